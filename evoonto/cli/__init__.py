@@ -1,0 +1,94 @@
+"""The ``evoonto`` command line.
+
+Each subcommand lives in its own module under :mod:`evoonto.cli` and exposes
+``register(subparsers) -> None``, which adds an ``argparse`` sub-parser whose ``func`` attribute is
+called with the parsed namespace and returns an exit status. Heavy imports (rdflib, mcp, anthropic)
+happen inside the command functions, so ``evoonto --help`` stays fast.
+
+Every :class:`~evoonto.errors.EvoontoError` is printed as one line ``evoonto: error: …`` on stderr with
+exit status 2; Ctrl-C exits with 130 without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: Subcommand modules, in the order ``--help`` lists them.
+COMMAND_MODULES = (
+    "init", "build", "validate", "browse", "resolve", "sparql", "serve", "eval", "evolve",
+    "log", "diff", "rollback", "export", "viz", "demo",
+)
+
+DESCRIPTION = """\
+evoonto: a self-evolving ontology layer for data agents (OWL + SHACL + SKOS + PROV-O, SPARQL, MCP).
+
+Typical session:
+  evoonto demo                                  # build, evaluate and evolve on the bundled database
+  evoonto build --source db.sqlite --workload questions.jsonl
+  evoonto browse "revenue per customer"         # ranked Terms, Mappings, Evidence
+  evoonto serve                                 # MCP server for an agent (stdio)
+  evoonto evolve --rounds 5                     # diagnose -> attribute -> patch -> gate
+
+The workspace is ./.evoonto unless --workspace PATH is given.
+"""
+
+
+def _add_workspace_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workspace", "-w", default=None, metavar="PATH",
+        help="workspace directory (default: $EVOONTO_WORKSPACE or ./.evoonto)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the top-level parser with every available subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="evoonto", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    from evoonto import __version__
+
+    parser.add_argument("--version", action="version", version=f"evoonto {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"evoonto.cli.{name}")
+        except ModuleNotFoundError as exc:  # a command whose module is not written yet
+            if exc.name == f"evoonto.cli.{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def workspace_path(args: argparse.Namespace):
+    """The workspace directory chosen by ``--workspace``, ``$EVOONTO_WORKSPACE`` or ``./.evoonto``."""
+    import os
+    from pathlib import Path
+
+    return Path(getattr(args, "workspace", None) or os.environ.get("EVOONTO_WORKSPACE") or ".evoonto")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``evoonto`` console script; returns the process exit status."""
+    from evoonto.errors import EvoontoError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except EvoontoError as exc:
+        print(f"evoonto: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("evoonto: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+add_workspace_option = _add_workspace_option
