@@ -1,0 +1,498 @@
+"""Typed records of the Content layer and their RDF form (docs/architecture.md §3).
+
+Records: :class:`Term`, :class:`Mapping`, :class:`Constraint`, :class:`Evidence`,
+:class:`ProbeActivity` and :class:`Relation` (paper: Content layer node families and semantic
+relations). Each is a dataclass whose first field is its IRI and converts both ways:
+
+- ``record.to_triples() -> list[tuple]`` and ``record.to_graph(graph=None) -> rdflib.Graph``;
+- ``Record.from_graph(graph, iri) -> Record`` (raises :class:`RecordError` when ``iri`` is not a node
+  of that family in ``graph``).
+
+Field <-> predicate correspondences are declared once per class in ``FIELDS``; the conversion code
+is shared. A :class:`Relation` writes both its direct navigation triple ``<source> p <target>`` and
+its qualified node (OWL annotation reification).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterable
+
+import rdflib
+from rdflib import Literal, URIRef
+from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SH, SKOS, XSD
+
+from evoonto.errors import EvoontoError
+from evoonto.namespaces import EVO, SSSOM, bind_prefixes
+
+
+class RecordError(EvoontoError):
+    """A record cannot be built from a graph (wrong family, missing required field, bad value)."""
+
+
+@dataclass(frozen=True)
+class _Field:
+    attr: str
+    predicate: URIRef
+    kind: str  # iri | text | text_en | int | float | bool | datetime | json
+    many: bool = False
+    required: bool = False
+
+
+def _literal(kind: str, value: Any, lang: str) -> rdflib.term.Node:
+    if kind == "iri":
+        return URIRef(str(value))
+    if kind == "text_en":
+        return Literal(str(value), lang=lang)
+    if kind == "text":
+        return Literal(str(value))
+    if kind == "int":
+        return Literal(int(value), datatype=XSD.integer)
+    if kind == "float":
+        return Literal(float(value), datatype=XSD.double)
+    if kind == "bool":
+        return Literal(bool(value), datatype=XSD.boolean)
+    if kind == "datetime":
+        if isinstance(value, str):
+            return Literal(value, datatype=XSD.dateTime)
+        return Literal(value.isoformat(), datatype=XSD.dateTime)
+    if kind == "json":
+        return Literal(value if isinstance(value, str) else json.dumps(value, sort_keys=False, ensure_ascii=False))
+    raise AssertionError(kind)
+
+
+def _python(kind: str, node: rdflib.term.Node) -> Any:
+    if kind == "iri":
+        return node
+    if kind in ("text", "text_en"):
+        return str(node)
+    if kind == "int":
+        return int(node.toPython()) if isinstance(node, Literal) else int(str(node))
+    if kind == "float":
+        return float(node.toPython()) if isinstance(node, Literal) else float(str(node))
+    if kind == "bool":
+        return bool(node.toPython())
+    if kind == "datetime":
+        value = node.toPython()
+        return value if isinstance(value, _dt.datetime) else str(node)
+    if kind == "json":
+        try:
+            return json.loads(str(node))
+        except ValueError:
+            return str(node)
+    raise AssertionError(kind)
+
+
+class _Record:
+    """Shared RDF conversion of the record dataclasses (not public)."""
+
+    RDF_TYPE: ClassVar[URIRef]
+    FIELDS: ClassVar[tuple[_Field, ...]]
+    iri: URIRef
+    lang: str
+
+    def _extra_types(self) -> list[URIRef]:
+        return []
+
+    def _extra_triples(self) -> list[tuple]:
+        return []
+
+    def to_triples(self) -> list[tuple]:
+        """The record as RDF triples ``(subject, predicate, object)`` (rdflib terms), no blank nodes."""
+        subject = URIRef(str(self.iri))
+        lang = getattr(self, "lang", "en")
+        triples = [(subject, RDF.type, self.RDF_TYPE)]
+        triples += [(subject, RDF.type, t) for t in self._extra_types()]
+        for spec in self.FIELDS:
+            value = getattr(self, spec.attr)
+            values = value if spec.many else ([] if value is None else [value])
+            for v in values:
+                triples.append((subject, spec.predicate, _literal(spec.kind, v, lang)))
+        return triples + self._extra_triples()
+
+    def to_graph(self, graph: rdflib.Graph | None = None) -> rdflib.Graph:
+        """Add :meth:`to_triples` to ``graph`` (a new prefixed Graph when None) and return it."""
+        graph = bind_prefixes(rdflib.Graph()) if graph is None else graph
+        for triple in self.to_triples():
+            graph.add(triple)
+        return graph
+
+    @classmethod
+    def _kwargs_from_graph(cls, graph: rdflib.Graph, iri) -> dict[str, Any]:
+        subject = URIRef(str(iri))
+        if (subject, RDF.type, cls.RDF_TYPE) not in graph:
+            raise RecordError(f"<{subject}> is not an {cls.RDF_TYPE.n3(graph.namespace_manager)} in the given graph")
+        kwargs: dict[str, Any] = {"iri": subject}
+        for spec in cls.FIELDS:
+            nodes = sorted(graph.objects(subject, spec.predicate), key=str)
+            if spec.many:
+                kwargs[spec.attr] = [_python(spec.kind, n) for n in nodes]
+            elif nodes:
+                if spec.kind == "text_en":
+                    nodes.sort(key=lambda n: (getattr(n, "language", None) not in ("en", None), str(n)))
+                kwargs[spec.attr] = _python(spec.kind, nodes[0])
+            elif spec.required:
+                raise RecordError(f"<{subject}> has no {spec.predicate.n3(graph.namespace_manager)} (required)")
+        return kwargs
+
+    @classmethod
+    def from_graph(cls, graph: rdflib.Graph, iri):
+        """Read the record with IRI ``iri`` from ``graph``.
+
+        Raises:
+            RecordError: ``iri`` is not typed with this record's class, or a required field is missing.
+        """
+        return cls(**cls._kwargs_from_graph(graph, iri))
+
+
+def _f(attr, predicate, kind, many=False, required=False) -> _Field:
+    return _Field(attr, predicate, kind, many, required)
+
+
+_LIFECYCLE = (
+    _f("deprecated", OWL.deprecated, "bool"),
+    _f("replaced_by", DCTERMS.isReplacedBy, "iri"),
+)
+
+#: Kinds of Term (subclasses of evo:Term in the packaged vocabulary).
+TERM_KINDS = ("Entity", "Identifier", "Metric", "Dimension", "Category", "TimeDimension")
+
+
+@dataclass
+class Term(_Record):
+    """A business concept (``evo:Term ⊑ skos:Concept``).
+
+    Attributes:
+        iri: the Term's IRI (``IriFactory.term``).
+        label: ``skos:prefLabel`` (language ``lang``).
+        kinds: kind class names (``"Metric"``, ``"Dimension"``, …) or IRIs, added as ``rdf:type``.
+        alt_labels: synonyms (``skos:altLabel``); hidden_labels: raw column names, misspellings.
+        definition, scope_note: ``skos:definition`` / ``skos:scopeNote``.
+        scheme: the ``skos:ConceptScheme`` IRI; mappings: ``evo:hasMapping`` IRIs;
+        evidence: ``prov:wasDerivedFrom`` IRIs; deprecated / replaced_by: lifecycle.
+    """
+
+    iri: URIRef
+    label: str
+    kinds: list = field(default_factory=list)
+    alt_labels: list[str] = field(default_factory=list)
+    hidden_labels: list[str] = field(default_factory=list)
+    definition: str | None = None
+    scope_note: str | None = None
+    scheme: URIRef | None = None
+    mappings: list[URIRef] = field(default_factory=list)
+    evidence: list[URIRef] = field(default_factory=list)
+    deprecated: bool | None = None
+    replaced_by: URIRef | None = None
+    lang: str = "en"
+
+    RDF_TYPE: ClassVar[URIRef] = EVO.Term
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("label", SKOS.prefLabel, "text_en", required=True),
+        _f("alt_labels", SKOS.altLabel, "text_en", many=True),
+        _f("hidden_labels", SKOS.hiddenLabel, "text", many=True),
+        _f("definition", SKOS.definition, "text_en"),
+        _f("scope_note", SKOS.scopeNote, "text_en"),
+        _f("scheme", SKOS.inScheme, "iri"),
+        _f("mappings", EVO.hasMapping, "iri", many=True),
+        _f("evidence", PROV.wasDerivedFrom, "iri", many=True),
+    ) + _LIFECYCLE
+
+    def _extra_types(self) -> list[URIRef]:
+        out = []
+        for kind in self.kinds:
+            text = str(kind)
+            out.append(URIRef(text) if ":" in text else EVO[text])
+        return out
+
+    @classmethod
+    def from_graph(cls, graph: rdflib.Graph, iri) -> "Term":
+        kwargs = cls._kwargs_from_graph(graph, iri)
+        prefix = str(EVO)
+        kwargs["kinds"] = sorted(
+            str(t)[len(prefix):] if str(t).startswith(prefix) else str(t)
+            for t in graph.objects(kwargs["iri"], RDF.type) if t != EVO.Term
+        )
+        return cls(**kwargs)
+
+
+@dataclass
+class Mapping(_Record):
+    """Where a Term lives (``evo:Mapping ⊑ prov:Entity``).
+
+    Attributes:
+        iri: ``IriFactory.mapping``; term: the Term IRI (``evo:mapsTerm``; ``to_triples`` also writes
+        the inverse ``<term> evo:hasMapping <mapping>``); source/table/column: catalog node IRIs;
+        filter: SQL predicate; aggregation: SUM | AVG | COUNT | COUNT DISTINCT | MIN | MAX | NONE;
+        grain, join_path: text; confidence: ``sssom:confidence`` in [0, 1]; evidence: IRIs.
+    """
+
+    iri: URIRef
+    term: URIRef
+    source: URIRef
+    table: URIRef
+    column: URIRef | None = None
+    filter: str | None = None
+    aggregation: str | None = None
+    grain: str | None = None
+    join_path: str | None = None
+    confidence: float | None = None
+    evidence: list[URIRef] = field(default_factory=list)
+    deprecated: bool | None = None
+    replaced_by: URIRef | None = None
+
+    RDF_TYPE: ClassVar[URIRef] = EVO.Mapping
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("term", EVO.mapsTerm, "iri", required=True),
+        _f("source", EVO.source, "iri", required=True),
+        _f("table", EVO.table, "iri", required=True),
+        _f("column", EVO.column, "iri"),
+        _f("filter", EVO.filter, "text"),
+        _f("aggregation", EVO.aggregation, "text"),
+        _f("grain", EVO.grain, "text"),
+        _f("join_path", EVO.joinPath, "text"),
+        _f("confidence", SSSOM.confidence, "float"),
+        _f("evidence", PROV.wasDerivedFrom, "iri", many=True),
+    ) + _LIFECYCLE
+
+    def _extra_triples(self) -> list[tuple]:
+        return [(URIRef(str(self.term)), EVO.hasMapping, URIRef(str(self.iri)))]
+
+
+#: Constraint severities (SHACL severities, W3C SHACL §2.1.4).
+SEVERITIES = {"Violation": SH.Violation, "Warning": SH.Warning, "Info": SH.Info}
+
+
+@dataclass
+class Constraint(_Record):
+    """How to use a Term/Mapping/Relation correctly (``evo:Constraint``).
+
+    Attributes:
+        iri: ``IriFactory.constraint``; constrains: target IRIs (Term, Mapping or Relation);
+        condition: executable SQL predicate or equation; trigger_keywords: question words;
+        severity: ``"Violation" | "Warning" | "Info"`` (stored as ``sh:Violation`` …);
+        comment: prose (``rdfs:comment``); evidence: IRIs.
+    """
+
+    iri: URIRef
+    constrains: list[URIRef] = field(default_factory=list)
+    condition: str | None = None
+    trigger_keywords: list[str] = field(default_factory=list)
+    severity: str = "Warning"
+    comment: str | None = None
+    evidence: list[URIRef] = field(default_factory=list)
+    deprecated: bool | None = None
+    replaced_by: URIRef | None = None
+    lang: str = "en"
+
+    RDF_TYPE: ClassVar[URIRef] = EVO.Constraint
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("constrains", EVO.constrains, "iri", many=True),
+        _f("condition", EVO.condition, "text"),
+        _f("trigger_keywords", EVO.triggerKeyword, "text", many=True),
+        _f("comment", RDFS.comment, "text_en"),
+        _f("evidence", PROV.wasDerivedFrom, "iri", many=True),
+    ) + _LIFECYCLE
+
+    def __post_init__(self) -> None:
+        sev = str(self.severity)
+        if sev.startswith(str(SH)):
+            sev = sev[len(str(SH)):]
+        if sev not in SEVERITIES:
+            raise RecordError(f"constraint severity must be one of {', '.join(SEVERITIES)}, got {self.severity!r}")
+        self.severity = sev
+
+    def _extra_triples(self) -> list[tuple]:
+        return [(URIRef(str(self.iri)), EVO.severity, SEVERITIES[self.severity])]
+
+    @classmethod
+    def from_graph(cls, graph: rdflib.Graph, iri) -> "Constraint":
+        kwargs = cls._kwargs_from_graph(graph, iri)
+        sev = graph.value(kwargs["iri"], EVO.severity)
+        if sev is not None:
+            kwargs["severity"] = str(sev)
+        return cls(**kwargs)
+
+
+@dataclass
+class Evidence(_Record):
+    """A probe observation (``evo:Evidence ⊑ prov:Entity``), generated by a :class:`ProbeActivity`.
+
+    Attributes:
+        iri: ``IriFactory.evidence(stable_key(query))``; probe: the probe IRI (``prov:wasGeneratedBy``);
+        generated_at: ``prov:generatedAtTime`` (datetime, timezone-aware preferred); summary: one line;
+        rows_observed, distinct_count: integers; null_fraction: in [0, 1]; min_value, max_value: text;
+        sample_values: observed values; value_distribution: ``{value: count}`` (stored as JSON);
+        value_pattern: e.g. ``"date"``.
+    """
+
+    iri: URIRef
+    probe: URIRef | None = None
+    generated_at: _dt.datetime | str | None = None
+    summary: str | None = None
+    rows_observed: int | None = None
+    null_fraction: float | None = None
+    distinct_count: int | None = None
+    min_value: str | None = None
+    max_value: str | None = None
+    sample_values: list[str] = field(default_factory=list)
+    value_distribution: dict | None = None
+    value_pattern: str | None = None
+
+    RDF_TYPE: ClassVar[URIRef] = EVO.Evidence
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("probe", PROV.wasGeneratedBy, "iri"),
+        _f("generated_at", PROV.generatedAtTime, "datetime"),
+        _f("summary", EVO.summary, "text"),
+        _f("rows_observed", EVO.rowsObserved, "int"),
+        _f("null_fraction", EVO.nullFraction, "float"),
+        _f("distinct_count", EVO.distinctCount, "int"),
+        _f("min_value", EVO.minValue, "text"),
+        _f("max_value", EVO.maxValue, "text"),
+        _f("sample_values", EVO.sampleValue, "text", many=True),
+        _f("value_distribution", EVO.valueDistribution, "json"),
+        _f("value_pattern", EVO.valuePattern, "text"),
+    )
+
+
+@dataclass
+class ProbeActivity(_Record):
+    """A read-only query run against a source (``evo:Probe ⊑ prov:Activity``).
+
+    Attributes:
+        iri: ``IriFactory.probe(key)``; query: the query text; used: source IRI (``prov:used``);
+        started_at / ended_at: ``prov:startedAtTime`` / ``prov:endedAtTime``.
+    """
+
+    iri: URIRef
+    query: str
+    used: URIRef | None = None
+    started_at: _dt.datetime | str | None = None
+    ended_at: _dt.datetime | str | None = None
+
+    RDF_TYPE: ClassVar[URIRef] = EVO.Probe
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("query", EVO.query, "text", required=True),
+        _f("used", PROV.used, "iri"),
+        _f("started_at", PROV.startedAtTime, "datetime"),
+        _f("ended_at", PROV.endedAtTime, "datetime"),
+    )
+
+
+#: Direct (navigation) property of each built-in relation type. Custom types added by a schema patch
+#: declare theirs with ``evo:directProperty`` in the vocab graph; pass ``direct_property`` for them.
+DIRECT_PROPERTIES: dict[str, URIRef] = {
+    "Derivation": EVO.derivedFrom,
+    "Association": SKOS.related,
+    "Hierarchy": SKOS.broader,
+    "Composition": EVO.partOf,
+    "Equivalence": SKOS.exactMatch,
+}
+
+
+def direct_properties(vocab: rdflib.Graph) -> dict[URIRef, URIRef]:
+    """``{relation type IRI: direct property IRI}`` as declared in a vocab graph (admissible types)."""
+    return {
+        URIRef(t): URIRef(p)
+        for t in vocab.subjects(RDF.type, EVO.RelationType)
+        for p in vocab.objects(t, EVO.directProperty)
+    }
+
+
+@dataclass
+class Relation(_Record):
+    """A semantic relation between two Terms: direct triple + qualified node.
+
+    Attributes:
+        iri: the qualified node (``IriFactory.relation(type, source, target)``);
+        type: ``"Derivation" | "Association" | "Hierarchy" | "Composition" | "Equivalence"`` or the IRI
+        of a relation type declared in the vocab; source, target: Term IRIs;
+        direct_property: defaults to the built-in type's property (:data:`DIRECT_PROPERTIES`);
+        join_condition, formula: text; evidence: IRIs; deprecated / replaced_by: lifecycle.
+
+    Raises:
+        RecordError: an unknown type without ``direct_property``.
+    """
+
+    iri: URIRef
+    type: Any
+    source: URIRef
+    target: URIRef
+    direct_property: URIRef | None = None
+    join_condition: str | None = None
+    formula: str | None = None
+    evidence: list[URIRef] = field(default_factory=list)
+    deprecated: bool | None = None
+    replaced_by: URIRef | None = None
+
+    RDF_TYPE: ClassVar[URIRef] = EVO.Relation
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("source", OWL.annotatedSource, "iri", required=True),
+        _f("target", OWL.annotatedTarget, "iri", required=True),
+        _f("direct_property", OWL.annotatedProperty, "iri", required=True),
+        _f("join_condition", EVO.joinCondition, "text"),
+        _f("formula", EVO.formula, "text"),
+        _f("evidence", PROV.wasDerivedFrom, "iri", many=True),
+    ) + _LIFECYCLE
+
+    def __post_init__(self) -> None:
+        text = str(self.type)
+        if text.startswith(str(EVO)):
+            text = text[len(str(EVO)):]
+        if ":" not in text:
+            self.type = text
+        if self.direct_property is None:
+            if text not in DIRECT_PROPERTIES:
+                raise RecordError(f"relation type {self.type!r} is not built in; pass direct_property")
+            self.direct_property = DIRECT_PROPERTIES[text]
+
+    @property
+    def type_iri(self) -> URIRef:
+        """The relation type as an IRI (``evo:Derivation`` …)."""
+        text = str(self.type)
+        return URIRef(text) if ":" in text else EVO[text]
+
+    def direct_triple(self) -> tuple:
+        """The navigation triple ``(source, direct_property, target)``."""
+        return (URIRef(str(self.source)), URIRef(str(self.direct_property)), URIRef(str(self.target)))
+
+    def _extra_triples(self) -> list[tuple]:
+        return [(URIRef(str(self.iri)), EVO.relationType, self.type_iri), self.direct_triple()]
+
+    @classmethod
+    def from_graph(cls, graph: rdflib.Graph, iri) -> "Relation":
+        kwargs = cls._kwargs_from_graph(graph, iri)
+        rel_type = graph.value(kwargs["iri"], EVO.relationType)
+        if rel_type is None:
+            raise RecordError(f"<{kwargs['iri']}> has no evo:relationType (required)")
+        kwargs["type"] = rel_type
+        return cls(**kwargs)
+
+
+#: Record class of each content family, by its rdf:type.
+RECORD_TYPES: dict[URIRef, type] = {
+    cls.RDF_TYPE: cls for cls in (Term, Mapping, Constraint, Evidence, ProbeActivity, Relation)
+}
+
+
+def records_to_graph(records: Iterable[_Record], graph: rdflib.Graph | None = None) -> rdflib.Graph:
+    """Add the triples of every record to ``graph`` (a new prefixed Graph when None); return it."""
+    graph = bind_prefixes(rdflib.Graph()) if graph is None else graph
+    for record in records:
+        record.to_graph(graph)
+    return graph
+
+
+def replace(record, **changes):
+    """A copy of ``record`` with ``changes`` applied (``dataclasses.replace``)."""
+    return dataclasses.replace(record, **changes)
+
+
+__all__ = [
+    "Term", "Mapping", "Constraint", "Evidence", "ProbeActivity", "Relation", "RecordError",
+    "TERM_KINDS", "SEVERITIES", "DIRECT_PROPERTIES", "RECORD_TYPES", "direct_properties",
+    "records_to_graph", "replace",
+]
