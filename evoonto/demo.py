@@ -223,8 +223,9 @@ class _State:
     workspace_path: Path
     rounds: int
     seed: int
-    questions: list = field(default_factory=list)
+    benchmark: Any = None
     build_questions: list = field(default_factory=list)
+    validation_questions: list = field(default_factory=list)
     test_questions: list = field(default_factory=list)
     split: Any = None
     workspace: Any = None
@@ -239,14 +240,55 @@ def _fmt_metrics(metrics: dict[str, float]) -> str:
     return ", ".join(parts)
 
 
-def _step_split(state: _State) -> list[str]:
+def load_demo_benchmark(data: DemoData | None = None):
+    """The bundled questions and their gold SQL as an evaluation :class:`~evoonto.evaluation.benchmarks.Benchmark`.
+
+    The questions come from ``questions.jsonl`` (no gold); the gold SQL from ``gold.jsonl`` goes only
+    into the benchmark's :class:`~evoonto.evaluation.benchmarks.GoldStore`, which only scorers read.
+
+    Args:
+        data: the demo data (default :func:`bundled_data`).
+    Returns:
+        A ``Benchmark`` named ``"spider"`` over the one bundled database.
+    Raises:
+        WorkloadError: a file is malformed or a gold id has no question.
+        StepUnavailable: the evaluation package is missing.
+    """
+    from evoonto.errors import WorkloadError
+
+    data = data or bundled_data()
+    Benchmark = api("evoonto.evaluation.benchmarks", "Benchmark")
+    Gold = api("evoonto.evaluation.benchmarks", "Gold")
+    GoldStore = api("evoonto.evaluation.benchmarks", "GoldStore")
     load_workload = api("evoonto.builder.workload", "load_workload")
-    state.questions = load_workload(state.data.questions)
-    two_fold = api("evoonto.evaluation.splits", "two_fold")
-    state.split = two_fold(state.questions, seed=state.seed)
-    state.build_questions, state.test_questions = state.split.fold_a, state.split.fold_b
-    return [f"{len(state.questions)} questions: {len(state.build_questions)} to build and evolve, "
-            f"{len(state.test_questions)} held out for testing (seed {state.seed})"]
+    questions = load_workload(data.questions, db_id=data.db_id)
+    ids = {q.id for q in questions}
+    gold = {}
+    for n, line in enumerate(data.gold.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            qid, sql = str(row["id"]), row["query"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise WorkloadError(f"{data.gold}:{n}: expected {{\"id\", \"db_id\", \"query\"}}") from None
+        if qid not in ids:
+            raise WorkloadError(f"{data.gold}:{n}: gold for unknown question id {qid!r}")
+        gold[qid] = Gold(qid, data.db_id, sql)
+    return Benchmark("spider", tuple(questions), {data.db_id: data.database}, GoldStore(gold))
+
+
+def _step_split(state: _State) -> list[str]:
+    state.benchmark = load_demo_benchmark(state.data)
+    make_splits = api("evoonto.evaluation.splits", "make_splits")
+    state.split = make_splits(state.benchmark.questions, seed=state.seed).rounds()[0]
+    by_id = state.benchmark.by_id()
+    state.build_questions = [by_id[q] for q in state.split.construction]
+    state.validation_questions = [by_id[q] for q in state.split.validation]
+    state.test_questions = [by_id[q] for q in state.split.test]
+    return [f"{len(by_id)} questions (seed {state.seed}): fold A = {len(state.build_questions)} to build "
+            f"+ {len(state.validation_questions)} gate validation set V; "
+            f"fold B = {len(state.test_questions)} held out for testing"]
 
 
 def _step_build(state: _State) -> list[str]:

@@ -1,0 +1,144 @@
+"""``evoonto demo`` as a user runs it: the console script in a subprocess.
+
+Error paths must give one line on stderr, a non-zero exit status and no traceback, and change nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evoonto.demo import MARKER
+
+
+def evoonto_cmd() -> list[str]:
+    """The installed console script next to this interpreter, else ``python -m evoonto``."""
+    script = Path(sys.executable).with_name("evoonto")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "evoonto"]
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("EVOONTO_WORKSPACE", "ANTHROPIC_API_KEY")}
+    return subprocess.run([*evoonto_cmd(), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, *fragments: str) -> None:
+    assert proc.returncode != 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("evoonto: error:")
+    assert "Traceback" not in proc.stderr + proc.stdout
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_demo_help_describes_every_step(tmp_path):
+    proc = run_cli("demo", "--help", cwd=tmp_path)
+    assert proc.returncode == 0
+    for word in ("build", "validate", "browse", "evolve", "--rounds", "--force", "--workspace", "CC BY-SA"):
+        assert word in proc.stdout
+
+
+def test_existing_foreign_directory_is_refused_and_kept(tmp_path):
+    target = tmp_path / "mine"
+    target.mkdir()
+    (target / "notes.txt").write_text("precious", encoding="utf-8")
+    proc = run_cli("demo", "--workspace", str(target), cwd=tmp_path)
+    assert_one_line_error(proc, "already exists", "--force")
+    assert (target / "notes.txt").read_text(encoding="utf-8") == "precious"
+
+
+def test_force_never_deletes_a_directory_that_is_not_a_workspace(tmp_path):
+    target = tmp_path / "mine"
+    target.mkdir()
+    (target / "notes.txt").write_text("precious", encoding="utf-8")
+    proc = run_cli("demo", "--force", "--workspace", str(target), cwd=tmp_path)
+    assert_one_line_error(proc, "not an evoonto workspace")
+    assert (target / "notes.txt").exists()
+
+
+def test_workspace_path_that_is_a_file_is_refused(tmp_path):
+    target = tmp_path / "file.txt"
+    target.write_text("x", encoding="utf-8")
+    proc = run_cli("demo", "--workspace", str(target), cwd=tmp_path)
+    assert_one_line_error(proc, "not a directory")
+    assert target.read_text(encoding="utf-8") == "x"
+
+
+def test_workspace_below_a_file_is_refused(tmp_path):
+    (tmp_path / "file.txt").write_text("x", encoding="utf-8")
+    proc = run_cli("demo", "--workspace", str(tmp_path / "file.txt" / "ws"), cwd=tmp_path)
+    assert_one_line_error(proc, "cannot create")
+
+
+@pytest.mark.parametrize("rounds", ["-1", "21"])
+def test_rounds_out_of_range_is_refused(tmp_path, rounds):
+    proc = run_cli("demo", "--rounds", rounds, "--workspace", str(tmp_path / "ws"), cwd=tmp_path)
+    assert_one_line_error(proc, "--rounds")
+    assert not (tmp_path / "ws").exists()
+
+
+def test_earlier_demo_workspace_is_replaced(tmp_path, monkeypatch):
+    """A directory with the demo marker is replaced (checked in-process, without running the steps)."""
+    from evoonto.demo import prepare_workspace
+
+    target = tmp_path / "ws"
+    target.mkdir()
+    (target / MARKER).write_text("{}", encoding="utf-8")
+    (target / "base.trig").write_text("", encoding="utf-8")
+    note = prepare_workspace(target)
+    assert note and "replaced" in note and not target.exists()
+
+
+def test_empty_directory_is_used(tmp_path):
+    from evoonto.demo import prepare_workspace
+
+    (tmp_path / "ws").mkdir()
+    assert prepare_workspace(tmp_path / "ws") is None
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    """One full demo run (1 evolution round) into a fresh workspace, through the console script."""
+    root = tmp_path_factory.mktemp("demo")
+    proc = run_cli("demo", "--rounds", "1", "--workspace", str(root / "ws"), cwd=root)
+    return root, proc
+
+
+def test_demo_runs_end_to_end(demo_run):
+    root, proc = demo_run
+    assert "Traceback" not in proc.stderr, proc.stderr
+    out = proc.stdout
+    for step in ("split", "build", "validate", "browse", "evaluate", "evolve", "log"):
+        assert f"] {step} (" in out, out
+    assert "UNAVAILABLE" not in out, out
+    assert proc.returncode == 0, out + proc.stderr
+    assert (root / "ws" / MARKER).is_file()
+
+
+def test_demo_twice_replaces_its_own_workspace(demo_run):
+    root, first = demo_run
+    if first.returncode != 0:
+        pytest.skip("the first demo run did not complete")
+    proc = run_cli("demo", "--rounds", "0", "--workspace", str(root / "ws"), cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "replaced the earlier demo workspace" in proc.stdout
+
+
+def test_demo_refuses_an_existing_real_workspace_without_force(demo_run, tmp_path):
+    root, first = demo_run
+    if first.returncode != 0:
+        pytest.skip("the first demo run did not complete")
+    copy = tmp_path / "ws"
+    shutil.copytree(root / "ws", copy)
+    (copy / MARKER).unlink()  # now it looks like a user's own workspace
+    proc = run_cli("demo", "--rounds", "0", "--workspace", str(copy), cwd=tmp_path)
+    assert_one_line_error(proc, "--force")
+    forced = run_cli("demo", "--rounds", "0", "--force", "--workspace", str(copy), cwd=tmp_path)
+    assert forced.returncode == 0, forced.stdout + forced.stderr
+    assert "(--force)" in forced.stdout
