@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -19,16 +20,14 @@ from evoonto.evaluation.splits import load_or_create_splits, make_splits
 pytestmark = pytest.mark.filterwarnings("ignore::evoonto.evaluation.benchmarks.MissingDatabaseWarning")
 
 
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
 def make_db(path):
+    """Create the tiny concert database of tests/fixtures/eval_tiny.sql at ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(path)
-    con.executescript(
-        "CREATE TABLE singer (Singer_ID INTEGER PRIMARY KEY, Name TEXT, Country TEXT, Age INTEGER);"
-        "CREATE TABLE concert (concert_ID INTEGER PRIMARY KEY, concert_Name TEXT, Year TEXT);"
-        "CREATE TABLE singer_in_concert (concert_ID INTEGER, Singer_ID INTEGER);"
-        "INSERT INTO singer VALUES (1,'Joe','France',52),(2,'Ann','Netherlands',25),(3,'Bo','France',30);"
-        "INSERT INTO concert VALUES (1,'Auditions','2014'),(2,'Super bootcamp','2015');"
-        "INSERT INTO singer_in_concert VALUES (1,1),(1,2),(2,3);")
+    con.executescript((FIXTURES / "eval_tiny.sql").read_text())
     con.commit()
     con.close()
     return path

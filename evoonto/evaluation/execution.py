@@ -1,7 +1,7 @@
 """Execution accuracy (EX) and valid efficiency score (VES), as in Spider and BIRD.
 
 Both the gold and the predicted SQL run through the read-only source layer
-(:func:`evoonto.sources.open_source` → ``run(sql, limit=, timeout_ms=)``), so a prediction that is not a
+(:func:`evoonto.sources.base.open_source` → ``run(sql, limit=, timeout_ms=)``), so a prediction that is not a
 single SELECT/WITH is refused like any other agent statement. A prediction that errors, is refused or
 times out scores 0 (both official evaluators do the same).
 
@@ -103,7 +103,7 @@ def execute(database: Path | str, sql: str, *, timeout_ms: int = DEFAULT_TIMEOUT
     Raises:
         SourceError: the database itself cannot be opened (a setup problem, not a wrong prediction).
     """
-    from evoonto.sources import open_source
+    from evoonto.sources.base import open_source
 
     source = _open(database, open_source)
     start = time.perf_counter()
@@ -113,9 +113,8 @@ def execute(database: Path | str, sql: str, *, timeout_ms: int = DEFAULT_TIMEOUT
         return Execution(None, _one_line(exc), (time.perf_counter() - start) * 1000)
     except Exception as exc:  # driver errors that the source layer does not wrap
         return Execution(None, f"{type(exc).__name__}: {_one_line(exc)}", (time.perf_counter() - start) * 1000)
-    elapsed = (time.perf_counter() - start) * 1000
     rows = tuple(tuple(r) for r in result.rows)
-    return Execution(rows, None, elapsed, bool(getattr(result, "truncated", False)))
+    return Execution(rows, None, result.elapsed_ms, result.truncated)
 
 
 _SOURCES: dict[str, object] = {}
