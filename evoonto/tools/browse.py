@@ -1,0 +1,113 @@
+"""``browse(q, kind, n)``: ranked candidates for a query (paper §3, Tool layer; DESIGN.md §5).
+
+Ranking: per-field BM25 (bm25s, weights from the Tool graph) over the query tokens, where query
+tokens missing from the vocabulary are replaced by close vocabulary tokens (rapidfuzz ``ratio``);
+the BM25 shortlist is then re-scored with rapidfuzz ``token_sort_ratio`` against the record's labels
+and the two are fused::
+
+    score = (1 - f) * bm25 / max_bm25 + f * label_similarity / 100      (f = fuzzy_weight, 0.3)
+
+A hit whose match came from Evidence values (``evo:sampleValue``, ``evo:valueDistribution``) says so
+in its snippet, with the value quoted: data is always returned as a quoted string inside a field.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from evoonto.errors import ToolArgumentError
+from evoonto.tools.index import KINDS, SearchIndex, tokenize
+from evoonto.tools.settings import BrowseSettings
+
+MAX_QUERY_CHARS = 1000
+SHORTLIST = 50
+KIND_CHOICES = KINDS + ("any",)
+
+
+def check_browse_args(q: Any, kind: Any, n: Any, settings: BrowseSettings) -> tuple[str, str, int]:
+    """Validate browse arguments; returns ``(q, kind, n)`` with ``n`` defaulted.
+
+    Raises:
+        ToolArgumentError: ``q`` not a non-blank string of at most 1,000 characters; ``kind`` not one
+            of term/mapping/constraint/evidence/relation/any; ``n`` not an integer in
+            1..``settings.max_results``.
+    """
+    if not isinstance(q, str) or not q.strip():
+        raise ToolArgumentError("browse: query must be a non-empty string")
+    if len(q) > MAX_QUERY_CHARS:
+        raise ToolArgumentError(f"browse: query is {len(q)} characters long; the maximum is {MAX_QUERY_CHARS}")
+    if not isinstance(kind, str) or kind not in KIND_CHOICES:
+        shown = kind[:40] if isinstance(kind, str) else type(kind).__name__
+        raise ToolArgumentError(f"browse: unknown kind {shown!r}; use one of {', '.join(KIND_CHOICES)}")
+    if n is None:
+        n = settings.default_results
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= settings.max_results:
+        raise ToolArgumentError(f"browse: n must be an integer from 1 to {settings.max_results}")
+    return q, kind, n
+
+
+def _value_snippet(query_tokens: set[str], values: list[str]) -> str | None:
+    for value in values[:200]:
+        if query_tokens & set(tokenize(value)):
+            return f"value {json.dumps(value[:60], ensure_ascii=False)}"
+    return None
+
+
+def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = "term", n: int | None = None,
+           id_of=lambda iri: iri) -> list[dict[str, Any]]:
+    """Ranked records for ``q``.
+
+    Args:
+        index: the :class:`SearchIndex` of the ontology version.
+        settings: browse settings (field weights, limits, fuzzy weight).
+        q: free text or identifiers (``singer age``, ``Singer_ID``, a value like ``Banned``).
+        kind: term, mapping, constraint, evidence, relation or any.
+        n: number of hits (default ``settings.default_results``).
+        id_of: maps a record IRI to the id shown to the agent.
+    Returns:
+        Up to ``n`` dicts ``{id, kind, label, snippet, score}`` (score in 0..1, 3 decimals), best
+        first; ``[]`` when nothing matches.
+    Raises:
+        ToolArgumentError: see :func:`check_browse_args`.
+    """
+    from rapidfuzz import fuzz
+
+    q, kind, n = check_browse_args(q, kind, n, settings)
+    tokens = tokenize(q)
+    if not tokens or index.size == 0:
+        return []
+    weighted = index.expand(tokens)
+    if not weighted:
+        return []
+    start, end = (0, index.size) if kind == "any" else index.kind_ranges.get(kind, (0, 0))
+    if start == end:
+        return []
+    scores = index.scores(weighted, settings.weights)[start:end]
+    k = min(max(SHORTLIST, n), end - start)
+    shortlist = np.argpartition(-scores, k - 1)[:k] if k < end - start else np.arange(end - start)
+    shortlist = [int(i) for i in shortlist if scores[i] > 0]
+    if not shortlist:
+        return []
+    top = float(max(scores[i] for i in shortlist))
+    query_text = " ".join(tokens)
+    f = settings.fuzzy_weight
+    ranked = []
+    for i in shortlist:
+        similarity = fuzz.token_sort_ratio(query_text, index.label_norm[start + i])
+        ranked.append(((1 - f) * float(scores[i]) / top + f * similarity / 100.0, start + i))
+    ranked.sort(key=lambda pair: (-pair[0], index.documents[pair[1]].iri))
+    token_set = {t for t, _ in weighted}
+    hits = []
+    for score, i in ranked[:n]:
+        doc = index.documents[i]
+        snippet = doc.snippet
+        if not (token_set & set(tokenize(doc.label))):
+            value_hit = _value_snippet(token_set, doc.values)
+            if value_hit:
+                snippet = f"{value_hit}; {snippet}" if snippet else value_hit
+        hits.append({"id": id_of(doc.iri), "kind": doc.kind, "label": doc.label, "snippet": snippet,
+                     "score": round(score, 3)})
+    return hits

@@ -1,0 +1,347 @@
+"""The browse index: documents gathered from the store with SPARQL, BM25 per field (bm25s).
+
+One :class:`Document` per record (Term, Mapping, Constraint, Evidence, Relation) with text fields
+(see :data:`evoonto.tools.settings.DEFAULT_WEIGHTS`). Term documents also carry the table/column names
+of their Mappings and the Evidence values behind the Term or its Mappings, so "Banned" finds the Term
+of the status column (DESIGN.md §5). Deprecated records (``owl:deprecated true``) are not indexed.
+
+The tokenizer is identifier-aware: ``Singer_ID`` -> ``singer id``, ``totalRevenue2024`` ->
+``total revenue 2024``, ``HTTPServer`` -> ``http server``; tokens are case-folded, English stop words
+dropped and plurals reduced with Harman's S-stemmer (Harman 1991, "How effective is suffixing?").
+
+The index is built once (documents sorted by kind, so a kind filter is an array slice) and reused for
+every query of that ontology version.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import numpy as np
+
+from evoonto.tools.settings import DEFAULT_WEIGHTS
+from evoonto.tools.sparql import KIND_CLASSES, local_name, select
+
+KINDS = tuple(KIND_CLASSES)  # term, mapping, constraint, evidence, relation
+
+_WORD = re.compile(r"[^\W_]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
+_STOP = frozenset(
+    "a an and are as at be by for from has have how in is it its of on or that the their there these "
+    "this those to was were what when where which who whom whose why with all any each per than then "
+    "do does did show list give find me my our we you your i".split()
+)
+
+
+def stem(token: str) -> str:
+    """Harman's S-stemmer: ``companies`` -> ``company``, ``singers`` -> ``singer``, ``status`` kept."""
+    if len(token) > 4 and token.endswith("ies") and not token.endswith(("eies", "aies")):
+        return token[:-3] + "y"
+    if len(token) > 3 and token.endswith("es") and not token.endswith(("aes", "ees", "oes", "ses", "us")):
+        return token[:-1]
+    if len(token) > 3 and token.endswith("s") and not token.endswith(("us", "ss", "is")):
+        return token[:-1]
+    return token
+
+
+def tokenize(text: str) -> list[str]:
+    """Split identifiers and prose into normalised tokens (see module docstring)."""
+    tokens = []
+    for word in _WORD.findall(text):
+        parts = _CAMEL.findall(word) if not word.isdigit() else [word]
+        for part in parts or [word]:
+            token = part.casefold()
+            if token and token not in _STOP:
+                tokens.append(stem(token))
+    return tokens
+
+
+@dataclass
+class Document:
+    """One searchable record: ``fields`` maps a field name to its text pieces."""
+
+    iri: str
+    kind: str
+    label: str = ""
+    fields: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    snippet: str = ""
+    values: list[str] = field(default_factory=list)
+    locations: list[str] = field(default_factory=list)
+
+    def add(self, name: str, text: str | None) -> None:
+        if text:
+            self.fields[name].append(text)
+
+
+# --- gathering documents with SPARQL -------------------------------------------------------------
+
+_LITERAL_FIELDS = {
+    "prefLabel": "prefLabel", "altLabel": "altLabel", "hiddenLabel": "hiddenLabel",
+    "definition": "definition", "scopeNote": "definition", "comment": "definition", "label": "altLabel",
+    "summary": "definition", "filter": "expression", "condition": "expression",
+    "joinCondition": "expression", "formula": "expression", "joinPath": "expression",
+    "grain": "expression", "triggerKeyword": "keyword", "sampleValue": "value",
+}
+
+
+def distribution_keys(text: str, limit: int = 50) -> list[str]:
+    """The value keys of an ``evo:valueDistribution`` JSON object literal (``[]`` when malformed)."""
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError):
+        return []
+    if isinstance(data, dict):
+        return [str(k) for k in list(data)[:limit]]
+    if isinstance(data, list):
+        return [str(x[0] if isinstance(x, (list, tuple)) and x else x) for x in data[:limit]]
+    return []
+
+
+def gather_documents(ontology: Any) -> list[Document]:
+    """Collect one :class:`Document` per non-deprecated record of the ontology with SPARQL.
+
+    Args:
+        ontology: an Ontology (``query()`` over the union of the active graphs).
+    Returns:
+        Documents in kind order (term, mapping, constraint, evidence, relation), then by IRI.
+    """
+    docs: dict[str, Document] = {}
+    deprecated: set[str] = set()
+    kind_of = {iri: kind for kind, iri in KIND_CLASSES.items()}
+    for row in select(ontology, """
+        SELECT ?s ?type ?p ?o WHERE {
+          VALUES ?type { evo:Term evo:Mapping evo:Constraint evo:Evidence evo:Relation }
+          ?s a ?type ; ?p ?o .
+          VALUES ?p { skos:prefLabel skos:altLabel skos:hiddenLabel skos:definition skos:scopeNote
+                      rdfs:comment rdfs:label evo:summary evo:filter evo:condition evo:joinCondition
+                      evo:formula evo:joinPath evo:grain evo:triggerKeyword evo:sampleValue
+                      evo:valueDistribution owl:deprecated }
+        }"""):
+        iri, kind = row["s"], kind_of[row["type"]]
+        doc = docs.get(iri)
+        if doc is None or KINDS.index(kind) < KINDS.index(doc.kind):
+            doc = docs[iri] = Document(iri, kind) if doc is None else _rekind(doc, kind)
+        pred, obj = local_name(row["p"]), row["o"]
+        if pred == "deprecated":
+            if obj.lower() in ("true", "1"):
+                deprecated.add(iri)
+        elif pred == "valueDistribution":
+            for key in distribution_keys(obj):
+                doc.add("value", key)
+        else:
+            doc.add(_LITERAL_FIELDS[pred], obj)
+    # Records typed but without any literal field still get a document.
+    for row in select(ontology, """
+        SELECT ?s ?type WHERE {
+          VALUES ?type { evo:Term evo:Mapping evo:Constraint evo:Evidence evo:Relation } ?s a ?type }"""):
+        if row["s"] not in docs:
+            docs[row["s"]] = Document(row["s"], kind_of[row["type"]])
+
+    _add_mapping_locations(ontology, docs)
+    _add_evidence_values(ontology, docs)
+    _add_relation_ends(ontology, docs)
+    _add_constraint_targets(ontology, docs)
+    for doc in docs.values():
+        _finish(doc)
+    live = [d for iri, d in docs.items() if iri not in deprecated]
+    live.sort(key=lambda d: (KINDS.index(d.kind), d.iri))
+    return live
+
+
+def _rekind(doc: Document, kind: str) -> Document:
+    doc.kind = kind
+    return doc
+
+
+def _labels(docs: dict[str, Document], iri: str) -> str:
+    doc = docs.get(iri)
+    if doc and doc.fields.get("prefLabel"):
+        return doc.fields["prefLabel"][0]
+    return local_name(iri)
+
+
+def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> None:
+    for row in select(ontology, """
+        SELECT ?m ?term ?table ?column WHERE {
+          ?m a evo:Mapping .
+          OPTIONAL { { ?m evo:mapsTerm ?term } UNION { ?term evo:hasMapping ?m } }
+          OPTIONAL { ?m evo:table ?t . ?t csvw:name ?table }
+          OPTIONAL { ?m evo:column ?c . ?c csvw:name ?column }
+        }"""):
+        mdoc = docs.get(row["m"])
+        location = ".".join(x for x in (row.get("table"), row.get("column")) if x)
+        for name in (row.get("table"), row.get("column")):
+            if mdoc is not None:
+                mdoc.add("column", name)
+        if mdoc is not None and location and location not in mdoc.locations:
+            mdoc.locations.append(location)
+        term = docs.get(row.get("term", ""))
+        if term is not None:
+            for name in (row.get("table"), row.get("column")):
+                term.add("column", name)
+            if location and location not in term.locations:
+                term.locations.append(location)
+        if mdoc is not None and "term" in row:
+            mdoc.add("prefLabel", _labels(docs, row["term"]))
+
+
+def _add_evidence_values(ontology: Any, docs: dict[str, Document]) -> None:
+    rows = select(ontology, """
+        SELECT ?x ?e WHERE {
+          ?e a evo:Evidence .
+          { ?x prov:wasDerivedFrom ?e } UNION { ?x evo:hasMapping ?m . ?m prov:wasDerivedFrom ?e }
+        }""")
+    for row in rows:
+        target, evidence = docs.get(row["x"]), docs.get(row["e"])
+        if target is None or evidence is None or target is evidence:
+            continue
+        for value in evidence.fields.get("value", ()):
+            target.add("value", value)
+        if target.kind in ("term", "mapping"):
+            evidence.add("column", " ".join(target.fields.get("column", ())[:4]))
+            if not evidence.label:
+                evidence.label = _labels(docs, row["x"])
+
+
+def _add_relation_ends(ontology: Any, docs: dict[str, Document]) -> None:
+    for row in select(ontology, """
+        SELECT ?r ?type ?a ?b WHERE {
+          ?r a evo:Relation .
+          OPTIONAL { ?r evo:relationType ?type }
+          OPTIONAL { ?r owl:annotatedSource ?a }
+          OPTIONAL { ?r owl:annotatedTarget ?b }
+        }"""):
+        doc = docs.get(row["r"])
+        if doc is None:
+            continue
+        a = _labels(docs, row["a"]) if "a" in row else "?"
+        b = _labels(docs, row["b"]) if "b" in row else "?"
+        kind = local_name(row["type"]) if "type" in row else "Relation"
+        doc.label = f"{a} --{kind}--> {b}"
+        doc.add("prefLabel", f"{a} {b}")
+        doc.add("keyword", kind)
+
+
+def _add_constraint_targets(ontology: Any, docs: dict[str, Document]) -> None:
+    for row in select(ontology, "SELECT ?c ?x WHERE { ?c a evo:Constraint ; evo:constrains ?x }"):
+        doc, target = docs.get(row["c"]), docs.get(row["x"])
+        if doc is None:
+            continue
+        doc.add("altLabel", _labels(docs, row["x"]))
+        if target is not None:
+            for keyword in doc.fields.get("keyword", ()):
+                target.add("keyword", keyword)
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _finish(doc: Document) -> None:
+    fields = doc.fields
+    first = lambda name: fields[name][0] if fields.get(name) else ""  # noqa: E731
+    if doc.kind == "term":
+        doc.label = first("prefLabel") or first("altLabel") or local_name(doc.iri)
+        where = f"[{', '.join(doc.locations[:3])}]" if doc.locations else ""
+        doc.snippet = _short(" ".join(x for x in (first("definition"), where) if x), 160)
+    elif doc.kind == "mapping":
+        doc.label = doc.locations[0] if doc.locations else local_name(doc.iri)
+        term = first("prefLabel")
+        expr = "; ".join(fields.get("expression", ())[:2])
+        doc.snippet = _short(" ".join(x for x in (f"maps {term!r}" if term else "", expr) if x), 160)
+    elif doc.kind == "constraint":
+        doc.label = _short(first("definition") or first("expression") or local_name(doc.iri), 80)
+        target = first("altLabel")
+        doc.snippet = _short(" ".join(x for x in (f"on {target!r}" if target else "", first("expression")) if x), 160)
+    elif doc.kind == "evidence":
+        summary = first("definition")
+        doc.snippet = _short(summary, 160)
+        doc.label = _short(f"evidence for {doc.label}" if doc.label else (summary or local_name(doc.iri)), 80)
+    elif doc.kind == "relation":
+        doc.label = doc.label or local_name(doc.iri)
+        doc.snippet = _short("; ".join(fields.get("expression", ())[:2]) or first("definition"), 160)
+    doc.values = list(dict.fromkeys(fields.get("value", ())))
+
+
+# --- the index -----------------------------------------------------------------------------------
+
+
+class SearchIndex:
+    """Per-field BM25 indexes (bm25s) over a fixed list of documents.
+
+    Args:
+        documents: from :func:`gather_documents` (must be sorted by kind).
+        fields: the field names to index (default: every field of DEFAULT_WEIGHTS).
+    """
+
+    def __init__(self, documents: list[Document], fields: Iterable[str] | None = None):
+        import bm25s
+
+        self.documents = documents
+        self.size = len(documents)
+        self.kind_ranges: dict[str, tuple[int, int]] = {}
+        for i, doc in enumerate(documents):
+            start, _ = self.kind_ranges.get(doc.kind, (i, i))
+            self.kind_ranges[doc.kind] = (start, i + 1)
+        self.retrievers: dict[str, Any] = {}
+        self.vocab: set[str] = set()
+        for name in fields or DEFAULT_WEIGHTS:
+            corpus = [tokenize(" ".join(doc.fields.get(name, ()))) for doc in documents]
+            if not any(corpus):
+                continue
+            retriever = bm25s.BM25()
+            retriever.index(corpus, show_progress=False)
+            self.retrievers[name] = retriever
+            self.vocab.update(t for t in retriever.vocab_dict if t)
+        by_initial: dict[str, list[str]] = defaultdict(list)
+        for token in self.vocab:
+            by_initial[token[0]].append(token)
+        self._by_initial = dict(by_initial)
+        #: normalised label text (label, first synonyms and hidden labels) for fuzzy re-scoring
+        self.label_norm = [
+            " ".join(tokenize(" ".join(dict.fromkeys(
+                [doc.label, *doc.fields.get("altLabel", ())[:3], *doc.fields.get("hiddenLabel", ())[:3]]
+            ))))
+            for doc in documents
+        ]
+
+    def expand(self, tokens: list[str], cutoff: float = 80.0) -> list[tuple[str, float]]:
+        """Query tokens that are not in the vocabulary replaced by close vocabulary tokens.
+
+        Uses rapidfuzz ``ratio`` against vocabulary tokens with the same first character.
+        Returns:
+            ``(token, weight)`` pairs, weight 1.0 for exact tokens and ratio/100 for corrections.
+        """
+        from rapidfuzz import fuzz, process
+
+        out = []
+        for token in dict.fromkeys(tokens):
+            if token in self.vocab:
+                out.append((token, 1.0))
+            elif len(token) >= 4 and not token.isdigit():
+                for match, score, _ in process.extract(
+                    token, self._by_initial.get(token[0], ()), scorer=fuzz.ratio, score_cutoff=cutoff, limit=2
+                ):
+                    out.append((match, score / 100.0))
+        return out
+
+    def scores(self, weighted_tokens: list[tuple[str, float]], weights: dict[str, float]) -> np.ndarray:
+        """Weighted sum over fields of BM25 scores, one float per document."""
+        total = np.zeros(self.size, dtype=np.float32)
+        groups: dict[float, list[str]] = defaultdict(list)
+        for token, weight in weighted_tokens:
+            groups[weight].append(token)
+        for name, field_weight in weights.items():
+            retriever = self.retrievers.get(name)
+            if retriever is None or field_weight <= 0:
+                continue
+            for token_weight, tokens in groups.items():
+                ids = [retriever.vocab_dict[t] for t in tokens if t in retriever.vocab_dict]
+                if ids:
+                    total += (field_weight * token_weight) * retriever.get_scores_from_ids(ids)
+        return total

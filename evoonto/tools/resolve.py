@@ -1,0 +1,446 @@
+"""``resolve(ids, expand, depth)``: records with their linked objects (paper §3, Tool layer; DESIGN.md §5).
+
+A handful of SPARQL SELECTs over the records' neighbourhood (focus nodes, incoming links, linked
+nodes, then names/labels of everything referenced) build compact JSON:
+
+- a Term with its Mappings (table/column/source by name, filter, aggregation, grain, join path,
+  confidence), Relations (type, direction, the other end's id and label, join condition/formula),
+  Constraints on the Term *and* on its Mappings, and Evidence (summary, trimmed value distribution,
+  samples, probe query);
+- a Mapping, Constraint, Evidence or Relation with its own links; any other node as its properties.
+
+Ids that are malformed or unknown are reported per id in ``errors``. The answer is kept within the
+response budget (characters of compact JSON) by shortening lists and strings, then by omitting whole
+records (listed in ``omitted``), so a response never approaches prompt limits.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from typing import Any, Iterable
+
+from evoonto.errors import ToolArgumentError
+from evoonto.tools.settings import ResolveSettings
+from evoonto.tools.sparql import KIND_CLASSES, RDF_TYPE, check_iri, iri_ref, local_name, select
+
+EXPANSIONS = ("mappings", "relations", "constraints", "evidence")
+MAX_IDS = 50
+MAX_DEPTH = 2
+EVIDENCE_TEXT_CHARS = 300
+EVIDENCE_VALUES = 10
+
+_MULTI = {"altLabel", "hiddenLabel", "sampleValue", "triggerKeyword", "types"}
+# Links rendered structurally, not as plain properties.
+_STRUCTURAL = {"hasMapping", "wasDerivedFrom", "mapsTerm", "constrains", "annotatedSource",
+               "annotatedTarget", "annotatedProperty", "inScheme", "wasGeneratedBy", "type",
+               # direct relation triples: shown through their qualified evo:Relation nodes
+               "related", "broader", "narrower", "exactMatch", "derivedFrom", "partOf"}
+_FIRST_KEYS = ("prefLabel", "altLabel", "hiddenLabel", "definition", "table", "column", "source", "filter",
+               "aggregation", "grain", "joinPath", "condition", "triggerKeyword", "severity", "comment", "summary")
+_KIND_OF_CLASS = {iri: kind for kind, iri in KIND_CLASSES.items()}
+_CATALOG_KINDS = {"Table": "table", "Column": "column", "Dataset": "source", "Probe": "probe"}
+
+
+class IdCodec:
+    """Short ids for the agent: IRIs under the workspace base lose the base.
+
+    ``https://example.org/evoonto/ws/term/src/age`` <-> ``term/src/age``; other IRIs are kept whole.
+
+    Args:
+        base: the workspace base IRI (ending in ``/`` or ``#``), or None to use full IRIs.
+    """
+
+    def __init__(self, base: str | None):
+        self.base = base or None
+
+    def to_id(self, iri: str) -> str:
+        """The agent-facing id of an IRI."""
+        if self.base and iri.startswith(self.base) and len(iri) > len(self.base):
+            return iri[len(self.base):]
+        return iri
+
+    def to_iri(self, ident: Any) -> str:
+        """The IRI of an id (compact or absolute).
+
+        Raises:
+            ToolArgumentError: not a string, empty, too long, or not a valid IRI once expanded.
+        """
+        if not isinstance(ident, str):
+            raise ToolArgumentError(f"malformed id of type {type(ident).__name__}; ids are strings")
+        ident = ident.strip()
+        try:
+            if re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:", ident) or not self.base:
+                return check_iri(ident)
+            if not ident or ident.startswith("/"):
+                raise ToolArgumentError("malformed")
+            return check_iri(self.base + ident)
+        except ToolArgumentError:
+            raise ToolArgumentError(f"malformed id {ident[:80]!r}") from None
+
+
+def check_resolve_args(ids: Any, expand: Any, depth: Any) -> tuple[list[str], tuple[str, ...], int]:
+    """Validate resolve arguments; a single string id is accepted as a one-element list.
+
+    Raises:
+        ToolArgumentError: no ids or more than 50; unknown expansion; depth not 0, 1 or 2.
+    """
+    if isinstance(ids, str):
+        ids = [ids]
+    if not isinstance(ids, (list, tuple)) or not ids:
+        raise ToolArgumentError("resolve: ids must be a non-empty list of record ids")
+    if len(ids) > MAX_IDS:
+        raise ToolArgumentError(f"resolve: {len(ids)} ids given; at most {MAX_IDS} per call")
+    if expand is None:
+        expand = EXPANSIONS
+    if isinstance(expand, str):
+        expand = [expand]
+    if not isinstance(expand, (list, tuple)):
+        raise ToolArgumentError(f"resolve: expand must be a list drawn from {', '.join(EXPANSIONS)}")
+    for item in expand:
+        if item not in EXPANSIONS:
+            shown = item[:40] if isinstance(item, str) else type(item).__name__
+            raise ToolArgumentError(f"resolve: unknown expansion {shown!r}; use {', '.join(EXPANSIONS)}")
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= MAX_DEPTH:
+        raise ToolArgumentError(f"resolve: depth must be an integer from 0 to {MAX_DEPTH}")
+    return list(ids), tuple(dict.fromkeys(expand)), depth
+
+
+def _values(iris: Iterable[str]) -> str:
+    return " ".join(iri_ref(i) for i in iris)
+
+
+class _Graph:
+    """Properties of the nodes fetched so far: ``props[iri][local predicate] -> [(value, is_iri)]``."""
+
+    def __init__(self, ontology: Any):
+        self.ontology = ontology
+        self.props: dict[str, dict[str, list[tuple[str, bool]]]] = {}
+
+    def fetch(self, iris: Iterable[str]) -> None:
+        todo = sorted({i for i in iris if i not in self.props})
+        if not todo:
+            return
+        for iri in todo:
+            self.props[iri] = defaultdict(list)
+        for row in select(self.ontology, f"""
+            SELECT ?s ?p ?o (isIRI(?o) AS ?iri) WHERE {{ VALUES ?s {{ {_values(todo)} }} ?s ?p ?o }}"""):
+            pred = "types" if row["p"] == RDF_TYPE else local_name(row["p"])
+            entry = (row["o"], row.get("iri") in ("true", "1"))
+            values = self.props[row["s"]][pred]
+            if entry not in values:
+                values.append(entry)
+
+    def incoming(self, iris: Iterable[str], predicates: str) -> list[dict[str, str]]:
+        iris = sorted(set(iris))
+        if not iris:
+            return []
+        return select(self.ontology, f"""
+            SELECT ?s ?p ?x WHERE {{ VALUES ?s {{ {_values(iris)} }} VALUES ?p {{ {predicates} }} ?x ?p ?s }}""")
+
+    def objects(self, iri: str, pred: str) -> list[str]:
+        return [v for v, is_iri in self.props.get(iri, {}).get(pred, ()) if is_iri]
+
+    def literals(self, iri: str, pred: str) -> list[str]:
+        return [v for v, is_iri in self.props.get(iri, {}).get(pred, ()) if not is_iri]
+
+    def kind(self, iri: str) -> str:
+        types = [v for v, _ in self.props.get(iri, {}).get("types", ())]
+        for t in types:
+            if t in _KIND_OF_CLASS:
+                return _KIND_OF_CLASS[t]
+        for t in types:
+            if local_name(t) in _CATALOG_KINDS:
+                return _CATALOG_KINDS[local_name(t)]
+        return "node"
+
+    def label(self, iri: str) -> str:
+        for pred in ("prefLabel", "label", "name", "identifier", "title", "altLabel"):
+            values = self.literals(iri, pred)
+            if values:
+                return values[0]
+        return local_name(iri)
+
+
+class Resolver:
+    """Builds resolve answers for one ontology version.
+
+    Args:
+        ontology: the Ontology (``query()`` over the active graphs).
+        settings: response budget (characters) and evidence records per record.
+        codec: id <-> IRI conversion.
+    """
+
+    def __init__(self, ontology: Any, settings: ResolveSettings, codec: IdCodec):
+        self.ontology = ontology
+        self.settings = settings
+        self.codec = codec
+
+    # -- public -----------------------------------------------------------------------------------
+
+    def resolve(self, ids: Any, *, expand: Any = EXPANSIONS, depth: Any = 1) -> dict[str, Any]:
+        """Resolve ``ids`` (see module docstring).
+
+        Returns:
+            ``{"records": [...], "errors": [{"id", "error"}], "truncated": bool}`` plus ``omitted``
+            (ids left out to respect the budget) when needed; compact JSON of the whole dict is at
+            most ``settings.response_budget`` characters.
+        Raises:
+            ToolArgumentError: see :func:`check_resolve_args`.
+        """
+        ids, expand, depth = check_resolve_args(ids, expand, depth)
+        errors: list[dict[str, str]] = []
+        wanted: list[tuple[str, str]] = []
+        for ident in ids:
+            try:
+                wanted.append((ident, self.codec.to_iri(ident)))
+            except ToolArgumentError as exc:
+                shown = ident[:80] if isinstance(ident, str) else repr(ident)[:80]
+                errors.append({"id": shown, "error": str(exc)})
+        graph = _Graph(self.ontology)
+        graph.fetch(iri for _, iri in wanted)
+        records = []
+        for ident, iri in dict.fromkeys(wanted):
+            if not graph.props.get(iri):
+                errors.append({"id": ident[:200], "error": "unknown id (browse first to find ids)"})
+        found = [iri for _, iri in dict.fromkeys(wanted) if graph.props.get(iri)]
+        records = self._records(graph, found, expand, depth)
+        return self._fit({"records": records, "errors": errors, "truncated": False})
+
+    # -- building ---------------------------------------------------------------------------------
+
+    def _records(self, graph: _Graph, focus: list[str], expand: tuple[str, ...], depth: int) -> list[dict]:
+        links = self._collect_links(graph, focus, expand if depth >= 1 else ())
+        records = [self._record(graph, iri, links, expand if depth >= 1 else ()) for iri in focus]
+        if depth >= 2 and "relations" in expand:
+            ends = sorted({rel["other"]["iri"] for rec in records for rel in rec.get("relations", ())
+                           if "iri" in rel["other"]})
+            if ends:
+                nested = {r["_iri"]: r for r in self._records(graph, ends, ("mappings",), 1)}
+                for rec in records:
+                    for rel in rec.get("relations", ()):
+                        other = nested.get(rel["other"].get("iri"))
+                        if other and other.get("mappings"):
+                            rel["other"]["mappings"] = [
+                                {k: m[k] for k in ("table", "column") if k in m} for m in other["mappings"]
+                            ]
+        for rec in records:
+            _strip_private(rec)
+        return records
+
+    def _collect_links(self, graph: _Graph, focus: list[str], expand: tuple[str, ...]) -> dict:
+        links: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        if not expand:
+            return links
+        incoming = graph.incoming(focus, "evo:mapsTerm owl:annotatedSource owl:annotatedTarget evo:constrains")
+        for row in incoming:
+            links[row["s"]][local_name(row["p"])].append(row["x"])
+        mappings = {m for iri in focus for m in graph.objects(iri, "hasMapping") + links[iri]["mapsTerm"]}
+        if "constraints" in expand and mappings:
+            for row in graph.incoming(mappings, "evo:constrains"):
+                links[row["s"]]["constrains"].append(row["x"])
+        nodes = set(mappings)
+        for iri in focus:
+            nodes.update(links[iri]["annotatedSource"] + links[iri]["annotatedTarget"] + links[iri]["constrains"])
+            nodes.update(graph.objects(iri, "mapsTerm") + graph.objects(iri, "constrains"))
+            nodes.update(graph.objects(iri, "annotatedSource") + graph.objects(iri, "annotatedTarget"))
+        for m in mappings:
+            nodes.update(links[m]["constrains"])
+        graph.fetch(nodes)
+        # evidence of everything shown, the probe behind each evidence, names of referenced nodes
+        evidence = {e for n in list(nodes) + focus for e in graph.objects(n, "wasDerivedFrom")}
+        graph.fetch(evidence)
+        refs = set()
+        for n in list(graph.props):
+            for pred in ("table", "column", "source", "wasGeneratedBy", "annotatedSource", "annotatedTarget",
+                         "mapsTerm", "constrains", "relationType", "severity", "isReplacedBy", "used"):
+                refs.update(graph.objects(n, pred))
+        graph.fetch(refs)
+        return links
+
+    def _record(self, graph: _Graph, iri: str, links: dict, expand: tuple[str, ...]) -> dict[str, Any]:
+        kind = graph.kind(iri)
+        rec = self._properties(graph, iri, kind)
+        if kind == "term":
+            mappings = sorted(dict.fromkeys(graph.objects(iri, "hasMapping") + links[iri]["mapsTerm"]))
+            if "mappings" in expand:
+                rec["mappings"] = [self._mapping(graph, m, links, expand) for m in mappings]
+            elif mappings:
+                rec["mappingIds"] = [self.codec.to_id(m) for m in mappings]
+            if "relations" in expand:
+                rels = sorted(set(links[iri]["annotatedSource"] + links[iri]["annotatedTarget"]))
+                rec["relations"] = [self._relation(graph, r, focus=iri) for r in rels]
+            if "constraints" in expand:
+                rec["constraints"] = [self._constraint(graph, c) for c in sorted(set(links[iri]["constrains"]))]
+        elif kind == "mapping":
+            terms = graph.objects(iri, "mapsTerm")
+            if terms:
+                rec["term"] = self._ref(graph, terms[0])
+            if "constraints" in expand:
+                rec["constraints"] = [self._constraint(graph, c) for c in sorted(set(links[iri]["constrains"]))]
+        elif kind == "constraint":
+            rec["on"] = [self._ref(graph, t) for t in graph.objects(iri, "constrains")]
+        elif kind == "relation":
+            rec.update(self._relation(graph, iri, focus=None))
+            rec.pop("id", None)
+            rec["id"] = self.codec.to_id(iri)
+        if kind != "evidence" and "evidence" in expand:
+            rec["evidence"] = self._evidence_list(graph, iri)
+        rec["_iri"] = iri
+        return rec
+
+    def _properties(self, graph: _Graph, iri: str, kind: str) -> dict[str, Any]:
+        rec: dict[str, Any] = {"id": self.codec.to_id(iri), "kind": kind}
+        types = [local_name(t) for t, _ in graph.props.get(iri, {}).get("types", ())]
+        subtypes = [t for t in types if t.lower() != kind and t not in ("Concept", "Entity_", "Thing")]
+        if subtypes:
+            rec["types"] = subtypes
+        props = graph.props.get(iri, {})
+        order = [k for k in _FIRST_KEYS if k in props] + sorted(k for k in props if k not in _FIRST_KEYS)
+        for pred in order:
+            values = sorted(props[pred])
+            if pred in _STRUCTURAL or pred == "types":
+                continue
+            if pred in ("table", "column", "source", "severity", "relationType", "isReplacedBy"):
+                shown = [graph.label(v) if pred != "isReplacedBy" else self.codec.to_id(v) for v, _ in values]
+            elif pred == "valueDistribution":
+                rec[pred] = _trim_distribution(values[0][0])
+                continue
+            else:
+                shown = [self.codec.to_id(v) if is_iri else v for v, is_iri in values]
+            if kind == "evidence" and pred == "sampleValue":
+                shown = shown[:EVIDENCE_VALUES]
+            rec[pred] = shown if (pred in _MULTI or len(shown) > 1) else shown[0]
+        if kind == "evidence":
+            for probe in graph.objects(iri, "wasGeneratedBy"):
+                query = graph.literals(probe, "query")
+                if query:
+                    rec["query"] = _cut(query[0], EVIDENCE_TEXT_CHARS)
+            for key in ("summary", "query"):
+                if isinstance(rec.get(key), str):
+                    rec[key] = _cut(rec[key], EVIDENCE_TEXT_CHARS)
+        return rec
+
+    def _ref(self, graph: _Graph, iri: str) -> dict[str, str]:
+        return {"id": self.codec.to_id(iri), "label": graph.label(iri)}
+
+    def _mapping(self, graph: _Graph, iri: str, links: dict, expand: tuple[str, ...]) -> dict[str, Any]:
+        rec = self._properties(graph, iri, "mapping")
+        rec.pop("kind", None)
+        if "constraints" in expand:
+            constraints = sorted(set(links[iri]["constrains"]))
+            if constraints:
+                rec["constraints"] = [self._constraint(graph, c) for c in constraints]
+        if "evidence" in expand:
+            evidence = self._evidence_list(graph, iri)
+            if evidence:
+                rec["evidence"] = evidence
+        return rec
+
+    def _constraint(self, graph: _Graph, iri: str) -> dict[str, Any]:
+        rec = self._properties(graph, iri, "constraint")
+        rec.pop("kind", None)
+        return rec
+
+    def _relation(self, graph: _Graph, iri: str, focus: str | None) -> dict[str, Any]:
+        sources, targets = graph.objects(iri, "annotatedSource"), graph.objects(iri, "annotatedTarget")
+        rel_type = graph.objects(iri, "relationType")
+        rec: dict[str, Any] = {"id": self.codec.to_id(iri),
+                               "type": local_name(rel_type[0]) if rel_type else "Relation"}
+        if focus is not None:
+            outgoing = focus in sources
+            other = (targets if outgoing else sources) or [""]
+            rec["direction"] = "out" if outgoing else "in"
+            rec["other"] = {**self._ref(graph, other[0]), "iri": other[0]} if other[0] else {}
+        else:
+            if sources:
+                rec["source"] = self._ref(graph, sources[0])
+            if targets:
+                rec["target"] = self._ref(graph, targets[0])
+        for pred in ("joinCondition", "formula", "comment"):
+            values = graph.literals(iri, pred)
+            if values:
+                rec[pred] = values[0]
+        return rec
+
+    def _evidence_list(self, graph: _Graph, iri: str) -> list[dict[str, Any]]:
+        out = []
+        for e in sorted(graph.objects(iri, "wasDerivedFrom"))[: max(self.settings.evidence_budget, 0)]:
+            if graph.kind(e) != "evidence":
+                continue
+            rec = self._properties(graph, e, "evidence")
+            rec.pop("kind", None)
+            for key in ("generatedAtTime",):
+                rec.pop(key, None)
+            out.append(rec)
+        return out
+
+    # -- budget -----------------------------------------------------------------------------------
+
+    def _fit(self, answer: dict[str, Any]) -> dict[str, Any]:
+        budget = self.settings.response_budget
+        if _size(answer) <= budget:
+            return answer
+        answer["truncated"] = True
+        for max_list, max_str in ((8, 300), (4, 160), (2, 100), (1, 60)):
+            shrunk = {**answer, "records": [_shrink(r, max_list, max_str) for r in answer["records"]]}
+            if _size(shrunk) <= budget:
+                return shrunk
+        shrunk["omitted"] = []
+        while shrunk["records"] and _size(shrunk) > budget:
+            shrunk["omitted"].insert(0, shrunk["records"].pop()["id"])
+        while _size(shrunk) > budget and shrunk["errors"]:
+            shrunk["errors"].pop()
+        return shrunk
+
+
+def _size(obj: Any) -> int:
+    return len(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _shrink(obj: Any, max_list: int, max_str: int) -> Any:
+    if isinstance(obj, dict):
+        out = {}
+        for key, value in obj.items():
+            if isinstance(value, list) and len(value) > max_list:
+                out[f"more_{key}"] = len(value) - max_list
+                value = value[:max_list]
+            out[key] = _shrink(value, max_list, max_str)
+        return out
+    if isinstance(obj, list):
+        return [_shrink(v, max_list, max_str) for v in obj]
+    if isinstance(obj, str) and len(obj) > max_str:
+        return _cut(obj, max_str)
+    return obj
+
+
+def _trim_distribution(text: str, limit: int = EVIDENCE_VALUES) -> Any:
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError):
+        return _cut(text, EVIDENCE_TEXT_CHARS)
+    if isinstance(data, dict):
+        return {str(k)[:80]: v for k, v in list(data.items())[:limit]}
+    return [str(x)[:80] for x in data[:limit]] if isinstance(data, list) else _cut(text, EVIDENCE_TEXT_CHARS)
+
+
+def _strip_private(obj: Any) -> None:
+    """Remove internal keys and empty lists, in place."""
+    if isinstance(obj, dict):
+        obj.pop("_iri", None)
+        for key in [k for k, v in obj.items() if v == []]:
+            del obj[key]
+        for value in obj.values():
+            _strip_private(value)
+        other = obj.get("other")
+        if isinstance(other, dict):
+            other.pop("iri", None)
+    elif isinstance(obj, list):
+        for value in obj:
+            _strip_private(value)
+

@@ -1,0 +1,130 @@
+"""Tool-layer settings read from the ``tools`` graph (paper §3, Tool layer R).
+
+The settings are RDF so a Tool-level patch can change them (architecture.md §3, Tools)::
+
+    <B tools/browse> a evo:BrowseSettings ;
+        evo:searchField "prefLabel", "altLabel", "value" ;          # literal or IRI (local name used)
+        evo:fieldWeight <B tools/browse/weight/prefLabel> ;
+        evo:defaultResults 5 ; evo:maxResults 50 .
+    <B tools/browse/weight/prefLabel> evo:field "prefLabel" ; evo:weight 3.0 .
+    <B tools/resolve> a evo:ResolveSettings ; evo:responseBudget 6000 ; evo:evidenceBudget 400 .
+
+Anything absent falls back to :data:`DEFAULT_WEIGHTS` and the dataclass defaults; malformed values
+(negative weights, unknown fields, non-numbers) are ignored field by field so a bad patch cannot take
+the tools down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from evoonto.tools.sparql import local_name, select
+
+#: Searchable document fields and their default BM25 weights. ``value`` holds Evidence values
+#: (``evo:sampleValue`` and the keys of ``evo:valueDistribution``); ``column`` the table and column
+#: names of Mappings; ``keyword`` Constraint trigger keywords; ``expression`` filters, conditions,
+#: join paths and formulas.
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "prefLabel": 3.0,
+    "altLabel": 2.0,
+    "hiddenLabel": 2.0,
+    "keyword": 2.0,
+    "column": 1.5,
+    "definition": 1.0,
+    "value": 1.0,
+    "expression": 0.5,
+}
+
+FIELD_ALIASES = {"label": "prefLabel", "synonym": "altLabel", "columnName": "column", "values": "value",
+                 "sampleValue": "value", "triggerKeyword": "keyword", "comment": "definition"}
+
+HARD_MAX_RESULTS = 100
+
+
+@dataclass(frozen=True)
+class BrowseSettings:
+    """How browse ranks: ``weights`` (field -> weight > 0, only searched fields), result counts."""
+
+    weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    default_results: int = 5
+    max_results: int = 50
+    fuzzy_weight: float = 0.3
+
+
+@dataclass(frozen=True)
+class ResolveSettings:
+    """Response sizes of resolve, in characters of compact JSON."""
+
+    response_budget: int = 6000
+    evidence_budget: int = 400
+
+
+@dataclass(frozen=True)
+class ToolSettings:
+    browse: BrowseSettings = field(default_factory=BrowseSettings)
+    resolve: ResolveSettings = field(default_factory=ResolveSettings)
+
+
+def _field_name(value: str) -> str | None:
+    name = local_name(value) if ("#" in value or "/" in value) else value
+    name = FIELD_ALIASES.get(name, name)
+    return name if name in DEFAULT_WEIGHTS else None
+
+
+def _number(value: Any, kind=float) -> Any:
+    try:
+        number = kind(float(value)) if kind is int else kind(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number >= 0 else None
+
+
+def load_settings(ontology: Any) -> ToolSettings:
+    """Read browse and resolve settings from the ontology (defaults for anything absent).
+
+    Args:
+        ontology: an Ontology whose ``query()`` sees the ``tools`` graph.
+    Returns:
+        A :class:`ToolSettings`.
+    """
+    rows = select(ontology, """
+        SELECT ?s ?p ?o ?f ?w WHERE {
+          { ?s a evo:BrowseSettings } UNION { ?s a evo:ResolveSettings }
+          ?s ?p ?o .
+          OPTIONAL { FILTER(?p = evo:fieldWeight) ?o evo:field ?f ; evo:weight ?w }
+        }""")
+    fields: set[str] = set()
+    weights: dict[str, float] = {}
+    scalars: dict[str, str] = {}
+    for row in rows:
+        pred = local_name(row["p"])
+        if pred == "searchField":
+            name = _field_name(row["o"])
+            if name:
+                fields.add(name)
+        elif pred == "fieldWeight" and "f" in row:
+            name, weight = _field_name(row["f"]), _number(row.get("w"))
+            if name and weight is not None:
+                weights[name] = weight
+        else:
+            scalars[pred] = row["o"]
+    merged = {**DEFAULT_WEIGHTS, **weights}
+    searched = fields or set(DEFAULT_WEIGHTS)
+    browse_weights = {f: w for f, w in merged.items() if f in searched and w > 0}
+    default = BrowseSettings()
+    max_results = min(_number(scalars.get("maxResults"), int) or default.max_results, HARD_MAX_RESULTS)
+    default_results = min(_number(scalars.get("defaultResults"), int) or default.default_results, max_results)
+    fuzzy = _number(scalars.get("fuzzyWeight"))
+    browse = BrowseSettings(
+        weights=browse_weights or dict(DEFAULT_WEIGHTS),
+        default_results=max(default_results, 1),
+        max_results=max(max_results, 1),
+        fuzzy_weight=default.fuzzy_weight if fuzzy is None else min(fuzzy, 1.0),
+    )
+    rdefault = ResolveSettings()
+    resolve = ResolveSettings(
+        response_budget=max(_number(scalars.get("responseBudget"), int) or rdefault.response_budget, 500),
+        evidence_budget=max(_number(scalars.get("evidenceBudget"), int) or rdefault.evidence_budget, 50),
+    )
+    return ToolSettings(browse=browse, resolve=resolve)
