@@ -1,0 +1,380 @@
+"""A ReAct data agent on Claude (the online backbone, DESIGN.md §7), through the ``anthropic`` SDK.
+
+The agent answers one question by alternating model turns and tool calls (ReAct, Yao et al. 2023)
+until it calls ``submit_sql`` with its final SQL, or a budget runs out:
+
+* tools: read-only raw-data tools (``list_tables``, ``describe_table``, ``run_sql`` from
+  :class:`evoonto.tools.data.DataTools`) ± the ontology tools (``browse``, ``resolve``), called
+  in-process (:class:`InProcessToolbox`) or through an MCP client (:class:`McpToolbox`);
+* the system prompt carries the condition's prompt text (manifest, or the pasted full schema);
+* budgets: ``max_turns`` model calls, ``max_tokens`` input + output tokens summed over the calls
+  (as reported by the API's ``usage``), ``max_tokens_per_turn`` per response; ``temperature`` 0;
+* every tool call is appended to a :class:`evoonto.tools.trajectory.TrajectoryLog` (the Tool layer's
+  event schema, ``task`` = question id), and the final answer as a ``final_answer`` event.
+
+When the model stops without calling ``submit_sql`` the last SQL in a ```sql block of its text, or
+else the last successful ``run_sql`` statement, is the prediction (``finish`` says which).
+
+The API key comes from ``ANTHROPIC_API_KEY`` (never written anywhere); :func:`make_client` raises a
+one-line :class:`~evoonto.errors.ConfigurationError` when it is missing. Tests pass a client whose
+HTTP transport replays recorded responses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from evoonto.errors import ConfigurationError, EvoontoError, ToolArgumentError
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+TOOL_RESULT_CHARS = 8000
+"""Tool answers longer than this many characters are cut before they go back to the model."""
+
+SYSTEM_PROMPT = """\
+You are a data analyst answering a question with one SQLite query over a read-only database.
+Work step by step: inspect what you need with the tools, test your query with run_sql, then call
+submit_sql exactly once with the final query. Return only the columns the question asks for.
+{ontology_hint}
+{context}"""
+
+ONTOLOGY_HINT = ("An ontology layer describes the data: browse(q) finds business terms, columns, values "
+                 "and constraints; resolve(ids) shows where they live (table, column, filter, join path) "
+                 "with evidence. Use them before writing SQL.")
+
+SUBMIT_TOOL = {
+    "name": "submit_sql",
+    "description": "Submit the final SQL query that answers the question. Call it once, at the end.",
+    "input_schema": {"type": "object", "properties": {"sql": {"type": "string", "description": "one SQLite SELECT"}},
+                     "required": ["sql"]},
+}
+
+DATA_TOOL_DEFINITIONS = [
+    {"name": "list_tables", "description": "List the database tables with row and column counts.",
+     "input_schema": {"type": "object", "properties": {}}},
+    {"name": "describe_table", "description": "Columns (name, type, primary key) and foreign keys of one table.",
+     "input_schema": {"type": "object", "properties": {"table": {"type": "string"}}, "required": ["table"]}},
+    {"name": "run_sql", "description": "Run one read-only SELECT and see up to `limit` rows (default 50).",
+     "input_schema": {"type": "object", "properties": {"sql": {"type": "string"},
+                                                        "limit": {"type": "integer", "minimum": 1, "maximum": 200}},
+                      "required": ["sql"]}},
+]
+
+ONTOLOGY_TOOL_DEFINITIONS = [
+    {"name": "browse", "description": "Ranked ontology records (terms, mappings, values) matching a query.",
+     "input_schema": {"type": "object", "properties": {
+         "q": {"type": "string"},
+         "kind": {"type": "string", "enum": ["term", "mapping", "constraint", "evidence", "relation", "any"]},
+         "n": {"type": "integer", "minimum": 1, "maximum": 50}}, "required": ["q"]}},
+    {"name": "resolve", "description": "Records by id with their mappings, relations, constraints and evidence.",
+     "input_schema": {"type": "object", "properties": {
+         "ids": {"type": "array", "items": {"type": "string"}},
+         "depth": {"type": "integer", "minimum": 0, "maximum": 2}}, "required": ["ids"]}},
+]
+
+
+class Toolbox(Protocol):
+    """What the agent calls: tool definitions (Anthropic ``tools`` params) and a synchronous call."""
+
+    version: int | None
+
+    def definitions(self) -> list[dict]: ...
+
+    def call(self, name: str, arguments: dict) -> Any: ...
+
+
+class InProcessToolbox:
+    """Raw data tools ± ontology tools called directly in this process.
+
+    Args:
+        data_tools: a :class:`evoonto.tools.data.DataTools` (read-only SQL on the question's database).
+        ontology_tools: an :class:`evoonto.tools.toolkit.OntologyTools`, or None (no ontology tools).
+        version: ontology version served (recorded in the trajectory).
+    """
+
+    def __init__(self, data_tools: Any, ontology_tools: Any | None = None, version: int | None = None):
+        self.data_tools = data_tools
+        self.ontology_tools = ontology_tools
+        self.version = version
+
+    def definitions(self) -> list[dict]:
+        return DATA_TOOL_DEFINITIONS + (ONTOLOGY_TOOL_DEFINITIONS if self.ontology_tools is not None else [])
+
+    def call(self, name: str, arguments: dict) -> Any:
+        """Run one tool; ToolArgumentError for an unknown tool or bad arguments."""
+        args = dict(arguments or {})
+        try:
+            if name == "list_tables":
+                return self.data_tools.list_tables()
+            if name == "describe_table":
+                return self.data_tools.describe_table(args["table"])
+            if name == "run_sql":
+                return self.data_tools.run_sql(args["sql"], limit=int(args.get("limit", 50)))
+            if self.ontology_tools is not None and name == "browse":
+                return self.ontology_tools.browse(args["q"], kind=args.get("kind", "term"), n=int(args.get("n", 5)))
+            if self.ontology_tools is not None and name == "resolve":
+                return self.ontology_tools.resolve(args["ids"], depth=int(args.get("depth", 1)))
+        except KeyError as exc:
+            raise ToolArgumentError(f"{name}: missing argument {exc.args[0]!r}") from None
+        except (TypeError, ValueError) as exc:
+            raise ToolArgumentError(f"{name}: bad arguments ({exc})") from None
+        raise ToolArgumentError(f"unknown tool {name!r}")
+
+
+class McpToolbox:
+    """The tools of an MCP server, called through the official ``mcp`` client.
+
+    The client runs on a private event loop in a background thread so the agent loop stays
+    synchronous. Use as a context manager (or call :meth:`close`).
+
+    Args:
+        server: what ``mcp.client.client.Client`` accepts (an in-process server object, a
+            ``StdioServerParameters``, or a streamable-HTTP URL).
+        version: ontology version served, when known.
+    """
+
+    def __init__(self, server: Any, version: int | None = None):
+        import asyncio
+        import threading
+
+        from mcp.client.client import Client
+
+        self.version = version
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+        self._client = Client(server)
+        self._run(self._client.__aenter__())
+        self._tools = self._run(self._client.list_tools()).tools
+        self.instructions = self._client.instructions
+
+    def _run(self, coroutine):
+        import asyncio
+
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def definitions(self) -> list[dict]:
+        return [{"name": t.name, "description": t.description or t.name, "input_schema": t.input_schema}
+                for t in self._tools]
+
+    def call(self, name: str, arguments: dict) -> Any:
+        """Call one tool; a tool error becomes ToolArgumentError with the server's message."""
+        result = self._run(self._client.call_tool(name, arguments))
+        text = "\n".join(getattr(c, "text", "") for c in result.content)
+        if result.is_error:
+            raise ToolArgumentError(text.splitlines()[0] if text else f"{name} failed")
+        if getattr(result, "structured_content", None) is not None:
+            return result.structured_content
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    def close(self) -> None:
+        """Disconnect and stop the background loop."""
+        try:
+            self._run(self._client.__aexit__(None, None, None))
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> "McpToolbox":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """Backbone settings; the gate compares versions only under identical configs.
+
+    Attributes:
+        model: Claude model id.
+        max_turns: model calls per question.
+        max_tokens: input + output tokens per question (summed API usage); the run stops when reached.
+        max_tokens_per_turn: ``max_tokens`` of each API call.
+    """
+
+    model: str = DEFAULT_MODEL
+    max_turns: int = 12
+    max_tokens: int = 100_000
+    max_tokens_per_turn: int = 2048
+
+    def __post_init__(self):
+        if self.max_turns < 1 or self.max_tokens < 1 or self.max_tokens_per_turn < 1:
+            raise ConfigurationError("agent budgets (turns, tokens) must be positive")
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def parse_agent_spec(spec: str) -> AgentConfig:
+    """``anthropic:MODEL`` → :class:`AgentConfig`; ConfigurationError for other providers."""
+    provider, _, model = spec.partition(":")
+    if provider != "anthropic" or not model.strip():
+        raise ConfigurationError(f"unknown agent {spec!r}; use anthropic:MODEL (e.g. anthropic:{DEFAULT_MODEL})")
+    return AgentConfig(model=model.strip())
+
+
+def make_client(**kwargs) -> Any:
+    """An ``anthropic.Anthropic`` client using ``$ANTHROPIC_API_KEY``.
+
+    Raises:
+        ConfigurationError: the environment variable is missing or empty.
+    """
+    if not os.environ.get("ANTHROPIC_API_KEY", "").strip():
+        raise ConfigurationError("ANTHROPIC_API_KEY is not set; export it to use an anthropic: agent")
+    import anthropic
+
+    return anthropic.Anthropic(**kwargs)
+
+
+@dataclass
+class AgentResult:
+    """One question's run.
+
+    Attributes:
+        question_id: the task.
+        final_sql: predicted SQL, or None.
+        finish: ``submitted`` | ``text`` (SQL taken from the final text) | ``last_run_sql`` |
+            ``max_turns`` | ``max_tokens`` | ``error`` (API failure, message in ``error``).
+        turns: model calls made; input_tokens/output_tokens: summed usage.
+        tool_calls: number of tool calls; error: one-line API error, if any.
+    """
+
+    question_id: str
+    final_sql: str | None
+    finish: str
+    turns: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    tool_calls: int = 0
+    error: str | None = None
+    events: list[dict] = field(default_factory=list, repr=False)
+
+    def to_json(self) -> dict:
+        return {"final_sql": self.final_sql, "finish": self.finish, "turns": self.turns,
+                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "tool_calls": self.tool_calls, "agent_error": self.error}
+
+
+_SQL_BLOCK = re.compile(r"```(?:sql|sqlite)?\s*(.+?)```", re.S | re.I)
+
+
+class ReactAgent:
+    """The ReAct loop.
+
+    Args:
+        client: an ``anthropic.Anthropic`` client (see :func:`make_client`).
+        config: :class:`AgentConfig`.
+    """
+
+    def __init__(self, client: Any, config: AgentConfig):
+        self.client = client
+        self.config = config
+
+    def run(self, question, toolbox: Toolbox, *, context: str = "", hint: str | None = None,
+            trajectory: Any | None = None) -> AgentResult:
+        """Answer one question.
+
+        Args:
+            question: a :class:`~evoonto.builder.workload.Question` (never gold).
+            toolbox: the tools offered.
+            context: the condition's prompt text (manifest / pasted schema), placed in the system prompt.
+            hint: BIRD evidence for this question, given as input knowledge, or None.
+            trajectory: a :class:`~evoonto.tools.trajectory.TrajectoryLog` to append events to, or None.
+
+        Returns:
+            an :class:`AgentResult` (API errors end the run with ``finish="error"``; they do not raise).
+        """
+        import anthropic
+
+        cfg = self.config
+        tools = toolbox.definitions() + [SUBMIT_TOOL]
+        has_ontology = any(t["name"] == "browse" for t in tools)
+        system = SYSTEM_PROMPT.format(ontology_hint=ONTOLOGY_HINT if has_ontology else "",
+                                      context=context).strip()
+        user = f"Question: {question.text}" + (f"\nEvidence: {hint}" if hint else "")
+        messages: list[dict] = [{"role": "user", "content": user}]
+        result = AgentResult(question.id, None, "max_turns")
+        last_sql: str | None = None
+        if trajectory is not None:
+            trajectory.task = question.id
+
+        while result.turns < cfg.max_turns:
+            if result.input_tokens + result.output_tokens >= cfg.max_tokens:
+                result.finish = "max_tokens"
+                break
+            try:
+                response = self.client.messages.create(
+                    model=cfg.model, system=system, messages=messages, tools=tools,
+                    max_tokens=cfg.max_tokens_per_turn)
+            except anthropic.APIError as exc:
+                result.finish, result.error = "error", (str(exc).splitlines() or [type(exc).__name__])[0][:300]
+                break
+            result.turns += 1
+            result.input_tokens += response.usage.input_tokens
+            result.output_tokens += response.usage.output_tokens
+            messages.append({"role": "assistant", "content": response.content})
+            uses = [b for b in response.content if b.type == "tool_use"]
+            if not uses:
+                text = "\n".join(b.text for b in response.content if b.type == "text")
+                blocks = _SQL_BLOCK.findall(text)
+                result.final_sql, result.finish = ((blocks[-1].strip(), "text") if blocks
+                                                   else (last_sql, "last_run_sql"))
+                break
+            tool_results = []
+            submitted = None
+            for use in uses:
+                result.tool_calls += 1
+                if use.name == "submit_sql":
+                    submitted = str((use.input or {}).get("sql", "")).strip()
+                    tool_results.append({"type": "tool_result", "tool_use_id": use.id, "content": "submitted"})
+                    continue
+                content, is_error = self._call(toolbox, use.name, dict(use.input or {}), trajectory, result)
+                if use.name == "run_sql" and not is_error:
+                    last_sql = str(use.input.get("sql"))
+                tool_results.append({"type": "tool_result", "tool_use_id": use.id, "content": content,
+                                     **({"is_error": True} if is_error else {})})
+            messages.append({"role": "user", "content": tool_results})
+            if submitted is not None:
+                result.final_sql, result.finish = submitted or None, "submitted"
+                break
+        else:
+            result.finish = "max_turns"
+        if result.finish in ("max_turns", "max_tokens") and result.final_sql is None:
+            result.final_sql = last_sql
+        self._record(trajectory, result, "final_answer", {"sql": result.final_sql, "finish": result.finish},
+                     0, 0.0, None, toolbox.version)
+        return result
+
+    def _call(self, toolbox: Toolbox, name: str, arguments: dict, trajectory, result: AgentResult
+              ) -> tuple[str, bool]:
+        start = time.perf_counter()
+        error = None
+        try:
+            answer = toolbox.call(name, arguments)
+            text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False, default=str)
+        except EvoontoError as exc:
+            error = (str(exc).splitlines() or [type(exc).__name__])[0]
+            text = f"error: {error}"
+        if len(text) > TOOL_RESULT_CHARS:
+            text = text[: TOOL_RESULT_CHARS - 1] + "…"
+        latency = (time.perf_counter() - start) * 1000
+        self._record(trajectory, result, name, arguments, 0 if error else len(text), latency, error, toolbox.version)
+        return text, error is not None
+
+    @staticmethod
+    def _record(trajectory, result: AgentResult, tool: str, arguments: dict, size: int, latency: float,
+                error: str | None, version) -> None:
+        event = {"tool": tool, "arguments": arguments, "result_size": size, "latency_ms": round(latency, 3),
+                 "error": error, "version": version}
+        if trajectory is not None:
+            event = trajectory.record(tool=tool, arguments=arguments, version=version, result_size=size,
+                                      latency_ms=latency, error=error)
+        result.events.append(event)

@@ -1,0 +1,316 @@
+"""Schema-linking recall: the offline, deterministic backbone (DESIGN.md §7).
+
+A fixed retrieval policy stands in for an agent: it browses the question text, resolves the top hits
+within a size budget, and the scorer checks which gold tables, columns and values the agent would now
+have seen. Nothing here calls an LLM; the same inputs give the same numbers.
+
+**Policy** (:class:`LinkingPolicy`): ``browse(question, kind, n)`` → the hit ids → one
+``resolve(ids)``; while the compact JSON answer exceeds ``budget_chars``, the lowest-ranked id is
+dropped and resolve is called again. The surfaced text is the condition's prompt (the manifest, or
+the whole pasted schema for the full-schema condition) + the browse answer + the resolve answer, each
+as compact JSON (``ensure_ascii=False``).
+
+**Recognition** — how a gold item counts as surfaced:
+
+* a column ``(t, c)``: a resolved Mapping shows ``"table": t`` and ``"column": c`` (the catalog
+  ``csvw:name`` values the resolver prints), or the text names it table-qualified (``t.c``,
+  ``"t"."c"``, as in join paths, join conditions, filters), or a catalog column IRI/id
+  ``…/table/t/column/c`` appears; for the full-schema condition every column of the schema is shown
+  (recall 1 by construction);
+* a table: one of its columns is surfaced, a Mapping or id names it, or the prompt lists it;
+* a value: the literal occurs in the surfaced text, case-insensitively, not inside a longer word
+  (``'F'`` matches ``"F"`` in a sample list, not the F of ``France``).
+
+**Scores** per question: table recall, column recall, value recall (None when the gold has no string
+value), strict = every gold column surfaced; surfaced characters and estimated tokens
+(:func:`estimate_tokens`: characters / 4, the usual rule of thumb for English and JSON with the
+Claude/GPT tokenizers; a stated estimate, not a tokenizer count).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+from urllib.parse import unquote
+
+from evoonto.evaluation.gold import Column, GoldAnalysis
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(chars: int) -> int:
+    """Estimated tokens of ``chars`` characters: ``ceil(chars / 4)`` (see the module docstring)."""
+    return math.ceil(chars / CHARS_PER_TOKEN)
+
+
+def compact_json(obj: Any) -> str:
+    """The JSON text an agent would receive: compact separators, non-ASCII kept."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+@dataclass(frozen=True)
+class LinkingPolicy:
+    """The deterministic retrieval policy.
+
+    Attributes:
+        n: browse hits requested.
+        kind: browse kind filter (``term``, ``any``, …).
+        budget_chars: maximum characters of the resolve answer (compact JSON).
+        expand: resolve expansions, or None for the tool's default.
+        depth: resolve depth.
+    """
+
+    n: int = 8
+    kind: str = "term"
+    budget_chars: int = 6000
+    expand: tuple[str, ...] | None = None
+    depth: int = 1
+
+    def to_json(self) -> dict:
+        """Plain dict (stored with every run so results say which policy made them)."""
+        return {"n": self.n, "kind": self.kind, "budget_chars": self.budget_chars,
+                "expand": list(self.expand) if self.expand else None, "depth": self.depth}
+
+
+@dataclass(frozen=True)
+class Surfaced:
+    """What one question's retrieval put in front of the agent.
+
+    Attributes:
+        text: everything shown (prompt + tool answers), for value matching.
+        chars: ``len(text)``.
+        prompt_chars: the part of ``chars`` that is the condition's fixed prompt.
+        tables, columns: recognised schema items (lower-case).
+        events: the tool calls made, trajectory-shaped dicts (``tool``, ``arguments``, ``result``,
+            ``latency_ms``, ``error``).
+    """
+
+    text: str
+    chars: int
+    prompt_chars: int
+    tables: frozenset[str]
+    columns: frozenset[Column]
+    events: tuple[dict, ...] = ()
+
+
+@dataclass(frozen=True)
+class LinkingResult:
+    """Schema-linking outcome of one question (recalls in [0, 1]).
+
+    ``value_recall`` is None when the gold query has no string value; ``missing_*`` name what was
+    not surfaced (useful for failure analysis; they come from gold, so they go to reports only).
+    """
+
+    question_id: str
+    table_recall: float
+    column_recall: float
+    value_recall: float | None
+    strict: bool
+    chars: int
+    tokens: int
+    missing_columns: tuple[str, ...] = ()
+    missing_values: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        """Plain dict for the JSON Lines results file."""
+        return {"table_recall": round(self.table_recall, 6), "column_recall": round(self.column_recall, 6),
+                "value_recall": None if self.value_recall is None else round(self.value_recall, 6),
+                "strict": int(self.strict), "chars": self.chars, "tokens": self.tokens,
+                "missing_columns": list(self.missing_columns), "missing_values": list(self.missing_values)}
+
+
+# -- recognition -------------------------------------------------------------------------------
+
+_IDENT = r'(?:"([^"\n]{1,128})"|`([^`\n]{1,128})`|\[([^\]\n]{1,128})\]|([A-Za-z_][A-Za-z0-9_$]*))'
+_QUALIFIED = re.compile(_IDENT + r"\s*\.\s*" + _IDENT)
+_CATALOG_ID = re.compile(r"table/([^/\"\s,]+)(?:/column/([^/\"\s,]+))?")
+
+
+def _pick(groups: Sequence[str | None]) -> str:
+    return next(g for g in groups if g is not None)
+
+
+def recognise(payload: Any, schema: Mapping[str, Iterable[str]]) -> tuple[frozenset[str], frozenset[Column]]:
+    """Schema tables and columns an agent can read off ``payload`` (see the module docstring).
+
+    Args:
+        payload: browse/resolve answers (nested dicts/lists/strings).
+        schema: ``{table: [columns]}`` of the question's database (any case).
+
+    Returns:
+        ``(tables, columns)``, lower-cased, restricted to items that exist in ``schema``.
+    """
+    known = {t.lower(): {c.lower() for c in cols} for t, cols in schema.items()}
+    tables: set[str] = set()
+    columns: set[Column] = set()
+
+    def add(table: str, column: str | None) -> None:
+        t = table.lower()
+        if t not in known:
+            return
+        if column is None:
+            tables.add(t)
+        elif column.lower() in known[t]:
+            columns.add((t, column.lower()))
+            tables.add(t)
+
+    def scan(text: str) -> None:
+        for match in _QUALIFIED.finditer(text):
+            add(_pick(match.groups()[:4]), _pick(match.groups()[4:]))
+        for match in _CATALOG_ID.finditer(text):
+            add(unquote(match.group(1)), unquote(match.group(2)) if match.group(2) else None)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            table, column = node.get("table"), node.get("column")
+            if isinstance(table, str):
+                add(table, column if isinstance(column, str) else None)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, (list, tuple)):
+            for value in node:
+                walk(value)
+        elif isinstance(node, str):
+            scan(node)
+
+    walk(payload)
+    return frozenset(tables), frozenset(columns)
+
+
+def value_surfaced(value: str, text: str) -> bool:
+    """True when ``value`` occurs in ``text`` case-insensitively and not inside a longer word."""
+    pattern = r"(?<![0-9A-Za-z])" + re.escape(value.lower()) + r"(?![0-9A-Za-z])"
+    return re.search(pattern, text.lower()) is not None
+
+
+# -- the policy and the scorer -----------------------------------------------------------------
+
+def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[dict], dict, list[dict]]:
+    """Browse then resolve within the budget.
+
+    Args:
+        tools: an object with ``browse(q, kind=, n=)`` and ``resolve(ids, expand=, depth=)``
+            (:class:`evoonto.tools.toolkit.OntologyTools`).
+        question: the question text.
+        policy: the :class:`LinkingPolicy`.
+
+    Returns:
+        ``(hits, resolved, events)``: the browse hits, the final resolve answer (``{}`` when nothing was
+        found) and the trajectory events of the calls made.
+    """
+    events: list[dict] = []
+
+    def call(name: str, fn, **arguments):
+        start = time.perf_counter()
+        error, result = None, None
+        try:
+            result = fn(**arguments)
+        except Exception as exc:  # a tool error is part of the trajectory, not a crash of the run
+            from evoonto.errors import EvoontoError
+
+            if not isinstance(exc, EvoontoError):
+                raise
+            error = str(exc)
+        events.append({"tool": name, "arguments": arguments, "result": result, "error": error,
+                       "latency_ms": round((time.perf_counter() - start) * 1000, 3)})
+        return result
+
+    hits = call("browse", lambda q, kind, n: tools.browse(q, kind=kind, n=n),
+                q=question, kind=policy.kind, n=policy.n) or []
+    ids = [h["id"] for h in hits]
+    resolved: dict = {}
+    kwargs = {"depth": policy.depth}
+    if policy.expand is not None:
+        kwargs["expand"] = list(policy.expand)
+    while ids:
+        resolved = call("resolve", lambda ids, **kw: tools.resolve(ids, **kw), ids=list(ids), **kwargs) or {}
+        if len(compact_json(resolved)) <= policy.budget_chars or len(ids) == 1:
+            break
+        ids.pop()
+    return hits, resolved, events
+
+
+def surface_with_tools(tools: Any, prompt: str, question: str, policy: LinkingPolicy,
+                       schema: Mapping[str, Iterable[str]]) -> Surfaced:
+    """Run the policy and recognise what it surfaced (prompt included)."""
+    hits, resolved, events = run_policy(tools, question, policy)
+    shown = [compact_json(hits), compact_json(resolved)] if hits else [compact_json(hits)]
+    text = "\n".join([prompt, *shown])
+    tables, columns = recognise([prompt, hits, resolved], schema)
+    return Surfaced(text, len(text), len(prompt), tables, columns, tuple(events))
+
+
+def surface_prompt_only(prompt: str, schema: Mapping[str, Iterable[str]]) -> Surfaced:
+    """A condition that pastes the whole schema: every table and column is surfaced by construction."""
+    columns = frozenset((t.lower(), c.lower()) for t, cols in schema.items() for c in cols)
+    return Surfaced(prompt, len(prompt), len(prompt), frozenset(t.lower() for t in schema), columns)
+
+
+def score_linking(question_id: str, surfaced: Surfaced, gold: GoldAnalysis) -> LinkingResult:
+    """Compare what was surfaced with the gold analysis of one question.
+
+    Args:
+        question_id: the question.
+        surfaced: output of :func:`surface_with_tools` / :func:`surface_prompt_only`.
+        gold: :func:`~evoonto.evaluation.gold.analyze_sql` of its gold SQL (scorers only).
+
+    Returns:
+        a :class:`LinkingResult`; a gold query with no tables/columns counts as fully recalled.
+    """
+    def recall(found: int, total: int) -> float:
+        return 1.0 if total == 0 else found / total
+
+    missing_columns = sorted(f"{t}.{c}" for t, c in gold.columns - surfaced.columns)
+    missing_values = sorted(v for v in gold.values if not value_surfaced(v, surfaced.text))
+    return LinkingResult(
+        question_id=question_id,
+        table_recall=recall(len(gold.tables & surfaced.tables), len(gold.tables)),
+        column_recall=recall(len(gold.columns) - len(missing_columns), len(gold.columns)),
+        value_recall=None if not gold.values else recall(len(gold.values) - len(missing_values), len(gold.values)),
+        strict=not missing_columns,
+        chars=surfaced.chars,
+        tokens=estimate_tokens(surfaced.chars),
+        missing_columns=tuple(missing_columns),
+        missing_values=tuple(missing_values),
+    )
+
+
+@dataclass(frozen=True)
+class LinkingSummary:
+    """Means over questions (value recall over questions that have gold values)."""
+
+    questions: int
+    strict_recall: float
+    table_recall: float
+    column_recall: float
+    value_recall: float | None
+    value_questions: int
+    avg_chars: float
+    avg_tokens: float
+
+    def to_json(self) -> dict:
+        return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+def summarize_linking(results: Sequence[LinkingResult]) -> LinkingSummary:
+    """Aggregate per-question results (empty input gives zeros)."""
+    n = len(results)
+
+    def mean(values: list[float]) -> float:
+        return sum(values) / len(values) if values else 0.0
+
+    with_values = [r.value_recall for r in results if r.value_recall is not None]
+    return LinkingSummary(
+        questions=n,
+        strict_recall=mean([float(r.strict) for r in results]),
+        table_recall=mean([r.table_recall for r in results]),
+        column_recall=mean([r.column_recall for r in results]),
+        value_recall=mean(with_values) if with_values else None,
+        value_questions=len(with_values),
+        avg_chars=mean([r.chars for r in results]),
+        avg_tokens=mean([r.tokens for r in results]),
+    )
