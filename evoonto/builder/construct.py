@@ -1,0 +1,255 @@
+"""Construction: verified candidates → Content-layer records (paper §3.1, "construct").
+
+Instantiates, per docs/architecture.md §3: Terms (SKOS labels, kind classes, ``skos:inScheme``),
+Mappings (table, column, filter, aggregation, grain, join path, ``sssom:confidence``), Evidence with
+its ``evo:Probe`` activity (PROV-O; value distributions and complete low-cardinality value
+vocabularies as ``evo:sampleValue``), Constraints, and Relations (direct triple + qualified node):
+joins as ``evo:Association`` with ``evo:joinCondition``, columns as ``evo:Composition`` parts of
+their table's Entity, computed columns as ``evo:Derivation`` with ``evo:formula``. Every Term,
+Mapping, Constraint and Relation points at the Evidence that backs it (``prov:wasDerivedFrom``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from rdflib import Graph, Literal, URIRef
+from rdflib.namespace import DCTERMS, RDF, SKOS
+
+from evoonto.builder.labels import singularize, split_identifier
+from evoonto.builder.probe import ColumnProfile, ProbeResult
+from evoonto.builder.propose import term_slug
+from evoonto.builder.schema import SourceSchema, TableInfo
+from evoonto.builder.verify import Verified, VerifiedTerm
+from evoonto.iris import IriFactory
+from evoonto.namespaces import bind_prefixes
+from evoonto.records import (
+    Constraint, Evidence, Mapping, ProbeActivity, Relation, Term, records_to_graph,
+)
+
+__all__ = ["Construction", "construct", "scheme_triples"]
+
+#: Sample values recorded for columns without a complete vocabulary.
+SAMPLE_VALUES = 10
+
+
+@dataclass
+class Construction:
+    """The records built for one source, and their counts by family."""
+
+    terms: list[Term] = field(default_factory=list)
+    mappings: list[Mapping] = field(default_factory=list)
+    evidence: dict[URIRef, Evidence] = field(default_factory=dict)
+    probes: dict[URIRef, ProbeActivity] = field(default_factory=dict)
+    constraints: list[Constraint] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+
+    def records(self) -> list:
+        """Every record, in a stable order."""
+        return [*self.terms, *self.mappings, *(self.evidence[k] for k in sorted(self.evidence)),
+                *(self.probes[k] for k in sorted(self.probes)), *self.constraints, *self.relations]
+
+    def counts(self) -> dict[str, int]:
+        """``{"terms", "mappings", "evidence", "probes", "constraints", "relations"}`` → count."""
+        return {"terms": len(self.terms), "mappings": len(self.mappings), "evidence": len(self.evidence),
+                "probes": len(self.probes), "constraints": len(self.constraints), "relations": len(self.relations)}
+
+    def graph(self, graph: Graph | None = None) -> Graph:
+        """The records as an rdflib graph (added to ``graph`` when given)."""
+        return records_to_graph(self.records(), graph if graph is not None else bind_prefixes(Graph()))
+
+
+def scheme_triples(iris: IriFactory, title: str) -> list[tuple]:
+    """The ``skos:ConceptScheme`` node every Term is ``skos:inScheme`` of."""
+    scheme = iris.scheme()
+    return [(scheme, RDF.type, SKOS.ConceptScheme), (scheme, SKOS.prefLabel, Literal(title, lang="en")),
+            (scheme, DCTERMS.title, Literal(title, lang="en"))]
+
+
+def _text(value) -> str | None:
+    return None if value is None else str(value)
+
+
+class _Builder:
+    def __init__(self, schema: SourceSchema, iris: IriFactory, at: datetime):
+        self.schema = schema
+        self.iris = iris
+        self.at = at
+        self.src = schema.id
+        self.out = Construction()
+        self.term_iri: dict[str, URIRef] = {}
+
+    def evidence(self, probe: ProbeResult, profile: ColumnProfile | None = None, summary: str | None = None) -> URIRef:
+        iri = self.iris.evidence(probe.key)
+        if iri in self.out.evidence:
+            return iri
+        activity = self.iris.probe(probe.key)
+        self.out.probes[activity] = ProbeActivity(activity, query=probe.sql, used=self.schema.iri,
+                                                  started_at=self.at, ended_at=self.at)
+        if profile is not None:
+            samples = list(profile.vocabulary) or [str(v) for v, _ in profile.top[:SAMPLE_VALUES]]
+            record = Evidence(
+                iri, probe=activity, generated_at=self.at, summary=profile.summary(),
+                rows_observed=profile.rows_observed, null_fraction=round(profile.null_fraction, 6),
+                distinct_count=profile.distinct_count, min_value=_text(profile.minimum),
+                max_value=_text(profile.maximum), sample_values=samples,
+                value_distribution={str(v)[:60]: n for v, n in profile.top}, value_pattern=profile.pattern,
+            )
+        else:
+            record = Evidence(iri, probe=activity, generated_at=self.at,
+                              summary=summary or _probe_summary(probe), rows_observed=_rows_observed(probe))
+        self.out.evidence[iri] = record
+        return iri
+
+    def column_iri(self, table: str, column: str) -> URIRef:
+        col = self.schema.table(table).column(column)
+        return col.iri
+
+    def add_terms(self, terms: Sequence[VerifiedTerm], synonyms_by_slug: dict[str, list[str]],
+                  join_paths: dict[tuple[str, str], str]) -> None:
+        value_index: dict[tuple[str, str], int] = defaultdict(int)
+        for vt in terms:
+            cand = vt.candidate
+            table = self.schema.table(cand.table)
+            term = self.iris.term(self.src, cand.slug)
+            self.term_iri[cand.slug] = term
+            summary = None
+            if cand.column is None:
+                summary = f"{_count(vt.probe)} rows in {table.name}"
+            elif cand.value is not None:
+                summary = f"{_count(vt.probe)} rows of {table.name} have {cand.column} = {cand.value!r}"
+            ev = self.evidence(vt.probe, vt.profile if cand.value is None else None, summary)
+            column = None if cand.column is None else table.column(cand.column)
+            n = None
+            if cand.value is not None:
+                value_index[(table.name, column.name)] += 1
+                n = value_index[(table.name, column.name)]
+            mapping = self.iris.mapping(self.src, table.name, None if column is None else column.name, n)
+            filt = None
+            if cand.value is not None:
+                filt = f"{_quote(column.name)} = {_literal(cand.value)}"
+            self.out.mappings.append(Mapping(
+                mapping, term=term, source=self.schema.iri, table=table.iri,
+                column=None if column is None else column.iri, filter=filt,
+                aggregation=cand.aggregation or ("COUNT" if cand.value is not None else None),
+                grain=_grain(table), join_path=None if column is None else join_paths.get((table.name, column.name)),
+                confidence=cand.confidence, evidence=[ev],
+            ))
+            labels = cand.labels.merged(synonyms_by_slug.get(cand.slug, ()))
+            self.out.terms.append(Term(
+                term, label=labels.pref, kinds=[cand.kind], alt_labels=list(labels.alt),
+                hidden_labels=list(labels.hidden), definition=cand.definition, scheme=self.iris.scheme(),
+                mappings=[mapping], evidence=[ev],
+            ))
+
+    def relation(self, rel_type: str, source: URIRef, target: URIRef, evidence: URIRef, **kw) -> None:
+        self.out.relations.append(Relation(self.iris.relation(rel_type, source, target), type=rel_type,
+                                           source=source, target=target, evidence=[evidence], **kw))
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _count(probe: ProbeResult) -> int:
+    value = probe.scalar(0)
+    return int(value) if isinstance(value, (int, float)) else 0
+
+
+def _rows_observed(probe: ProbeResult) -> int | None:
+    value = probe.scalar(None)
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _probe_summary(probe: ProbeResult) -> str:
+    return "; ".join(", ".join(str(v) for v in row) for row in probe.rows[:3]) or "no rows"
+
+
+def _grain(table: TableInfo) -> str:
+    noun = " ".join(singularize(w.lower()) for w in split_identifier(table.name)) or table.name
+    key = table.primary_key
+    if len(key) == 1:
+        return f"one row per {noun} ({table.name}.{key[0]})"
+    if key:
+        return f"one row per combination of {', '.join(key)} in {table.name}"
+    return f"one row per {noun} record in {table.name} (no declared key)"
+
+
+def construct(verified: Verified, schema: SourceSchema, iris: IriFactory, at: datetime) -> Construction:
+    """Build the Content-layer records of one source from its verified candidates.
+
+    Args:
+        verified: the output of :func:`evoonto.builder.verify.verify`.
+        schema: the source's catalog view (catalog IRIs of tables and columns come from it).
+        iris: the workspace's IRI factory.
+        at: the build's logical time (``prov:generatedAtTime``, probe start/end).
+
+    Returns:
+        A :class:`Construction` (records in a stable order).
+    """
+    b = _Builder(schema, iris, at)
+    synonyms: dict[str, list[str]] = defaultdict(list)
+    for syn in verified.synonyms:
+        synonyms[syn.slug].append(syn.label)
+    join_paths: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for vj in verified.joins:
+        for col in vj.candidate.child_columns:
+            join_paths[(vj.candidate.child, col)].append(vj.candidate.condition())
+    b.add_terms(verified.terms, synonyms, {k: " OR ".join(sorted(set(v))) for k, v in join_paths.items()})
+    slugs = b.term_iri
+    evidence_of = {t.iri: t.evidence[0] for t in b.out.terms}
+
+    # composition: every column Term is part of its table's Entity
+    for vt in verified.terms:
+        cand = vt.candidate
+        if cand.column is not None and cand.value is None and term_slug(cand.table) in slugs:
+            part, whole = slugs[cand.slug], slugs[term_slug(cand.table)]
+            b.relation("Composition", part, whole, evidence_of[part])
+        elif cand.value is not None and term_slug(cand.table, cand.column) in slugs:
+            narrower, broader = slugs[cand.slug], slugs[term_slug(cand.table, cand.column)]
+            b.relation("Hierarchy", narrower, broader, evidence_of[narrower])
+
+    # associations: joins between Entities and between key columns
+    entity_pairs: set[tuple[str, str]] = set()
+    for vj in verified.joins:
+        j = vj.candidate
+        ev = b.evidence(vj.probe, summary=f"{vj.matched_rows} of {vj.child_rows} {j.child} rows join {j.parent} "
+                                          f"({'declared' if j.declared else 'discovered'} key)")
+        child_col, parent_col = term_slug(j.child, j.child_columns[0]), term_slug(j.parent, j.parent_columns[0])
+        if child_col in slugs and parent_col in slugs:
+            b.relation("Association", slugs[child_col], slugs[parent_col], ev, join_condition=j.condition())
+        pair = (j.child, j.parent)
+        if j.child != j.parent and pair not in entity_pairs and term_slug(j.child) in slugs and term_slug(j.parent) in slugs:
+            entity_pairs.add(pair)
+            b.relation("Association", slugs[term_slug(j.child)], slugs[term_slug(j.parent)], ev,
+                       join_condition=j.condition())
+
+    # derivations: target derived from each operand
+    for d in verified.derivations:
+        ev = b.evidence(d.probe, summary=f"0 rows of {d.table} violate {d.formula}")
+        target = slugs.get(term_slug(d.table, d.target))
+        for operand in (d.left, d.right):
+            source = slugs.get(term_slug(d.table, operand))
+            if target is not None and source is not None:
+                b.relation("Derivation", target, source, ev, formula=d.formula)
+
+    for vc in verified.constraints:
+        c = vc.candidate
+        targets = [t for t in (slugs.get(term_slug(c.table, c.column)),) if t is not None]
+        if not targets:
+            continue
+        targets += [m.iri for m in b.out.mappings if m.term == targets[0]]
+        ev = b.evidence(vc.probe, summary=f"{_count(vc.probe)} rows checked for {c.rule} rule on {c.table}.{c.column}")
+        b.out.constraints.append(Constraint(
+            iris.constraint(f"{schema.id}.{c.slug}"), constrains=targets, condition=c.condition,
+            trigger_keywords=list(c.triggers), severity=c.severity, comment=c.comment, evidence=[ev],
+        ))
+    b.out.relations.sort(key=lambda r: str(r.iri))
+    return b.out

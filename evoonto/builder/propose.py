@@ -1,0 +1,503 @@
+"""Proposal: candidate concepts from the schema and from the question workload (paper §3.1).
+
+Two directions, merged into one :class:`Proposal`:
+
+* **schema-driven** — every table becomes an Entity Term and every column a Term of the kind its
+  profile shows (Identifier, Metric, Dimension, Category, TimeDimension); small closed vocabularies
+  give one value Term per value (``status = 'Banned'``); declared and name-matched foreign keys
+  give join candidates; numeric columns of a table give derivation candidates; profiles give
+  constraint candidates (numbers stored as text, closed vocabularies, code columns with a lookup
+  table). Concepts nobody asked about are thus not lost.
+* **workload-driven** — phrases of the questions (word n-grams without stop words at their ends)
+  linked to the schema by lexical evidence (a phrase close to a Term's label becomes a synonym
+  candidate) and value evidence (a phrase equal to a value of a column becomes a value candidate).
+
+Proposers share the :class:`Proposer` protocol; :class:`OfflineProposer` is deterministic and needs no
+network, :class:`evoonto.builder.llm.ClaudeProposer` asks Claude and returns the same candidate types.
+Nothing here reads a gold answer: questions arrive as :class:`~evoonto.builder.workload.Question`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from rapidfuzz import fuzz
+
+from evoonto.builder.labels import (
+    LabelSet, column_labels, humanize, normalize, singularize, split_identifier, table_labels,
+)
+from evoonto.builder.probe import ColumnProfile, quote_identifier, sql_literal
+from evoonto.builder.schema import ColumnInfo, SourceSchema, TableInfo
+from evoonto.builder.workload import Question
+from evoonto.iris import slugify, stable_key
+
+__all__ = [
+    "TERM_KINDS", "TermCandidate", "SynonymCandidate", "ValueCandidate", "JoinCandidate",
+    "DerivationCandidate", "ConstraintCandidate", "Proposal", "Proposer", "OfflineProposer",
+    "schema_candidates", "workload_candidates", "term_slug",
+]
+
+#: Term kinds (local names of evo: classes, docs/architecture.md §3).
+TERM_KINDS = ("Entity", "Identifier", "Metric", "Dimension", "Category", "TimeDimension")
+#: Columns with at most this many distinct text values get one value Term per value.
+VALUE_TERM_CAP = 12
+#: Text columns with at most this many distinct values are Categories.
+CATEGORY_CAP = 30
+#: Minimum rapidfuzz ratio (0–100) for a workload phrase to count as a spelling variant of a label.
+FUZZY_THRESHOLD = 88
+
+_STOPWORDS = frozenset("""
+a about all also an and any are as at be been by can did do does each either for from give had has
+have how i in is it its list many me much of on or other show than that the their them then there
+these they this those to was were what when where which who whom whose why will with would you your
+find return tell display please number count names name total average sum maximum minimum most
+least highest lowest more less different distinct order ordered descending ascending sorted both
+only not no every same ids id
+""".split())
+_ID_WORDS = {"id", "ids", "code", "key", "no", "num", "number", "uuid", "identifier"}
+_TIME_WORDS = {"date", "time", "year", "day", "month", "timestamp", "dt", "datetime", "born", "birth"}
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-\.]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+
+@dataclass(frozen=True)
+class TermCandidate:
+    """A proposed Term with its (single) location.
+
+    Attributes:
+        slug: stable, unique within the source (``term/{src}/{slug}``).
+        kind: one of :data:`TERM_KINDS`.
+        table: table name; ``column``: column name or ``None`` for an Entity.
+        labels: SKOS labels.
+        definition: one sentence (``skos:definition``).
+        value: for value Terms, the column value the Term stands for (mapping filter ``column = value``).
+        aggregation: default aggregation (``SUM``, ``AVG``, …) or ``None``.
+        origin: ``schema``, ``workload`` or ``llm``.
+        confidence: in [0, 1] (``sssom:confidence`` of the Mapping).
+    """
+
+    slug: str
+    kind: str
+    table: str
+    column: str | None
+    labels: LabelSet
+    definition: str
+    value: str | None = None
+    aggregation: str | None = None
+    origin: str = "schema"
+    confidence: float = 0.9
+
+
+@dataclass(frozen=True)
+class SynonymCandidate:
+    """A phrase proposed as ``skos:altLabel`` of the Term ``slug``; ``question_ids`` that used it."""
+
+    slug: str
+    label: str
+    origin: str = "workload"
+    question_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ValueCandidate:
+    """A phrase of the workload that may be a value of ``table.column`` (checked by a probe)."""
+
+    table: str
+    column: str
+    value: str
+    phrase: str
+    origin: str = "workload"
+    question_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class JoinCandidate:
+    """``child.child_columns`` → ``parent.parent_columns``; ``declared`` when it is a catalog FK."""
+
+    child: str
+    child_columns: tuple[str, ...]
+    parent: str
+    parent_columns: tuple[str, ...]
+    declared: bool = True
+    origin: str = "schema"
+
+    def condition(self) -> str:
+        """The join condition, ``"child.a = parent.b"`` (AND-joined for composite keys)."""
+        return " AND ".join(f"{self.child}.{a} = {self.parent}.{b}"
+                            for a, b in zip(self.child_columns, self.parent_columns))
+
+
+@dataclass(frozen=True)
+class DerivationCandidate:
+    """Numeric ``columns`` of ``table`` among which one may be computed from two others."""
+
+    table: str
+    columns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ConstraintCandidate:
+    """A usage rule the data suggests.
+
+    Attributes:
+        slug: stable, unique within the source (``constraint/{src}/{slug}``).
+        rule: ``numeric-text`` (numbers stored as text), ``domain`` (closed vocabulary) or
+            ``lookup`` (code column decoded by a lookup table).
+        table, column: the constrained column (its Term and Mapping are the targets).
+        condition: executable SQL predicate.
+        triggers: trigger keywords (lower case).
+        comment: prose for the agent.
+        severity: ``Violation``, ``Warning`` or ``Info`` (``sh:`` severities).
+    """
+
+    slug: str
+    rule: str
+    table: str
+    column: str
+    condition: str
+    triggers: tuple[str, ...]
+    comment: str
+    severity: str = "Info"
+
+
+@dataclass
+class Proposal:
+    """Everything a proposer suggests for one source (lists are kept sorted by :meth:`normalized`)."""
+
+    terms: list[TermCandidate] = field(default_factory=list)
+    synonyms: list[SynonymCandidate] = field(default_factory=list)
+    values: list[ValueCandidate] = field(default_factory=list)
+    joins: list[JoinCandidate] = field(default_factory=list)
+    derivations: list[DerivationCandidate] = field(default_factory=list)
+    constraints: list[ConstraintCandidate] = field(default_factory=list)
+
+    def extend(self, other: Proposal) -> Proposal:
+        """Add ``other``'s candidates (duplicates are merged by :meth:`normalized`)."""
+        for name in ("terms", "synonyms", "values", "joins", "derivations", "constraints"):
+            getattr(self, name).extend(getattr(other, name))
+        return self
+
+    def normalized(self) -> Proposal:
+        """A copy with duplicates merged and every list in a stable order (determinism)."""
+        terms: dict[str, TermCandidate] = {}
+        for t in self.terms:
+            old = terms.get(t.slug)
+            if old is None:
+                terms[t.slug] = t
+            else:  # keep the first location, merge labels
+                terms[t.slug] = TermCandidate(**{**old.__dict__, "labels": old.labels.merged(t.labels.alt, t.labels.hidden)})
+        synonyms: dict[tuple[str, str], SynonymCandidate] = {}
+        for s in self.synonyms:
+            key = (s.slug, normalize(s.label))
+            old = synonyms.get(key)
+            ids = tuple(sorted(set(s.question_ids) | set(old.question_ids if old else ())))
+            synonyms[key] = SynonymCandidate(s.slug, (old or s).label, (old or s).origin, ids)
+        values: dict[tuple[str, str, str], ValueCandidate] = {}
+        for v in self.values:
+            key = (v.table, v.column, v.value)
+            old = values.get(key)
+            ids = tuple(sorted(set(v.question_ids) | set(old.question_ids if old else ())))
+            values[key] = ValueCandidate(v.table, v.column, v.value, (old or v).phrase, (old or v).origin, ids)
+        return Proposal(
+            terms=sorted(terms.values(), key=lambda t: t.slug),
+            synonyms=sorted(synonyms.values(), key=lambda s: (s.slug, normalize(s.label))),
+            values=sorted(values.values(), key=lambda v: (v.table, v.column, v.value)),
+            joins=sorted(set(self.joins), key=lambda j: (j.child, j.child_columns, j.parent, j.parent_columns, not j.declared)),
+            derivations=sorted(set(self.derivations), key=lambda d: (d.table, d.columns)),
+            constraints=sorted({c.slug: c for c in self.constraints}.values(), key=lambda c: c.slug),
+        )
+
+
+class Proposer(Protocol):
+    """The interface every proposer implements."""
+
+    name: str
+
+    def propose(self, schema: SourceSchema, profiles: Mapping[tuple[str, str], ColumnProfile],
+                questions: Sequence[Question]) -> Proposal:
+        """Candidates for one source.
+
+        Args:
+            schema: the source's catalog view.
+            profiles: ``(table, column)`` → profile from :meth:`evoonto.builder.probe.Prober.column_profile`.
+            questions: the workload questions for this source (no gold fields).
+
+        Returns:
+            A :class:`Proposal` (not yet normalized).
+        """
+
+
+# -- schema-driven ----------------------------------------------------------------------------
+
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,60}$")
+
+
+def term_slug(table: str, column: str | None = None, value: str | None = None) -> str:
+    """The slug of a Term: ``table``, ``table.column`` or ``table.column=value``.
+
+    Names made of ASCII letters, digits, ``_`` and ``-`` are kept as they are (readable and
+    injective: ``singer.Singer_ID``); other names are slugified (:func:`evoonto.iris.slugify`) with a
+    short hash of the raw name, so distinct names never share a slug.
+    """
+    def part(name: str) -> str:
+        if _SAFE_NAME.match(name):
+            return name
+        return f"{slugify(name, max_length=40)}-{stable_key(name, length=6)}"
+    slug = part(table)
+    if column is not None:
+        slug += "." + part(column)
+    if value is not None:
+        slug += "=" + part(value)
+    return slug
+
+
+def column_kind(table: TableInfo, col: ColumnInfo, profile: ColumnProfile | None) -> str:
+    """The Term kind of a column, from keys, name words, declared type and observed values."""
+    words = {w.lower() for w in split_identifier(col.name)}
+    pattern = profile.pattern if profile else "empty"
+    dtype = col.declared_type
+    single_key = col.primary_key and len(table.primary_key) == 1
+    if single_key or col.references or (words & _ID_WORDS and pattern in ("integer", "code", "numeric text", "text")
+                                              and (profile is None or profile.distinct_count > 1)):
+        if not (words & _TIME_WORDS):
+            return "Identifier"
+    if pattern in ("date", "datetime", "year") or words & _TIME_WORDS or any(t in dtype for t in ("DATE", "TIME")):
+        return "TimeDimension"
+    if pattern == "boolean" or (profile is not None and profile.complete and 0 < profile.distinct_count <= CATEGORY_CAP
+                                and pattern in ("text", "code")
+                                and profile.distinct_count <= 0.5 * (profile.rows_observed - profile.null_count)):
+        return "Category"
+    if pattern in ("integer", "decimal", "numeric text") or (pattern == "empty" and any(
+            t in dtype for t in ("INT", "REAL", "FLOA", "DOUB", "NUM", "DEC"))):
+        return "Metric"
+    return "Dimension"
+
+
+def _definition(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnProfile | None) -> str:
+    what = {"Identifier": "identifier", "Metric": "numeric measure", "Dimension": "attribute",
+            "Category": "category", "TimeDimension": "time attribute"}[kind]
+    text = f"The {what} {col.name} of table {table.name}"
+    if col.declared_type:
+        text += f" ({col.declared_type})"
+    if col.references:
+        text += "; references " + ", ".join(f"{t}.{c}" for t, c in col.references)
+    if profile is not None and profile.vocabulary and len(profile.vocabulary) <= VALUE_TERM_CAP:
+        text += "; values: " + ", ".join(profile.vocabulary)
+    return text + "."
+
+
+def _aggregation(kind: str, profile: ColumnProfile | None) -> str | None:
+    if kind == "Metric":
+        return "SUM" if profile is not None and profile.pattern == "decimal" else "AVG"
+    if kind == "Entity":
+        return "COUNT"
+    return None
+
+
+def _is_value_term_column(kind: str, profile: ColumnProfile | None) -> bool:
+    return (kind == "Category" and profile is not None and profile.pattern in ("text", "code")
+            and 1 < len(profile.vocabulary) <= VALUE_TERM_CAP)
+
+
+def value_term(table: str, column: str, value: str, *, origin: str = "schema", confidence: float = 0.9) -> TermCandidate:
+    """A Category Term standing for the rows where ``column = value``."""
+    col_label = column_labels(table, column)
+    value_words = " ".join(w.lower() for w in split_identifier(value))
+    alts = [value_words, f"{value} {col_label.alt[0] if col_label.alt else column}", f"{humanize(column).lower()} {value}"]
+    return TermCandidate(
+        slug=term_slug(table, column, value), kind="Category", table=table, column=column,
+        labels=LabelSet.make(value, alts, [f"{table}.{column} = {value}"]),
+        definition=f"Rows of table {table} whose {column} is {sql_literal(value)}.",
+        value=value, origin=origin, confidence=confidence,
+    )
+
+
+def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], ColumnProfile]) -> Proposal:
+    """The schema-driven candidates of one source (see the module docstring)."""
+    proposal = Proposal()
+    tables = {t.name: t for t in schema.tables}
+    for table in schema.tables:
+        labels = table_labels(table.name)
+        cols = ", ".join(c.name for c in table.columns)
+        proposal.terms.append(TermCandidate(
+            slug=term_slug(table.name), kind="Entity", table=table.name, column=None, labels=labels,
+            definition=f"A row of table {table.name} ({table.row_count if table.row_count is not None else '?'} rows); columns: {cols}.",
+            aggregation="COUNT",
+        ))
+        numeric = []
+        for col in table.columns:
+            profile = profiles.get((table.name, col.name))
+            kind = column_kind(table, col, profile)
+            proposal.terms.append(TermCandidate(
+                slug=term_slug(table.name, col.name), kind=kind, table=table.name, column=col.name,
+                labels=column_labels(table.name, col.name), definition=_definition(table, col, kind, profile),
+                aggregation=_aggregation(kind, profile),
+            ))
+            if _is_value_term_column(kind, profile):
+                for value in profile.vocabulary:
+                    proposal.terms.append(value_term(table.name, col.name, value))
+            if kind == "Metric" and profile is not None and profile.pattern in ("integer", "decimal"):
+                numeric.append(col.name)
+            proposal.constraints.extend(_constraint_candidates(table, col, kind, profile, tables, profiles))
+            for ref_table, ref_col in col.references:
+                proposal.joins.append(JoinCandidate(table.name, (col.name,), ref_table, (ref_col,), declared=True))
+        if len(numeric) >= 3:
+            proposal.derivations.append(DerivationCandidate(table.name, tuple(numeric[:12])))
+    proposal.joins.extend(_name_matched_joins(schema))
+    return proposal
+
+
+def _name_matched_joins(schema: SourceSchema) -> list[JoinCandidate]:
+    """Undeclared joins suggested by names: a column named like another table's single-column key."""
+    keys = {}
+    for t in schema.tables:
+        if len(t.primary_key) == 1:
+            keys[t.name] = t.primary_key[0]
+    declared = {(t.name, c.name) for t in schema.tables for c in t.columns if c.references}
+    out = []
+    for t in schema.tables:
+        for c in t.columns:
+            if (t.name, c.name) in declared or c.primary_key and len(t.primary_key) == 1:
+                continue
+            cname = normalize(c.name).replace("_", "")
+            for parent, key in keys.items():
+                if parent == t.name:
+                    continue
+                pkey = normalize(key).replace("_", "")
+                pname = normalize(singularize(parent)).replace("_", "")
+                if cname == pkey and pkey not in ("id", "code", "name") or cname in (pname + pkey, pname + "id") and cname != pkey:
+                    out.append(JoinCandidate(t.name, (c.name,), parent, (key,), declared=False))
+    return out
+
+
+def _constraint_candidates(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnProfile | None,
+                           tables: Mapping[str, TableInfo], profiles) -> list[ConstraintCandidate]:
+    if profile is None or not profile.probe.ok:
+        return []
+    out = []
+    name = f"{table.name}.{col.name}"
+    qcol = quote_identifier(col.name)
+    words = [w.lower() for w in split_identifier(col.name)]
+    if kind == "Metric" and profile.pattern == "numeric text" and not any(t in col.declared_type for t in ("INT", "REAL", "NUM", "DEC", "FLOA", "DOUB")):
+        out.append(ConstraintCandidate(
+            slug=f"{term_slug(table.name, col.name)}.numeric-text", rule="numeric-text", table=table.name,
+            column=col.name, condition=f"CAST({qcol} AS REAL) IS NOT NULL",
+            triggers=tuple(sorted({*words, "average", "maximum", "minimum", "more", "less", "greater", "larger"})),
+            comment=(f"{name} holds numbers stored as {col.declared_type or 'text'}: CAST it to a number before "
+                     f"comparing, ordering or aggregating (text order puts '9' after '10')."),
+            severity="Warning",
+        ))
+    if _is_value_term_column(kind, profile):
+        values = ", ".join(sql_literal(v) for v in profile.vocabulary)
+        out.append(ConstraintCandidate(
+            slug=f"{term_slug(table.name, col.name)}.domain", rule="domain", table=table.name, column=col.name,
+            condition=f"{qcol} IN ({values})",
+            triggers=tuple(sorted({normalize(v) for v in profile.vocabulary})),
+            comment=f"{name} takes only these values (exact spelling and case): {values}.",
+            severity="Info",
+        ))
+    for ref_table, ref_col in col.references:
+        parent = tables.get(ref_table)
+        if parent is None or profile.pattern not in ("code", "text", "integer"):
+            continue
+        described = [c.name for c in parent.columns if c.name != ref_col and
+                     {w.lower() for w in split_identifier(c.name)} & {"name", "description", "desc", "title", "label"}]
+        if described and len(parent.columns) <= 4:
+            out.append(ConstraintCandidate(
+                slug=f"{term_slug(table.name, col.name)}.lookup", rule="lookup", table=table.name, column=col.name,
+                condition=f"{table.name}.{col.name} = {ref_table}.{ref_col}",
+                triggers=tuple(sorted({w.lower() for d in described for w in split_identifier(d)} |
+                                      {w.lower() for w in split_identifier(ref_table)})),
+                comment=(f"{name} holds codes; their readable {', '.join(described)} is in {ref_table} "
+                         f"(join on {table.name}.{col.name} = {ref_table}.{ref_col})."),
+                severity="Warning",
+            ))
+    return out
+
+
+# -- workload-driven --------------------------------------------------------------------------
+
+def question_phrases(text: str, *, max_words: int = 4) -> list[str]:
+    """Word n-grams (1..``max_words``) of a question that neither start nor end with a stop word.
+
+    ``"What is the average age of singers from France?"`` → ``["average age", "age", "singers",
+    "France", …]``. Case is kept (value matching is case-insensitive later).
+    """
+    tokens = [t.strip("'.") for t in _TOKEN.findall(text)]
+    tokens = [t for t in tokens if t]
+    phrases = []
+    for i in range(len(tokens)):
+        for n in range(1, max_words + 1):
+            window = tokens[i:i + n]
+            if len(window) < n:
+                break
+            if window[0].lower() in _STOPWORDS or window[-1].lower() in _STOPWORDS:
+                continue
+            phrases.append(" ".join(window))
+    quoted = re.findall(r"[\"“']([^\"”']{1,80})[\"”']", text)
+    return phrases + [q.strip() for q in quoted if q.strip()]
+
+
+def _phrase_key(phrase: str) -> str:
+    return " ".join(singularize(w) for w in normalize(phrase).split())
+
+
+def workload_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], ColumnProfile],
+                        questions: Sequence[Question], schema_terms: Sequence[TermCandidate]) -> Proposal:
+    """Workload-driven candidates: value candidates and synonym candidates (see module docstring)."""
+    proposal = Proposal()
+    if not questions:
+        return proposal
+    value_index: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for (table, column), profile in profiles.items():
+        if profile.pattern in ("text", "code"):
+            for value in profile.vocabulary:
+                value_index[normalize(value)].append((table, column, value))
+    label_index: dict[str, set[str]] = defaultdict(set)
+    for term in schema_terms:
+        if term.value is None:
+            for label in term.labels.all():
+                label_index[_phrase_key(label)].add(term.slug)
+    label_keys = sorted(label_index)
+    by_first_letter: dict[str, list[str]] = defaultdict(list)
+    for key in label_keys:
+        by_first_letter[key[:1]].append(key)
+    phrase_questions: dict[str, set[str]] = defaultdict(set)
+    phrase_surface: dict[str, str] = {}
+    for q in questions:
+        for phrase in question_phrases(q.text):
+            key = normalize(phrase)
+            phrase_questions[key].add(q.id)
+            phrase_surface.setdefault(key, phrase)
+    for key in sorted(phrase_questions):
+        ids = tuple(sorted(phrase_questions[key]))
+        for table, column, value in value_index.get(key, ()):
+            if len(key) >= 2 and not key.isdigit():
+                proposal.values.append(ValueCandidate(table, column, value, phrase_surface[key], question_ids=ids))
+        pkey = _phrase_key(key)
+        if pkey in label_index or len(pkey) < 5 or " " not in pkey and len(pkey) < 6:
+            continue
+        if key.split()[0] in _STOPWORDS or any(ch.isdigit() for ch in pkey):
+            continue
+        matches = [k for k in by_first_letter.get(pkey[:1], ()) if abs(len(k) - len(pkey)) <= 3
+                   and fuzz.ratio(pkey, k) >= FUZZY_THRESHOLD]
+        targets = {slug for k in matches for slug in label_index[k]}
+        if len(targets) == 1:
+            proposal.synonyms.append(SynonymCandidate(next(iter(targets)), phrase_surface[key].lower(), question_ids=ids))
+    return proposal
+
+
+class OfflineProposer:
+    """The deterministic proposer (no network): schema-driven plus workload-driven candidates."""
+
+    name = "offline"
+
+    def propose(self, schema: SourceSchema, profiles: Mapping[tuple[str, str], ColumnProfile],
+                questions: Sequence[Question]) -> Proposal:
+        """See :class:`Proposer`."""
+        proposal = schema_candidates(schema, profiles)
+        proposal.extend(workload_candidates(schema, profiles, questions, proposal.terms))
+        return proposal
