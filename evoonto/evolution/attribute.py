@@ -1,0 +1,76 @@
+"""Attribution: which layer a failure signature belongs to, and why.
+
+Paper §"Evolution loop", step *attribute*: each signature is assigned to the Content layer (a missing
+or wrong Term, synonym, Mapping, Evidence, Constraint or relation), the Tool layer (the information
+exists but the tools did not surface it or the agent did not use it) or the Schema layer (the content
+cannot be expressed with the current node/relation types). The candidate writers then edit only that
+level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evoonto.evolution.diagnose import Signature
+from evoonto.evolution.view import OntologyView
+
+LEVELS = ("content", "tool", "schema")
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """A signature with its level (``content``/``tool``/``schema``) and a one-line reason."""
+
+    signature: Signature
+    level: str
+    reason: str
+
+
+def attribute(signature: Signature, view: OntologyView | None = None) -> Attribution:
+    """Assign one signature to a level.
+
+    Rules (deterministic):
+
+    * ``unlinked_phrase``: Content — no Term carries the phrase as a label or value, so a synonym
+      (``skos:altLabel``) or value Evidence is missing.
+    * ``missing_value``: Content — a value the source holds has no Evidence.
+    * ``guessed_join``: Content when the schema has the ``evo:Association`` relation type (a relation
+      with its join condition is missing); Schema otherwise.
+    * ``unknown_column``: Content — a label led the agent to a column name that does not exist
+      (a hidden label / Mapping correction is needed).
+    * ``shallow_retrieval``, ``ignored_constraint``, ``repeated_probe``: Tool — the content is there
+      (every phrase linked / the Constraint exists / the agent kept asking) but the tools did not
+      surface it or steer the agent.
+    """
+    kind = signature.kind
+    if kind == "unlinked_phrase":
+        return Attribution(signature, "content",
+                           f"no Term label, synonym or Evidence value mentions {signature.key!r}")
+    if kind == "missing_value":
+        return Attribution(signature, "content",
+                           f"value {signature.key!r} is in the source but in no Evidence")
+    if kind == "unknown_column":
+        return Attribution(signature, "content", f"the agent used a non-existent column {signature.key!r}")
+    if kind == "guessed_join":
+        has_assoc = True
+        if view is not None:
+            try:
+                from evoonto.namespaces import EVO
+                has_assoc = view.content is not None and _has_relation_type(view, EVO.Association)
+            except Exception:  # pragma: no cover - defensive: a view without a vocab graph
+                has_assoc = True
+        if has_assoc:
+            return Attribution(signature, "content", f"join {signature.key} is recorded by no relation")
+        return Attribution(signature, "schema", "the schema has no relation type to record a join")
+    if kind == "ignored_constraint":
+        return Attribution(signature, "tool", "the Constraint exists but the agent's SQL ignored it")
+    if kind == "repeated_probe":
+        return Attribution(signature, "tool", "the agent repeated the same call; the manifest did not guide it")
+    return Attribution(signature, "tool", "every phrase was linked yet the needed items were not surfaced")
+
+
+def _has_relation_type(view: OntologyView, rel_type) -> bool:
+    vocab = getattr(view, "vocab", None)
+    if vocab is None:
+        return True
+    return (rel_type, None, None) in vocab

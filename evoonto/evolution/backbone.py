@@ -1,0 +1,77 @@
+"""The offline backbone: the evaluation harness's schema-linking retrieval policy, as trajectories.
+
+DESIGN.md §7: offline, the consumer of the tool layer is a deterministic retrieval policy (browse the
+question, resolve the hits within a size budget, :mod:`evoonto.evaluation.linking`). For evolution it
+yields two things per question:
+
+* the **outcome** the gate compares (strict recall hit 1/0, or column recall in [0, 1]) — computed by
+  the evaluation scorer, the only code that reads gold;
+* the **trajectory**: the browse/resolve calls with their results and the pass/fail verdict. The
+  trajectory never carries the scorer's missing columns/values (they come from gold).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from evoonto.errors import ConfigurationError
+from evoonto.evolution.trajectories import Event, TaskTrajectory
+
+METRICS = ("strict", "column")
+
+
+@dataclass
+class LinkingBackbone:
+    """Scores ontology versions with the schema-linking policy on a benchmark's questions.
+
+    Args:
+        benchmark: an :class:`evoonto.evaluation.benchmarks.Benchmark` (questions, databases and the
+            GoldStore, which only the scorer call below touches).
+        policy: :class:`evoonto.evaluation.linking.LinkingPolicy` (n, kind, character budget).
+        metric: ``"strict"`` (1 when every gold column was surfaced) or ``"column"`` (column recall).
+        sources: source id -> open Source, passed to the tools (declared tools need them).
+
+    ``key`` identifies scorer, metric and policy (the gate's parent cache key).
+    Raises:
+        ConfigurationError: unknown metric.
+    """
+
+    benchmark: object
+    policy: object = None
+    metric: str = "strict"
+    sources: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        from evoonto.evaluation.linking import LinkingPolicy
+
+        if self.metric not in METRICS:
+            raise ConfigurationError(f"unknown linking metric {self.metric!r}; choose strict or column")
+        if self.policy is None:
+            self.policy = LinkingPolicy()
+        self.key = ("linking", self.metric, tuple(sorted((k, str(v)) for k, v in self.policy.to_json().items())))
+
+    def surface(self, ontology, questions):
+        """(question, Surfaced) pairs for ``questions`` on ``ontology`` (no scoring, no gold)."""
+        from evoonto.evaluation.linking import surface_with_tools
+        from evoonto.tools.toolkit import OntologyTools
+
+        tools = OntologyTools(ontology, sources=self.sources or None)
+        prompt = tools.manifest()
+        return [(q, surface_with_tools(tools, prompt, q.text, self.policy, self.benchmark.schema(q.db_id)))
+                for q in questions]
+
+    def run(self, ontology, questions) -> tuple[dict[str, float], list[TaskTrajectory]]:
+        """Outcomes {question id: float} and trajectories (pass/fail only) on ``ontology``."""
+        from evoonto.evaluation.benchmarks import analysis_of
+        from evoonto.evaluation.linking import score_linking
+
+        outcomes: dict[str, float] = {}
+        trajectories: list[TaskTrajectory] = []
+        for q, surfaced in self.surface(ontology, questions):
+            result = score_linking(q.id, surfaced, analysis_of(self.benchmark.gold[q.id], self.benchmark))
+            outcome = float(result.strict) if self.metric == "strict" else float(result.column_recall)
+            outcomes[q.id] = outcome
+            trajectories.append(TaskTrajectory(q.id, q.text, q.db_id,
+                                               [Event.from_dict(e) for e in surfaced.events],
+                                               passed=bool(result.strict), score=outcome))
+        return outcomes, trajectories

@@ -1,0 +1,332 @@
+"""Candidates: one-level bundles of typed edits, and the offline patch writers that propose them.
+
+Paper §"Evolution loop", step *patch*. A :class:`Candidate` is what the gate judges: a signature (why),
+an intervention (what, one line), a level and its edits (:mod:`evoonto.evolution.edits`). It compiles
+to additions/removals graphs per target graph — a :class:`~evoonto.patch.Patch` — and has a stable
+**fingerprint** (SHA-256 of the level and the sorted N-Triples of both sides), so a rejected candidate
+is recognised and never proposed again.
+
+The offline writers (:func:`propose`) are deterministic heuristics over the question text, the parent
+ontology and new read-only probes of the sources; they never see gold answers. They return several
+alternatives per signature, best first; the gate decides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import rdflib
+
+from evoonto.builder.labels import SYNONYMS, normalize
+from evoonto.errors import EvoontoError
+from evoonto.evolution import text as tx
+from evoonto.evolution.attribute import Attribution
+from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote, AddRelation, AddSynonym,
+                                     AddTerm, Compiled, Edit, EditContext, EditError, SetToolSetting)
+from evoonto.evolution.probes import ValueProber
+from evoonto.evolution.view import OntologyView, TermInfo
+
+
+class CandidateError(EvoontoError):
+    """A candidate mixes levels or has no edits."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A proposed patch: ``signature`` (the Signature id(s) it addresses), ``intervention`` (one line),
+    ``level`` (``content``/``tool``/``schema``), ``edits`` (all of that level), ``reason`` (the
+    attribution's reason).
+
+    Raises:
+        CandidateError: when ``edits`` is empty or an edit's level differs from ``level``.
+    """
+
+    signature: str
+    intervention: str
+    level: str
+    edits: tuple[Edit, ...]
+    reason: str = ""
+
+    def __post_init__(self):
+        if not self.edits:
+            raise CandidateError("a candidate needs at least one edit")
+        wrong = [e for e in self.edits if e.level != self.level]
+        if wrong:
+            raise CandidateError(f"candidate of level {self.level!r} contains a {wrong[0].level!r} edit "
+                                 f"({wrong[0].describe()}); one level per patch")
+
+    def compile(self, ctx: EditContext) -> Compiled:
+        """All edits' triples; raises EditError when an edit does not apply to the parent."""
+        out = Compiled()
+        for edit in self.edits:
+            out.extend(edit.compile(ctx))
+        allowed = LEVEL_TARGETS[self.level]
+        for target in list(out.additions) + list(out.removals):
+            if target not in allowed:
+                raise CandidateError(f"{self.level} candidate writes graph {target!r}")
+        return out
+
+    def graphs(self, ctx: EditContext) -> tuple[dict[str, rdflib.Graph], dict[str, rdflib.Graph]]:
+        """(additions, removals) as rdflib Graphs per target graph name (additions minus removals)."""
+        compiled = self.compile(ctx)
+        adds = {t: _graph(ts) for t, ts in compiled.additions.items() if ts}
+        rems = {t: _graph(ts) for t, ts in compiled.removals.items() if ts}
+        return adds, rems
+
+    def fingerprint(self, ctx: EditContext | None = None) -> str:
+        """Stable identity of the change: SHA-256 over level and edit descriptions (or, with ``ctx``,
+        over the compiled triples), 16 hex characters."""
+        h = hashlib.sha256(self.level.encode())
+        if ctx is None:
+            for line in sorted(repr(e) for e in self.edits):
+                h.update(line.encode())
+        else:
+            adds, rems = self.graphs(ctx)
+            for sign, graphs in (("+", adds), ("-", rems)):
+                for target in sorted(graphs):
+                    for line in sorted(_nt(t) for t in graphs[target]):
+                        h.update(f"{sign}{target} {line}\n".encode())
+        return h.hexdigest()[:16]
+
+    def focus_nodes(self, ctx: EditContext) -> list:
+        """Subjects touched by the candidate (the SHACL focus nodes)."""
+        adds, rems = self.graphs(ctx)
+        nodes = set()
+        for graphs in (adds, rems):
+            for g in graphs.values():
+                nodes.update(s for s in g.subjects() if isinstance(s, rdflib.URIRef))
+        return sorted(nodes)
+
+    def split(self) -> tuple["Candidate", "Candidate"] | None:
+        """Two halves of a multi-edit candidate (bisection after a rejection), or None for one edit."""
+        if len(self.edits) < 2:
+            return None
+        mid = len(self.edits) // 2
+        halves = [Candidate(self.signature, f"{len(part)} edit(s): " + "; ".join(e.describe() for e in part[:3]),
+                            self.level, tuple(part), self.reason)
+                  for part in (self.edits[:mid], self.edits[mid:])]
+        return halves[0], halves[1]
+
+
+def _nt(triple) -> str:
+    return " ".join(t.n3() for t in triple)
+
+
+def _graph(triples) -> rdflib.Graph:
+    g = rdflib.Graph()
+    for t in triples:
+        g.add(t)
+    return g
+
+
+def merge(candidates: list[Candidate]) -> Candidate:
+    """One candidate holding the edits of several same-level candidates (deduplicated, in order)."""
+    if not candidates:
+        raise CandidateError("nothing to merge")
+    if len(candidates) == 1:
+        return candidates[0]
+    level = candidates[0].level
+    edits, seen = [], set()
+    for c in candidates:
+        for e in c.edits:
+            if repr(e) not in seen:
+                seen.add(repr(e))
+                edits.append(e)
+    sig = " | ".join(dict.fromkeys(c.signature for c in candidates))
+    text = f"{len(edits)} edits: " + "; ".join(e.describe() for e in edits[:3]) + ("; …" if len(edits) > 3 else "")
+    return Candidate(sig, text, level, tuple(edits), candidates[0].reason)
+
+
+# ---------------------------------------------------------------- offline writers
+
+#: Question words that point at a measurement rather than naming it (superlatives, comparatives),
+#: with the column-name words they usually refer to. General English, not tuned to a benchmark.
+CUES: dict[str, tuple[str, ...]] = {
+    "young": ("age", "birth", "born"), "old": ("age", "birth", "born"),
+    "recent": ("year", "date", "time"), "late": ("year", "date", "time"), "early": ("year", "date", "time"),
+    "new": ("year", "date"), "first": ("year", "date", "first"), "last": ("year", "date", "last"),
+    "cheap": ("price", "cost"), "expensive": ("price", "cost"), "costly": ("price", "cost"),
+    "big": ("size", "capacity", "area"), "large": ("size", "capacity", "area", "population"),
+    "small": ("size", "capacity", "area"), "heavy": ("weight",), "light": ("weight",),
+    "tall": ("height",), "short": ("height", "length"), "long": ("length", "duration"),
+    "fast": ("speed", "accelerate"), "slow": ("speed",), "rich": ("money", "worth", "income"),
+    "populous": ("population",), "crowded": ("attendance", "capacity"), "born": ("birth",),
+    "speak": ("language",), "spoken": ("language",), "live": ("city", "address", "country", "lives"),
+    "located": ("location", "city", "country", "address"), "where": ("location", "city", "country"),
+    "when": ("year", "date", "time"), "win": ("winner", "won", "result"), "won": ("winner", "win", "result"),
+    "male": ("sex", "gender"), "female": ("sex", "gender"), "men": ("sex", "gender"), "women": ("sex", "gender"),
+}
+
+
+def _related_words(word: str) -> set[str]:
+    """Stems of data words a question word may refer to (cue table + the builder's synonym table)."""
+    base = tx.stem(word)
+    out = set()
+    for cue, targets in CUES.items():
+        if tx.stem(cue) == base or normalize(word).startswith(cue):
+            out.update(tx.stem(t) for t in targets)
+    for head, alts in SYNONYMS.items():
+        for alt in alts:
+            if base in {tx.stem(w) for w in alt.split()}:
+                out.add(tx.stem(head))
+    return out
+
+
+def _term_stems(term: TermInfo) -> set[str]:
+    stems = set()
+    for label in term.labels:
+        stems |= tx.text_stems(label)
+    for _, table, column in term.locations:
+        stems |= tx.text_stems(column or table)
+    return stems
+
+
+def _rank_terms_for_word(word: str, terms: list[TermInfo]) -> list[tuple[float, TermInfo, str]]:
+    """Terms that a question word plausibly refers to, scored (higher is better), with the reason."""
+    from rapidfuzz import fuzz
+
+    related = _related_words(word)
+    w = tx.stem(word)
+    scored = []
+    for t in terms:
+        stems = _term_stems(t)
+        if w in stems:
+            continue  # already named by this word: a synonym adds nothing
+        score, why = 0.0, ""
+        if related & stems:
+            score, why = 2.0, "cue word"
+        best = max((fuzz.ratio(w, s) for s in stems if len(s) >= 3), default=0)
+        if best >= 75 and best / 50.0 > score:
+            score, why = best / 50.0, f"spelling close ({best:.0f})"
+        if score > 0:
+            # prefer column-level Terms (they carry the recall) over table Entities
+            if any(loc[2] for loc in t.locations):
+                score += 0.1
+            scored.append((score, t, why))
+    scored.sort(key=lambda x: (-x[0], str(x[1].iri)))
+    return scored
+
+
+def _column_terms(view: OntologyView, source_id: str, table: str, column: str) -> list[TermInfo]:
+    return view.terms_at(source_id, table, column)
+
+
+def _evidence_candidate(sig_id: str, reason: str, source_id: str, hits, terms: list[TermInfo],
+                        synonym: str | None) -> Candidate | None:
+    table, column, value, query, rows = hits
+    edits: list[Edit] = []
+    supports = tuple(str(m) for t in terms for m in t.mappings[:1]) or tuple(str(t.iri) for t in terms)
+    if not supports:
+        return None
+    edits.append(AddEvidence(source_id, query, (value,), supports, rows_observed=rows))
+    if synonym and normalize(synonym) != normalize(value):
+        edits.extend(AddSynonym(str(t.iri), synonym) for t in terms[:1])
+    return Candidate(sig_id, "; ".join(e.describe() for e in edits), "content", tuple(edits), reason)
+
+
+def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber | None = None,
+            max_alternatives: int = 3) -> list[Candidate]:
+    """Offline patch writer: candidates for one attributed signature, best first.
+
+    * ``unlinked_phrase`` → the word's value found by a probe: Evidence (+ synonym) on that column's
+      Term; else a synonym on the Terms the word plausibly refers to (cue words such as *youngest* →
+      age, close spellings), one candidate per target Term.
+    * ``missing_value`` → Evidence of the probed value on the Term(s) of the column that holds it
+      (a new Term for the column when none maps it).
+    * ``unknown_column`` → a hidden label with the wrong name on the closest real column's Term.
+    * ``guessed_join`` → an Association between the two tables' Entity Terms with the join condition.
+    * ``shallow_retrieval`` → browse returns more results (Tool level).
+    * ``ignored_constraint`` / ``repeated_probe`` → a manifest note (Tool level).
+
+    Returns an empty list when nothing sensible can be written (the loop then moves on).
+    """
+    sig = attribution.signature
+    sid, reason = sig.id, attribution.reason
+    src = sig.source_id
+    out: list[Candidate] = []
+    if sig.kind == "unlinked_phrase" and src:
+        terms = view.terms_of(src)
+        if prober is not None and len(sig.key) >= 3:
+            for hit in prober.find(src, sig.key, view.columns)[:1]:
+                targets = _column_terms(view, src, hit.table, hit.column)
+                c = _evidence_candidate(sid, reason, src, (hit.table, hit.column, hit.value, hit.query, hit.rows),
+                                        targets, sig.key)
+                if c:
+                    out.append(c)
+        for score, term, why in _rank_terms_for_word(sig.key, terms)[:max_alternatives]:
+            out.append(Candidate(sid, f"add synonym {sig.key!r} to {term.pref_labels[:1] or [term.iri]} ({why})",
+                                 "content", (AddSynonym(str(term.iri), sig.key),), reason))
+    elif sig.kind == "missing_value" and src:
+        for table, column, value, query, rows in sig.detail("hits", ())[:max_alternatives]:
+            targets = _column_terms(view, src, table, column)
+            if targets:
+                c = _evidence_candidate(sid, reason, src, (table, column, value, query, rows), targets,
+                                        sig.detail("surface"))
+                if c:
+                    out.append(c)
+            else:
+                ev = AddEvidence(src, query, (value,), ())
+                out.append(Candidate(sid, f"add Term for {table}.{column} with value {value!r}", "content",
+                                     (ev, AddTerm(f"{column}", "Category", src, table, column,
+                                                  alt_labels=(value,))), reason))
+    elif sig.kind == "unknown_column" and src:
+        from rapidfuzz import process, fuzz
+
+        name = sig.key.split(".")[-1]
+        cols = [c for c in view.columns if c.source_id == src]
+        best = process.extract(name, [c.column for c in cols], scorer=fuzz.ratio, limit=max_alternatives)
+        for _, score, idx in best:
+            if score < 60:
+                continue
+            for term in _column_terms(view, src, cols[idx].table, cols[idx].column)[:1]:
+                out.append(Candidate(sid, f"hidden label {name!r} on {cols[idx].table}.{cols[idx].column}",
+                                     "content", (AddSynonym(str(term.iri), name, hidden=True),), reason))
+    elif sig.kind == "guessed_join" and src:
+        left, right = sig.key.split(" = ")
+        lt, rt = left.split(".")[0], right.split(".")[0]
+        a = [t for t in view.terms_of(src) if any(loc[1].lower() == lt and loc[2] is None for loc in t.locations)]
+        b = [t for t in view.terms_of(src) if any(loc[1].lower() == rt and loc[2] is None for loc in t.locations)]
+        if a and b and a[0].iri != b[0].iri:
+            out.append(Candidate(sid, f"record join {sig.key}", "content",
+                                 (AddRelation("Association", str(a[0].iri), str(b[0].iri), join_condition=sig.key),),
+                                 reason))
+    elif sig.kind == "shallow_retrieval":
+        current = _current_default_results(view)
+        for step in (2, 4):
+            out.append(Candidate(sid, f"browse returns {current + step} results", "tool",
+                                 (SetToolSetting("browse.defaultResults", current + step),), reason))
+    elif sig.kind == "ignored_constraint":
+        cond = sig.detail("condition", "")
+        out.append(Candidate(sid, "manifest note on the ignored constraint", "tool",
+                             (AddManifestNote(f"Always resolve a Term's constraints before writing SQL; "
+                                              f"apply conditions such as {cond!r} when the question implies them."),),
+                             reason))
+    elif sig.kind == "repeated_probe":
+        out.append(Candidate(sid, "manifest note against repeated calls", "tool",
+                             (AddManifestNote("Do not repeat an identical tool call: resolve the ids a browse "
+                                              "returned to get mappings, joins and value evidence."),), reason))
+    return out
+
+
+def _current_default_results(view: OntologyView) -> int:
+    from evoonto.namespaces import EVO
+
+    for o in view.tools.objects(None, EVO.defaultResults):
+        try:
+            return int(o)
+        except (TypeError, ValueError):
+            continue
+    return 5
+
+
+def compile_check(candidate: Candidate, ctx: EditContext) -> str | None:
+    """None when the candidate compiles against the parent, else the one-line reason it does not."""
+    try:
+        candidate.compile(ctx)
+    except (EditError, CandidateError) as exc:
+        return str(exc)
+    return None
+
+
+__all__ = ["Candidate", "CandidateError", "merge", "propose", "compile_check", "CUES", "AddTerm"]

@@ -1,0 +1,239 @@
+"""Diagnosis: recurrent failure signatures across the failed tasks of a round.
+
+Paper §"Evolution loop", step *diagnose*. Input: trajectories (question text, tool events, pass/fail),
+the parent ontology (through :class:`~evoonto.evolution.view.OntologyView`) and, optionally, read-only
+probes of the raw sources. Gold answers are not an input and cannot be (trajectories do not carry
+them). Output: :class:`Signature` s ranked by frequency (number of failed tasks showing them).
+
+Signature kinds:
+
+``unlinked_phrase``   a content word of a failed question that nothing browse/resolve surfaced mentions
+``missing_value``     a value the question names, absent from every Evidence, found in the source by a
+                      new probe (the probe hits travel in ``details``)
+``shallow_retrieval`` every content word was linked, yet the task failed (retrieval too shallow)
+``guessed_join``      the agent's SQL joins on a condition no relation/mapping records
+``ignored_constraint``a Constraint's trigger keyword is in the question but its condition is not in
+                      the final SQL
+``repeated_probe``    the same tool call (tool + arguments) three or more times in one task
+``unknown_column``    an SQL error naming a column that does not exist
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from evoonto.builder.labels import normalize
+from evoonto.evolution import text as tx
+from evoonto.evolution.probes import ValueProber
+from evoonto.evolution.trajectories import TaskTrajectory
+from evoonto.evolution.view import OntologyView
+from rdflib import RDF
+
+from evoonto.namespaces import EVO
+
+KINDS = ("unlinked_phrase", "missing_value", "shallow_retrieval", "guessed_join", "ignored_constraint",
+         "repeated_probe", "unknown_column")
+
+_UNKNOWN_COLUMN = re.compile(
+    r"no such column:\s*([\w.\"`\[\]]+)|column \"?([\w.]+)\"? (?:does not exist|not found)|"
+    r"Referenced column \"([\w.]+)\" not found|Unknown column '([\w.]+)'", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A recurrent failure pattern.
+
+    ``kind`` (one of :data:`KINDS`), ``key`` (normalised phrase/value/condition/column/tool call),
+    ``source_id`` (the database it concerns, or None), ``tasks`` (ids of the failed tasks showing it,
+    sorted), ``examples`` (up to three question texts, for humans and the LLM evolver),
+    ``details`` (kind-specific, JSON-serialisable: e.g. probe hits of a missing value).
+    """
+
+    kind: str
+    key: str
+    source_id: str | None
+    tasks: tuple[str, ...]
+    examples: tuple[str, ...] = ()
+    details: tuple = field(default=(), compare=False)
+
+    @property
+    def frequency(self) -> int:
+        return len(self.tasks)
+
+    @property
+    def id(self) -> str:
+        """Stable text form, ``kind:source:key`` — recorded as ``evo:signature`` in history."""
+        return f"{self.kind}:{self.source_id or '*'}:{self.key}"
+
+    def detail(self, name: str, default=None):
+        return dict(self.details).get(name, default)
+
+
+def surfaced_texts(traj: TaskTrajectory) -> list[str]:
+    """Everything the tools showed in a trajectory (browse hits, resolve records), as strings."""
+    out = []
+    for event in traj.events:
+        out.extend(event.result_ids)
+        if event.result is None:
+            continue
+        if isinstance(event.result, list):
+            for hit in event.result:
+                out.append(json.dumps(hit, ensure_ascii=False, default=str) if not isinstance(hit, str) else hit)
+        else:
+            out.append(json.dumps(event.result, ensure_ascii=False, default=str))
+    return out
+
+
+def _surfaced_stems(traj: TaskTrajectory) -> set[str]:
+    stems: set[str] = set()
+    for text in surfaced_texts(traj):
+        stems |= tx.text_stems(text)
+    return stems
+
+
+def _sqls(traj: TaskTrajectory) -> list[str]:
+    out = [str(e.arguments.get("sql") or e.arguments.get("query")) for e in traj.events
+           if e.tool in ("run_sql", "sql", "query") and (e.arguments.get("sql") or e.arguments.get("query"))]
+    if traj.final_sql:
+        out.append(traj.final_sql)
+    return out
+
+
+def _join_conditions(sql: str) -> list[str]:
+    """Join conditions of an SQL statement as ``table.col = table.col`` (aliases resolved, sorted sides)."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except Exception:
+        return []
+    aliases = {}
+    for t in tree.find_all(exp.Table):
+        aliases[(t.alias_or_name or t.name).lower()] = t.name.lower()
+    out = []
+    for join in tree.find_all(exp.Join):
+        on = join.args.get("on")
+        if on is None:
+            continue
+        for eq in on.find_all(exp.EQ):
+            left, right = eq.left, eq.right
+            if isinstance(left, exp.Column) and isinstance(right, exp.Column):
+                sides = sorted(f"{aliases.get(c.table.lower(), c.table.lower())}.{c.name.lower()}"
+                               for c in (left, right))
+                out.append(f"{sides[0]} = {sides[1]}")
+    return out
+
+
+def _normalise_condition(text: str) -> set[str]:
+    conds = set()
+    for part in re.split(r"\band\b|,", text, flags=re.IGNORECASE):
+        sides = [s.strip().strip('"`').lower().replace('"', "") for s in part.split("=")]
+        if len(sides) == 2 and all(sides):
+            conds.add(" = ".join(sorted(sides)))
+    return conds
+
+
+def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
+             prober: ValueProber | None = None, min_frequency: int = 1,
+             kinds: Iterable[str] = KINDS) -> list[Signature]:
+    """Find recurrent failure signatures in the failed trajectories.
+
+    Args:
+        trajectories: tasks with events and pass/fail; only failed ones (``passed is False``) count.
+        view: snapshot of the parent ontology (labels, Evidence values, relations, constraints).
+        prober: read-only value prober over the raw sources; without it ``missing_value`` is not
+            diagnosed.
+        min_frequency: drop signatures seen in fewer failed tasks.
+        kinds: the signature kinds to look for.
+    Returns:
+        Signatures sorted by frequency (descending), then kind and key (deterministic).
+    """
+    kinds = set(kinds)
+    groups: dict[tuple, dict] = {}
+
+    def add(kind, key, src, traj, **details):
+        g = groups.setdefault((kind, key, src), {"tasks": set(), "examples": [], "details": {}})
+        g["tasks"].add(traj.task_id)
+        if len(g["examples"]) < 3 and traj.question not in g["examples"]:
+            g["examples"].append(traj.question)
+        for name, value in details.items():
+            g["details"].setdefault(name, value)
+
+    joins_known = set()
+    for pred in (EVO.joinCondition, EVO.joinPath):
+        for o in view.content.objects(None, pred):
+            joins_known |= _normalise_condition(str(o))
+    constraints = []
+    for c in view.content.subjects(RDF.type, EVO.Constraint):
+        kws = [normalize(str(k)) for k in view.content.objects(c, EVO.triggerKeyword)]
+        cond = view.content.value(c, EVO.condition)
+        if kws and cond is not None:
+            constraints.append((str(c), kws, str(cond)))
+
+    for traj in trajectories:
+        if not traj.failed:
+            continue
+        src = traj.db_id
+        words = tx.content_words(traj.question)
+        if words and ({"unlinked_phrase", "shallow_retrieval"} & kinds) and traj.events:
+            stems = _surfaced_stems(traj)
+            unlinked = [w for w in words if tx.stem(w) not in stems]
+            for w in dict.fromkeys(unlinked):
+                if "unlinked_phrase" in kinds:
+                    add("unlinked_phrase", w, src, traj)
+            if not unlinked and "shallow_retrieval" in kinds:
+                add("shallow_retrieval", "browse-depth", None, traj)
+        if "missing_value" in kinds and prober is not None and src is not None:
+            for value in tx.literal_values(traj.question):
+                if normalize(value) in view.evidence_values:
+                    continue
+                hits = prober.find(src, value, view.columns)
+                if hits:
+                    add("missing_value", normalize(value), src, traj,
+                        hits=tuple((h.table, h.column, h.value, h.query, h.rows) for h in hits[:3]),
+                        surface=value)
+        if "guessed_join" in kinds:
+            for sql in _sqls(traj):
+                for cond in _join_conditions(sql):
+                    if cond not in joins_known and not any(
+                            cond.split(" = ")[0].split(".", 1)[-1] in k and cond.split(" = ")[1].split(".", 1)[-1] in k
+                            for k in joins_known):
+                        add("guessed_join", cond, src, traj)
+        if "ignored_constraint" in kinds and constraints:
+            q = normalize(traj.question)
+            final = (traj.final_sql or "").lower()
+            for iri, kws, cond in constraints:
+                if any(k and k in q for k in kws):
+                    idents = [w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", cond)
+                              if w.upper() not in ("AND", "OR", "NOT", "IN", "IS", "NULL", "LIKE")]
+                    if final and idents and not all(i in final for i in idents[:1]):
+                        add("ignored_constraint", iri, src, traj, condition=cond)
+        if "repeated_probe" in kinds:
+            counts: dict[str, int] = defaultdict(int)
+            for e in traj.events:
+                counts[e.tool + " " + json.dumps(e.arguments, sort_keys=True, default=str)] += 1
+            for call, n in counts.items():
+                if n >= 3:
+                    add("repeated_probe", call[:200], src, traj, times=n)
+        if "unknown_column" in kinds:
+            for e in traj.events:
+                if not e.error:
+                    continue
+                m = _UNKNOWN_COLUMN.search(str(e.error))
+                if m:
+                    col = next(x for x in m.groups() if x).strip('"`[]').lower()
+                    add("unknown_column", col, src, traj)
+
+    out = []
+    for (kind, key, src), g in groups.items():
+        if len(g["tasks"]) < min_frequency:
+            continue
+        out.append(Signature(kind, key, src, tuple(sorted(g["tasks"])), tuple(g["examples"]),
+                             tuple(sorted(g["details"].items()))))
+    out.sort(key=lambda s: (-s.frequency, KINDS.index(s.kind), s.source_id or "", s.key))
+    return out

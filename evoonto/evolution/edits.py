@@ -1,0 +1,454 @@
+"""Typed edits: the smallest changes evolution can make, each on exactly one level.
+
+Paper §"Evolution loop", step *patch*: an intervention is a typed edit of the ontology, not free text.
+Every edit compiles to triples to add and remove per target named graph (docs/architecture.md §2:
+content/catalog = level ``content``, tools = level ``tool``, vocab/shapes = level ``schema``); a
+:class:`~evoonto.evolution.candidates.Candidate` bundles edits of one level into one Patch.
+
+Lifecycle follows the contract: evolution never deletes a Term, it deprecates it (``owl:deprecated
+true`` + ``dcterms:isReplacedBy``). Every minted node has an IRI (no blank nodes).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from rdflib import OWL, RDF, RDFS, XSD, Literal, URIRef
+from rdflib.namespace import DCTERMS, SKOS
+
+from evoonto.errors import EvoontoError
+from evoonto.iris import IriFactory, slugify, stable_key
+from evoonto.namespaces import EVO
+from evoonto.records import Constraint, Evidence, Mapping, ProbeActivity, Relation, Term
+
+
+class EditError(EvoontoError):
+    """An edit cannot be compiled against this ontology (unknown Term, column, setting …)."""
+
+
+#: Target named graphs of each level.
+LEVEL_TARGETS = {"content": ("content", "catalog"), "tool": ("tools",), "schema": ("vocab", "shapes")}
+
+
+@dataclass
+class Compiled:
+    """Triples to add / remove, per target graph name."""
+
+    additions: dict[str, list[tuple]] = field(default_factory=dict)
+    removals: dict[str, list[tuple]] = field(default_factory=dict)
+
+    def add(self, target: str, *triples) -> None:
+        self.additions.setdefault(target, []).extend(triples)
+
+    def remove(self, target: str, *triples) -> None:
+        self.removals.setdefault(target, []).extend(triples)
+
+    def extend(self, other: "Compiled") -> None:
+        for t, ts in other.additions.items():
+            self.add(t, *ts)
+        for t, ts in other.removals.items():
+            self.remove(t, *ts)
+
+
+@dataclass
+class EditContext:
+    """What edits compile against: the parent's :class:`~evoonto.evolution.view.OntologyView` and the
+    workspace's :class:`~evoonto.iris.IriFactory`; ``now`` stamps new Evidence (UTC)."""
+
+    view: object
+    iris: IriFactory
+    now: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0))
+
+    def column(self, source_id: str, table: str, column: str | None):
+        """The catalog ColumnInfo (or the table's IRI triple when column is None); EditError if absent."""
+        for c in self.view.columns:
+            if c.source_id == source_id and c.table == table and (column is None or c.column == column):
+                return c
+        raise EditError(f"no catalog column {source_id}.{table}.{column or '*'}")
+
+    def require_term(self, iri) -> URIRef:
+        if self.view.term(iri) is None:
+            raise EditError(f"no Term <{iri}> in the parent version")
+        return URIRef(str(iri))
+
+
+class Edit:
+    """Base of typed edits. Subclasses set ``level`` and implement ``compile(ctx) -> Compiled`` and
+    ``describe() -> str`` (one line, recorded as the patch's intervention)."""
+
+    level: ClassVar[str] = "content"
+    op: ClassVar[str] = "edit"
+
+    def compile(self, ctx: EditContext) -> Compiled:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def describe(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------- content level
+
+@dataclass(frozen=True)
+class AddSynonym(Edit):
+    """Add ``skos:altLabel`` (or ``skos:hiddenLabel`` with ``hidden=True``) ``label`` to Term ``term``."""
+
+    term: str
+    label: str
+    hidden: bool = False
+    op: ClassVar[str] = "add_synonym"
+
+    def compile(self, ctx):
+        t = ctx.require_term(self.term)
+        out = Compiled()
+        if self.hidden:
+            out.add("content", (t, SKOS.hiddenLabel, Literal(self.label)))
+        else:
+            out.add("content", (t, SKOS.altLabel, Literal(self.label, lang="en")))
+        return out
+
+    def describe(self):
+        kind = "hidden label" if self.hidden else "synonym"
+        return f"add {kind} {self.label!r} to <{self.term}>"
+
+
+@dataclass(frozen=True)
+class AddTerm(Edit):
+    """A new Term of ``kind`` labelled ``label``, mapped to ``source_id.table[.column]``, backed by
+    ``evidence`` (an Evidence IRI that must exist or be added in the same patch)."""
+
+    label: str
+    kind: str
+    source_id: str
+    table: str
+    column: str | None = None
+    alt_labels: tuple[str, ...] = ()
+    evidence: str | None = None
+    op: ClassVar[str] = "add_term"
+
+    def compile(self, ctx):
+        col = ctx.column(self.source_id, self.table, self.column)
+        iri = ctx.iris.term(self.source_id, slugify(f"{self.table} {self.column or ''} {self.label}"))
+        if ctx.view.term(iri) is not None:
+            raise EditError(f"Term <{iri}> already exists")
+        ev = [URIRef(self.evidence)] if self.evidence else []
+        m_iri = ctx.iris.mapping(self.source_id, self.table, self.column)
+        if any(m_iri in t.mappings for t in ctx.view.terms):
+            m_iri = ctx.iris.mapping(self.source_id, self.table, self.column, int(stable_key(iri, length=6), 16) % 997 + 2)
+        term = Term(iri, self.label, kinds=[self.kind], alt_labels=list(self.alt_labels),
+                    scheme=ctx.iris.scheme(), mappings=[m_iri], evidence=ev)
+        mapping = Mapping(m_iri, iri, col.source_iri, col.table_iri,
+                          col.iri if self.column else None, confidence=0.7, evidence=ev)
+        out = Compiled()
+        out.add("content", *term.to_triples(), *mapping.to_triples())
+        return out
+
+    def describe(self):
+        where = f"{self.source_id}.{self.table}" + (f".{self.column}" if self.column else "")
+        return f"add {self.kind} Term {self.label!r} mapped to {where}"
+
+
+@dataclass(frozen=True)
+class ModifyTerm(Edit):
+    """Replace a Term's ``skos:prefLabel`` and/or set its ``skos:definition``."""
+
+    term: str
+    label: str | None = None
+    definition: str | None = None
+    op: ClassVar[str] = "modify_term"
+
+    def compile(self, ctx):
+        t = ctx.require_term(self.term)
+        out = Compiled()
+        g = ctx.view.content
+        if self.label is not None:
+            out.remove("content", *[(t, SKOS.prefLabel, o) for o in g.objects(t, SKOS.prefLabel)])
+            out.add("content", (t, SKOS.prefLabel, Literal(self.label, lang="en")))
+        if self.definition is not None:
+            out.remove("content", *[(t, SKOS.definition, o) for o in g.objects(t, SKOS.definition)])
+            out.add("content", (t, SKOS.definition, Literal(self.definition, lang="en")))
+        return out
+
+    def describe(self):
+        return f"modify <{self.term}>" + (f" label={self.label!r}" if self.label else "") + \
+            (" definition" if self.definition else "")
+
+
+@dataclass(frozen=True)
+class DeprecateTerm(Edit):
+    """Mark a Term ``owl:deprecated true`` (optionally ``dcterms:isReplacedBy`` another Term)."""
+
+    term: str
+    replaced_by: str | None = None
+    op: ClassVar[str] = "deprecate_term"
+
+    def compile(self, ctx):
+        t = ctx.require_term(self.term)
+        out = Compiled()
+        out.add("content", (t, OWL.deprecated, Literal(True)))
+        if self.replaced_by:
+            out.add("content", (t, DCTERMS.isReplacedBy, ctx.require_term(self.replaced_by)))
+        return out
+
+    def describe(self):
+        return f"deprecate <{self.term}>" + (f" (replaced by <{self.replaced_by}>)" if self.replaced_by else "")
+
+
+@dataclass(frozen=True)
+class AddMapping(Edit):
+    """A further Mapping of Term ``term`` to ``source_id.table[.column]`` (filter/aggregation optional)."""
+
+    term: str
+    source_id: str
+    table: str
+    column: str | None = None
+    filter: str | None = None
+    aggregation: str | None = None
+    confidence: float = 0.6
+    evidence: str | None = None
+    op: ClassVar[str] = "add_mapping"
+
+    def compile(self, ctx):
+        t = ctx.require_term(self.term)
+        col = ctx.column(self.source_id, self.table, self.column)
+        n = int(stable_key(t, self.table, self.column, self.filter, length=6), 16) % 9973 + 2
+        m_iri = ctx.iris.mapping(self.source_id, self.table, self.column, n)
+        ev = [URIRef(self.evidence)] if self.evidence else []
+        mapping = Mapping(m_iri, t, col.source_iri, col.table_iri, col.iri if self.column else None,
+                          filter=self.filter, aggregation=self.aggregation, confidence=self.confidence,
+                          evidence=ev)
+        out = Compiled()
+        out.add("content", *mapping.to_triples())
+        return out
+
+    def describe(self):
+        return f"map <{self.term}> to {self.source_id}.{self.table}" + (f".{self.column}" if self.column else "")
+
+
+@dataclass(frozen=True)
+class AddEvidence(Edit):
+    """Evidence from a new read-only probe (``query`` on ``source_id``) observing ``sample_values``,
+    attached with ``prov:wasDerivedFrom`` to ``supports`` (Term or Mapping IRIs)."""
+
+    source_id: str
+    query: str
+    sample_values: tuple[str, ...]
+    supports: tuple[str, ...]
+    rows_observed: int | None = None
+    op: ClassVar[str] = "add_evidence"
+
+    def iri(self, iris: IriFactory) -> URIRef:
+        return iris.evidence(stable_key(self.source_id, self.query))
+
+    def compile(self, ctx):
+        key = stable_key(self.source_id, self.query)
+        src = ctx.view.sources.get(self.source_id)
+        if src is None:
+            raise EditError(f"no source {self.source_id!r} in the catalog")
+        probe = ProbeActivity(ctx.iris.probe(key), self.query, used=src, started_at=ctx.now, ended_at=ctx.now)
+        ev = Evidence(ctx.iris.evidence(key), probe=probe.iri, generated_at=ctx.now,
+                      summary=f"probe found {', '.join(self.sample_values)}"[:200],
+                      rows_observed=self.rows_observed, sample_values=list(self.sample_values))
+        out = Compiled()
+        out.add("content", *probe.to_triples(), *ev.to_triples())
+        for target in self.supports:
+            out.add("content", (URIRef(target), URIRef("http://www.w3.org/ns/prov#wasDerivedFrom"), ev.iri))
+        return out
+
+    def describe(self):
+        return f"add Evidence of {', '.join(map(repr, self.sample_values))} ({self.source_id})"
+
+
+@dataclass(frozen=True)
+class AddConstraint(Edit):
+    """A Constraint on ``target`` with an SQL ``condition``, trigger keywords and prose comment."""
+
+    target: str
+    condition: str
+    trigger_keywords: tuple[str, ...] = ()
+    comment: str | None = None
+    severity: str = "Warning"
+    evidence: str | None = None
+    op: ClassVar[str] = "add_constraint"
+
+    def compile(self, ctx):
+        iri = ctx.iris.constraint(slugify(f"{self.condition}") + "-" + stable_key(self.target, self.condition, length=6))
+        c = Constraint(iri, [URIRef(self.target)], self.condition, list(self.trigger_keywords),
+                       self.severity, self.comment, [URIRef(self.evidence)] if self.evidence else [])
+        out = Compiled()
+        out.add("content", *c.to_triples())
+        return out
+
+    def describe(self):
+        return f"add Constraint {self.condition!r} on <{self.target}>"
+
+
+@dataclass(frozen=True)
+class AddRelation(Edit):
+    """A semantic relation (direct triple + qualified node) of ``type`` between two Terms."""
+
+    type: str
+    source: str
+    target: str
+    join_condition: str | None = None
+    formula: str | None = None
+    op: ClassVar[str] = "add_relation"
+
+    def compile(self, ctx):
+        a, b = ctx.require_term(self.source), ctx.require_term(self.target)
+        rel = Relation(ctx.iris.relation(self.type, a, b), self.type, a, b,
+                       join_condition=self.join_condition, formula=self.formula)
+        out = Compiled()
+        out.add("content", *rel.to_triples())
+        return out
+
+    def describe(self):
+        return f"add {self.type} <{self.source}> → <{self.target}>" + \
+            (f" on {self.join_condition}" if self.join_condition else "")
+
+
+# ---------------------------------------------------------------- tool level
+
+_SETTINGS = {
+    "browse.defaultResults": ("browse", EVO.BrowseSettings, EVO.defaultResults),
+    "browse.maxResults": ("browse", EVO.BrowseSettings, EVO.maxResults),
+    "resolve.responseBudget": ("resolve", EVO.ResolveSettings, EVO.responseBudget),
+    "resolve.evidenceBudget": ("resolve", EVO.ResolveSettings, EVO.evidenceBudget),
+}
+
+
+def settings_node(view, name: str, cls) -> URIRef | None:
+    """The existing settings node of class ``cls`` in the tools graph, or None."""
+    nodes = sorted(view.tools.subjects(RDF.type, cls))
+    return nodes[0] if nodes else None
+
+
+@dataclass(frozen=True)
+class SetToolSetting(Edit):
+    """Set one browse/resolve setting (``browse.defaultResults``, ``browse.maxResults``,
+    ``resolve.responseBudget`` (characters), ``resolve.evidenceBudget``) to an integer value."""
+
+    setting: str
+    value: int
+    level: ClassVar[str] = "tool"
+    op: ClassVar[str] = "set_tool_setting"
+
+    def compile(self, ctx):
+        if self.setting not in _SETTINGS:
+            raise EditError(f"unknown tool setting {self.setting!r}; known: {', '.join(_SETTINGS)}")
+        if int(self.value) < 1:
+            raise EditError(f"tool setting {self.setting} must be ≥ 1")
+        name, cls, pred = _SETTINGS[self.setting]
+        node = settings_node(ctx.view, name, cls)
+        out = Compiled()
+        if node is None:
+            node = ctx.iris.tools(name)
+            out.add("tools", (node, RDF.type, cls))
+        out.remove("tools", *[(node, pred, o) for o in ctx.view.tools.objects(node, pred)])
+        out.add("tools", (node, pred, Literal(int(self.value))))
+        return out
+
+    def describe(self):
+        return f"set {self.setting} = {self.value}"
+
+
+@dataclass(frozen=True)
+class AddManifestNote(Edit):
+    """A manifest paragraph (``evo:ManifestNote``, ``rdfs:comment``, ``evo:order``)."""
+
+    text: str
+    order: int = 100
+    level: ClassVar[str] = "tool"
+    op: ClassVar[str] = "add_manifest_note"
+
+    def compile(self, ctx):
+        node = ctx.iris.tools("note-" + stable_key(self.text, length=10))
+        out = Compiled()
+        out.add("tools", (node, RDF.type, EVO.ManifestNote), (node, RDFS.comment, Literal(self.text, lang="en")),
+                (node, EVO.order, Literal(int(self.order))))
+        return out
+
+    def describe(self):
+        return f"add manifest note {self.text[:60]!r}"
+
+
+@dataclass(frozen=True)
+class DeclareTool(Edit):
+    """A declared SQL-template tool: ``name``, description, template, parameters ((name, type), …)."""
+
+    name: str
+    description: str
+    sql_template: str
+    parameters: tuple[tuple[str, str], ...] = ()
+    level: ClassVar[str] = "tool"
+    op: ClassVar[str] = "declare_tool"
+
+    def compile(self, ctx):
+        node = ctx.iris.tools(slugify(self.name))
+        out = Compiled()
+        out.add("tools", (node, RDF.type, EVO.DeclaredTool), (node, EVO.toolName, Literal(self.name)),
+                (node, RDFS.comment, Literal(self.description, lang="en")),
+                (node, EVO.sqlTemplate, Literal(self.sql_template)))
+        for pname, ptype in self.parameters:
+            p = URIRef(f"{node}/parameter/{slugify(pname)}")
+            out.add("tools", (node, EVO.parameter, p), (p, RDF.type, EVO.Parameter),
+                    (p, EVO.parameterName, Literal(pname)), (p, EVO.parameterType, Literal(ptype)))
+        return out
+
+    def describe(self):
+        return f"declare tool {self.name!r}"
+
+
+# ---------------------------------------------------------------- schema level
+
+@dataclass(frozen=True)
+class AddRelationType(Edit):
+    """A new admissible relation type (``evo:RelationType`` with its ``evo:directProperty``) in the
+    vocab graph; existing content is untouched (DESIGN.md §2)."""
+
+    name: str
+    comment: str
+    level: ClassVar[str] = "schema"
+    op: ClassVar[str] = "add_relation_type"
+
+    def compile(self, ctx):
+        t = URIRef(f"{ctx.iris.base}schema/{slugify(self.name)}")
+        p = URIRef(f"{ctx.iris.base}schema/{slugify(self.name)}-property")
+        out = Compiled()
+        out.add("vocab", (t, RDF.type, EVO.RelationType), (t, RDFS.label, Literal(self.name, lang="en")),
+                (t, RDFS.comment, Literal(self.comment, lang="en")), (t, EVO.directProperty, p),
+                (p, RDF.type, OWL.ObjectProperty), (p, RDFS.subPropertyOf, SKOS.related),
+                (p, RDFS.label, Literal(self.name, lang="en")))
+        return out
+
+    def describe(self):
+        return f"add relation type {self.name!r}"
+
+
+@dataclass(frozen=True)
+class AddSchemaField(Edit):
+    """A new datatype property ``name`` on node family ``domain`` (an ``evo:`` class local name)."""
+
+    name: str
+    domain: str
+    comment: str
+    level: ClassVar[str] = "schema"
+    op: ClassVar[str] = "add_schema_field"
+
+    def compile(self, ctx):
+        p = URIRef(f"{ctx.iris.base}schema/{slugify(self.name)}")
+        out = Compiled()
+        out.add("vocab", (p, RDF.type, OWL.DatatypeProperty), (p, RDFS.domain, EVO[self.domain]),
+                (p, RDFS.range, XSD.string), (p, RDFS.label, Literal(self.name, lang="en")),
+                (p, RDFS.comment, Literal(self.comment, lang="en")))
+        return out
+
+    def describe(self):
+        return f"add field {self.name!r} to evo:{self.domain}"
+
+
+#: Every edit type by its ``op`` name (used by the LLM evolver's JSON parser).
+EDIT_TYPES: dict[str, type] = {cls.op: cls for cls in (
+    AddSynonym, AddTerm, ModifyTerm, DeprecateTerm, AddMapping, AddEvidence, AddConstraint, AddRelation,
+    SetToolSetting, AddManifestNote, DeclareTool, AddRelationType, AddSchemaField)}

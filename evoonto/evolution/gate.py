@@ -1,0 +1,210 @@
+"""The gate: a candidate version against its parent on the same validation set V.
+
+Paper §"Evolution loop": a patch is accepted only when the candidate, scored on the same validation
+set with the same backbone (scorer or agent, model, decoding, budgets), beats its parent by at least
+the margin τ. evoonto adds a paired statistical test on the per-question outcomes (exact one-sided
+sign test, or a seeded paired bootstrap) so a gain carried by one lucky question is not enough unless
+the caller asks for that (``alpha``).
+
+The gate never sees gold answers: it receives per-question outcomes (floats in [0, 1]) produced by a
+scorer, which alone reads gold.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Callable, Hashable, Mapping
+
+from evoonto.errors import ConfigurationError
+
+#: Outcomes of one version on V: question id -> score in [0, 1] (1/0 strict hit, or column recall).
+Outcomes = Mapping[str, float]
+
+TESTS = ("sign", "bootstrap", "none")
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """Settings of the gate.
+
+    Args:
+        tau: minimum mean per-question gain (candidate − parent, same units as the outcomes, e.g.
+            0.01 = one point of strict recall) for acceptance.
+        test: ``"sign"`` (exact one-sided binomial sign test over the questions whose outcome
+            changed), ``"bootstrap"`` (paired bootstrap of the mean difference, ``resamples`` draws,
+            seeded) or ``"none"`` (margin only, as in the paper).
+        alpha: the test supports the gain when its one-sided p-value is ≤ alpha.
+        resamples: bootstrap draws. seed: bootstrap seed (same inputs → same decision).
+        enabled: False is the *no-gate ablation*: every valid candidate is accepted (still scored
+            and logged, so the ablation's history is comparable).
+
+    Raises:
+        ConfigurationError: on a test name outside :data:`TESTS`, alpha outside (0, 1], or
+            resamples < 1.
+    """
+
+    tau: float = 0.005
+    test: str = "sign"
+    alpha: float = 0.25
+    resamples: int = 2000
+    seed: int = 0
+    enabled: bool = True
+
+    def __post_init__(self):
+        if self.test not in TESTS:
+            raise ConfigurationError(f"unknown gate test {self.test!r}; choose one of {', '.join(TESTS)}")
+        if not (0.0 < self.alpha <= 1.0):
+            raise ConfigurationError(f"gate alpha must be in (0, 1], got {self.alpha}")
+        if self.resamples < 1:
+            raise ConfigurationError(f"gate resamples must be ≥ 1, got {self.resamples}")
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """The outcome of one gate evaluation.
+
+    ``decision`` is ``"accepted"`` or ``"rejected"``; scores are mean outcomes over V (0..1);
+    ``wins``/``losses`` count questions that improved/worsened; ``p_value`` is the one-sided p-value
+    of the paired test (1.0 when no test ran); ``reason`` is one human-readable line.
+    ``parent_outcomes``/``candidate_outcomes`` keep the per-question outcomes.
+    """
+
+    decision: str
+    parent_score: float
+    candidate_score: float
+    gain: float
+    wins: int
+    losses: int
+    p_value: float
+    reason: str
+    parent_outcomes: dict = field(default_factory=dict, repr=False)
+    candidate_outcomes: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def accepted(self) -> bool:
+        return self.decision == "accepted"
+
+    def metadata(self) -> dict:
+        """Scores and statistics as plain values for the patch metadata / PROV history."""
+        return {
+            "decision": self.decision, "parent_score": round(self.parent_score, 6),
+            "candidate_score": round(self.candidate_score, 6), "gain": round(self.gain, 6),
+            "wins": self.wins, "losses": self.losses, "p_value": round(self.p_value, 6),
+            "reason": self.reason,
+        }
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """One-sided exact sign test: P(X ≥ wins) for X ~ Binomial(wins + losses, 1/2).
+
+    Ties (unchanged questions) are dropped, as usual for the sign test. Returns 1.0 when no
+    question changed.
+    """
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    return sum(math.comb(n, k) for k in range(wins, n + 1)) / 2 ** n
+
+
+def paired_bootstrap(diffs: list[float], *, resamples: int, seed: int) -> float:
+    """One-sided paired bootstrap p-value: the share of resampled mean differences ≤ 0.
+
+    Args:
+        diffs: candidate − parent per question. resamples: number of draws. seed: RNG seed.
+    Returns 1.0 for an empty list.
+    """
+    if not diffs:
+        return 1.0
+    rng = random.Random(seed)
+    n = len(diffs)
+    not_better = 0
+    for _ in range(resamples):
+        total = 0.0
+        for _ in range(n):
+            total += diffs[rng.randrange(n)]
+        if total <= 1e-12:
+            not_better += 1
+    return not_better / resamples
+
+
+def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig) -> GateDecision:
+    """Decide on a candidate from the per-question outcomes of parent and candidate on V.
+
+    Args:
+        parent, candidate: question id -> outcome; both must cover the same question ids.
+        config: margin, test and significance level.
+    Returns:
+        A :class:`GateDecision`; accepted iff mean gain ≥ tau and the paired test's p ≤ alpha
+        (or unconditionally when ``config.enabled`` is False).
+    Raises:
+        ConfigurationError: when the two outcome sets cover different questions (not the same V).
+    """
+    if set(parent) != set(candidate):
+        raise ConfigurationError("gate: parent and candidate were scored on different validation sets")
+    ids = sorted(parent)
+    diffs = [float(candidate[q]) - float(parent[q]) for q in ids]
+    n = max(len(ids), 1)
+    p_mean = sum(float(parent[q]) for q in ids) / n
+    c_mean = sum(float(candidate[q]) for q in ids) / n
+    gain = c_mean - p_mean
+    wins = sum(1 for d in diffs if d > 1e-12)
+    losses = sum(1 for d in diffs if d < -1e-12)
+    if config.test == "sign":
+        p_value = sign_test(wins, losses)
+    elif config.test == "bootstrap":
+        p_value = paired_bootstrap(diffs, resamples=config.resamples, seed=config.seed)
+    else:
+        p_value = 0.0 if gain > 0 else 1.0
+    stats = f"gain {gain:+.4f} (τ={config.tau}), {wins} up / {losses} down of {len(ids)}, {config.test} p={p_value:.3f}"
+    if not config.enabled:
+        decision, reason = "accepted", f"gate disabled (ablation); {stats}"
+    elif gain + 1e-12 < config.tau:
+        decision, reason = "rejected", f"below margin: {stats}"
+    elif p_value > config.alpha:
+        decision, reason = "rejected", f"paired test does not support the gain (α={config.alpha}): {stats}"
+    else:
+        decision, reason = "accepted", stats
+    return GateDecision(decision, p_mean, c_mean, gain, wins, losses, p_value, reason,
+                        dict(parent), dict(candidate))
+
+
+class Gate:
+    """Scores candidate versions against a cached parent score on one validation set.
+
+    Args:
+        score: ``score(ontology) -> {question id: outcome}``; the backbone bound to V (same
+            scorer/agent, model, decoding and budgets for every call).
+        backbone_key: any hashable describing the backbone and V; the parent cache is keyed on
+            (parent key, backbone_key), so changing either rescoring the parent.
+        config: :class:`GateConfig`.
+
+    ``parent_scores(key, ontology)`` reuses the cached outcomes while parent and backbone are
+    unchanged; ``evaluate(parent_key, parent, candidate)`` returns a :class:`GateDecision`.
+    ``scorings`` counts backbone calls (useful in tests and reports).
+    """
+
+    def __init__(self, score: Callable[[object], Outcomes], *, backbone_key: Hashable = "default",
+                 config: GateConfig | None = None):
+        self._score = score
+        self.backbone_key = backbone_key
+        self.config = config or GateConfig()
+        self._cache: dict[tuple, dict] = {}
+        self.scorings = 0
+
+    def parent_scores(self, parent_key: Hashable, parent) -> dict:
+        """Outcomes of the parent on V, computed once per (parent_key, backbone_key)."""
+        key = (parent_key, self.backbone_key)
+        if key not in self._cache:
+            self._cache.clear()  # only the current parent is ever needed again
+            self._cache[key] = dict(self._score(parent))
+            self.scorings += 1
+        return self._cache[key]
+
+    def evaluate(self, parent_key: Hashable, parent, candidate) -> GateDecision:
+        """Score ``candidate`` on V and compare it with the (cached) parent outcomes."""
+        parent_outcomes = self.parent_scores(parent_key, parent)
+        candidate_outcomes = dict(self._score(candidate))
+        self.scorings += 1
+        return compare(parent_outcomes, candidate_outcomes, self.config)

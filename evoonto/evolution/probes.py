@@ -1,0 +1,148 @@
+"""New read-only probes of the raw sources, run by diagnosis and candidate writing.
+
+When a failed question mentions a value (``'France'``, ``French``, ``2014``) that no Evidence records,
+evolution asks the sources where that value lives: one ``SELECT`` per text-like column, through the
+read-only source layer (``Source.run(sql, limit=…, timeout_ms=…)``, docs/architecture.md §4), so the
+statement guard and row caps apply. Each hit carries the exact query, which becomes the new Evidence's
+probe activity (PROV-O ``prov:Activity`` with ``evo:query``). Gold answers are never consulted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from evoonto.builder.labels import normalize
+from evoonto.errors import EvoontoError
+from evoonto.evolution.view import ColumnInfo
+
+_NUMERIC = ("INT", "REAL", "FLOA", "DOUB", "NUM", "DEC", "BOOL")
+
+
+@dataclass(frozen=True)
+class ValueHit:
+    """A value found by a probe: where (source id, table, column), the stored spelling, the query."""
+
+    source_id: str
+    table: str
+    column: str
+    value: str
+    query: str
+    rows: int
+
+
+def _quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _quote_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _rows(result) -> list:
+    rows = getattr(result, "rows", None)
+    if rows is None and isinstance(result, Mapping):
+        rows = result.get("rows")
+    return list(rows or [])
+
+
+class ValueProber:
+    """Finds where a question's value is stored, by read-only probes.
+
+    Args:
+        sources: source id -> Source (anything with ``run(sql, *, limit, timeout_ms)`` returning an
+            object or dict with ``rows``).
+        timeout_ms: per-probe time limit in milliseconds. max_columns: text columns probed per
+            source per value (cost bound).
+
+    ``find(source_id, value, columns)`` returns :class:`ValueHit` s (exact case-insensitive match
+    first; for single words of ≥ 5 letters also a close variant such as ``French`` → ``France``). Probes
+    that fail (timeouts, refused statements) are skipped. Results are cached per (source, value).
+    ``queries`` counts the probes run.
+    """
+
+    def __init__(self, sources: Mapping[str, object], *, timeout_ms: int = 2000, max_columns: int = 200):
+        self.sources = dict(sources)
+        self.timeout_ms = timeout_ms
+        self.max_columns = max_columns
+        self._cache: dict[tuple[str, str], list[ValueHit]] = {}
+        self.queries = 0
+
+    def _run(self, source, sql: str) -> list:
+        self.queries += 1
+        try:
+            return _rows(source.run(sql, limit=50, timeout_ms=self.timeout_ms))
+        except EvoontoError:
+            return []
+
+    def find(self, source_id: str, value: str, columns: list[ColumnInfo]) -> list[ValueHit]:
+        """Columns of ``source_id`` (among ``columns``) whose stored values match ``value``."""
+        key = (source_id, normalize(value))
+        if key in self._cache:
+            return self._cache[key]
+        source = self.sources.get(source_id)
+        hits: list[ValueHit] = []
+        text = value.strip()
+        if source is None or not text:
+            self._cache[key] = hits
+            return hits
+        numeric = text.replace(".", "", 1).isdigit()
+        probed = 0
+        for col in columns:
+            if col.source_id != source_id:
+                continue
+            is_num_col = any(t in col.declared_type.upper() for t in _NUMERIC)
+            if is_num_col != numeric and not (numeric and not col.declared_type):
+                continue
+            if probed >= self.max_columns:
+                break
+            probed += 1
+            c, t = _quote_ident(col.column), _quote_ident(col.table)
+            if numeric:
+                cond = f"CAST({c} AS TEXT) = {_quote_text(text)}"
+            else:
+                cond = f"LOWER(CAST({c} AS TEXT)) = LOWER({_quote_text(text)})"
+                if len(text) >= 5 and " " not in text:
+                    cond += f" OR LOWER(CAST({c} AS TEXT)) LIKE LOWER({_quote_text(text[:2].replace('%', '').replace('_', '') + '%')})"
+            sql = f"SELECT {c}, COUNT(*) FROM {t} WHERE {cond} GROUP BY {c} ORDER BY COUNT(*) DESC LIMIT 50"
+            rows = self._run(source, sql)
+            best = None
+            for row in rows:
+                stored = row[0] if isinstance(row, (list, tuple)) else next(iter(dict(row).values()))
+                n = row[1] if isinstance(row, (list, tuple)) and len(row) > 1 else 1
+                if stored is None:
+                    continue
+                stored_text = str(stored)
+                if not numeric and " " not in text and len(text) >= 5:
+                    # prefix matches must share most of the word (France/French, not Fred/Frederick)
+                    if normalize(stored_text) != normalize(text) and not _close(text, stored_text):
+                        continue
+                hit = ValueHit(source_id, col.table, col.column, stored_text, sql, int(n or 1))
+                if normalize(stored_text) == normalize(text):
+                    best = hit
+                    break
+                if best is None or _similarity(text, stored_text) > _similarity(text, best.value):
+                    best = hit
+            if best is not None:
+                hits.append(best)
+        exact = [h for h in hits if normalize(h.value) == normalize(text)]
+        hits = exact or hits
+        self._cache[key] = hits
+        return hits
+
+
+def _close(a: str, b: str) -> bool:
+    """Two single words that look like variants of one another (``French``/``France``): same first
+    two letters and a rapidfuzz similarity ratio ≥ 65."""
+    from rapidfuzz import fuzz
+
+    a, b = normalize(a), normalize(b)
+    if " " in b or a[:2] != b[:2]:
+        return False
+    return fuzz.ratio(a, b) >= 65
+
+
+def _similarity(a: str, b: str) -> float:
+    from rapidfuzz import fuzz
+
+    return fuzz.ratio(normalize(a), normalize(b))

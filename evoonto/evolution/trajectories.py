@@ -1,0 +1,158 @@
+"""Trajectories: one ordered list of tool events per task, with the evaluator's pass/fail only.
+
+Paper §"Evolution loop" (diagnosis works on trajectories). Events come from two places:
+
+* the Tool layer's JSON Lines log (``evoonto.tools.trajectory``), one event per agent tool call:
+  ``session``/``task``, ``ts``, ``version``, ``tool``, ``arguments``, ``result_size``,
+  ``result_ids``, ``latency_ms``, ``error``;
+* an offline evaluation run (:mod:`evoonto.evolution.backbone`), which records the retrieval policy's
+  browse/resolve calls with their results in the same shape.
+
+A trajectory carries the question *text* (what the agent saw) and the evaluator's verdict, never the
+gold SQL or gold result: diagnosis must not see gold (DESIGN.md §6).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from evoonto.errors import WorkloadError
+
+
+@dataclass(frozen=True)
+class Event:
+    """One tool call in a trajectory.
+
+    ``tool`` is the tool name (``browse``, ``resolve``, ``run_sql``, a declared tool, or
+    ``final_answer``); ``arguments`` its JSON arguments; ``result`` the JSON result when recorded
+    (else None); ``result_ids`` the ids it returned (the Tool log records these instead of bodies);
+    ``error`` the error message or None; ``latency_ms`` in milliseconds; ``timestamp`` ISO 8601.
+    """
+
+    tool: str
+    arguments: dict = field(default_factory=dict)
+    result: Any = None
+    error: str | None = None
+    version: int | None = None
+    timestamp: str | None = None
+    latency_ms: float | None = None
+    result_ids: tuple[str, ...] = ()
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "Event":
+        """Build an event from one log record (unknown keys are ignored)."""
+        args = data.get("arguments") or data.get("args") or {}
+        if not isinstance(args, dict):
+            args = {"value": args}
+        return cls(
+            tool=str(data.get("tool") or data.get("name") or "?"), arguments=args,
+            result=data.get("result"), error=data.get("error") or None,
+            version=data.get("version"), timestamp=data.get("ts") or data.get("timestamp"),
+            latency_ms=data.get("latency_ms"),
+            result_ids=tuple(str(i) for i in (data.get("result_ids") or ())),
+        )
+
+
+@dataclass
+class TaskTrajectory:
+    """All events of one task plus the evaluator's verdict.
+
+    ``task_id``: question id; ``question``: its text; ``db_id``: the source it targets (or None);
+    ``passed``: the evaluator's pass/fail (None when unknown); ``score``: the per-question outcome in
+    [0, 1] when the scorer gives a graded one; ``final_sql``: the agent's final SQL if any.
+    """
+
+    task_id: str
+    question: str = ""
+    db_id: str | None = None
+    events: list[Event] = field(default_factory=list)
+    passed: bool | None = None
+    score: float | None = None
+    final_sql: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.passed is False
+
+    def calls(self, tool: str) -> list[Event]:
+        """The events of one tool, in order."""
+        return [e for e in self.events if e.tool == tool]
+
+
+def _task_key(record: Mapping) -> str | None:
+    for key in ("task", "task_id", "question_id", "session", "session_id"):
+        if record.get(key) not in (None, ""):
+            return str(record[key])
+    return None
+
+
+def read_log(path: str | Path) -> list[dict]:
+    """Read a trajectory JSON Lines file into a list of records, in file order.
+
+    Raises:
+        WorkloadError: when the file is missing or a line is not a JSON object (names the line).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise WorkloadError(f"trajectory log not found: {path}")
+    records = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise WorkloadError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
+            if not isinstance(rec, dict):
+                raise WorkloadError(f"{path}:{lineno}: a trajectory event must be a JSON object")
+            records.append(rec)
+    return records
+
+
+def group_events(records: Iterable[Mapping], outcomes: Mapping[str, bool | float],
+                 *, questions: Mapping[str, Any] | None = None) -> list[TaskTrajectory]:
+    """Group log records per task and attach the evaluator's verdicts.
+
+    Args:
+        records: event dicts in log order; each names its task by ``task``/``task_id``/``session``.
+        outcomes: task id -> pass/fail (bool) or graded outcome in [0, 1] (passed iff ≥ 1.0).
+        questions: optional task id -> Question (``.text``, ``.db_id``) or plain question text.
+    Returns:
+        Trajectories sorted by task id; tasks with outcomes but no events get an empty trajectory.
+        Records without a task key are dropped. A ``final_answer`` event's ``arguments["sql"]``
+        becomes ``final_sql``.
+    """
+    by_task: dict[str, TaskTrajectory] = {}
+    questions = questions or {}
+
+    def get(task_id: str) -> TaskTrajectory:
+        if task_id not in by_task:
+            q = questions.get(task_id)
+            text = getattr(q, "text", q if isinstance(q, str) else "") or ""
+            by_task[task_id] = TaskTrajectory(task_id, text, getattr(q, "db_id", None))
+        return by_task[task_id]
+
+    for rec in records:
+        key = _task_key(rec)
+        if key is None:
+            continue
+        traj = get(key)
+        event = Event.from_dict(rec)
+        traj.events.append(event)
+        if event.tool == "final_answer" and isinstance(event.arguments.get("sql"), str):
+            traj.final_sql = event.arguments["sql"]
+        if not traj.question and isinstance(rec.get("question"), str):
+            traj.question = rec["question"]
+    for task_id, outcome in outcomes.items():
+        traj = get(str(task_id))
+        if isinstance(outcome, bool):
+            traj.passed = outcome
+            traj.score = 1.0 if outcome else 0.0
+        else:
+            traj.score = float(outcome)
+            traj.passed = traj.score >= 1.0 - 1e-9
+    return [by_task[k] for k in sorted(by_task)]

@@ -1,0 +1,171 @@
+"""A read-only snapshot of what evolution needs from one ontology version.
+
+Reads the ``content`` and ``catalog`` named graphs (docs/architecture.md §3) into plain Python records:
+Terms with their labels and mapped table/column, the Evidence values already recorded, and the
+catalog's sources, tables and columns. Candidate writers use it to pick targets; it never writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from rdflib import OWL, RDF, Literal, URIRef
+from rdflib.namespace import DCTERMS, SKOS
+
+from evoonto.builder.labels import normalize
+from evoonto.namespaces import EVO
+
+CSVW = "http://www.w3.org/ns/csvw#"
+TERM_KINDS = ("Term", "Entity", "Identifier", "Metric", "Dimension", "Category", "TimeDimension")
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """A catalog column: source id, table and column names, declared type, and the nodes' IRIs."""
+
+    source_id: str
+    table: str
+    column: str
+    declared_type: str
+    iri: URIRef
+    table_iri: URIRef
+    source_iri: URIRef
+
+
+@dataclass
+class TermInfo:
+    """A Term: IRI, labels (pref first, then alt, hidden), kinds (local names), deprecated flag, and
+    the (source id, table, column-or-None) locations of its Mappings."""
+
+    iri: URIRef
+    pref_labels: list[str] = field(default_factory=list)
+    alt_labels: list[str] = field(default_factory=list)
+    hidden_labels: list[str] = field(default_factory=list)
+    kinds: set[str] = field(default_factory=set)
+    deprecated: bool = False
+    locations: list[tuple[str, str, str | None]] = field(default_factory=list)
+    mappings: list[URIRef] = field(default_factory=list)
+
+    @property
+    def labels(self) -> list[str]:
+        return self.pref_labels + self.alt_labels + self.hidden_labels
+
+    @property
+    def source_ids(self) -> set[str]:
+        return {loc[0] for loc in self.locations}
+
+
+class OntologyView:
+    """Snapshot of the content and catalog graphs of ``ontology`` (an Ontology with ``graph(name)``)."""
+
+    def __init__(self, ontology):
+        self.content = ontology.graph("content")
+        self.catalog = ontology.graph("catalog")
+        try:
+            self.tools = ontology.graph("tools")
+        except Exception:  # pragma: no cover - an ontology without a tools graph
+            from rdflib import Graph
+            self.tools = Graph()
+
+    def _name(self, node) -> str:
+        value = self.catalog.value(node, URIRef(CSVW + "name"))
+        return str(value) if value is not None else str(node).rsplit("/", 1)[-1]
+
+    @cached_property
+    def sources(self) -> dict[str, URIRef]:
+        """Source id (``dcterms:identifier``) -> source IRI."""
+        out = {}
+        for src in self.catalog.subjects(RDF.type, URIRef("http://www.w3.org/ns/dcat#Dataset")):
+            ident = self.catalog.value(src, DCTERMS.identifier)
+            out[str(ident) if ident is not None else str(src).rsplit("/", 1)[-1]] = src
+        return out
+
+    @cached_property
+    def columns(self) -> list[ColumnInfo]:
+        """Every catalog column, sorted by (source, table, column)."""
+        src_ids = {iri: sid for sid, iri in self.sources.items()}
+        out = []
+        for col in self.catalog.subjects(RDF.type, URIRef(CSVW + "Column")):
+            tbl = self.catalog.value(col, DCTERMS.isPartOf)
+            src = self.catalog.value(tbl, DCTERMS.isPartOf) if tbl is not None else None
+            if tbl is None or src is None:
+                continue
+            dtype = self.catalog.value(col, EVO.declaredType)
+            out.append(ColumnInfo(src_ids.get(src, str(src)), self._name(tbl), self._name(col),
+                                  str(dtype or ""), col, tbl, src))
+        return sorted(out, key=lambda c: (c.source_id, c.table, c.column))
+
+    @cached_property
+    def _node_location(self) -> dict[URIRef, tuple[str, str, str | None]]:
+        loc = {}
+        for c in self.columns:
+            loc[c.iri] = (c.source_id, c.table, c.column)
+            loc.setdefault(c.table_iri, (c.source_id, c.table, None))
+        return loc
+
+    @cached_property
+    def terms(self) -> list[TermInfo]:
+        """Every Term of the content graph, sorted by IRI."""
+        g = self.content
+        found: dict[URIRef, TermInfo] = {}
+        for kind in TERM_KINDS:
+            for t in g.subjects(RDF.type, EVO[kind]):
+                if isinstance(t, URIRef):
+                    found.setdefault(t, TermInfo(t)).kinds.add(kind)
+        for t, info in found.items():
+            info.pref_labels = sorted(str(x) for x in g.objects(t, SKOS.prefLabel))
+            info.alt_labels = sorted(str(x) for x in g.objects(t, SKOS.altLabel))
+            info.hidden_labels = sorted(str(x) for x in g.objects(t, SKOS.hiddenLabel))
+            info.deprecated = any(str(x).lower() in ("true", "1") for x in g.objects(t, OWL.deprecated))
+            for m in sorted(g.objects(t, EVO.hasMapping)):
+                info.mappings.append(m)
+                node = g.value(m, EVO.column) or g.value(m, EVO.table)
+                if node is not None and node in self._node_location:
+                    info.locations.append(self._node_location[node])
+        return [found[k] for k in sorted(found)]
+
+    def term(self, iri) -> TermInfo | None:
+        """The Term with this IRI, or None."""
+        for t in self.terms:
+            if str(t.iri) == str(iri):
+                return t
+        return None
+
+    def terms_of(self, source_id: str | None) -> list[TermInfo]:
+        """Non-deprecated Terms mapped into ``source_id`` (all Terms when it is None)."""
+        return [t for t in self.terms if not t.deprecated and (source_id is None or source_id in t.source_ids)]
+
+    def terms_at(self, source_id: str, table: str, column: str | None) -> list[TermInfo]:
+        """Non-deprecated Terms with a Mapping at exactly this table (and column)."""
+        return [t for t in self.terms if not t.deprecated and (source_id, table, column) in t.locations]
+
+    @cached_property
+    def evidence_values(self) -> set[str]:
+        """Normalised ``evo:sampleValue`` literals and value-distribution keys of every Evidence."""
+        import json
+
+        values = set()
+        for v in self.content.objects(None, EVO.sampleValue):
+            values.add(normalize(str(v)))
+        for v in self.content.objects(None, EVO.valueDistribution):
+            try:
+                data = json.loads(str(v))
+            except ValueError:
+                continue
+            if isinstance(data, dict):
+                values.update(normalize(str(k)) for k in data)
+        return values
+
+    def all_labels(self, source_id: str | None = None) -> list[str]:
+        """Every label of the non-deprecated Terms of a source."""
+        out = []
+        for t in self.terms_of(source_id):
+            out.extend(t.labels)
+        return out
+
+    def has_literal(self, subject, predicate, value: str) -> bool:
+        """True when the content graph holds ``subject predicate value`` (any language tag/datatype)."""
+        target = normalize(value)
+        return any(isinstance(o, Literal) and normalize(str(o)) == target
+                   for o in self.content.objects(subject, predicate))
