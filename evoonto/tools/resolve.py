@@ -156,6 +156,10 @@ class _Graph:
         return "node"
 
     def label(self, iri: str) -> str:
+        if self.kind(iri) == "mapping":
+            parts = [self.label(o) for p in ("table", "column") for o in self.objects(iri, p)[:1]]
+            if parts:
+                return ".".join(parts)
         for pred in ("prefLabel", "label", "name", "identifier", "title", "altLabel"):
             values = self.literals(iri, pred)
             if values:
@@ -206,6 +210,7 @@ class Resolver:
                 errors.append({"id": ident[:200], "error": "unknown id (browse first to find ids)"})
         found = [iri for _, iri in dict.fromkeys(wanted) if graph.props.get(iri)]
         records = self._records(graph, found, expand, depth)
+        _strip_private(records)
         return self._fit({"records": records, "errors": errors, "truncated": False})
 
     # -- building ---------------------------------------------------------------------------------
@@ -225,8 +230,6 @@ class Resolver:
                             rel["other"]["mappings"] = [
                                 {k: m[k] for k in ("table", "column") if k in m} for m in other["mappings"]
                             ]
-        for rec in records:
-            _strip_private(rec)
         return records
 
     def _collect_links(self, graph: _Graph, focus: list[str], expand: tuple[str, ...]) -> dict:

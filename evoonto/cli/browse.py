@@ -1,0 +1,65 @@
+"""``evoonto browse QUERY``: ranked ontology records for a phrase, identifier or data value."""
+
+from __future__ import annotations
+
+import argparse
+
+from evoonto.cli import add_workspace_option
+
+HELP = "search the ontology: ranked Terms, Mappings, Constraints, Evidence or Relations"
+
+DESCRIPTION = """\
+Rank the records of the workspace's active ontology version for QUERY, exactly as the agent's
+browse tool does (BM25 over labels, synonyms, definitions, column names and evidence values, fused
+with fuzzy label matching).
+
+Examples:
+  evoonto browse "average singer age"
+  evoonto browse Banned --kind any -n 10
+  evoonto browse Singer_ID --json
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``browse`` sub-parser."""
+    parser = subparsers.add_parser(
+        "browse", help=HELP, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_workspace_option(parser)
+    parser.add_argument("query", metavar="QUERY", help="words, an identifier or a data value")
+    parser.add_argument("--kind", "-k", default="term",
+                        help="term (default), mapping, constraint, evidence, relation or any")
+    parser.add_argument("-n", type=int, default=None, metavar="N", help="number of results (default 5)")
+    parser.add_argument("--json", action="store_true", help="print the hits as JSON")
+    parser.set_defaults(func=run)
+
+
+def open_tools(args: argparse.Namespace):
+    """The :class:`~evoonto.tools.OntologyTools` of the chosen workspace's active version.
+
+    Raises:
+        WorkspaceError: no workspace at the path.
+    """
+    from evoonto.cli import workspace_path
+    from evoonto.tools.toolkit import OntologyTools
+    from evoonto.workspace import Workspace
+
+    ws = Workspace.open(workspace_path(args))
+    return OntologyTools(ws.ontology, version=ws.version, base_iri=getattr(ws, "base_iri", None))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the hits (a table, or JSON with --json); returns 0 (1 when nothing matched)."""
+    import json
+
+    hits = open_tools(args).browse(args.query, kind=args.kind, n=args.n)
+    if args.json:
+        print(json.dumps(hits, ensure_ascii=False, indent=2))
+    elif not hits:
+        print("no match")
+    else:
+        for hit in hits:
+            print(f"{hit['score']:.3f}  {hit['kind']:<10} {hit['id']}  {hit['label']}")
+            if hit["snippet"]:
+                print(f"       {hit['snippet']}")
+    return 0 if hits else 1

@@ -1,0 +1,56 @@
+"""``evoonto serve``: the MCP server for a data agent (stdio or streamable HTTP)."""
+
+from __future__ import annotations
+
+import argparse
+
+from evoonto.cli import add_workspace_option
+
+HELP = "serve the ontology tools to an agent over MCP (stdio or streamable HTTP)"
+
+DESCRIPTION = """\
+Serve the workspace's active ontology version over the Model Context Protocol: the manifest as the
+server instructions (and the resource evoonto://manifest), the tools browse and resolve, the tools
+declared in the tools graph, and with --data-tools read-only list_tables / describe_table / run_sql.
+No admin operation is exposed. The server reloads when the active version changes. Every call is
+appended to <workspace>/trajectories/<session>.jsonl (or --trajectory FILE).
+
+Examples:
+  evoonto serve --workspace .evoonto                      # stdio, for a local agent
+  evoonto serve --transport http --port 8765 --data-tools # http://127.0.0.1:8765/mcp
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``serve`` sub-parser."""
+    parser = subparsers.add_parser(
+        "serve", help=HELP, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_workspace_option(parser)
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio",
+                        help="stdio (default) or http (streamable HTTP at /mcp)")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    parser.add_argument("--data-tools", action="store_true",
+                        help="also serve read-only list_tables, describe_table and run_sql")
+    parser.add_argument("--session", default=None, metavar="ID",
+                        help="session id written into the trajectory (default: random)")
+    parser.add_argument("--trajectory", default=None, metavar="FILE",
+                        help="append calls to this JSON Lines file instead of <workspace>/trajectories/")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until interrupted; returns 0."""
+    from evoonto.cli import workspace_path
+    from evoonto.errors import ConfigurationError
+    from evoonto.server import serve
+
+    if not 0 < args.port < 65536:
+        raise ConfigurationError(f"--port must be from 1 to 65535, got {args.port}")
+    try:
+        serve(workspace_path(args), transport=args.transport, host=args.host, port=args.port,
+              data_tools=args.data_tools, session=args.session, trajectory_file=args.trajectory)
+    except ValueError as exc:  # malformed --session
+        raise ConfigurationError(str(exc)) from None
+    return 0

@@ -1,0 +1,138 @@
+"""browse: tokenizer, ranking over the fixture ontology, value hits, kinds, settings, hostile args."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import rdflib
+
+from evoonto.errors import ToolArgumentError
+from evoonto.ontology import Ontology
+from evoonto.store import OxigraphStore, parse_rdf_file
+from evoonto.tools.index import stem, tokenize
+from evoonto.tools.toolkit import OntologyTools
+
+FIXTURE = Path(__file__).parent / "fixtures" / "tools_concert.trig"
+BASE = "https://example.org/evoonto/tools-test/"
+EVO = rdflib.Namespace("https://w3id.org/evoonto/ns#")
+
+
+def load(version: int = 3) -> Ontology:
+    store = OxigraphStore()
+    store.load_quads(parse_rdf_file(FIXTURE))
+    return Ontology(store, version=version, base_iri=BASE)
+
+
+@pytest.fixture(scope="module")
+def tools() -> OntologyTools:
+    return OntologyTools(load())
+
+
+def test_tokenizer_splits_identifiers():
+    assert tokenize("Singer_ID") == ["singer", "id"]
+    assert tokenize("totalRevenue2024") == ["total", "revenue", "2024"]
+    assert tokenize("HTTPServer status") == ["http", "server", "status"]
+    assert tokenize("What is the average age of the singers?") == ["average", "age", "singer"]
+    assert tokenize("") == [] and tokenize("!!!") == []
+    assert stem("companies") == "company" and stem("status") == "status" and stem("singers") == "singer"
+
+
+def test_browse_ranks_label_match_first(tools):
+    hits = tools.browse("average singer age")
+    assert hits[0]["id"] == "term/cs/singer-age"
+    assert set(hits[0]) == {"id", "kind", "label", "snippet", "score"}
+    assert hits[0]["kind"] == "term" and hits[0]["label"] == "Singer age"
+    assert "singer.Age" in hits[0]["snippet"]
+    assert all(0 < h["score"] <= 1 for h in hits)
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+
+
+def test_browse_synonym_and_column_name(tools):
+    assert tools.browse("nationality")[0]["id"] == "term/cs/country"
+    assert tools.browse("artist")[0]["id"] == "term/cs/singer"
+    assert tools.browse("Status")[0]["id"] == "term/cs/legal-status"
+
+
+def test_browse_value_hit_from_evidence(tools):
+    hits = tools.browse("Banned")
+    assert hits[0]["id"] == "term/cs/legal-status"
+    assert 'value "Banned"' in hits[0]["snippet"]
+
+
+def test_browse_misspelling_is_corrected(tools):
+    assert tools.browse("nationalty")[0]["id"] == "term/cs/country"
+
+
+def test_browse_kinds(tools):
+    assert {h["kind"] for h in tools.browse("banned", kind="constraint")} == {"constraint"}
+    assert tools.browse("banned", kind="constraint")[0]["id"] == "constraint/banned"
+    assert tools.browse("Age", kind="mapping")[0]["label"] == "singer.Age"
+    rel = tools.browse("concert year singer", kind="relation")
+    assert rel[0]["id"] == "relation/Association/r1" and "Association" in rel[0]["label"]
+    assert tools.browse("status", kind="evidence")[0]["id"] == "evidence/status1"
+    assert {h["kind"] for h in tools.browse("singer", kind="any", n=20)} >= {"term", "mapping"}
+
+
+def test_browse_skips_deprecated_terms(tools):
+    assert all(h["id"] != "term/cs/old-age" for h in tools.browse("obsolete singer age", n=10))
+
+
+def test_browse_no_match_is_empty(tools):
+    assert tools.browse("zzzqqq xxyyzz") == []
+    assert tools.browse("???") == []
+
+
+def test_browse_n_and_default(tools):
+    assert len(tools.browse("singer", kind="any", n=2)) == 2
+    assert len(tools.browse("singer", kind="any")) <= 5
+
+
+@pytest.mark.parametrize("args, message", [
+    (("",), "non-empty"),
+    (("   ",), "non-empty"),
+    ((None,), "non-empty"),
+    (("x" * 100_000,), "maximum is 1000"),
+    (("age", "table"), "unknown kind"),
+    (("age", "term", 0), "n must be"),
+    (("age", "term", 10**9), "n must be"),
+    (("age", "term", -3), "n must be"),
+    (("age", "term", True), "n must be"),
+    (("age", "term", "5"), "n must be"),
+])
+def test_browse_rejects_bad_arguments(tools, args, message):
+    q, kind, n = (list(args) + ["term", None])[:3]
+    with pytest.raises(ToolArgumentError, match=message):
+        tools.browse(q, kind=kind, n=n)
+
+
+def test_browse_treats_sparql_looking_queries_as_text(tools):
+    for q in ['"} } ; DROP ALL ; SELECT * WHERE { ?s ?p ?o', "') UNION { ?s ?p ?o } #", "<http://x> ?s"]:
+        assert isinstance(tools.browse(q, kind="any"), list)
+    assert tools.browse("singer", kind="any")  # the store is untouched
+
+
+def test_settings_from_tools_graph_change_browse():
+    onto = load(version=4)
+    tools_graph = rdflib.URIRef("https://w3id.org/evoonto/graph/tools")
+    settings = rdflib.URIRef(BASE + "tools/browse")
+    # a Tool-level patch: only definitions are searched, at most 2 results
+    onto.store.apply(
+        removals={tools_graph: [(settings, EVO.maxResults, rdflib.Literal(20))]},
+        additions={tools_graph: [(settings, EVO.searchField, rdflib.Literal("definition")),
+                                 (settings, EVO.maxResults, rdflib.Literal(2))]},
+    )
+    tools = OntologyTools(onto)
+    assert tools.settings.browse.max_results == 2
+    assert set(tools.settings.browse.weights) == {"definition"}
+    with pytest.raises(ToolArgumentError, match="from 1 to 2"):
+        tools.browse("age", n=3)
+    assert tools.browse("nationality") == []          # synonyms are no longer searched
+    assert tools.browse("performer")[0]["id"] == "term/cs/singer"  # definitions are
+
+
+def test_index_is_built_once_per_version():
+    onto = load()
+    a, b = OntologyTools(onto), OntologyTools(onto)
+    assert a.built is b.built
+    assert OntologyTools(onto, version=99).built is not a.built
