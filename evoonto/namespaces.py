@@ -137,12 +137,14 @@ SSSOM = Namespace("https://w3id.org/sssom/")
 CSVW = Namespace("http://www.w3.org/ns/csvw#")
 #: Named graphs of a workspace.
 EVOG = Namespace("https://w3id.org/evoonto/graph/")
+#: The packaged SHACL shapes (node shapes such as ``evosh:MappingShape``).
+EVOSH = Namespace("https://w3id.org/evoonto/shapes#")
 
 #: Prefix -> namespace IRI, bound on every graph evoonto writes.
 PREFIXES: dict[str, str] = {
     "evo": str(EVO), "evog": str(EVOG), "skos": str(SKOS), "prov": str(PROV), "dcat": str(DCAT),
     "dcterms": str(DCTERMS), "csvw": str(CSVW), "owl": str(OWL), "rdf": str(RDF), "rdfs": str(RDFS),
-    "sh": str(SH), "xsd": str(XSD), "sssom": str(SSSOM),
+    "sh": str(SH), "xsd": str(XSD), "sssom": str(SSSOM), "evosh": str(EVOSH),
 }
 
 #: The six named graphs, in load/export order.
@@ -248,7 +250,7 @@ def bind_prefixes(graph):
 
 
 __all__ = [
-    "EVO", "EVOG", "SSSOM", "CSVW", "GRAPH", "GRAPH_NAMES", "PREFIXES", "bind_prefixes",
+    "EVO", "EVOG", "EVOSH", "SSSOM", "CSVW", "GRAPH", "GRAPH_NAMES", "PREFIXES", "bind_prefixes",
     "check_patch_id", "patch_additions_graph", "patch_removals_graph", "patch_meta_graph",
     "parse_patch_graph",
 ]

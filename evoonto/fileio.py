@@ -1,0 +1,129 @@
+"""Crash-safe file writes and the workspace writer lock (POSIX).
+
+:func:`atomic_write` writes a temporary file in the target's folder, flushes and ``fsync``s it,
+renames it over the target (``os.replace``, atomic on POSIX) and ``fsync``s the folder, so a crash
+at any moment leaves either the old file or the complete new one, never a mix (DESIGN.md §3).
+:class:`WriterLock` is an exclusive ``fcntl.flock`` on a lock file; the kernel releases it when the
+process dies, so a killed writer never leaves a stale lock.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import time
+from pathlib import Path
+
+from evoonto.errors import WorkspaceError
+
+#: Suffix of temporary files; readers ignore them.
+TMP_SUFFIX = ".tmp"
+
+
+def fsync_dir(folder: Path) -> None:
+    """``fsync`` a directory so a rename inside it is durable (no-op where unsupported)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes, *, hook=None) -> None:
+    """Write ``data`` to ``path`` atomically (temp file + fsync + rename + fsync of the folder).
+
+    Args:
+        path: the final file.
+        data: the bytes to write.
+        hook: optional ``hook(stage)`` called with ``"written"`` (temp file complete, not renamed)
+            and ``"renamed"``; used by fault-injection tests.
+
+    Raises:
+        WorkspaceError: the file cannot be written (the target is left unchanged).
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if hook:
+            hook("written")
+        os.replace(tmp, path)
+        fsync_dir(path.parent)
+        if hook:
+            hook("renamed")
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def remove_stale_temp_files(folder: Path) -> int:
+    """Delete leftover temporary files of crashed writers in ``folder``; returns how many."""
+    count = 0
+    for tmp in Path(folder).glob(f".*{TMP_SUFFIX}"):
+        try:
+            tmp.unlink()
+            count += 1
+        except OSError:
+            pass
+    return count
+
+
+class WriterLock:
+    """Exclusive writer lock on ``path`` (a context manager).
+
+    Args:
+        path: the lock file (created if missing).
+        timeout_s: how long to wait for another writer, in seconds (default 10).
+
+    Raises:
+        WorkspaceError: on enter, when another process still holds the lock after ``timeout_s``.
+    """
+
+    def __init__(self, path: Path, timeout_s: float = 10.0):
+        self.path = Path(path)
+        self.timeout_s = timeout_s
+        self._fd: int | None = None
+
+    def __enter__(self) -> "WriterLock":
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() >= deadline:
+                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+                    os.close(fd)
+                    raise WorkspaceError(
+                        f"{self.path.parent} is locked by another writer (pid {holder or '?'}); try again later"
+                    ) from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._fd is not None:
+            try:
+                os.ftruncate(self._fd, 0)
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self._fd)
+                self._fd = None
+
+
+__all__ = ["atomic_write", "fsync_dir", "remove_stale_temp_files", "WriterLock", "TMP_SUFFIX"]

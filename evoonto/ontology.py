@@ -1,0 +1,131 @@
+"""The ontology of one version: the six named graphs over a :class:`~evoonto.store.Store`.
+
+``L_t = (S_t, Γ_t, R_t)`` of the paper: Content (graphs ``content`` + ``catalog``), Schema
+(``vocab`` + ``shapes``) and Tool (``tools``) layers, plus ``history``. An :class:`Ontology` is a
+thin view: graph access, SPARQL on Oxigraph, validation, and :meth:`Ontology.with_patch` for an
+in-memory candidate version (used by the gate to score a patch before accepting it).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import rdflib
+
+from evoonto.iris import IriFactory
+from evoonto.namespaces import GRAPH, GRAPH_NAMES, bind_prefixes
+from evoonto.store import OxigraphStore, Store
+
+
+class Ontology:
+    """The named graphs of one version.
+
+    Args:
+        store: the quad store holding the six graphs (embedded :class:`OxigraphStore` or remote).
+        version: version number (0 = base); candidates carry the parent's number + 1.
+        base_iri: the workspace base IRI (for :attr:`iris`).
+        candidate: True for an in-memory candidate from :meth:`with_patch`.
+    """
+
+    def __init__(self, store: Store, *, version: int = 0, base_iri: str = "https://example.org/evoonto/default/",
+                 candidate: bool = False):
+        self.store = store
+        self.version = version
+        self.base_iri = base_iri
+        self.candidate = candidate
+        self._vocab_cache: tuple[tuple, rdflib.Graph] | None = None
+
+    def __repr__(self) -> str:
+        kind = "candidate " if self.candidate else ""
+        return f"<Ontology {kind}version {self.version}, {self.store.count()} quads>"
+
+    @classmethod
+    def from_graphs(cls, graphs: Mapping[str, rdflib.Graph], *, version: int = 0,
+                    base_iri: str = "https://example.org/evoonto/default/") -> "Ontology":
+        """An in-memory ontology from ``{graph name: rdflib.Graph}`` (missing graphs are empty)."""
+        store = OxigraphStore()
+        for name, graph in graphs.items():
+            if name not in GRAPH_NAMES:
+                from evoonto.errors import EvoontoError
+
+                raise EvoontoError(f"unknown graph {name!r}; expected one of {', '.join(GRAPH_NAMES)}")
+            store.add(graph.triples((None, None, None)) if isinstance(graph, rdflib.Graph) else graph, name)
+        return cls(store, version=version, base_iri=base_iri)
+
+    @property
+    def iris(self) -> IriFactory:
+        """The :class:`IriFactory` of this ontology's base IRI."""
+        return IriFactory(self.base_iri)
+
+    def graph(self, name: str) -> rdflib.Graph:
+        """A copy of named graph ``name`` (one of vocab, shapes, catalog, content, tools, history)."""
+        return self.store.graph(name)
+
+    def graphs(self) -> dict[str, rdflib.Graph]:
+        """Copies of all six graphs, ``{name: Graph}``."""
+        return {name: self.graph(name) for name in GRAPH_NAMES}
+
+    def dataset(self) -> rdflib.Dataset:
+        """All six graphs as an rdflib ``Dataset`` (named graphs ``evog:<name>``, default_union on)."""
+        ds = bind_prefixes(rdflib.Dataset(default_union=True))
+        for name in GRAPH_NAMES:
+            g = ds.graph(GRAPH[name])
+            for triple in self.store.graph(name):
+                g.add(triple)
+        return ds
+
+    def counts(self) -> dict[str, int]:
+        """Number of triples per graph, ``{name: int}``."""
+        return {name: self.store.count(name) for name in GRAPH_NAMES}
+
+    def query(self, sparql: str, *, default_union: bool = True, graphs=None):
+        """Run SPARQL on the store (Oxigraph). Standard prefixes (evo:, skos:, …) are predeclared.
+
+        Args:
+            sparql: SELECT / ASK / CONSTRUCT / DESCRIBE text.
+            default_union: the default graph is the union of the six graphs (default True).
+            graphs: graph names to use as default graph instead (e.g. ``["content", "catalog"]``).
+
+        Returns:
+            SELECT: ``list[dict[str, rdflib Node]]``; ASK: bool; CONSTRUCT/DESCRIBE: ``rdflib.Graph``.
+
+        Raises:
+            evoonto.store.QueryError: malformed query.
+        """
+        return self.store.query(sparql, default_union=default_union, default_graphs=graphs)
+
+    def vocab_graph_cached(self) -> rdflib.Graph:
+        """A fresh copy of the vocab graph, read from the store once per version (cheap repeated use)."""
+        key = (self.version, self.store.count("vocab"))
+        if self._vocab_cache is None or self._vocab_cache[0] != key:
+            self._vocab_cache = (key, self.graph("vocab"))
+        out = rdflib.Graph()
+        for triple in self._vocab_cache[1]:
+            out.add(triple)
+        return out
+
+    def validate(self, focus_nodes=None):
+        """SHACL-validate this version (see :func:`evoonto.validation.validate`)."""
+        from evoonto.validation import validate
+
+        return validate(self, focus_nodes)
+
+    def with_patch(self, patch) -> "Ontology":
+        """An in-memory candidate: a copy of this version with ``patch`` applied (self is unchanged).
+
+        Args:
+            patch: an :class:`evoonto.patch.Patch`.
+        """
+        store = self.store.copy() if hasattr(self.store, "copy") else _copy_to_memory(self.store)
+        patch.apply_to(store)
+        return Ontology(store, version=self.version + 1, base_iri=self.base_iri, candidate=True)
+
+
+def _copy_to_memory(store: Store) -> OxigraphStore:
+    out = OxigraphStore()
+    for name in GRAPH_NAMES:
+        out.add(store.graph(name).triples((None, None, None)), name)
+    return out
+
+
+__all__ = ["Ontology"]

@@ -1,0 +1,334 @@
+"""Quad stores: the :class:`Store` protocol and the embedded :class:`OxigraphStore`.
+
+A store holds quads in named graphs (the six graphs of :data:`evoonto.namespaces.GRAPH`, addressed
+by name or IRI) and answers SPARQL 1.1 on the Oxigraph engine (DESIGN.md §3, §9: ~100× faster
+than rdflib's engine at 100k triples). rdflib stays the public term type: everything going in and
+out is an ``rdflib`` term, ``Graph`` or list of result rows.
+
+The same protocol is implemented over a remote SPARQL 1.1 endpoint by
+:class:`evoonto.remote.RemoteSparqlStore`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Iterator, Protocol, runtime_checkable
+
+import pyoxigraph as ox
+import rdflib
+from rdflib import BNode, Literal, URIRef
+from rdflib.namespace import RDF, XSD
+
+from evoonto.errors import EvoontoError, RDFParseError
+from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES
+
+Triple = tuple  # (subject, predicate, object) of rdflib terms
+Row = dict  # {variable name: rdflib term}
+
+_XSD_STRING = str(XSD.string)
+#: Prefixes used when writing files (graph IRIs stay full IRIs: evog: names would need escaped slashes).
+FILE_PREFIXES = {k: v for k, v in PREFIXES.items() if k != "evog"}
+_LANG_STRING = str(RDF.langString)
+
+
+class QueryError(EvoontoError):
+    """A SPARQL query or update is malformed or failed on the engine (message names the cause)."""
+
+
+# --- term conversion -----------------------------------------------------------------------------
+
+def to_ox(term) -> ox.NamedNode | ox.BlankNode | ox.Literal:
+    """Convert an rdflib term to the pyoxigraph term."""
+    if isinstance(term, URIRef):
+        return ox.NamedNode(str(term))
+    if isinstance(term, Literal):
+        if term.language:
+            return ox.Literal(str(term), language=term.language)
+        if term.datatype is not None:
+            return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype)))
+        return ox.Literal(str(term))
+    if isinstance(term, BNode):
+        return ox.BlankNode(str(term))
+    raise TypeError(f"not an RDF term: {term!r}")
+
+
+def from_ox(term) -> rdflib.term.Node:
+    """Convert a pyoxigraph term to the rdflib term (``xsd:string`` literals become plain literals)."""
+    if isinstance(term, ox.NamedNode):
+        return URIRef(term.value)
+    if isinstance(term, ox.Literal):
+        if term.language:
+            return Literal(term.value, lang=term.language)
+        datatype = term.datatype.value
+        if datatype == _XSD_STRING:
+            return Literal(term.value)
+        return Literal(term.value, datatype=URIRef(datatype))
+    if isinstance(term, ox.BlankNode):
+        return BNode(term.value)
+    if isinstance(term, ox.DefaultGraph):
+        return None
+    raise TypeError(f"unsupported pyoxigraph term: {term!r}")
+
+
+def graph_iri(name_or_iri) -> URIRef:
+    """A named graph given by name (``"content"``) or IRI, as an IRI."""
+    text = str(name_or_iri)
+    if text in GRAPH_NAMES:
+        return GRAPH[text]
+    if ":" not in text:
+        raise EvoontoError(f"unknown graph {text!r}; expected one of {', '.join(GRAPH_NAMES)} or an IRI")
+    return URIRef(text)
+
+
+def _ox_graph(name_or_iri) -> ox.NamedNode:
+    return ox.NamedNode(str(graph_iri(name_or_iri)))
+
+
+# --- protocol ------------------------------------------------------------------------------------
+
+@runtime_checkable
+class Store(Protocol):
+    """What :class:`~evoonto.ontology.Ontology` needs from a quad store (embedded or remote)."""
+
+    def query(self, sparql: str, *, default_union: bool = True, default_graphs: Iterable | None = None):
+        """Run a SPARQL query. SELECT -> ``list[dict[str, Node]]``; ASK -> bool; CONSTRUCT -> Graph."""
+
+    def update(self, sparql: str) -> None:
+        """Run a SPARQL 1.1 Update."""
+
+    def graph(self, name) -> rdflib.Graph:
+        """A copy of one named graph as an rdflib ``Graph``."""
+
+    def replace_graph(self, name, graph: rdflib.Graph) -> None:
+        """Replace the content of one named graph."""
+
+    def apply(self, removals: dict, additions: dict) -> None:
+        """Remove then add triples, ``{graph name or IRI: iterable of triples}``, atomically."""
+
+    def count(self, name=None) -> int:
+        """Number of quads in one graph (or all graphs when None)."""
+
+    def graph_names(self) -> list[URIRef]:
+        """IRIs of the named graphs that hold quads."""
+
+
+# --- embedded Oxigraph ---------------------------------------------------------------------------
+
+class OxigraphStore:
+    """An in-memory pyoxigraph store behind the :class:`Store` protocol.
+
+    Args:
+        store: an existing ``pyoxigraph.Store`` (default: a new in-memory store).
+    """
+
+    def __init__(self, store: ox.Store | None = None):
+        self.ox = store if store is not None else ox.Store()
+
+    def __repr__(self) -> str:
+        return f"OxigraphStore({len(self.ox)} quads)"
+
+    # reading --------------------------------------------------------------------------------
+    def query(self, sparql: str, *, default_union: bool = True, default_graphs: Iterable | None = None):
+        """Run a SPARQL 1.1 query on Oxigraph.
+
+        Args:
+            sparql: the query text (standard prefixes of :data:`~evoonto.namespaces.PREFIXES` are
+                predeclared, so ``evo:``, ``skos:`` … work without PREFIX lines).
+            default_union: the default graph is the union of all named graphs (default True).
+            default_graphs: graph names/IRIs to use as the default graph instead (overrides
+                ``default_union``).
+
+        Returns:
+            SELECT: ``list[dict[str, rdflib Node]]`` (unbound variables omitted); ASK: ``bool``;
+            CONSTRUCT/DESCRIBE: ``rdflib.Graph``.
+
+        Raises:
+            QueryError: the query is malformed or fails.
+        """
+        kwargs = {"prefixes": PREFIXES}
+        if default_graphs is not None:
+            kwargs["default_graph"] = [_ox_graph(g) for g in default_graphs]
+        elif default_union:
+            kwargs["use_default_graph_as_union"] = True
+        try:
+            result = self.ox.query(sparql, **kwargs)
+            return _convert_result(result)
+        except (SyntaxError, OSError, ValueError, TypeError) as exc:
+            raise QueryError(f"SPARQL query failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+
+    def update(self, sparql: str) -> None:
+        """Run a SPARQL 1.1 Update (standard prefixes predeclared). Raises QueryError."""
+        try:
+            self.ox.update(sparql, prefixes=PREFIXES)
+        except (SyntaxError, OSError, ValueError) as exc:
+            raise QueryError(f"SPARQL update failed: {str(exc).splitlines()[0]}") from exc
+
+    def triples(self, name) -> Iterator[Triple]:
+        """Iterate the triples of one named graph (rdflib terms)."""
+        for quad in self.ox.quads_for_pattern(None, None, None, _ox_graph(name)):
+            yield (from_ox(quad.subject), from_ox(quad.predicate), from_ox(quad.object))
+
+    def graph(self, name) -> rdflib.Graph:
+        """A copy of named graph ``name`` (name or IRI) as an rdflib ``Graph`` with evoonto prefixes."""
+        from evoonto.namespaces import bind_prefixes
+
+        out = bind_prefixes(rdflib.Graph(identifier=graph_iri(name)))
+        for triple in self.triples(name):
+            out.add(triple)
+        return out
+
+    def count(self, name=None) -> int:
+        """Number of quads in graph ``name`` (all graphs when None)."""
+        if name is None:
+            return len(self.ox)
+        return sum(1 for _ in self.ox.quads_for_pattern(None, None, None, _ox_graph(name)))
+
+    def graph_names(self) -> list[URIRef]:
+        """IRIs of the named graphs holding quads, sorted."""
+        return sorted(URIRef(g.value) for g in self.ox.named_graphs() if isinstance(g, ox.NamedNode))
+
+    def contains(self, triple: Triple, name) -> bool:
+        """True when ``triple`` is in graph ``name``."""
+        s, p, o = (to_ox(t) for t in triple)
+        return next(iter(self.ox.quads_for_pattern(s, p, o, _ox_graph(name))), None) is not None
+
+    # writing --------------------------------------------------------------------------------
+    def add(self, triples: Iterable[Triple], name) -> None:
+        """Add ``triples`` to graph ``name`` in one transaction."""
+        g = _ox_graph(name)
+        self.ox.extend([ox.Quad(to_ox(s), to_ox(p), to_ox(o), g) for s, p, o in triples])
+
+    def remove(self, triples: Iterable[Triple], name) -> None:
+        """Remove ``triples`` from graph ``name`` (missing ones are ignored)."""
+        g = _ox_graph(name)
+        for s, p, o in triples:
+            self.ox.remove(ox.Quad(to_ox(s), to_ox(p), to_ox(o), g))
+
+    def replace_graph(self, name, graph: Iterable[Triple]) -> None:
+        """Replace the content of graph ``name`` by the triples of ``graph``."""
+        g = _ox_graph(name)
+        self.ox.remove_graph(g) if self.ox.contains_named_graph(g) else None
+        self.add(graph, name)
+
+    def apply(self, removals: dict, additions: dict) -> None:
+        """Remove then add triples per graph: ``{name or IRI: iterable of triples}``.
+
+        All quads are converted before the store is touched, so a conversion error (e.g. a
+        non-RDF value) leaves the store unchanged.
+        """
+        rem = [ox.Quad(to_ox(s), to_ox(p), to_ox(o), _ox_graph(n)) for n, ts in removals.items() for s, p, o in ts]
+        add = [ox.Quad(to_ox(s), to_ox(p), to_ox(o), _ox_graph(n)) for n, ts in additions.items() for s, p, o in ts]
+        for quad in rem:
+            self.ox.remove(quad)
+        self.ox.extend(add)
+
+    def load_quads(self, quads: Iterable) -> None:
+        """Add pyoxigraph quads (e.g. from :func:`parse_rdf_file`) in one transaction."""
+        self.ox.extend(list(quads))
+
+    def copy(self) -> "OxigraphStore":
+        """An independent in-memory copy of this store."""
+        other = ox.Store()
+        other.bulk_extend(self.ox.quads_for_pattern(None, None, None, None))
+        return OxigraphStore(other)
+
+    def dump(self, fmt: ox.RdfFormat, *, graph=None) -> bytes:
+        """Serialize the whole dataset (``fmt`` TriG/N-Quads) or one graph (Turtle/N-Triples)."""
+        kwargs = {"format": fmt}
+        if fmt in (ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG):
+            kwargs["prefixes"] = FILE_PREFIXES
+        if graph is not None:
+            kwargs["from_graph"] = _ox_graph(graph)
+        return self.ox.dump(**kwargs)
+
+
+def _convert_result(result):
+    if isinstance(result, ox.QueryBoolean):
+        return bool(result)
+    if isinstance(result, ox.QuerySolutions):
+        names = [v.value for v in result.variables]
+        rows = []
+        for solution in result:
+            row = {}
+            for name in names:
+                value = solution[name]
+                if value is not None:
+                    row[name] = from_ox(value)
+            rows.append(row)
+        return rows
+    graph = rdflib.Graph()
+    for triple in result:
+        graph.add((from_ox(triple.subject), from_ox(triple.predicate), from_ox(triple.object)))
+    return graph
+
+
+# --- files ---------------------------------------------------------------------------------------
+
+_FORMATS = {".trig": ox.RdfFormat.TRIG, ".ttl": ox.RdfFormat.TURTLE, ".nt": ox.RdfFormat.N_TRIPLES,
+            ".nq": ox.RdfFormat.N_QUADS}
+
+
+def _format_of(path: Path) -> ox.RdfFormat:
+    fmt = _FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise RDFParseError(f"{path}: unsupported RDF file extension {path.suffix!r} (use .trig, .ttl, .nt, .nq)")
+    return fmt
+
+
+def _parse_error(path: Path, fmt: ox.RdfFormat, exc: Exception) -> RDFParseError:
+    if isinstance(exc, SyntaxError):
+        line = getattr(exc, "lineno", None)
+        detail = str(exc).splitlines()[0] if str(exc) else "syntax error"
+        where = f"{path}:{line}" if line else str(path)
+        return RDFParseError(f"{where}: malformed {fmt.name}: {detail}")
+    return RDFParseError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})")
+
+
+def parse_rdf_file(path: Path | str, data: bytes | None = None) -> list[ox.Quad]:
+    """Parse a TriG/Turtle/N-Triples/N-Quads file with pyoxigraph (format from the extension).
+
+    Args:
+        path: the file (used for the format and the error message).
+        data: the file content, when already read.
+
+    Returns:
+        pyoxigraph quads (triples of Turtle files are in the default graph).
+
+    Raises:
+        RDFParseError: the file is missing or malformed; the message names the file and line.
+    """
+    path = Path(path)
+    fmt = _format_of(path)
+    try:
+        if data is None:
+            data = path.read_bytes()
+        return list(ox.parse(data, format=fmt))
+    except (SyntaxError, OSError) as exc:
+        raise _parse_error(path, fmt, exc) from exc
+
+
+def load_rdf_file(store: OxigraphStore, path: Path | str) -> None:
+    """Load a TriG/N-Quads file into ``store`` natively (fast path; transactional).
+
+    Raises:
+        RDFParseError: the file is missing or malformed (names the file and line); the store is unchanged.
+    """
+    path = Path(path)
+    fmt = _format_of(path)
+    try:
+        store.ox.load(path=str(path), format=fmt)
+    except (SyntaxError, OSError) as exc:
+        raise _parse_error(path, fmt, exc) from exc
+
+
+def serialize_quads(quads: Iterable[tuple], fmt: ox.RdfFormat = ox.RdfFormat.TRIG) -> bytes:
+    """Serialize rdflib quads ``(s, p, o, graph IRI)`` with pyoxigraph (TriG by default, prefixed)."""
+    oxq = [ox.Quad(to_ox(s), to_ox(p), to_ox(o), ox.NamedNode(str(g))) for s, p, o, g in quads]
+    oxq.sort(key=lambda q: (q.graph_name.value, str(q.subject), str(q.predicate), str(q.object)))
+    return ox.serialize(oxq, format=fmt, prefixes=FILE_PREFIXES)
+
+
+__all__ = [
+    "Store", "OxigraphStore", "QueryError", "to_ox", "from_ox", "graph_iri", "parse_rdf_file", "load_rdf_file",
+    "serialize_quads",
+]

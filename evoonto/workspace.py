@@ -1,0 +1,507 @@
+"""A workspace: a directory of files that are the source of truth, loaded into Oxigraph on open.
+
+Layout (DESIGN.md §3; git-friendly, one file per change)::
+
+    config.json                 {"format": 1, "name": …, "base_iri": …, "settings": {…}}
+    base.trig                   the six named graphs of version 0
+    patches/NNNN-<id>.trig      one file per patch (accepted, rejected or invalid): graphs
+                                evog:patch/<id>/additions/<target>, …/removals/<target>, …/meta
+    trajectories/  runs/        reserved for the tool layer / evaluation (JSON Lines, results)
+    .lock                       writer lock (fcntl; released by the kernel if a writer dies)
+
+The active version is the base with the accepted patches applied in file order. A commit
+validates the touched nodes (SHACL), writes the patch file atomically (temp + fsync + rename) and
+only then updates the in-memory store, so a process killed at any moment leaves a workspace that
+opens at the parent or at the child version, never a mix. A failed command changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Mapping
+
+import rdflib
+from rdflib import Literal, URIRef
+from rdflib.namespace import DCTERMS, RDF, SKOS
+
+from evoonto.errors import EvoontoError, ShapeViolationError, WorkspaceError
+from evoonto.fileio import WriterLock, atomic_write, remove_stale_temp_files
+from evoonto.history import PatchEntry, base_history, entry_from_meta, meta_triples
+from evoonto.iris import IriFactory, default_base
+from evoonto.namespaces import GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta_graph
+from evoonto.ontology import Ontology
+from evoonto.patch import EVOLVABLE_GRAPHS, RESTORE_LEVEL, Patch, PatchError
+from evoonto.store import OxigraphStore, from_ox, load_rdf_file, parse_rdf_file, serialize_quads
+from evoonto.validation import DATA_GRAPHS, ValidationReport, validate
+
+FORMAT_VERSION = 1
+CONFIG_FILE, BASE_FILE, PATCH_DIR, LOCK_FILE = "config.json", "base.trig", "patches", ".lock"
+RESERVED_DIRS = ("trajectories", "runs")
+_PATCH_FILE = re.compile(r"^(\d{4,})-([A-Za-z0-9][A-Za-z0-9._-]*)\.trig$")
+_SCHEMA_GRAPHS = {"vocab", "shapes"}
+
+
+class Workspace:
+    """A versioned ontology workspace. Create with :meth:`init`, load with :meth:`open`.
+
+    Attributes:
+        path: the workspace directory; config: the parsed config.json; iris: its IriFactory;
+        ontology: the active :class:`~evoonto.ontology.Ontology` (updated in place by commits).
+    """
+
+    #: Test seam: called with "validated", "written", "renamed" during a commit (fault injection).
+    _fault_hook = None
+
+    def __init__(self, path: Path, config: dict, store: OxigraphStore, entries: list[PatchEntry],
+                 patches: dict[str, Patch], files: tuple):
+        self.path = path
+        self.config = config
+        self.iris = IriFactory(config["base_iri"])
+        self._entries = entries
+        self._patches = patches
+        self._files = files
+        version = max([e.version for e in entries if e.version is not None], default=0)
+        self.ontology = Ontology(store, version=version, base_iri=self.iris.base)
+
+    def __repr__(self) -> str:
+        return f"<Workspace {self.path} version {self.version}>"
+
+    # ---------------------------------------------------------------------------- create / open
+    @classmethod
+    def init(cls, path, base_iri: str | None = None, *, name: str | None = None,
+             settings: dict | None = None) -> "Workspace":
+        """Create a workspace at ``path`` holding the packaged vocab and shapes (version 0).
+
+        Args:
+            path: a directory that does not exist yet or is empty.
+            base_iri: base of instance IRIs (default ``https://example.org/evoonto/<name>/``).
+            name: workspace name (default: the directory name without leading dots).
+            settings: free-form settings stored in config.json.
+
+        Raises:
+            WorkspaceError: ``path`` exists and is not an empty directory, or ``base_iri`` is invalid.
+        """
+        from evoonto.resources import shapes_graph, vocab_graph
+
+        path = Path(path)
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise WorkspaceError(f"{path} already exists and is not empty; open it or choose another path")
+        name = name or path.resolve().name.lstrip(".") or "workspace"
+        base_iri = base_iri or default_base(name)
+        try:
+            iris = IriFactory(base_iri)
+        except ValueError as exc:
+            raise WorkspaceError(str(exc)) from None
+        config = {"format": FORMAT_VERSION, "name": name, "base_iri": base_iri, "settings": dict(settings or {})}
+        graphs = {
+            "vocab": list(vocab_graph()), "shapes": list(shapes_graph()), "catalog": [],
+            "content": [(iris.scheme(), RDF.type, SKOS.ConceptScheme), (iris.scheme(), DCTERMS.title, Literal(name))],
+            "tools": [], "history": base_history(iris),
+        }
+        store = OxigraphStore()
+        for gname, triples in graphs.items():
+            store.add(triples, gname)
+        for folder in (path, path / PATCH_DIR, *(path / d for d in RESERVED_DIRS)):
+            folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(path / BASE_FILE, store.dump(_TRIG()))
+        atomic_write(path / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
+        return cls(path, config, store, [], {}, _snapshot(path))
+
+    @classmethod
+    def open(cls, path) -> "Workspace":
+        """Load a workspace: base.trig, then every patch file in order (accepted ones applied).
+
+        Raises:
+            WorkspaceError: missing directory/config, malformed config, inconsistent history.
+            RDFParseError: a TriG file is malformed (names file and line).
+        """
+        path = Path(path)
+        config = _read_config(path)
+        iris = IriFactory(config["base_iri"])
+        store = _load_base(path)
+        entries: list[PatchEntry] = []
+        patches: dict[str, Patch] = {}
+        version = 0
+        for seq, pid, file in _patch_files(path):
+            patch, entry, meta = _read_patch_file(file, pid, seq, iris)
+            if entry.decision == "accepted":
+                if entry.version != version + 1 or entry.parent_version != version:
+                    raise WorkspaceError(f"{file}: accepted patch claims version {entry.version} from "
+                                         f"{entry.parent_version}, but the active version is {version}")
+                patch.apply_to(store)
+                version += 1
+            store.add(meta, "history")
+            entries.append(entry)
+            patches[pid] = patch
+        return cls(path, config, store, entries, patches, _snapshot(path))
+
+    # ---------------------------------------------------------------------------- properties
+    @property
+    def version(self) -> int:
+        """The active version number (0 = base)."""
+        return self.ontology.version
+
+    @property
+    def store(self) -> OxigraphStore:
+        """The Oxigraph store of the active version."""
+        return self.ontology.store
+
+    @property
+    def name(self) -> str:
+        """The workspace name (config)."""
+        return self.config["name"]
+
+    @property
+    def base_iri(self) -> str:
+        """The base IRI of instance IRIs (config)."""
+        return self.config["base_iri"]
+
+    @property
+    def settings(self) -> dict:
+        """Free-form settings of config.json (a copy)."""
+        return dict(self.config.get("settings", {}))
+
+    @property
+    def trajectories_dir(self) -> Path:
+        """Folder for trajectory logs (JSON Lines), owned by the tool layer."""
+        return self.path / "trajectories"
+
+    @property
+    def runs_dir(self) -> Path:
+        """Folder for evaluation run results."""
+        return self.path / "runs"
+
+    def log(self) -> list[PatchEntry]:
+        """Every patch entry (accepted, rejected, invalid) in commit order."""
+        return list(self._entries)
+
+    def patch(self, patch_id: str) -> Patch:
+        """The stored patch ``patch_id`` (as written: accepted ones are normalised).
+
+        Raises:
+            WorkspaceError: unknown id.
+        """
+        try:
+            return self._patches[patch_id]
+        except KeyError:
+            raise WorkspaceError(f"no patch {patch_id!r} in {self.path}") from None
+
+    def rejected_fingerprints(self) -> set[str]:
+        """Fingerprints of rejected/invalid patches (evolution skips them)."""
+        return {e.fingerprint for e in self._entries if e.decision != "accepted"}
+
+    # ---------------------------------------------------------------------------- writing
+    def set_setting(self, key: str, value) -> None:
+        """Store one JSON-serialisable setting in config.json (atomic)."""
+        with self._writer():
+            config = dict(self.config, settings={**self.config.get("settings", {}), key: value})
+            atomic_write(self.path / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
+            self.config = config
+            self._files = _snapshot(self.path)
+
+    def commit(self, patch: Patch, *, metadata: dict | None = None) -> int:
+        """Validate, write and apply an accepted patch; returns the new version number.
+
+        Steps: normalise the patch against the active version (drop no-op rows); apply it to the
+        store; SHACL-validate the touched nodes (every node for schema-level patches); write
+        ``patches/NNNN-<id>.trig`` atomically; add its history. Any failure reverts the store and
+        leaves the files untouched.
+
+        Args:
+            patch: a :class:`~evoonto.patch.Patch`.
+            metadata: gate metadata (``parent_score``, ``candidate_score``, any JSON values).
+
+        Raises:
+            ShapeViolationError: the candidate violates the shapes (``.report`` has the details).
+            PatchError: the id is already used, or the patch changes nothing.
+            WorkspaceError: another writer holds the lock or changed the workspace on disk.
+        """
+        return self._commit(patch, metadata, restores=None)
+
+    def _commit(self, patch: Patch, metadata: dict | None, *, restores: int | None) -> int:
+        with self._writer():
+            self._check_new_id(patch)
+            effective = patch.normalized(self.store.contains)
+            if effective.is_empty():
+                raise PatchError(f"patch {patch.id} changes nothing on version {self.version}")
+            parent = self.version
+            effective.apply_to(self.store)
+            try:
+                report = self._validate_candidate(effective)
+                if not report.conforms:
+                    raise ShapeViolationError(f"patch {patch.id} rejected by SHACL: {report.summary()}", report)
+                self._hook("validated")
+                meta = meta_triples(self.iris, effective, decision="accepted", parent_version=parent,
+                                    version=parent + 1, metadata=metadata, restores=restores)
+                self._write_patch(effective, meta)
+            except BaseException:
+                effective.inverse().apply_to(self.store)
+                raise
+            self._remember(effective, meta)
+            self.ontology.version = parent + 1
+            return self.ontology.version
+
+    def record_rejected(self, patch: Patch, *, metadata: dict | None = None) -> None:
+        """Keep a rejected (or invalid) patch with its gate activity, without applying it.
+
+        Args:
+            patch: the candidate patch.
+            metadata: gate metadata; ``{"decision": "invalid"}`` marks a patch that failed SHACL,
+                otherwise the decision is ``"rejected"``; scores as in :meth:`commit`.
+
+        Raises:
+            PatchError: the id is already used. WorkspaceError: locked or changed on disk.
+        """
+        decision = (metadata or {}).get("decision", "rejected")
+        with self._writer():
+            self._check_new_id(patch)
+            meta = meta_triples(self.iris, patch, decision=decision, parent_version=self.version,
+                                version=None, metadata=metadata)
+            self._write_patch(patch, meta)
+            self._remember(patch, meta)
+
+    def replace_base(self, graphs: Mapping[str, rdflib.Graph], *, validate_shapes: bool = True) -> None:
+        """Make ``graphs`` the new version 0 (the builder's output), keeping graphs not given.
+
+        Only allowed while the workspace has no patches (a rebuilt base would invalidate them).
+
+        Args:
+            graphs: ``{name: rdflib.Graph}`` for any of vocab, shapes, catalog, content, tools.
+            validate_shapes: SHACL-validate the whole new base first (default True).
+
+        Raises:
+            WorkspaceError: patches exist, or an unknown graph name / blank nodes are given.
+            ShapeViolationError: the new base violates the shapes.
+        """
+        with self._writer():
+            if self._entries:
+                raise WorkspaceError(f"{self.path} has {len(self._entries)} patch(es); replace_base needs a "
+                                     "workspace without history (init a new one)")
+            unknown = set(graphs) - set(EVOLVABLE_GRAPHS)
+            if unknown:
+                raise WorkspaceError(f"replace_base: unknown or read-only graph(s) {sorted(unknown)}; "
+                                     f"expected some of {', '.join(EVOLVABLE_GRAPHS)}")
+            store = OxigraphStore()
+            for gname in GRAPH_NAMES:
+                triples = list(graphs[gname]) if gname in graphs else list(self.store.triples(gname))
+                for t in triples:
+                    if any(isinstance(x, rdflib.BNode) for x in t):
+                        raise WorkspaceError(f"replace_base: blank node in graph {gname!r} "
+                                             f"({t[0].n3()} {t[1].n3()} {t[2].n3()}); mint IRIs instead")
+                store.add(triples, gname)
+            if validate_shapes:
+                report = validate(Ontology(store, base_iri=self.iris.base))
+                if not report.conforms:
+                    raise ShapeViolationError(f"new base rejected by SHACL: {report.summary()}", report)
+            atomic_write(self.path / BASE_FILE, store.dump(_TRIG()))
+            self.ontology.store = store
+            self.ontology.version = 0
+            self._files = _snapshot(self.path)
+
+    def rollback(self, version: int, *, metadata: dict | None = None) -> int:
+        """Restore the state of ``version`` as a new version (history is kept); returns it.
+
+        Raises:
+            WorkspaceError: ``version`` does not exist or is the active state already.
+            ShapeViolationError: the restored state violates the active shapes.
+        """
+        if not 0 <= version <= self.version:
+            raise WorkspaceError(f"no version {version} (versions 0..{self.version})")
+        target = self.ontology_at(version)
+        current = {g: set(self.store.triples(g)) for g in EVOLVABLE_GRAPHS}
+        wanted = {g: set(target.store.triples(g)) for g in EVOLVABLE_GRAPHS}
+        patch = Patch.diff(RESTORE_LEVEL, current, wanted, signature="rollback",
+                           intervention=f"restore version {version}")
+        if patch.is_empty():
+            raise WorkspaceError(f"version {self.version} already has the state of version {version}")
+        return self._commit(patch, metadata, restores=version)
+
+    # ---------------------------------------------------------------------------- other versions
+    def ontology_at(self, version: int) -> Ontology:
+        """Replay base.trig and the accepted patches up to ``version`` (in memory, read-only use).
+
+        Raises:
+            WorkspaceError: no such version.
+        """
+        if not 0 <= version <= self.version:
+            raise WorkspaceError(f"no version {version} (versions 0..{self.version})")
+        store = _load_base(self.path)
+        for entry in self._entries:
+            if entry.decision == "accepted" and entry.version is not None and entry.version <= version:
+                self._patches[entry.id].apply_to(store)
+        return Ontology(store, version=version, base_iri=self.iris.base)
+
+    def diff(self, a: int, b: int) -> Patch:
+        """The changes from version ``a`` to version ``b`` over the evolvable graphs (a restore-level Patch)."""
+        old, new = self.ontology_at(a), self.ontology_at(b)
+        return Patch.diff(RESTORE_LEVEL, {g: set(old.store.triples(g)) for g in EVOLVABLE_GRAPHS},
+                          {g: set(new.store.triples(g)) for g in EVOLVABLE_GRAPHS},
+                          signature="diff", intervention=f"version {a} -> {b}", id=f"diff-{a}-{b}")
+
+    # ---------------------------------------------------------------------------- internals
+    def _writer(self) -> "_Writer":
+        return _Writer(self)
+
+    def _hook(self, stage: str) -> None:
+        if Workspace._fault_hook is not None:
+            Workspace._fault_hook(stage)
+
+    def _check_new_id(self, patch: Patch) -> None:
+        if patch.id in self._patches:
+            raise PatchError(f"a patch with id {patch.id!r} already exists in {self.path}")
+
+    def _validate_candidate(self, patch: Patch) -> ValidationReport:
+        if _SCHEMA_GRAPHS & set(patch.targets):
+            return validate(self.ontology)
+        return validate(self.ontology, self._focus_nodes(patch))
+
+    def _focus_nodes(self, patch: Patch) -> set[URIRef]:
+        """Touched nodes of ``patch`` minus schema terms, plus nodes pointing at removed-from nodes."""
+        vocab = self.ontology.vocab_graph_cached()
+        nodes = {n for n in patch.touched_nodes() if (n, None, None) not in vocab}
+        removed_subjects = {s for triples in patch.removals.values() for s, _, _ in triples}
+        removed_subjects -= {n for n in removed_subjects if (n, None, None) in vocab}
+        if removed_subjects:
+            values = " ".join(f"<{n}>" for n in removed_subjects)
+            rows = self.store.query(
+                f"SELECT DISTINCT ?s WHERE {{ VALUES ?o {{ {values} }} ?s ?p ?o FILTER(?p != rdf:type && isIRI(?s)) }}",
+                default_graphs=DATA_GRAPHS)
+            nodes |= {row["s"] for row in rows}
+        return nodes
+
+    def _write_patch(self, patch: Patch, meta: list[tuple]) -> None:
+        seq = len(self._entries) + 1
+        meta_graph = patch_meta_graph(patch.id)
+        quads = patch.quads() + [(s, p, o, meta_graph) for s, p, o in meta]
+        atomic_write(self.path / PATCH_DIR / f"{seq:04d}-{patch.id}.trig", serialize_quads(quads), hook=self._hook)
+
+    def _remember(self, patch: Patch, meta: list[tuple]) -> None:
+        seq = len(self._entries) + 1
+        name = f"{seq:04d}-{patch.id}.trig"
+        self.store.add(meta, "history")
+        self._entries.append(entry_from_meta(meta, patch.id, self.iris, seq=seq, file=f"{PATCH_DIR}/{name}"))
+        self._patches[patch.id] = patch
+        self._files = _snapshot(self.path)
+
+
+class _Writer:
+    """Writer lock + check that nobody changed the files since this Workspace read them."""
+
+    def __init__(self, ws: Workspace):
+        self.ws = ws
+        self.lock = WriterLock(ws.path / LOCK_FILE)
+
+    def __enter__(self):
+        self.lock.__enter__()
+        try:
+            if _snapshot(self.ws.path) != self.ws._files:
+                raise WorkspaceError(f"{self.ws.path} was changed on disk by another writer since it was "
+                                     "opened; open it again")
+            remove_stale_temp_files(self.ws.path / PATCH_DIR)
+            remove_stale_temp_files(self.ws.path)
+        except BaseException:
+            self.lock.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.lock.__exit__(*exc)
+
+
+# --- file helpers --------------------------------------------------------------------------------
+
+def _TRIG():
+    import pyoxigraph as ox
+
+    return ox.RdfFormat.TRIG
+
+
+def _snapshot(path: Path) -> tuple:
+    """Names of the patch files plus the base/config file stamps (detects other writers)."""
+    stamps = []
+    for name in (BASE_FILE, CONFIG_FILE):
+        try:
+            st = os.stat(path / name)
+            stamps.append((name, st.st_mtime_ns, st.st_size))
+        except OSError:
+            stamps.append((name, None, None))
+    return tuple(stamps) + tuple(p.name for _, _, p in _patch_files(path))
+
+
+def _read_config(path: Path) -> dict:
+    if not path.is_dir():
+        raise WorkspaceError(f"no workspace at {path} (run `evoonto init` or pass --workspace)")
+    file = path / CONFIG_FILE
+    try:
+        config = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise WorkspaceError(f"{path} is not an evoonto workspace ({CONFIG_FILE} is missing)") from None
+    except (OSError, ValueError) as exc:
+        raise WorkspaceError(f"{file}: malformed JSON ({exc})") from None
+    if not isinstance(config, dict) or not isinstance(config.get("base_iri"), str) or "name" not in config:
+        raise WorkspaceError(f"{file}: needs the keys 'name' and 'base_iri'")
+    if config.get("format", FORMAT_VERSION) > FORMAT_VERSION:
+        raise WorkspaceError(f"{file}: workspace format {config['format']} is newer than this evoonto supports")
+    try:
+        IriFactory(config["base_iri"])
+    except ValueError as exc:
+        raise WorkspaceError(f"{file}: {exc}") from None
+    config.setdefault("settings", {})
+    return config
+
+
+def _load_base(path: Path) -> OxigraphStore:
+    file = path / BASE_FILE
+    if not file.exists():
+        raise WorkspaceError(f"{file} is missing")
+    store = OxigraphStore()
+    load_rdf_file(store, file)
+    allowed = set(GRAPH.values())
+    unexpected = [g for g in store.graph_names() if g not in allowed]
+    if unexpected or len(store.ox) != sum(store.count(g) for g in GRAPH_NAMES):
+        what = f"graph <{unexpected[0]}>" if unexpected else "triples in the default graph"
+        raise WorkspaceError(f"{file}: unexpected {what}; base.trig holds only the graphs {', '.join(GRAPH_NAMES)}")
+    return store
+
+
+def _patch_files(path: Path) -> list[tuple[int, str, Path]]:
+    folder = path / PATCH_DIR
+    if not folder.is_dir():
+        return []
+    out = []
+    for file in folder.iterdir():
+        match = _PATCH_FILE.match(file.name)
+        if match:
+            out.append((int(match.group(1)), match.group(2), file))
+    out.sort()
+    return out
+
+
+def _read_patch_file(file: Path, pid: str, seq: int, iris: IriFactory) -> tuple[Patch, PatchEntry, list[tuple]]:
+    quads = parse_rdf_file(file)
+    meta_graph = str(patch_meta_graph(pid))
+    meta, body = [], []
+    for q in quads:
+        g = q.graph_name
+        gname = getattr(g, "value", None)
+        triple = (from_ox(q.subject), from_ox(q.predicate), from_ox(q.object))
+        if gname == meta_graph:
+            meta.append(triple)
+            continue
+        parsed = parse_patch_graph(gname) if gname else None
+        if parsed is None or parsed[0] != pid:
+            raise WorkspaceError(f"{file}: unexpected graph {gname or 'default'} (expected graphs of patch {pid})")
+        body.append(triple + (URIRef(gname),))
+    entry = entry_from_meta(meta, pid, iris, seq=seq, file=f"{PATCH_DIR}/{file.name}")
+    try:
+        patch = Patch.from_quads(body, level=entry.level, signature=entry.signature,
+                                 intervention=entry.intervention, id=pid)
+    except EvoontoError as exc:
+        raise WorkspaceError(f"{file}: {exc}") from None
+    return patch, entry, meta
+
+
+__all__ = ["Workspace", "FORMAT_VERSION"]
