@@ -20,12 +20,12 @@ from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.trajectories import Event, TaskTrajectory, group_events, read_log
 from evoonto.evolution.view import OntologyView
 from evoonto.namespaces import EVO
-from fixtures.evolution_toy import IRIS, FakeOntology, ToySource, make_database, toy_graphs
+from fixtures.evolution_toy import IRIS, ToySource, make_database, toy_ontology
 
 
 @pytest.fixture()
 def onto():
-    return FakeOntology(toy_graphs())
+    return toy_ontology()
 
 
 @pytest.fixture()

@@ -173,9 +173,9 @@ def validate_candidate(parent, patch, focus) -> tuple[object | None, str | None]
     except Exception as exc:  # a patch that cannot even be applied is invalid, not a crash
         return None, f"patch does not apply: {exc}"
     report = validate(candidate, focus_nodes=focus)
-    if not getattr(report, "conforms", False):
-        text = str(getattr(report, "text", "") or report).strip().splitlines()
-        return None, "SHACL: " + (" ".join(text[:3])[:300] if text else "does not conform")
+    if not report.conforms:
+        first = report.violations[0].text() if report.violations else "does not conform"
+        return None, f"SHACL: {len(report.violations)} violation(s), first: {first}"[:500]
     return candidate, None
 
 
@@ -234,7 +234,7 @@ def evolve(workspace, *, backbone: Backbone, trajectory_questions, validation_qu
         try:
             fingerprint = stable_fingerprint(candidate, ctx)
             patch = to_patch(candidate, ctx, fingerprint)
-            focus = candidate.focus_nodes(ctx)
+            focus = sorted(patch.touched_nodes(), key=str)
         except (EditError, CandidateError) as exc:
             seen.add(candidate.fingerprint())
             record = RoundRecord(round_no, candidate.signature, candidate.intervention, candidate.level,

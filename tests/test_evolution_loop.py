@@ -1,0 +1,131 @@
+"""The loop on toy data with a transparent backbone: accepted improvements, harmful patches never
+accepted, SHACL-invalid candidates never scored, rejected fingerprints never retried, stop rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from rdflib import RDF, URIRef
+
+from evoonto.evolution.candidates import Candidate
+from evoonto.evolution.edits import AddSynonym, Compiled, DeprecateTerm, Edit
+from evoonto.evolution.gate import GateConfig
+from evoonto.evolution.loop import LoopConfig, evolve
+from evoonto.evolution.offline import OfflineEvolver
+from evoonto.namespaces import EVO
+from fixtures.evolution_toy import IRIS, FakeWorkspace, ToyBackbone, ToyQuestion, toy_ontology
+
+AGE = str(IRIS.term("toy", "singer-age"))
+YEAR = str(IRIS.term("toy", "concert-year"))
+CONCERT = str(IRIS.term("toy", "concert"))
+
+TRAIN = [ToyQuestion("t1", "Who is the youngest singer?"), ToyQuestion("t2", "Which singer is the youngest?")]
+VALID = [ToyQuestion("v1", "Show the youngest singer."), ToyQuestion("v2", "Youngest singers first."),
+         ToyQuestion("v3", "What is the singer age?"), ToyQuestion("v4", "List every concert.")]
+GOLD = {"t1": AGE, "t2": AGE, "v1": AGE, "v2": AGE, "v3": AGE, "v4": CONCERT}
+
+
+@dataclass
+class ScriptedEvolver:
+    """Proposes the same fixed candidates every round (as the LLM or a buggy heuristic might)."""
+
+    candidates: list
+    name: str = "scripted"
+
+    def propose(self, trajectories, view, ctx):
+        return [[c] for c in self.candidates]
+
+
+@dataclass(frozen=True)
+class RawEdit(Edit):
+    """Adds arbitrary content triples (to build deliberately invalid candidates)."""
+
+    triples: tuple
+
+    def compile(self, ctx):
+        out = Compiled()
+        out.add("content", *self.triples)
+        return out
+
+    def describe(self):
+        return f"raw edit of {len(self.triples)} triples"
+
+
+def _run(ws, evolver, backbone=None, **config):
+    backbone = backbone or ToyBackbone(GOLD, k=1)
+    gate = GateConfig(**{"tau": 0.01, "alpha": 0.25, **config.pop("gate", {})})
+    result = evolve(ws, backbone=backbone, trajectory_questions=TRAIN, validation_questions=VALID,
+                    evolver=evolver, config=LoopConfig(gate=gate, **config))
+    return result, backbone
+
+
+def test_offline_loop_accepts_the_synonym_that_fixes_recurrent_failures():
+    ws = FakeWorkspace(toy_ontology())
+    backbone = ToyBackbone(GOLD, k=1)
+    before = backbone.run(ws.ontology, VALID)[0]
+    result, _ = _run(ws, OfflineEvolver(), backbone=backbone, rounds=5, patience=2)
+    assert result.accepted >= 1 and ws.version == result.final_version >= 1
+    patch, meta = ws.accepted[0]
+    assert meta["decision"] == "accepted" and meta["level"] == "content"
+    assert meta["signature"].startswith("unlinked_phrase:toy:youngest")
+    assert meta["candidate_score"] > meta["parent_score"] and meta["fingerprint"]
+    assert any(str(o) == "youngest" and str(s) == AGE for s, _, o in patch.additions["content"])
+    after = backbone.run(ws.ontology, VALID)[0]
+    assert sum(after.values()) > sum(before.values())
+    assert result.stop_reason in ("patience", "no-candidates", "rounds")
+
+
+def test_harmful_patches_are_never_accepted_but_are_without_the_gate():
+    harmful = [Candidate("manual:wrong-synonym", "steal 'singer age' for the concert year", "content",
+                         (AddSynonym(YEAR, "singer age"),)),
+               Candidate("manual:deprecate", "deprecate the age term", "content", (DeprecateTerm(AGE),))]
+    ws = FakeWorkspace(toy_ontology())
+    result, _ = _run(ws, ScriptedEvolver(harmful), rounds=6, patience=5, batch_size=1)
+    assert result.accepted == 0 and ws.version == 0 and not ws.accepted
+    decisions = [m["decision"] for _, m in ws.rejected]
+    assert decisions == ["rejected", "rejected"]
+    assert all(m["candidate_score"] < m["parent_score"] for _, m in ws.rejected)
+    assert result.stop_reason == "no-candidates"  # rejected fingerprints are never proposed again
+    # the same candidates with the gate disabled (ablation) are accepted: the gate is what protects
+    ws2 = FakeWorkspace(toy_ontology())
+    result2, _ = _run(ws2, ScriptedEvolver(harmful), rounds=6, patience=5, batch_size=1,
+                      gate={"enabled": False})
+    assert result2.accepted == 2
+
+
+def test_shacl_invalid_candidate_is_logged_and_never_scored():
+    bad_term = URIRef(IRIS.term("toy", "no-label"))
+    invalid = Candidate("manual:invalid", "a Term without prefLabel", "content",
+                        (RawEdit(((bad_term, RDF.type, EVO.Term),)),))
+    ws = FakeWorkspace(toy_ontology())
+    backbone = ToyBackbone(GOLD, k=1)
+    result, _ = _run(ws, ScriptedEvolver([invalid]), backbone=backbone, rounds=3, patience=3)
+    assert [r.decision for r in result.rounds] == ["invalid"]
+    assert result.rounds[0].parent_score is None and result.rounds[0].candidate_score is None
+    assert "SHACL" in result.rounds[0].reason
+    (patch, meta), = ws.rejected
+    assert meta["decision"] == "invalid" and "parent_score" not in meta
+    assert backbone.calls == 1  # only the trajectory run; V was never scored
+    assert ws.version == 0
+
+
+def test_patience_stops_after_k_consecutive_rejections():
+    neutral = [Candidate(f"manual:n{i}", f"neutral {i}", "content", (AddSynonym(CONCERT, f"gig{i}"),))
+               for i in range(6)]
+    ws = FakeWorkspace(toy_ontology())
+    result, _ = _run(ws, ScriptedEvolver(neutral), rounds=10, patience=3, batch_size=1)
+    assert result.stop_reason == "patience" and result.rejected == 3 and len(result.rounds) == 3
+
+
+def test_rejected_batches_are_bisected():
+    good = Candidate("manual:good", "good", "content", (AddSynonym(AGE, "youngest"),))
+    bad = Candidate("manual:bad", "bad", "content", (DeprecateTerm(AGE),))
+    ws = FakeWorkspace(toy_ontology())
+    result, _ = _run(ws, ScriptedEvolver([bad, good]), rounds=4, patience=4, batch_size=2)
+    decisions = [(r.edits, r.decision) for r in result.rounds]
+    assert decisions[0] == (2, "rejected")
+    assert (1, "accepted") in decisions[1:]
+    (patch, _), = ws.accepted
+    added = {str(p) for _, p, _ in patch.additions["content"]}
+    assert not any(p.endswith("deprecated") for p in added) and any(p.endswith("altLabel") for p in added)
