@@ -56,8 +56,9 @@ class Workspace:
     _fault_hook = None
 
     def __init__(self, path: Path, config: dict, store: OxigraphStore, entries: list[PatchEntry],
-                 patches: dict[str, Patch], files: tuple):
+                 patches: dict[str, Patch], files: tuple, metas: dict[str, list] | None = None):
         self.path = path
+        self._metas = metas if metas is not None else {}
         self.config = config
         self.iris = IriFactory(config["base_iri"])
         self._entries = entries
@@ -124,6 +125,7 @@ class Workspace:
         store = _load_base(path)
         entries: list[PatchEntry] = []
         patches: dict[str, Patch] = {}
+        metas: dict[str, list] = {}
         version = 0
         for seq, pid, file in _patch_files(path):
             patch, entry, meta = _read_patch_file(file, pid, seq, iris)
@@ -136,7 +138,8 @@ class Workspace:
             store.add(meta, "history")
             entries.append(entry)
             patches[pid] = patch
-        return cls(path, config, store, entries, patches, _snapshot(path))
+            metas[pid] = meta
+        return cls(path, config, store, entries, patches, _snapshot(path), metas)
 
     # ---------------------------------------------------------------------------- properties
     @property
@@ -188,6 +191,11 @@ class Workspace:
             return self._patches[patch_id]
         except KeyError:
             raise WorkspaceError(f"no patch {patch_id!r} in {self.path}") from None
+
+    def patch_metadata(self, patch_id: str) -> list[tuple]:
+        """The triples of the metadata graph of patch ``patch_id`` (its part of the history graph)."""
+        self.patch(patch_id)
+        return list(self._metas.get(patch_id, []))
 
     def rejected_fingerprints(self) -> set[str]:
         """Fingerprints of rejected/invalid patches (evolution skips them)."""
@@ -384,6 +392,7 @@ class Workspace:
         self.store.add(meta, "history")
         self._entries.append(entry_from_meta(meta, patch.id, self.iris, seq=seq, file=f"{PATCH_DIR}/{name}"))
         self._patches[patch.id] = patch
+        self._metas[patch.id] = list(meta)
         self._files = _snapshot(self.path)
 
 

@@ -1,0 +1,163 @@
+"""Exports: Turtle (active layers), TriG (everything), RDF Patch (accepted history), SPARQL Update.
+
+- :func:`to_turtle`: the active vocab, shapes, catalog, content and tools graphs merged into one
+  Turtle document any triple store can load (W3C RDF 1.1 Turtle).
+- :func:`to_trig`: the six active graphs plus every patch's additions/removals/meta graphs (TriG).
+- :func:`to_rdf_patch`: the base (optional) and the accepted patches in order, as RDF Patch
+  (https://afs.github.io/rdf-delta/rdf-patch.html): per patch ``H id <…> .``, ``H prev <…> .``,
+  ``TX .``, ``D``/``A`` quad rows on the target graphs, ``TC .``. Header rows end with `` .`` as
+  the grammar requires (rdflib's writer omits it on ``H prev``, DESIGN.md §9).
+- :func:`sparql_update`: one patch as a SPARQL 1.1 Update (``DELETE DATA``; ``INSERT DATA``);
+  :func:`to_sparql_update` the whole accepted history (for pushing to a remote store).
+
+Terms are written in canonical N-Triples form by pyoxigraph, so multi-line literals stay on one row.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import pyoxigraph as ox
+
+from evoonto.namespaces import GRAPH, GRAPH_NAMES, patch_meta_graph
+from evoonto.patch import EVOLVABLE_GRAPHS, Patch
+from evoonto.store import FILE_PREFIXES, to_ox
+
+#: Graphs of the Turtle export (everything but history).
+TURTLE_GRAPHS: tuple[str, ...] = EVOLVABLE_GRAPHS
+FORMATS = ("ttl", "trig", "patch", "update")
+
+
+def to_turtle(ontology, graphs: Iterable[str] = TURTLE_GRAPHS) -> bytes:
+    """The union of ``graphs`` (default: all but history) of ``ontology`` as prefixed Turtle (UTF-8)."""
+    triples = set()
+    for name in graphs:
+        for quad in ontology.store.ox.quads_for_pattern(None, None, None, ox.NamedNode(str(GRAPH[name]))):
+            triples.add(ox.Triple(quad.subject, quad.predicate, quad.object))
+    ordered = sorted(triples, key=lambda t: (str(t.subject), str(t.predicate), str(t.object)))
+    return ox.serialize(ordered, format=ox.RdfFormat.TURTLE, prefixes=FILE_PREFIXES)
+
+
+def to_trig(workspace) -> bytes:
+    """Everything of a workspace as TriG: the six active graphs and every patch's graphs
+    (additions/removals per target and the meta graph), accepted or not."""
+    quads = list(workspace.store.ox.quads_for_pattern(None, None, None, None))
+    for entry in workspace.log():
+        patch = workspace.patch(entry.id)
+        meta = patch_meta_graph(entry.id)
+        rows = patch.quads() + [(s, p, o, meta) for s, p, o in workspace.patch_metadata(entry.id)]
+        quads.extend(ox.Quad(to_ox(s), to_ox(p), to_ox(o), ox.NamedNode(str(g))) for s, p, o, g in rows)
+    quads.sort(key=lambda q: (str(q.graph_name), str(q.subject), str(q.predicate), str(q.object)))
+    return ox.serialize(quads, format=ox.RdfFormat.TRIG, prefixes=FILE_PREFIXES)
+
+
+def _row(op: str, s, p, o, graph) -> str:
+    return f"{op} {to_ox(s)} {to_ox(p)} {to_ox(o)} {ox.NamedNode(str(graph))} ."
+
+
+def patch_rows(patch: Patch) -> list[str]:
+    """The ``D`` then ``A`` rows of ``patch`` on its target graphs (sorted, canonical N-Triples terms)."""
+    rows = []
+    for op, data in (("D", patch.removals), ("A", patch.additions)):
+        for name in sorted(data, key=GRAPH_NAMES.index):
+            rows.extend(sorted(_row(op, s, p, o, GRAPH[name]) for s, p, o in data[name]))
+    return rows
+
+
+def to_rdf_patch(workspace, *, include_base: bool = True) -> str:
+    """The accepted history of ``workspace`` as an RDF Patch log (text).
+
+    Args:
+        include_base: start with the base (version 0) as an all-``A`` patch with id ``<B version/0>``,
+            so applying the log to an empty dataset reproduces the active evolvable graphs.
+    """
+    out: list[str] = []
+    prev = None
+    if include_base:
+        base = workspace.ontology_at(0)
+        ident = workspace.iris.version(0)
+        out += [f"H id {ox.NamedNode(str(ident))} .", "TX ."]
+        for prefix, iri in sorted(FILE_PREFIXES.items()):
+            out.append(f"PA {prefix} {ox.NamedNode(iri)} .")
+        for name in EVOLVABLE_GRAPHS:
+            out.extend(sorted(_row("A", s, p, o, GRAPH[name]) for s, p, o in base.store.triples(name)))
+        out.append("TC .")
+        prev = ident
+    for entry in workspace.log():
+        if entry.decision != "accepted":
+            continue
+        ident = workspace.iris.patch(entry.id)
+        out.append(f"H id {ox.NamedNode(str(ident))} .")
+        if prev is not None:
+            out.append(f"H prev {ox.NamedNode(str(prev))} .")
+        out.append("TX .")
+        out.extend(patch_rows(workspace.patch(entry.id)))
+        out.append("TC .")
+        prev = ident
+    return "\n".join(out) + "\n"
+
+
+def _data_block(rows_by_graph: dict) -> str:
+    parts = []
+    for graph, triples in rows_by_graph.items():
+        body = "\n".join(sorted(f"    {to_ox(s)} {to_ox(p)} {to_ox(o)} ." for s, p, o in triples))
+        parts.append(f"  GRAPH {ox.NamedNode(str(graph))} {{\n{body}\n  }}")
+    return "\n".join(parts)
+
+
+def sparql_update(patch: Patch) -> str:
+    """``patch`` as one SPARQL 1.1 Update request: ``DELETE DATA {…} ; INSERT DATA {…}`` on its target graphs.
+
+    Returns an empty string for an empty patch.
+    """
+    ops = []
+    if patch.removals:
+        ops.append("DELETE DATA {\n" + _data_block({GRAPH[n]: t for n, t in patch.removals.items()}) + "\n}")
+    if patch.additions:
+        ops.append("INSERT DATA {\n" + _data_block({GRAPH[n]: t for n, t in patch.additions.items()}) + "\n}")
+    return " ;\n".join(ops)
+
+
+def insert_graphs_update(graphs: dict) -> str:
+    """``INSERT DATA`` of ``{graph name: triples}`` (empty graphs skipped); empty string if nothing."""
+    data = {GRAPH[n]: list(t) for n, t in graphs.items() if t}
+    return "INSERT DATA {\n" + _data_block(data) + "\n}" if data else ""
+
+
+def to_sparql_update(workspace, *, include_base: bool = True) -> str:
+    """The accepted history as SPARQL Update requests separated by `` ;`` (base first if asked)."""
+    ops = []
+    if include_base:
+        base = workspace.ontology_at(0)
+        op = insert_graphs_update({n: list(base.store.triples(n)) for n in EVOLVABLE_GRAPHS})
+        if op:
+            ops.append(op)
+    for entry in workspace.log():
+        if entry.decision == "accepted":
+            op = sparql_update(workspace.patch(entry.id))
+            if op:
+                ops.append(op)
+    return " ;\n".join(ops) + "\n"
+
+
+def export(workspace, fmt: str) -> bytes:
+    """Export ``workspace`` as ``fmt`` (one of ``ttl``, ``trig``, ``patch``, ``update``); UTF-8 bytes.
+
+    Raises:
+        evoonto.errors.EvoontoError: unknown format.
+    """
+    if fmt == "ttl":
+        return to_turtle(workspace.ontology)
+    if fmt == "trig":
+        return to_trig(workspace)
+    if fmt == "patch":
+        return to_rdf_patch(workspace).encode("utf-8")
+    if fmt == "update":
+        return to_sparql_update(workspace).encode("utf-8")
+    from evoonto.errors import EvoontoError
+
+    raise EvoontoError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+__all__ = ["to_turtle", "to_trig", "to_rdf_patch", "sparql_update", "to_sparql_update", "patch_rows",
+           "insert_graphs_update", "export", "FORMATS"]

@@ -1,0 +1,263 @@
+"""The :class:`~evoonto.store.Store` protocol over a remote SPARQL 1.1 endpoint (SPARQLWrapper).
+
+For ontologies that outgrow one process (DESIGN.md §3): Oxigraph server, Fuseki, GraphDB, Virtuoso
+or Neptune behind the standard SPARQL 1.1 Protocol. Queries use the ``default-graph-uri``
+protocol parameter to build the default graph (the union of the six graphs by default), updates go
+to the update endpoint. :func:`push` sends a workspace there: the base as ``INSERT DATA`` when the
+remote is empty, then every patch not yet present (accepted patches as ``DELETE DATA``/``INSERT
+DATA``, and every patch's metadata into the ``history`` graph).
+
+Example::
+
+    remote = RemoteSparqlStore("http://127.0.0.1:7878/query", "http://127.0.0.1:7878/update")
+    push(Workspace.open(".evoonto"), remote)
+    Ontology(remote).query("SELECT (COUNT(*) AS ?n) WHERE { ?t a evo:Term }")
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+import rdflib
+from rdflib import BNode, Literal, URIRef
+
+from evoonto.errors import EvoontoError
+from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES, bind_prefixes
+from evoonto.store import OxigraphStore, QueryError, graph_iri, to_ox
+
+
+class RemoteStoreError(EvoontoError):
+    """The remote endpoint is unreachable, refused a request, or holds a history that diverges."""
+
+
+_PROLOGUE = re.compile(r"^\s*(?:(?:PREFIX\s+[\w.-]*:\s*<[^>]*>|BASE\s+<[^>]*>|#[^\n]*)\s*)*", re.IGNORECASE)
+_DECLARED = re.compile(r"PREFIX\s+([\w.-]*):", re.IGNORECASE)
+_CHUNK = 5000  # triples per INSERT DATA request
+
+
+def _with_prefixes(sparql: str) -> str:
+    declared = {m.group(1) for m in _DECLARED.finditer(sparql)}
+    head = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items() if p not in declared)
+    return head + sparql
+
+
+def _query_form(sparql: str) -> str:
+    rest = sparql[_PROLOGUE.match(sparql).end():].lstrip()
+    return (rest.split(None, 1)[0].upper() if rest else "")
+
+
+def _term(binding: dict):
+    kind, value = binding["type"], binding["value"]
+    if kind == "uri":
+        return URIRef(value)
+    if kind == "bnode":
+        return BNode(value)
+    if "xml:lang" in binding:
+        return Literal(value, lang=binding["xml:lang"])
+    datatype = binding.get("datatype")
+    if datatype and datatype != "http://www.w3.org/2001/XMLSchema#string":
+        return Literal(value, datatype=URIRef(datatype))
+    return Literal(value)
+
+
+class RemoteSparqlStore:
+    """A quad store behind a SPARQL 1.1 query (+ update) endpoint.
+
+    Args:
+        query_endpoint: e.g. ``http://127.0.0.1:7878/query``.
+        update_endpoint: e.g. ``http://127.0.0.1:7878/update`` (None: read-only).
+        timeout_s: HTTP timeout per request, in seconds.
+    """
+
+    def __init__(self, query_endpoint: str, update_endpoint: str | None = None, *, timeout_s: int = 60):
+        self.query_endpoint = query_endpoint
+        self.update_endpoint = update_endpoint
+        self.timeout_s = timeout_s
+
+    def __repr__(self) -> str:
+        return f"RemoteSparqlStore({self.query_endpoint!r})"
+
+    def _wrapper(self, endpoint: str):
+        from SPARQLWrapper import POST, SPARQLWrapper
+
+        wrapper = SPARQLWrapper(endpoint, updateEndpoint=self.update_endpoint)
+        wrapper.setMethod(POST)
+        wrapper.setTimeout(self.timeout_s)
+        return wrapper
+
+    # reading --------------------------------------------------------------------------------
+    def query(self, sparql: str, *, default_union: bool = True, default_graphs: Iterable | None = None):
+        """Run a query remotely; same return types as :meth:`OxigraphStore.query`.
+
+        Raises:
+            QueryError: the endpoint rejected the query. RemoteStoreError: the endpoint is unreachable.
+        """
+        from SPARQLWrapper import JSON, TURTLE
+
+        text = _with_prefixes(sparql)
+        form = _query_form(text)
+        wrapper = self._wrapper(self.query_endpoint)
+        graphs = list(default_graphs) if default_graphs is not None else (list(GRAPH_NAMES) if default_union else [])
+        for g in graphs:
+            wrapper.addDefaultGraph(str(graph_iri(g)))
+        wrapper.setQuery(text)
+        if form in ("CONSTRUCT", "DESCRIBE"):
+            wrapper.setReturnFormat(TURTLE)
+            data = self._run(wrapper).convert()
+            graph = rdflib.Graph()
+            graph.parse(data=data.decode("utf-8") if isinstance(data, bytes) else data, format="turtle")
+            return graph
+        wrapper.setReturnFormat(JSON)
+        result = self._run(wrapper).convert()
+        if "boolean" in result:
+            return bool(result["boolean"])
+        return [{k: _term(v) for k, v in row.items()} for row in result["results"]["bindings"]]
+
+    def _run(self, wrapper):
+        from urllib.error import URLError
+
+        from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
+
+        try:
+            return wrapper.query()
+        except SPARQLWrapperException as exc:
+            raise QueryError(f"{wrapper.endpoint}: {str(exc).splitlines()[0]}") from exc
+        except (URLError, OSError) as exc:
+            raise RemoteStoreError(f"cannot reach SPARQL endpoint {wrapper.endpoint}: {getattr(exc, 'reason', exc)}") from exc
+
+    def update(self, sparql: str) -> None:
+        """Run a SPARQL 1.1 Update on the update endpoint.
+
+        Raises:
+            RemoteStoreError: no update endpoint configured, or unreachable. QueryError: rejected.
+        """
+        if not self.update_endpoint:
+            raise RemoteStoreError(f"{self.query_endpoint} was opened read-only (no update endpoint)")
+        wrapper = self._wrapper(self.update_endpoint)
+        wrapper.setQuery(_with_prefixes(sparql))
+        self._run(wrapper)
+
+    def triples(self, name):
+        """Iterate the triples of one named graph."""
+        rows = self.query(f"SELECT ?s ?p ?o WHERE {{ GRAPH <{graph_iri(name)}> {{ ?s ?p ?o }} }}", default_union=False)
+        for row in rows:
+            yield (row["s"], row["p"], row["o"])
+
+    def graph(self, name) -> rdflib.Graph:
+        """A copy of one named graph as an rdflib Graph."""
+        out = bind_prefixes(rdflib.Graph(identifier=graph_iri(name)))
+        for triple in self.triples(name):
+            out.add(triple)
+        return out
+
+    def count(self, name=None) -> int:
+        """Number of quads in one named graph (all named graphs when None)."""
+        pattern = f"GRAPH <{graph_iri(name)}> {{ ?s ?p ?o }}" if name is not None else "GRAPH ?g { ?s ?p ?o }"
+        rows = self.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ {pattern} }}", default_union=False)
+        return int(rows[0]["n"]) if rows else 0
+
+    def graph_names(self) -> list[URIRef]:
+        """IRIs of the named graphs holding quads."""
+        rows = self.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }", default_union=False)
+        return sorted(row["g"] for row in rows)
+
+    def contains(self, triple, name) -> bool:
+        """True when ``triple`` is in graph ``name``."""
+        s, p, o = (to_ox(t) for t in triple)
+        return bool(self.query(f"ASK {{ GRAPH <{graph_iri(name)}> {{ {s} {p} {o} }} }}", default_union=False))
+
+    # writing --------------------------------------------------------------------------------
+    def add(self, triples: Iterable, name) -> None:
+        """``INSERT DATA`` the triples into graph ``name`` (in chunks of 5,000)."""
+        rows = list(triples)
+        for i in range(0, len(rows), _CHUNK):
+            self.update(_data_op("INSERT", {graph_iri(name): rows[i:i + _CHUNK]}))
+
+    def remove(self, triples: Iterable, name) -> None:
+        """``DELETE DATA`` the triples from graph ``name``."""
+        rows = list(triples)
+        for i in range(0, len(rows), _CHUNK):
+            self.update(_data_op("DELETE", {graph_iri(name): rows[i:i + _CHUNK]}))
+
+    def replace_graph(self, name, graph) -> None:
+        """``DROP SILENT GRAPH`` then insert the triples of ``graph``."""
+        self.update(f"DROP SILENT GRAPH <{graph_iri(name)}>")
+        self.add(graph, name)
+
+    def apply(self, removals: dict, additions: dict) -> None:
+        """Remove then add, in one update request (atomic on stores that run a request as one transaction)."""
+        ops = []
+        rem = {graph_iri(n): list(t) for n, t in removals.items() if t}
+        add = {graph_iri(n): list(t) for n, t in additions.items() if t}
+        if rem:
+            ops.append(_data_op("DELETE", rem))
+        if add:
+            ops.append(_data_op("INSERT", add))
+        if ops:
+            self.update(" ;\n".join(ops))
+
+    def copy(self) -> OxigraphStore:
+        """An in-memory :class:`OxigraphStore` copy of the six graphs (for candidates)."""
+        out = OxigraphStore()
+        for name in GRAPH_NAMES:
+            out.add(self.triples(name), name)
+        return out
+
+
+def _data_op(op: str, by_graph: dict) -> str:
+    parts = []
+    for graph, triples in by_graph.items():
+        body = "\n".join(f"{to_ox(s)} {to_ox(p)} {to_ox(o)} ." for s, p, o in triples)
+        parts.append(f"GRAPH <{graph}> {{\n{body}\n}}")
+    return f"{op} DATA {{\n" + "\n".join(parts) + "\n}"
+
+
+def remote_patch_ids(remote) -> list[str]:
+    """Ids of the patches recorded in the remote ``history`` graph, in commit order (by time, then id)."""
+    rows = remote.query(
+        f"SELECT ?id ?t WHERE {{ GRAPH <{GRAPH['history']}> {{ ?p a evo:Patch ; dcterms:identifier ?id . "
+        "OPTIONAL { ?p prov:generatedAtTime ?t } } }", default_union=False)
+    return [str(r["id"]) for r in rows]
+
+
+def push(workspace, remote) -> int:
+    """Send ``workspace`` to ``remote``: the base if the remote is empty, then missing patches in order.
+
+    Returns:
+        Number of patches pushed (accepted and rejected; only accepted ones change the graphs).
+
+    Raises:
+        RemoteStoreError: the remote holds patches the workspace does not know (diverged history).
+    """
+    local = [e.id for e in workspace.log()]
+    if remote.count() == 0:
+        base = workspace.ontology_at(0)
+        for name in GRAPH_NAMES:
+            triples = list(base.store.triples(name))
+            if name == "history":
+                triples = [t for t in workspace.store.triples("history") if _is_base_history(t, workspace)]
+            remote.add(triples, name)
+        present: set[str] = set()
+    else:
+        present = set(remote_patch_ids(remote))
+        unknown = present - set(local)
+        if unknown:
+            raise RemoteStoreError(f"the remote store has patch(es) {sorted(unknown)[:3]} unknown to {workspace.path}")
+    pushed = 0
+    for entry in workspace.log():
+        if entry.id in present:
+            continue
+        if entry.decision == "accepted":
+            patch = workspace.patch(entry.id)
+            remote.apply(dict(patch.removals), dict(patch.additions))
+        remote.add(workspace.patch_metadata(entry.id), "history")
+        pushed += 1
+    return pushed
+
+
+def _is_base_history(triple, workspace) -> bool:
+    return triple[0] == workspace.iris.version(0)
+
+
+__all__ = ["RemoteSparqlStore", "RemoteStoreError", "push", "remote_patch_ids"]
