@@ -1,0 +1,535 @@
+"""The read-only data source abstraction: :class:`Source`, its records, and :func:`open_source`.
+
+A *source* is anything an agent or a probe may query read-only (DESIGN.md §4): a SQLite file (the
+embedded default), any SQLAlchemy URL, a folder of CSV/Parquet files (through DuckDB), or a folder
+of text/markdown documents. All of them expose the same small interface:
+
+- ``src.id`` (stable identifier, e.g. ``"concert_singer"``), ``src.kind`` (``"sqlite"``,
+  ``"sqlalchemy"``, ``"files"``, ``"documents"``), ``src.dialect`` (sqlglot dialect name);
+- ``src.tables()`` → ``list[TableInfo]`` (columns with declared types, primary key, foreign keys,
+  row count), cached after the first call;
+- ``src.run(sql, *, limit=1000, timeout_ms=5000)`` → :class:`QueryResult`; the statement must be a
+  single ``SELECT``/``WITH`` query (:mod:`evoonto.sources.guard`), at most ``limit`` rows are
+  returned (``truncated`` says whether more existed) and the query is interrupted after
+  ``timeout_ms`` milliseconds (:class:`~evoonto.errors.QueryTimeout`);
+- ``src.quote(name)`` → the identifier quoted for the source's dialect (names with spaces, quotes,
+  unicode and reserved words, e.g. ``"Free Meal Count (K-12)"``);
+- ``src.close()``, or use the source as a context manager.
+
+Example::
+
+    from evoonto.sources import open_source
+
+    with open_source("spider/database/concert_singer/concert_singer.sqlite") as src:
+        for table in src.tables():
+            print(table.name, table.row_count, [c.name for c in table.columns])
+        result = src.run(f"SELECT {src.quote('Name')} FROM singer", limit=3)
+        print(result.columns, result.rows, result.truncated)
+
+Problems a caller can cause or meet raise :class:`~evoonto.errors.SourceError` (missing or corrupt
+file, locked database), :class:`~evoonto.errors.ReadOnlyViolation` (a refused statement) or
+:class:`~evoonto.errors.QueryTimeout`; problems limited to one table (a broken view, an unreadable
+CSV file, a table without columns) are reported as a :class:`SourceWarning` and the table is
+skipped, so one bad table never stops a whole harvest.
+"""
+
+from __future__ import annotations
+
+import abc
+import re
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Protocol, runtime_checkable
+
+from sqlglot import exp
+
+from evoonto.errors import SourceError
+from evoonto.sources.guard import check_read_only
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DEFAULT_TIMEOUT_MS",
+    "MAX_LIMIT",
+    "ColumnInfo",
+    "ForeignKey",
+    "TableInfo",
+    "QueryResult",
+    "Source",
+    "BaseSource",
+    "SourceWarning",
+    "open_source",
+    "open_sources",
+    "quote_identifier",
+    "source_kind_of",
+]
+
+#: Rows returned by :meth:`Source.run` when no ``limit`` is given.
+DEFAULT_LIMIT = 1000
+#: Largest ``limit`` accepted by :meth:`Source.run`, in rows.
+MAX_LIMIT = 1_000_000
+#: Time limit of :meth:`Source.run` when none is given, in milliseconds.
+DEFAULT_TIMEOUT_MS = 5000
+
+SOURCE_KINDS = ("sqlite", "sqlalchemy", "files", "documents")
+TABLE_FILE_SUFFIXES = (".csv", ".tsv", ".parquet")
+DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+class SourceWarning(UserWarning):
+    """A table, file or foreign key was skipped (unreadable, empty, broken); the rest still works."""
+
+
+def warn(message: str) -> None:
+    """Emit a :class:`SourceWarning` with ``message`` (one line)."""
+    warnings.warn(message, SourceWarning, stacklevel=3)
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    """A declared foreign key of a table.
+
+    Attributes:
+        columns: referencing column names, in key order.
+        ref_table: referenced table name.
+        ref_columns: referenced column names, same length as ``columns``; an entry is ``None``
+            when the declaration names only the table (SQLite ``REFERENCES t``), meaning its
+            primary key (see :func:`resolve_foreign_key`).
+    """
+
+    columns: tuple[str, ...]
+    ref_table: str
+    ref_columns: tuple[str | None, ...]
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """One column: ``name``, ``declared_type`` (as declared, ``""`` if none), ``nullable``,
+    ``primary_key`` (part of the table's primary key) and ``ordinal`` (0-based position)."""
+
+    name: str
+    declared_type: str = ""
+    nullable: bool = True
+    primary_key: bool = False
+    ordinal: int = 0
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """One table, view or file of a source.
+
+    Attributes:
+        name: the table name exactly as the engine knows it (quote it with :meth:`Source.quote`).
+        columns: the columns in declaration order.
+        primary_key: primary-key column names, in key order (empty if none is declared).
+        foreign_keys: declared foreign keys.
+        row_count: number of rows, or ``None`` when counting failed or timed out.
+        kind: ``"table"``, ``"view"`` or ``"file"``.
+        has_rowid: SQLite only: the table has a ``rowid`` (used for cheap systematic sampling).
+    """
+
+    name: str
+    columns: tuple[ColumnInfo, ...]
+    primary_key: tuple[str, ...] = ()
+    foreign_keys: tuple[ForeignKey, ...] = ()
+    row_count: int | None = None
+    kind: str = "table"
+    has_rowid: bool = False
+
+    def column(self, name: str) -> ColumnInfo:
+        """The column called ``name`` (exact match first, then case-insensitive).
+
+        Raises:
+            SourceError: no such column.
+        """
+        for col in self.columns:
+            if col.name == name:
+                return col
+        folded = name.casefold()
+        for col in self.columns:
+            if col.name.casefold() == folded:
+                return col
+        raise SourceError(f"table {self.name!r} has no column {name!r}")
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """Result of :meth:`Source.run`.
+
+    Attributes:
+        columns: result column names.
+        rows: at most ``limit`` rows, each a tuple of Python values.
+        truncated: ``True`` when the query produced more than ``limit`` rows.
+        elapsed_ms: wall-clock time of execution and fetching, in milliseconds.
+        sql: the statement exactly as executed.
+    """
+
+    columns: tuple[str, ...]
+    rows: list[tuple]
+    truncated: bool
+    elapsed_ms: float
+    sql: str = ""
+
+    def records(self) -> list[dict[str, Any]]:
+        """The rows as dictionaries keyed by column name (later duplicates win)."""
+        return [dict(zip(self.columns, row)) for row in self.rows]
+
+    def scalar(self) -> Any:
+        """The first value of the first row, or ``None`` when there is no row."""
+        return self.rows[0][0] if self.rows and self.rows[0] else None
+
+
+@runtime_checkable
+class Source(Protocol):
+    """What every data source offers (see the module docstring for the contract)."""
+
+    id: str
+    kind: str
+    dialect: str | None
+
+    def tables(self) -> list[TableInfo]: ...
+
+    def table(self, name: str) -> TableInfo: ...
+
+    def run(
+        self, sql: str, *, limit: int = DEFAULT_LIMIT, timeout_ms: int = DEFAULT_TIMEOUT_MS
+    ) -> QueryResult: ...
+
+    def quote(self, name: str) -> str: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> "Source": ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+def quote_identifier(name: str, dialect: str | None = None) -> str:
+    """``name`` as a quoted SQL identifier for ``dialect`` (sqlglot), e.g. ``"Free ""x"" (K-12)"``.
+
+    Raises:
+        SourceError: ``name`` is empty or contains a NUL character.
+    """
+    if not isinstance(name, str) or not name or "\x00" in name:
+        raise SourceError(f"invalid identifier {name!r}")
+    return exp.to_identifier(name, quoted=True).sql(dialect=dialect)
+
+
+class BaseSource(abc.ABC):
+    """Shared behaviour of the concrete sources: guard, limits, caching, locking, closing.
+
+    Subclasses set ``kind`` and ``dialect`` and implement :meth:`_load_tables` (catalog metadata,
+    without row counts), :meth:`_execute` (run an already-checked statement) and :meth:`_close`.
+    """
+
+    kind: str = ""
+    dialect: str | None = None
+
+    def __init__(self, source_id: str, location: str):
+        if not source_id or "\x00" in source_id:
+            raise SourceError(f"invalid source id {source_id!r}")
+        self.id = source_id
+        self.location = location
+        self._lock = threading.RLock()
+        self._tables: list[TableInfo] | None = None
+        self._closed = False
+
+    # -- public API -------------------------------------------------------------------------
+    def tables(self) -> list[TableInfo]:
+        """All readable tables with columns, keys and row counts (cached after the first call).
+
+        Tables that cannot be read (broken view, unreadable file, no columns) are skipped with a
+        :class:`SourceWarning`. Raises :class:`SourceError` when the source itself is unusable.
+        """
+        with self._lock:
+            self._check_open()
+            if self._tables is None:
+                loaded = []
+                for table in self._load_tables():
+                    if not table.columns:
+                        warn(f"source {self.id!r}: table {table.name!r} has no columns; skipped")
+                        continue
+                    loaded.append(self._with_row_count(table))
+                self._tables = [t for t in loaded if t is not None]
+            return list(self._tables)
+
+    def table(self, name: str) -> TableInfo:
+        """The table called ``name`` (exact, then case-insensitive). Raises :class:`SourceError`."""
+        tables = self.tables()
+        for table in tables:
+            if table.name == name:
+                return table
+        folded = name.casefold()
+        for table in tables:
+            if table.name.casefold() == folded:
+                return table
+        raise SourceError(f"source {self.id!r} has no table {name!r}")
+
+    def run(
+        self, sql: str, *, limit: int = DEFAULT_LIMIT, timeout_ms: int = DEFAULT_TIMEOUT_MS
+    ) -> QueryResult:
+        """Run one read-only query and return at most ``limit`` rows.
+
+        Args:
+            sql: a single ``SELECT``/``WITH`` statement in the source's dialect.
+            limit: row cap, 1..:data:`MAX_LIMIT`; extra rows are not fetched.
+            timeout_ms: the query is interrupted after this many milliseconds (1..3,600,000).
+
+        Raises:
+            ReadOnlyViolation: the statement is not a single read-only query.
+            QueryTimeout: the query ran longer than ``timeout_ms``.
+            SourceError: bad ``limit``/``timeout_ms``, closed source, or an engine error (the
+                message carries the engine's one-line reason, e.g. ``no such column``).
+        """
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+            raise SourceError(f"limit must be an integer in 1..{MAX_LIMIT}, got {limit!r}")
+        if (
+            not isinstance(timeout_ms, (int, float))
+            or isinstance(timeout_ms, bool)
+            or not 1 <= timeout_ms <= 3_600_000
+        ):
+            raise SourceError(f"timeout_ms must be in 1..3600000, got {timeout_ms!r}")
+        check_read_only(sql, dialect=self.dialect)
+        with self._lock:
+            self._check_open()
+            start = time.perf_counter()
+            columns, rows, truncated = self._execute(sql, limit, timeout_ms)
+            elapsed = (time.perf_counter() - start) * 1000.0
+        return QueryResult(tuple(columns), rows, truncated, elapsed, sql)
+
+    def quote(self, name: str) -> str:
+        """``name`` quoted as an identifier in this source's dialect."""
+        return quote_identifier(name, self.dialect)
+
+    def sample_from(self, table: TableInfo, expressions: str, rows: int) -> str:
+        """SQL of a derived table holding about ``rows`` rows of ``table`` (for sampled probes).
+
+        ``expressions`` is the select list (already quoted). The default takes the first ``rows``
+        rows; engines override it with a spread-out sample (rowid stride, ``USING SAMPLE``).
+        """
+        return f"(SELECT {expressions} FROM {self.quote(table.name)} LIMIT {int(rows)})"
+
+    def close(self) -> None:
+        """Release the connection; idempotent. Later calls raise :class:`SourceError`."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} id={self.id!r} kind={self.kind!r} at {self.location!r}>"
+
+    # -- for subclasses ---------------------------------------------------------------------
+    @abc.abstractmethod
+    def _load_tables(self) -> list[TableInfo]:
+        """Tables with columns and keys; ``row_count`` may be left ``None`` (counted later)."""
+
+    @abc.abstractmethod
+    def _execute(self, sql: str, limit: int, timeout_ms: float) -> tuple[list[str], list[tuple], bool]:
+        """Run a checked statement: (column names, at most ``limit`` rows, truncated)."""
+
+    @abc.abstractmethod
+    def _close(self) -> None:
+        """Close the underlying connection."""
+
+    def _with_row_count(self, table: TableInfo) -> TableInfo | None:
+        """``table`` with its row count; ``None`` (skip, with a warning) when it cannot be read."""
+        if table.row_count is not None:
+            return table
+        from dataclasses import replace
+
+        from evoonto.errors import QueryTimeout
+
+        try:
+            count = self.run(f"SELECT COUNT(*) FROM {self.quote(table.name)}", limit=1).scalar()
+        except QueryTimeout:
+            warn(f"source {self.id!r}: counting rows of {table.name!r} timed out; count unknown")
+            return table
+        except SourceError as err:
+            warn(f"source {self.id!r}: table {table.name!r} cannot be read ({err}); skipped")
+            return None
+        return replace(table, row_count=int(count or 0))
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SourceError(f"source {self.id!r} is closed")
+
+
+# -- opening sources ------------------------------------------------------------------------
+
+_URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+
+
+def source_kind_of(url_or_path: str | Path) -> str:
+    """Which implementation :func:`open_source` would choose: one of :data:`SOURCE_KINDS`.
+
+    A URL (``scheme://…``) is ``"sqlalchemy"``; a folder with CSV/Parquet files is ``"files"``,
+    else a folder with ``.md``/``.txt`` files is ``"documents"``; a ``.csv``/``.tsv``/``.parquet``
+    file is ``"files"``, a ``.md``/``.txt`` file ``"documents"``; any other file ``"sqlite"``.
+
+    Raises:
+        SourceError: the path does not exist, or a folder holds no usable file.
+    """
+    text = str(url_or_path)
+    if _URL_RE.match(text):
+        return "sqlalchemy"
+    path = Path(text).expanduser()
+    if not path.exists():
+        raise SourceError(f"data source not found: {text}")
+    if path.is_dir():
+        names = [p.suffix.lower() for p in path.iterdir() if p.is_file()]
+        if any(s in TABLE_FILE_SUFFIXES for s in names):
+            return "files"
+        if any(s in DOCUMENT_SUFFIXES for s in names):
+            return "documents"
+        raise SourceError(
+            f"folder {text} holds no CSV/Parquet or text/markdown files; nothing to open"
+        )
+    suffix = path.suffix.lower()
+    if suffix in TABLE_FILE_SUFFIXES:
+        return "files"
+    if suffix in DOCUMENT_SUFFIXES:
+        return "documents"
+    return "sqlite"
+
+
+def default_source_id(url_or_path: str | Path) -> str:
+    """Identifier used when none is given: the file stem, folder name or URL database name."""
+    text = str(url_or_path)
+    if _URL_RE.match(text):
+        from sqlalchemy.engine import make_url
+
+        try:
+            url = make_url(text)
+        except Exception as err:
+            raise SourceError(f"invalid SQLAlchemy URL: {err}") from None
+        database = url.database or url.host or url.get_backend_name()
+        return Path(database).stem if "/" in database or "." in database else database
+    path = Path(text).expanduser()
+    return path.stem if path.is_file() else path.resolve().name
+
+
+def open_source(
+    url_or_path: str | Path, *, source_id: str | None = None, kind: str | None = None, **options
+) -> BaseSource:
+    """Open a read-only source, choosing the implementation from the URL or path.
+
+    Args:
+        url_or_path: a SQLite file, a SQLAlchemy URL (``sqlite:///x.db``,
+            ``postgresql://user@host/db`` …), a folder (or single file) of CSV/Parquet files, or a
+            folder (or single file) of text/markdown documents.
+        source_id: identifier of the source in IRIs and the catalog; default: file stem, folder
+            name or URL database name.
+        kind: force an implementation (one of :data:`SOURCE_KINDS`) instead of guessing.
+        **options: passed to the implementation (e.g. ``busy_timeout_ms`` for SQLite,
+            ``max_passage_chars`` for documents).
+
+    Returns:
+        A :class:`Source` (a :class:`BaseSource` subclass). Close it, or use ``with``.
+
+    Raises:
+        SourceError: missing path, unsupported kind, corrupt/locked database, bad URL.
+    """
+    chosen = kind or source_kind_of(url_or_path)
+    if chosen not in SOURCE_KINDS:
+        raise SourceError(f"unknown source kind {chosen!r}; expected one of {', '.join(SOURCE_KINDS)}")
+    sid = source_id or default_source_id(url_or_path)
+    if chosen == "sqlite":
+        from evoonto.sources.sqlite import SQLiteSource
+
+        return SQLiteSource(url_or_path, source_id=sid, **options)
+    if chosen == "sqlalchemy":
+        from evoonto.sources.sqlalchemy import SQLAlchemySource
+
+        return SQLAlchemySource(str(url_or_path), source_id=sid, **options)
+    if chosen == "files":
+        from evoonto.sources.files import FilesSource
+
+        return FilesSource(url_or_path, source_id=sid, **options)
+    from evoonto.sources.documents import DocumentSource
+
+    return DocumentSource(url_or_path, source_id=sid, **options)
+
+
+def open_sources(urls_or_paths, **options) -> tuple[list[BaseSource], list[str]]:
+    """Open several sources; one that fails is reported, not raised.
+
+    Returns:
+        ``(sources, errors)``: the opened sources, in order, and one-line messages for the
+        ones that could not be opened (each also emitted as a :class:`SourceWarning`).
+    """
+    opened: list[BaseSource] = []
+    errors: list[str] = []
+    for item in urls_or_paths:
+        try:
+            opened.append(open_source(item, **options))
+        except SourceError as err:
+            errors.append(str(err))
+            warn(f"skipped source {item}: {err}")
+    return opened, errors
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """``True`` when ``path`` starts with the SQLite header (or is empty, a valid empty DB)."""
+    with open(path, "rb") as handle:
+        head = handle.read(len(_SQLITE_MAGIC))
+    return head == _SQLITE_MAGIC or head == b""
+
+
+def resolve_foreign_key(
+    table: TableInfo, fk: ForeignKey, tables: list[TableInfo]
+) -> list[tuple[str, str, str]] | None:
+    """Pairs ``(column, ref_table, ref_column)`` of ``table``'s key ``fk``, resolved against ``tables``.
+
+    Names are matched exactly, then case-insensitively (Spider declares some keys with the wrong
+    case), and returned as the tables spell them; a key naming only its table maps to that
+    table's primary key. Returns ``None`` when a table or column does not exist.
+    """
+    target = next((t for t in tables if t.name == fk.ref_table), None) or next(
+        (t for t in tables if t.name.casefold() == fk.ref_table.casefold()), None
+    )
+    if target is None or len(fk.columns) != len(fk.ref_columns):
+        return None
+    ref_columns = list(fk.ref_columns)
+    if any(c is None for c in ref_columns):
+        if len(target.primary_key) != len(fk.columns):
+            return None
+        ref_columns = list(target.primary_key)
+    pairs = []
+    for col, ref in zip(fk.columns, ref_columns):
+        try:
+            pairs.append((table.column(col).name, target.name, target.column(ref).name))
+        except SourceError:
+            return None
+    return pairs
+
+
+def column_names(description) -> list[str]:
+    """Column names from a DB-API ``cursor.description`` (empty when there is none)."""
+    return [d[0] for d in description or ()]
+
+
+@dataclass
+class _Deadline:
+    """A wall-clock deadline in ``time.monotonic()`` seconds; ``expired`` once it has passed."""
+
+    at: float
+    fired: bool = field(default=False)
+
+    @classmethod
+    def after_ms(cls, ms: float) -> "_Deadline":
+        return cls(time.monotonic() + ms / 1000.0)
+
+    def expired(self) -> bool:
+        if time.monotonic() >= self.at:
+            self.fired = True
+        return self.fired

@@ -1,0 +1,178 @@
+"""Statement guard: only a single read-only ``SELECT``/``WITH`` query may reach a source.
+
+Every statement an agent or a probe sends to a :class:`~evoonto.sources.base.Source` is parsed with
+sqlglot and refused with :class:`~evoonto.errors.ReadOnlyViolation` unless it is exactly one query
+whose root is a ``SELECT`` (optionally with ``WITH``), a set operation (``UNION``/``INTERSECT``/
+``EXCEPT``) or a parenthesised query, and whose whole syntax tree contains no DML, DDL,
+``ATTACH``/``DETACH``, ``PRAGMA``, ``SET``, ``COPY``, ``SELECT … INTO``, locking clause, or a
+function that writes, loads code or reads files (``load_extension``, ``nextval``, ``read_csv`` …).
+
+The guard is the first of several layers (DESIGN.md §4): each source also opens its engine
+read-only (SQLite ``mode=ro`` + ``PRAGMA query_only`` + an authorizer, a read-only transaction on
+server databases, an in-memory DuckDB with external access locked to the data folder), so a
+statement the guard misjudges still cannot modify anything.
+
+Example::
+
+    >>> from evoonto.sources.guard import check_read_only
+    >>> check_read_only('SELECT "Free Meal Count (K-12)" FROM frpm', dialect="sqlite").sql()
+    'SELECT "Free Meal Count (K-12)" FROM frpm'
+    >>> check_read_only("SELECT 1; DROP TABLE frpm", dialect="sqlite")
+    Traceback (most recent call last):
+    ...
+    evoonto.errors.ReadOnlyViolation: refused: exactly one statement is allowed, got 2 (read-only source)
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import TokenType
+
+from evoonto.errors import ReadOnlyViolation
+
+__all__ = [
+    "MAX_SQL_CHARS",
+    "DENIED_FUNCTIONS",
+    "check_read_only",
+]
+
+#: Longest statement accepted, in characters. Longer text is refused before it is parsed.
+MAX_SQL_CHARS = 100_000
+
+# Statement or clause node types that must not appear anywhere in an allowed tree. Looked up by
+# name so that a sqlglot version without one of them still works.
+_DENIED_NODE_NAMES = (
+    "Insert", "Update", "Delete", "Merge", "Create", "Drop", "Alter", "AlterSession", "Command",
+    "Pragma", "Set", "SetItem", "Copy", "TruncateTable", "Use", "LoadData", "Transaction", "Commit",
+    "Rollback", "Grant", "Revoke", "Analyze", "Attach", "Detach", "Install", "Into", "Lock",
+    "Returning", "OnConflict", "Export", "Cache", "Uncache", "Refresh", "Kill", "Execute",
+    "ExecuteSql", "Declare", "Comment", "Undrop", "SwapTable", "NextValueFor",
+    "UserDefinedFunction", "ConnectTo", "Disconnect", "Describe", "Summarize", "Show",
+)
+_DENIED_NODES = tuple(getattr(exp, name) for name in _DENIED_NODE_NAMES if hasattr(exp, name))
+
+#: Functions refused in every dialect (lower case): code loading, file access, sequence and
+#: session writes, dynamic SQL, server administration.
+DENIED_FUNCTIONS = frozenset(
+    {
+        # SQLite
+        "load_extension", "readfile", "writefile", "edit", "fts3_tokenizer",
+        # PostgreSQL
+        "nextval", "setval", "set_config", "pg_read_file", "pg_read_binary_file", "pg_ls_dir",
+        "pg_stat_file", "lo_import", "lo_export", "lo_unlink", "lo_create", "lo_from_bytea",
+        "lo_put", "dblink", "dblink_exec", "dblink_connect", "pg_advisory_lock",
+        "pg_advisory_xact_lock", "pg_try_advisory_lock", "pg_terminate_backend",
+        "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile", "pg_switch_wal",
+        "query_to_xml", "query_to_xml_and_xmlschema", "table_to_xml", "cursor_to_xml",
+        # MySQL / SQL Server / Oracle
+        "load_file", "sys_exec", "sys_eval", "xp_cmdshell", "openrowset", "opendatasource",
+        "get_lock", "release_lock",
+        # DuckDB table functions that read arbitrary files or other databases
+        "read_csv", "read_csv_auto", "read_parquet", "parquet_scan", "read_json",
+        "read_json_auto", "read_json_objects", "read_ndjson", "read_ndjson_auto", "read_text",
+        "read_blob", "sqlite_scan", "sqlite_attach", "postgres_scan", "postgres_attach",
+        "mysql_scan", "iceberg_scan", "delta_scan", "read_xlsx", "install_extension",
+        "load_extension", "parquet_metadata", "parquet_schema",
+    }
+)
+
+# Functions whose name is harmless in some dialects (SQLite's GLOB) but not in others.
+_DENIED_BY_DIALECT = {"duckdb": frozenset({"glob"})}
+
+_ALLOWED_FIRST_TOKENS = {TokenType.SELECT, TokenType.WITH, TokenType.L_PAREN}
+
+
+def _refuse(reason: str) -> ReadOnlyViolation:
+    return ReadOnlyViolation(f"refused: {reason} (read-only source)")
+
+
+def _function_names(node: exp.Func) -> set[str]:
+    names = {type(node).__name__.lower()}
+    if isinstance(node, exp.Anonymous):
+        names.add(str(node.name).lower())
+    else:
+        try:
+            names.add(node.sql_name().lower())
+        except Exception:  # pragma: no cover - defensive, sql_name() is defined on Func
+            pass
+    return names
+
+
+def check_read_only(
+    sql: str, *, dialect: str | None = None, max_chars: int = MAX_SQL_CHARS
+) -> exp.Expression:
+    """Parse ``sql`` and return its sqlglot tree if it is one read-only query, else refuse it.
+
+    Args:
+        sql: the statement text (comments and one trailing ``;`` are fine).
+        dialect: sqlglot dialect name of the engine (``"sqlite"``, ``"duckdb"``, ``"postgres"``,
+            ``"mysql"`` …); ``None`` uses sqlglot's generic dialect.
+        max_chars: longest accepted statement, in characters.
+
+    Returns:
+        The parsed root expression (a ``Select``, a set operation or a ``Subquery``).
+
+    Raises:
+        ReadOnlyViolation: with a one-line reason: empty/too long/unparsable text, more than one
+            statement, a root that is not a query, or a forbidden node or function in the tree.
+    """
+    if not isinstance(sql, str):
+        raise _refuse(f"statement must be a string, got {type(sql).__name__}")
+    if len(sql) > max_chars:
+        raise _refuse(f"statement is {len(sql):,} characters long, the limit is {max_chars:,}")
+    try:
+        tokens = sqlglot.tokenize(sql, dialect=dialect)
+    except (TokenError, ParseError, ValueError) as err:
+        raise _refuse(f"statement could not be tokenised: {_first_line(err)}") from None
+    if not tokens or all(t.token_type == TokenType.SEMICOLON for t in tokens):
+        raise _refuse("empty statement")
+    # Fast structural checks on tokens: they also catch statements sqlglot would only parse
+    # as an opaque Command (VACUUM, REPLACE, EXPLAIN …).
+    statements = _split_count(tokens)
+    if statements > 1:
+        raise _refuse(f"exactly one statement is allowed, got {statements}")
+    first = tokens[0]
+    if first.token_type not in _ALLOWED_FIRST_TOKENS:
+        raise _refuse(f"only SELECT/WITH queries are allowed, got {first.text.upper()!r}")
+    try:
+        trees = [t for t in sqlglot.parse(sql, read=dialect) if t is not None]
+    except (ParseError, TokenError) as err:
+        raise _refuse(f"statement could not be parsed: {_first_line(err)}") from None
+    except RecursionError:
+        raise _refuse("statement is nested too deeply to be checked") from None
+    if len(trees) != 1:
+        raise _refuse(f"exactly one statement is allowed, got {len(trees)}")
+    tree = trees[0]
+    if not isinstance(tree, (exp.Select, exp.SetOperation, exp.Subquery)):
+        raise _refuse(f"only SELECT/WITH queries are allowed, got {type(tree).__name__.upper()}")
+    denied_functions = DENIED_FUNCTIONS | _DENIED_BY_DIALECT.get(dialect or "", frozenset())
+    try:
+        for node in tree.walk():
+            if isinstance(node, _DENIED_NODES):
+                raise _refuse(f"{type(node).__name__.upper()} is not allowed inside a query")
+            if isinstance(node, exp.Func):
+                bad = _function_names(node) & denied_functions
+                if bad:
+                    raise _refuse(f"function {sorted(bad)[0]}() is not allowed")
+    except RecursionError:
+        raise _refuse("statement is nested too deeply to be checked") from None
+    return tree
+
+
+def _split_count(tokens) -> int:
+    """Number of non-empty statements in a token list (separated by semicolons)."""
+    count, current = 0, 0
+    for token in tokens:
+        if token.token_type == TokenType.SEMICOLON:
+            count += current > 0
+            current = 0
+        else:
+            current += 1
+    return count + (current > 0)
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip().splitlines()
+    return text[0][:200] if text else type(err).__name__

@@ -1,0 +1,351 @@
+"""Join discovery: declared foreign keys plus candidate joins backed by measured value overlap.
+
+Candidates ``A.x → B.y`` (``x`` references ``y``) come from:
+
+- declared foreign keys (``declared=True``, always reported);
+- names: ``B.y`` is key-like (the single-column primary key of ``B``, or an id-like column when
+  ``B`` declares no key) and ``x`` is named like it (same name, ``<table>_<key>``, the table name,
+  or a close fuzzy match by rapidfuzz), with compatible declared types (exact same names may differ
+  in type: Spider stores some keys as text).
+
+Each candidate is measured by one read-only probe, the **inclusion ratio**: the share of distinct
+non-null values of ``A.x`` (at most :data:`DEFAULT_LEFT_VALUES` of them) that occur in ``B.y``::
+
+    WITH l AS (SELECT DISTINCT "Stadium_ID" AS v FROM "concert" WHERE "Stadium_ID" IS NOT NULL LIMIT 10000),
+         r AS (SELECT DISTINCT "Stadium_ID" AS v FROM "stadium" WHERE "Stadium_ID" IS NOT NULL)
+    SELECT (SELECT COUNT(*) FROM l) AS left_values,
+           (SELECT COUNT(*) FROM l WHERE v IN (SELECT v FROM r)) AS matched,
+           (SELECT COUNT(*) FROM r) AS right_values,
+           (SELECT COUNT("Stadium_ID") FROM "stadium") AS right_rows
+
+Discovery looks at base tables (and files), not views. Discovered candidates are kept when the
+ratio reaches ``min_inclusion`` and the right values are unique (a many-to-one join); declared keys
+are kept whatever the ratio is (a low ratio on a declared key is itself worth knowing). Every measurement is an
+:class:`evoonto.records.ProbeActivity` + :class:`evoonto.records.Evidence` pair, keyed by
+``stable_key(source id, query)``.
+
+Example::
+
+    from evoonto.iris import IriFactory
+    from evoonto.sources import discover_joins, open_source
+
+    iris = IriFactory("https://example.org/evoonto/demo/")
+    with open_source("concert_singer.sqlite") as src:
+        for join in discover_joins(src, iris):
+            print(join.join_path, join.declared, join.inclusion, join.evidence.summary)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from evoonto.errors import SourceError
+from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo, resolve_foreign_key, warn
+
+__all__ = ["JoinCandidate", "discover_joins", "declared_joins", "name_score", "inclusion_sql"]
+
+#: Distinct left-side values checked per candidate.
+DEFAULT_LEFT_VALUES = 10_000
+#: Most candidates measured per source (highest name scores first).
+DEFAULT_MAX_PROBES = 300
+_GENERIC = {"id", "code", "key", "no", "num", "number", "name", "type", "value", "date", "year"}
+_ID_LIKE = re.compile(r"(id|code|key|no|num|number)$")
+
+
+@dataclass(frozen=True)
+class JoinCandidate:
+    """A (declared or discovered) join ``left_table.left_column → right_table.right_column``.
+
+    Attributes:
+        left_table, left_column: the referencing side; right_table, right_column: the referenced.
+        declared: a declared foreign key of the source.
+        name_score: name similarity in [0, 1] (1.0 for declared keys).
+        inclusion: share of distinct non-null left values found on the right, in [0, 1]
+            (``None`` when not measured, or when the left side has no value).
+        left_values, matched, right_values, right_rows: the probe's counts (``right_values ==
+            right_rows`` means the right side is unique: a many-to-one join).
+        evidence, probe: the PROV records of the measurement (``None`` when not measured).
+    """
+
+    left_table: str
+    left_column: str
+    right_table: str
+    right_column: str
+    declared: bool
+    name_score: float
+    inclusion: float | None = None
+    left_values: int | None = None
+    matched: int | None = None
+    right_values: int | None = None
+    right_rows: int | None = None
+    evidence: Any = None
+    probe: Any = None
+
+    @property
+    def join_path(self) -> str:
+        """Readable condition ``left_table.left_column = right_table.right_column`` (unquoted)."""
+        return f"{self.left_table}.{self.left_column} = {self.right_table}.{self.right_column}"
+
+    @property
+    def right_unique(self) -> bool | None:
+        """Whether the right values are unique (``None`` when not measured)."""
+        if self.right_values is None or self.right_rows is None:
+            return None
+        return self.right_values == self.right_rows
+
+    def condition(self, source: BaseSource) -> str:
+        """Executable SQL join condition with identifiers quoted for ``source``'s dialect."""
+        q = source.quote
+        return (f"{q(self.left_table)}.{q(self.left_column)} = "
+                f"{q(self.right_table)}.{q(self.right_column)}")
+
+    def records(self) -> list:
+        """``[evidence, probe]`` when measured, else ``[]``."""
+        return [self.evidence, self.probe] if self.evidence is not None else []
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", name.casefold())
+
+
+def _singular(name: str) -> str:
+    if name.endswith("ies") and len(name) > 4:
+        return name[:-3] + "y"
+    if name.endswith("ses") or name.endswith("xes"):
+        return name[:-2]
+    if name.endswith("s") and not name.endswith("ss") and len(name) > 3:
+        return name[:-1]
+    return name
+
+
+def name_score(left_column: str, right_table: str, right_column: str, *, right_is_key: bool) -> float:
+    """How much ``left_column`` looks like a reference to ``right_table.right_column``, in [0, 1].
+
+    1.0: same non-generic name (``Singer_ID``/``Singer_ID``) or ``<table><key>`` (``singer_id`` →
+    ``singer.id``); 0.9: the left name ends with the non-generic right name (``current_address_id``
+    → ``address_id``); 0.85: the right side is a key and the left name ends with the (singular)
+    table name or the table name ends with it (``lost_in_battle`` → ``battle.id``, ``Channel`` →
+    ``TV_Channel.id``); otherwise the rapidfuzz ratio of the names when at least 0.9 and the name
+    is not generic; else 0. Names are compared case-folded without punctuation.
+    """
+    from rapidfuzz import fuzz
+
+    x, y = _norm(left_column), _norm(right_column)
+    table, single = _norm(right_table), _singular(_norm(right_table))
+    if not x or not y:
+        return 0.0
+    if x == y and y not in _GENERIC:
+        return 1.0
+    if x in (table + y, single + y) or (right_is_key and x in (table + "id", single + "id")):
+        return 1.0
+    if y not in _GENERIC and len(y) >= 4 and x.endswith(y):
+        return 0.9
+    if right_is_key and len(x) >= 3 and (table.endswith(x) or x.endswith(single) or x.endswith(table)):
+        return 0.85
+    if y in _GENERIC or len(y) < 4:
+        return 0.0
+    ratio = fuzz.ratio(x, y) / 100.0
+    return ratio if ratio >= 0.9 else 0.0
+
+
+def _family(declared: str) -> str:
+    """Type family by SQLite affinity rules: ``number``, ``text``, ``time``, ``other``, ``any``."""
+    t = declared.upper()
+    if not t:
+        return "any"
+    if "DATE" in t or "TIME" in t:
+        return "time"
+    if "INT" in t or any(k in t for k in ("REAL", "FLOA", "DOUB", "NUM", "DEC", "BOOL")):
+        return "number"
+    if any(k in t for k in ("CHAR", "CLOB", "TEXT", "STRING", "UUID")):
+        return "text"
+    return "other"
+
+
+def _compatible(a: ColumnInfo, b: ColumnInfo) -> bool:
+    fa, fb = _family(a.declared_type), _family(b.declared_type)
+    return fa == fb or "any" in (fa, fb)
+
+
+def inclusion_sql(source: BaseSource, left: TableInfo, left_column: ColumnInfo, right: TableInfo,
+                  right_column: ColumnInfo, *, left_values: int = DEFAULT_LEFT_VALUES) -> str:
+    """The inclusion-ratio probe of ``left.left_column → right.right_column`` (module docstring).
+
+    Columns of different type families are compared as text, except on SQLite (its type
+    affinity already compares ``'1'`` and ``1`` as equal).
+    """
+    q = source.quote
+    lx, ry = q(left_column.name), q(right_column.name)
+    cast = source.dialect != "sqlite" and not _compatible(left_column, right_column)
+    lv = f"CAST({lx} AS VARCHAR)" if cast else lx
+    rv = f"CAST({ry} AS VARCHAR)" if cast else ry
+    return (
+        f"WITH l AS (SELECT DISTINCT {lv} AS v FROM {q(left.name)} WHERE {lx} IS NOT NULL "
+        f"LIMIT {int(left_values)}), "
+        f"r AS (SELECT DISTINCT {rv} AS v FROM {q(right.name)} WHERE {ry} IS NOT NULL) "
+        "SELECT (SELECT COUNT(*) FROM l) AS left_values, "
+        "(SELECT COUNT(*) FROM l WHERE v IN (SELECT v FROM r)) AS matched, "
+        "(SELECT COUNT(*) FROM r) AS right_values, "
+        f"(SELECT COUNT({ry}) FROM {q(right.name)}) AS right_rows"
+    )
+
+
+def declared_joins(source: BaseSource) -> list[JoinCandidate]:
+    """The declared foreign keys as unmeasured candidates (one per column pair).
+
+    Keys naming a missing table or column are skipped with a :class:`SourceWarning`.
+    """
+    tables = source.tables()
+    found = []
+    for table in tables:
+        for fk in table.foreign_keys:
+            pairs = resolve_foreign_key(table, fk, tables)
+            if pairs is None:
+                warn(f"source {source.id!r}: foreign key {table.name}({', '.join(fk.columns)}) -> "
+                     f"{fk.ref_table} names a missing table or column; skipped")
+                continue
+            for column, ref_table, ref_column in pairs:
+                candidate = JoinCandidate(table.name, column, ref_table, ref_column, True, 1.0)
+                if candidate not in found:  # some schemas declare the same key twice
+                    found.append(candidate)
+    return found
+
+
+def _key_columns(table: TableInfo) -> list[ColumnInfo]:
+    if len(table.primary_key) == 1:
+        return [table.column(table.primary_key[0])]
+    if table.primary_key:
+        return []
+    return [c for c in table.columns if _ID_LIKE.search(_norm(c.name))]
+
+
+def _name_candidates(source: BaseSource, declared: set[tuple[str, str, str, str]]) -> list[JoinCandidate]:
+    tables = [t for t in source.tables() if t.kind != "view"]
+    found: dict[frozenset, JoinCandidate] = {}
+    for right in tables:
+        keys = _key_columns(right)
+        has_pk = bool(right.primary_key)
+        for key in keys:
+            for left in tables:
+                if left.name == right.name:
+                    continue
+                for column in left.columns:
+                    ident = (left.name, column.name, right.name, key.name)
+                    if ident in declared:
+                        continue
+                    score = name_score(column.name, right.name, key.name, right_is_key=has_pk)
+                    if score <= 0 or (score < 1.0 and left.primary_key == (column.name,)):
+                        continue
+                    if score < 1.0 and not _compatible(column, key):
+                        continue
+                    pair = frozenset({(left.name, column.name), (right.name, key.name)})
+                    candidate = JoinCandidate(left.name, column.name, right.name, key.name, False, score)
+                    previous = found.get(pair)
+                    if previous is None or _prefer(candidate, previous, tables):
+                        found[pair] = candidate
+    reverse_declared = {frozenset({(a, b), (c, d)}) for a, b, c, d in declared}
+    return [c for p, c in found.items() if p not in reverse_declared]
+
+
+def _prefer(new: JoinCandidate, old: JoinCandidate, tables: list[TableInfo]) -> bool:
+    """Between the two directions of one column pair, prefer the one whose right side is a PK."""
+    by_name = {t.name: t for t in tables}
+
+    def right_is_pk(c: JoinCandidate) -> bool:
+        return by_name[c.right_table].primary_key == (c.right_column,)
+
+    return (right_is_pk(new), new.name_score) > (right_is_pk(old), old.name_score)
+
+
+def discover_joins(
+    source: BaseSource,
+    iris,
+    *,
+    min_inclusion: float = 0.9,
+    measure_declared: bool = True,
+    max_probes: int = DEFAULT_MAX_PROBES,
+    left_values: int = DEFAULT_LEFT_VALUES,
+    timeout_ms: int = 5000,
+) -> list[JoinCandidate]:
+    """Declared foreign keys and name-suggested joins, measured by inclusion-ratio probes.
+
+    Args:
+        source: an open tabular source (documents sources give ``[]``).
+        iris: an :class:`evoonto.iris.IriFactory` (for Evidence/Probe IRIs).
+        min_inclusion: keep a discovered candidate only when at least this share of its distinct
+            left values occur on the right (0..1) and the right values are unique.
+        measure_declared: also measure declared keys (default) or report them unmeasured.
+        max_probes: most discovered candidates measured (best name scores first).
+        left_values: distinct left values checked per probe.
+        timeout_ms: time limit per probe, in milliseconds.
+
+    Returns:
+        Declared keys first (in table order), then discovered candidates by decreasing inclusion
+        and name score. A probe that fails leaves its candidate unmeasured (declared) or drops it
+        (discovered), with a :class:`SourceWarning`.
+    """
+    if not 0.0 <= min_inclusion <= 1.0:
+        raise SourceError(f"min_inclusion must be in [0, 1], got {min_inclusion!r}")
+    if source.kind == "documents":
+        return []
+    declared = declared_joins(source)
+    ids = {(c.left_table, c.left_column, c.right_table, c.right_column) for c in declared}
+    discovered = sorted(_name_candidates(source, ids), key=lambda c: -c.name_score)[:max_probes]
+    results: list[JoinCandidate] = []
+    for candidate in declared:
+        if not measure_declared:
+            results.append(candidate)
+            continue
+        results.append(_measure(source, iris, candidate, left_values, timeout_ms) or candidate)
+    kept = []
+    for candidate in discovered:
+        measured = _measure(source, iris, candidate, left_values, timeout_ms)
+        if (
+            measured is not None
+            and measured.inclusion is not None
+            and measured.inclusion >= min_inclusion
+            and measured.right_unique
+        ):
+            kept.append(measured)
+    kept.sort(key=lambda c: (-(c.inclusion or 0.0), -c.name_score, c.join_path))
+    return results + kept
+
+
+def _measure(source, iris, candidate: JoinCandidate, left_values: int, timeout_ms: int) -> JoinCandidate | None:
+    from dataclasses import replace
+
+    from evoonto.iris import stable_key
+    from evoonto.records import Evidence, ProbeActivity
+
+    left, right = source.table(candidate.left_table), source.table(candidate.right_table)
+    sql = inclusion_sql(source, left, left.column(candidate.left_column), right,
+                        right.column(candidate.right_column), left_values=left_values)
+    started = _now()
+    try:
+        row = source.run(sql, limit=1, timeout_ms=timeout_ms).rows[0]
+    except SourceError as err:
+        warn(f"source {source.id!r}: join probe {candidate.join_path} failed ({err})")
+        return None
+    ended = _now()
+    n_left, matched, n_right, right_rows = (int(v or 0) for v in row)
+    inclusion = matched / n_left if n_left else None
+    key = stable_key(source.id, sql)
+    probe_iri = iris.probe(key)
+    unique = "unique" if n_right == right_rows else "not unique"
+    share = f"{inclusion:.0%}" if inclusion is not None else "n/a"
+    summary = (f"inclusion {share}: {matched:,} of {n_left:,} distinct {candidate.left_table}."
+               f"{candidate.left_column} values occur in {candidate.right_table}.{candidate.right_column} "
+               f"({n_right:,} distinct values, {unique})")
+    evidence = Evidence(iri=iris.evidence(key), probe=probe_iri, generated_at=ended, summary=summary,
+                        rows_observed=n_left, distinct_count=n_left)
+    probe = ProbeActivity(iri=probe_iri, query=sql, used=iris.source(source.id), started_at=started,
+                          ended_at=ended)
+    return replace(candidate, inclusion=inclusion, left_values=n_left, matched=matched,
+                   right_values=n_right, right_rows=right_rows, evidence=evidence, probe=probe)
+
+
+def _now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)

@@ -1,0 +1,365 @@
+"""Per-column profiling probes, each recorded as PROV Evidence (DESIGN.md §4, paper §3 "probe").
+
+For every column one read-only query (through ``source.run``, so guarded, capped and timed)
+computes, over the whole table or over a sample when the table has more than
+``sample_threshold`` rows:
+
+- rows observed, null fraction, distinct count, minimum and maximum;
+- the top-k value frequencies (``evo:valueDistribution``, a JSON object) and sample values
+  (``evo:sampleValue``: the whole value vocabulary when it is small);
+- the inferred type of the values (``integer``, ``decimal``, ``boolean``, ``date``, ``datetime``,
+  ``time``, ``text``, ``blob``, ``empty``), whatever the declared type says;
+- a value pattern (``evo:valuePattern``): ``date``, ``datetime``, ``time``, ``year``, ``email``,
+  ``url``, ``boolean``, ``code`` (short identifier-like strings such as ``INC0001``/``USA``),
+  ``integer``, ``decimal``, ``text`` or ``free text``.
+
+The query is a single ``GROUP BY`` over the column with window aggregates, e.g.::
+
+    SELECT v, n, SUM(n) OVER () AS total_rows,
+           SUM(CASE WHEN v IS NULL THEN n ELSE 0 END) OVER () AS null_rows,
+           COUNT(v) OVER () AS distinct_values, MIN(v) OVER () AS min_value, MAX(v) OVER () AS max_value
+    FROM (SELECT v, COUNT(*) AS n FROM (SELECT "Age" AS v FROM "singer") AS s GROUP BY v) AS g
+    ORDER BY n DESC, v LIMIT 25
+
+Each probe yields an :class:`evoonto.records.ProbeActivity` (``evo:Probe``, the exact query text,
+``prov:used`` the source, start and end times) and the :class:`evoonto.records.Evidence` it
+generated; both IRIs use the key ``stable_key(source id, query)`` so a re-run mints the same IRIs
+(and can be compared to detect drift). A column whose probe fails or times out is skipped with a
+:class:`~evoonto.sources.base.SourceWarning`.
+
+Example::
+
+    from evoonto.iris import IriFactory
+    from evoonto.records import records_to_graph
+    from evoonto.sources import open_source, profile
+
+    iris = IriFactory("https://example.org/evoonto/demo/")
+    with open_source("concert_singer.sqlite") as src:
+        profiles = profile(src, iris)
+    p = profiles[0]
+    print(p.table, p.column, p.evidence.summary)   # stadium Stadium_ID 9 rows, 0% null, 9 distinct, 1..10, integer
+    graph = records_to_graph(r for p in profiles for r in p.records())
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Iterable
+
+from rdflib import URIRef
+
+from evoonto.errors import SourceError
+from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo, warn
+
+__all__ = [
+    "ColumnProfile",
+    "profile",
+    "profile_column",
+    "column_probe_sql",
+    "infer_type",
+    "value_pattern",
+    "DEFAULT_SAMPLE_THRESHOLD",
+    "DEFAULT_SAMPLE_ROWS",
+    "DEFAULT_TOP_K",
+]
+
+#: Tables with more rows than this are profiled on a sample.
+DEFAULT_SAMPLE_THRESHOLD = 100_000
+#: Size of that sample, in rows.
+DEFAULT_SAMPLE_ROWS = 20_000
+#: Values kept in ``evo:valueDistribution``.
+DEFAULT_TOP_K = 10
+#: Values fetched per probe (for sample values and pattern detection).
+FETCHED_VALUES = 25
+#: Longest value text stored, in characters (longer values are cut and end with "…").
+MAX_VALUE_CHARS = 200
+
+_PATTERNS: list[tuple[str, re.Pattern]] = [
+    ("datetime", re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")),
+    ("date", re.compile(r"^(\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}/\d{1,2}/\d{4}|\d{1,2}\.\d{1,2}\.\d{4})$")),
+    ("time", re.compile(r"^\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?$")),
+    ("email", re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")),
+    ("url", re.compile(r"^(https?|ftp)://\S+$", re.I)),
+    ("integer", re.compile(r"^[-+]?\d+$")),
+    ("decimal", re.compile(r"^[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$")),
+]
+_BOOLEAN_WORDS = {"true", "false", "t", "f", "yes", "no", "y", "n", "0", "1"}
+_CODE = re.compile(r"^(?=.*[A-Z0-9])[A-Z0-9][A-Za-z0-9_\-./]{0,23}$")
+_MATCH_SHARE = 0.9
+
+
+@dataclass(frozen=True)
+class ColumnProfile:
+    """The observation of one column (see the module docstring for the fields' meaning).
+
+    Attributes:
+        table, column: names as in the source; column_iri: its catalog IRI.
+        rows: rows observed (the sample size when ``sampled``); table_rows: catalog row count.
+        sampled: whether a sample was probed instead of the whole table.
+        null_fraction: in [0, 1]; distinct_count: distinct non-null values observed.
+        min_value, max_value: as text (``None`` when all values are null).
+        top_values: ``[(value text, count)]``, most frequent first (at most top-k, no null).
+        samples: observed values as text (the whole vocabulary when it is small).
+        inferred_type, pattern: see the module docstring; storage: Python types seen
+            (``{"int", "str"}`` reveals numbers stored as text).
+        evidence, probe: the PROV records of this probe.
+    """
+
+    table: str
+    column: str
+    column_iri: URIRef
+    rows: int
+    table_rows: int | None
+    sampled: bool
+    null_fraction: float
+    distinct_count: int
+    min_value: str | None
+    max_value: str | None
+    top_values: list[tuple[str, int]]
+    samples: list[str]
+    inferred_type: str
+    pattern: str | None
+    storage: frozenset[str] = field(default_factory=frozenset)
+    evidence: Any = None
+    probe: Any = None
+
+    def records(self) -> list:
+        """``[evidence, probe]`` (records with ``to_triples()``; see :mod:`evoonto.records`)."""
+        return [self.evidence, self.probe]
+
+
+def column_probe_sql(source: BaseSource, table: TableInfo, column: ColumnInfo, *,
+                     sample_rows: int | None = None, fetch: int = FETCHED_VALUES) -> str:
+    """The profiling query of ``column`` (whole table, or a sample of ``sample_rows`` rows)."""
+    expr = f"{source.quote(column.name)} AS v"
+    base = (
+        source.sample_from(table, expr, sample_rows)
+        if sample_rows
+        else f"(SELECT {expr} FROM {source.quote(table.name)})"
+    )
+    return (
+        "SELECT v, n, SUM(n) OVER () AS total_rows, "
+        "SUM(CASE WHEN v IS NULL THEN n ELSE 0 END) OVER () AS null_rows, "
+        "COUNT(v) OVER () AS distinct_values, MIN(v) OVER () AS min_value, MAX(v) OVER () AS max_value "
+        f"FROM (SELECT v, COUNT(*) AS n FROM {base} AS s GROUP BY v) AS g "
+        f"ORDER BY n DESC, v LIMIT {int(fetch)}"
+    )
+
+
+def profile(
+    source: BaseSource,
+    iris,
+    *,
+    tables: Iterable[str] | None = None,
+    sample_threshold: int = DEFAULT_SAMPLE_THRESHOLD,
+    sample_rows: int = DEFAULT_SAMPLE_ROWS,
+    top_k: int = DEFAULT_TOP_K,
+    timeout_ms: int = 5000,
+) -> list[ColumnProfile]:
+    """Profile every column of ``source`` (or of the named ``tables``).
+
+    Args:
+        source: an open tabular source (documents sources have no columns: returns ``[]``).
+        iris: an :class:`evoonto.iris.IriFactory`.
+        tables: table names to profile (default: all).
+        sample_threshold: tables with more rows are sampled (rows).
+        sample_rows: sample size (rows).
+        top_k: values kept in the distribution.
+        timeout_ms: time limit of each probe, in milliseconds.
+
+    Returns:
+        One :class:`ColumnProfile` per profiled column, in table and column order. Columns whose
+        probe failed are skipped with a :class:`SourceWarning`.
+
+    Raises:
+        SourceError: a named table does not exist, or the source is closed.
+    """
+    selected = source.tables() if tables is None else [source.table(name) for name in tables]
+    profiles = []
+    for table in selected:
+        for column in table.columns:
+            try:
+                profiles.append(profile_column(
+                    source, table, column, iris, sample_threshold=sample_threshold,
+                    sample_rows=sample_rows, top_k=top_k, timeout_ms=timeout_ms,
+                ))
+            except SourceError as err:
+                warn(f"source {source.id!r}: probe of {table.name}.{column.name} failed ({err}); skipped")
+    return profiles
+
+
+def profile_column(
+    source: BaseSource,
+    table: TableInfo,
+    column: ColumnInfo,
+    iris,
+    *,
+    sample_threshold: int = DEFAULT_SAMPLE_THRESHOLD,
+    sample_rows: int = DEFAULT_SAMPLE_ROWS,
+    top_k: int = DEFAULT_TOP_K,
+    timeout_ms: int = 5000,
+) -> ColumnProfile:
+    """Run the probe of one column and build its :class:`ColumnProfile` (with Evidence + Probe).
+
+    Raises:
+        SourceError: the probe failed (QueryTimeout, engine error).
+    """
+    from evoonto.iris import stable_key
+    from evoonto.records import Evidence, ProbeActivity
+
+    sampled = table.row_count is not None and table.row_count > sample_threshold
+    sql = column_probe_sql(source, table, column, sample_rows=sample_rows if sampled else None,
+                           fetch=max(FETCHED_VALUES, top_k))
+    started = _now()
+    result = source.run(sql, limit=max(FETCHED_VALUES, top_k), timeout_ms=timeout_ms)
+    ended = _now()
+    rows = result.rows
+    total = int(rows[0][2] or 0) if rows else 0
+    nulls = int(rows[0][3] or 0) if rows else 0
+    distinct = int(rows[0][4] or 0) if rows else 0
+    low = _text(rows[0][5]) if rows else None
+    high = _text(rows[0][6]) if rows else None
+    values = [(r[0], int(r[1])) for r in rows if r[0] is not None]
+    texts = [(_text(v), n) for v, n in values]
+    top = texts[:top_k]
+    raw_values = [v for v, _ in values]
+    kind = infer_type(raw_values)
+    pattern = value_pattern(raw_values)
+    if distinct <= len(texts):
+        samples = [t for t, _ in texts]
+    else:
+        samples = [t for t, _ in texts[:top_k]]
+    null_fraction = nulls / total if total else 0.0
+    key = stable_key(source.id, sql)
+    probe_iri = iris.probe(key)
+    storage = frozenset(type(v).__name__ for v in raw_values)
+    summary = _summary(total, null_fraction, distinct, low, high, kind, sampled, table.row_count)
+    if kind in ("integer", "decimal", "date", "datetime", "time") and storage == {"str"}:
+        summary += " (stored as text)"
+    evidence = Evidence(
+        iri=iris.evidence(key), probe=probe_iri, generated_at=ended, summary=summary,
+        rows_observed=total, null_fraction=round(null_fraction, 6), distinct_count=distinct,
+        min_value=low, max_value=high, sample_values=samples,
+        value_distribution=dict(top) if top else None, value_pattern=pattern,
+    )
+    probe = ProbeActivity(iri=probe_iri, query=sql, used=iris.source(source.id),
+                          started_at=started, ended_at=ended)
+    return ColumnProfile(
+        table=table.name, column=column.name, column_iri=iris.column(source.id, table.name, column.name),
+        rows=total, table_rows=table.row_count, sampled=sampled, null_fraction=null_fraction,
+        distinct_count=distinct, min_value=low, max_value=high, top_values=top, samples=samples,
+        inferred_type=kind, pattern=pattern, storage=storage,
+        evidence=evidence, probe=probe,
+    )
+
+
+def infer_type(values: list[Any]) -> str:
+    """The type of non-null ``values`` judged by their content (not the declared type).
+
+    Returns one of ``integer``, ``decimal``, ``boolean``, ``date``, ``datetime``, ``time``,
+    ``text``, ``blob`` or ``empty`` (no value). Numbers stored as text count as numbers when at
+    least 90% of them parse.
+    """
+    values = [v for v in values if v is not None]
+    if not values:
+        return "empty"
+    if all(isinstance(v, bool) for v in values):
+        return "boolean"
+    if all(isinstance(v, (bytes, bytearray, memoryview)) for v in values):
+        return "blob"
+    if all(isinstance(v, _dt.datetime) for v in values):
+        return "datetime"
+    if all(isinstance(v, _dt.date) for v in values):
+        return "date"
+    if all(isinstance(v, _dt.time) for v in values):
+        return "time"
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return "integer"
+    if all(isinstance(v, (int, float, Decimal)) and not isinstance(v, bool) for v in values):
+        return "integer" if all(_is_whole(v) for v in values) and not all(isinstance(v, float) for v in values) else "decimal"
+    shape = _text_shape([str(v) for v in values])
+    return {"integer": "integer", "decimal": "decimal", "date": "date", "datetime": "datetime",
+            "time": "time"}.get(shape or "", "text")
+
+
+def value_pattern(values: list[Any]) -> str | None:
+    """The recognised shape of non-null ``values`` (see the module docstring), or ``None``."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    kind = infer_type(values)
+    if kind in ("date", "datetime", "time", "blob"):
+        return kind
+    texts = [_text(v) or "" for v in values]
+    lowered = {t.lower() for t in texts}
+    if len(lowered) <= 2 and lowered <= _BOOLEAN_WORDS and (kind != "integer" or lowered <= {"0", "1"}):
+        return "boolean"
+    if kind == "integer":
+        if all(isinstance(v, (int, str)) and re.fullmatch(r"(1[6-9]|20)\d\d", str(v).strip()) for v in values):
+            return "year"
+        return "integer"
+    if kind == "decimal":
+        return "decimal"
+    shape = _text_shape(texts)
+    if shape in ("email", "url"):
+        return shape
+    if _share(texts, lambda t: bool(_CODE.match(t)) and (any(c.isdigit() for c in t) or t.isupper())) >= _MATCH_SHARE:
+        return "code"
+    mean_length = sum(len(t) for t in texts) / len(texts)
+    return "free text" if mean_length > 40 or _share(texts, lambda t: len(t.split()) > 5) >= 0.5 else "text"
+
+
+def _text_shape(texts: list[str]) -> str | None:
+    for name, regex in _PATTERNS:
+        if _share(texts, lambda t: bool(regex.match(t.strip()))) >= _MATCH_SHARE:
+            return name
+    return None
+
+
+def _share(texts: list[str], predicate) -> float:
+    return sum(1 for t in texts if predicate(t)) / len(texts) if texts else 0.0
+
+
+def _is_whole(value) -> bool:
+    try:
+        return math.isfinite(float(value)) and float(value) == int(value)
+    except (OverflowError, ValueError):
+        return False
+
+
+def _text(value: Any) -> str | None:
+    """A value as stored text: ISO dates, ``<n bytes>`` for blobs, cut at :data:`MAX_VALUE_CHARS`."""
+    if value is None:
+        return None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return f"<{len(bytes(value))} bytes>"
+    if isinstance(value, _dt.datetime):
+        text = value.isoformat(sep=" ")
+    elif isinstance(value, (_dt.date, _dt.time)):
+        text = value.isoformat()
+    elif isinstance(value, float):
+        text = repr(value) if math.isfinite(value) else str(value)
+    else:
+        text = str(value)
+    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
+
+
+def _summary(total, null_fraction, distinct, low, high, kind, sampled, table_rows) -> str:
+    parts = [f"{total:,} rows", f"{null_fraction:.0%} null", f"{distinct:,} distinct"]
+    if low is not None:
+        show = lambda t: t if len(t) <= 40 else t[:39] + "…"  # noqa: E731
+        parts.append(f"{show(low)}..{show(high)}")
+    parts.append(kind)
+    text = ", ".join(parts)
+    if sampled and table_rows is not None:
+        text += f" (sample of {total:,} of {table_rows:,} rows)"
+    return text
+
+
+def _now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)

@@ -1,0 +1,184 @@
+"""Any database reachable through a SQLAlchemy URL, read-only.
+
+The catalog comes from SQLAlchemy's inspector (tables and views of the default schema, columns with
+declared types, primary and foreign keys); queries are sent as driver SQL (no bind-parameter
+parsing, so ``':30'`` in a literal stays a literal) inside a transaction that is always rolled back.
+
+Read-only layers besides the statement guard:
+
+- ``sqlite`` URLs: the file is opened through :func:`evoonto.sources.sqlite.connect_read_only`
+  (``mode=ro``, ``query_only``, authorizer) and timeouts use SQLite's progress handler;
+- ``postgresql``: ``SET TRANSACTION READ ONLY`` and ``SET LOCAL statement_timeout`` per query;
+- ``mysql``/``mariadb``: ``START TRANSACTION READ ONLY`` and ``max_execution_time``;
+- other backends: the guard and the rollback only, and the timeout is not enforced (a
+  :class:`~evoonto.sources.base.SourceWarning` says so once).
+
+Example::
+
+    from evoonto.sources import open_source
+
+    with open_source("sqlite:///spider/database/pets_1/pets_1.sqlite") as src:   # kind "sqlalchemy"
+        print(src.dialect, [t.name for t in src.tables()])
+        print(src.run("SELECT COUNT(*) FROM Student").scalar())
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evoonto.errors import QueryTimeout, ReadOnlyViolation, SourceError
+from evoonto.sources.base import BaseSource, ColumnInfo, ForeignKey, TableInfo, warn
+from evoonto.sources.sqlite import connect_read_only, execute_capped
+
+__all__ = ["SQLAlchemySource", "SQLGLOT_DIALECTS"]
+
+#: SQLAlchemy backend name -> sqlglot dialect name used by the guard and for quoting.
+SQLGLOT_DIALECTS = {
+    "sqlite": "sqlite", "postgresql": "postgres", "mysql": "mysql", "mariadb": "mysql",
+    "mssql": "tsql", "oracle": "oracle", "duckdb": "duckdb", "snowflake": "snowflake",
+    "bigquery": "bigquery", "redshift": "redshift", "trino": "trino", "clickhouse": "clickhouse",
+    "databricks": "databricks",
+}
+
+
+class SQLAlchemySource(BaseSource):
+    """A database behind a SQLAlchemy URL (see the module docstring).
+
+    Args:
+        url: a SQLAlchemy URL, e.g. ``sqlite:///path.db`` or ``postgresql+psycopg://u@h/db``.
+        source_id: identifier (default: the URL's database name).
+        engine_options: extra keyword arguments for ``sqlalchemy.create_engine``.
+
+    Raises:
+        SourceError: invalid URL, missing driver, unreachable or unreadable database.
+    """
+
+    kind = "sqlalchemy"
+
+    def __init__(self, url: str, *, source_id: str | None = None, engine_options: dict | None = None):
+        import sqlalchemy
+        from sqlalchemy.engine import make_url
+
+        try:
+            parsed = make_url(url)
+        except Exception as err:
+            raise SourceError(f"invalid SQLAlchemy URL {url!r}: {err}") from None
+        self.backend = parsed.get_backend_name()
+        self.dialect = SQLGLOT_DIALECTS.get(self.backend)
+        super().__init__(source_id or (parsed.database or self.backend), parsed.render_as_string(hide_password=True))
+        options = dict(engine_options or {})
+        if self.backend == "sqlite":
+            database = parsed.database or ""
+            if database in ("", ":memory:") or database.startswith("file:"):
+                raise SourceError("a sqlite URL must name an existing database file (sqlite:///path.db)")
+            path = Path(database).expanduser()
+            connect_read_only(path).close()  # clear errors for missing/corrupt/locked files
+            options["creator"] = lambda: connect_read_only(path)
+        try:
+            self._engine = sqlalchemy.create_engine(parsed, **options)
+            with self._engine.connect():
+                pass
+        except ImportError as err:
+            raise SourceError(f"the driver for {self.backend!r} is not installed: {err}") from None
+        except sqlalchemy.exc.SQLAlchemyError as err:
+            raise SourceError(f"cannot connect to {self.location}: {_first_line(err)}") from None
+        self._timeout_warned = False
+
+    def _load_tables(self) -> list[TableInfo]:
+        import sqlalchemy
+
+        try:
+            inspector = sqlalchemy.inspect(self._engine)
+            names = [(n, "table") for n in inspector.get_table_names()]
+            names += [(n, "view") for n in inspector.get_view_names()]
+        except sqlalchemy.exc.SQLAlchemyError as err:
+            raise SourceError(f"cannot list tables of {self.location}: {_first_line(err)}") from None
+        tables = []
+        for name, kind in names:
+            try:
+                tables.append(self._describe(inspector, name, kind))
+            except sqlalchemy.exc.SQLAlchemyError as err:
+                warn(f"source {self.id!r}: cannot describe {kind} {name!r} ({_first_line(err)}); skipped")
+        return tables
+
+    def _describe(self, inspector, name: str, kind: str) -> TableInfo:
+        raw_columns = inspector.get_columns(name)
+        primary_key = tuple(
+            (inspector.get_pk_constraint(name) or {}).get("constrained_columns") or ()
+        ) if kind == "table" else ()
+        columns = tuple(
+            ColumnInfo(
+                name=col["name"], declared_type=_type_name(col.get("type"), self._engine.dialect),
+                nullable=bool(col.get("nullable", True)), primary_key=col["name"] in primary_key,
+                ordinal=i,
+            )
+            for i, col in enumerate(raw_columns)
+        )
+        foreign_keys = []
+        if kind == "table":
+            for fk in inspector.get_foreign_keys(name):
+                cols = tuple(fk.get("constrained_columns") or ())
+                refs = tuple(fk.get("referred_columns") or ())
+                if not cols or not fk.get("referred_table"):
+                    continue
+                foreign_keys.append(
+                    ForeignKey(cols, fk["referred_table"], refs if len(refs) == len(cols) else (None,) * len(cols))
+                )
+        return TableInfo(
+            name=name, columns=columns, primary_key=primary_key, foreign_keys=tuple(foreign_keys), kind=kind,
+        )
+
+    def _execute(self, sql: str, limit: int, timeout_ms: float):
+        import sqlalchemy
+
+        try:
+            with self._engine.connect() as conn:
+                try:
+                    if self.backend == "sqlite":
+                        return execute_capped(
+                            conn.connection.driver_connection, sql, limit=limit, timeout_ms=timeout_ms
+                        )
+                    self._begin_read_only(conn, timeout_ms)
+                    result = conn.exec_driver_sql(sql)
+                    rows = result.fetchmany(limit + 1)
+                    columns = list(result.keys())
+                    result.close()
+                    return columns, [tuple(r) for r in rows[:limit]], len(rows) > limit
+                finally:
+                    conn.rollback()
+        except sqlalchemy.exc.SQLAlchemyError as err:
+            text = _first_line(err)
+            lowered = text.lower()
+            if "statement timeout" in lowered or "max_execution_time" in lowered or "canceling statement" in lowered:
+                raise QueryTimeout(f"query interrupted after {timeout_ms:g} ms") from None
+            if "read-only" in lowered or "read only" in lowered:
+                raise ReadOnlyViolation(f"refused by the database: {text} (read-only source)") from None
+            raise SourceError(f"database error: {text}") from None
+
+    def _begin_read_only(self, conn, timeout_ms: float) -> None:
+        if self.backend == "postgresql":
+            conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+            conn.exec_driver_sql(f"SET LOCAL statement_timeout = {int(timeout_ms)}")
+        elif self.backend in ("mysql", "mariadb"):
+            conn.exec_driver_sql(f"SET SESSION max_execution_time = {int(timeout_ms)}")
+            conn.exec_driver_sql("START TRANSACTION READ ONLY")
+        elif not self._timeout_warned:
+            self._timeout_warned = True
+            warn(f"source {self.id!r}: query timeouts are not enforced for backend {self.backend!r}")
+
+    def _close(self) -> None:
+        self._engine.dispose()
+
+
+def _type_name(type_, dialect) -> str:
+    if type_ is None:
+        return ""
+    try:
+        return str(type_.compile(dialect=dialect))
+    except Exception:
+        return "" if type(type_).__name__ == "NullType" else type(type_).__name__.upper()
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(getattr(err, "orig", None) or err).strip().splitlines()
+    return text[0][:300] if text else type(err).__name__

@@ -1,0 +1,264 @@
+"""SQLite files, the embedded default source, opened so that nothing can write to them.
+
+Layers of protection (DESIGN.md §4), each sufficient on its own for the usual attacks:
+
+1. every statement passes :func:`evoonto.sources.guard.check_read_only`;
+2. the file is opened with the URI ``file:…?mode=ro`` (the OS-level open is read-only);
+3. ``PRAGMA query_only = ON``;
+4. an authorizer allows only reads, a few metadata pragmas, and functions other than
+   ``load_extension``/``readfile``/``writefile``; ``ATTACH`` is disabled by a zero limit and
+   values longer than 10 MB cannot be built (``randomblob(1e9)`` fails instead of allocating).
+
+Timeouts use SQLite's progress handler (checked every 1,000 virtual-machine steps), so a runaway
+query (a recursive CTE, a cross join) is interrupted and :class:`~evoonto.errors.QueryTimeout` is
+raised. Row caps fetch at most ``limit + 1`` rows.
+
+Example::
+
+    from evoonto.sources.sqlite import SQLiteSource
+
+    with SQLiteSource("concert_singer.sqlite") as src:     # id defaults to the file stem
+        print(src.run("SELECT COUNT(*) FROM singer").scalar())
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from pathlib import Path
+
+from evoonto.errors import QueryTimeout, ReadOnlyViolation, SourceError
+from evoonto.sources.base import (
+    DEFAULT_TIMEOUT_MS,
+    BaseSource,
+    ColumnInfo,
+    ForeignKey,
+    TableInfo,
+    _Deadline,
+    column_names,
+    is_sqlite_file,
+    warn,
+)
+
+__all__ = ["SQLiteSource", "connect_read_only", "harden", "execute_capped"]
+
+#: Longest string or blob a query may build, in bytes (SQLITE_LIMIT_LENGTH).
+MAX_VALUE_BYTES = 10_000_000
+#: Virtual-machine steps between two checks of the deadline.
+PROGRESS_STEPS = 1000
+
+_SAFE_PRAGMAS = frozenset(
+    {"table_info", "table_xinfo", "table_list", "foreign_key_list", "index_list", "index_info",
+     "index_xinfo"}
+)
+# Settings that may be read (never assigned); SQLAlchemy reads read_uncommitted on connect.
+_READABLE_PRAGMAS = frozenset({"read_uncommitted", "user_version", "encoding", "foreign_keys"})
+_DENIED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
+_SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master"})
+
+
+def _authorizer(action, arg1, arg2, db_name, trigger):
+    if action in (sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE):
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_FUNCTION:
+        return sqlite3.SQLITE_DENY if str(arg2).lower() in _DENIED_FUNCTIONS else sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_PRAGMA:
+        name = str(arg1).lower()
+        if name in _SAFE_PRAGMAS or (name in _READABLE_PRAGMAS and arg2 is None):
+            return sqlite3.SQLITE_OK
+        return sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_UPDATE and arg1 in _SCHEMA_TABLES:
+        # SQLite asks this while it *reads* the schema for a table-valued pragma;
+        # an actual write is impossible (mode=ro + query_only).
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
+def harden(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """Make ``conn`` read-only: ``query_only``, no ATTACH, no extensions, value size cap, authorizer.
+
+    Returns the same connection. Works for file and in-memory connections.
+    """
+    conn.execute("PRAGMA query_only = ON")
+    if hasattr(conn, "enable_load_extension"):
+        conn.enable_load_extension(False)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+    conn.set_authorizer(_authorizer)
+    return conn
+
+
+def connect_read_only(path: str | Path, *, busy_timeout_ms: int = 2000) -> sqlite3.Connection:
+    """Open the SQLite file ``path`` read-only and hardened (see :func:`harden`).
+
+    Args:
+        path: an existing SQLite database file.
+        busy_timeout_ms: how long to wait for another process's lock, in milliseconds.
+
+    Raises:
+        SourceError: missing file, not a SQLite file, corrupt or locked database.
+    """
+    file = Path(path).expanduser()
+    if not file.exists():
+        raise SourceError(f"SQLite database not found: {path}")
+    if not file.is_file():
+        raise SourceError(f"not a SQLite database file (it is a folder): {path}")
+    try:
+        if not is_sqlite_file(file):
+            raise SourceError(f"not a SQLite database (bad file header): {path}")
+    except OSError as err:
+        raise SourceError(f"cannot read {path}: {err.strerror or err}") from None
+    uri = file.resolve().as_uri() + "?mode=ro"
+    try:
+        conn = sqlite3.connect(
+            uri, uri=True, timeout=busy_timeout_ms / 1000.0, isolation_level=None,
+            check_same_thread=False,
+        )
+    except sqlite3.Error as err:
+        raise SourceError(f"cannot open SQLite database {path}: {err}") from None
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        harden(conn)
+    except sqlite3.Error as err:
+        conn.close()
+        raise SourceError(f"cannot read SQLite database {path}: {_reason(err)}") from None
+    return conn
+
+
+def _reason(err: sqlite3.Error) -> str:
+    text = str(err).strip() or type(err).__name__
+    if "locked" in text or "busy" in text:
+        return f"{text} (another process holds a write lock; retry later)"
+    if "not a database" in text or "malformed" in text:
+        return f"{text} (the file is corrupt)"
+    return text
+
+
+def execute_capped(
+    conn: sqlite3.Connection, sql: str, params: tuple = (), *, limit: int, timeout_ms: float
+) -> tuple[list[str], list[tuple], bool]:
+    """Execute ``sql`` on ``conn`` with a deadline and a row cap.
+
+    Returns:
+        (column names, at most ``limit`` rows, truncated).
+
+    Raises:
+        QueryTimeout: the deadline (``timeout_ms`` milliseconds) passed.
+        ReadOnlyViolation: the authorizer refused the statement.
+        SourceError: any other SQLite error (one-line reason).
+    """
+    deadline = _Deadline.after_ms(timeout_ms)
+    conn.set_progress_handler(lambda: 1 if deadline.expired() else 0, PROGRESS_STEPS)
+    cursor = None
+    try:
+        cursor = conn.execute(sql, params)
+        rows = cursor.fetchmany(limit + 1)
+        truncated = len(rows) > limit
+        return column_names(cursor.description), [tuple(r) for r in rows[:limit]], truncated
+    except sqlite3.Error as err:
+        if deadline.fired:
+            raise QueryTimeout(f"query interrupted after {timeout_ms:g} ms") from None
+        text = str(err)
+        if "not authorized" in text or "prohibited" in text or "readonly" in text:
+            raise ReadOnlyViolation(f"refused by SQLite: {text} (read-only source)") from None
+        raise SourceError(f"SQLite error: {_reason(err)}") from None
+    finally:
+        if cursor is not None:
+            cursor.close()
+        conn.set_progress_handler(None, PROGRESS_STEPS)
+
+
+class SQLiteSource(BaseSource):
+    """A SQLite database file opened read-only (see the module docstring).
+
+    Args:
+        path: the database file.
+        source_id: identifier (default: the file stem).
+        busy_timeout_ms: wait for another process's lock this long, in milliseconds.
+
+    Raises:
+        SourceError: missing, non-SQLite, corrupt or locked file.
+    """
+
+    kind = "sqlite"
+    dialect = "sqlite"
+
+    def __init__(self, path: str | Path, *, source_id: str | None = None, busy_timeout_ms: int = 2000):
+        file = Path(path).expanduser()
+        super().__init__(source_id or file.stem, str(file))
+        self.path = file
+        self._conn = connect_read_only(file, busy_timeout_ms=busy_timeout_ms)
+
+    def _meta(self, sql: str, params: tuple = ()) -> list[tuple]:
+        _, rows, _ = execute_capped(
+            self._conn, sql, params, limit=1_000_000, timeout_ms=DEFAULT_TIMEOUT_MS
+        )
+        return rows
+
+    def _load_tables(self) -> list[TableInfo]:
+        listed = self._meta(
+            "SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main' "
+            "AND type IN ('table', 'view', 'virtual') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        )
+        order = {
+            name: i
+            for i, (name,) in enumerate(
+                self._meta("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+            )
+        }
+        listed.sort(key=lambda row: order.get(row[0], len(order)))
+        tables = []
+        for name, kind, without_rowid in listed:
+            try:
+                tables.append(self._describe(name, kind, bool(without_rowid)))
+            except SourceError as err:
+                warn(f"source {self.id!r}: cannot describe {kind} {name!r} ({err}); skipped")
+        return tables
+
+    def _describe(self, name: str, kind: str, without_rowid: bool) -> TableInfo:
+        info = self._meta("SELECT cid, name, type, \"notnull\", pk FROM pragma_table_info(?)", (name,))
+        columns = tuple(
+            ColumnInfo(
+                name=col_name, declared_type=(col_type or "").strip(), nullable=not notnull,
+                primary_key=pk > 0, ordinal=cid,
+            )
+            for cid, col_name, col_type, notnull, pk in sorted(info)
+        )
+        primary_key = tuple(c[1] for c in sorted((row for row in info if row[4] > 0), key=lambda r: r[4]))
+        fk_rows = self._meta(
+            "SELECT id, seq, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?)", (name,)
+        )
+        groups: dict[int, list[tuple]] = {}
+        for fk_id, seq, ref_table, from_col, to_col in fk_rows:
+            groups.setdefault(fk_id, []).append((seq, ref_table, from_col, to_col))
+        foreign_keys = []
+        for parts in groups.values():
+            parts.sort()
+            foreign_keys.append(
+                ForeignKey(
+                    columns=tuple(p[2] for p in parts),
+                    ref_table=parts[0][1],
+                    ref_columns=tuple(p[3] for p in parts),
+                )
+            )
+        return TableInfo(
+            name=name, columns=columns, primary_key=primary_key, foreign_keys=tuple(foreign_keys),
+            kind="view" if kind == "view" else "table", has_rowid=kind == "table" and not without_rowid,
+        )
+
+    def _execute(self, sql: str, limit: int, timeout_ms: float):
+        return execute_capped(self._conn, sql, limit=limit, timeout_ms=timeout_ms)
+
+    def sample_from(self, table: TableInfo, expressions: str, rows: int) -> str:
+        """A rowid-stride sample (every k-th row, spread over the whole table) when possible."""
+        total = table.row_count or 0
+        if table.has_rowid and total > rows:
+            step = math.ceil(total / rows)
+            return (
+                f"(SELECT {expressions} FROM {self.quote(table.name)} "
+                f"WHERE _rowid_ % {step} = 0 LIMIT {int(rows)})"
+            )
+        return super().sample_from(table, expressions, rows)
+
+    def _close(self) -> None:
+        self._conn.close()
