@@ -1,0 +1,105 @@
+"""``evoonto eval``: score conditions on a benchmark with the reciprocal k-fold protocol."""
+
+from __future__ import annotations
+
+import argparse
+
+from evoonto.cli import add_workspace_option
+
+HELP = "evaluate baseline / full-schema / evoonto on Spider or BIRD (schema-linking recall or EX)"
+
+DESCRIPTION = """\
+Evaluate on a benchmark with the reciprocal k-fold protocol: the questions of every database are split
+(seeded) into folds; each fold's ontology is built from the *other* folds' construction questions and
+tested on the held-out fold; then the folds swap. Gold SQL is read only by the scorers.
+
+Scorers:
+  linking  offline schema-linking recall of a deterministic browse+resolve policy (default)
+  ex       execution accuracy and VES of a Claude ReAct agent (needs --agent and ANTHROPIC_API_KEY)
+
+Conditions:
+  baseline  raw schema only (bare table/column terms) behind browse/resolve
+  full      schema DDL + the whole ontology layer pasted into the prompt (size reference)
+  evoonto   manifest + browse/resolve over the built ontology
+
+Writes per-question results (JSON Lines), summary.json and config.json under RUNS/<run id>/; the
+splits are stored once (WORKSPACE/splits.json, or RUNS/splits-<benchmark>.json) and reused.
+
+Example:
+  evoonto eval --benchmark spider --data ../shared/data/spider --scorer linking
+  evoonto eval --benchmark spider --data DIR --scorer ex --agent anthropic:claude-sonnet-5-5 --db concert_singer
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``eval`` sub-parser."""
+    parser = subparsers.add_parser("eval", help=HELP, description=DESCRIPTION,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_workspace_option(parser)
+    parser.add_argument("--benchmark", choices=("spider", "bird"), default="spider",
+                        help="question file format (default spider)")
+    parser.add_argument("--data", required=True, metavar="DIR",
+                        help="benchmark folder (dev.json + database/ or dev_databases/) or its question file")
+    parser.add_argument("--scorer", choices=("linking", "ex"), default="linking", help="default linking")
+    parser.add_argument("--agent", default=None, metavar="anthropic:MODEL", help="agent backbone for --scorer ex")
+    parser.add_argument("--condition", action="append", choices=("baseline", "full", "evoonto"), default=None,
+                        help="condition to run (repeatable; default all three)")
+    parser.add_argument("--folds", type=int, default=2, metavar="K", help="number of folds (default 2)")
+    parser.add_argument("--seed", type=int, default=0, metavar="N", help="split seed (default 0)")
+    parser.add_argument("--db", action="append", default=None, metavar="DB_ID",
+                        help="only this database (repeatable; default all)")
+    parser.add_argument("--max-questions", type=int, default=None, metavar="N",
+                        help="at most N held-out questions per database and round (quick runs)")
+    parser.add_argument("--runs", default=None, metavar="DIR",
+                        help="folder for run outputs (default WORKSPACE/runs with --workspace, else ./runs)")
+    parser.add_argument("--budget", type=int, default=None, metavar="CHARS",
+                        help="linking policy: resolve answer budget in characters (default 6000)")
+    parser.add_argument("-n", type=int, default=None, metavar="N", help="linking policy: browse hits (default 8)")
+    parser.add_argument("--max-turns", type=int, default=None, metavar="N", help="agent turns per question")
+    parser.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                        help="agent input+output token budget per question")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the evaluation and print the summary table; returns 0."""
+    import dataclasses
+    from pathlib import Path
+
+    from evoonto.errors import ConfigurationError
+    from evoonto.evaluation.conditions import CONDITIONS
+    from evoonto.evaluation.linking import LinkingPolicy
+    from evoonto.evaluation.runner import EvalConfig, format_summary, run_evaluation
+
+    agent = None
+    if args.agent:
+        from evoonto.evaluation.agent import make_client, parse_agent_spec
+
+        agent = parse_agent_spec(args.agent)
+        changes = {k: v for k, v in (("max_turns", args.max_turns), ("max_tokens", args.max_tokens)) if v is not None}
+        agent = dataclasses.replace(agent, **changes)
+        make_client()  # fail fast with a one-line message when ANTHROPIC_API_KEY is missing
+    elif args.scorer == "ex":
+        raise ConfigurationError("--scorer ex needs --agent anthropic:MODEL")
+    data = Path(args.data)
+    if not data.exists():
+        raise ConfigurationError(f"--data {data} does not exist")
+    if args.folds < 2:
+        raise ConfigurationError("--folds must be at least 2")
+    policy = LinkingPolicy()
+    policy = dataclasses.replace(policy, **{k: v for k, v in (("budget_chars", args.budget), ("n", args.n))
+                                            if v is not None})
+    if policy.n < 1 or policy.budget_chars < 1:
+        raise ConfigurationError("-n and --budget must be positive")
+    workspace = Path(args.workspace) if args.workspace else None
+    runs = Path(args.runs) if args.runs else (workspace / "runs" if workspace else Path("runs"))
+    config = EvalConfig(
+        benchmark=args.benchmark, data=data, scorer=args.scorer,
+        conditions=tuple(dict.fromkeys(args.condition or CONDITIONS)), folds=args.folds, seed=args.seed,
+        splits_path=(workspace / "splits.json") if workspace else None, out=runs,
+        databases=args.db, max_questions=args.max_questions, policy=policy, agent=agent,
+    )
+    result = run_evaluation(config, progress=not args.no_progress)
+    print(format_summary(result, args.scorer))
+    return 0
