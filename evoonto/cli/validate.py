@@ -1,0 +1,51 @@
+"""``evoonto validate``: SHACL-validate the active version (optionally OWL-check the vocabulary)."""
+
+from __future__ import annotations
+
+import argparse
+
+from evoonto.cli import add_workspace_option
+
+HELP = "SHACL-validate the active ontology version"
+
+DESCRIPTION = """\
+Validate the union of the vocab, catalog, content and tools graphs against the workspace's SHACL
+shapes (pyshacl for SHACL Core, Oxigraph for the SPARQL-based checks). Prints one line per result
+naming severity, focus node, shape and path. Exit status 1 when there is a violation.
+
+Examples:
+  evoonto validate
+  evoonto validate --node https://example.org/evoonto/demo/term/concert_singer/age
+  evoonto validate --owl          # also run the HermiT consistency check of the vocabulary (Java)
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``validate`` sub-parser."""
+    parser = subparsers.add_parser("validate", help=HELP, description=DESCRIPTION,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_workspace_option(parser)
+    parser.add_argument("--node", action="append", default=None, metavar="IRI",
+                        help="validate only this focus node (repeatable)")
+    parser.add_argument("--limit", type=int, default=50, help="print at most this many results (default 50)")
+    parser.add_argument("--owl", action="store_true", help="also check OWL consistency of the vocabulary (HermiT, Java)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the report; returns 0 when it conforms (and the OWL check passes), else 1."""
+    from evoonto.cli import workspace_path
+    from evoonto.validation import validate
+    from evoonto.workspace import Workspace
+
+    ws = Workspace.open(workspace_path(args))
+    report = validate(ws.ontology, args.node)
+    print(f"version {ws.version}: " + report.text(limit=args.limit))
+    status = 0 if report.conforms else 1
+    if args.owl:
+        from evoonto.reasoning import check_consistency
+
+        owl = check_consistency(ws.ontology.graph("vocab"))
+        print("OWL: " + owl.text())
+        status = status or (0 if owl.ok else 1)
+    return status
