@@ -96,7 +96,9 @@ class _Builder:
                 rows_observed=profile.rows_observed, null_fraction=round(profile.null_fraction, 6),
                 distinct_count=profile.distinct_count, min_value=_text(profile.minimum),
                 max_value=_text(profile.maximum), sample_values=samples,
-                value_distribution={str(v)[:60]: n for v, n in profile.top}, value_pattern=profile.pattern,
+                value_distribution=({str(v)[:60]: n for v, n in profile.top}
+                                    if profile.top and profile.top[0][1] > 1 else None),
+                value_pattern=profile.pattern,
             )
         else:
             record = Evidence(iri, probe=activity, generated_at=self.at,
@@ -135,7 +137,7 @@ class _Builder:
                 mapping, term=term, source=self.schema.iri, table=table.iri,
                 column=None if column is None else column.iri, filter=filt,
                 aggregation=cand.aggregation or ("COUNT" if cand.value is not None else None),
-                grain=_grain(table), join_path=None if column is None else join_paths.get((table.name, column.name)),
+                grain=_grain(table), join_path=join_paths.get((table.name, None if column is None else column.name)),
                 confidence=cand.confidence, evidence=[ev],
             ))
             labels = cand.labels.merged(synonyms_by_slug.get(cand.slug, ()))
@@ -172,13 +174,50 @@ def _probe_summary(probe: ProbeResult) -> str:
     return "; ".join(", ".join(str(v) for v in row) for row in probe.rows[:3]) or "no rows"
 
 
+#: Join conditions recorded on one Mapping (its own foreign keys first).
+MAX_JOIN_PATHS = 4
+
+
+def _join_paths(verified: Verified) -> dict[tuple[str, str | None], str]:
+    """``(table, column)`` → the join conditions that connect the column's table to related tables.
+
+    A column's own foreign keys come first, then the table's other joins (as child, then as
+    parent); at most :data:`MAX_JOIN_PATHS`, separated by ``"; "`` (alternatives, not a conjunction).
+    The Entity (``column`` None) gets its table's joins.
+    """
+    by_table: dict[str, list[str]] = defaultdict(list)
+    own: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for vj in verified.joins:
+        j = vj.candidate
+        by_table[j.child].append(j.condition())
+        for col in j.child_columns:
+            own[(j.child, col)].append(j.condition())
+    for vj in verified.joins:
+        j = vj.candidate
+        if j.parent != j.child:
+            by_table[j.parent].append(j.condition())
+    out: dict[tuple[str, str | None], str] = {}
+    tables = {vt.candidate.table for vt in verified.terms}
+    columns = {(vt.candidate.table, vt.candidate.column) for vt in verified.terms}
+    for table, column in columns | {(t, None) for t in tables}:
+        conditions = list(dict.fromkeys([*own.get((table, column), []), *by_table.get(table, [])]))
+        if conditions:
+            out[(table, column)] = "; ".join(conditions[:MAX_JOIN_PATHS])
+    return out
+
+
 def _grain(table: TableInfo) -> str:
+    """What one row stands for, naming the key columns table-qualified (``one row per singer
+    (singer.Singer_ID)``); a table without a declared key is described by its foreign keys."""
     noun = " ".join(singularize(w.lower()) for w in split_identifier(table.name)) or table.name
     key = table.primary_key
     if len(key) == 1:
         return f"one row per {noun} ({table.name}.{key[0]})"
     if key:
-        return f"one row per combination of {', '.join(key)} in {table.name}"
+        return f"one row per combination of {', '.join(f'{table.name}.{k}' for k in key)}"
+    refs = [f"{table.name}.{c.name}" for c in table.columns if c.references]
+    if refs:
+        return f"one row per link of {', '.join(refs)} (no declared key)"
     return f"one row per {noun} record in {table.name} (no declared key)"
 
 
@@ -198,11 +237,7 @@ def construct(verified: Verified, schema: SourceSchema, iris: IriFactory, at: da
     synonyms: dict[str, list[str]] = defaultdict(list)
     for syn in verified.synonyms:
         synonyms[syn.slug].append(syn.label)
-    join_paths: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for vj in verified.joins:
-        for col in vj.candidate.child_columns:
-            join_paths[(vj.candidate.child, col)].append(vj.candidate.condition())
-    b.add_terms(verified.terms, synonyms, {k: " OR ".join(sorted(set(v))) for k, v in join_paths.items()})
+    b.add_terms(verified.terms, synonyms, _join_paths(verified))
     slugs = b.term_iri
     evidence_of = {t.iri: t.evidence[0] for t in b.out.terms}
 

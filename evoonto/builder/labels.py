@@ -28,7 +28,7 @@ ABBREVIATIONS: Mapping[str, str] = {
     "cat": "category", "cnt": "count", "cntry": "country", "ctry": "country", "cust": "customer",
     "dept": "department", "desc": "description", "descr": "description", "dob": "date of birth",
     "dt": "date", "emp": "employee", "eval": "evaluation", "fname": "first name",
-    "lname": "last name", "gnp": "gross national product", "hp": "horsepower", "id": "identifier",
+    "lname": "last name", "gnp": "gross national product", "hp": "horsepower", "id": "identifier", "indep": "independence",
     "info": "information", "lang": "language", "lat": "latitude", "lng": "longitude",
     "lon": "longitude", "loc": "location", "max": "maximum", "min": "minimum", "mgr": "manager",
     "mpg": "miles per gallon", "no": "number", "num": "number", "nbr": "number", "org": "organization",
@@ -41,10 +41,11 @@ ABBREVIATIONS: Mapping[str, str] = {
 
 #: General synonyms of data vocabulary (word → alternative phrasings a question may use).
 SYNONYMS: Mapping[str, tuple[str, ...]] = {
-    "age": ("how old", "years old"),
+    "age": ("how old", "years old", "old", "older", "oldest", "young", "younger", "youngest"),
     "amount": ("sum", "value"),
     "address": ("location", "where"),
-    "area": ("size", "surface"),
+    "area": ("size", "land", "surface"),
+    "independence": ("founded", "established"),
     "birth": ("born",),
     "capacity": ("size", "seats"),
     "city": ("town",),
@@ -61,11 +62,10 @@ SYNONYMS: Mapping[str, tuple[str, ...]] = {
     "male": ("gender", "sex", "men", "women", "female"),
     "height": ("tall", "how tall"),
     "language": ("speak", "spoken", "tongue"),
-    "name": ("called", "named"),
     "number": ("count", "how many"),
     "official": ("main",),
     "percentage": ("percent", "share"),
-    "population": ("people", "inhabitants", "residents"),
+    "population": ("people", "inhabitants", "residents", "populated", "populous"),
     "price": ("cost", "how much"),
     "rank": ("ranking", "position"),
     "rating": ("score", "rank"),
@@ -156,7 +156,8 @@ def singularize(word: str) -> str:
 
 def synonym_phrases(words: list[str], synonyms: Mapping[str, tuple[str, ...]] = SYNONYMS) -> list[str]:
     """Alternative phrasings of ``words`` (lower case): the head (last) word replaced by each of its
-    synonyms, and those synonyms on their own (``["is", "male"]`` → ``"is gender"``, ``"gender"``, …)."""
+    synonyms, those synonyms on their own (``["is", "male"]`` → ``"is gender"``, ``"gender"``, …), and
+    the synonyms of the other words on their own (``["indep", "year"]`` → ``"founded"``)."""
     if not words:
         return []
     head = words[-1]
@@ -164,6 +165,8 @@ def synonym_phrases(words: list[str], synonyms: Mapping[str, tuple[str, ...]] = 
     for alternative in synonyms.get(head, ()):
         phrases.append(" ".join(words[:-1] + [alternative]))
         phrases.append(alternative)
+    for word in words[:-1]:
+        phrases.extend(synonyms.get(word, ()))
     return phrases
 
 

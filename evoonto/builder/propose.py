@@ -320,12 +320,9 @@ def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], C
     proposal = Proposal()
     tables = {t.name: t for t in schema.tables}
     for table in schema.tables:
-        labels = table_labels(table.name)
-        cols = ", ".join(c.name for c in table.columns)
         proposal.terms.append(TermCandidate(
-            slug=term_slug(table.name), kind="Entity", table=table.name, column=None, labels=labels,
-            definition=f"A row of table {table.name} ({table.row_count if table.row_count is not None else '?'} rows); columns: {cols}.",
-            aggregation="COUNT",
+            slug=term_slug(table.name), kind="Entity", table=table.name, column=None,
+            labels=table_labels(table.name), definition=_entity_definition(table), aggregation="COUNT",
         ))
         numeric = []
         for col in table.columns:
@@ -348,6 +345,21 @@ def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], C
             proposal.derivations.append(DerivationCandidate(table.name, tuple(numeric[:12])))
     proposal.joins.extend(_name_matched_joins(schema))
     return proposal
+
+
+def _entity_definition(table: TableInfo) -> str:
+    """``"A row of table country (239 rows), identified by country.Code, named by country.Name;
+    columns: …"`` (key and name columns table-qualified, so resolving the Entity shows them)."""
+    rows = "?" if table.row_count is None else table.row_count
+    text = f"A row of table {table.name} ({rows} rows)"
+    key = table.primary_key or tuple(c.name for c in table.columns if c.references)
+    if key:
+        text += ", identified by " + ", ".join(f"{table.name}.{k}" for k in key)
+    names = [c.name for c in table.columns if not c.primary_key and
+             {w.lower() for w in split_identifier(c.name)} & {"name", "title"}]
+    if names:
+        text += ", named by " + ", ".join(f"{table.name}.{n}" for n in names[:3])
+    return text + "; columns: " + ", ".join(c.name for c in table.columns) + "."
 
 
 def _name_matched_joins(schema: SourceSchema) -> list[JoinCandidate]:
