@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -149,9 +150,9 @@ def run_evaluation(config: EvalConfig, *, client: Any = None, progress: bool = T
     splits = load_or_create_splits(splits_path, questions, seed=config.seed, folds=config.folds,
                                    validation_fraction=config.validation_fraction)
     by_id = {q.id: q for q in questions}
-    run_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + f"-{config.benchmark}-{config.scorer}"
-    folder = Path(config.out) / run_id
-    folder.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    folder = Path(config.out) / f"{stamp}-{config.benchmark}-{config.scorer}-{uuid.uuid4().hex[:6]}"
+    folder.mkdir(parents=True)
     (folder / "config.json").write_text(json.dumps({**config.to_json(), "splits": str(splits_path)}, indent=1) + "\n")
 
     plan = []  # (round, db_id, workload, test questions)

@@ -1,0 +1,195 @@
+"""Schema-linking recall, conditions, the runner and the ``evoonto eval`` CLI on a tiny database."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evoonto.builder.workload import Question
+from evoonto.cli import main
+from evoonto.evaluation.gold import GoldAnalysis, analyze_sql
+from evoonto.evaluation.linking import (
+    LinkingPolicy, LinkingResult, Surfaced, estimate_tokens, recognise, run_policy, score_linking,
+    summarize_linking, surface_prompt_only, value_surfaced,
+)
+from test_eval_benchmarks import make_db
+
+SCHEMA = {"singer": ["Singer_ID", "Name", "Country", "Age"], "concert": ["concert_ID", "concert_Name", "Year"],
+          "singer_in_concert": ["concert_ID", "Singer_ID"]}
+
+
+def test_recognise_mappings_qualified_names_and_catalog_ids():
+    payload = [
+        {"records": [{"mappings": [{"table": "singer", "column": "Country"}, {"table": "concert"}]}]},
+        'join: "singer_in_concert"."Singer_ID" = singer.Singer_ID; see [concert.Year]',
+        "source/cs/table/concert/column/concert_Name",
+        "unknown.column and nosuch.Name and singer.nope are ignored",
+    ]
+    tables, columns = recognise(payload, SCHEMA)
+    assert columns == {("singer", "country"), ("singer_in_concert", "singer_id"), ("singer", "singer_id"),
+                       ("concert", "year"), ("concert", "concert_name")}
+    assert tables == {"singer", "concert", "singer_in_concert"}
+
+
+@pytest.mark.parametrize("value,text,found", [
+    ("France", '"sampleValue":["France","Netherlands"]', True),
+    ("france", "Rows whose Country is 'France'", True),
+    ("F", '["F","M"]', True),
+    ("F", "France", False),
+    ("dog", "hotdogs", False),
+    ("Super bootcamp", "concert 'Super bootcamp' of 2015", True),
+])
+def test_value_recognition(value, text, found):
+    assert value_surfaced(value, text) is found
+
+
+def test_score_linking_counts_what_was_surfaced():
+    gold = analyze_sql("SELECT T1.Name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.Singer_ID = T2.Singer_ID "
+                       "WHERE T1.Country = 'France' AND T1.Name = 'Joe'", SCHEMA)
+    surfaced = Surfaced(text='"France" singer.Name', chars=400, prompt_chars=100,
+                        tables=frozenset({"singer"}),
+                        columns=frozenset({("singer", "name"), ("singer", "country"), ("singer", "singer_id")}))
+    result = score_linking("q", surfaced, gold)
+    assert result.table_recall == 0.5 and result.column_recall == 0.75 and result.value_recall == 0.5
+    assert not result.strict and result.missing_columns == ("singer_in_concert.singer_id",)
+    assert result.missing_values == ("Joe",) and result.tokens == estimate_tokens(400) == 100
+    full = score_linking("q", surface_prompt_only("CREATE TABLE ... France Joe", SCHEMA), gold)
+    assert full.strict and full.column_recall == 1.0 and full.value_recall == 1.0
+
+
+def test_summary_averages_value_recall_only_where_gold_has_values():
+    results = [LinkingResult("a", 1, 1, None, True, 100, 25), LinkingResult("b", 0.5, 0.5, 0.5, False, 300, 75)]
+    s = summarize_linking(results)
+    assert (s.questions, s.strict_recall, s.column_recall, s.value_recall, s.value_questions, s.avg_chars) == \
+        (2, 0.5, 0.75, 0.5, 1, 200)
+    assert summarize_linking([]).questions == 0
+
+
+class BudgetTools:
+    def browse(self, q, kind="term", n=5):
+        return [{"id": f"t{i}", "kind": "term", "label": f"T{i}", "snippet": "", "score": 1 - i / 10} for i in range(n)]
+
+    def resolve(self, ids, **kw):
+        return {"records": [{"id": i, "text": "x" * 100} for i in ids], "errors": [], "truncated": False}
+
+
+def test_policy_drops_lowest_ranked_hits_to_fit_the_budget():
+    hits, resolved, events = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=300))
+    assert [r["id"] for r in resolved["records"]] == ["t0", "t1"]
+    assert [e["tool"] for e in events] == ["browse", "resolve", "resolve", "resolve", "resolve"]
+    assert events[0]["arguments"] == {"q": "q", "kind": "term", "n": 5}
+
+
+# --- conditions and the runner on a real (tiny) database --------------------------------------------
+
+QUESTIONS = [
+    ("How many singers are there?", "SELECT count(*) FROM singer"),
+    ("Names of singers from France", "SELECT Name FROM singer WHERE Country = 'France'"),
+    ("What is the average age of singers?", "SELECT avg(Age) FROM singer"),
+    ("Which concerts took place in 2014?", "SELECT concert_Name FROM concert WHERE Year = '2014'"),
+    ("List singer names in concert Auditions", "SELECT T1.Name FROM singer AS T1 JOIN singer_in_concert AS T2 "
+     "ON T1.Singer_ID = T2.Singer_ID JOIN concert AS T3 ON T2.concert_ID = T3.concert_ID "
+     "WHERE T3.concert_Name = 'Auditions'"),
+    ("How old is the oldest singer?", "SELECT max(Age) FROM singer"),
+    ("Countries of singers", "SELECT DISTINCT Country FROM singer"),
+    ("Number of concerts per year", "SELECT Year, count(*) FROM concert GROUP BY Year"),
+]
+
+
+@pytest.fixture()
+def spider_folder(tmp_path):
+    make_db(tmp_path / "spider" / "database" / "cs" / "cs.sqlite")
+    rows = [{"db_id": "cs", "question": q, "query": sql} for q, sql in QUESTIONS]
+    (tmp_path / "spider" / "dev.json").write_text(json.dumps(rows))
+    return tmp_path / "spider"
+
+
+def test_conditions_on_a_real_database(spider_folder):
+    from evoonto.evaluation.conditions import Conditions
+
+    db = spider_folder / "database" / "cs" / "cs.sqlite"
+    workload = [Question(id=f"cs/{i}", text=q, db_id="cs") for i, (q, _) in enumerate(QUESTIONS[:4])]
+    conditions = Conditions()
+    base = conditions.prepare("baseline", "cs", db, workload)
+    hits = base.tools.browse("Country", n=3)
+    assert hits and hits[0]["label"] == "Country"
+    record = base.tools.resolve([hits[0]["id"]])["records"][0]
+    assert not record.get("altLabel") and not record.get("evidence") and not record.get("relations")
+    assert record["mappings"][0]["table"] == "singer"
+    evo = conditions.prepare("evoonto", "cs", db, workload)
+    assert evo.tools is not None and "browse" in evo.prompt and evo.sizes["manifest"] == len(evo.prompt)
+    full = conditions.prepare("full", "cs", db, workload)
+    assert full.tools is None and full.schema_in_prompt and "CREATE TABLE singer" in full.prompt
+    assert "France" in full.prompt  # the whole layer, values included
+    assert full.sizes["ddl"] < len(full.prompt)
+    with pytest.raises(Exception, match="unknown condition"):
+        conditions.prepare("oracle", "cs", db, workload)
+
+
+def test_runner_writes_results_and_never_gives_gold_to_the_builder(spider_folder, tmp_path, monkeypatch):
+    import evoonto.builder.pipeline as pipeline
+    from evoonto.evaluation.runner import EvalConfig, format_summary, run_evaluation
+
+    seen = []
+    real_build = pipeline.build
+
+    def spy(sources, workload=None, **kw):
+        seen.append(list(workload))
+        return real_build(sources, workload, **kw)
+
+    monkeypatch.setattr(pipeline, "build", spy)
+    config = EvalConfig(benchmark="spider", data=spider_folder, out=tmp_path / "runs",
+                        splits_path=tmp_path / "ws" / "splits.json")
+    result = run_evaluation(config, progress=False)
+    lines = (result.folder / "results.jsonl").read_text().splitlines()
+    assert len(lines) == len(QUESTIONS) * 3
+    row = json.loads(lines[0])
+    assert {"round", "condition", "question_id", "strict", "column_recall", "value_recall", "chars"} <= set(row)
+    # builder inputs: Questions only, the construction pool of the other fold, no gold text anywhere
+    assert len(seen) == 2
+    for workload in seen:
+        assert all(type(q) is Question for q in workload)
+        assert not any("SELECT" in repr(q) for q in workload)
+    rounds = {r["round"]: set() for r in result.rows}
+    for r in result.rows:
+        rounds[r["round"]].add(r["question_id"])
+    assert not rounds[0] & rounds[1] and len(rounds[0] | rounds[1]) == len(QUESTIONS)
+    assert result.summary["full"]["all"]["strict_recall"] == 1.0
+    assert "evoonto" in format_summary(result, "linking")
+    splits = json.loads((tmp_path / "ws" / "splits.json").read_text())
+    again = run_evaluation(config, progress=False, conditions=None)  # reuses the stored splits
+    assert json.loads((tmp_path / "ws" / "splits.json").read_text()) == splits
+    assert [r["question_id"] for r in again.rows] == [r["question_id"] for r in result.rows]
+    assert again.folder != result.folder
+
+
+def test_runner_with_the_agent_and_ex(spider_folder, tmp_path):
+    from evoonto.evaluation.agent import AgentConfig
+    from evoonto.evaluation.runner import EvalConfig, format_summary, run_evaluation
+    from test_eval_agent import RESPONSES, Replay, client_for
+
+    config = EvalConfig(benchmark="spider", data=spider_folder, out=tmp_path / "runs", scorer="ex",
+                        conditions=("baseline",), agent=AgentConfig(max_turns=2), max_questions=1)
+    result = run_evaluation(config, client=client_for(Replay(RESPONSES["text_answer"])), progress=False)
+    assert len(result.rows) == 2
+    for row in result.rows:  # the replayed answer is right for question 0 only
+        assert row["final_sql"] == "SELECT count(*) FROM singer" and row["finish"] == "text"
+        assert row["ex"] == int(row["question_id"] == "cs/0000")
+    assert (result.folder / "trajectories" / "baseline.jsonl").exists()
+    assert "EX" in format_summary(result, "ex")
+
+
+def test_cli_eval_linking_and_errors(spider_folder, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    code = main(["eval", "--data", str(spider_folder), "--condition", "baseline", "--condition", "evoonto",
+                 "--runs", str(tmp_path / "runs"), "--no-progress", "-n", "5", "--budget", "3000"])
+    out = capsys.readouterr().out
+    assert code == 0 and "baseline" in out and "evoonto" in out and "strict" in out
+    assert main(["eval", "--data", str(spider_folder), "--scorer", "ex"]) == 2
+    assert "needs --agent" in capsys.readouterr().err
+    assert main(["eval", "--data", str(spider_folder), "--scorer", "ex", "--agent", "anthropic:claude-sonnet-5-5"]) == 2
+    err = capsys.readouterr().err
+    assert "ANTHROPIC_API_KEY" in err and len(err.strip().splitlines()) == 1
+    assert main(["eval", "--data", str(tmp_path / "nowhere")]) == 2
+    assert main(["eval", "--data", str(spider_folder), "--folds", "1"]) == 2
