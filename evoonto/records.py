@@ -205,7 +205,7 @@ class Term(_Record):
         out = []
         for kind in self.kinds:
             text = str(kind)
-            out.append(URIRef(text) if ":" in text else EVO[text])
+            out.append(URIRef(text) if ":" in text else URIRef(str(EVO) + text))  # kinds may come from a schema patch
         return out
 
     @classmethod
@@ -453,7 +453,7 @@ class Relation(_Record):
     def type_iri(self) -> URIRef:
         """The relation type as an IRI (``evo:Derivation`` …)."""
         text = str(self.type)
-        return URIRef(text) if ":" in text else EVO[text]
+        return URIRef(text) if ":" in text else URIRef(str(EVO) + text)  # types may come from a schema patch
 
     def direct_triple(self) -> tuple:
         """The navigation triple ``(source, direct_property, target)``."""
