@@ -1,0 +1,93 @@
+"""RemoteSparqlStore against a real `oxigraph serve` on 127.0.0.1 (skipped when the binary is absent)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from evoonto.errors import EvoontoError
+from evoonto.namespaces import GRAPH_NAMES
+from evoonto.ontology import Ontology
+from evoonto.remote import RemoteSparqlStore, RemoteStoreError, push
+from evoonto.store import QueryError
+from fixtures.core_support import finance_workspace, term_patch
+
+pytestmark = pytest.mark.slow
+
+
+def oxigraph_binary() -> str | None:
+    local = Path(sys.executable).with_name("oxigraph")
+    return str(local) if local.exists() else shutil.which("oxigraph")
+
+
+@pytest.fixture
+def server(tmp_path):
+    binary = oxigraph_binary()
+    if binary is None:
+        pytest.skip("the oxigraph server binary (pip package 'oxigraph') is not installed")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([binary, "serve", "--location", str(tmp_path / "oxdata"), "--bind", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            urllib.request.urlopen(f"{base}/query?query=ASK%7B%7D", timeout=1).read()
+            break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                pytest.fail("oxigraph serve did not start")
+            time.sleep(0.1)
+    yield base
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def test_workspace_round_trips_through_a_remote_store(tmp_path, server):
+    ws = finance_workspace(tmp_path / "ws")
+    ws.commit(term_patch(ws, "ebitda", "EBITDA \"adj.\"\nline two"))
+    ws.record_rejected(term_patch(ws, "nope"))
+    remote = RemoteSparqlStore(f"{server}/query", f"{server}/update")
+    assert push(ws, remote) == 2
+    assert push(ws, remote) == 0
+    for name in GRAPH_NAMES:
+        assert set(remote.triples(name)) == set(ws.store.triples(name)), name
+    # later commits are pushed as SPARQL Update
+    cost = ws.iris.term("finance", "cost")
+    ws.commit(term_patch(ws, "opex"))
+    assert push(ws, remote) == 1
+    onto = Ontology(remote, version=ws.version, base_iri=ws.base_iri)
+    assert set(onto.graph("content")) == set(ws.ontology.graph("content"))
+    rows = onto.query("SELECT ?l WHERE { ?t a evo:Metric ; skos:prefLabel ?l } ORDER BY ?l")
+    assert [str(r["l"]) for r in rows] == sorted(str(r["l"]) for r in ws.ontology.query(
+        "SELECT ?l WHERE { ?t a evo:Metric ; skos:prefLabel ?l }"))
+    assert onto.query(f"ASK {{ <{cost}> a evo:Term }}") is True
+    assert len(onto.query("CONSTRUCT { ?s ?p ?o } WHERE { ?s a evo:Mapping ; ?p ?o }")) > 10
+    assert onto.validate().conforms
+    candidate = onto.with_patch(term_patch(ws, "capex"))
+    assert candidate.store.count("content") == remote.count("content") + 3
+    with pytest.raises(QueryError):
+        onto.query("SELEC nonsense")
+    # a workspace that does not know the remote's history is refused
+    other = finance_workspace(tmp_path / "other")
+    with pytest.raises(RemoteStoreError, match="unknown"):
+        push(other, remote)
+
+
+def test_unreachable_endpoint_is_a_clear_error():
+    remote = RemoteSparqlStore("http://127.0.0.1:9/query", timeout_s=2)
+    with pytest.raises(EvoontoError, match="cannot reach"):
+        remote.count()
