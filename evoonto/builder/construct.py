@@ -112,7 +112,7 @@ class _Builder:
 
     def add_terms(self, terms: Sequence[VerifiedTerm], synonyms_by_slug: dict[str, list[str]],
                   join_paths: dict[tuple[str, str], str]) -> None:
-        value_index: dict[tuple[str, str], int] = defaultdict(int)
+        per_location: dict[tuple[str, str | None], int] = defaultdict(int)
         for vt in terms:
             cand = vt.candidate
             table = self.schema.table(cand.table)
@@ -125,10 +125,10 @@ class _Builder:
                 summary = f"{_count(vt.probe)} rows of {table.name} have {cand.column} = {cand.value!r}"
             ev = self.evidence(vt.probe, vt.profile if cand.value is None else None, summary)
             column = None if cand.column is None else table.column(cand.column)
-            n = None
-            if cand.value is not None:
-                value_index[(table.name, column.name)] += 1
-                n = value_index[(table.name, column.name)]
+            # the first Term of a location gets mapping/{src}/{table}[/{column}], later ones /{n}
+            location = (table.name, None if column is None else column.name)
+            n = per_location[location] or None
+            per_location[location] += 1
             mapping = self.iris.mapping(self.src, table.name, None if column is None else column.name, n)
             filt = None
             if cand.value is not None:

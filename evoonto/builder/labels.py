@@ -84,7 +84,7 @@ SYNONYMS: Mapping[str, tuple[str, ...]] = {
     "abbreviation": ("code", "short name"),
 }
 
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+", re.UNICODE)
+_RUN = re.compile(r"[^\W_]+", re.UNICODE)
 _SPACE = re.compile(r"\s+")
 
 
@@ -102,7 +102,19 @@ def split_identifier(name: str) -> list[str]:
     ``["customer", "ID"]``; ``"GNPOld"`` → ``["GNP", "Old"]``; ``"addr_line2"`` →
     ``["addr", "line", "2"]``; ``"Free Meal Count (K-12)"`` → ``["Free", "Meal", "Count", "K", "12"]``.
     """
-    return _WORD.findall(name)
+    words: list[str] = []
+    for run in _RUN.findall(name):
+        start = 0
+        for i in range(1, len(run)):
+            prev, ch = run[i - 1], run[i]
+            nxt = run[i + 1] if i + 1 < len(run) else ""
+            if (prev.isdigit() != ch.isdigit()
+                    or (prev.islower() and ch.isupper())
+                    or (prev.isupper() and ch.isupper() and nxt.islower())):
+                words.append(run[start:i])
+                start = i
+        words.append(run[start:])
+    return words
 
 
 def expand_tokens(tokens: Iterable[str], abbreviations: Mapping[str, str] = ABBREVIATIONS) -> list[str]:

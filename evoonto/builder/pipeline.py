@@ -24,7 +24,7 @@ from rdflib import Graph
 
 from evoonto.builder.construct import construct, scheme_triples
 from evoonto.builder.probe import ColumnProfile, Prober
-from evoonto.builder.propose import OfflineProposer, Proposer
+from evoonto.builder.propose import JoinCandidate, OfflineProposer, Proposer
 from evoonto.builder.schema import read_schema
 from evoonto.builder.verify import Rejection, verify
 from evoonto.builder.workload import Question, as_questions
@@ -33,6 +33,7 @@ from evoonto.iris import IriFactory
 from evoonto.namespaces import bind_prefixes
 
 __all__ = ["BuildResult", "SourceReport", "build", "build_clock", "make_proposer", "write_workspace",
+           "workspace_base_iri",
            "DEFAULT_BASE_IRI", "STEPS"]
 
 #: Base IRI used when none is given (a workspace passes its own ``base_iri``).
@@ -43,12 +44,14 @@ STEPS = ("harvest", "profile", "propose", "verify", "construct")
 
 @dataclass
 class SourceReport:
-    """Per-source outcome: ``source`` id, record ``counts``, ``questions`` used, ``elapsed_ms``."""
+    """Per-source outcome: ``source`` id, record ``counts``, ``questions`` used, ``elapsed_ms``,
+    ``location`` (the path or URL it was opened from; None for a Source object)."""
 
     source: str
     counts: dict[str, int]
     questions: int
     elapsed_ms: float
+    location: str | None = None
 
 
 @dataclass
@@ -208,6 +211,7 @@ def build(
             _step(progress, src.id, "profile")
             mine = [q for q in questions if q.db_id in (None, src.id)]
             proposal = chosen.propose(schema, profiles, mine)
+            proposal.joins.extend(_discovered_joins(src, iris))
             _step(progress, src.id, "propose")
             verified = verify(proposal, schema, profiles, prober)
             rejected.extend(verified.rejected)
@@ -221,7 +225,8 @@ def build(
         counts = built.counts()
         for key, value in counts.items():
             totals[key] = totals.get(key, 0) + value
-        reports.append(SourceReport(src.id, counts, len(mine), (time.perf_counter() - t0) * 1000.0))
+        reports.append(SourceReport(src.id, counts, len(mine), (time.perf_counter() - t0) * 1000.0,
+                                    str(location) if isinstance(location, (str, Path)) else None))
     for triple in scheme_triples(iris, "evoonto ontology of " + ", ".join(r.source for r in reports)):
         content.add(triple)
     result = BuildResult({"catalog": catalog, "content": content}, totals, rejected, reports,
@@ -230,6 +235,17 @@ def build(
         result.validation = _validate(result)
     result.elapsed_ms = (time.perf_counter() - started) * 1000.0
     return result
+
+
+def _discovered_joins(src, iris) -> list[JoinCandidate]:
+    """Undeclared joins suggested by names and value overlap (source layer); verify re-probes them."""
+    from evoonto.sources.joins import discover_joins
+
+    if getattr(src, "kind", "") == "documents":
+        return []
+    return [JoinCandidate(j.left_table, (j.left_column,), j.right_table, (j.right_column,), declared=False,
+                          origin="source")
+            for j in discover_joins(src, iris, measure_declared=False) if not j.declared]
 
 
 def _step(progress, source_id: str, step: str) -> None:
@@ -251,27 +267,53 @@ def _validate(result: BuildResult):
     return report
 
 
+def workspace_base_iri(path: str | Path) -> str:
+    """The base IRI a build for the workspace at ``path`` must use: the existing workspace's, or
+    the default a new workspace there would get (:func:`evoonto.iris.default_base` of its name).
+
+    Raises:
+        WorkspaceError: ``path`` holds a malformed workspace.
+    """
+    from evoonto.iris import default_base
+    from evoonto.workspace import Workspace
+
+    path = Path(path)
+    if (path / "config.json").is_file():
+        return Workspace.open(path).base_iri
+    return default_base(path.resolve().name.lstrip(".") or "workspace")
+
+
 def write_workspace(result: BuildResult, path: str | Path):
-    """Write a build as version 0 of a workspace (created when missing, else its base replaced).
+    """Write a build as version 0 of a workspace (created when missing or empty, else its base is
+    replaced; SHACL-validated by the workspace). The source locations are recorded in the
+    workspace settings (``sources``: ``{id: path or URL}``) for ``evoonto serve --data-tools``.
 
     Args:
-        result: a :class:`BuildResult`.
+        result: a :class:`BuildResult` built with ``base_iri=workspace_base_iri(path)``.
         path: the workspace directory.
 
     Returns:
         The open :class:`evoonto.workspace.Workspace`.
 
     Raises:
-        WorkspaceError: the workspace cannot be created or written; its base IRI differs from the
-            build's (rebuild with ``base_iri=ws.base_iri``).
+        WorkspaceError: the workspace cannot be created or written, has patches already, or its base
+            IRI differs from the build's.
+        ShapeViolationError: the build does not validate.
     """
     from evoonto.errors import WorkspaceError
     from evoonto.workspace import Workspace
 
     path = Path(path)
-    ws = Workspace.open(path) if path.exists() else Workspace.init(path, base_iri=result.base_iri)
-    base = getattr(ws, "base_iri", result.base_iri)
-    if str(base) != result.base_iri:
-        raise WorkspaceError(f"{path}: workspace base IRI {base} differs from the build's {result.base_iri}")
+    exists = (path / "config.json").is_file()
+    if exists:
+        ws = Workspace.open(path)
+        if ws.base_iri != result.base_iri:
+            raise WorkspaceError(f"{path}: the workspace base IRI {ws.base_iri} differs from the build's "
+                                 f"{result.base_iri}; rebuild with base_iri=workspace_base_iri(path)")
+    else:
+        ws = Workspace.init(path, base_iri=result.base_iri)
     ws.replace_base(dict(result.graphs))
+    locations = {r.source: r.location for r in result.sources if r.location}
+    if locations:
+        ws.set_setting("sources", locations)
     return ws

@@ -7,7 +7,8 @@ Two directions, merged into one :class:`Proposal`:
   give one value Term per value (``status = 'Banned'``); declared and name-matched foreign keys
   give join candidates; numeric columns of a table give derivation candidates; profiles give
   constraint candidates (numbers stored as text, closed vocabularies, code columns with a lookup
-  table). Concepts nobody asked about are thus not lost.
+  table). Concepts nobody asked about are thus not lost. (Undeclared joins are suggested by the
+  source layer's :func:`evoonto.sources.joins.discover_joins`, see the pipeline.)
 * **workload-driven** — phrases of the questions (word n-grams without stop words at their ends)
   linked to the schema by lexical evidence (a phrase close to a Term's label becomes a synonym
   candidate) and value evidence (a phrase equal to a value of a column becomes a value candidate).
@@ -304,9 +305,9 @@ def _is_value_term_column(kind: str, profile: ColumnProfile | None) -> bool:
 
 def value_term(table: str, column: str, value: str, *, origin: str = "schema", confidence: float = 0.9) -> TermCandidate:
     """A Category Term standing for the rows where ``column = value``."""
-    col_label = column_labels(table, column)
+    column_words = " ".join(w.lower() for w in split_identifier(column)) or column
     value_words = " ".join(w.lower() for w in split_identifier(value))
-    alts = [value_words, f"{value} {col_label.alt[0] if col_label.alt else column}", f"{humanize(column).lower()} {value}"]
+    alts = [value_words, f"{value} {column_words}", f"{column_words} {value}"]
     return TermCandidate(
         slug=term_slug(table, column, value), kind="Category", table=table, column=column,
         labels=LabelSet.make(value, alts, [f"{table}.{column} = {value}"]),
@@ -343,7 +344,6 @@ def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], C
                 proposal.joins.append(JoinCandidate(table.name, (col.name,), ref_table, (ref_col,), declared=True))
         if len(numeric) >= 3:
             proposal.derivations.append(DerivationCandidate(table.name, tuple(numeric[:12])))
-    proposal.joins.extend(_name_matched_joins(schema))
     return proposal
 
 
@@ -360,29 +360,6 @@ def _entity_definition(table: TableInfo) -> str:
     if names:
         text += ", named by " + ", ".join(f"{table.name}.{n}" for n in names[:3])
     return text + "; columns: " + ", ".join(c.name for c in table.columns) + "."
-
-
-def _name_matched_joins(schema: SourceSchema) -> list[JoinCandidate]:
-    """Undeclared joins suggested by names: a column named like another table's single-column key."""
-    keys = {}
-    for t in schema.tables:
-        if len(t.primary_key) == 1:
-            keys[t.name] = t.primary_key[0]
-    declared = {(t.name, c.name) for t in schema.tables for c in t.columns if c.references}
-    out = []
-    for t in schema.tables:
-        for c in t.columns:
-            if (t.name, c.name) in declared or c.primary_key and len(t.primary_key) == 1:
-                continue
-            cname = normalize(c.name).replace("_", "")
-            for parent, key in keys.items():
-                if parent == t.name:
-                    continue
-                pkey = normalize(key).replace("_", "")
-                pname = normalize(singularize(parent)).replace("_", "")
-                if cname == pkey and pkey not in ("id", "code", "name") or cname in (pname + pkey, pname + "id") and cname != pkey:
-                    out.append(JoinCandidate(t.name, (c.name,), parent, (key,), declared=False))
-    return out
 
 
 def _constraint_candidates(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnProfile | None,

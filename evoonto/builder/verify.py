@@ -172,10 +172,11 @@ def _verify_term(cand: TermCandidate, schema: SourceSchema, profiles, prober: Pr
         rejected.append(Rejection("term", cand.slug, f"profile probe failed: {reason}"))
         return None
     if cand.value is None:
-        if cand.kind not in ("Entity",) and cand.origin != "schema":
-            expected = column_kind(table, col, profile)
-            if expected != cand.kind:
-                rejected.append(Rejection("term", cand.slug, f"declared/observed type says {expected}, not {cand.kind}"))
+        if cand.origin != "schema":
+            observed = column_kind(table, col, profile)
+            if cand.kind == "Metric" and not profile.numeric or cand.kind == "TimeDimension" and observed != "TimeDimension":
+                rejected.append(Rejection("term", cand.slug, f"type check failed: {cand.table}.{cand.column} holds "
+                                          f"{profile.pattern} values ({observed}), not a {cand.kind}"))
                 return None
         return VerifiedTerm(cand, profile.probe, profile)
     probe = prober.count_where(table.name, f"{prober.quote(col.name)} = {sql_literal(cand.value)}")
@@ -239,12 +240,18 @@ def _verify_derivations(cand: DerivationCandidate, prober: Prober, rejected: lis
         return []
     cols = {name: _numbers(sample.rows, i) for i, name in enumerate(cand.columns)}
     found: list[VerifiedDerivation] = []
-    used_targets: set[str] = set()
-    for target, left, right in itertools.permutations(cand.columns, 3):
-        if target in used_targets:
+    explained: set[frozenset[str]] = set()
+    # computed columns usually follow their inputs: try the last columns as targets first, and
+    # record one equation per set of three columns (not its rearrangements)
+    ordered = list(reversed(cand.columns))
+    for target, left, right in itertools.permutations(ordered, 3):
+        if frozenset((target, left, right)) in explained:
+            continue
+        position = cand.columns.index
+        if max(position(left), position(right)) > position(target):
             continue
         for op, fn in _OPS.items():
-            if op in "+*" and left > right:
+            if op in "+*" and position(left) > position(right):
                 continue
             if _holds(cols[target], cols[left], cols[right], fn):
                 q = prober.quote
@@ -256,7 +263,7 @@ def _verify_derivations(cand: DerivationCandidate, prober: Prober, rejected: lis
                 check = prober.count_where(cand.table, predicate)
                 if check.ok and _count(check) == 0:
                     found.append(VerifiedDerivation(cand.table, target, left, op, right, check))
-                    used_targets.add(target)
+                    explained.add(frozenset((target, left, right)))
                     break
                 rejected.append(Rejection("derivation", f"{cand.table}.{target} = {left} {op} {right}",
                                           check.error or f"{_count(check)} rows violate it"))

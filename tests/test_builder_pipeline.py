@@ -1,0 +1,155 @@
+"""The build pipeline on a small fixture database (evoonto.builder): records, evidence, SHACL,
+determinism, and that gold fields never influence the ontology."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from rdflib import Literal
+from rdflib.namespace import OWL, PROV, RDF, SKOS
+
+from evoonto.builder import Question, build, write_workspace
+from evoonto.builder.pipeline import workspace_base_iri
+from evoonto.builder.propose import question_phrases
+from evoonto.namespaces import CSVW, EVO
+
+FIXTURE = Path(__file__).parent / "fixtures" / "builder_cards.sql"
+QUESTIONS = [
+    Question("q1", "Which cards are banned in Standard?"),
+    Question("q2", "What is the average profit of legal cards?"),
+    Question("q3", "List the cards of the Alpha set."),
+]
+
+
+@pytest.fixture(scope="module")
+def cards_db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cards") / "cards.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript(FIXTURE.read_text(encoding="utf-8"))
+    con.commit()
+    con.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def built(cards_db):
+    return build([cards_db], QUESTIONS)
+
+
+def _terms_with_label(graph, label):
+    return {s for s in graph.subjects(SKOS.prefLabel, Literal(label, lang="en"))}
+
+
+def test_build_validates_and_counts(built):
+    assert built.validation is not None and built.validation.conforms
+    c = built.counts
+    assert c["terms"] >= 15 and c["mappings"] == c["terms"]
+    assert c["constraints"] >= 3 and c["relations"] >= 10 and c["evidence"] >= c["terms"] // 2
+    assert built.sources[0].source == "cards" and built.sources[0].questions == 3
+
+
+def test_every_mapping_column_exists_and_every_entry_has_evidence(built):
+    content, catalog = built.graphs["content"], built.graphs["catalog"]
+    columns = set(catalog.subjects(RDF.type, CSVW.Column))
+    for mapping in content.subjects(RDF.type, EVO.Mapping):
+        col = content.value(mapping, EVO.column)
+        assert col is None or col in columns
+        assert content.value(mapping, PROV.wasDerivedFrom) is not None
+    for family in (EVO.Term, EVO.Constraint, EVO.Relation):
+        for node in content.subjects(RDF.type, family):
+            evidence = content.value(node, PROV.wasDerivedFrom)
+            assert evidence is not None and (evidence, RDF.type, EVO.Evidence) in content, node
+    for evidence in content.subjects(RDF.type, EVO.Evidence):
+        probe = content.value(evidence, PROV.wasGeneratedBy)
+        assert (probe, RDF.type, EVO.Probe) in content and content.value(probe, EVO.query)
+
+
+def test_value_vocabulary_lets_banned_find_the_status_column(built):
+    content = built.graphs["content"]
+    (status,) = _terms_with_label(content, "Card status")
+    mapping = content.value(status, EVO.hasMapping)
+    evidence = content.value(mapping, PROV.wasDerivedFrom)
+    assert Literal("Banned") in set(content.objects(evidence, EVO.sampleValue))
+    (banned,) = _terms_with_label(content, "Banned")
+    assert (banned, RDF.type, EVO.Category) in content
+    banned_mapping = content.value(banned, EVO.hasMapping)
+    assert str(content.value(banned_mapping, EVO.filter)) == "\"status\" = 'Banned'"
+    assert (banned, SKOS.broader, status) in content
+
+
+def test_kinds_constraints_relations(built):
+    content = built.graphs["content"]
+    kind = {str(content.value(t, SKOS.prefLabel)): {o for o in content.objects(t, RDF.type)} for t in
+            content.subjects(RDF.type, EVO.Term)}
+    assert EVO.Entity in kind["Cards"] and EVO.Identifier in kind["Card id"]
+    assert EVO.Metric in kind["Card revenue"] and EVO.TimeDimension in kind["Card release dt"]
+    assert EVO.Category in kind["Card status"] and EVO.Dimension in kind["Card name"]
+    conditions = {str(o) for o in content.objects(None, EVO.condition)}
+    assert "\"status\" IN ('Legal', 'Banned', 'Restricted')" in conditions
+    assert any("CAST(\"price_txt\"" in c for c in conditions)
+    assert "card_sets.set_code = sets.code" in conditions  # code column decoded by a lookup table
+    formulas = {str(o) for o in content.objects(None, EVO.formula)}
+    assert formulas == {"profit = revenue - cost"}
+    joins = {str(o) for o in content.objects(None, EVO.joinCondition)}
+    assert {"card_sets.card_id = cards.card_id", "card_sets.set_code = sets.code"} <= joins
+    # qualified relation agrees with its direct triple
+    for rel in content.subjects(RDF.type, EVO.Relation):
+        s, p, o = (content.value(rel, x) for x in (OWL.annotatedSource, OWL.annotatedProperty, OWL.annotatedTarget))
+        assert (s, p, o) in content
+
+
+def test_workload_phrases_become_value_terms_and_are_logged_by_question(cards_db):
+    phrases = question_phrases("Which cards are banned in Standard?")
+    assert "banned" in phrases and "Standard" in phrases
+    result = build([cards_db], [Question("x", "Show cards in the Modern format")])
+    labels = {str(o) for o in result.graphs["content"].objects(None, SKOS.prefLabel)}
+    assert "Modern" in labels
+
+
+def test_deterministic_and_gold_is_never_read(cards_db, tmp_path):
+    def spider_file(name, gold):
+        path = tmp_path / name
+        path.write_text(json.dumps([{"db_id": "cards", "question": q.text, "query": gold, "sql": {"x": gold},
+                                     "SQL": gold, "evidence": gold, "answer": gold} for q in QUESTIONS]))
+        return path
+
+    first = build([cards_db], spider_file("a.json", "SELECT card_name FROM cards WHERE status = 'Banned'"))
+    poisoned = build([cards_db], spider_file("b.json", "DROP TABLE cards; -- garbage ' \" \x00"))
+    again = build([cards_db], spider_file("a2.json", "SELECT card_name FROM cards WHERE status = 'Banned'"))
+    for name in ("catalog", "content"):
+        assert first.serialize(name) == poisoned.serialize(name) == again.serialize(name)
+
+
+def test_write_workspace_as_version_zero(built, cards_db, tmp_path):
+    path = tmp_path / "ws"
+    result = build([cards_db], QUESTIONS, base_iri=workspace_base_iri(path))
+    ws = write_workspace(result, path)
+    assert ws.version == 0
+    assert ws.config["settings"]["sources"] == {"cards": str(cards_db)}
+    terms = ws.ontology.query("SELECT (COUNT(?t) AS ?n) WHERE { GRAPH ?g { ?t a <%s> } }" % EVO.Term)
+    assert int(terms[0]["n"].toPython()) == result.counts["terms"]
+    # a build with another base IRI is refused and leaves the workspace unchanged
+    from evoonto.errors import WorkspaceError
+
+    before = (path / "base.trig").read_bytes()
+    with pytest.raises(WorkspaceError, match="base IRI"):
+        write_workspace(built, path)
+    assert (path / "base.trig").read_bytes() == before
+
+
+def test_bad_inputs_give_clear_errors(cards_db, tmp_path):
+    from evoonto.errors import ConfigurationError, SourceError, WorkloadError
+
+    with pytest.raises(SourceError):
+        build([tmp_path / "missing.sqlite"])
+    with pytest.raises(WorkloadError):
+        build([cards_db], tmp_path / "missing.jsonl")
+    with pytest.raises(ConfigurationError):
+        build([cards_db], proposer="magic")
+    with pytest.raises(ConfigurationError):
+        build([cards_db], base_iri="not an iri")
+    with pytest.raises(SourceError, match="distinct"):
+        build([cards_db, cards_db])
