@@ -34,12 +34,15 @@ from evoonto.errors import ReadOnlyViolation
 
 __all__ = [
     "MAX_SQL_CHARS",
+    "MAX_NESTING",
     "DENIED_FUNCTIONS",
     "check_read_only",
 ]
 
 #: Longest statement accepted, in characters. Longer text is refused before it is parsed.
 MAX_SQL_CHARS = 100_000
+#: Deepest parenthesis nesting accepted (checked on tokens, before parsing).
+MAX_NESTING = 100
 
 # Statement or clause node types that must not appear anywhere in an allowed tree. Looked up by
 # name so that a sqlglot version without one of them still works.
@@ -115,8 +118,8 @@ def check_read_only(
         The parsed root expression (a ``Select``, a set operation or a ``Subquery``).
 
     Raises:
-        ReadOnlyViolation: with a one-line reason: empty/too long/unparsable text, more than one
-            statement, a root that is not a query, or a forbidden node or function in the tree.
+        ReadOnlyViolation: with a one-line reason: empty/too long/too deeply nested/unparsable
+            text, more than one statement, a root that is not a query, or a forbidden node or function in the tree.
     """
     if not isinstance(sql, str):
         raise _refuse(f"statement must be a string, got {type(sql).__name__}")
@@ -133,6 +136,15 @@ def check_read_only(
     statements = _split_count(tokens)
     if statements > 1:
         raise _refuse(f"exactly one statement is allowed, got {statements}")
+    depth = deepest = 0
+    for token in tokens:
+        if token.token_type == TokenType.L_PAREN:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token.token_type == TokenType.R_PAREN:
+            depth -= 1
+    if deepest > MAX_NESTING:
+        raise _refuse(f"statement nests parentheses {deepest} deep, the limit is {MAX_NESTING}")
     first = tokens[0]
     if first.token_type not in _ALLOWED_FIRST_TOKENS:
         raise _refuse(f"only SELECT/WITH queries are allowed, got {first.text.upper()!r}")
