@@ -229,6 +229,8 @@ class _State:
     test_questions: list = field(default_factory=list)
     split: Any = None
     workspace: Any = None
+    policy: Any = None
+    evolution: Any = None
     report: DemoReport | None = None
 
 
@@ -291,18 +293,47 @@ def _step_split(state: _State) -> list[str]:
             f"fold B = {len(state.test_questions)} held out for testing"]
 
 
-def _step_build(state: _State) -> list[str]:
+def build_workspace(path: str | Path, data: DemoData | None = None, questions=None, *, marker: dict | None = None):
+    """Create a workspace at ``path`` holding the builder's ontology of the bundled database as version 0.
+
+    Args:
+        path: a directory that does not exist yet (or is empty).
+        data: the demo data (default :func:`bundled_data`).
+        questions: the workload (Questions without gold); default: every bundled question.
+        marker: when given, written as :data:`MARKER` (JSON) so a later demo may replace the folder.
+    Returns:
+        The open :class:`~evoonto.workspace.Workspace` (version 0); its config records the source
+        (``settings["sources"] = {db_id: path}``) so ``evoonto serve --data-tools`` can reach it.
+    Raises:
+        WorkspaceError: ``path`` exists and is not empty.
+        StepUnavailable: the core or builder package is missing.
+    """
+    data = data or bundled_data()
     Workspace = api("evoonto.workspace", "Workspace")
     build = api("evoonto.builder.pipeline", "build")
-    ws = Workspace.init(state.workspace_path)
-    (state.workspace_path / MARKER).write_text(json.dumps({
-        "created_by": "evoonto demo", "db_id": state.data.db_id, "seed": state.seed,
-        "rounds": state.rounds, "database": str(state.data.database),
-    }, indent=2) + "\n", encoding="utf-8")
-    graphs = build([str(state.data.database)], state.build_questions)
-    ws.replace_base(graphs)
-    state.workspace = Workspace.open(state.workspace_path)
-    return [_counts(state.workspace.ontology)]
+    if questions is None:
+        questions = api("evoonto.builder.workload", "load_workload")(data.questions, db_id=data.db_id)
+    ws = Workspace.init(path)
+    if marker is not None:
+        (Path(path) / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
+    ws.set_setting("sources", {data.db_id: str(data.database)})
+    result = build([str(data.database)], list(questions), base_iri=ws.base_iri)
+    ws.replace_base(result.graphs)
+    ws.build_result = result
+    return ws
+
+
+def _step_build(state: _State) -> list[str]:
+    marker = {"created_by": "evoonto demo", "db_id": state.data.db_id, "seed": state.seed,
+              "rounds": state.rounds, "database": str(state.data.database)}
+    state.workspace = build_workspace(state.workspace_path, state.data, state.build_questions, marker=marker)
+    result = state.workspace.build_result
+    save_splits = api("evoonto.evaluation.splits", "load_or_create_splits")
+    save_splits(state.workspace_path / "splits.json", state.benchmark.questions, seed=state.seed)
+    return [f"offline builder on {len(state.build_questions)} questions (gold never read): "
+            f"{_counts(state.workspace.ontology)}",
+            f"{len(result.rejected)} candidate(s) rejected by verification; "
+            f"{result.elapsed_ms / 1000:.1f} s; version {state.workspace.version}"]
 
 
 def _counts(ontology: Any) -> str:
@@ -319,39 +350,145 @@ def _counts(ontology: Any) -> str:
 def _step_validate(state: _State) -> list[str]:
     validate = api("evoonto.validation", "validate")
     report = validate(state.workspace.ontology)
-    text = getattr(report, "summary", None)
-    summary = text() if callable(text) else (text or ("conforms" if report.conforms else "does not conform"))
-    return [str(summary).splitlines()[0] if summary else str(report.conforms)]
+    lines = [report.text(limit=3)]
+    if not report.conforms:
+        lines.append("the ontology does NOT conform to the shapes (see above)")
+    return lines
+
+
+def _tools(state: _State, ontology: Any):
+    OntologyTools = api("evoonto.tools.toolkit", "OntologyTools")
+    return OntologyTools(ontology, sources={state.data.db_id: str(state.data.database)})
 
 
 def _step_browse(state: _State) -> list[str]:
-    OntologyTools = api("evoonto.tools.toolkit", "OntologyTools")
-    tools = OntologyTools(state.workspace.ontology)
+    tools = _tools(state, state.workspace.ontology)
     lines = []
     first_id = None
     for query in BROWSE_EXAMPLES:
         hits = tools.browse(query, n=3)
-        shown = "; ".join(f"{h['label']} ({h['kind']}, {h['score']:.2f})" for h in hits) or "no hits"
+        shown = "; ".join(f"{h['label']} [{h['kind']}] {h['score']:.2f}" for h in hits) or "no hits"
         lines.append(f"browse({query!r}) -> {shown}")
         if hits and first_id is None:
             first_id = hits[0]["id"]
     if first_id is not None:
         resolved = tools.resolve([first_id])
-        text = json.dumps(resolved, ensure_ascii=False, default=str)
-        lines.append(f"resolve([{first_id!r}]) -> {len(text)} characters of JSON: {text[:160]}…")
+        record = (resolved.get("records") or [{}])[0]
+        mappings = record.get("mappings") or []
+        where = ", ".join(f"{m.get('table')}.{m.get('column')}" if m.get("column") else str(m.get("table"))
+                          for m in mappings[:3]) or "-"
+        evidence = record.get("evidence") or [m_e for m in mappings for m_e in (m.get("evidence") or [])]
+        summary = evidence[0].get("summary") if evidence and isinstance(evidence[0], dict) else None
+        size = len(json.dumps(resolved, ensure_ascii=False, separators=(",", ":"), default=str))
+        lines.append(f"resolve([{first_id!r}]) -> {size} characters of JSON; mapped to {where}"
+                     + (f"; evidence: {summary}" if summary else ""))
     return lines
 
 
+def _linking_scores(state: _State, tools: Any, prompt: str | None = None) -> dict[str, float]:
+    """Schema-linking metrics of the held-out questions with ``tools`` (or a pasted ``prompt``)."""
+    linking = importlib.import_module("evoonto.evaluation.linking")
+    analysis_of = api("evoonto.evaluation.benchmarks", "analysis_of")
+    bench = state.benchmark
+    results = []
+    for q in state.test_questions:
+        schema = bench.schema(q.db_id)
+        if tools is None:
+            surfaced = linking.surface_prompt_only(prompt, schema)
+        else:
+            surfaced = linking.surface_with_tools(tools, tools.manifest() if prompt is None else prompt,
+                                                  q.text, state.policy, schema)
+        results.append(linking.score_linking(q.id, surfaced, analysis_of(bench.gold[q.id], bench)))
+    s = linking.summarize_linking(results)
+    out = {"strict_recall": s.strict_recall, "column_recall": s.column_recall, "table_recall": s.table_recall,
+           "tokens": s.avg_tokens}
+    if s.value_recall is not None:
+        out["value_recall"] = s.value_recall
+    return out
+
+
+def _score_row(name: str, metrics: dict[str, float], reference: float | None) -> str:
+    value = f"{metrics['value_recall']:.2f}" if "value_recall" in metrics else "  - "
+    ratio = f"{metrics['tokens'] / reference:6.0%}" if reference else "     -"
+    return (f"{name:<22} {metrics['strict_recall']:6.2f} {metrics['column_recall']:6.2f} "
+            f"{metrics['table_recall']:6.2f} {value:>6} {metrics['tokens']:7.0f} {ratio}")
+
+
+SCORE_HEADER = f"{'condition (held-out)':<22} {'strict':>6} {'column':>6} {'table':>6} {'value':>6} {'tokens':>7} {'vs full':>6}"
+
+
 def _step_evaluate(state: _State) -> list[str]:
-    raise StepUnavailable("the evaluation API is not wired yet")
+    conditions = api("evoonto.evaluation.conditions", "build_baseline_ontology")
+    schema_ddl = api("evoonto.evaluation.conditions", "schema_ddl")
+    full_layer_text = api("evoonto.evaluation.conditions", "full_layer_text")
+    state.policy = api("evoonto.evaluation.linking", "LinkingPolicy")()
+    baseline_tools = _tools(state, conditions(state.data.database))
+    evo_tools = _tools(state, state.workspace.ontology)
+    layer, n_terms = full_layer_text(evo_tools)
+    full_prompt = f"Database schema:\n{schema_ddl(state.data.database)}\n\nOntology layer ({n_terms} terms):\n{layer}"
+    scores = state.report.scores
+    scores["full schema prompt"] = _linking_scores(state, None, full_prompt)
+    scores["baseline"] = _linking_scores(state, baseline_tools)
+    scores["evoonto v0"] = _linking_scores(state, evo_tools)
+    ref = scores["full schema prompt"]["tokens"]
+    return [f"schema-linking recall on {len(state.test_questions)} held-out questions "
+            "(browse the question, resolve the hits; tokens = characters / 4):",
+            SCORE_HEADER] + [_score_row(name, m, ref) for name, m in scores.items()]
 
 
 def _step_evolve(state: _State) -> list[str]:
-    raise StepUnavailable("the evolution API is not wired yet")
+    evolve = api("evoonto.evolution.loop", "evolve")
+    LoopConfig = api("evoonto.evolution.loop", "LoopConfig")
+    LinkingBackbone = api("evoonto.evolution.backbone", "LinkingBackbone")
+    OfflineEvolver = api("evoonto.evolution.offline", "OfflineEvolver")
+    ValueProber = api("evoonto.evolution.probes", "ValueProber")
+    open_source = api("evoonto.sources.base", "open_source")
+    if state.rounds == 0:
+        return ["0 rounds requested: nothing to evolve"]
+    lines: list[str] = []
+
+    def on_round(r) -> None:
+        scores = ("" if r.parent_score is None else
+                  f" V score {r.parent_score:.3f} -> {r.candidate_score:.3f}")
+        lines.append(f"round {r.round}: {r.decision:<8} [{r.level}] {r.signature[:70]}{scores}"
+                     f" (version {r.version})")
+
+    with open_source(str(state.data.database)) as src:
+        sources = {state.data.db_id: src}
+        backbone = LinkingBackbone(state.benchmark, policy=state.policy, metric="strict", sources=sources)
+        evolver = OfflineEvolver(prober=ValueProber(sources))
+        result = evolve(state.workspace, backbone=backbone, trajectory_questions=state.build_questions,
+                        validation_questions=state.validation_questions, evolver=evolver,
+                        config=LoopConfig(rounds=state.rounds), on_round=on_round)
+    state.evolution = result
+    lines.append(f"gate: strict recall on V ({len(state.validation_questions)} questions), "
+                 f"parent vs candidate, margin tau and a sign test")
+    lines.append(f"{result.accepted} accepted, {result.rejected} rejected, {result.invalid} invalid; "
+                 f"stopped: {result.stop_reason}; active version {result.final_version}")
+    if result.accepted:
+        scores = state.report.scores
+        scores[f"evoonto v{result.final_version} (evolved)"] = _linking_scores(
+            state, _tools(state, state.workspace.ontology))
+        ref = scores.get("full schema prompt", {}).get("tokens")
+        lines += [SCORE_HEADER] + [_score_row(n, m, ref) for n, m in scores.items() if n != "full schema prompt"]
+    else:
+        lines.append("no patch passed the gate: the held-out scores stay those of version 0")
+    return lines
 
 
 def _step_log(state: _State) -> list[str]:
-    raise StepUnavailable("the version log is not wired yet")
+    Workspace = api("evoonto.workspace", "Workspace")
+    ws = Workspace.open(state.workspace_path)
+    state.report.versions = [0] + [e.version for e in ws.log() if e.decision == "accepted"]
+    lines = ["version 0: base (builder output)"]
+    for e in ws.log():
+        scores = e.scores or {}
+        sc = (f" {scores['parent_score']:.3f} -> {scores['candidate_score']:.3f}"
+              if "parent_score" in scores and "candidate_score" in scores else "")
+        target = f"version {e.version}" if e.version is not None else "not applied"
+        lines.append(f"patch {e.id[:12]} {e.decision:<8} {e.level:<7}{sc} -> {target}: {e.signature[:60]}")
+    lines.append(f"active version {ws.version}; `evoonto log --workspace {state.workspace_path}` shows the same")
+    return lines
 
 
 #: (name, function, names of the steps it needs)
@@ -361,7 +498,7 @@ STEPS: tuple[tuple[str, Callable[[_State], list[str]], tuple[str, ...]], ...] = 
     ("validate", _step_validate, ("build",)),
     ("browse", _step_browse, ("build",)),
     ("evaluate", _step_evaluate, ("build",)),
-    ("evolve", _step_evolve, ("build",)),
+    ("evolve", _step_evolve, ("evaluate",)),
     ("log", _step_log, ("build",)),
 )
 
@@ -419,6 +556,16 @@ def run_demo(workspace: str | Path, *, rounds: int = DEFAULT_ROUNDS, seed: int =
         for line in result.lines:
             echo(f"    {line}")
     report.seconds = time.perf_counter() - started
+    if report.scores:
+        echo("summary (schema-linking recall on the held-out fold; tokens = characters / 4):")
+        ref = report.scores.get("full schema prompt", {}).get("tokens")
+        echo(f"    {SCORE_HEADER}")
+        for name, metrics in report.scores.items():
+            echo(f"    {_score_row(name, metrics, ref)}")
+    evolution = state.evolution
+    if evolution is not None:
+        echo(f"evolution: {evolution.accepted} accepted, {evolution.rejected} rejected, {evolution.invalid} invalid "
+             f"in {len(evolution.rounds)} round(s); versions {report.versions or [0]}")
     unavailable = [s.name for s in report.steps if s.status != "ok"]
     if unavailable:
         echo(f"demo incomplete: step(s) {', '.join(unavailable)} did not run (see above).")

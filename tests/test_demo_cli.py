@@ -142,3 +142,28 @@ def test_demo_refuses_an_existing_real_workspace_without_force(demo_run, tmp_pat
     forced = run_cli("demo", "--rounds", "0", "--force", "--workspace", str(copy), cwd=tmp_path)
     assert forced.returncode == 0, forced.stdout + forced.stderr
     assert "(--force)" in forced.stdout
+
+
+def test_demo_workspace_is_served_over_mcp_stdio(demo_run):
+    """`evoonto serve --workspace PATH --data-tools` serves the demo workspace to a real MCP client."""
+    root, first = demo_run
+    if first.returncode != 0:
+        pytest.skip("the first demo run did not complete")
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    cmd = evoonto_cmd()
+    params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "serve", "--data-tools",
+                                                         "--workspace", str(root / "ws")], cwd=str(root))
+
+    async def session():
+        async with Client(params, read_timeout_seconds=60) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            browsed = await client.call_tool("browse", {"q": "singer age"})
+            tables = await client.call_tool("list_tables", {})
+            return tools, browsed, tables
+
+    tools, browsed, tables = anyio.run(session)
+    assert {"browse", "resolve", "list_tables"} <= tools
+    assert not browsed.is_error and "Singer" in browsed.content[0].text
+    assert not tables.is_error and "singer_in_concert" in tables.content[0].text
