@@ -4,7 +4,7 @@
  * renders: the Content graph as SVG with a small force layout, the record of the selected node,
  * the version history with per-version diffs highlighted on the graph, a score-per-round chart and
  * a label search. Every string from the data is inserted with textContent / createTextNode or as an
- * attribute value; innerHTML is never used.
+ * attribute value; no data string is ever parsed as HTML.
  */
 (function () {
   'use strict';
@@ -15,7 +15,7 @@
   var EDGES = DATA.edges;
   var HISTORY = DATA.history;
   var META = DATA.meta;
-  var MAX_VISIBLE = Math.max(10, META.maxVisible || 400);
+  var MAX_VISIBLE = Math.max(10, META.maxVisible || 300);
 
   // ------------------------------------------------------------------ DOM helpers (text only)
   function setAttrs(node, attrs) {
@@ -94,7 +94,7 @@
     neighbourhood: null,    // focus node indices when a neighbourhood is drawn, else null
     selected: null,         // selected node index
     row: null,              // selected history row index
-    pos: {},                // node index -> {x, y, vx, vy, fx, fy}
+    pos: {},                // node index -> {x, y} (kept across re-renders)
     view: { k: 1, x: 0, y: 0 },
     userMoved: false
   };
@@ -237,7 +237,7 @@
       if (state.pos[i] || isSatellite(i)) { return; }
       var r = 14 * Math.sqrt(0.5 + k), a = k * Math.PI * (3 - Math.sqrt(5));
       k++;
-      state.pos[i] = { x: r * Math.cos(a), y: r * Math.sin(a), vx: 0, vy: 0 };
+      state.pos[i] = { x: r * Math.cos(a), y: r * Math.sin(a) };
     });
     state.visible.forEach(function (i) {
       if (state.pos[i]) { return; }
@@ -247,44 +247,55 @@
         if (owner === null && state.visibleSet[other] && state.pos[other]) { owner = state.pos[other]; }
       });
       var base = owner || { x: 0, y: 0 };
-      state.pos[i] = { x: base.x + (rand() - 0.5) * 40, y: base.y + (rand() - 0.5) * 40, vx: 0, vy: 0 };
+      state.pos[i] = { x: base.x + (rand() - 0.5) * 40, y: base.y + (rand() - 0.5) * 40 };
     });
   }
 
   // ------------------------------------------------------------------ force layout (d3-force style)
-  var layout = { alpha: 0, running: false, links: [], frame: null };
+  // Springs on edges, pairwise repulsion (O(n^2), n bounded by the view budget), gravity; positions
+  // live in typed arrays while the layout runs and are written back to state.pos on every draw.
+  var layout = { alpha: 0, running: false, frame: null, n: 0, ticks: 0 };
   function startLayout() {
-    var vis = state.visible;
-    var deg = {};
-    layout.links = [];
-    Object.keys(els.edges).forEach(function (key) {
+    var vis = state.visible, n = vis.length, local = {}, k;
+    vis.forEach(function (i, j) { local[i] = j; });
+    var L = { n: n, local: local, x: new Float64Array(n), y: new Float64Array(n), vx: new Float64Array(n),
+      vy: new Float64Array(n), charge: new Float64Array(n), fixed: new Uint8Array(n) };
+    for (k = 0; k < n; k++) {
+      var p = state.pos[vis[k]];
+      L.x[k] = p.x; L.y[k] = p.y; L.charge[k] = isSatellite(vis[k]) ? 12 : 40;
+    }
+    var keys = Object.keys(els.edges), deg = new Float64Array(n);
+    L.ls = new Int32Array(keys.length); L.lt = new Int32Array(keys.length);
+    L.len = new Float64Array(keys.length); L.strength = new Float64Array(keys.length);
+    keys.forEach(function (key, j) {
       var e = EDGES[key];
-      layout.links.push({ s: e.source, t: e.target, len: EDGE_STYLES[e.type].structural ? 34 : 90 });
-      deg[e.source] = (deg[e.source] || 0) + 1;
-      deg[e.target] = (deg[e.target] || 0) + 1;
+      L.ls[j] = local[e.source]; L.lt[j] = local[e.target];
+      L.len[j] = EDGE_STYLES[e.type].structural ? 34 : 90;
+      deg[L.ls[j]]++; deg[L.lt[j]]++;
     });
-    layout.links.forEach(function (l) { l.strength = 1 / Math.min(deg[l.s], deg[l.t]); });
-    layout.nodes = vis;
-    layout.alpha = 1;
+    for (k = 0; k < keys.length; k++) { L.strength[k] = 1 / Math.min(deg[L.ls[k]], deg[L.lt[k]]); }
     var box = graph.getBoundingClientRect(), aspect = Math.min(3, Math.max(1 / 3, (box.width || 4) / (box.height || 3)));
-    layout.gx = 0.015 / aspect;
-    layout.gy = 0.015;
+    L.gx = 0.015 / aspect;
+    L.gy = 0.015;
+    L.alpha = 1; L.running = layout.running; L.frame = layout.frame; L.ticks = 0;
+    layout = L;
     graph.setAttribute('data-layout', 'running');
-    // settle most of the way synchronously (bounded work: at most ~250 ms), then animate the rest
-    var started = performance.now(), ticks = 0;
-    while (ticks < 200 && performance.now() - started < 250 && layout.alpha > 0.05) { tick(); ticks++; }
-    if (!state.userMoved) { fit(); }
+    // settle most of the way synchronously (bounded work: at most ~300 ms), then animate the rest
+    var started = performance.now();
+    while (layout.alpha > 0.02 && performance.now() - started < 300) { tick(); }
+    if (!state.userMoved) { draw(); fit(); }
     draw();
     if (!layout.running) { layout.running = true; layout.frame = requestAnimationFrame(step); }
   }
   function step() {
     var started = performance.now();
-    while (performance.now() - started < 12 && layout.alpha > 0.004) { tick(); }
+    while (performance.now() - started < 16 && layout.alpha > 0.004) { tick(); }
     draw();
     if (layout.alpha > 0.004) { layout.frame = requestAnimationFrame(step); } else {
       layout.running = false;
       if (!state.userMoved) { fit(); }
       graph.setAttribute('data-layout', 'settled');
+      graph.setAttribute('data-ticks', String(layout.ticks));
     }
   }
   function reheat(alpha) {
@@ -293,42 +304,39 @@
     if (!layout.running) { layout.running = true; layout.frame = requestAnimationFrame(step); }
   }
   function tick() {
-    var vis = layout.nodes, n = vis.length, alpha = layout.alpha, i, j, p, q, dx, dy, d2, f;
-    for (i = 0; i < layout.links.length; i++) {           // springs
-      var l = layout.links[i];
-      p = state.pos[l.s]; q = state.pos[l.t];
-      dx = (q.x + q.vx) - (p.x + p.vx); dy = (q.y + q.vy) - (p.y + p.vy);
+    var L = layout, n = L.n, x = L.x, y = L.y, vx = L.vx, vy = L.vy, alpha = L.alpha, i, j, a, b, dx, dy, d2, f;
+    for (i = 0; i < L.ls.length; i++) {                    // springs
+      a = L.ls[i]; b = L.lt[i];
+      dx = (x[b] + vx[b]) - (x[a] + vx[a]); dy = (y[b] + vy[b]) - (y[a] + vy[a]);
       var d = Math.sqrt(dx * dx + dy * dy) || 1e-3;
-      f = (d - l.len) / d * alpha * l.strength * 0.7;
+      f = (d - L.len[i]) / d * alpha * L.strength[i] * 0.35;
       dx *= f; dy *= f;
-      q.vx -= dx * 0.5; q.vy -= dy * 0.5; p.vx += dx * 0.5; p.vy += dy * 0.5;
+      vx[b] -= dx; vy[b] -= dy; vx[a] += dx; vy[a] += dy;
     }
-    for (i = 0; i < n; i++) {                              // repulsion (n is bounded by the view budget)
-      p = state.pos[vis[i]];
-      var ci = isSatellite(vis[i]) ? 12 : 40;
+    for (i = 0; i < n; i++) {                              // repulsion
+      var xi = x[i], yi = y[i], ci = L.charge[i] * alpha, fx = 0, fy = 0;
       for (j = i + 1; j < n; j++) {
-        q = state.pos[vis[j]];
-        dx = q.x - p.x; dy = q.y - p.y; d2 = dx * dx + dy * dy;
-        if (d2 < 1) { dx = (rand() - 0.5); dy = (rand() - 0.5); d2 = 1; }
+        dx = x[j] - xi; dy = y[j] - yi; d2 = dx * dx + dy * dy;
         if (d2 > 250000) { continue; }
-        var cj = isSatellite(vis[j]) ? 12 : 40;
-        f = alpha / d2;
-        q.vx += dx * f * ci; q.vy += dy * f * ci;
-        p.vx -= dx * f * cj; p.vy -= dy * f * cj;
+        if (d2 < 1) { dx = rand() - 0.5; dy = rand() - 0.5; d2 = 1; }
+        f = 1 / d2;
+        vx[j] += dx * f * ci; vy[j] += dy * f * ci;
+        fx -= dx * f * L.charge[j]; fy -= dy * f * L.charge[j];
       }
+      vx[i] += fx * alpha; vy[i] += fy * alpha;
     }
-    for (i = 0; i < n; i++) {                              // gravity (stronger across the short side) and integration
-      p = state.pos[vis[i]];
-      p.vx -= p.x * layout.gx * alpha; p.vy -= p.y * layout.gy * alpha;
-      if (p.fx !== undefined) { p.x = p.fx; p.y = p.fy; p.vx = p.vy = 0; continue; }
-      p.vx *= 0.6; p.vy *= 0.6;
-      p.x += p.vx; p.y += p.vy;
+    for (i = 0; i < n; i++) {                              // gravity (stronger across the short side), integration
+      if (L.fixed[i]) { vx[i] = vy[i] = 0; continue; }
+      vx[i] = (vx[i] - x[i] * L.gx * alpha) * 0.6; vy[i] = (vy[i] - y[i] * L.gy * alpha) * 0.6;
+      x[i] += vx[i]; y[i] += vy[i];
     }
-    layout.alpha += (0 - layout.alpha) * 0.0228;
+    L.alpha += (0 - L.alpha) * 0.0228;
+    L.ticks++;
   }
   function draw() {
-    state.visible.forEach(function (i) {
+    state.visible.forEach(function (i, k) {
       var p = state.pos[i];
+      p.x = layout.x[k]; p.y = layout.y[k];
       els.nodes[i].setAttribute('transform', 'translate(' + p.x.toFixed(1) + ',' + p.y.toFixed(1) + ')');
     });
     Object.keys(els.edges).forEach(function (key) {
@@ -344,6 +352,7 @@
 
   // ------------------------------------------------------------------ pan, zoom, drag
   function applyView() {
+    graph.classList.toggle('zoomed-out', state.view.k < 0.8);
     if (viewport) {
       viewport.setAttribute('transform', 'translate(' + state.view.x.toFixed(1) + ',' + state.view.y.toFixed(1) + ') scale(' + state.view.k.toFixed(4) + ')');
     }
@@ -390,8 +399,8 @@
     if (drag.node === null) {
       state.view.x = drag.view.x + dx; state.view.y = drag.view.y + dy; applyView();
     } else {
-      var p = state.pos[drag.node], g = toGraph(evt);
-      p.fx = p.x = g.x; p.fy = p.y = g.y;
+      var k = layout.local[drag.node], g = toGraph(evt);
+      layout.x[k] = g.x; layout.y[k] = g.y; layout.fixed[k] = 1;
       reheat(0.15);
       draw();
     }
@@ -399,7 +408,7 @@
   function endDrag(evt) {
     if (!drag) { return; }
     graph.classList.remove('panning');
-    if (drag.moved && drag.node !== null) { delete state.pos[drag.node].fx; delete state.pos[drag.node].fy; }
+    if (drag.moved && drag.node !== null) { layout.fixed[layout.local[drag.node]] = 0; }
     if (!drag.moved && evt.type === 'pointerup') {
       if (drag.node !== null) { selectNode(drag.node); } else { selectNode(null); }
     }
