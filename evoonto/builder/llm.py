@@ -174,7 +174,7 @@ class ClaudeProposer:
 
     Args:
         client: an ``anthropic.Anthropic`` client (or any object with ``messages.create``).
-        model: the model name, e.g. ``"claude-sonnet-4-5"``.
+        model: the model name, e.g. ``"claude-sonnet-5-5"``.
         max_tokens: reply budget in tokens.
         max_questions: questions included in the prompt per source.
     """
@@ -213,7 +213,7 @@ class ClaudeProposer:
         prompt = build_prompt(schema, profiles, questions, max_questions=self.max_questions)
         try:
             message = self.client.messages.create(
-                model=self.model, max_tokens=self.max_tokens, temperature=0, system=SYSTEM_PROMPT,
+                model=self.model, max_tokens=self.max_tokens, system=SYSTEM_PROMPT,
                 messages=[{"role": "user", "content": prompt}],
             )
         except Exception as exc:  # the SDK raises anthropic.APIError subclasses

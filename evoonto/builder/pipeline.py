@@ -126,7 +126,7 @@ def make_proposer(spec: str | Proposer) -> Proposer:
 
         model = spec.split(":", 1)[1].strip()
         if not model:
-            raise ConfigurationError("--proposer anthropic:MODEL needs a model name, e.g. anthropic:claude-sonnet-4-5")
+            raise ConfigurationError("--proposer anthropic:MODEL needs a model name, e.g. anthropic:claude-sonnet-5-5")
         return ClaudeProposer.from_environment(model)
     raise ConfigurationError(f"unknown proposer {spec!r}: use 'offline' or 'anthropic:MODEL'")
 

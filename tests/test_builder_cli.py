@@ -1,0 +1,59 @@
+"""``evoonto build`` (evoonto.cli.build)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from evoonto.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def cards_db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cards") / "cards.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript((FIXTURES / "builder_cards.sql").read_text(encoding="utf-8"))
+    con.commit()
+    con.close()
+    return path
+
+
+def test_build_writes_version_zero(cards_db, tmp_path, capsys):
+    workload = tmp_path / "q.jsonl"
+    workload.write_text('{"id": "1", "question": "Which cards are banned?"}\n', encoding="utf-8")
+    ws = tmp_path / "ws"
+    assert main(["build", "--source", str(cards_db), "--workload", str(workload), "-w", str(ws), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "version 0" in out and "terms" in out and "cards: " in out
+    from evoonto.workspace import Workspace
+
+    opened = Workspace.open(ws)
+    assert opened.version == 0 and len(opened.ontology.graph("content")) > 100
+    # rebuilding into the same workspace replaces its base
+    assert main(["build", "--source", str(cards_db), "-w", str(ws), "--no-progress"]) == 0
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--proposer", "anthropic:claude-sonnet-5-5"], "ANTHROPIC_API_KEY"),
+    (["--workload", "missing.jsonl"], "workload file not found"),
+    (["--proposer", "oracle"], "unknown proposer"),
+])
+def test_errors_are_one_line_and_create_nothing(cards_db, tmp_path, capsys, monkeypatch, extra, message):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    ws = tmp_path / "ws"
+    assert main(["build", "--source", str(cards_db), "-w", str(ws), "--no-progress", *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and err.startswith("evoonto: error:")
+    assert not ws.exists()
+
+
+def test_help_lists_options(capsys):
+    with pytest.raises(SystemExit):
+        main(["build", "--help"])
+    out = capsys.readouterr().out
+    assert "--source" in out and "--workload" in out and "anthropic:MODEL" in out and "--workspace" in out
