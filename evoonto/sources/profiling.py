@@ -71,7 +71,7 @@ __all__ = [
 #: Tables with more rows than this are profiled on a sample.
 DEFAULT_SAMPLE_THRESHOLD = 100_000
 #: Size of that sample, in rows.
-DEFAULT_SAMPLE_ROWS = 20_000
+DEFAULT_SAMPLE_ROWS = 10_000
 #: Values kept in ``evo:valueDistribution``.
 DEFAULT_TOP_K = 10
 #: Values fetched per probe (for sample values and pattern detection).

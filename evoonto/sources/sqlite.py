@@ -250,13 +250,17 @@ class SQLiteSource(BaseSource):
         return execute_capped(self._conn, sql, limit=limit, timeout_ms=timeout_ms)
 
     def sample_from(self, table: TableInfo, expressions: str, rows: int) -> str:
-        """A rowid-stride sample (every k-th row, spread over the whole table) when possible."""
+        """Every k-th rowid, fetched by rowid lookups (``rows`` B-tree probes, not a full scan)."""
         total = table.row_count or 0
         if table.has_rowid and total > rows:
             step = math.ceil(total / rows)
+            name = self.quote(table.name)
             return (
-                f"(SELECT {expressions} FROM {self.quote(table.name)} "
-                f"WHERE _rowid_ % {step} = 0 LIMIT {int(rows)})"
+                "(WITH RECURSIVE evoonto_sample(evoonto_rowid) AS ("
+                f"SELECT MIN(_rowid_) FROM {name} UNION ALL SELECT evoonto_rowid + {step} "
+                f"FROM evoonto_sample WHERE evoonto_rowid + {step} <= (SELECT MAX(_rowid_) FROM {name})) "
+                f"SELECT {expressions} FROM evoonto_sample JOIN {name} "
+                f"ON {name}._rowid_ = evoonto_sample.evoonto_rowid LIMIT {int(rows)})"
             )
         return super().sample_from(table, expressions, rows)
 
