@@ -26,6 +26,8 @@ def csv_dir(tmp_path: Path) -> Path:
     (folder / "latin.csv").write_bytes("id,city\n1,Bogot\xe1\n2,S\xe3o Paulo\n".encode("latin-1"))
     (folder / "header only.csv").write_text("x,y\n", encoding="utf-8")
     (folder / "empty.csv").write_bytes(b"")
+    (folder / "broken.csv").write_text('a,b\n"unterminated,2\n3,4\n', encoding="utf-8")
+    (folder / "garbage.csv").write_bytes(bytes(range(256)) * 8)
     (folder / "readme.json").write_text("{}", encoding="utf-8")
     return folder
 
@@ -45,6 +47,7 @@ def test_tables_types_and_bad_files(csv_dir: Path):
     messages = " | ".join(str(w.message) for w in record)
     assert "empty.csv is empty" in messages
     assert "latin.csv is not valid UTF-8" in messages
+    assert "cannot read broken.csv" in messages and "cannot read garbage.csv" in messages
     with src:
         tables = {t.name: t for t in src.tables()}
         assert sorted(tables) == ["customers", "header only", "latin", "orders", "semicolons"]

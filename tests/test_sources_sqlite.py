@@ -174,3 +174,24 @@ def test_spider_databases_open_and_describe(spider_dir: Path):
         city = src.table("city")
         assert city.row_count == 4079
         assert city.foreign_keys[0].ref_table == "country"
+
+
+def test_zero_column_tables_are_skipped_with_warning():
+    """Any implementation that reports a table without columns gets it skipped, not crashed on."""
+    from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo
+
+    class TwoTables(BaseSource):
+        kind = "sqlite"
+
+        def _load_tables(self):
+            return [TableInfo("nothing", ()), TableInfo("something", (ColumnInfo("a"),), row_count=1)]
+
+        def _execute(self, sql, limit, timeout_ms):
+            return ["a"], [(1,)], False
+
+        def _close(self):
+            pass
+
+    with TwoTables("fake", "memory") as src:
+        with pytest.warns(SourceWarning, match="'nothing' has no columns"):
+            assert [t.name for t in src.tables()] == ["something"]

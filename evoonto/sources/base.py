@@ -40,13 +40,13 @@ import re
 import threading
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from sqlglot import exp
 
-from evoonto.errors import SourceError
+from evoonto.errors import QueryTimeout, SourceError
 from evoonto.sources.guard import check_read_only
 
 __all__ = [
@@ -345,10 +345,6 @@ class BaseSource(abc.ABC):
         """``table`` with its row count; ``None`` (skip, with a warning) when it cannot be read."""
         if table.row_count is not None:
             return table
-        from dataclasses import replace
-
-        from evoonto.errors import QueryTimeout
-
         try:
             count = self.run(f"SELECT COUNT(*) FROM {self.quote(table.name)}", limit=1).scalar()
         except QueryTimeout:

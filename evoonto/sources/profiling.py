@@ -44,7 +44,6 @@ Example::
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
 import re
 from dataclasses import dataclass, field
