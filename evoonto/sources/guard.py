@@ -25,8 +25,8 @@ Example::
 
 from __future__ import annotations
 
-import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
@@ -126,7 +126,11 @@ def check_read_only(
     if len(sql) > max_chars:
         raise _refuse(f"statement is {len(sql):,} characters long, the limit is {max_chars:,}")
     try:
-        tokens = sqlglot.tokenize(sql, dialect=dialect)
+        engine = Dialect.get_or_raise(dialect)
+    except ValueError as err:
+        raise ReadOnlyViolation(f"unknown SQL dialect {dialect!r}: {_first_line(err)}") from None
+    try:
+        tokens = engine.tokenize(sql)
     except (TokenError, ParseError, ValueError) as err:
         raise _refuse(f"statement could not be tokenised: {_first_line(err)}") from None
     if not tokens or all(t.token_type == TokenType.SEMICOLON for t in tokens):
@@ -149,7 +153,7 @@ def check_read_only(
     if first.token_type not in _ALLOWED_FIRST_TOKENS:
         raise _refuse(f"only SELECT/WITH queries are allowed, got {first.text.upper()!r}")
     try:
-        trees = [t for t in sqlglot.parse(sql, read=dialect) if t is not None]
+        trees = [t for t in engine.parser().parse(tokens, sql) if t is not None]
     except (ParseError, TokenError) as err:
         raise _refuse(f"statement could not be parsed: {_first_line(err)}") from None
     except RecursionError:
