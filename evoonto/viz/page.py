@@ -77,7 +77,7 @@ def render_page(model: dict) -> str:
     from evoonto import __version__
 
     csp = (f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; "
-           "img-src data:; base-uri 'none'; form-action 'none'")
+           "base-uri 'none'; form-action 'none'")
     values = {
         "CSP": csp,
         "VERSION": html.escape(__version__),

@@ -206,10 +206,25 @@
       nodeLayer.appendChild(g);
       els.nodes[i] = g;
     });
+    markHubs();
     placeNew();
     updateNote();
     applyHighlight();
     startLayout();
+  }
+
+  /** The best-connected drawn Terms keep their labels when zoomed out (landmarks in a dense view). */
+  function markHubs() {
+    var degree = {};
+    Object.keys(els.edges).forEach(function (key) {
+      var e = EDGES[key];
+      degree[e.source] = (degree[e.source] || 0) + 1;
+      degree[e.target] = (degree[e.target] || 0) + 1;
+    });
+    state.visible.filter(function (i) { return !isSatellite(i) && degree[i] >= 3; })
+      .sort(function (a, b) { return degree[b] - degree[a]; })
+      .slice(0, 12)
+      .forEach(function (i) { els.nodes[i].classList.add('hub'); });
   }
 
   function updateNote() {
@@ -353,6 +368,7 @@
   // ------------------------------------------------------------------ pan, zoom, drag
   function applyView() {
     graph.classList.toggle('zoomed-out', state.view.k < 0.8);
+    graph.style.setProperty('--zoom', String(Math.max(state.view.k, 0.05)));  // labels keep their screen size
     if (viewport) {
       viewport.setAttribute('transform', 'translate(' + state.view.x.toFixed(1) + ',' + state.view.y.toFixed(1) + ') scale(' + state.view.k.toFixed(4) + ')');
     }
@@ -669,10 +685,11 @@
     var n = rows.length;
     var x = function (k) { return L + (n === 1 ? (W - L - R) / 2 : (W - L - R) * k / (n - 1)); };
     var y = function (v) { return T + (H - T - B) * (1 - (v - lo) / (hi - lo)); };
+    var decimals = Math.min(4, Math.max(2, Math.ceil(-Math.log10((hi - lo) / 4))));
     for (var g = 0; g <= 4; g++) {
       var v = lo + (hi - lo) * g / 4;
       chart.appendChild(s('line', { className: 'grid', x1: L, x2: W - R, y1: y(v), y2: y(v) }));
-      chart.appendChild(s('text', { x: L - 5, y: y(v) + 3, 'text-anchor': 'end', text: v.toFixed(2) }));
+      chart.appendChild(s('text', { x: L - 5, y: y(v) + 3, 'text-anchor': 'end', text: v.toFixed(decimals) }));
     }
     chart.appendChild(s('line', { className: 'axis', x1: L, x2: W - R, y1: H - B, y2: H - B }));
     var step = Math.max(1, Math.ceil(n / 10));
