@@ -182,3 +182,21 @@ def test_spider_profiles(spider_dir: Path):
     assert profiles[("concert", "Year")].pattern == "year"
     age = profiles[("singer", "Age")]
     assert (age.min_value, age.max_value) == ("25", "52")
+
+
+def test_hostile_names_profile_on_every_engine(tmp_path: Path, hostile_db: Path):
+    folder = tmp_path / "files"
+    folder.mkdir()
+    (folder / "free meals (2024).csv").write_text(
+        '"Free Meal Count (K-12)","select","quo""te","naïve café"\n3,1,a,x\n5,2,b,y\n', encoding="utf-8")
+    engines = [folder, f"sqlite:///{hostile_db}"]
+    for location in engines:
+        with open_source(location) as src:
+            profiles = _by_column(profile(src, IRIS))
+        assert profiles, location
+        if location == folder:
+            free = profiles[("free meals (2024)", "Free Meal Count (K-12)")]
+            assert (free.min_value, free.max_value, free.inferred_type) == ("3", "5", "integer")
+            assert profiles[("free meals (2024)", 'quo"te')].samples == ["a", "b"]
+        else:
+            assert profiles[("frpm", "naïve café")].distinct_count == 3
