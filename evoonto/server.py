@@ -58,16 +58,19 @@ class ToolsProvider:
         workspace: workspace directory to serve (reloaded when its active version changes).
         data_tools: serve the raw data tools.
         trajectory: the trajectory log (default for a workspace: ``<ws>/trajectories/<session>.jsonl``).
+        sources: source id -> open Source or path/URL, added to those in the workspace settings.
     Raises:
         WorkspaceError: the workspace is missing or malformed.
     """
 
     def __init__(self, tools: OntologyTools | None = None, *, workspace: str | os.PathLike | None = None,
-                 data_tools: bool = False, trajectory: TrajectoryLog | None = None):
+                 data_tools: bool = False, trajectory: TrajectoryLog | None = None,
+                 sources: dict[str, Any] | None = None):
         if (tools is None) == (workspace is None):
             raise ValueError("give exactly one of tools or workspace")
         self.workspace = Path(workspace) if workspace is not None else None
         self.data_tools = data_tools
+        self.sources = dict(sources or {})
         self._lock = threading.Lock()
         self._stamp: tuple | None = None
         self.reloads = 0
@@ -102,7 +105,7 @@ class ToolsProvider:
 
         self._stamp = self._stat()
         ws = Workspace.open(self.workspace)
-        sources = _workspace_sources(ws)
+        sources = {**_workspace_sources(ws), **self.sources}
         tools = OntologyTools(ws.ontology, version=ws.version, base_iri=getattr(ws, "base_iri", None),
                               sources=sources, trajectory=self.trajectory, data_tools=self.data_tools)
         tools.built  # build the index now, not during the first call
@@ -134,37 +137,48 @@ class ToolsProvider:
 
 
 def _workspace_sources(ws: Any) -> dict[str, Any]:
-    """Source id -> path/URL of the workspace's sources (``ws.sources`` or its config), if it has any."""
-    for attr in ("sources", "source_urls"):
-        value = getattr(ws, attr, None)
-        if callable(value):
-            try:
-                value = value()
-            except TypeError:
-                value = None
-        if isinstance(value, dict):
-            return dict(value)
-        if isinstance(value, (list, tuple)):
-            out = {}
-            for item in value:
-                if isinstance(item, dict) and "id" in item:
-                    out[item["id"]] = item.get("url") or item.get("path")
-            if out:
-                return out
-    config = getattr(ws, "config", None)
-    if isinstance(config, dict) and isinstance(config.get("sources"), dict):
-        return dict(config["sources"])
-    return {}
+    """Source id -> path/URL recorded in the workspace settings (``settings["sources"]``), if any.
+
+    Accepted shapes: ``{"id": "path"}``, ``["path", ...]`` (ids are the file stems, as
+    :func:`evoonto.sources.base.open_source` derives them) or ``[{"id":…, "url"|"path":…}]``.
+    """
+    value = getattr(ws, "settings", {}).get("sources") if isinstance(getattr(ws, "settings", None), dict) else None
+    if isinstance(value, dict):
+        return {str(k): v for k, v in value.items()}
+    out: dict[str, Any] = {}
+    for item in value if isinstance(value, list) else []:
+        if isinstance(item, dict) and "id" in item:
+            out[str(item["id"])] = item.get("url") or item.get("path")
+        elif isinstance(item, str):
+            out[Path(item).stem if "://" not in item else item.rsplit("/", 1)[-1]] = item
+    return out
+
+
+def open_sources(locations: list[str]) -> dict[str, Any]:
+    """Open read-only sources from paths/URLs; returns ``{source.id: Source}``.
+
+    Raises:
+        SourceError: a source cannot be opened.
+    """
+    from evoonto.sources.base import open_source
+
+    out = {}
+    for location in locations:
+        src = open_source(location)
+        out[src.id] = src
+    return out
 
 
 def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool = False,
-                  trajectory: TrajectoryLog | None = None, name: str = "evoonto"):
+                  trajectory: TrajectoryLog | None = None, sources: dict[str, Any] | None = None,
+                  name: str = "evoonto"):
     """Build the MCP server.
 
     Args:
         target: an :class:`OntologyTools` (served as is) or a workspace directory (served with reload).
         data_tools: also expose list_tables / describe_table / run_sql (read-only).
         trajectory: the call log (default: the facade's, or ``<ws>/trajectories/<session>.jsonl``).
+        sources: for a workspace: source id -> Source or path/URL (declared SQL and data tools).
         name: the server name announced to clients.
     Returns:
         an ``mcp.server.mcpserver.MCPServer`` (``.run("stdio")``, ``.run("streamable-http", ...)``,
@@ -185,7 +199,7 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
     else:
         if not Path(target).is_dir():
             raise WorkspaceError(f"no workspace at {target} (run 'evoonto init' or 'evoonto build' first)")
-        provider = ToolsProvider(workspace=target, data_tools=data_tools, trajectory=trajectory)
+        provider = ToolsProvider(workspace=target, data_tools=data_tools, trajectory=trajectory, sources=sources)
 
     server = MCPServer(name, instructions=provider.tools.manifest(), version=__version__)
     server.evoonto_provider = provider
@@ -277,8 +291,12 @@ def _declared_function(decl: Any, invoke: Callable[[str, dict], str]) -> Callabl
 
 
 def serve(workspace: str | os.PathLike, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765,
-          data_tools: bool = False, session: str | None = None, trajectory_file: str | None = None) -> None:
+          data_tools: bool = False, session: str | None = None, trajectory_file: str | None = None,
+          sources: list[str] = ()) -> None:
     """Serve a workspace until interrupted (``transport`` = ``stdio`` or ``http``).
+
+    ``sources`` are paths/URLs of the data sources (for ``data_tools`` and declared SQL tools),
+    added to those recorded in the workspace settings.
 
     Raises:
         WorkspaceError: no workspace; ConfigurationError: unknown transport.
@@ -287,7 +305,7 @@ def serve(workspace: str | os.PathLike, *, transport: str = "stdio", host: str =
 
     log = (TrajectoryLog(trajectory_file, session=session) if trajectory_file
            else TrajectoryLog.for_workspace(workspace, session=session))
-    server = create_server(workspace, data_tools=data_tools, trajectory=log)
+    server = create_server(workspace, data_tools=data_tools, trajectory=log, sources=open_sources(list(sources)))
     if transport == "stdio":
         server.run("stdio")
     elif transport == "http":

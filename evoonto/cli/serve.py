@@ -33,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
     parser.add_argument("--data-tools", action="store_true",
                         help="also serve read-only list_tables, describe_table and run_sql")
+    parser.add_argument("--source", "-s", action="append", default=[], metavar="URL_OR_PATH",
+                        help="a data source for --data-tools and declared SQL tools (repeatable; "
+                             "default: the sources recorded in the workspace)")
     parser.add_argument("--session", default=None, metavar="ID",
                         help="session id written into the trajectory (default: random)")
     parser.add_argument("--trajectory", default=None, metavar="FILE",
@@ -50,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigurationError(f"--port must be from 1 to 65535, got {args.port}")
     try:
         serve(workspace_path(args), transport=args.transport, host=args.host, port=args.port,
-              data_tools=args.data_tools, session=args.session, trajectory_file=args.trajectory)
+              data_tools=args.data_tools, session=args.session, trajectory_file=args.trajectory,
+              sources=args.source)
     except ValueError as exc:  # malformed --session
         raise ConfigurationError(str(exc)) from None
     return 0

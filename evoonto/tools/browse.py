@@ -1,11 +1,12 @@
 """``browse(q, kind, n)``: ranked candidates for a query (paper §3, Tool layer; DESIGN.md §5).
 
 Ranking: per-field BM25 (bm25s, weights from the Tool graph) over the query tokens, where query
-tokens missing from the vocabulary are replaced by close vocabulary tokens (rapidfuzz ``ratio``);
-the BM25 shortlist is then re-scored with rapidfuzz ``token_sort_ratio`` against the record's labels
-and the two are fused::
+tokens missing from the vocabulary are replaced by close vocabulary tokens (rapidfuzz ``ratio``).
+On the BM25 shortlist (50 records) each score is multiplied by the share of query tokens the record
+matches (the coord factor of Lucene's classic similarity), then fused with rapidfuzz
+``token_sort_ratio`` between the query and the record's labels::
 
-    score = (1 - f) * bm25 / max_bm25 + f * label_similarity / 100      (f = fuzzy_weight, 0.3)
+    score = (1 - f) * s / max_s + f * label_similarity / 100     (s = bm25 * coverage; f = 0.3)
 
 A hit whose match came from Evidence values (``evo:sampleValue``, ``evo:valueDistribution``) says so
 in its snippet, with the value quoted: data is always returned as a quoted string inside a field.
@@ -79,7 +80,8 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
     tokens = tokenize(q)
     if not tokens or index.size == 0:
         return []
-    weighted = index.expand(tokens)
+    groups = index.expand(tokens)
+    weighted = [pair for group in groups for pair in group]
     if not weighted:
         return []
     start, end = (0, index.size) if kind == "any" else index.kind_ranges.get(kind, (0, 0))
@@ -91,13 +93,19 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
     shortlist = [int(i) for i in shortlist if scores[i] > 0]
     if not shortlist:
         return []
-    top = float(max(scores[i] for i in shortlist))
+    # coverage (Lucene's classic coord factor): the share of query tokens a record matches
+    token_groups = [{t for t, _ in group} for group in groups]
+    raw = {}
+    for i in shortlist:
+        present = set(index.doc_tokens[start + i].split())
+        raw[i] = float(scores[i]) * sum(1 for g in token_groups if g & present) / len(token_groups)
+    top = max(raw.values()) or 1.0
     query_text = " ".join(tokens)
     f = settings.fuzzy_weight
     ranked = []
     for i in shortlist:
         similarity = fuzz.token_sort_ratio(query_text, index.label_norm[start + i])
-        ranked.append(((1 - f) * float(scores[i]) / top + f * similarity / 100.0, start + i))
+        ranked.append(((1 - f) * raw[i] / top + f * similarity / 100.0, start + i))
     ranked.sort(key=lambda pair: (-pair[0], index.documents[pair[1]].iri))
     token_set = {t for t, _ in weighted}
     hits = []

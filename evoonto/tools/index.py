@@ -73,7 +73,7 @@ class Document:
     locations: list[str] = field(default_factory=list)
 
     def add(self, name: str, text: str | None) -> None:
-        if text:
+        if text and text not in self.fields[name]:
             self.fields[name].append(text)
 
 
@@ -141,10 +141,10 @@ def gather_documents(ontology: Any) -> list[Document]:
         if row["s"] not in docs:
             docs[row["s"]] = Document(row["s"], kind_of[row["type"]])
 
-    _add_mapping_locations(ontology, docs)
+    term_of = _add_mapping_locations(ontology, docs)
     _add_evidence_values(ontology, docs)
     _add_relation_ends(ontology, docs)
-    _add_constraint_targets(ontology, docs)
+    _add_constraint_targets(ontology, docs, term_of)
     for doc in docs.values():
         _finish(doc)
     live = [d for iri, d in docs.items() if iri not in deprecated]
@@ -164,7 +164,9 @@ def _labels(docs: dict[str, Document], iri: str) -> str:
     return local_name(iri)
 
 
-def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> None:
+def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str, str]:
+    """Add table/column names to Mapping and Term documents; returns mapping IRI -> term IRI."""
+    term_of: dict[str, str] = {}
     for row in select(ontology, """
         SELECT ?m ?term ?table ?column WHERE {
           ?m a evo:Mapping .
@@ -187,6 +189,8 @@ def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> None:
                 term.locations.append(location)
         if mdoc is not None and "term" in row:
             mdoc.add("prefLabel", _labels(docs, row["term"]))
+            term_of[row["m"]] = row["term"]
+    return term_of
 
 
 def _add_evidence_values(ontology: Any, docs: dict[str, Document]) -> None:
@@ -226,15 +230,20 @@ def _add_relation_ends(ontology: Any, docs: dict[str, Document]) -> None:
         doc.add("keyword", kind)
 
 
-def _add_constraint_targets(ontology: Any, docs: dict[str, Document]) -> None:
+def _add_constraint_targets(ontology: Any, docs: dict[str, Document], term_of: dict[str, str]) -> None:
+    """Constraint documents get their target's label; targets (and the Term of a constrained
+    Mapping) get the constraint's trigger keywords."""
     for row in select(ontology, "SELECT ?c ?x WHERE { ?c a evo:Constraint ; evo:constrains ?x }"):
-        doc, target = docs.get(row["c"]), docs.get(row["x"])
+        doc = docs.get(row["c"])
         if doc is None:
             continue
-        doc.add("altLabel", _labels(docs, row["x"]))
-        if target is not None:
-            for keyword in doc.fields.get("keyword", ()):
-                target.add("keyword", keyword)
+        target_iri = row["x"]
+        doc.add("altLabel", _labels(docs, term_of.get(target_iri, target_iri)))
+        for iri in dict.fromkeys([target_iri, term_of.get(target_iri, "")]):
+            target = docs.get(iri)
+            if target is not None:
+                for keyword in doc.fields.get("keyword", ()):
+                    target.add("keyword", keyword)
 
 
 def _short(text: str, limit: int) -> str:
@@ -290,14 +299,19 @@ class SearchIndex:
             self.kind_ranges[doc.kind] = (start, i + 1)
         self.retrievers: dict[str, Any] = {}
         self.vocab: set[str] = set()
+        doc_tokens: list[set[str]] = [set() for _ in documents]
         for name in fields or DEFAULT_WEIGHTS:
             corpus = [tokenize(" ".join(doc.fields.get(name, ()))) for doc in documents]
             if not any(corpus):
                 continue
+            for seen, tokens in zip(doc_tokens, corpus):
+                seen.update(tokens)
             retriever = bm25s.BM25()
             retriever.index(corpus, show_progress=False)
             self.retrievers[name] = retriever
             self.vocab.update(t for t in retriever.vocab_dict if t)
+        #: the distinct searched tokens of each document, space-separated (for query coverage)
+        self.doc_tokens = [" ".join(sorted(tokens)) for tokens in doc_tokens]
         by_initial: dict[str, list[str]] = defaultdict(list)
         for token in self.vocab:
             by_initial[token[0]].append(token)
@@ -310,24 +324,26 @@ class SearchIndex:
             for doc in documents
         ]
 
-    def expand(self, tokens: list[str], cutoff: float = 80.0) -> list[tuple[str, float]]:
-        """Query tokens that are not in the vocabulary replaced by close vocabulary tokens.
+    def expand(self, tokens: list[str], cutoff: float = 80.0) -> list[list[tuple[str, float]]]:
+        """Per distinct query token, the vocabulary tokens it stands for.
 
-        Uses rapidfuzz ``ratio`` against vocabulary tokens with the same first character.
+        A token in the vocabulary stands for itself (weight 1.0); another one (length ≥ 4) for up
+        to two close vocabulary tokens with the same first character (rapidfuzz ``ratio`` ≥
+        ``cutoff``, weight ratio/100); otherwise for nothing.
         Returns:
-            ``(token, weight)`` pairs, weight 1.0 for exact tokens and ratio/100 for corrections.
+            One list of ``(vocabulary token, weight)`` per distinct query token, in query order.
         """
         from rapidfuzz import fuzz, process
 
         out = []
         for token in dict.fromkeys(tokens):
             if token in self.vocab:
-                out.append((token, 1.0))
+                out.append([(token, 1.0)])
             elif len(token) >= 4 and not token.isdigit():
-                for match, score, _ in process.extract(
-                    token, self._by_initial.get(token[0], ()), scorer=fuzz.ratio, score_cutoff=cutoff, limit=2
-                ):
-                    out.append((match, score / 100.0))
+                out.append([(match, score / 100.0) for match, score, _ in process.extract(
+                    token, self._by_initial.get(token[0], ()), scorer=fuzz.ratio, score_cutoff=cutoff, limit=2)])
+            else:
+                out.append([])
         return out
 
     def scores(self, weighted_tokens: list[tuple[str, float]], weights: dict[str, float]) -> np.ndarray:

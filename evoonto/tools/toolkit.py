@@ -89,6 +89,7 @@ class OntologyTools:
         self._base_iri = base_iri
         self._sources_spec = dict(sources or {})
         self._sources: dict[str, Any] = {}
+        self._owned: list[Any] = []  # sources this facade opened itself (closed by close())
         self.trajectory = trajectory
         self.data_tools = data_tools
         self._data = None
@@ -174,6 +175,7 @@ class OntologyTools:
                 from evoonto.sources.base import open_source
 
                 spec = open_source(spec, source_id=source_id)
+                self._owned.append(spec)
             self._sources[source_id] = spec
         return self._sources[source_id]
 
@@ -264,11 +266,12 @@ class OntologyTools:
         raise ToolArgumentError(f"unknown tool {str(tool)[:60]!r}; available: {', '.join(self.tool_names())}")
 
     def close(self) -> None:
-        """Close the sources this facade opened."""
-        for src in self._sources.values():
+        """Close the sources this facade opened itself (Sources passed in open stay open)."""
+        for src in self._owned:
             close = getattr(src, "close", None)
             if close:
                 close()
+        self._owned.clear()
         self._sources.clear()
         self._data = None
 
