@@ -293,7 +293,8 @@ def discover_joins(
         return []
     declared = declared_joins(source)
     ids = {(c.left_table, c.left_column, c.right_table, c.right_column) for c in declared}
-    discovered = sorted(_name_candidates(source, ids), key=lambda c: -c.name_score)[:max_probes]
+    candidates = _unique_targets(source, _name_candidates(source, ids), timeout_ms)
+    discovered = sorted(candidates, key=lambda c: -c.name_score)[:max_probes]
     results: list[JoinCandidate] = []
     for candidate in declared:
         if not measure_declared:
@@ -312,6 +313,32 @@ def discover_joins(
             kept.append(measured)
     kept.sort(key=lambda c: (-(c.inclusion or 0.0), -c.name_score, c.join_path))
     return results + kept
+
+
+def _unique_targets(source: BaseSource, candidates: list[JoinCandidate], timeout_ms: int) -> list[JoinCandidate]:
+    """Drop candidates whose right column is not a declared primary key and has repeated values.
+
+    One ``COUNT(DISTINCT …) = COUNT(…)`` check per such column (a filter, not recorded as
+    Evidence; the kept candidates are measured and recorded by :func:`_measure`).
+    """
+    unique: dict[tuple[str, str], bool] = {}
+    kept = []
+    for candidate in candidates:
+        target = (candidate.right_table, candidate.right_column)
+        if target not in unique:
+            table = source.table(candidate.right_table)
+            if table.primary_key == (candidate.right_column,):
+                unique[target] = True
+            else:
+                column = source.quote(candidate.right_column)
+                sql = f"SELECT COUNT(DISTINCT {column}) = COUNT({column}) FROM {source.quote(table.name)}"
+                try:
+                    unique[target] = bool(source.run(sql, limit=1, timeout_ms=timeout_ms).scalar())
+                except SourceError:
+                    unique[target] = False
+        if unique[target]:
+            kept.append(candidate)
+    return kept
 
 
 def _measure(source, iris, candidate: JoinCandidate, left_values: int, timeout_ms: int) -> JoinCandidate | None:
