@@ -118,16 +118,9 @@ def test_demo_runs_end_to_end(demo_run):
         assert f"] {step} (" in out, out
     assert "UNAVAILABLE" not in out, out
     assert proc.returncode == 0, out + proc.stderr
+    for row in ("full schema prompt", "baseline", "evoonto v0", "version 0: base"):
+        assert row in out, out
     assert (root / "ws" / MARKER).is_file()
-
-
-def test_demo_twice_replaces_its_own_workspace(demo_run):
-    root, first = demo_run
-    if first.returncode != 0:
-        pytest.skip("the first demo run did not complete")
-    proc = run_cli("demo", "--rounds", "0", "--workspace", str(root / "ws"), cwd=root)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "replaced the earlier demo workspace" in proc.stdout
 
 
 def test_demo_refuses_an_existing_real_workspace_without_force(demo_run, tmp_path):
@@ -139,16 +132,32 @@ def test_demo_refuses_an_existing_real_workspace_without_force(demo_run, tmp_pat
     (copy / MARKER).unlink()  # now it looks like a user's own workspace
     proc = run_cli("demo", "--rounds", "0", "--workspace", str(copy), cwd=tmp_path)
     assert_one_line_error(proc, "--force")
-    forced = run_cli("demo", "--rounds", "0", "--force", "--workspace", str(copy), cwd=tmp_path)
-    assert forced.returncode == 0, forced.stdout + forced.stderr
-    assert "(--force)" in forced.stdout
+    assert (copy / "config.json").is_file()
+
+    from evoonto.demo import prepare_workspace  # --force replaces it (checked without a second full run)
+
+    assert "(--force)" in prepare_workspace(copy, force=True) and not copy.exists()
 
 
-def test_demo_workspace_is_served_over_mcp_stdio(demo_run):
-    """`evoonto serve --workspace PATH --data-tools` serves the demo workspace to a real MCP client."""
-    root, first = demo_run
-    if first.returncode != 0:
-        pytest.skip("the first demo run did not complete")
+def test_a_missing_step_is_reported_not_faked(tmp_path, monkeypatch, capsys):
+    """When an implementation is missing, the demo names the step, skips what depends on it, exits 1."""
+    import evoonto.demo as demo
+    from evoonto.cli import main
+
+    def missing(state):
+        raise demo.StepUnavailable("evoonto.evaluation.splits.make_splits is not part of this installation")
+
+    monkeypatch.setattr(demo, "STEPS", tuple((n, missing if n == "split" else f, needs)
+                                             for n, f, needs in demo.STEPS))
+    assert main(["demo", "--workspace", str(tmp_path / "ws")]) == 1
+    out = capsys.readouterr().out
+    assert "UNAVAILABLE: evoonto.evaluation.splits.make_splits is not part of this installation" in out
+    assert "skipped: needs the split step" in out
+    assert "demo incomplete: step(s) split, build, validate, browse, evaluate, evolve, log did not run" in out
+
+
+def _serve_and_call(root: Path, *calls: tuple[str, dict]):
+    """Start `evoonto serve --data-tools` on the demo workspace (stdio); return tool names and call results."""
     import anyio
     from mcp import Client, StdioServerParameters
 
@@ -159,11 +168,25 @@ def test_demo_workspace_is_served_over_mcp_stdio(demo_run):
     async def session():
         async with Client(params, read_timeout_seconds=60) as client:
             tools = {t.name for t in (await client.list_tools()).tools}
-            browsed = await client.call_tool("browse", {"q": "singer age"})
-            tables = await client.call_tool("list_tables", {})
-            return tools, browsed, tables
+            return tools, [await client.call_tool(name, args) for name, args in calls]
 
-    tools, browsed, tables = anyio.run(session)
-    assert {"browse", "resolve", "list_tables"} <= tools
-    assert not browsed.is_error and "Singer" in browsed.content[0].text
+    return anyio.run(session)
+
+
+def test_demo_workspace_is_served_over_mcp_stdio(demo_run):
+    """`evoonto serve --workspace PATH` serves the demo workspace to a real MCP client."""
+    root, first = demo_run
+    if first.returncode != 0:
+        pytest.skip("the first demo run did not complete")
+    tools, (browsed,) = _serve_and_call(root, ("browse", {"q": "singer age"}))
+    assert {"browse", "resolve"} <= tools
+    assert not browsed.is_error and "Singer age" in browsed.content[0].text
+
+
+def test_demo_workspace_serves_its_database_with_data_tools(demo_run):
+    """The demo records its database in the workspace settings, so --data-tools reach it."""
+    root, first = demo_run
+    if first.returncode != 0:
+        pytest.skip("the first demo run did not complete")
+    _, (tables,) = _serve_and_call(root, ("list_tables", {}))
     assert not tables.is_error and "singer_in_concert" in tables.content[0].text
