@@ -129,3 +129,24 @@ def test_configuration_errors(monkeypatch):
         parse_agent_spec("openai:gpt")
     with pytest.raises(ConfigurationError):
         AgentConfig(max_turns=0)
+
+
+def test_agent_through_an_mcp_client(db, tmp_path):
+    """The same recorded run, with the tools served by the evoonto MCP server in-process."""
+    from evoonto.evaluation.agent import McpToolbox
+    from evoonto.evaluation.conditions import build_baseline_ontology
+    from evoonto.server import create_server
+    from evoonto.tools.toolkit import OntologyTools
+
+    tools = OntologyTools(build_baseline_ontology(db), sources={"cs": str(db)}, data_tools=True)
+    replay = Replay(RESPONSES["submit"])
+    with McpToolbox(create_server(tools, data_tools=True)) as box:
+        assert {d["name"] for d in box.definitions()} >= {"browse", "resolve", "run_sql", "list_tables"}
+        assert "ontology layer" in box.instructions
+        result = ReactAgent(client_for(replay), AgentConfig()).run(
+            QUESTION, box, context=box.instructions, trajectory=TrajectoryLog(tmp_path / "t.jsonl"))
+    assert result.finish == "submitted" and result.final_sql.endswith("'France'")
+    browse_result = replay.requests[1]["messages"][-1]["content"][0]
+    assert "term/cs/singer" in browse_result["content"]
+    refused = replay.requests[3]["messages"][-1]["content"][0]
+    assert refused["is_error"] is True and refused["content"].startswith("error: refused")

@@ -128,34 +128,53 @@ class InProcessToolbox:
 class McpToolbox:
     """The tools of an MCP server, called through the official ``mcp`` client.
 
-    The client runs on a private event loop in a background thread so the agent loop stays
-    synchronous. Use as a context manager (or call :meth:`close`).
+    The client lives in one task on a private event loop in a background thread (the SDK requires
+    entering and leaving the session in the same task), so the agent loop stays synchronous. Use as
+    a context manager (or call :meth:`close`).
 
     Args:
-        server: what ``mcp.client.client.Client`` accepts (an in-process server object, a
-            ``StdioServerParameters``, or a streamable-HTTP URL).
+        server: what ``mcp.client.client.Client`` accepts (an in-process server object such as
+            :func:`evoonto.server.create_server`'s, stdio parameters, or a streamable-HTTP URL).
         version: ontology version served, when known.
+        timeout_s: seconds to wait for connection and for each call.
+
+    Attributes:
+        instructions: the server's instructions (the evoonto manifest).
     """
 
-    def __init__(self, server: Any, version: int | None = None):
+    def __init__(self, server: Any, version: int | None = None, timeout_s: float = 60.0):
         import asyncio
+        import concurrent.futures
         import threading
+
+        self.version = version
+        self.timeout_s = timeout_s
+        self._loop = asyncio.new_event_loop()
+        self._queue: Any = None
+        ready: concurrent.futures.Future = concurrent.futures.Future()
+        self._thread = threading.Thread(target=self._loop.run_until_complete, args=(self._serve(server, ready),),
+                                        daemon=True)
+        self._thread.start()
+        self._tools, self.instructions = ready.result(timeout=timeout_s)
+
+    async def _serve(self, server: Any, ready) -> None:
+        import asyncio
 
         from mcp.client.client import Client
 
-        self.version = version
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._thread.start()
-        self._client = Client(server)
-        self._run(self._client.__aenter__())
-        self._tools = self._run(self._client.list_tools()).tools
-        self.instructions = self._client.instructions
-
-    def _run(self, coroutine):
-        import asyncio
-
-        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+        self._queue = asyncio.Queue()
+        try:
+            async with Client(server) as client:
+                ready.set_result(((await client.list_tools()).tools, client.instructions))
+                while (item := await self._queue.get()) is not None:
+                    name, arguments, answer = item
+                    try:
+                        answer.set_result(await client.call_tool(name, arguments))
+                    except Exception as exc:  # handed to the calling thread
+                        answer.set_exception(exc)
+        except Exception as exc:
+            if not ready.done():
+                ready.set_exception(exc)
 
     def definitions(self) -> list[dict]:
         return [{"name": t.name, "description": t.description or t.name, "input_schema": t.input_schema}
@@ -163,10 +182,16 @@ class McpToolbox:
 
     def call(self, name: str, arguments: dict) -> Any:
         """Call one tool; a tool error becomes ToolArgumentError with the server's message."""
-        result = self._run(self._client.call_tool(name, arguments))
+        import concurrent.futures
+
+        answer: concurrent.futures.Future = concurrent.futures.Future()
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, (name, arguments, answer))
+        result = answer.result(timeout=self.timeout_s)
         text = "\n".join(getattr(c, "text", "") for c in result.content)
         if result.is_error:
-            raise ToolArgumentError(text.splitlines()[0] if text else f"{name} failed")
+            message = (text.splitlines() or [f"{name} failed"])[0]
+            message = message.removeprefix(f"Error executing tool {name}: ").split("Tool '")[0]
+            raise ToolArgumentError(message)
         if getattr(result, "structured_content", None) is not None:
             return result.structured_content
         try:
@@ -176,11 +201,9 @@ class McpToolbox:
 
     def close(self) -> None:
         """Disconnect and stop the background loop."""
-        try:
-            self._run(self._client.__aexit__(None, None, None))
-        finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, None)
+            self._thread.join(timeout=self.timeout_s)
 
     def __enter__(self) -> "McpToolbox":
         return self
