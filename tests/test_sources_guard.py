@@ -127,6 +127,11 @@ def test_non_string_statement_is_refused(hostile_db: Path):
         'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT n FROM r',
         'SELECT * FROM "order" WHERE "when" >= \'2021-02-01\' ORDER BY "id" LIMIT 2',
         'SELECT name FROM pragma_table_info(\'frpm\')',
+        # BIRD-style SQLite: backticks, brackets, CAST, strftime, IIF, GLOB
+        'SELECT T1.`CDSCode` FROM frpm AS T1 INNER JOIN schools AS T2 ON T1.CDSCode = T2.CDSCode '
+        'WHERE T2.County = \'Alameda\' ORDER BY T1.`Free Meal Count (K-12)` DESC LIMIT 1',
+        'SELECT CAST(`Free Meal Count (K-12)` AS REAL) / 2, [School Name] FROM frpm',
+        "SELECT strftime('%Y', OpenDate), IIF(County GLOB 'Al*', 1, 0) FROM schools",
     ],
 )
 def test_read_only_queries_are_allowed(hostile_db: Path, sql: str):
