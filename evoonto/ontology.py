@@ -33,7 +33,7 @@ class Ontology:
         self.version = version
         self.base_iri = base_iri
         self.candidate = candidate
-        self._vocab_cache: tuple[tuple, rdflib.Graph] | None = None
+        self._vocab_cache: tuple | None = None
 
     def __repr__(self) -> str:
         kind = "candidate " if self.candidate else ""
@@ -94,13 +94,37 @@ class Ontology:
         """
         return self.store.query(sparql, default_union=default_union, default_graphs=graphs)
 
+    def _schema_key(self):
+        revision = getattr(self.store, "graph_revision", None)
+        if revision is None:
+            return None
+        return (id(self.store), revision("vocab"), revision("shapes"))
+
+    def schema_cache(self) -> dict:
+        """Derived data of the Schema layer, computed once per change of the vocab/shapes graphs.
+
+        Returns ``{"vocab": rdflib.Graph, "shapes": rdflib.Graph, "terms": frozenset of the vocab's
+        subject IRIs, "skeleton": list of the vocab's rdf:type / rdfs:subClassOf /
+        rdfs:subPropertyOf triples}``. Shared objects: callers must not modify them.
+        """
+        key = self._schema_key()
+        if self._vocab_cache is None or key is None or self._vocab_cache[0] != key:
+            from rdflib.namespace import RDF, RDFS
+
+            vocab = self.graph("vocab")
+            keep = {RDF.type, RDFS.subClassOf, RDFS.subPropertyOf}
+            self._vocab_cache = (key, {
+                "vocab": vocab,
+                "shapes": self.graph("shapes"),
+                "terms": frozenset(vocab.subjects()),
+                "skeleton": [t for t in vocab if t[1] in keep],
+            })
+        return self._vocab_cache[1]
+
     def vocab_graph_cached(self) -> rdflib.Graph:
-        """A fresh copy of the vocab graph, read from the store once per version (cheap repeated use)."""
-        key = (self.version, self.store.count("vocab"))
-        if self._vocab_cache is None or self._vocab_cache[0] != key:
-            self._vocab_cache = (key, self.graph("vocab"))
+        """A fresh copy of the vocab graph, from the per-revision cache (cheaper than :meth:`graph`)."""
         out = rdflib.Graph()
-        for triple in self._vocab_cache[1]:
+        for triple in self.schema_cache()["vocab"]:
             out.add(triple)
         return out
 

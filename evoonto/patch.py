@@ -189,6 +189,11 @@ class Patch:
                     nodes.add(o)
         return nodes
 
+    def subjects(self, *, removals_only: bool = False) -> set[URIRef]:
+        """Subjects of the patch's triples (of its removals only, if asked)."""
+        groups = list(self.removals.values()) if removals_only else list(self.additions.values()) + list(self.removals.values())
+        return {s for triples in groups for s, _, _ in triples}
+
     def inverse(self, *, id: str | None = None) -> "Patch":
         """The patch undoing this one (additions and removals swapped; exact on a normalised patch)."""
         return Patch(self.level, dict(self.removals), dict(self.additions), self.signature,

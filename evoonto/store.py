@@ -52,10 +52,19 @@ def to_ox(term) -> ox.NamedNode | ox.BlankNode | ox.Literal:
     raise TypeError(f"not an RDF term: {term!r}")
 
 
+_IRI_CACHE: dict[str, URIRef] = {}
+
+
 def from_ox(term) -> rdflib.term.Node:
     """Convert a pyoxigraph term to the rdflib term (``xsd:string`` literals become plain literals)."""
     if isinstance(term, ox.NamedNode):
-        return URIRef(term.value)
+        value = term.value
+        iri = _IRI_CACHE.get(value)
+        if iri is None:
+            if len(_IRI_CACHE) > 200_000:
+                _IRI_CACHE.clear()
+            iri = _IRI_CACHE[value] = URIRef(value)
+        return iri
     if isinstance(term, ox.Literal):
         if term.language:
             return Literal(term.value, lang=term.language)
@@ -123,6 +132,27 @@ class OxigraphStore:
 
     def __init__(self, store: ox.Store | None = None):
         self.ox = store if store is not None else ox.Store()
+        self._revision = 0
+        self._graph_revisions: dict[str, int] = {}
+
+    @property
+    def revision(self) -> int:
+        """A counter bumped by every write through this object (cache key for derived data)."""
+        return self._revision
+
+    def graph_revision(self, name) -> tuple[int, int]:
+        """A cache key that changes whenever graph ``name`` may have changed through this object."""
+        return (self._graph_revisions.get(str(graph_iri(name)), 0), self._global_writes)
+
+    _global_writes = 0  # bumped by writes that may touch any graph (SPARQL Update, file loads)
+
+    def _touch(self, *names) -> None:
+        self._revision += 1
+        if not names:
+            self._global_writes += 1
+        for name in names:
+            key = str(graph_iri(name))
+            self._graph_revisions[key] = self._graph_revisions.get(key, 0) + 1
 
     def __repr__(self) -> str:
         return f"OxigraphStore({len(self.ox)} quads)"
@@ -158,6 +188,7 @@ class OxigraphStore:
 
     def update(self, sparql: str) -> None:
         """Run a SPARQL 1.1 Update (standard prefixes predeclared). Raises QueryError."""
+        self._touch()
         try:
             self.ox.update(sparql, prefixes=PREFIXES)
         except (SyntaxError, OSError, ValueError) as exc:
@@ -181,7 +212,8 @@ class OxigraphStore:
         """Number of quads in graph ``name`` (all graphs when None)."""
         if name is None:
             return len(self.ox)
-        return sum(1 for _ in self.ox.quads_for_pattern(None, None, None, _ox_graph(name)))
+        rows = self.ox.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph_iri(name)}> {{ ?s ?p ?o }} }}")
+        return int(next(iter(rows))["n"].value)
 
     def graph_names(self) -> list[URIRef]:
         """IRIs of the named graphs holding quads, sorted."""
@@ -196,17 +228,20 @@ class OxigraphStore:
     def add(self, triples: Iterable[Triple], name) -> None:
         """Add ``triples`` to graph ``name`` in one transaction."""
         g = _ox_graph(name)
+        self._touch(name)
         self.ox.extend([ox.Quad(to_ox(s), to_ox(p), to_ox(o), g) for s, p, o in triples])
 
     def remove(self, triples: Iterable[Triple], name) -> None:
         """Remove ``triples`` from graph ``name`` (missing ones are ignored)."""
         g = _ox_graph(name)
+        self._touch(name)
         for s, p, o in triples:
             self.ox.remove(ox.Quad(to_ox(s), to_ox(p), to_ox(o), g))
 
     def replace_graph(self, name, graph: Iterable[Triple]) -> None:
         """Replace the content of graph ``name`` by the triples of ``graph``."""
         g = _ox_graph(name)
+        self._touch(name)
         self.ox.remove_graph(g) if self.ox.contains_named_graph(g) else None
         self.add(graph, name)
 
@@ -218,12 +253,14 @@ class OxigraphStore:
         """
         rem = [ox.Quad(to_ox(s), to_ox(p), to_ox(o), _ox_graph(n)) for n, ts in removals.items() for s, p, o in ts]
         add = [ox.Quad(to_ox(s), to_ox(p), to_ox(o), _ox_graph(n)) for n, ts in additions.items() for s, p, o in ts]
+        self._touch(*removals, *additions)
         for quad in rem:
             self.ox.remove(quad)
         self.ox.extend(add)
 
     def load_quads(self, quads: Iterable) -> None:
         """Add pyoxigraph quads (e.g. from :func:`parse_rdf_file`) in one transaction."""
+        self._touch()
         self.ox.extend(list(quads))
 
     def copy(self) -> "OxigraphStore":
@@ -315,6 +352,7 @@ def load_rdf_file(store: OxigraphStore, path: Path | str) -> None:
     """
     path = Path(path)
     fmt = _format_of(path)
+    store._touch()
     try:
         store.ox.load(path=str(path), format=fmt)
     except (SyntaxError, OSError) as exc:

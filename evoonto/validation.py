@@ -25,7 +25,7 @@ import rdflib
 from rdflib import URIRef
 from rdflib.namespace import RDF, SH
 
-from evoonto.namespaces import EVO, PREFIXES, bind_prefixes
+from evoonto.namespaces import PREFIXES, bind_prefixes
 
 #: Graphs whose union is validated.
 DATA_GRAPHS: tuple[str, ...] = ("vocab", "catalog", "content", "tools")
@@ -211,13 +211,7 @@ def validate(target, focus_nodes: Iterable | None = None, *, shapes: rdflib.Grap
         onto = Ontology.from_graphs({"content": target, "vocab": vocab_graph()})
     else:
         raise TypeError(f"validate() needs an Ontology or rdflib.Graph, got {type(target).__name__}")
-    if shapes is None:
-        shapes = onto.graph("shapes")
-        if len(shapes) == 0:
-            from evoonto.resources import shapes_graph
-
-            shapes = shapes_graph()
-    prepared = prepare_shapes(shapes)
+    prepared = _prepared_shapes(onto, shapes)
     focus = None if focus_nodes is None else sorted({URIRef(str(n)) for n in focus_nodes}, key=str)
     report = ValidationReport(focus_nodes=None if focus is None else len(focus))
     if focus is not None and not focus:
@@ -228,6 +222,22 @@ def validate(target, focus_nodes: Iterable | None = None, *, shapes: rdflib.Grap
     return report
 
 
+def _prepared_shapes(onto, shapes: rdflib.Graph | None) -> PreparedShapes:
+    """Explicit shapes, else the ontology's shapes graph (packaged shapes when it is empty), prepared
+    once per change of the Schema layer."""
+    if shapes is not None:
+        return prepare_shapes(shapes)
+    cache = onto.schema_cache()
+    if "prepared" not in cache:
+        graph = cache["shapes"]
+        if len(graph) == 0:
+            from evoonto.resources import shapes_graph
+
+            graph = shapes_graph()
+        cache["prepared"] = prepare_shapes(graph)
+    return cache["prepared"]
+
+
 def _data_graph(onto, focus: list | None) -> rdflib.Graph:
     store = onto.store
     if focus is None:
@@ -236,7 +246,9 @@ def _data_graph(onto, focus: list | None) -> rdflib.Graph:
             for triple in store.triples(name):
                 data.add(triple)
         return data
-    data = onto.vocab_graph_cached()
+    data = rdflib.Graph()
+    for triple in onto.schema_cache()["skeleton"]:  # rdf:type / subClassOf for sh:class checks
+        data.add(triple)
     values = " ".join(f"<{n}>" for n in focus)
     rows = store.query(
         "SELECT ?s ?p ?o WHERE { { VALUES ?f { " + values + " } BIND(?f AS ?s) ?s ?p ?o } UNION "
@@ -251,13 +263,13 @@ def _data_graph(onto, focus: list | None) -> rdflib.Graph:
 def _run_pyshacl(prepared: PreparedShapes, data: rdflib.Graph, focus: list | None) -> list[ValidationResult]:
     from pyshacl.graph_abstraction import DataGraph
     from pyshacl.monkey import apply_patches
-    from pyshacl.validator import Validator, assign_baked_in
+    from pyshacl.validator import assign_baked_in
 
     apply_patches()
     assign_baked_in()
     options = {"inference": "none", "inplace": True, "abort_on_first": False, "allow_infos": True,
                "allow_warnings": True, "focus_nodes": focus}
-    validator = Validator(DataGraph.from_rdflib(data), shacl_graph=prepared.core, options=options)
+    validator = _validator_class()(DataGraph.from_rdflib(data), shacl_graph=prepared.core, options=options)
     validator.shacl_graph = prepared.shapes_graph()  # reuse the parsed shapes (built once per shapes graph)
     _conforms, graph, _text = validator.run()
     out = []
@@ -279,6 +291,27 @@ def _run_pyshacl(prepared: PreparedShapes, data: rdflib.Graph, focus: list | Non
     return out
 
 
+_VALIDATOR_CLASS = None
+
+
+def _validator_class():
+    """pyshacl's Validator with the focus-node list turned into a set (pyshacl tests membership
+    once per target node and shape; with a list that is quadratic in the number of focus nodes)."""
+    global _VALIDATOR_CLASS
+    if _VALIDATOR_CLASS is None:
+        from pyshacl.validator import Validator
+
+        class _SetFocusValidator(Validator):
+            def make_executor(self):
+                executor = super().make_executor()
+                if executor.focus_nodes:
+                    executor.focus_nodes = frozenset(executor.focus_nodes)
+                return executor
+
+        _VALIDATOR_CLASS = _SetFocusValidator
+    return _VALIDATOR_CLASS
+
+
 _TEMPLATE = re.compile(r"\{[?$](\w+)\}")
 
 
@@ -292,11 +325,6 @@ def _run_sparql_checks(prepared: PreparedShapes, onto, focus: list | None) -> li
             out.append(ValidationResult(check.severity, check.shape, row.get("this"), row.get("path"),
                                         row.get("value"), message, check.constraint))
     return out
-
-
-def is_schema_term(iri, vocab: rdflib.Graph) -> bool:
-    """True when ``iri`` is declared in the vocab graph or is in the ``evo:`` namespace."""
-    return str(iri).startswith(str(EVO)) or (URIRef(str(iri)), None, None) in vocab
 
 
 __all__ = ["validate", "ValidationReport", "ValidationResult", "PreparedShapes", "prepare_shapes",

@@ -367,11 +367,17 @@ class Workspace:
         return validate(self.ontology, self._focus_nodes(patch))
 
     def _focus_nodes(self, patch: Patch) -> set[URIRef]:
-        """Touched nodes of ``patch`` minus schema terms, plus nodes pointing at removed-from nodes."""
-        vocab = self.ontology.vocab_graph_cached()
-        nodes = {n for n in patch.touched_nodes() if (n, None, None) not in vocab}
-        removed_subjects = {s for triples in patch.removals.values() for s, _, _ in triples}
-        removed_subjects -= {n for n in removed_subjects if (n, None, None) in vocab}
+        """The nodes whose shapes a patch can break: subjects of its triples, plus the nodes that point
+        at a subject that lost triples (a removed type or link can break the referrer).
+
+        Objects of added/removed triples are not re-validated: every packaged shape constrains only
+        outgoing paths of its focus node (SPARQL checks that look at incoming links, like the
+        Mapping/Term inverse link, are covered by the referrer rule). Schema patches, which may change
+        the shapes, run a full validation instead.
+        """
+        schema_terms = self.ontology.schema_cache()["terms"]
+        nodes = patch.subjects() - schema_terms
+        removed_subjects = patch.subjects(removals_only=True) - schema_terms
         if removed_subjects:
             values = " ".join(f"<{n}>" for n in removed_subjects)
             rows = self.store.query(
@@ -422,6 +428,12 @@ class _Writer:
 
 # --- file helpers --------------------------------------------------------------------------------
 
+def _default_graph():
+    import pyoxigraph as ox
+
+    return ox.DefaultGraph()
+
+
 def _TRIG():
     import pyoxigraph as ox
 
@@ -470,7 +482,8 @@ def _load_base(path: Path) -> OxigraphStore:
     load_rdf_file(store, file)
     allowed = set(GRAPH.values())
     unexpected = [g for g in store.graph_names() if g not in allowed]
-    if unexpected or len(store.ox) != sum(store.count(g) for g in GRAPH_NAMES):
+    default_graph = next(iter(store.ox.quads_for_pattern(None, None, None, _default_graph())), None)
+    if unexpected or default_graph is not None:
         what = f"graph <{unexpected[0]}>" if unexpected else "triples in the default graph"
         raise WorkspaceError(f"{file}: unexpected {what}; base.trig holds only the graphs {', '.join(GRAPH_NAMES)}")
     return store
