@@ -166,7 +166,7 @@ def profile(
         source: an open tabular source (documents sources have no columns: returns ``[]``).
         iris: an :class:`evoonto.iris.IriFactory`.
         tables: table names to profile (default: all).
-        sample_threshold: tables with more rows are sampled (rows).
+        sample_threshold: tables with more rows (or an unknown row count) are sampled (rows).
         sample_rows: sample size (rows).
         top_k: values kept in the distribution.
         timeout_ms: time limit of each probe, in milliseconds.
@@ -211,7 +211,8 @@ def profile_column(
     from evoonto.iris import stable_key
     from evoonto.records import Evidence, ProbeActivity
 
-    sampled = table.row_count is not None and table.row_count > sample_threshold
+    # unknown row count (counting timed out): sample too, the table may be huge
+    sampled = table.row_count is None or table.row_count > sample_threshold
     sql = column_probe_sql(source, table, column, sample_rows=sample_rows if sampled else None,
                            fetch=max(FETCHED_VALUES, top_k))
     started = _now()
@@ -355,8 +356,9 @@ def _summary(total, null_fraction, distinct, low, high, kind, sampled, table_row
         parts.append(f"{show(low)}..{show(high)}")
     parts.append(kind)
     text = ", ".join(parts)
-    if sampled and table_rows is not None:
-        text += f" (sample of {total:,} of {table_rows:,} rows)"
+    if sampled:
+        of = f" of {table_rows:,}" if table_rows is not None else ""
+        text += f" (sample of {total:,}{of} rows)"
     return text
 
 
