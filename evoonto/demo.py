@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import shutil
 import sys
 import time
@@ -210,6 +211,8 @@ def prepare_workspace(path: Path, *, force: bool = False) -> str | None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise WorkspaceError(f"cannot create {path.parent}: {exc.strerror or exc}") from None
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise WorkspaceError(f"cannot create {path}: {path.parent} is not writable")
     return None
 
 
@@ -232,14 +235,6 @@ class _State:
     policy: Any = None
     evolution: Any = None
     report: DemoReport | None = None
-
-
-def _fmt_metrics(metrics: dict[str, float]) -> str:
-    keys = ("strict_recall", "column_recall", "table_recall", "value_recall")
-    parts = [f"{k.replace('_recall', '')} {metrics[k]:.2f}" for k in keys if k in metrics]
-    if "tokens" in metrics:
-        parts.append(f"~{metrics['tokens']:.0f} tokens")
-    return ", ".join(parts)
 
 
 def load_demo_benchmark(data: DemoData | None = None):
@@ -418,11 +413,11 @@ SCORE_HEADER = f"{'condition (held-out)':<22} {'strict':>6} {'column':>6} {'tabl
 
 
 def _step_evaluate(state: _State) -> list[str]:
-    conditions = api("evoonto.evaluation.conditions", "build_baseline_ontology")
+    build_baseline_ontology = api("evoonto.evaluation.conditions", "build_baseline_ontology")
     schema_ddl = api("evoonto.evaluation.conditions", "schema_ddl")
     full_layer_text = api("evoonto.evaluation.conditions", "full_layer_text")
     state.policy = api("evoonto.evaluation.linking", "LinkingPolicy")()
-    baseline_tools = _tools(state, conditions(state.data.database))
+    baseline_tools = _tools(state, build_baseline_ontology(state.data.database))
     evo_tools = _tools(state, state.workspace.ontology)
     layer, n_terms = full_layer_text(evo_tools)
     full_prompt = f"Database schema:\n{schema_ddl(state.data.database)}\n\nOntology layer ({n_terms} terms):\n{layer}"
@@ -550,6 +545,9 @@ def run_demo(workspace: str | Path, *, rounds: int = DEFAULT_ROUNDS, seed: int =
                 done.add(name)
             except StepUnavailable as exc:
                 result = StepResult(name, "unavailable", [f"UNAVAILABLE: {exc}"])
+            except OSError as exc:  # disk full, permissions changed under us: one line, no traceback
+                where = f"{exc.filename}: " if exc.filename else ""
+                raise WorkspaceError(f"{name} step failed: {where}{exc.strerror or exc}") from None
         result.seconds = time.perf_counter() - t0
         report.steps.append(result)
         echo(f"[{number}/{len(STEPS)}] {name} ({result.seconds:.1f} s)")
