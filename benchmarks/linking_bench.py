@@ -53,6 +53,18 @@ def main(argv: list[str] | None = None) -> int:
     if "full" in sizes:
         print(f"full-schema prompt parts (mean chars per database and round): "
               + ", ".join(f"{k} {v:.0f}" for k, v in sizes["full"].items()))
+    from evoonto.evaluation.benchmarks import find_database
+    from evoonto.evaluation.conditions import schema_ddl
+
+    ddl = {}
+    for r in result.rows:
+        if r["db_id"] not in ddl:
+            ddl[r["db_id"]] = len(schema_ddl(find_database(Path(args.data), r["db_id"])))
+    for name in result.summary:
+        rows = [r for r in result.rows if r["condition"] == name]
+        mean_ddl = sum(ddl[r["db_id"]] for r in rows) / len(rows)
+        print(f"{name}: avg surfaced chars / schema DDL alone ({mean_ddl:.0f} chars per question on average): "
+              f"{result.summary[name]['all']['avg_chars'] / mean_ddl:.2f}x")
     for name in ("baseline", "evoonto"):
         if name in sizes:
             print(f"{name} manifest: {sizes[name].get('manifest', 0):.0f} chars on average")
