@@ -75,3 +75,50 @@ class LinkingBackbone:
                                                [Event.from_dict(e) for e in surfaced.events],
                                                passed=bool(result.strict), score=outcome))
         return outcomes, trajectories
+
+
+@dataclass
+class ExBackbone:
+    """Scores ontology versions by execution accuracy of the Claude ReAct agent (DESIGN.md §7).
+
+    Args:
+        benchmark: the Benchmark (gold is read only by :func:`evoonto.evaluation.execution.score_ex`).
+        agent: a :class:`evoonto.evaluation.agent.ReactAgent` (client + model + budgets fixed for the
+            whole run: the gate compares versions under one backbone).
+        timeout_ms: per-query time limit in milliseconds for gold and prediction.
+
+    ``run`` returns EX outcomes (1/0) and trajectories built from the agent's tool events (with the
+    final SQL); the agent's raw data tools and the ontology tools are served in-process.
+    """
+
+    benchmark: object
+    agent: object
+    timeout_ms: int = 30_000
+
+    def __post_init__(self):
+        config = getattr(self.agent, "config", None)
+        self.key = ("ex", tuple(sorted(config.to_json().items())) if config is not None else "agent")
+
+    def run(self, ontology, questions) -> tuple[dict[str, float], list[TaskTrajectory]]:
+        """EX outcome {question id: 1.0/0.0} and trajectories (pass/fail only) on ``ontology``."""
+        from evoonto.evaluation.agent import InProcessToolbox
+        from evoonto.evaluation.execution import score_ex
+        from evoonto.sources.base import open_source
+        from evoonto.tools.data import DataTools
+        from evoonto.tools.toolkit import OntologyTools
+
+        outcomes: dict[str, float] = {}
+        trajectories: list[TaskTrajectory] = []
+        for q in questions:
+            database = self.benchmark.databases[q.db_id]
+            tools = OntologyTools(ontology, sources={q.db_id: str(database)})
+            with open_source(str(database)) as src:
+                box = InProcessToolbox(DataTools({q.db_id: src}), tools, version=getattr(ontology, "version", None))
+                answer = self.agent.run(q, box, context=tools.manifest(), hint=self.benchmark.hints.get(q.id))
+            scored = score_ex(self.benchmark.gold[q.id], database, answer.final_sql, timeout_ms=self.timeout_ms)
+            ok = bool(getattr(scored, "correct", False))
+            outcomes[q.id] = float(ok)
+            events = [Event.from_dict(e) for e in getattr(answer, "events", [])]
+            trajectories.append(TaskTrajectory(q.id, q.text, q.db_id, events, passed=ok, score=float(ok),
+                                               final_sql=answer.final_sql))
+        return outcomes, trajectories

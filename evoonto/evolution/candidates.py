@@ -36,7 +36,7 @@ class CandidateError(EvoontoError):
 class Candidate:
     """A proposed patch: ``signature`` (the Signature id(s) it addresses), ``intervention`` (one line),
     ``level`` (``content``/``tool``/``schema``), ``edits`` (all of that level), ``reason`` (the
-    attribution's reason).
+    attribution's reason), ``frequency`` (failed tasks showing the signature; ranks candidates).
 
     Raises:
         CandidateError: when ``edits`` is empty or an edit's level differs from ``level``.
@@ -47,6 +47,7 @@ class Candidate:
     level: str
     edits: tuple[Edit, ...]
     reason: str = ""
+    frequency: int = 0
 
     def __post_init__(self):
         if not self.edits:
@@ -135,7 +136,8 @@ def merge(candidates: list[Candidate]) -> Candidate:
                 edits.append(e)
     sig = " | ".join(dict.fromkeys(c.signature for c in candidates))
     text = f"{len(edits)} edits: " + "; ".join(e.describe() for e in edits[:3]) + ("; …" if len(edits) > 3 else "")
-    return Candidate(sig, text, level, tuple(edits), candidates[0].reason)
+    return Candidate(sig, text, level, tuple(edits), candidates[0].reason,
+                     max(c.frequency for c in candidates))
 
 
 # ---------------------------------------------------------------- offline writers

@@ -27,9 +27,10 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Callable, Hashable, Iterable, Protocol
 
+from evoonto.errors import EvoontoError
 from evoonto.evolution.candidates import Candidate, CandidateError, merge
 from evoonto.evolution.edits import EditContext, EditError
-from evoonto.evolution.gate import Gate, GateConfig, GateDecision
+from evoonto.evolution.gate import GateConfig, compare
 from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
 
@@ -113,14 +114,26 @@ class EvolutionResult:
 
 
 def known_fingerprints(ontology) -> set[str]:
-    """Fingerprints of every patch already in the history graph (accepted, rejected or invalid)."""
+    """Fingerprints of every patch already in the history graph (accepted, rejected or invalid):
+    the Patch fingerprints (``evo:fingerprint``) and the loop's content fingerprints kept in the gate
+    metadata (``evo:metadata`` JSON, key ``fingerprint``)."""
+    import json
+
     from evoonto.namespaces import EVO
 
     try:
         history = ontology.graph("history")
     except Exception:  # pragma: no cover - an ontology without history
         return set()
-    return {str(o) for o in history.objects(None, EVO.fingerprint)}
+    out = {str(o) for o in history.objects(None, EVO.fingerprint)}
+    for o in history.objects(None, EVO.metadata):
+        try:
+            fp = json.loads(str(o)).get("fingerprint")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(fp, str):
+            out.add(fp)
+    return out
 
 
 def base_iri_of(workspace, view: OntologyView) -> str:
@@ -163,26 +176,67 @@ def to_patch(candidate: Candidate, ctx: EditContext, fingerprint: str):
                              signature=candidate.signature[:2000], intervention=candidate.intervention[:2000])
 
 
-def validate_candidate(parent, patch, focus) -> tuple[object | None, str | None]:
-    """(candidate ontology, None) when the patched version passes SHACL on ``focus`` nodes, else
-    (None, one-line reason). Uses :func:`evoonto.validation.validate` (pyshacl)."""
+def focus_nodes(parent, patch) -> list | None:
+    """SHACL focus nodes of a candidate: the patch's touched nodes that are not schema terms
+    (None = validate everything, for schema-level patches, as the workspace does on commit)."""
+    if patch.level == "schema":
+        return None
+    vocab = parent.vocab_graph_cached() if hasattr(parent, "vocab_graph_cached") else parent.graph("vocab")
+    return sorted((n for n in patch.touched_nodes() if (n, None, None) not in vocab), key=str)
+
+
+def validate_candidate(parent, patch) -> tuple[object | None, str | None]:
+    """(candidate ontology, None) when the patched version passes SHACL on the touched nodes, else
+    (None, one-line reason). Uses :func:`evoonto.validation.validate` (pyshacl + SPARQL checks)."""
     from evoonto.validation import validate
 
+    if patch.is_empty():
+        return None, "the patch changes nothing"
     try:
         candidate = parent.with_patch(patch)
     except Exception as exc:  # a patch that cannot even be applied is invalid, not a crash
         return None, f"patch does not apply: {exc}"
-    report = validate(candidate, focus_nodes=focus)
+    report = validate(candidate, focus_nodes=focus_nodes(parent, patch))
     if not report.conforms:
         first = report.violations[0].text() if report.violations else "does not conform"
         return None, f"SHACL: {len(report.violations)} violation(s), first: {first}"[:500]
     return candidate, None
 
 
+@dataclass
+class Member:
+    """One workspace evolved by the loop, with its questions.
+
+    ``key``: a name (e.g. the database id); ``workspace``: an open Workspace;
+    ``trajectory_questions``: the questions whose trajectories are diagnosed (construction pool);
+    ``validation_questions``: its part of the gate validation set V (disjoint from the former).
+    """
+
+    key: str
+    workspace: object
+    trajectory_questions: list
+    validation_questions: list
+    seen: set = field(default_factory=set, repr=False)
+    _parent_cache: tuple | None = field(default=None, repr=False)
+    _traj_cache: tuple | None = field(default=None, repr=False)
+
+
+@dataclass
+class _Part:
+    """The piece of a round's candidate that goes to one member."""
+
+    member: Member
+    candidate: Candidate
+    ctx: EditContext
+    fingerprint: str = ""
+    patch: object = None
+    ontology: object = None
+
+
 def evolve(workspace, *, backbone: Backbone, trajectory_questions, validation_questions,
            evolver: Evolver, config: LoopConfig | None = None,
            on_round: Callable[[RoundRecord], None] | None = None) -> EvolutionResult:
-    """Run the loop on ``workspace`` until the stop rule fires.
+    """Run the loop on one workspace until the stop rule fires.
 
     Args:
         workspace: an open :class:`evoonto.workspace.Workspace` (``ontology``, ``version``,
@@ -198,84 +252,60 @@ def evolve(workspace, *, backbone: Backbone, trajectory_questions, validation_qu
     Raises:
         KeyboardInterrupt: propagated untouched; the workspace stays at its last committed version.
     """
+    member = Member("main", workspace, list(trajectory_questions), list(validation_questions))
+    return evolve_group([member], backbone=backbone, evolver=evolver, config=config, on_round=on_round)
+
+
+def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
+                 config: LoopConfig | None = None,
+                 on_round: Callable[[RoundRecord], None] | None = None) -> EvolutionResult:
+    """Evolve several workspaces (e.g. one per database) with **one** gate over the pooled V.
+
+    Each round bundles the most frequent signatures of all members (one level, at most
+    ``batch_size``) into a candidate with one Patch per member concerned. The gate compares the
+    pooled per-question outcomes: members without a patch keep their parent outcomes (ties), so a
+    candidate is judged on every question it could change, as in the single-workspace loop. Accepted
+    → each member's patch is committed to its workspace; rejected → recorded in each. A member part
+    that fails SHACL is recorded ``invalid`` and never scored; the rest of the candidate goes on.
+
+    Atomicity holds per workspace (each commit is atomic); an interrupt between two members'
+    commits of one accepted candidate leaves the earlier member at its new version and the later
+    at its parent, both valid versions.
+    """
     config = config or LoopConfig()
     result = EvolutionResult(evolver=getattr(evolver, "name", "?"))
-    val_questions = list(validation_questions)
-    traj_questions = list(trajectory_questions)
-    gate = Gate(lambda onto: backbone.run(onto, val_questions)[0], backbone_key=backbone.key,
-                config=config.gate)
-    seen = known_fingerprints(workspace.ontology)
-    pending: list[Candidate] = []  # bisection halves of rejected batches, tried first
-    traj_cache: dict[Hashable, list] = {}
+    for m in members:
+        m.seen |= known_fingerprints(m.workspace.ontology)
+    pending: list[list[tuple[Member, Candidate]]] = []  # bisection halves, tried first
     consecutive = 0
     for round_no in range(1, config.rounds + 1):
-        parent = workspace.ontology
-        parent_key = (workspace.version, len(seen))
-        view = OntologyView(parent)
-        ctx = EditContext(view, _iris(workspace, view))
-        candidate = None
-        while pending and candidate is None:
-            c = pending.pop(0)
-            try:
-                if stable_fingerprint(c, ctx) not in seen:
-                    candidate = c
-            except (EditError, CandidateError):
-                continue
-        if candidate is None:
-            version_key = (workspace.version, backbone.key)
-            if version_key not in traj_cache:
-                traj_cache.clear()
-                traj_cache[version_key] = backbone.run(parent, traj_questions)[1]
-            proposals = evolver.propose(traj_cache[version_key], view, ctx)
-            candidate = _batch(proposals, ctx, seen, config.batch_size)
-        if candidate is None:
+        contexts = {}
+        for m in members:
+            view = OntologyView(m.workspace.ontology)
+            contexts[m.key] = EditContext(view, _iris(m.workspace, view))
+        chosen = None
+        while pending and chosen is None:
+            half = [(m, c) for m, c in pending.pop(0) if _untried(c, contexts[m.key], m.seen)]
+            chosen = half or None
+        if chosen is None:
+            proposals = []
+            for m in members:
+                trajs = _trajectories(m, backbone)
+                for rank, alternatives in enumerate(evolver.propose(trajs, contexts[m.key].view, contexts[m.key])):
+                    freq = _frequency(alternatives, trajs)
+                    proposals.append((-freq, rank, m.key, m, alternatives))
+            proposals.sort(key=lambda x: x[:3])
+            chosen = _batch(proposals, contexts, config.batch_size)
+        if not chosen:
             result.stop_reason = "no-candidates"
             break
-        try:
-            fingerprint = stable_fingerprint(candidate, ctx)
-            patch = to_patch(candidate, ctx, fingerprint)
-            focus = sorted(patch.touched_nodes(), key=str)
-        except (EditError, CandidateError) as exc:
-            seen.add(candidate.fingerprint())
-            record = RoundRecord(round_no, candidate.signature, candidate.intervention, candidate.level,
-                                 candidate.fingerprint(), "invalid", None, None, workspace.version, str(exc),
-                                 len(candidate.edits))
-            result.rounds.append(record)
-            consecutive += 1
-            if on_round:
-                on_round(record)
-            if consecutive >= config.patience:
-                result.stop_reason = "patience"
-                break
-            continue
-        meta = {"signature": candidate.signature, "intervention": candidate.intervention,
-                "fingerprint": fingerprint, "level": candidate.level, "reason": candidate.reason,
-                "evolver": result.evolver, "parent_version": workspace.version, "round": round_no}
-        seen.add(fingerprint)
-        candidate_onto, invalid = validate_candidate(parent, patch, focus)
-        if invalid is not None:
-            meta.update(decision="invalid", reason=invalid)
-            workspace.record_rejected(patch, metadata=meta)
-            record = RoundRecord(round_no, candidate.signature, candidate.intervention, candidate.level,
-                                 fingerprint, "invalid", None, None, workspace.version, invalid,
-                                 len(candidate.edits))
-            consecutive += 1
-        else:
-            decision: GateDecision = gate.evaluate(parent_key, parent, candidate_onto)
-            meta.update(decision.metadata())
-            if decision.accepted:
-                version = workspace.commit(patch, metadata=meta)
-                consecutive = 0
-            else:
-                workspace.record_rejected(patch, metadata=meta)
-                version = workspace.version
-                consecutive += 1
-                halves = candidate.split()
-                if halves:
-                    pending[:0] = list(halves)
-            record = RoundRecord(round_no, candidate.signature, candidate.intervention, candidate.level,
-                                 fingerprint, decision.decision, decision.parent_score,
-                                 decision.candidate_score, int(version), decision.reason, len(candidate.edits))
+        parts = [_Part(m, merge([c for mm, c in chosen if mm is m]), contexts[m.key])
+                 for m in members if any(mm is m for mm, _ in chosen)]
+        record = _run_round(round_no, parts, chosen, backbone, config, result)
+        if record.decision == "rejected" and len(chosen) > 1:
+            mid = len(chosen) // 2
+            pending[:0] = [chosen[:mid], chosen[mid:]]
+        consecutive = 0 if record.decision == "accepted" else consecutive + 1
         result.rounds.append(record)
         if on_round:
             on_round(record)
@@ -284,8 +314,128 @@ def evolve(workspace, *, backbone: Backbone, trajectory_questions, validation_qu
             break
     else:
         result.stop_reason = "rounds"
-    result.final_version = workspace.version
+    result.final_version = sum(m.workspace.version for m in members)
     return result
+
+
+def _frequency(alternatives: list[Candidate], trajectories) -> int:
+    """How many failed tasks the signature of these alternatives covers (for the global ranking)."""
+    return max((c.frequency for c in alternatives), default=0)
+
+
+def _trajectories(m: Member, backbone: Backbone) -> list:
+    key = (m.workspace.version, backbone.key)
+    if m._traj_cache is None or m._traj_cache[0] != key:
+        m._traj_cache = (key, backbone.run(m.workspace.ontology, m.trajectory_questions)[1])
+    return m._traj_cache[1]
+
+
+def _parent_outcomes(m: Member, backbone: Backbone) -> dict:
+    key = (m.workspace.version, backbone.key)
+    if m._parent_cache is None or m._parent_cache[0] != key:
+        scored = _same_path_copy(m.workspace.ontology)
+        m._parent_cache = (key, dict(backbone.run(scored, m.validation_questions)[0]))
+    return m._parent_cache[1]
+
+
+def _untried(candidate: Candidate, ctx: EditContext, seen: set) -> bool:
+    try:
+        return stable_fingerprint(candidate, ctx) not in seen
+    except (EditError, CandidateError):
+        return False
+
+
+def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, config: LoopConfig,
+               result: EvolutionResult) -> RoundRecord:
+    """Compile, validate, gate and commit/record one round's candidate; returns its record."""
+    level = parts[0].candidate.level
+    signature = " | ".join(dict.fromkeys(c.signature for _, c in chosen))
+    intervention = merge([c for _, c in chosen]).intervention if len(chosen) > 1 else chosen[0][1].intervention
+    edits = sum(len(c.edits) for _, c in chosen)
+    invalid_reasons = []
+    valid: list[_Part] = []
+    for part in parts:
+        m = part.member
+        try:
+            part.fingerprint = stable_fingerprint(part.candidate, part.ctx)
+            part.patch = to_patch(part.candidate, part.ctx, part.fingerprint)
+        except (EditError, CandidateError) as exc:
+            m.seen.add(part.candidate.fingerprint())
+            invalid_reasons.append(f"{m.key}: {exc}")
+            continue
+        m.seen.update((part.fingerprint, part.patch.fingerprint))
+        part.ontology, reason = validate_candidate(m.workspace.ontology, part.patch)
+        if reason is not None:
+            _record(part, "invalid", {"reason": reason}, round_no, result)
+            invalid_reasons.append(f"{m.key}: {reason}")
+            continue
+        valid.append(part)
+    if not valid:
+        return RoundRecord(round_no, signature, intervention, level, "", "invalid", None, None,
+                           _total_version(parts), "; ".join(invalid_reasons)[:500], edits)
+    parent_all, candidate_all = {}, {}
+    for part in valid:
+        outcomes = _parent_outcomes(part.member, backbone)
+        parent_all.update({f"{part.member.key}::{q}": v for q, v in outcomes.items()})
+        cand = backbone.run(part.ontology, part.member.validation_questions)[0]
+        candidate_all.update({f"{part.member.key}::{q}": v for q, v in cand.items()})
+    decision = compare(parent_all, candidate_all, config.gate)
+    gate_meta = decision.metadata()
+    outcome = decision.decision
+    for part in valid:
+        mine = [k for k in parent_all if k.startswith(f"{part.member.key}::")]
+        meta = dict(gate_meta, member_parent_score=_mean([parent_all[k] for k in mine]),
+                    member_candidate_score=_mean([candidate_all[k] for k in mine]))
+        if decision.accepted:
+            try:
+                part.member.workspace.commit(part.patch, metadata=_meta(part, round_no, result, meta))
+            except EvoontoError as exc:  # the workspace's own SHACL check or a no-op patch
+                _record(part, "invalid", {"reason": f"commit refused: {exc}"}, round_no, result)
+                invalid_reasons.append(f"{part.member.key}: commit refused")
+        else:
+            _record(part, "rejected", meta, round_no, result)
+    reason = decision.reason + (f"; invalid parts: {'; '.join(invalid_reasons)}" if invalid_reasons else "")
+    return RoundRecord(round_no, signature, intervention, level, valid[0].fingerprint, outcome,
+                       decision.parent_score, decision.candidate_score, _total_version(parts),
+                       reason[:500], edits)
+
+
+def _mean(values: list) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _total_version(parts: list[_Part]) -> int:
+    return sum(p.member.workspace.version for p in parts) if len(parts) > 1 else parts[0].member.workspace.version
+
+
+def _meta(part: _Part, round_no: int, result: EvolutionResult, extra: dict) -> dict:
+    c = part.candidate
+    meta = {"signature": c.signature, "intervention": c.intervention, "fingerprint": part.fingerprint,
+            "level": c.level, "reason": c.reason, "evolver": result.evolver,
+            "parent_version": part.member.workspace.version, "round": round_no}
+    meta.update(extra)
+    return meta
+
+
+def _record(part: _Part, decision: str, extra: dict, round_no: int, result: EvolutionResult) -> None:
+    meta = _meta(part, round_no, result, extra)
+    meta["decision"] = decision
+    if decision == "invalid":
+        for key in ("parent_score", "candidate_score"):
+            meta.pop(key, None)
+    part.member.workspace.record_rejected(part.patch, metadata=meta)
+
+
+def _same_path_copy(parent):
+    """The parent as the gate scores it: an in-memory copy made exactly like a candidate
+    (``with_patch`` of an empty patch), so parent and candidate stores are built the same way and
+    differ only by the patch (the tool index must not see different triple orders)."""
+    from evoonto.patch import Patch
+
+    try:
+        return parent.with_patch(Patch.from_graphs("content", {}, {}, signature="parent", intervention="none"))
+    except Exception:  # an ontology double without with_patch semantics for empty patches
+        return parent
 
 
 def _iris(workspace, view):
@@ -294,32 +444,19 @@ def _iris(workspace, view):
     return IriFactory(base_iri_of(workspace, view))
 
 
-def _batch(proposals: Iterable[list[Candidate]], ctx: EditContext, seen: set[str],
-           batch_size: int) -> Candidate | None:
-    """The first untried alternative of the top signatures, bundled (same level as the first)."""
-    chosen: list[Candidate] = []
+def _batch(proposals, contexts: dict, batch_size: int) -> list[tuple[Member, Candidate]]:
+    """The first untried alternative of the top signatures (all members), same level as the first."""
+    chosen: list[tuple[Member, Candidate]] = []
     level = None
-    for alternatives in proposals:
+    for *_, member, alternatives in proposals:
         for alt in alternatives:
             if level is not None and alt.level != level:
                 break
-            try:
-                fp = stable_fingerprint(alt, ctx)
-            except (EditError, CandidateError):
+            if not _untried(alt, contexts[member.key], member.seen):
                 continue
-            if fp in seen:
-                continue
-            chosen.append(alt)
+            chosen.append((member, alt))
             level = alt.level
             break
         if len(chosen) >= batch_size:
             break
-    if not chosen:
-        return None
-    merged = merge(chosen)
-    try:
-        if stable_fingerprint(merged, ctx) in seen and len(chosen) > 1:
-            return chosen[0]
-    except (EditError, CandidateError):
-        return chosen[0]
-    return merged
+    return chosen

@@ -6,7 +6,7 @@ same ``propose`` interface, so the loop, gate and history code are shared.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from evoonto.evolution.attribute import attribute
 from evoonto.evolution.candidates import Candidate, propose
@@ -42,5 +42,5 @@ class OfflineEvolver:
             alts = propose(attribute(sig, view), view, prober=self.prober,
                            max_alternatives=self.max_alternatives)
             if alts:
-                out.append(alts)
+                out.append([replace(c, frequency=sig.frequency) for c in alts])
         return out

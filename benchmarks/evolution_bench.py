@@ -1,0 +1,176 @@
+"""Evolution on the 12 Spider databases, offline, reciprocal two-fold: Baseline / Initial / Evolved.
+
+Protocol (DESIGN.md §1 Evaluation; issue 6): the questions of every database are split (seeded) into
+folds A and B, each into a construction pool (70%) and a gate validation set V (30%). For each round
+(train on A, test on B; then swap) and each database:
+
+* **Baseline**: the raw-schema ontology (bare table/column Terms);
+* **Initial**: the builder's ontology from the training fold's construction pool (version 0);
+* **Evolved**: Initial after the offline evolution loop (trajectories = the construction pool's
+  retrieval runs, gate = V of the training fold, backbone = the schema-linking retrieval policy).
+  The 12 per-database workspaces are evolved together (:func:`evoonto.evolution.loop.evolve_group`):
+  one candidate may patch several workspaces, and one gate judges it on the pooled V (about 100
+  questions per fold instead of 2–13 per database);
+* **No gate** (ablation): the same loop with the gate disabled (every valid candidate accepted).
+
+Reported: held-out strict recall (and column recall) of each, means over all held-out questions
+(every question is held out exactly once), rounds accepted / rejected / invalid, and wall time.
+Gold SQL is read only by the scorer (:mod:`evoonto.evaluation.linking`); the builder and the loop
+see question texts, tool results and pass/fail only.
+
+Usage::
+
+    python benchmarks/evolution_bench.py [--data ../shared/data/spider] [--seed 0] [--rounds 8]
+        [--patience 3] [--tau 0.0] [--alpha 0.25] [--metric strict|column] [--db concert_singer ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BASE_IRI = "https://example.org/evoonto/eval/"
+
+
+def _mean(values):
+    values = list(values)
+    return sum(values) / len(values) if values else 0.0
+
+
+def _build(bench, db_id, workload):
+    from evoonto.builder.pipeline import build
+
+    return build([str(bench.databases[db_id])], list(workload), proposer="offline", base_iri=BASE_IRI).graphs
+
+
+def _evolve(bench, plan, graphs, *, gate_enabled, args, policy, workdir, sources):
+    """One workspace per database (version 0 = the build), evolved together with one pooled gate."""
+    from evoonto.evolution.backbone import LinkingBackbone
+    from evoonto.evolution.gate import GateConfig
+    from evoonto.evolution.loop import LoopConfig, Member, evolve_group
+    from evoonto.evolution.offline import OfflineEvolver
+    from evoonto.evolution.probes import ValueProber
+    from evoonto.workspace import Workspace
+
+    members = []
+    for db_id, workload, validation, _ in plan:
+        ws = Workspace.init(workdir / db_id, base_iri=BASE_IRI)
+        ws.replace_base(graphs[db_id])
+        members.append(Member(db_id, ws, list(workload), list(validation)))
+    backbone = LinkingBackbone(bench, policy=policy, metric=args.metric, sources=sources)
+    evolver = OfflineEvolver(prober=ValueProber(sources), kinds=tuple(args.kinds))
+    config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch,
+                        gate=GateConfig(tau=args.tau, alpha=args.alpha, test=args.test, seed=args.seed,
+                                        enabled=gate_enabled))
+    result = evolve_group(members, backbone=backbone, evolver=evolver, config=config,
+                          on_round=lambda r: print(f"    round {r.round:2d} {r.decision:8s} {r.edits:2d} edits "
+                                                   f"{r.reason[:90]}", flush=True) if args.verbose else None)
+    return {m.key: m.workspace for m in members}, result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "spider"))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rounds", type=int, default=12, help="round budget per fold")
+    parser.add_argument("--patience", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=16, help="signatures bundled per candidate")
+    parser.add_argument("--tau", type=float, default=0.0)
+    parser.add_argument("--alpha", type=float, default=0.25)
+    parser.add_argument("--test", default="sign", choices=("sign", "bootstrap", "none"))
+    parser.add_argument("--metric", default="column", choices=("strict", "column"),
+                        help="per-question outcome the gate compares (held-out reports strict recall)")
+    parser.add_argument("--kinds", nargs="+", default=["unlinked_phrase", "missing_value"])
+    parser.add_argument("-n", type=int, default=8, help="browse hits of the retrieval policy")
+    parser.add_argument("--budget", type=int, default=6000, help="resolve budget in characters")
+    parser.add_argument("--db", nargs="*", default=None, help="only these databases")
+    parser.add_argument("--no-ablation", action="store_true", help="skip the no-gate ablation")
+    parser.add_argument("--verbose", "-v", action="store_true", help="print every round")
+    args = parser.parse_args(argv)
+
+    from evoonto.evaluation.benchmarks import load_spider
+    from evoonto.evaluation.conditions import build_baseline_ontology
+    from evoonto.evaluation.linking import LinkingPolicy
+    from evoonto.evaluation.splits import make_splits
+    from evoonto.evolution.backbone import LinkingBackbone
+
+    started = time.perf_counter()
+    bench = load_spider(args.data)
+    questions = [q for q in bench.questions if not args.db or q.db_id in args.db]
+    splits = make_splits(questions, seed=args.seed)
+    by_id = {q.id: q for q in questions}
+    policy = LinkingPolicy(n=args.n, budget_chars=args.budget)
+    outcomes = {name: {} for name in ("baseline", "initial", "evolved", "nogate")}
+    column = {name: {} for name in outcomes}
+    stats = {"gated": [], "nogate": []}
+    tmp = Path(tempfile.mkdtemp(prefix="evoonto-evolution-"))
+    from evoonto.sources.base import open_source
+
+    sources = {db: open_source(str(bench.databases[db])) for db in sorted({q.db_id for q in questions})}
+    scorer = LinkingBackbone(bench, policy=policy, metric="strict", sources=sources)
+    col_scorer = LinkingBackbone(bench, policy=policy, metric="column", sources=sources)
+
+    def score(name, onto, test):
+        outcomes[name].update(scorer.run(onto, test)[0])
+        column[name].update(col_scorer.run(onto, test)[0])
+
+    for rnd in splits.rounds():
+        t0 = time.perf_counter()
+        plan = []
+        for db_id in sorted({by_id[i].db_id for i in rnd.test}):
+            plan.append((db_id, [by_id[i] for i in rnd.construction if by_id[i].db_id == db_id],
+                         [by_id[i] for i in rnd.validation if by_id[i].db_id == db_id],
+                         [by_id[i] for i in rnd.test if by_id[i].db_id == db_id]))
+        graphs = {db_id: _build(bench, db_id, workload) for db_id, workload, _, _ in plan}
+        print(f"fold {rnd.test_fold} held out: built {len(plan)} databases in {time.perf_counter() - t0:.1f}s",
+              flush=True)
+        runs = [("evolved", True)] + ([] if args.no_ablation else [("nogate", False)])
+        for name, enabled in runs:
+            t1 = time.perf_counter()
+            workspaces, result = _evolve(bench, plan, graphs, gate_enabled=enabled, args=args, policy=policy,
+                                         workdir=tmp / f"{rnd.test_fold}-{name}", sources=sources)
+            stats["gated" if enabled else "nogate"].append(result)
+            for db_id, _, _, test in plan:
+                ws = workspaces[db_id]
+                if enabled:
+                    score("baseline", build_baseline_ontology(bench.databases[db_id]), test)
+                    score("initial", ws.ontology_at(0), test)
+                score(name, ws.ontology_at(ws.version), test)  # replayed from files, like version 0
+            ids = [q.id for *_, test in plan for q in test]
+            print(f"  {name:8s} rounds {len(result.rounds):2d}: +{result.accepted} -{result.rejected} "
+                  f"!{result.invalid} ({result.stop_reason}); held-out strict initial "
+                  f"{_mean(outcomes['initial'][i] for i in ids):.4f} -> {_mean(outcomes[name][i] for i in ids):.4f} "
+                  f"({time.perf_counter() - t1:.1f}s)", flush=True)
+    for src in sources.values():
+        src.close()
+    elapsed = time.perf_counter() - started
+
+    print()
+    print(f"Spider dev, {len({q.db_id for q in questions})} databases, reciprocal two-fold (seed {args.seed}); "
+          f"policy {policy.to_json()}; gate: τ={args.tau}, {args.test} test α={args.alpha}, "
+          f"metric={args.metric}; rounds ≤ {args.rounds}, patience {args.patience}, batch {args.batch}")
+    print(f"{'condition':10s} {'questions':>9s} {'strict':>8s} {'column':>8s}")
+    for name in ("baseline", "initial", "evolved", "nogate"):
+        if outcomes[name]:
+            print(f"{name:10s} {len(outcomes[name]):9d} {_mean(outcomes[name].values()):8.4f} "
+                  f"{_mean(column[name].values()):8.4f}")
+    for name, results in stats.items():
+        if results:
+            print(f"loop {name:7s}: rounds {sum(len(r.rounds) for r in results)}, accepted "
+                  f"{sum(r.accepted for r in results)}, rejected {sum(r.rejected for r in results)}, "
+                  f"invalid {sum(r.invalid for r in results)}")
+    gain = 100 * (_mean(outcomes["evolved"].values()) - _mean(outcomes["initial"].values()))
+    print(f"Evolved − Initial (held-out strict recall): {gain:+.2f} points (target ≥ +3)")
+    if outcomes["nogate"]:
+        diff = 100 * (_mean(outcomes["nogate"].values()) - _mean(outcomes["evolved"].values()))
+        print(f"No-gate − Evolved: {diff:+.2f} points (target ≤ 0)")
+    print(f"wall time {elapsed:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
