@@ -50,6 +50,13 @@ MAX_ROUNDS = 20
 #: File written into the workspace so a later demo knows it may replace the directory.
 MARKER = "evoonto-demo.json"
 
+#: Readable text of the evolution loop's stop reasons.
+STOP_REASONS = {
+    "rounds": "round budget spent",
+    "patience": "too many consecutive rejections",
+    "no-candidates": "no candidate left (no failure signature the offline evolver can act on)",
+}
+
 #: Example queries shown in the browse/resolve step (generic phrases, not benchmark questions).
 BROWSE_EXAMPLES = ("singer age", "stadium capacity", "concert theme")
 
@@ -459,15 +466,21 @@ def _step_evolve(state: _State) -> list[str]:
     lines.append(f"gate: strict recall on V ({len(state.validation_questions)} questions), "
                  f"parent vs candidate, margin tau and a sign test")
     lines.append(f"{result.accepted} accepted, {result.rejected} rejected, {result.invalid} invalid; "
-                 f"stopped: {result.stop_reason}; active version {result.final_version}")
+                 f"stopped: {STOP_REASONS.get(result.stop_reason, result.stop_reason)}; "
+                 f"active version {result.final_version}")
+    scored = [r for r in result.rounds if r.parent_score is not None]
+    if scored and not result.accepted and all(r.parent_score >= 1.0 for r in scored):
+        lines.append("the parent already scores 1.00 on V, so no candidate can show a gain there")
     if result.accepted:
         scores = state.report.scores
         scores[f"evoonto v{result.final_version} (evolved)"] = _linking_scores(
             state, _tools(state, state.workspace.ontology))
         ref = scores.get("full schema prompt", {}).get("tokens")
         lines += [SCORE_HEADER] + [_score_row(n, m, ref) for n, m in scores.items() if n != "full schema prompt"]
-    else:
+    elif result.rounds:
         lines.append("no patch passed the gate: the held-out scores stay those of version 0")
+    else:
+        lines.append("no patch was proposed: the held-out scores stay those of version 0")
     return lines
 
 
