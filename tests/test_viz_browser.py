@@ -136,6 +136,28 @@ def test_clicking_a_node_shows_its_record(driver, small_page):
     assert console_errors(driver) == []
 
 
+def test_explore_from_here_draws_a_two_hop_neighbourhood_and_show_all_returns(driver, small_page):
+    from selenium.webdriver.common.by import By
+
+    open_page(driver, small_page)
+    click_node(driver, "Performer")
+    driver.find_element(By.XPATH, "//div[@id='record']//button[text()='Explore from here']").click()
+    graph = driver.find_element(By.ID, "graph")
+    assert graph.get_attribute("data-mode") == "neighbourhood"
+    drawn = set(driver.execute_script(
+        "return Array.from(document.querySelectorAll('#graph g.node text')).map(t => t.textContent);"))
+    # Performer -> Singer (hierarchy) -> Concert (association) and Singer's Mapping; nothing further
+    assert {"Performer", "Singer", "Concert"} <= drawn and "Concert year" not in drawn
+    assert record_title(driver) == "Performer"
+    show_all = driver.find_element(By.ID, "show-all")
+    assert show_all.is_displayed()
+    show_all.click()
+    assert graph.get_attribute("data-mode") == "all"
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#graph g.node")) == SMALL_NODES
+    assert not show_all.is_displayed()
+    assert console_errors(driver) == []
+
+
 def test_selecting_a_version_highlights_its_diff(driver, small_page, screenshots):
     from selenium.webdriver.common.by import By
 

@@ -108,28 +108,39 @@
     return NODES.filter(function (n) { return n.family === 'term'; }).length;
   }
 
+  /** A focus for render(): the neighbourhood of `list`. It stays a neighbourhood view when one is
+   *  shown (or `explicit`); when everything fits the budget it is limited to two hops. */
+  function around(list, explicit) {
+    var copy = list.slice();
+    copy.neighbourhood = !!explicit || !!state.neighbourhood;
+    copy.depth = countAll() <= MAX_VISIBLE ? 2 : Infinity;
+    return copy;
+  }
+
   /** Nodes to draw: everything when it fits the budget, else a breadth-first neighbourhood of focus. */
   function chooseVisible(focus) {
     var allowed = function (i) { return state.satellites || !isSatellite(i); };
-    if (countAll() <= MAX_VISIBLE && !(focus && focus.forceNeighbourhood)) {
+    if (countAll() <= MAX_VISIBLE && !(focus && focus.neighbourhood)) {
       state.neighbourhood = null;
       return NODES.map(function (n, i) { return i; }).filter(allowed);
     }
+    var maxDepth = (focus && focus.depth) || Infinity;
     var roots = (focus && focus.length) ? focus.slice() : [bestRoot()];
     roots = roots.filter(allowed);
     if (!roots.length) { roots = [bestRoot()]; }
-    var seen = {}, order = [], queue = [];
-    roots.slice(0, MAX_VISIBLE).forEach(function (r) { if (!seen[r]) { seen[r] = true; order.push(r); queue.push(r); } });
+    var depth = {}, order = [], queue = [];
+    roots.slice(0, MAX_VISIBLE).forEach(function (r) { if (depth[r] === undefined) { depth[r] = 0; order.push(r); queue.push(r); } });
     // breadth-first, semantic neighbours before satellites so Terms are not crowded out
     while (queue.length && order.length < MAX_VISIBLE) {
       var cur = queue.shift();
+      if (depth[cur] >= maxDepth) { continue; }
       var next = adjacency[cur].map(function (ei) {
         var e = EDGES[ei];
         return { n: e.source === cur ? e.target : e.source, w: EDGE_STYLES[e.type].semantic ? 0 : 1 };
       }).sort(function (a, b) { return a.w - b.w; });
       for (var j = 0; j < next.length && order.length < MAX_VISIBLE; j++) {
         var n = next[j].n;
-        if (!seen[n] && allowed(n)) { seen[n] = true; order.push(n); queue.push(n); }
+        if (depth[n] === undefined && allowed(n)) { depth[n] = depth[cur] + 1; order.push(n); queue.push(n); }
       }
     }
     state.neighbourhood = roots;
@@ -238,6 +249,7 @@
     } else {
       note.textContent = plural(state.visible.length, 'node') + ' · drag to pan, scroll to zoom';
     }
+    $('show-all').hidden = !(state.neighbourhood && total <= MAX_VISIBLE);
     graph.setAttribute('data-visible', String(state.visible.length));
     graph.setAttribute('data-mode', state.neighbourhood ? 'neighbourhood' : 'all');
   }
@@ -535,7 +547,7 @@
       node.deprecated ? h('span', { className: 'badge deprecated', text: 'deprecated' }) : null]));
     box.appendChild(h('div', { className: 'iri mono', text: node.iri }));
     var explore = h('button', { type: 'button', text: 'Explore from here' });
-    explore.addEventListener('click', function () { render(withForce([i])); selectNode(i); });
+    explore.addEventListener('click', function () { render(around([i], true)); selectNode(i); });
     var center = h('button', { type: 'button', text: 'Center' });
     center.addEventListener('click', function () { centerOn(i); });
     box.appendChild(h('div', { className: 'actions' }, [center, explore]));
@@ -565,7 +577,6 @@
     }
     showTab('record');
   }
-  function withForce(list) { var copy = list.slice(); copy.forceNeighbourhood = !!state.neighbourhood; return copy; }
 
   function selectNode(i) {
     state.selected = (i === null || i === undefined) ? null : i;
@@ -575,7 +586,7 @@
   /** Select a node, first bringing it into view (turning satellites on or moving the neighbourhood). */
   function focusNode(i) {
     if (isSatellite(i) && !state.satellites) { state.satellites = true; $('show-satellites').checked = true; render(null); }
-    if (!state.visibleSet[i]) { render(withForce([i])); }
+    if (!state.visibleSet[i]) { render(around([i])); }
     selectNode(i);
     centerOn(i);
   }
@@ -622,7 +633,7 @@
     var missing = touched.filter(function (i) { return !state.visibleSet[i]; });
     if (missing.length && (state.neighbourhood || missing.some(isSatellite))) {
       if (!state.satellites && missing.some(isSatellite)) { state.satellites = true; $('show-satellites').checked = true; }
-      render(withForce(touched));
+      render(around(touched));
     }
     state.selected = null;
     applyHighlight();
@@ -817,9 +828,10 @@
   $('show-satellites').addEventListener('change', function (evt) {
     state.satellites = evt.target.checked;
     if (!state.satellites && state.selected !== null && isSatellite(state.selected)) { state.selected = null; placeholder(); }
-    render(state.neighbourhood ? withForce(state.neighbourhood) : null);
+    render(state.neighbourhood ? around(state.neighbourhood) : null);
   });
   $('fit').addEventListener('click', function () { state.userMoved = false; fit(); });
+  $('show-all').addEventListener('click', function () { render(null); });
   $('clear').addEventListener('click', function () { selectRow(null); selectNode(null); });
   window.addEventListener('resize', function () { if (!state.userMoved) { fit(); } });
 
@@ -829,7 +841,6 @@
   buildHistory();
   buildChart();
   placeholder();
-  if (countAll() > MAX_VISIBLE) { state.satellites = true; }
   render(null);
   document.body.setAttribute('data-ready', 'true');
 })();
