@@ -104,6 +104,9 @@ def test_documents_catalog():
     assert (passage, ns.RDF.type, EVO.Passage) in g
     assert "Free Meal Count (K-12)" in str(g.value(passage, EVO.text))
     assert str(g.value(passage, ns.DCTERMS.title)) == "School Meals Guide > Free Meal Count"
+    with open_source(DOCS) as src:
+        hit, _ = src.search("free meal count", n=1)[0]
+        assert src.passage_iri(IRIS, hit) == passage
     assert validate(g).conforms
 
 
