@@ -8,8 +8,8 @@
    SQL is read) and make it version 0 of a fresh workspace;
 3. **validate** it against the SHACL shapes;
 4. **browse/resolve** a few example queries through the Tool layer;
-5. **evaluate** schema-linking recall on the held-out fold, baseline vs evoonto (paper §5);
-6. **evolve** a few rounds (diagnose → attribute → patch → gate, paper §4) on the build fold and
+5. **evaluate** schema-linking recall on the held-out fold, baseline vs evoonto (paper, *Evaluation*);
+6. **evolve** a few rounds (diagnose → attribute → patch → gate, paper, *Evolution loop*) on the build fold and
    score the evolved version on the same held-out fold;
 7. print the **version log** and the scores.
 
@@ -295,7 +295,8 @@ def _step_split(state: _State) -> list[str]:
             f"fold B = {len(state.test_questions)} held out for testing"]
 
 
-def build_workspace(path: str | Path, data: DemoData | None = None, questions=None, *, marker: dict | None = None):
+def build_workspace(path: str | Path, data: DemoData | None = None, questions=None, *,
+                    marker: dict | None = None) -> tuple[Any, Any]:
     """Create a workspace at ``path`` holding the builder's ontology of the bundled database as version 0.
 
     Args:
@@ -304,8 +305,9 @@ def build_workspace(path: str | Path, data: DemoData | None = None, questions=No
         questions: the workload (Questions without gold); default: every bundled question.
         marker: when given, written as :data:`MARKER` (JSON) so a later demo may replace the folder.
     Returns:
-        The open :class:`~evoonto.workspace.Workspace` (version 0); its config records the source
-        (``settings["sources"] = {db_id: path}``) so ``evoonto serve --data-tools`` can reach it.
+        ``(workspace, build)``: the open :class:`~evoonto.workspace.Workspace` (version 0), whose
+        settings record the source (``settings["sources"] = {db_id: path}``, so ``evoonto serve
+        --data-tools`` reaches it), and the builder's :class:`~evoonto.builder.pipeline.BuildResult`.
     Raises:
         WorkspaceError: ``path`` exists and is not empty.
         StepUnavailable: the core or builder package is missing.
@@ -321,15 +323,14 @@ def build_workspace(path: str | Path, data: DemoData | None = None, questions=No
     ws.set_setting("sources", {data.db_id: str(data.database)})
     result = build([str(data.database)], list(questions), base_iri=ws.base_iri)
     ws.replace_base(result.graphs)
-    ws.build_result = result
-    return ws
+    return ws, result
 
 
 def _step_build(state: _State) -> list[str]:
     marker = {"created_by": "evoonto demo", "db_id": state.data.db_id, "seed": state.seed,
               "rounds": state.rounds, "database": str(state.data.database)}
-    state.workspace = build_workspace(state.workspace_path, state.data, state.build_questions, marker=marker)
-    result = state.workspace.build_result
+    state.workspace, result = build_workspace(state.workspace_path, state.data, state.build_questions,
+                                              marker=marker)
     save_splits = api("evoonto.evaluation.splits", "load_or_create_splits")
     save_splits(state.workspace_path / "splits.json", state.benchmark.questions, seed=state.seed)
     return [f"offline builder on {len(state.build_questions)} questions (gold never read): "
@@ -387,19 +388,19 @@ def _step_browse(state: _State) -> list[str]:
     return lines
 
 
-def _linking_scores(state: _State, tools: Any, prompt: str | None = None) -> dict[str, float]:
-    """Schema-linking metrics of the held-out questions with ``tools`` (or a pasted ``prompt``)."""
+def _linking_scores(state: _State, context: Any) -> dict[str, float]:
+    """Schema-linking metrics (:mod:`evoonto.evaluation.linking`) of the held-out questions in one
+    evaluation :class:`~evoonto.evaluation.conditions.Context` (tools + prompt, or a pasted prompt)."""
     linking = importlib.import_module("evoonto.evaluation.linking")
     analysis_of = api("evoonto.evaluation.benchmarks", "analysis_of")
     bench = state.benchmark
     results = []
     for q in state.test_questions:
         schema = bench.schema(q.db_id)
-        if tools is None:
-            surfaced = linking.surface_prompt_only(prompt, schema)
+        if context.tools is None:
+            surfaced = linking.surface_prompt_only(context.prompt, schema)
         else:
-            surfaced = linking.surface_with_tools(tools, tools.manifest() if prompt is None else prompt,
-                                                  q.text, state.policy, schema)
+            surfaced = linking.surface_with_tools(context.tools, context.prompt, q.text, state.policy, schema)
         results.append(linking.score_linking(q.id, surfaced, analysis_of(bench.gold[q.id], bench)))
     s = linking.summarize_linking(results)
     out = {"strict_recall": s.strict_recall, "column_recall": s.column_recall, "table_recall": s.table_recall,
@@ -407,6 +408,15 @@ def _linking_scores(state: _State, tools: Any, prompt: str | None = None) -> dic
     if s.value_recall is not None:
         out["value_recall"] = s.value_recall
     return out
+
+
+def _context(state: _State, condition: str, ontology: Any = None) -> Any:
+    """The evaluation context of ``condition``; the evoonto/full conditions use ``ontology``
+    (default: the workspace's active version) instead of rebuilding one."""
+    Conditions = api("evoonto.evaluation.conditions", "Conditions")
+    ontology = ontology if ontology is not None else state.workspace.ontology
+    conditions = Conditions(ontology_provider=lambda db_id, database, workload: ontology)
+    return conditions.prepare(condition, state.data.db_id, state.data.database, state.build_questions)
 
 
 def _score_row(name: str, metrics: dict[str, float], reference: float | None) -> str:
@@ -420,18 +430,10 @@ SCORE_HEADER = f"{'condition (held-out)':<22} {'strict':>6} {'column':>6} {'tabl
 
 
 def _step_evaluate(state: _State) -> list[str]:
-    build_baseline_ontology = api("evoonto.evaluation.conditions", "build_baseline_ontology")
-    schema_ddl = api("evoonto.evaluation.conditions", "schema_ddl")
-    full_layer_text = api("evoonto.evaluation.conditions", "full_layer_text")
     state.policy = api("evoonto.evaluation.linking", "LinkingPolicy")()
-    baseline_tools = _tools(state, build_baseline_ontology(state.data.database))
-    evo_tools = _tools(state, state.workspace.ontology)
-    layer, n_terms = full_layer_text(evo_tools)
-    full_prompt = f"Database schema:\n{schema_ddl(state.data.database)}\n\nOntology layer ({n_terms} terms):\n{layer}"
     scores = state.report.scores
-    scores["full schema prompt"] = _linking_scores(state, None, full_prompt)
-    scores["baseline"] = _linking_scores(state, baseline_tools)
-    scores["evoonto v0"] = _linking_scores(state, evo_tools)
+    for condition, label in (("full", "full schema prompt"), ("baseline", "baseline"), ("evoonto", "evoonto v0")):
+        scores[label] = _linking_scores(state, _context(state, condition))
     ref = scores["full schema prompt"]["tokens"]
     return [f"schema-linking recall on {len(state.test_questions)} held-out questions "
             "(browse the question, resolve the hits; tokens = characters / 4):",
@@ -474,7 +476,7 @@ def _step_evolve(state: _State) -> list[str]:
     if result.accepted:
         scores = state.report.scores
         scores[f"evoonto v{result.final_version} (evolved)"] = _linking_scores(
-            state, _tools(state, state.workspace.ontology))
+            state, _context(state, "evoonto", state.workspace.ontology))
         ref = scores.get("full schema prompt", {}).get("tokens")
         lines += [SCORE_HEADER] + [_score_row(n, m, ref) for n, m in scores.items() if n != "full schema prompt"]
     elif result.rounds:
