@@ -96,7 +96,8 @@
     row: null,              // selected history row index
     pos: {},                // node index -> {x, y} (kept across re-renders)
     view: { k: 1, x: 0, y: 0 },
-    userMoved: false
+    userMoved: false,       // the user panned or zoomed: no automatic fit any more
+    follow: null            // node index kept in the centre while the layout moves (after a search)
   };
   var els = { nodes: {}, edges: {} };
   var graph = $('graph');
@@ -250,6 +251,7 @@
       note.textContent = plural(state.visible.length, 'node') + ' · drag to pan, scroll to zoom';
     }
     $('show-all').hidden = !(state.neighbourhood && total <= MAX_VISIBLE);
+    graph.classList.toggle('dense', state.visible.length > 80);
     graph.setAttribute('data-visible', String(state.visible.length));
     graph.setAttribute('data-mode', state.neighbourhood ? 'neighbourhood' : 'all');
   }
@@ -310,7 +312,7 @@
     // settle most of the way synchronously (bounded work: at most ~300 ms), then animate the rest
     var started = performance.now();
     while (layout.alpha > 0.02 && performance.now() - started < 300) { tick(); }
-    if (!state.userMoved) { draw(); fit(); }
+    if (!state.userMoved) { draw(); fit(); } else if (state.follow !== null) { draw(); centerOn(state.follow); }
     draw();
     if (!layout.running) { layout.running = true; layout.frame = requestAnimationFrame(step); }
   }
@@ -366,6 +368,7 @@
       p.x = layout.x[k]; p.y = layout.y[k];
       els.nodes[i].setAttribute('transform', 'translate(' + p.x.toFixed(1) + ',' + p.y.toFixed(1) + ')');
     });
+    if (state.follow !== null && state.visibleSet[state.follow]) { centerOn(state.follow); }
     Object.keys(els.edges).forEach(function (key) {
       var e = EDGES[key], line = els.edges[key], p = state.pos[e.source], q = state.pos[e.target];
       var dx = q.x - p.x, dy = q.y - p.y, d = Math.sqrt(dx * dx + dy * dy) || 1;
@@ -424,6 +427,7 @@
     if (!drag.moved && dx * dx + dy * dy < 16) { return; }
     drag.moved = true;
     state.userMoved = true;
+    state.follow = null;
     if (drag.node === null) {
       state.view.x = drag.view.x + dx; state.view.y = drag.view.y + dy; applyView();
     } else {
@@ -453,6 +457,7 @@
     state.view.y = my - (my - state.view.y) * k / state.view.k;
     state.view.k = k;
     state.userMoved = true;
+    state.follow = null;
     applyView();
   }, { passive: false });
   graph.addEventListener('keydown', function (evt) {
@@ -481,6 +486,9 @@
       diff.nodesRemoved.forEach(function (i) { removed[i] = true; });
       diff.edgesAdded.forEach(function (i) { addedEdges[i] = true; });
       diff.edgesRemoved.forEach(function (i) { removedEdges[i] = true; });
+    }
+    if (state.selected !== null && els.nodes[state.selected]) {   // drawn last, so its label is on top
+      els.nodes[state.selected].parentNode.appendChild(els.nodes[state.selected]);
     }
     Object.keys(els.nodes).forEach(function (key) {
       var cls = els.nodes[key].classList;
@@ -588,6 +596,9 @@
     if (isSatellite(i) && !state.satellites) { state.satellites = true; $('show-satellites').checked = true; render(null); }
     if (!state.visibleSet[i]) { render(around([i])); }
     selectNode(i);
+    state.view.k = Math.max(state.view.k, 1.2);
+    state.follow = i;
+    state.userMoved = true;
     centerOn(i);
   }
 
@@ -830,7 +841,7 @@
     if (!state.satellites && state.selected !== null && isSatellite(state.selected)) { state.selected = null; placeholder(); }
     render(state.neighbourhood ? around(state.neighbourhood) : null);
   });
-  $('fit').addEventListener('click', function () { state.userMoved = false; fit(); });
+  $('fit').addEventListener('click', function () { state.userMoved = false; state.follow = null; fit(); });
   $('show-all').addEventListener('click', function () { render(null); });
   $('clear').addEventListener('click', function () { selectRow(null); selectNode(null); });
   window.addEventListener('resize', function () { if (!state.userMoved) { fit(); } });
