@@ -218,6 +218,22 @@ def test_search_finds_a_synonym_and_selects_it(driver, small_page):
     assert console_errors(driver) == []
 
 
+def test_a_fresh_workspace_renders_an_empty_page_without_errors(driver, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    from evoonto.workspace import Workspace
+
+    Workspace.init(tmp_path / "ws")
+    out = tmp_path / "empty.html"
+    assert main(["viz", "--workspace", str(tmp_path / "ws"), "--out", str(out)]) == 0
+    open_page(driver, out)
+    assert console_errors(driver) == []
+    assert driver.find_elements(By.CSS_SELECTOR, "#graph g.node") == []
+    assert "Content graph is empty" in driver.find_element(By.ID, "graph").text
+    assert "No evolution rounds yet" in driver.find_element(By.ID, "history").text
+    assert "No scored rounds yet" in driver.find_element(By.ID, "chart").text
+
+
 def test_five_thousand_terms_render_a_bounded_neighbourhood(driver, tmp_path, screenshots):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys

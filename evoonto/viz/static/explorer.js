@@ -218,6 +218,10 @@
       nodeLayer.appendChild(g);
       els.nodes[i] = g;
     });
+    if (!state.visible.length) {
+      graph.appendChild(s('text', { className: 'empty-graph', x: '50%', y: '50%', 'text-anchor': 'middle',
+        text: NODES.length ? 'Nothing to draw: turn the satellites on.' : 'The Content graph is empty: build the ontology first (evoonto build).' }));
+    }
     markHubs();
     placeNew();
     updateNote();
@@ -819,7 +823,7 @@
   }
   function buildLegend() {
     var legend = clear($('legend'));
-    var kinds = {}, edgeTypes = {};
+    var kinds = Object.create(null), edgeTypes = Object.create(null);
     NODES.forEach(function (n) { var k = n.family === 'term' ? n.kind : n.family; kinds[k] = n; });
     EDGES.forEach(function (e) { edgeTypes[e.type] = true; });
     Object.keys(kinds).sort(function (a, b) {
