@@ -174,19 +174,12 @@ def _serve_and_call(root: Path, *calls: tuple[str, dict]):
 
 
 def test_demo_workspace_is_served_over_mcp_stdio(demo_run):
-    """`evoonto serve --workspace PATH` serves the demo workspace to a real MCP client."""
+    """`evoonto serve --workspace PATH --data-tools` serves the demo workspace to a real MCP client,
+    including its database (recorded in the workspace settings by the demo)."""
     root, first = demo_run
     if first.returncode != 0:
         pytest.skip("the first demo run did not complete")
-    tools, (browsed,) = _serve_and_call(root, ("browse", {"q": "singer age"}))
-    assert {"browse", "resolve"} <= tools
+    tools, (browsed, tables) = _serve_and_call(root, ("browse", {"q": "singer age"}), ("list_tables", {}))
+    assert {"browse", "resolve", "list_tables"} <= tools
     assert not browsed.is_error and "Singer age" in browsed.content[0].text
-
-
-def test_demo_workspace_serves_its_database_with_data_tools(demo_run):
-    """The demo records its database in the workspace settings, so --data-tools reach it."""
-    root, first = demo_run
-    if first.returncode != 0:
-        pytest.skip("the first demo run did not complete")
-    _, (tables,) = _serve_and_call(root, ("list_tables", {}))
     assert not tables.is_error and "singer_in_concert" in tables.content[0].text
