@@ -28,9 +28,10 @@ The standard prefixes (``evo:``, ``evog:``, ``skos:``, ``prov:``, ``dcat:``, ``d
 ``owl:``, ``rdfs:``, ``rdf:``, ``sh:``, ``xsd:``, ``sssom:``) are declared automatically unless the
 query declares them itself.
 
-The cell's value is a :class:`SparqlResult`: a ``list`` of ``dict`` rows (variable name → rdflib
-term, as :meth:`Ontology.query <evoonto.ontology.Ontology.query>` returns them) that renders as an
-HTML table in Jupyter and as a plain-text table in a terminal. pandas is not needed.
+The cell's value is a :class:`SparqlResult` for SELECT: a ``list`` of ``dict`` rows (variable name →
+rdflib term, as :meth:`Ontology.query <evoonto.ontology.Ontology.query>` returns them) that renders
+as an HTML table in Jupyter and as a plain-text table in a terminal (pandas is not needed); a
+:class:`GraphResult` (shown as Turtle) for CONSTRUCT/DESCRIBE; ``True``/``False`` for ASK.
 
 Errors (unknown workspace, malformed query, unknown variable) are shown as one line
 ``sparql: error: …`` instead of a traceback.
@@ -190,6 +191,32 @@ class SparqlResult(list):
     __str__ = __repr__
 
 
+class GraphResult:
+    """The graph of a CONSTRUCT/DESCRIBE query, shown as Turtle (standard prefixes bound).
+
+    Attributes:
+        graph: the ``rdflib.Graph`` the ontology returned.
+    """
+
+    def __init__(self, graph: Any):
+        self.graph = graph
+
+    def __len__(self) -> int:
+        return len(self.graph)
+
+    def to_turtle(self) -> str:
+        """The graph as Turtle text."""
+        for prefix, iri in STANDARD_PREFIXES.items():
+            self.graph.bind(prefix, iri, override=False)
+        return self.graph.serialize(format="turtle")
+
+    def _repr_html_(self) -> str:
+        return f"<pre>{html.escape(self.to_turtle())}</pre><p>{len(self)} triples</p>"
+
+    def __repr__(self) -> str:
+        return f"{self.to_turtle().rstrip()}\n# {len(self)} triples"
+
+
 def run_query(target: Any, query: str) -> Any:
     """Run ``query`` (standard prefixes added) on ``target`` and wrap SELECT rows as a :class:`SparqlResult`.
 
@@ -198,8 +225,8 @@ def run_query(target: Any, query: str) -> Any:
             ``query(sparql) -> list[dict]`` method.
         query: SPARQL 1.1 query text.
     Returns:
-        A :class:`SparqlResult` for SELECT results; other results (ASK → bool, CONSTRUCT → graph)
-        are returned as the ontology returns them.
+        A :class:`SparqlResult` for SELECT, a :class:`GraphResult` for CONSTRUCT/DESCRIBE, a bool
+        for ASK.
     Raises:
         SparqlMagicError: empty query or a target without a ``query`` method.
         EvoontoError: whatever the store raises for a malformed query.
@@ -212,6 +239,8 @@ def run_query(target: Any, query: str) -> Any:
     result = ontology.query(with_standard_prefixes(query))
     if isinstance(result, list):
         return SparqlResult(result, variables=_select_variables(query))
+    if callable(getattr(result, "serialize", None)) and callable(getattr(result, "bind", None)):
+        return GraphResult(result)
     return result
 
 

@@ -6,7 +6,7 @@ import pytest
 from rdflib import Literal, URIRef
 
 from evoonto.sparql_magic import (
-    SparqlMagicError, SparqlResult, _parse_options, compact, run_query, with_standard_prefixes,
+    GraphResult, SparqlMagicError, SparqlResult, _parse_options, compact, run_query, with_standard_prefixes,
 )
 
 EVO = "https://w3id.org/evoonto/ns#"
@@ -31,6 +31,8 @@ class FakeOntology:
         result = self.graph.query(sparql)
         if result.type == "ASK":
             return bool(result.askAnswer)
+        if result.type in ("CONSTRUCT", "DESCRIBE"):
+            return result.graph
         return [{str(v): row[v] for v in result.vars if row[v] is not None} for row in result]
 
 
@@ -63,8 +65,12 @@ def test_run_query_returns_rows_in_projection_order_and_renders():
         result.values("nope")
 
 
-def test_run_query_passes_non_select_results_through():
+def test_ask_gives_a_bool_and_construct_a_turtle_graph():
     assert run_query(FakeOntology(), "ASK { ?x a evo:Term }") is True
+    graph = run_query(FakeOntology(), "CONSTRUCT { ?x skos:prefLabel ?l } WHERE { ?x skos:prefLabel ?l }")
+    assert isinstance(graph, GraphResult) and len(graph) == 2
+    assert "skos:prefLabel" in repr(graph) and repr(graph).endswith("# 2 triples")
+    assert "&lt;b&gt;" in graph._repr_html_()
 
 
 def test_display_limit_cuts_the_rendering_not_the_rows():
@@ -119,3 +125,14 @@ def test_cell_magic_reports_a_missing_workspace_in_one_line(shell, tmp_path, cap
     assert out.result is None
     printed = capsys.readouterr().out.strip()
     assert printed.startswith("sparql: error:") and "\n" not in printed
+
+
+def test_cell_magic_on_a_real_workspace_remembers_it(shell, tmp_path):
+    from evoonto.workspace import Workspace
+
+    Workspace.init(tmp_path / "ws")
+    first = shell.run_cell(f"%%sparql --workspace {tmp_path / 'ws'}\n"
+                           "SELECT (COUNT(*) AS ?n) WHERE { GRAPH evog:vocab { ?s a owl:Class } }")
+    assert isinstance(first.result, SparqlResult) and int(first.result[0]["n"]) > 5
+    again = shell.run_cell("%%sparql\nASK { GRAPH evog:vocab { evo:Term a owl:Class } }")
+    assert again.result is True
