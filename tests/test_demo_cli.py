@@ -40,7 +40,8 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, *fragments: str) ->
 def test_demo_help_describes_every_step(tmp_path):
     proc = run_cli("demo", "--help", cwd=tmp_path)
     assert proc.returncode == 0
-    for word in ("build", "validate", "browse", "evolve", "--rounds", "--force", "--workspace", "CC BY-SA"):
+    for word in ("build", "validate", "browse", "evolve", "--rounds", "--force", "--workspace", "CC BY-SA",
+                 "evoonto-demo"):
         assert word in proc.stdout
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from evoonto.cli import add_workspace_option
-
 HELP = "run the end-to-end demo on the bundled Spider database (offline, about a minute)"
 
 DESCRIPTION = """\
@@ -20,9 +18,13 @@ Yu et al. 2018), offline and deterministically:
   6. evolve a few rounds (diagnose -> attribute -> patch -> gate) and score again
   7. print the version log and the scores
 
-The workspace it leaves can be served to an agent with `evoonto serve --workspace PATH`.
+The workspace it leaves (default ./evoonto-demo, so the demo never touches your own ./.evoonto or
+$EVOONTO_WORKSPACE) can be served to an agent with `evoonto serve --workspace evoonto-demo`.
 An existing workspace is replaced only if an earlier `evoonto demo` created it, or with --force.
 """
+
+#: Workspace the demo writes when --workspace is not given.
+DEFAULT_WORKSPACE = "evoonto-demo"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,7 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "demo", help=HELP, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_workspace_option(parser)
+    # Same flags as evoonto.cli.add_workspace_option, but a default of its own (see DESCRIPTION).
+    parser.add_argument("--workspace", "-w", default=DEFAULT_WORKSPACE, metavar="PATH",
+                        help=f"workspace directory to create (default: ./{DEFAULT_WORKSPACE})")
     parser.add_argument(
         "--rounds", type=int, default=None, metavar="N",
         help="evolution rounds to run (0-20; default 3)",
@@ -45,11 +49,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the demo into the chosen workspace; returns 0, or 1 when a step was unavailable."""
-    from evoonto.cli import workspace_path
+    from pathlib import Path
+
     from evoonto.demo import DEFAULT_ROUNDS, run_demo
 
     report = run_demo(
-        workspace_path(args),
+        Path(args.workspace),
         rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
         seed=args.seed,
         force=args.force,
