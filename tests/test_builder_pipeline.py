@@ -153,3 +153,22 @@ def test_bad_inputs_give_clear_errors(cards_db, tmp_path):
         build([cards_db], base_iri="not an iri")
     with pytest.raises(SourceError, match="distinct"):
         build([cards_db, cards_db])
+
+
+def test_awkward_names_spaces_quotes_reserved_words_unicode(tmp_path):
+    path = tmp_path / "odd.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE "order" ("group" TEXT, "Free Meal Count (K-12)" INTEGER, "Straße" TEXT, "it's" TEXT);
+        INSERT INTO "order" VALUES ('A', 10, 'Hauptstraße', 'O''Brien'), ('A', 12, 'Hauptstraße', 'O''Brien'),
+                                   ('B', 7, 'Ringstraße', 'x'), ('B', 3, 'Ringstraße', 'x');
+    """)
+    con.commit()
+    con.close()
+    result = build([path], ["Which orders belong to O'Brien in group A?"])
+    assert result.validation.conforms
+    content = result.graphs["content"]
+    filters = {str(o) for o in content.objects(None, EVO.filter)}
+    assert "\"it's\" = 'O''Brien'" in filters and "\"group\" = 'A'" in filters
+    labels = {str(o) for o in content.objects(None, SKOS.prefLabel)}
+    assert "Order free meal count k 12" in labels and "Order straße" in labels
