@@ -329,6 +329,7 @@
       if (!state.userMoved) { fit(); }
       graph.setAttribute('data-layout', 'settled');
       graph.setAttribute('data-ticks', String(layout.ticks));
+      graph.setAttribute('data-settled-ms', String(Math.round(performance.now())));  // read by benchmarks
     }
   }
   function reheat(alpha) {
