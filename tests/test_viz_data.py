@@ -216,3 +216,18 @@ def test_five_thousand_terms_extract_consistently():
     assert all(0 <= i < n for node_ in result["nodes"] for i in node_["sections"])
     assert len(result["history"]) == 30 and [r["round"] for r in result["history"]] == list(range(1, 31))
     json.dumps(result)
+
+
+def test_rollback_row_shows_the_restored_triples(tmp_path):
+    from evoonto.workspace import Workspace
+
+    ws = Workspace.open(make_workspace(tmp_path / "ws"))
+    assert ws.rollback(1) == 3
+    result = load_workspace_model(tmp_path / "ws")
+    row = result["history"][-1]
+    assert (row["level"], row["decision"], row["version"], row["parentVersion"]) == ("restore", "accepted", 3, 2)
+    labels = lambda idx: {result["nodes"][i]["label"] for i in idx}  # noqa: E731
+    assert labels(row["diff"]["nodesAdded"]) == {"Singer age"}          # the synonym "years" is back
+    assert labels(row["diff"]["nodesRemoved"]) == {"Old age"}           # its deprecation is undone
+    assert "Age IS NOT NULL" not in {n["label"] for n in result["nodes"]}
+    assert row["diff"]["removed"] == 8 and row["diff"]["added"] == 1
