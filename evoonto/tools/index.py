@@ -15,6 +15,7 @@ every query of that ontology version.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import defaultdict
@@ -50,6 +51,10 @@ def stem(token: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Split identifiers and prose into normalised tokens (see module docstring)."""
+    return list(_tokenize(text)) if len(text) < 200 else list(_tokenize_uncached(text))
+
+
+def _tokenize_uncached(text: str) -> tuple[str, ...]:
     tokens = []
     for word in _WORD.findall(text):
         parts = _CAMEL.findall(word) if not word.isdigit() else [word]
@@ -57,7 +62,10 @@ def tokenize(text: str) -> list[str]:
             token = part.casefold()
             if token and token not in _STOP:
                 tokens.append(stem(token))
-    return tokens
+    return tuple(tokens)
+
+
+_tokenize = functools.lru_cache(maxsize=100_000)(_tokenize_uncached)
 
 
 @dataclass
@@ -170,7 +178,13 @@ def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str
     for row in select(ontology, """
         SELECT ?m ?term ?table ?column WHERE {
           ?m a evo:Mapping .
-          OPTIONAL { { ?m evo:mapsTerm ?term } UNION { ?term evo:hasMapping ?m } }
+          OPTIONAL { ?m evo:mapsTerm ?term }
+          OPTIONAL { ?m evo:table ?t . ?t csvw:name ?table }
+          OPTIONAL { ?m evo:column ?c . ?c csvw:name ?column }
+        }""") + select(ontology, """
+        SELECT ?m ?term ?table ?column WHERE {
+          ?term evo:hasMapping ?m .
+          FILTER NOT EXISTS { ?m evo:mapsTerm ?term }
           OPTIONAL { ?m evo:table ?t . ?t csvw:name ?table }
           OPTIONAL { ?m evo:column ?c . ?c csvw:name ?column }
         }"""):
@@ -194,12 +208,11 @@ def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str
 
 
 def _add_evidence_values(ontology: Any, docs: dict[str, Document]) -> None:
-    rows = select(ontology, """
-        SELECT ?x ?e WHERE {
-          ?e a evo:Evidence .
-          { ?x prov:wasDerivedFrom ?e } UNION { ?x evo:hasMapping ?m . ?m prov:wasDerivedFrom ?e }
-        }""")
-    for row in rows:
+    """Evidence values go to what the Evidence supports and to the Term of a supported Mapping."""
+    direct = select(ontology, "SELECT ?x ?e WHERE { ?x prov:wasDerivedFrom ?e . ?e a evo:Evidence }")
+    via_mapping = select(ontology, """
+        SELECT ?x ?e WHERE { ?x evo:hasMapping ?m . ?m prov:wasDerivedFrom ?e . ?e a evo:Evidence }""")
+    for row in direct + via_mapping:
         target, evidence = docs.get(row["x"]), docs.get(row["e"])
         if target is None or evidence is None or target is evidence:
             continue
@@ -283,6 +296,9 @@ def _finish(doc: Document) -> None:
 class SearchIndex:
     """Per-field BM25 indexes (bm25s) over a fixed list of documents.
 
+    Each field is indexed over the documents that have it (per-field document frequencies and
+    lengths, as in BM25F); the per-field scores are summed with the field weights.
+
     Args:
         documents: from :func:`gather_documents` (must be sorted by kind).
         fields: the field names to index (default: every field of DEFAULT_WEIGHTS).
@@ -306,9 +322,11 @@ class SearchIndex:
                 continue
             for seen, tokens in zip(doc_tokens, corpus):
                 seen.update(tokens)
+            # index only the documents that have this field (per-field statistics, as in BM25F)
+            rows = [i for i, tokens in enumerate(corpus) if tokens]
             retriever = bm25s.BM25()
-            retriever.index(corpus, show_progress=False)
-            self.retrievers[name] = retriever
+            retriever.index([corpus[i] for i in rows], show_progress=False)
+            self.retrievers[name] = (retriever, None if len(rows) == self.size else np.asarray(rows))
             self.vocab.update(t for t in retriever.vocab_dict if t)
         #: the distinct searched tokens of each document, space-separated (for query coverage)
         self.doc_tokens = [" ".join(sorted(tokens)) for tokens in doc_tokens]
@@ -353,11 +371,15 @@ class SearchIndex:
         for token, weight in weighted_tokens:
             groups[weight].append(token)
         for name, field_weight in weights.items():
-            retriever = self.retrievers.get(name)
-            if retriever is None or field_weight <= 0:
+            if name not in self.retrievers or field_weight <= 0:
                 continue
+            retriever, rows = self.retrievers[name]
             for token_weight, tokens in groups.items():
                 ids = [retriever.vocab_dict[t] for t in tokens if t in retriever.vocab_dict]
                 if ids:
-                    total += (field_weight * token_weight) * retriever.get_scores_from_ids(ids)
+                    field_scores = (field_weight * token_weight) * retriever.get_scores_from_ids(ids)
+                    if rows is None:
+                        total += field_scores
+                    else:
+                        total[rows] += field_scores
         return total

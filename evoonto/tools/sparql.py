@@ -112,11 +112,34 @@ def select(ontology: Any, body: str) -> list[dict[str, str]]:
     Returns:
         One dict per solution, unbound variables left out.
     """
+    engine = getattr(getattr(ontology, "store", None), "ox", None)
+    if engine is not None and hasattr(engine, "query"):  # embedded Oxigraph: skip rdflib conversion
+        return _select_oxigraph(engine, PREFIXES + body)
     rows = ontology.query(PREFIXES + body)
     out = []
     for row in rows:
         items = row.items() if hasattr(row, "items") else row.asdict().items()
         out.append({str(k): value_of(v) for k, v in items if v is not None})
+    return out
+
+
+def _select_oxigraph(engine: Any, sparql: str) -> list[dict[str, str]]:
+    from evoonto.errors import EvoontoError
+
+    try:
+        solutions = engine.query(sparql, use_default_graph_as_union=True)
+    except (SyntaxError, OSError, ValueError, TypeError) as exc:
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise EvoontoError(f"SPARQL query failed: {detail}") from exc
+    names = [v.value for v in solutions.variables]
+    out = []
+    for solution in solutions:
+        row = {}
+        for name in names:
+            term = solution[name]
+            if term is not None:
+                row[name] = term.value
+        out.append(row)
     return out
 
 
