@@ -234,6 +234,37 @@ def test_a_fresh_workspace_renders_an_empty_page_without_errors(driver, tmp_path
     assert "No scored rounds yet" in driver.find_element(By.ID, "chart").text
 
 
+def test_names_that_shadow_javascript_builtins_render(driver, tmp_path):
+    from rdflib import Graph, Literal, URIRef
+    from rdflib.namespace import RDF, RDFS, SKOS
+    from selenium.webdriver.common.by import By
+
+    from evoonto.namespaces import EVO
+
+    base = "https://example.org/evoonto/x/term/s/"
+    content, vocab = Graph(), Graph()
+    odd_kind, odd_rel, odd_prop = URIRef(f"{EVO}constructor"), URIRef(f"{EVO}Proto"), URIRef(f"{EVO}toString")
+    vocab.add((odd_rel, RDF.type, EVO.RelationType))
+    vocab.add((odd_rel, RDFS.label, Literal("constructor")))
+    vocab.add((odd_rel, EVO.directProperty, odd_prop))
+    a, b = URIRef(base + "a"), URIRef(base + "b")
+    for term, label in ((a, "__proto__"), (b, "hasOwnProperty")):
+        content.add((term, RDF.type, EVO.Term))
+        content.add((term, RDF.type, odd_kind))
+        content.add((term, SKOS.prefLabel, Literal(label)))
+    content.add((a, odd_prop, b))
+    page = write_page(build_model({"content": content, "vocab": vocab}), tmp_path / "odd.html")
+    open_page(driver, page)
+    assert console_errors(driver) == []
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#graph g.node")) == 2
+    edges = driver.find_elements(By.CSS_SELECTOR, "#graph line.edge.type-constructor")
+    assert len(edges) == 1 and (edges[0].get_attribute("stroke") or "").startswith("#")
+    assert "constructor" in driver.find_element(By.ID, "legend").text
+    click_node(driver, "__proto__")
+    assert record_title(driver) == "__proto__"
+    assert console_errors(driver) == []
+
+
 def test_five_thousand_terms_render_a_bounded_neighbourhood(driver, tmp_path, screenshots):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys

@@ -42,15 +42,17 @@
   function $(id) { return document.getElementById(id); }
   function fmt(x, digits) { return (x === null || x === undefined) ? '–' : Number(x).toFixed(digits === undefined ? 3 : digits); }
   function plural(n, word) { return n.toLocaleString('en') + ' ' + word + (n === 1 ? '' : 's'); }
+  /** A lookup table without a prototype, so data keys such as "constructor" find nothing built in. */
+  function table(entries) { return Object.assign(Object.create(null), entries); }
 
   // ------------------------------------------------------------------ colours and styles
   var PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7',
     '#9c755f', '#bab0ac', '#17becf', '#8c564b'];
-  var KIND_COLORS = { Entity: '#4e79a7', Identifier: '#9c755f', Metric: '#e15759', Dimension: '#76b7b2',
-    Category: '#59a14f', TimeDimension: '#edc948', Term: '#7f7f7f' };
-  var FAMILY_COLORS = { mapping: '#8e96a3', constraint: '#d37295', evidence: '#c2a14a' };
-  var FAMILY_NAMES = { term: 'Term', mapping: 'Mapping', constraint: 'Constraint', evidence: 'Evidence' };
-  var EDGE_STYLES = {
+  var KIND_COLORS = table({ Entity: '#4e79a7', Identifier: '#9c755f', Metric: '#e15759', Dimension: '#76b7b2',
+    Category: '#59a14f', TimeDimension: '#edc948', Term: '#7f7f7f' });
+  var FAMILY_COLORS = table({ mapping: '#8e96a3', constraint: '#d37295', evidence: '#c2a14a' });
+  var FAMILY_NAMES = table({ term: 'Term', mapping: 'Mapping', constraint: 'Constraint', evidence: 'Evidence' });
+  var EDGE_STYLES = table({
     derivation: { color: '#f28e2b', dash: null, arrow: true },
     association: { color: '#4e79a7', dash: null, arrow: false },
     hierarchy: { color: '#59a14f', dash: null, arrow: true },
@@ -59,7 +61,7 @@
     mapping: { color: '#b8bec8', dash: null, arrow: false, structural: true, label: 'has mapping' },
     constrains: { color: '#d37295', dash: '4 3', arrow: true, structural: true, label: 'constrains' },
     evidence: { color: '#c9b26b', dash: '1 3', arrow: false, structural: true, label: 'evidence' }
-  };
+  });
   function hashColor(text) {
     var x = 0;
     for (var i = 0; i < text.length; i++) { x = (x * 31 + text.charCodeAt(i)) | 0; }
