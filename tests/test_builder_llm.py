@@ -1,5 +1,6 @@
 """The Claude proposer (evoonto.builder.llm) through the real ``anthropic`` SDK client, with a
-recorded Messages API response served by an ``httpx2.MockTransport`` (the HTTP library of the installed SDK) (no network)."""
+recorded Messages API response served by an ``httpx2.MockTransport`` (the HTTP library of the
+installed SDK), so no test touches the network."""
 
 from __future__ import annotations
 
@@ -74,7 +75,8 @@ def test_parse_response_skips_malformed_items():
     from evoonto.builder.schema import SourceSchema
 
     schema = SourceSchema("x", None, "sqlite", ())
-    text = 'prose {"synonyms": [1, {"table": "t"}], "values": "nope", "terms": [{"label": "L", "kind": "Metric", "table": "t", "aggregation": "MEDIAN"}]}'
+    text = ('prose {"synonyms": [1, {"table": "t"}], "values": "nope", '
+            '"terms": [{"label": "L", "kind": "Metric", "table": "t", "aggregation": "MEDIAN"}]}')
     proposal = parse_response(text, schema)
     assert proposal.synonyms == [] and proposal.values == [] and proposal.terms == []
     with pytest.raises(EvoontoError, match="no JSON"):

@@ -261,9 +261,10 @@ def construct(verified: Verified, schema: SourceSchema, iris: IriFactory, at: da
         if child_col in slugs and parent_col in slugs:
             b.relation("Association", slugs[child_col], slugs[parent_col], ev, join_condition=j.condition())
         pair = (j.child, j.parent)
-        if j.child != j.parent and pair not in entity_pairs and term_slug(j.child) in slugs and term_slug(j.parent) in slugs:
+        ends = (term_slug(j.child), term_slug(j.parent))
+        if j.child != j.parent and pair not in entity_pairs and all(e in slugs for e in ends):
             entity_pairs.add(pair)
-            b.relation("Association", slugs[term_slug(j.child)], slugs[term_slug(j.parent)], ev,
+            b.relation("Association", slugs[ends[0]], slugs[ends[1]], ev,
                        join_condition=j.condition())
 
     # derivations: target derived from each operand

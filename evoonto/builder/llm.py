@@ -159,7 +159,8 @@ def parse_response(text: str, schema: SourceSchema) -> Proposal:
             continue
         value = item.get("value")
         value = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
-        synonyms = [s for s in item.get("synonyms", []) if isinstance(s, str)] if isinstance(item.get("synonyms"), list) else []
+        raw_synonyms = item.get("synonyms") if isinstance(item.get("synonyms"), list) else []
+        synonyms = [s for s in raw_synonyms if isinstance(s, str)]
         definition = _str(item.get("definition")) or f"{label} (proposed from the workload)."
         proposal.terms.append(TermCandidate(
             slug=f"{term_slug(table, column)}~{slugify(label, max_length=40)}", kind=kind, table=table,

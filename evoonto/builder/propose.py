@@ -29,7 +29,7 @@ from typing import Protocol
 from rapidfuzz import fuzz
 
 from evoonto.builder.labels import (
-    LabelSet, column_labels, humanize, normalize, singularize, split_identifier, table_labels,
+    LabelSet, column_labels, normalize, singularize, split_identifier, table_labels,
 )
 from evoonto.builder.probe import ColumnProfile, quote_identifier, sql_literal
 from evoonto.builder.schema import ColumnInfo, SourceSchema, TableInfo
@@ -189,7 +189,8 @@ class Proposal:
             if old is None:
                 terms[t.slug] = t
             else:  # keep the first location, merge labels
-                terms[t.slug] = TermCandidate(**{**old.__dict__, "labels": old.labels.merged(t.labels.alt, t.labels.hidden)})
+                labels = old.labels.merged(t.labels.alt, t.labels.hidden)
+                terms[t.slug] = TermCandidate(**{**old.__dict__, "labels": labels})
         synonyms: dict[tuple[str, str], SynonymCandidate] = {}
         for s in self.synonyms:
             key = (s.slug, normalize(s.label))
@@ -206,7 +207,8 @@ class Proposal:
             terms=sorted(terms.values(), key=lambda t: t.slug),
             synonyms=sorted(synonyms.values(), key=lambda s: (s.slug, normalize(s.label))),
             values=sorted(values.values(), key=lambda v: (v.table, v.column, v.value)),
-            joins=sorted(set(self.joins), key=lambda j: (j.child, j.child_columns, j.parent, j.parent_columns, not j.declared)),
+            joins=sorted(set(self.joins),
+                         key=lambda j: (j.child, j.child_columns, j.parent, j.parent_columns, not j.declared)),
             derivations=sorted(set(self.derivations), key=lambda d: (d.table, d.columns)),
             constraints=sorted({c.slug: c for c in self.constraints}.values(), key=lambda c: c.slug),
         )
@@ -303,7 +305,8 @@ def _is_value_term_column(kind: str, profile: ColumnProfile | None) -> bool:
             and 1 < len(profile.vocabulary) <= VALUE_TERM_CAP)
 
 
-def value_term(table: str, column: str, value: str, *, origin: str = "schema", confidence: float = 0.9) -> TermCandidate:
+def value_term(table: str, column: str, value: str, *, origin: str = "schema",
+               confidence: float = 0.9) -> TermCandidate:
     """A Category Term standing for the rows where ``column = value``."""
     column_words = " ".join(w.lower() for w in split_identifier(column)) or column
     value_words = " ".join(w.lower() for w in split_identifier(value))
@@ -370,7 +373,8 @@ def _constraint_candidates(table: TableInfo, col: ColumnInfo, kind: str, profile
     name = f"{table.name}.{col.name}"
     qcol = quote_identifier(col.name)
     words = [w.lower() for w in split_identifier(col.name)]
-    if kind == "Metric" and profile.pattern == "numeric text" and not any(t in col.declared_type for t in ("INT", "REAL", "NUM", "DEC", "FLOA", "DOUB")):
+    numeric_type = any(t in col.declared_type for t in ("INT", "REAL", "NUM", "DEC", "FLOA", "DOUB"))
+    if kind == "Metric" and profile.pattern == "numeric text" and not numeric_type:
         out.append(ConstraintCandidate(
             slug=f"{term_slug(table.name, col.name)}.numeric-text", rule="numeric-text", table=table.name,
             column=col.name, condition=f"CAST({qcol} AS REAL) IS NOT NULL",
@@ -475,7 +479,8 @@ def workload_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str],
                    and fuzz.ratio(pkey, k) >= FUZZY_THRESHOLD]
         targets = {slug for k in matches for slug in label_index[k]}
         if len(targets) == 1:
-            proposal.synonyms.append(SynonymCandidate(next(iter(targets)), phrase_surface[key].lower(), question_ids=ids))
+            target = next(iter(targets))
+            proposal.synonyms.append(SynonymCandidate(target, phrase_surface[key].lower(), question_ids=ids))
     return proposal
 
 

@@ -6,9 +6,9 @@ Checks, each backed by a probe whose result becomes Evidence:
   contradict its declared type (numbers stored as text) keeps its Term but gets a Constraint;
 * **filter** — a value Term or workload value must select at least one row (``COUNT(*) … WHERE
   column = value``);
-* **value distribution** — a join must hold on the data (declared joins: the probe runs and the
-  child has rows; discovered joins: ≥ 95 % of child keys found in the parent), a derivation must
-  hold on every row, a closed-vocabulary constraint must have no row outside it;
+* **value distribution** — a join must hold on the data (declared joins: the inclusion probe runs
+  and its ratio is recorded; discovered joins: ≥ 90 % of child rows found in the parent), a
+  derivation must hold on every row, a closed-vocabulary constraint must have no row outside it;
 * **labels** — a synonym must not already name another Term (it would make browse ambiguous).
 
 A failed candidate stays out and a :class:`Rejection` records why (the build log).
@@ -175,7 +175,8 @@ def _verify_term(cand: TermCandidate, schema: SourceSchema, profiles, prober: Pr
     if cand.value is None:
         if cand.origin != "schema":
             observed = column_kind(table, col, profile)
-            if cand.kind == "Metric" and not profile.numeric or cand.kind == "TimeDimension" and observed != "TimeDimension":
+            wrong_metric = cand.kind == "Metric" and not profile.numeric
+            if wrong_metric or cand.kind == "TimeDimension" and observed != "TimeDimension":
                 rejected.append(Rejection("term", cand.slug, f"type check failed: {cand.table}.{cand.column} holds "
                                           f"{profile.pattern} values ({observed}), not a {cand.kind}"))
                 return None
@@ -234,7 +235,8 @@ def _numbers(rows: Sequence[tuple], i: int) -> list[float | None]:
     return out
 
 
-def _verify_derivations(cand: DerivationCandidate, prober: Prober, rejected: list[Rejection]) -> list[VerifiedDerivation]:
+def _verify_derivations(cand: DerivationCandidate, prober: Prober,
+                        rejected: list[Rejection]) -> list[VerifiedDerivation]:
     sample = prober.table_sample(cand.table, cand.columns)
     if not sample.ok:
         rejected.append(Rejection("derivation", cand.table, f"sample probe failed: {sample.error}"))

@@ -16,7 +16,7 @@ Accepted formats (chosen by content, not by file name):
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -55,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
             bar.set_description(f"{source_id}: {step}")
             bar.update(1)
 
-        result = build(args.source, args.workload, proposer=proposer, base_iri=base_iri, progress=progress)
+        # validate=False: the workspace validates the new base with the SHACL shapes before writing it
+        result = build(args.source, args.workload, proposer=proposer, base_iri=base_iri, progress=progress,
+                       validate=False)
     ws = write_workspace(result, path)
     c = result.counts
     print(f"built {path} (version {ws.version}) from {len(result.sources)} source(s) with the "
