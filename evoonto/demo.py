@@ -50,6 +50,12 @@ MAX_ROUNDS = 20
 #: File written into the workspace so a later demo knows it may replace the directory.
 MARKER = "evoonto-demo.json"
 
+#: What the gate compares per question (as ``evoonto evolve``'s default): ``column`` or ``strict`` recall.
+GATE_METRIC = "column"
+
+#: The gate's margin (as ``evoonto evolve``'s default).
+GATE_TAU = 0.0
+
 #: Readable text of the evolution loop's stop reasons.
 STOP_REASONS = {
     "rounds": "round budget spent",
@@ -445,6 +451,7 @@ def _step_evolve(state: _State) -> list[str]:
     LoopConfig = api("evoonto.evolution.loop", "LoopConfig")
     LinkingBackbone = api("evoonto.evolution.backbone", "LinkingBackbone")
     OfflineEvolver = api("evoonto.evolution.offline", "OfflineEvolver")
+    GateConfig = api("evoonto.evolution.gate", "GateConfig")
     ValueProber = api("evoonto.evolution.probes", "ValueProber")
     open_source = api("evoonto.sources.base", "open_source")
     if state.rounds == 0:
@@ -459,14 +466,16 @@ def _step_evolve(state: _State) -> list[str]:
 
     with open_source(str(state.data.database)) as src:
         sources = {state.data.db_id: src}
-        backbone = LinkingBackbone(state.benchmark, policy=state.policy, metric="strict", sources=sources)
+        backbone = LinkingBackbone(state.benchmark, policy=state.policy, metric=GATE_METRIC,
+                                   sources=sources)
         evolver = OfflineEvolver(prober=ValueProber(sources))
         result = evolve(state.workspace, backbone=backbone, trajectory_questions=state.build_questions,
                         validation_questions=state.validation_questions, evolver=evolver,
-                        config=LoopConfig(rounds=state.rounds), on_round=on_round)
+                        config=LoopConfig(rounds=state.rounds, gate=GateConfig(tau=GATE_TAU, seed=state.seed)),
+                        on_round=on_round)
     state.evolution = result
-    lines.append(f"gate: strict recall on V ({len(state.validation_questions)} questions), "
-                 f"parent vs candidate, margin tau and a sign test")
+    lines.append(f"gate: {GATE_METRIC} recall on V ({len(state.validation_questions)} questions), "
+                 f"candidate vs parent, accepted iff mean gain ≥ tau = {GATE_TAU} and a sign test supports it")
     lines.append(f"{result.accepted} accepted, {result.rejected} rejected, {result.invalid} invalid; "
                  f"stopped: {STOP_REASONS.get(result.stop_reason, result.stop_reason)}; "
                  f"active version {result.final_version}")
