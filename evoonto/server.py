@@ -22,6 +22,8 @@ from __future__ import annotations
 import inspect
 import os
 import threading
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
@@ -201,7 +203,24 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
             raise WorkspaceError(f"no workspace at {target} (run 'evoonto init' or 'evoonto build' first)")
         provider = ToolsProvider(workspace=target, data_tools=data_tools, trajectory=trajectory, sources=sources)
 
-    server = MCPServer(name, instructions=provider.tools.manifest(), version=__version__)
+    class _LoggingServer(MCPServer):
+        """Also logs calls the SDK rejects before they reach a tool (schema errors, unknown tools)."""
+
+        async def call_tool(self, name, arguments, context=None):
+            started = datetime.now(timezone.utc)
+            t0 = time.perf_counter()
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                logged = any(getattr(e, "evoonto_logged", False) for e in (exc, exc.__cause__))
+                if not logged and provider.trajectory is not None:
+                    provider.trajectory.record(
+                        tool=str(name)[:100], arguments=arguments, version=provider.tools.version, result_size=0,
+                        latency_ms=(time.perf_counter() - t0) * 1000.0, error=str(exc).splitlines()[0][:500],
+                        started=started)
+                raise
+
+    server = _LoggingServer(name, instructions=provider.tools.manifest(), version=__version__)
     server.evoonto_provider = provider
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                 open_world_hint=False)
@@ -210,7 +229,12 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
         try:
             return to_text(provider.tools.call(tool, arguments))
         except EvoontoError as exc:
-            raise ToolError(str(exc)) from None
+            error = ToolError(str(exc))
+            error.evoonto_logged = True  # OntologyTools.call has logged it
+            raise error from None
+        except Exception as exc:  # logged by OntologyTools.call as an internal error
+            exc.evoonto_logged = True
+            raise
 
     async def browse(q: str, kind: str = "term", n: int | None = None) -> str:
         args: dict[str, Any] = {"q": q, "kind": kind}

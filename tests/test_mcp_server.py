@@ -101,7 +101,8 @@ def test_in_process_contract(workspace):
             assert refused.is_error
 
     run(main)
-    events = read_events(next((workspace / "trajectories").glob("*.jsonl")))
+    events = read_events(server.evoonto_provider.trajectory.path)
+    assert server.evoonto_provider.trajectory.path.parent == workspace / "trajectories"
     tools_called = [e["tool"] for e in events]
     assert tools_called[:3] == ["manifest", "browse", "resolve"] and "run_sql" in tools_called
     assert events[-1]["error"] and events[1]["result_ids"][0] == "term/cs/legal-status"
@@ -146,6 +147,11 @@ def test_hostile_arguments_give_tool_errors(workspace):
             assert hits[0]["id"] == "term/cs/singer-age"
 
     run(main)
+    # every call is logged once, including those the SDK rejects before the tool runs
+    events = read_events(server.evoonto_provider.trajectory.path)[-(len(HOSTILE) + 10):]
+    assert [e["tool"] for e in events[:len(HOSTILE)]] == [tool for tool, _, _ in HOSTILE]
+    assert all(e["error"] for e in events[:len(HOSTILE)])
+    assert events[5]["error"].startswith("Error executing tool browse: 1 validation error")
 
 
 def test_server_reloads_when_the_active_version_changes(tmp_path):
@@ -179,7 +185,7 @@ def test_server_reloads_when_the_active_version_changes(tmp_path):
             assert hits[0]["id"] == "term/cs/singer-age"
 
     run(main)
-    events = read_events(next((path / "trajectories").glob("*.jsonl")))
+    events = read_events(provider.trajectory.path)
     assert [e["version"] for e in events] == [0, 1, 1, 1]
 
 

@@ -7,7 +7,7 @@ The settings are RDF so a Tool-level patch can change them (architecture.md §3,
         evo:fieldWeight <B tools/browse/weight/prefLabel> ;
         evo:defaultResults 5 ; evo:maxResults 50 .
     <B tools/browse/weight/prefLabel> evo:field "prefLabel" ; evo:weight 3.0 .
-    <B tools/resolve> a evo:ResolveSettings ; evo:responseBudget 6000 ; evo:evidenceBudget 400 .
+    <B tools/resolve> a evo:ResolveSettings ; evo:responseBudget 6000 ; evo:evidenceBudget 3 .
 
 Anything absent falls back to :data:`DEFAULT_WEIGHTS` and the dataclass defaults; malformed values
 (negative weights, unknown fields, non-numbers) are ignored field by field so a bad patch cannot take
@@ -44,7 +44,9 @@ HARD_MAX_RESULTS = 100
 
 @dataclass(frozen=True)
 class BrowseSettings:
-    """How browse ranks: ``weights`` (field -> weight > 0, only searched fields), result counts."""
+    """How browse ranks: ``weights`` (field -> weight > 0, only searched fields), result counts, and
+    the share of the score given to fuzzy label similarity (``fuzzy_weight``, a constant for now:
+    the vocabulary has no property for it)."""
 
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     default_results: int = 5
@@ -54,10 +56,11 @@ class BrowseSettings:
 
 @dataclass(frozen=True)
 class ResolveSettings:
-    """Response sizes of resolve, in characters of compact JSON."""
+    """Sizes of resolve answers: ``response_budget`` in characters of compact JSON (≥ 500),
+    ``evidence_budget`` = Evidence records attached per resolved record or Mapping."""
 
     response_budget: int = 6000
-    evidence_budget: int = 400
+    evidence_budget: int = 3
 
 
 @dataclass(frozen=True)
@@ -115,16 +118,15 @@ def load_settings(ontology: Any) -> ToolSettings:
     default = BrowseSettings()
     max_results = min(_number(scalars.get("maxResults"), int) or default.max_results, HARD_MAX_RESULTS)
     default_results = min(_number(scalars.get("defaultResults"), int) or default.default_results, max_results)
-    fuzzy = _number(scalars.get("fuzzyWeight"))
     browse = BrowseSettings(
         weights=browse_weights or dict(DEFAULT_WEIGHTS),
         default_results=max(default_results, 1),
         max_results=max(max_results, 1),
-        fuzzy_weight=default.fuzzy_weight if fuzzy is None else min(fuzzy, 1.0),
     )
     rdefault = ResolveSettings()
+    evidence = _number(scalars.get("evidenceBudget"), int)
     resolve = ResolveSettings(
         response_budget=max(_number(scalars.get("responseBudget"), int) or rdefault.response_budget, 500),
-        evidence_budget=max(_number(scalars.get("evidenceBudget"), int) or rdefault.evidence_budget, 50),
+        evidence_budget=rdefault.evidence_budget if evidence is None else min(evidence, 20),
     )
     return ToolSettings(browse=browse, resolve=resolve)
