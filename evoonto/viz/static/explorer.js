@@ -859,6 +859,9 @@
   buildHistory();
   buildChart();
   placeholder();
+  $('diff').appendChild(h('p', { className: 'placeholder',
+    text: HISTORY.length ? 'Select a row of the version history (or a point of the chart) to see its diff.' :
+      'No patches yet: the workspace is at its base version.' }));
   render(null);
   document.body.setAttribute('data-ready', 'true');
 })();
