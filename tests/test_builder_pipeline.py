@@ -172,3 +172,18 @@ def test_awkward_names_spaces_quotes_reserved_words_unicode(tmp_path):
     assert "\"it's\" = 'O''Brien'" in filters and "\"group\" = 'A'" in filters
     labels = {str(o) for o in content.objects(None, SKOS.prefLabel)}
     assert "Order free meal count k 12" in labels and "Order straße" in labels
+
+
+def test_terms_are_grounded_in_document_passages(cards_db, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "glossary.md").write_text("# Glossary\n\n## Legality\nA card is Banned when no deck may play it.\n",
+                                      encoding="utf-8")
+    result = build([docs, cards_db], QUESTIONS)
+    assert result.validation.conforms and result.counts["document_links"] >= 1
+    content = result.graphs["content"]
+    (banned,) = _terms_with_label(content, "Banned")
+    notes = [str(n) for n in content.objects(banned, SKOS.scopeNote)]
+    assert notes == ["A card is Banned when no deck may play it."]
+    passage = next(p for p in content.objects(banned, PROV.wasDerivedFrom) if "/passage/" in str(p))
+    assert (passage, RDF.type, EVO.Passage) in result.graphs["catalog"]

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from rdflib import Graph, Literal, URIRef
-from rdflib.namespace import DCTERMS, RDF, SKOS
+import re
+
+from rdflib.namespace import DCTERMS, PROV, RDF, SKOS
 
 from evoonto.builder.labels import singularize, split_identifier
 from evoonto.builder.probe import ColumnProfile, ProbeResult
@@ -25,12 +27,12 @@ from evoonto.builder.propose import term_slug
 from evoonto.builder.schema import SourceSchema, TableInfo
 from evoonto.builder.verify import Verified, VerifiedTerm
 from evoonto.iris import IriFactory
-from evoonto.namespaces import bind_prefixes
+from evoonto.namespaces import EVO, bind_prefixes
 from evoonto.records import (
     Constraint, Evidence, Mapping, ProbeActivity, Relation, Term, records_to_graph,
 )
 
-__all__ = ["Construction", "construct", "scheme_triples"]
+__all__ = ["Construction", "construct", "scheme_triples", "ground_in_documents"]
 
 #: Sample values recorded for columns without a complete vocabulary.
 SAMPLE_VALUES = 10
@@ -289,3 +291,44 @@ def construct(verified: Verified, schema: SourceSchema, iris: IriFactory, at: da
         ))
     b.out.relations.sort(key=lambda r: str(r.iri))
     return b.out
+
+
+#: Passages linked to one Term at most, and characters of a passage kept as its scope note.
+MAX_PASSAGES_PER_TERM = 2
+SCOPE_NOTE_CHARS = 300
+
+
+def ground_in_documents(content: Graph, catalog: Graph) -> int:
+    """Ground Terms in the document passages of the catalog that mention them.
+
+    A Term whose preferred label (or a multi-word alternative label) occurs in a passage's
+    ``evo:text`` as whole words (case-insensitive) gets ``prov:wasDerivedFrom <passage>`` and the
+    passage text (first :data:`SCOPE_NOTE_CHARS` characters) as a ``skos:scopeNote``; at most
+    :data:`MAX_PASSAGES_PER_TERM` passages per Term, in passage IRI order.
+
+    Args:
+        content: the content graph (modified in place).
+        catalog: the catalog graph holding ``evo:Passage`` nodes of documents sources.
+
+    Returns:
+        The number of Term–passage links added.
+    """
+    passages = sorted((p, str(t)) for p in catalog.subjects(RDF.type, EVO.Passage)
+                      for t in catalog.objects(p, EVO.text))
+    if not passages:
+        return 0
+    lowered = [(p, " ".join(text.lower().split()), text) for p, text in passages]
+    links = 0
+    for term in sorted(content.subjects(RDF.type, EVO.Term)):
+        labels = [str(content.value(term, SKOS.prefLabel) or "")]
+        labels += [str(a) for a in content.objects(term, SKOS.altLabel) if " " in str(a)]
+        patterns = [re.compile(r"(?<!\w)" + re.escape(" ".join(label.lower().split())) + r"(?!\w)")
+                    for label in labels if len(label.strip()) >= 4]
+        found = [(p, text) for p, low, text in lowered if any(pattern.search(low) for pattern in patterns)]
+        for passage, text in found[:MAX_PASSAGES_PER_TERM]:
+            content.add((term, PROV.wasDerivedFrom, passage))
+            note = " ".join(text.split())
+            content.add((term, SKOS.scopeNote, Literal(note if len(note) <= SCOPE_NOTE_CHARS
+                                                       else note[: SCOPE_NOTE_CHARS - 1] + "…", lang="en")))
+            links += 1
+    return links

@@ -2,7 +2,8 @@
 
 ``build`` runs, for each source: harvest the catalog → profile every column (probes) → propose
 (schema- and workload-driven, offline or with Claude) → verify (probes; failures are logged) →
-construct (Terms, Mappings, Evidence, Constraints, Relations). The content graph is checked with the
+construct (Terms, Mappings, Evidence, Constraints, Relations); then Terms mentioned in the passages
+of documents sources are grounded in them. The content graph is checked with the
 SHACL shapes before it is returned; :func:`write_workspace` makes it version 0 of a workspace.
 
 Determinism: with the same inputs the output is byte-identical (:meth:`BuildResult.serialize` gives
@@ -22,7 +23,7 @@ from typing import Any
 
 from rdflib import Graph
 
-from evoonto.builder.construct import construct, scheme_triples
+from evoonto.builder.construct import construct, ground_in_documents, scheme_triples
 from evoonto.builder.probe import ColumnProfile, Prober
 from evoonto.builder.propose import JoinCandidate, OfflineProposer, Proposer
 from evoonto.builder.schema import read_schema
@@ -60,7 +61,9 @@ class BuildResult:
 
     Attributes:
         graphs: ``{"catalog": Graph, "content": Graph}`` (the tools graph is left to the tool layer).
-        counts: totals over sources: terms, mappings, evidence, probes, constraints, relations.
+        counts: totals over sources: terms, mappings, evidence, probes, constraints, relations, and
+            document_links (Terms grounded in document passages, see
+            :func:`~evoonto.builder.construct.ground_in_documents`).
         rejected: every candidate that failed verification, with its reason.
         sources: one :class:`SourceReport` per source, in input order.
         proposer: the proposer's name; ``base_iri``: the IRI base used; ``at``: the logical time.
@@ -229,6 +232,7 @@ def build(
                                     str(location) if isinstance(location, (str, Path)) else None))
     for triple in scheme_triples(iris, "evoonto ontology of " + ", ".join(r.source for r in reports)):
         content.add(triple)
+    totals["document_links"] = ground_in_documents(content, catalog)
     result = BuildResult({"catalog": catalog, "content": content}, totals, rejected, reports,
                          getattr(chosen, "name", type(chosen).__name__), iris.base, clock)
     if validate:
