@@ -352,8 +352,9 @@ def _counts(ontology: Any) -> str:
           VALUES ?kind { evo:Term evo:Mapping evo:Evidence evo:Constraint evo:Relation }
           ?x a ?kind } GROUP BY ?kind""")
     counts = {str(r["kind"]).rsplit("#", 1)[-1]: int(r["n"]) for r in rows}
-    names = ("Term", "Mapping", "Evidence", "Constraint", "Relation")
-    return ", ".join(f"{counts.get(n, 0)} {n}s" for n in names)
+    plural = {"Term": "Terms", "Mapping": "Mappings", "Evidence": "Evidence", "Constraint": "Constraints",
+              "Relation": "Relations"}
+    return ", ".join(f"{counts.get(n, 0)} {n if counts.get(n, 0) == 1 else p}" for n, p in plural.items())
 
 
 def _step_validate(state: _State) -> list[str]:
