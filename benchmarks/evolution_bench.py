@@ -47,7 +47,7 @@ def _build(bench, db_id, workload):
     return build([str(bench.databases[db_id])], list(workload), proposer="offline", base_iri=BASE_IRI).graphs
 
 
-def _evolve(bench, plan, graphs, *, gate_enabled, args, policy, workdir, sources):
+def _evolve(bench, plan, graphs, *, gate_enabled, args, policy, workdir, sources, caches):
     """One workspace per database (version 0 = the build), evolved together with one pooled gate."""
     from evoonto.evolution.backbone import LinkingBackbone
     from evoonto.evolution.gate import GateConfig
@@ -60,7 +60,7 @@ def _evolve(bench, plan, graphs, *, gate_enabled, args, policy, workdir, sources
     for db_id, workload, validation, _ in plan:
         ws = Workspace.init(workdir / db_id, base_iri=BASE_IRI)
         ws.replace_base(graphs[db_id])
-        members.append(Member(db_id, ws, list(workload), list(validation)))
+        members.append(Member(db_id, ws, list(workload), list(validation), cache=caches.setdefault(db_id, {})))
     backbone = LinkingBackbone(bench, policy=policy, metric=args.metric, sources=sources)
     evolver = OfflineEvolver(prober=ValueProber(sources), kinds=tuple(args.kinds))
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch,
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test", default="sign", choices=("sign", "bootstrap", "none"))
     parser.add_argument("--metric", default="column", choices=("strict", "column"),
                         help="per-question outcome the gate compares (held-out reports strict recall)")
-    parser.add_argument("--kinds", nargs="+", default=["unlinked_phrase", "missing_value"])
+    parser.add_argument("--kinds", nargs="+", default=["unlinked_phrase", "missing_value", "shallow_retrieval"])
     parser.add_argument("-n", type=int, default=8, help="browse hits of the retrieval policy")
     parser.add_argument("--budget", type=int, default=6000, help="resolve budget in characters")
     parser.add_argument("--db", nargs="*", default=None, help="only these databases")
@@ -112,11 +112,10 @@ def main(argv: list[str] | None = None) -> int:
 
     sources = {db: open_source(str(bench.databases[db])) for db in sorted({q.db_id for q in questions})}
     scorer = LinkingBackbone(bench, policy=policy, metric="strict", sources=sources)
-    col_scorer = LinkingBackbone(bench, policy=policy, metric="column", sources=sources)
 
     def score(name, onto, test):
-        outcomes[name].update(scorer.run(onto, test)[0])
-        column[name].update(col_scorer.run(onto, test)[0])
+        for q, _, r in scorer.results(onto, test):
+            outcomes[name][q.id], column[name][q.id] = float(r.strict), r.column_recall
 
     for rnd in splits.rounds():
         t0 = time.perf_counter()
@@ -129,17 +128,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fold {rnd.test_fold} held out: built {len(plan)} databases in {time.perf_counter() - t0:.1f}s",
               flush=True)
         runs = [("evolved", True)] + ([] if args.no_ablation else [("nogate", False)])
+        caches: dict = {}  # version-0 trajectories and V scores, shared by the gated and no-gate runs
         for name, enabled in runs:
             t1 = time.perf_counter()
             workspaces, result = _evolve(bench, plan, graphs, gate_enabled=enabled, args=args, policy=policy,
-                                         workdir=tmp / f"{rnd.test_fold}-{name}", sources=sources)
+                                         workdir=tmp / f"{rnd.test_fold}-{name}", sources=sources, caches=caches)
             stats["gated" if enabled else "nogate"].append(result)
             for db_id, _, _, test in plan:
                 ws = workspaces[db_id]
                 if enabled:
                     score("baseline", build_baseline_ontology(bench.databases[db_id]), test)
                     score("initial", ws.ontology_at(0), test)
-                score(name, ws.ontology_at(ws.version), test)  # replayed from files, like version 0
+                if ws.version == 0:  # unchanged: the same graphs as Initial
+                    for q in test:
+                        outcomes[name][q.id], column[name][q.id] = outcomes["initial"][q.id], column["initial"][q.id]
+                else:
+                    score(name, ws.ontology_at(ws.version), test)  # replayed from files, like version 0
             ids = [q.id for *_, test in plan for q in test]
             print(f"  {name:8s} rounds {len(result.rounds):2d}: +{result.accepted} -{result.rejected} "
                   f"!{result.invalid} ({result.stop_reason}); held-out strict initial "

@@ -60,15 +60,20 @@ class LinkingBackbone:
         return [(q, surface_with_tools(tools, prompt, q.text, self.policy, self.benchmark.schema(q.db_id)))
                 for q in questions]
 
-    def run(self, ontology, questions) -> tuple[dict[str, float], list[TaskTrajectory]]:
-        """Outcomes {question id: float} and trajectories (pass/fail only) on ``ontology``."""
+    def results(self, ontology, questions):
+        """(question, Surfaced, LinkingResult) triples: one retrieval per question, scored once
+        (the LinkingResult carries strict, column, table and value recall; reports only)."""
         from evoonto.evaluation.benchmarks import analysis_of
         from evoonto.evaluation.linking import score_linking
 
+        return [(q, surfaced, score_linking(q.id, surfaced, analysis_of(self.benchmark.gold[q.id], self.benchmark)))
+                for q, surfaced in self.surface(ontology, questions)]
+
+    def run(self, ontology, questions) -> tuple[dict[str, float], list[TaskTrajectory]]:
+        """Outcomes {question id: float} and trajectories (pass/fail only) on ``ontology``."""
         outcomes: dict[str, float] = {}
         trajectories: list[TaskTrajectory] = []
-        for q, surfaced in self.surface(ontology, questions):
-            result = score_linking(q.id, surfaced, analysis_of(self.benchmark.gold[q.id], self.benchmark))
+        for q, surfaced, result in self.results(ontology, questions):
             outcome = float(result.strict) if self.metric == "strict" else float(result.column_recall)
             outcomes[q.id] = outcome
             trajectories.append(TaskTrajectory(q.id, q.text, q.db_id,

@@ -23,7 +23,8 @@ from evoonto.errors import EvoontoError
 from evoonto.evolution import text as tx
 from evoonto.evolution.attribute import Attribution
 from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote, AddRelation, AddSynonym,
-                                     AddTerm, Compiled, Edit, EditContext, EditError, SetToolSetting)
+                                     AddTerm, Compiled, Edit, EditContext, EditError, SetFieldWeight,
+                                     SetToolSetting)
 from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.view import OntologyView, TermInfo
 
@@ -238,7 +239,8 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
       (a new Term for the column when none maps it).
     * ``unknown_column`` → a hidden label with the wrong name on the closest real column's Term.
     * ``guessed_join`` → an Association between the two tables' Entity Terms with the join condition.
-    * ``shallow_retrieval`` → browse returns more results (Tool level).
+    * ``shallow_retrieval`` → re-weight one browse field up or down, or return more results
+      (Tool level).
     * ``ignored_constraint`` / ``repeated_probe`` → a manifest note (Tool level).
 
     Returns an empty list when nothing sensible can be written (the loop then moves on).
@@ -294,10 +296,17 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
                                  (AddRelation("Association", str(a[0].iri), str(b[0].iri), join_condition=sig.key),),
                                  reason))
     elif sig.kind == "shallow_retrieval":
+        # the phrases are linked but the needed items rank too low: re-weight browse fields
+        # (one field per candidate, up then down), then return more results by default
+        weights = _current_weights(view)
+        for name in ("altLabel", "value", "column", "hiddenLabel", "definition", "prefLabel"):
+            for factor in (1.5, 0.5):
+                value = round(weights[name] * factor, 3)
+                out.append(Candidate(sid, f"browse weight {name} {weights[name]:g} -> {value:g}", "tool",
+                                     (SetFieldWeight(name, value),), reason))
         current = _current_default_results(view)
-        for step in (2, 4):
-            out.append(Candidate(sid, f"browse returns {current + step} results", "tool",
-                                 (SetToolSetting("browse.defaultResults", current + step),), reason))
+        out.append(Candidate(sid, f"browse returns {current + 2} results", "tool",
+                             (SetToolSetting("browse.defaultResults", current + 2),), reason))
     elif sig.kind == "ignored_constraint":
         cond = sig.detail("condition", "")
         out.append(Candidate(sid, "manifest note on the ignored constraint", "tool",
@@ -309,6 +318,22 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
                              (AddManifestNote("Do not repeat an identical tool call: resolve the ids a browse "
                                               "returned to get mappings, joins and value evidence."),), reason))
     return out
+
+
+def _current_weights(view: OntologyView) -> dict[str, float]:
+    """Browse field weights in effect: the tool layer's defaults overridden by the tools graph."""
+    from evoonto.namespaces import EVO
+    from evoonto.tools.settings import DEFAULT_WEIGHTS
+
+    weights = dict(DEFAULT_WEIGHTS)
+    for node in view.tools.subjects(EVO.field, None):
+        name, value = view.tools.value(node, EVO.field), view.tools.value(node, EVO.weight)
+        try:
+            if str(name) in weights and value is not None:
+                weights[str(name)] = float(value)
+        except ValueError:
+            continue
+    return weights
 
 
 def _current_default_results(view: OntologyView) -> int:

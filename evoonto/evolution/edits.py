@@ -355,6 +355,44 @@ class SetToolSetting(Edit):
 
 
 @dataclass(frozen=True)
+class SetFieldWeight(Edit):
+    """Set the BM25 weight of one browse field (``prefLabel``, ``altLabel``, ``hiddenLabel``,
+    ``keyword``, ``column``, ``definition``, ``value``, ``expression``) to ``weight`` > 0."""
+
+    field: str
+    weight: float
+    level: ClassVar[str] = "tool"
+    op: ClassVar[str] = "set_field_weight"
+
+    FIELDS: ClassVar[tuple[str, ...]] = ("prefLabel", "altLabel", "hiddenLabel", "keyword", "column",
+                                         "definition", "value", "expression")
+
+    def compile(self, ctx):
+        if self.field not in self.FIELDS:
+            raise EditError(f"unknown browse field {self.field!r}; known: {', '.join(self.FIELDS)}")
+        if not float(self.weight) > 0:
+            raise EditError("a browse field weight must be > 0")
+        tools = ctx.view.tools
+        out = Compiled()
+        node = settings_node(ctx.view, "browse", EVO.BrowseSettings)
+        if node is None:
+            node = ctx.iris.tools("browse")
+            out.add("tools", (node, RDF.type, EVO.BrowseSettings))
+        weight_node = next((w for w in tools.objects(node, EVO.fieldWeight)
+                            if str(tools.value(w, EVO.field)) == self.field), None)
+        if weight_node is None:
+            weight_node = URIRef(f"{node}/weight/{self.field}")
+            out.add("tools", (node, EVO.fieldWeight, weight_node), (weight_node, RDF.type, EVO.FieldWeight),
+                    (weight_node, EVO.field, Literal(self.field)))
+        out.remove("tools", *[(weight_node, EVO.weight, o) for o in tools.objects(weight_node, EVO.weight)])
+        out.add("tools", (weight_node, EVO.weight, Literal(float(self.weight))))
+        return out
+
+    def describe(self):
+        return f"set browse weight of {self.field} = {self.weight:g}"
+
+
+@dataclass(frozen=True)
 class AddManifestNote(Edit):
     """A manifest paragraph (``evo:ManifestNote``, ``rdfs:comment``, ``evo:order``)."""
 
@@ -452,4 +490,4 @@ class AddSchemaField(Edit):
 #: Every edit type by its ``op`` name (used by the LLM evolver's JSON parser).
 EDIT_TYPES: dict[str, type] = {cls.op: cls for cls in (
     AddSynonym, AddTerm, ModifyTerm, DeprecateTerm, AddMapping, AddEvidence, AddConstraint, AddRelation,
-    SetToolSetting, AddManifestNote, DeclareTool, AddRelationType, AddSchemaField)}
+    SetToolSetting, SetFieldWeight, AddManifestNote, DeclareTool, AddRelationType, AddSchemaField)}

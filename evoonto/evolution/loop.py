@@ -209,16 +209,24 @@ class Member:
 
     ``key``: a name (e.g. the database id); ``workspace``: an open Workspace;
     ``trajectory_questions``: the questions whose trajectories are diagnosed (construction pool);
-    ``validation_questions``: its part of the gate validation set V (disjoint from the former).
+    ``validation_questions``: its part of the gate validation set V (disjoint from the former);
+    ``cache``: backbone results per (kind, version state, backbone key) — pass the same dict to
+    members built from the same base to share the version-0 trajectory run and parent scores.
     """
 
     key: str
     workspace: object
     trajectory_questions: list
     validation_questions: list
+    cache: dict = field(default_factory=dict, repr=False)
     seen: set = field(default_factory=set, repr=False)
-    _parent_cache: tuple | None = field(default=None, repr=False)
-    _traj_cache: tuple | None = field(default=None, repr=False)
+
+    def state(self) -> tuple:
+        """Identity of the active version: its number and the fingerprints of the accepted patches
+        (so two workspaces with the same base and history share cached scores)."""
+        log = getattr(self.workspace, "log", None)
+        accepted = tuple(e.fingerprint for e in log() if e.decision == "accepted") if callable(log) else ()
+        return (self.workspace.version, accepted)
 
 
 @dataclass
@@ -324,18 +332,18 @@ def _frequency(alternatives: list[Candidate], trajectories) -> int:
 
 
 def _trajectories(m: Member, backbone: Backbone) -> list:
-    key = (m.workspace.version, backbone.key)
-    if m._traj_cache is None or m._traj_cache[0] != key:
-        m._traj_cache = (key, backbone.run(m.workspace.ontology, m.trajectory_questions)[1])
-    return m._traj_cache[1]
+    key = ("trajectories", m.state(), backbone.key)
+    if key not in m.cache:
+        m.cache[key] = backbone.run(m.workspace.ontology, m.trajectory_questions)[1]
+    return m.cache[key]
 
 
 def _parent_outcomes(m: Member, backbone: Backbone) -> dict:
-    key = (m.workspace.version, backbone.key)
-    if m._parent_cache is None or m._parent_cache[0] != key:
+    key = ("validation", m.state(), backbone.key)
+    if key not in m.cache:
         scored = _same_path_copy(m.workspace.ontology)
-        m._parent_cache = (key, dict(backbone.run(scored, m.validation_questions)[0]))
-    return m._parent_cache[1]
+        m.cache[key] = dict(backbone.run(scored, m.validation_questions)[0])
+    return m.cache[key]
 
 
 def _untried(candidate: Candidate, ctx: EditContext, seen: set) -> bool:
