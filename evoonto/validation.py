@@ -3,9 +3,10 @@
 Two engines share one shapes graph (the workspace's ``shapes`` graph, or the packaged shapes):
 
 - SHACL Core shapes run in ``pyshacl`` on an rdflib data graph. For focus-node validation the data
-  graph is only the neighbourhood of the focus nodes (their triples, the triples of the nodes they
-  point at) plus the vocab graph, which keeps a commit-time check in the tens of milliseconds
-  (DESIGN.md §9).
+  graph is only the neighbourhood of the focus nodes (their triples, the ``rdf:type`` of the nodes
+  they point at) plus the class/property hierarchy of the vocab graph, which is all that the
+  packaged shapes (outgoing paths, ``sh:class`` on values) read; it keeps a commit-time check in the
+  tens of milliseconds (DESIGN.md §9).
 - SHACL-SPARQL constraints (``sh:sparql``/``sh:select``, shapes/checks.ttl) run on the Oxigraph
   store over the union of the vocab, catalog, content and tools graphs; with focus nodes the
   query gets ``VALUES ?this { … }`` appended. They are removed from the shapes graph given to
@@ -252,7 +253,7 @@ def _data_graph(onto, focus: list | None) -> rdflib.Graph:
     values = " ".join(f"<{n}>" for n in focus)
     rows = store.query(
         "SELECT ?s ?p ?o WHERE { { VALUES ?f { " + values + " } BIND(?f AS ?s) ?s ?p ?o } UNION "
-        "{ VALUES ?f { " + values + " } ?f ?q ?s . FILTER(isIRI(?s)) ?s ?p ?o } }",
+        "{ VALUES ?f { " + values + " } ?f ?q ?s . FILTER(isIRI(?s)) ?s ?p ?o FILTER(?p = rdf:type) } }",
         default_graphs=DATA_GRAPHS[1:],
     )
     for row in rows:
