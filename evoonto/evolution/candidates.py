@@ -200,7 +200,7 @@ def _rank_terms_for_word(word: str, terms: list[TermInfo]) -> list[tuple[float, 
         if related & stems:
             score, why = 2.0, "cue word"
         best = max((fuzz.ratio(w, s) for s in stems if len(s) >= 3), default=0)
-        if best >= 75 and best / 50.0 > score:
+        if best >= 85 and len(w) >= 4 and best / 50.0 > score:
             score, why = best / 50.0, f"spelling close ({best:.0f})"
         if score > 0:
             # prefer column-level Terms (they carry the recall) over table Entities

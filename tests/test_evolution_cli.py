@@ -1,0 +1,93 @@
+"""``evoonto evolve`` end to end on a tiny Spider-format benchmark (offline builder, linking backbone),
+and its error paths (clear one-line errors, exit status 2, workspace unchanged)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from evoonto.cli import main
+from fixtures.evolution_toy import make_database
+
+QUESTIONS = [
+    ("How many singers are there?", "SELECT count(*) FROM singer"),
+    ("What is the average age of all singers?", "SELECT avg(Age) FROM singer"),
+    ("Who is the youngest singer?", "SELECT Name FROM singer ORDER BY Age LIMIT 1"),
+    ("Name the oldest singer.", "SELECT Name FROM singer ORDER BY Age DESC LIMIT 1"),
+    ("List the names of French singers.", "SELECT Name FROM singer WHERE Country = 'France'"),
+    ("Which singers come from France?", "SELECT Name FROM singer WHERE Country = 'France'"),
+    ("How many concerts were held in 2014?", "SELECT count(*) FROM concert WHERE Year = 2014"),
+    ("Show all concert names.", "SELECT concert_Name FROM concert"),
+    ("What are the countries of all singers?", "SELECT DISTINCT Country FROM singer"),
+    ("Show the sex of every singer.", "SELECT Sex FROM singer"),
+    ("Which year had the most concerts?", "SELECT Year FROM concert GROUP BY Year ORDER BY count(*) DESC LIMIT 1"),
+    ("List singer names and their concerts.", "SELECT T1.Name, T2.concert_Name FROM singer AS T1 JOIN concert AS T2 ON T1.Singer_ID = T2.Singer_ID"),
+    ("How old is the youngest singer?", "SELECT min(Age) FROM singer"),
+    ("Count the female singers.", "SELECT count(*) FROM singer WHERE Sex = 'F'"),
+    ("What is the maximum age of singers from France?", "SELECT max(Age) FROM singer WHERE Country = 'France'"),
+    ("Give the concert names of 2015.", "SELECT concert_Name FROM concert WHERE Year = 2015"),
+    ("Which singer performed in Auditions?", "SELECT T1.Name FROM singer AS T1 JOIN concert AS T2 ON T1.Singer_ID = T2.Singer_ID WHERE T2.concert_Name = 'Auditions'"),
+    ("List singers older than 40.", "SELECT Name FROM singer WHERE Age > 40"),
+    ("What are the names of male singers?", "SELECT Name FROM singer WHERE Sex = 'M'"),
+    ("Show concert years.", "SELECT Year FROM concert"),
+]
+
+
+@pytest.fixture()
+def data_dir(tmp_path):
+    folder = tmp_path / "bench"
+    (folder / "database" / "toy").mkdir(parents=True)
+    make_database(folder / "database" / "toy" / "toy.sqlite")
+    rows = [{"db_id": "toy", "question": q, "query": sql} for q, sql in QUESTIONS]
+    (folder / "dev.json").write_text(json.dumps(rows))
+    return folder
+
+
+@pytest.fixture()
+def workspace(tmp_path, data_dir):
+    from evoonto.builder.pipeline import build, write_workspace
+
+    questions = [q for q, _ in QUESTIONS[:10]]  # question texts only: the builder never sees gold
+    path = tmp_path / "ws"
+    write_workspace(build([str(data_dir / "database" / "toy" / "toy.sqlite")], questions), path)
+    return path
+
+
+def test_evolve_runs_and_records_every_decision(workspace, data_dir, capsys):
+    from evoonto.workspace import Workspace
+
+    code = main(["evolve", "--workspace", str(workspace), "--data", str(data_dir), "--rounds", "2",
+                 "--patience", "2", "--no-progress"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "stopped:" in out.out and "|V| =" in out.err
+    ws = Workspace.open(workspace)
+    decisions = {e.decision for e in ws.log()}
+    assert decisions <= {"accepted", "rejected", "invalid"}
+    assert ws.version == sum(1 for e in ws.log() if e.decision == "accepted")
+    assert (workspace / "splits.json").is_file()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--fold", "Z"], "unknown fold"),
+    (["--evolver", "openai:gpt"], "unknown evolver"),
+    (["--db", "nope"], "no source"),
+    (["--rounds", "0"], "at least 1"),
+    (["--scorer", "ex"], "--agent"),
+])
+def test_evolve_errors_are_one_line_and_change_nothing(workspace, data_dir, capsys, extra, message):
+    before = sorted(p.name for p in (workspace / "patches").iterdir()) if (workspace / "patches").exists() else []
+    code = main(["evolve", "--workspace", str(workspace), "--data", str(data_dir), "--no-progress", *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.count("\n") <= 2
+    after = sorted(p.name for p in (workspace / "patches").iterdir()) if (workspace / "patches").exists() else []
+    assert before == after
+
+
+@pytest.mark.filterwarnings("ignore::evoonto.evaluation.benchmarks.MissingDatabaseWarning")
+def test_evolve_missing_workspace_or_data(tmp_path, data_dir, workspace, capsys):
+    assert main(["evolve", "--workspace", str(tmp_path / "none"), "--data", str(data_dir)]) == 2
+    shutil.rmtree(data_dir / "database")
+    assert main(["evolve", "--workspace", str(workspace), "--data", str(data_dir), "--no-progress"]) == 2
