@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from fixtures.viz_support import SMALL_NODES, make_workspace
+from fixtures.viz_support import SMALL_NODES, SMALL_TRIG, make_workspace
 
 from evoonto.cli import main
 
@@ -35,15 +35,25 @@ def test_viz_default_output_is_in_the_current_directory(workspace, tmp_path, mon
     assert "<title>Concerts · evoonto explorer</title>" in (tmp_path / "evoonto-viz.html").read_text(encoding="utf-8")
 
 
+def test_viz_draws_a_trig_dataset(tmp_path, capsys):
+    out = tmp_path / "trig.html"
+    assert main(["viz", "--trig", str(SMALL_TRIG), "--out", str(out)]) == 0
+    data = json.loads(re.search(r'id="evoonto-data">(.*?)</script>', out.read_text(encoding="utf-8"), re.S).group(1))
+    assert len(data["nodes"]) == SMALL_NODES and len(data["history"]) == 4
+    assert data["meta"]["title"] == "https://example.org/evoonto/demo"
+
+
 @pytest.mark.parametrize("args, message", [
-    (["--max-visible", "3"], "--max-visible must be at least 10"),
-    (["--max-diff-triples", "-1"], "--max-diff-triples must be >= 0"),
-    (["--out", "{tmp}/missing/x.html"], "directory does not exist"),
-    (["--out", "{tmp}"], "must be a file path"),
+    (["-w", "{ws}", "--max-visible", "3"], "--max-visible must be at least 10"),
+    (["-w", "{ws}", "--max-diff-triples", "-1"], "--max-diff-triples must be >= 0"),
+    (["-w", "{ws}", "--out", "{tmp}/missing/x.html"], "directory does not exist"),
+    (["-w", "{ws}", "--out", "{tmp}"], "must be a file path"),
+    (["--trig", "{tmp}/missing.trig", "--out", "{tmp}/x.html"], "no such TriG file"),
+    (["-w", "{ws}", "--trig", str(SMALL_TRIG), "--out", "{tmp}/x.html"], "either --trig or --workspace"),
 ])
 def test_viz_user_errors_exit_2_with_one_line(workspace, tmp_path, capsys, args, message):
-    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
-    assert main(["viz", "--workspace", str(workspace), *args]) == 2
+    args = [a.replace("{tmp}", str(tmp_path)).replace("{ws}", str(workspace)) for a in args]
+    assert main(["viz", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []

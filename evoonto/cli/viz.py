@@ -21,6 +21,7 @@ Examples:
   evoonto viz                                  # writes ./evoonto-viz.html
   evoonto viz -w .evoonto --out explorer.html
   evoonto viz --max-visible 150
+  evoonto viz --trig dataset.trig              # a TriG dataset (named graphs evog:content, ...)
 """
 
 
@@ -41,6 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"triples listed per version in the history (default {DEFAULT_MAX_DIFF_TRIPLES}; "
                              "counts are always complete)")
     parser.add_argument("--title", default=None, help="page title (default: the workspace name)")
+    parser.add_argument("--trig", default=None, metavar="FILE",
+                        help="draw a TriG dataset instead of a workspace (named graphs evog:content, "
+                             "evog:catalog, evog:history and evog:patch/ID/additions|removals/TARGET)")
     parser.set_defaults(func=run)
 
 
@@ -48,20 +52,27 @@ def run(args: argparse.Namespace) -> int:
     """Build the model from the workspace, write the page and print its path; returns 0.
 
     Raises:
-        ConfigurationError: --max-visible < 10 or --max-diff-triples < 0.
-        WorkspaceError: no workspace at the path.
+        ConfigurationError: --max-visible < 10, --max-diff-triples < 0, or both --trig and --workspace.
+        WorkspaceError: no workspace at the path, or no such TriG file.
+        RDFParseError: the TriG file is malformed.
         VizOutputError: the output file cannot be written.
     """
     from evoonto.cli import workspace_path
     from evoonto.errors import ConfigurationError
-    from evoonto.viz import load_workspace_model, write_page
+    from evoonto.viz import build_model, load_trig, load_workspace_model, write_page
 
     if args.max_visible < 10:
         raise ConfigurationError(f"--max-visible must be at least 10, got {args.max_visible}")
     if args.max_diff_triples < 0:
         raise ConfigurationError(f"--max-diff-triples must be >= 0, got {args.max_diff_triples}")
-    model = load_workspace_model(workspace_path(args), title=args.title, max_visible=args.max_visible,
-                                 max_diff_triples=args.max_diff_triples)
+    options = {"title": args.title, "max_visible": args.max_visible, "max_diff_triples": args.max_diff_triples}
+    if args.trig:
+        if args.workspace:
+            raise ConfigurationError("give either --trig or --workspace, not both")
+        graphs, patches = load_trig(args.trig)
+        model = build_model(graphs, patches, **options)
+    else:
+        model = load_workspace_model(workspace_path(args), **options)
     path = write_page(model, args.out)
     counts = model["meta"]["counts"]
     print(f"wrote {path} ({counts['term']} Terms, {len(model['nodes'])} nodes, "

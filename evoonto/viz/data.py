@@ -25,13 +25,18 @@ explorer shows can be tested without a browser. Input is the named graphs of one
     structural reference (``mapping``, ``constrains``, ``evidence``); ``fields`` carries the
     qualified relation node's join condition, formula and evidence.
 ``history``
-    One row per gate decision (accepted, rejected, invalid), in round order: ``id``, ``round``,
-    ``seq``, ``version`` (generated version or None), ``parentVersion``, ``level``, ``signature``,
-    ``intervention``, ``fingerprint``, ``decision``, ``parentScore``, ``candidateScore``, ``time``
-    and ``diff`` = ``{"added", "removed"}`` (triple counts), ``"byGraph"`` (``{target: [added,
-    removed]}``), ``"triples"`` (``[[op, graph, s, p, o, sRef, oRef]]``, at most
-    ``max_diff_triples``), ``"nodesAdded"``/``"nodesRemoved"``/``"edgesAdded"``/``"edgesRemoved"``
-    (indices of graph elements the patch touched).
+    One row per gate decision (accepted, rejected, invalid; plus any patch without a gate), in
+    commit order: ``id`` (patch id), ``gate`` and ``patch`` (IRIs), ``round``, ``seq``, ``version``
+    (generated version or None), ``parentVersion``, ``level``, ``signature``, ``intervention``,
+    ``fingerprint``, ``decision``, ``parentScore``, ``candidateScore``, ``time`` and ``diff`` =
+    ``{"added", "removed"}`` (triple counts), ``"byGraph"`` (``{target: [added, removed]}``),
+    ``"triples"`` (``[[op, graph, s, p, o, sRef, oRef]]``, at most ``max_diff_triples``),
+    ``"nodesAdded"``/``"nodesRemoved"``/``"edgesAdded"``/``"edgesRemoved"`` (indices of drawn
+    graph elements the patch touched).
+
+The work is split by concept: :mod:`evoonto.viz.content` (nodes, records, edges),
+:mod:`evoonto.viz.history` (rows and diffs), :mod:`evoonto.viz.names` (display text); this module
+holds the entry points.
 
 Sources: W3C SKOS (labels, semantic relations), PROV-O (evidence, history), OWL 2 annotation
 reification for qualified relations, SSSOM (``sssom:confidence``); the version history model is the
