@@ -223,6 +223,40 @@ def validate(target, focus_nodes: Iterable | None = None, *, shapes: rdflib.Grap
     return report
 
 
+#: Graphs whose change requires a full validation (the shapes themselves may change).
+SCHEMA_GRAPHS = frozenset({"vocab", "shapes"})
+
+
+def patch_focus_nodes(candidate, patch) -> set[URIRef] | None:
+    """The nodes whose shapes ``patch`` can break, evaluated on ``candidate`` (the patched version).
+
+    Rule: subjects of the patch's triples, plus the nodes that point at a subject that lost triples
+    (a removed type or link can break the referrer). Objects of added/removed triples are not
+    re-validated: every packaged shape constrains only outgoing paths of its focus node, and the
+    SPARQL checks that read incoming links (Mapping/Term inverse link, relation direct triple) are
+    covered by the referrer rule. Returns None (validate everything) for patches touching the
+    vocab or shapes graphs.
+    """
+    if SCHEMA_GRAPHS & set(patch.targets):
+        return None
+    schema_terms = candidate.schema_cache()["terms"]
+    nodes = patch.subjects() - schema_terms
+    removed_subjects = patch.subjects(removals_only=True) - schema_terms
+    if removed_subjects:
+        values = " ".join(f"<{n}>" for n in removed_subjects)
+        rows = candidate.store.query(
+            f"SELECT DISTINCT ?s WHERE {{ VALUES ?o {{ {values} }} ?s ?p ?o FILTER(?p != rdf:type && isIRI(?s)) }}",
+            default_graphs=DATA_GRAPHS)
+        nodes |= {row["s"] for row in rows}
+    return nodes
+
+
+def validate_patch(candidate, patch) -> ValidationReport:
+    """SHACL-validate ``candidate`` (an Ontology with ``patch`` applied, e.g. ``parent.with_patch(patch)``)
+    on the nodes the patch can break (:func:`patch_focus_nodes`); full validation for schema patches."""
+    return validate(candidate, patch_focus_nodes(candidate, patch))
+
+
 def _prepared_shapes(onto, shapes: rdflib.Graph | None) -> PreparedShapes:
     """Explicit shapes, else the ontology's shapes graph (packaged shapes when it is empty), prepared
     once per change of the Schema layer."""
@@ -328,5 +362,5 @@ def _run_sparql_checks(prepared: PreparedShapes, onto, focus: list | None) -> li
     return out
 
 
-__all__ = ["validate", "ValidationReport", "ValidationResult", "PreparedShapes", "prepare_shapes",
+__all__ = ["validate", "validate_patch", "patch_focus_nodes", "SCHEMA_GRAPHS", "ValidationReport", "ValidationResult", "PreparedShapes", "prepare_shapes",
            "DATA_GRAPHS", "PREFIXES"]

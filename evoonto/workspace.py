@@ -35,13 +35,12 @@ from evoonto.namespaces import GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta
 from evoonto.ontology import Ontology
 from evoonto.patch import EVOLVABLE_GRAPHS, RESTORE_LEVEL, Patch, PatchError
 from evoonto.store import OxigraphStore, from_ox, load_rdf_file, parse_rdf_file, serialize_quads
-from evoonto.validation import DATA_GRAPHS, ValidationReport, validate
+from evoonto.validation import ValidationReport, validate, validate_patch
 
 FORMAT_VERSION = 1
 CONFIG_FILE, BASE_FILE, PATCH_DIR, LOCK_FILE = "config.json", "base.trig", "patches", ".lock"
 RESERVED_DIRS = ("trajectories", "runs")
 _PATCH_FILE = re.compile(r"^(\d{4,})-([A-Za-z0-9][A-Za-z0-9._-]*)\.trig$")
-_SCHEMA_GRAPHS = {"vocab", "shapes"}
 
 
 class Workspace:
@@ -362,29 +361,7 @@ class Workspace:
             raise PatchError(f"a patch with id {patch.id!r} already exists in {self.path}")
 
     def _validate_candidate(self, patch: Patch) -> ValidationReport:
-        if _SCHEMA_GRAPHS & set(patch.targets):
-            return validate(self.ontology)
-        return validate(self.ontology, self._focus_nodes(patch))
-
-    def _focus_nodes(self, patch: Patch) -> set[URIRef]:
-        """The nodes whose shapes a patch can break: subjects of its triples, plus the nodes that point
-        at a subject that lost triples (a removed type or link can break the referrer).
-
-        Objects of added/removed triples are not re-validated: every packaged shape constrains only
-        outgoing paths of its focus node (SPARQL checks that look at incoming links, like the
-        Mapping/Term inverse link, are covered by the referrer rule). Schema patches, which may change
-        the shapes, run a full validation instead.
-        """
-        schema_terms = self.ontology.schema_cache()["terms"]
-        nodes = patch.subjects() - schema_terms
-        removed_subjects = patch.subjects(removals_only=True) - schema_terms
-        if removed_subjects:
-            values = " ".join(f"<{n}>" for n in removed_subjects)
-            rows = self.store.query(
-                f"SELECT DISTINCT ?s WHERE {{ VALUES ?o {{ {values} }} ?s ?p ?o FILTER(?p != rdf:type && isIRI(?s)) }}",
-                default_graphs=DATA_GRAPHS)
-            nodes |= {row["s"] for row in rows}
-        return nodes
+        return validate_patch(self.ontology, patch)
 
     def _write_patch(self, patch: Patch, meta: list[tuple]) -> None:
         seq = len(self._entries) + 1

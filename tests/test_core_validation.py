@@ -112,3 +112,22 @@ def test_validate_plain_graph_uses_packaged_schema():
     report = validate(g)
     assert any(r.path == SKOS.prefLabel for r in report.violations)
     assert "1 SHACL violation" in report.summary() or "violation" in report.summary()
+
+
+def test_validate_patch_on_a_candidate_leaves_the_parent_unchanged():
+    from evoonto.patch import Patch
+    from evoonto.validation import patch_focus_nodes, validate_patch
+
+    parent = ontology()
+    before = parent.store.count("content")
+    removal = {t for t in parent.store.triples("content") if t[0] == COST}
+    patch = Patch.from_graphs("content", removals={"content": removal})
+    candidate = parent.with_patch(patch)
+    assert candidate.candidate and candidate.version == parent.version + 1
+    assert parent.store.count("content") == before and candidate.store.count("content") == before - len(removal)
+    focus = patch_focus_nodes(candidate, patch)
+    assert COST in focus and IRIS.mapping("finance", "fact_cost", "total_cost") in focus  # referrer of COST
+    report = validate_patch(candidate, patch)
+    assert not report.conforms
+    schema = Patch.from_graphs("schema", {"vocab": [(EVO.Metric, RDF.type, OWL.Class)]})
+    assert patch_focus_nodes(parent.with_patch(schema), schema) is None
