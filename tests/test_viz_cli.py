@@ -63,3 +63,18 @@ def test_viz_on_a_missing_workspace(tmp_path, capsys):
     assert main(["viz", "--workspace", str(tmp_path / "nope"), "--out", str(tmp_path / "x.html")]) == 2
     assert "error" in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_a_trig_export_of_the_workspace_draws_the_same_page(workspace, tmp_path):
+    def model(page):
+        return json.loads(re.search(r'id="evoonto-data">(.*?)</script>', page.read_text(encoding="utf-8"), re.S).group(1))
+
+    trig = tmp_path / "all.trig"
+    assert main(["export", "--workspace", str(workspace), "--format", "trig", "--output", str(trig)]) == 0
+    assert main(["viz", "--trig", str(trig), "--out", str(tmp_path / "a.html")]) == 0
+    assert main(["viz", "--workspace", str(workspace), "--out", str(tmp_path / "b.html")]) == 0
+    a, b = model(tmp_path / "a.html"), model(tmp_path / "b.html")
+    assert a["nodes"] == b["nodes"] and a["edges"] == b["edges"]
+    rows = lambda m: [(r["id"], r["decision"], r["round"], r["diff"]["added"], r["diff"]["removed"],  # noqa: E731
+                       r["diff"]["nodesAdded"], r["diff"]["nodesRemoved"]) for r in m["history"]]
+    assert rows(a) == rows(b)

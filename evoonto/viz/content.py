@@ -46,6 +46,8 @@ STRUCTURAL_PREDICATES = {
     str(EVO.constrains): ("constrains", True), str(PROV.wasDerivedFrom): ("evidence", True),
 }
 
+_STRUCTURAL_ORDER = ("mapping", "constrains", "evidence")
+
 # Record fields: display names of standard properties (the vocabulary's rdfs:label names evo: ones).
 _FIELD_NAMES = {str(prop): name for prop, name in {
     SKOS.prefLabel: "label", SKOS.altLabel: "synonyms", SKOS.hiddenLabel: "hidden labels",
@@ -295,7 +297,7 @@ class ContentGraph:
                 qualified.append((rel, index[s], index[o], key))
                 semantic.append((index[s], index[o], key))
         pairs = {(min(a, b), max(a, b), k) for a, b, k in semantic}
-        for a, b, key in semantic:
+        for a, b, key in sorted(set(semantic)):  # sorted: the page does not depend on triple order
             specific = _SUBSUMED.get(key)
             if specific and (min(a, b), max(a, b), specific) in pairs:
                 continue
@@ -313,6 +315,7 @@ class ContentGraph:
             self.edges[edge]["fields"] = self._fields(pairs_) + [["relation IRI", [str(rel)]]]
         # structural references; one from or to a qualified relation node is drawn from or to the
         # relation's source Term
+        structural = set()
         for prop, (kind, forward) in STRUCTURAL_PREDICATES.items():
             for s, o in content.subject_objects(URIRef(prop)):
                 a, b = self._endpoint(s), self._endpoint(o)
@@ -320,10 +323,9 @@ class ContentGraph:
                     continue
                 if kind == "evidence" and self.nodes[b]["family"] != "evidence":
                     continue
-                if forward:
-                    self._add_edge(a, b, kind)
-                else:
-                    self._add_edge(b, a, kind)
+                structural.add((kind, a, b) if forward else (kind, b, a))
+        for kind, a, b in sorted(structural, key=lambda e: (_STRUCTURAL_ORDER.index(e[0]), e[1], e[2])):
+            self._add_edge(a, b, kind)
 
     def _endpoint(self, iri) -> int | None:
         node = self._index.get(iri)
