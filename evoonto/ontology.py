@@ -52,6 +52,17 @@ class Ontology:
             store.add(graph.triples((None, None, None)) if isinstance(graph, rdflib.Graph) else graph, name)
         return cls(store, version=version, base_iri=base_iri)
 
+    @classmethod
+    def from_dataset(cls, dataset: rdflib.Dataset, **kwargs) -> "Ontology":
+        """An in-memory ontology from an rdflib ``Dataset`` whose named graphs are ``evog:<name>``
+        (other graphs are ignored); keyword arguments as :meth:`from_graphs`."""
+        graphs = {}
+        for graph in dataset.graphs():
+            name = GRAPH.name_of(graph.identifier)
+            if name is not None:
+                graphs[name] = graph
+        return cls.from_graphs(graphs, **kwargs)
+
     @property
     def iris(self) -> IriFactory:
         """The :class:`IriFactory` of this ontology's base IRI."""

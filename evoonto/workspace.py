@@ -147,6 +147,11 @@ class Workspace:
         return self.ontology.version
 
     @property
+    def active_version(self) -> int:
+        """Alias of :attr:`version`: the version the files define (base ⊕ accepted patches)."""
+        return self.ontology.version
+
+    @property
     def store(self) -> OxigraphStore:
         """The Oxigraph store of the active version."""
         return self.ontology.store
