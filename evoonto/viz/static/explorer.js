@@ -644,7 +644,7 @@
     Array.prototype.forEach.call(document.querySelectorAll('#chart .point'), function (p) {
       p.classList.toggle('selected', Number(p.getAttribute('data-row')) === r);
     });
-    if (r === null) { applyHighlight(); return; }
+    if (r === null) { diffPlaceholder(); applyHighlight(); return; }
     var diff = HISTORY[r].diff;
     var touched = diff.nodesAdded.concat(diff.nodesRemoved);
     diff.edgesAdded.concat(diff.edgesRemoved).forEach(function (ei) { touched.push(EDGES[ei].source, EDGES[ei].target); });
@@ -656,6 +656,11 @@
     state.selected = null;
     applyHighlight();
     showDiff(r);
+  }
+  function diffPlaceholder() {
+    clear($('diff')).appendChild(h('p', { className: 'placeholder',
+      text: HISTORY.length ? 'Select a row of the version history (or a point of the chart) to see its diff.' :
+        'No patches yet: the workspace is at its base version.' }));
   }
   function showDiff(r) {
     var row = HISTORY[r], diff = row.diff, box = clear($('diff'));
@@ -859,9 +864,6 @@
   buildHistory();
   buildChart();
   placeholder();
-  $('diff').appendChild(h('p', { className: 'placeholder',
-    text: HISTORY.length ? 'Select a row of the version history (or a point of the chart) to see its diff.' :
-      'No patches yet: the workspace is at its base version.' }));
+  diffPlaceholder();
   render(null);
-  document.body.setAttribute('data-ready', 'true');
 })();
