@@ -457,7 +457,8 @@ def _step_evolve(state: _State) -> list[str]:
     open_source = api("evoonto.sources.base", "open_source")
     if state.rounds == 0:
         return ["0 rounds requested: nothing to evolve"]
-    lines: list[str] = []
+    lines = [f"gate: {GATE_METRIC} recall on V ({len(state.validation_questions)} questions), candidate vs "
+             f"parent, accepted iff mean gain ≥ tau = {GATE_TAU} and a sign test supports it"]
 
     def on_round(r) -> None:
         scores = ("" if r.parent_score is None else
@@ -470,13 +471,15 @@ def _step_evolve(state: _State) -> list[str]:
         backbone = LinkingBackbone(state.benchmark, policy=state.policy, metric=GATE_METRIC,
                                    sources=sources)
         evolver = OfflineEvolver(prober=ValueProber(sources))
+        trajectories = backbone.run(state.workspace.ontology, state.build_questions)[1]
+        failed = sum(1 for t in trajectories if t.passed is False)
+        lines.insert(0, f"trajectories: the retrieval policy on the {len(trajectories)} construction questions, "
+                        f"{failed} failed (only failures are diagnosed; pass/fail is all the evolver sees)")
         result = evolve(state.workspace, backbone=backbone, trajectory_questions=state.build_questions,
                         validation_questions=state.validation_questions, evolver=evolver,
                         config=LoopConfig(rounds=state.rounds, gate=GateConfig(tau=GATE_TAU, seed=state.seed)),
                         on_round=on_round)
     state.evolution = result
-    lines.append(f"gate: {GATE_METRIC} recall on V ({len(state.validation_questions)} questions), "
-                 f"candidate vs parent, accepted iff mean gain ≥ tau = {GATE_TAU} and a sign test supports it")
     lines.append(f"{result.accepted} accepted, {result.rejected} rejected, {result.invalid} invalid; "
                  f"stopped: {STOP_REASONS.get(result.stop_reason, result.stop_reason)}; "
                  f"active version {result.final_version}")
