@@ -51,7 +51,9 @@ def test_data_round_trips_and_no_label_appears_as_markup(page, model):
     block = data_block(page)
     assert json.loads(block) == json.loads(json.dumps(model))
     assert XSS not in page
-    assert "window.__xss" not in page.replace("window.__xss=", "")  # fixture payloads only inside JSON
+    markup = page.replace(block, "")
+    assert "__xss" not in markup and "alert(1)" not in markup   # the payloads exist only as JSON data
+    assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in block
     assert page.count("<script") == 2 and page.count("</script>") == 2
 
 
