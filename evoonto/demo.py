@@ -26,6 +26,7 @@ workspace. Any other existing directory is never deleted.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -595,7 +596,9 @@ def run_demo(workspace: str | Path, *, rounds: int = DEFAULT_ROUNDS, seed: int =
     unavailable = [s.name for s in report.steps if s.status != "ok"]
     if unavailable:
         echo(f"demo incomplete: step(s) {', '.join(unavailable)} did not run (see above).")
-    echo(f"done in {report.seconds:.1f} s. Serve it to an agent: evoonto serve --workspace {path}")
+    echo(f"done in {report.seconds:.1f} s. Serve it to an agent: evoonto serve --workspace {path} [--data-tools]")
+    if importlib.util.find_spec("evoonto.cli.viz") is not None:
+        echo(f"Explore it in a browser: evoonto viz --workspace {path} --out explorer.html")
     return report
 
 
