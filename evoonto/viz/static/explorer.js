@@ -818,7 +818,7 @@
   // ------------------------------------------------------------------ header, legend, toolbar
   function buildHeader() {
     $('title').textContent = META.title;
-    $('title').setAttribute('title', META.base || META.title);
+    $('title').setAttribute('title', (META.base || META.title) + ' · page generated ' + META.generated);
     var c = META.counts, stats = clear($('stats'));
     var items = [[c.term, 'Terms'], [c.mapping, 'Mappings'], [c.constraint, 'Constraints'], [c.evidence, 'Evidence'],
       [c.relation, 'relations']];
