@@ -36,6 +36,8 @@ __all__ = ["Construction", "construct", "scheme_triples", "ground_in_documents"]
 
 #: Sample values recorded for columns without a complete vocabulary.
 SAMPLE_VALUES = 10
+#: Value patterns of numeric columns (no sample values or distribution recorded, only the range).
+NUMERIC_PATTERNS = ("integer", "decimal", "numeric text")
 
 
 @dataclass
@@ -92,14 +94,17 @@ class _Builder:
         self.out.probes[activity] = ProbeActivity(activity, query=probe.sql, used=self.schema.iri,
                                                   started_at=self.at, ended_at=self.at)
         if profile is not None:
-            samples = list(profile.vocabulary) or [str(v) for v, _ in profile.top[:SAMPLE_VALUES]]
+            # value vocabularies and distributions describe text-like columns; a numeric column is
+            # summarised by its range (min/max), which keeps resolve answers short
+            numeric = profile.pattern in NUMERIC_PATTERNS
+            samples = [] if numeric else (list(profile.vocabulary) or [str(v) for v, _ in profile.top[:SAMPLE_VALUES]])
             record = Evidence(
                 iri, probe=activity, generated_at=self.at, summary=profile.summary(),
                 rows_observed=profile.rows_observed, null_fraction=round(profile.null_fraction, 6),
                 distinct_count=profile.distinct_count, min_value=_text(profile.minimum),
                 max_value=_text(profile.maximum), sample_values=samples,
                 value_distribution=({str(v)[:60]: n for v, n in profile.top}
-                                    if profile.top and profile.top[0][1] > 1 else None),
+                                    if profile.top and profile.top[0][1] > 1 and not numeric else None),
                 value_pattern=profile.pattern,
             )
         else:
@@ -139,7 +144,8 @@ class _Builder:
                 mapping, term=term, source=self.schema.iri, table=table.iri,
                 column=None if column is None else column.iri, filter=filt,
                 aggregation=cand.aggregation or ("COUNT" if cand.value is not None else None),
-                grain=_grain(table), join_path=join_paths.get((table.name, None if column is None else column.name)),
+                grain=_grain(table),
+                join_path=join_paths.get((table.name, None if column is None else column.name)),
                 confidence=cand.confidence, evidence=[ev],
             ))
             labels = cand.labels.merged(synonyms_by_slug.get(cand.slug, ()))

@@ -45,7 +45,7 @@ __all__ = [
 #: Term kinds (local names of evo: classes, docs/architecture.md §3).
 TERM_KINDS = ("Entity", "Identifier", "Metric", "Dimension", "Category", "TimeDimension")
 #: Columns with at most this many distinct text values get one value Term per value.
-VALUE_TERM_CAP = 12
+VALUE_TERM_CAP = 30
 #: Text columns with at most this many distinct values are Categories.
 CATEGORY_CAP = 30
 #: Minimum rapidfuzz ratio (0–100) for a workload phrase to count as a spelling variant of a label.
