@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pytest
 from rdflib import RDF, URIRef
 
 from evoonto.evolution.candidates import Candidate

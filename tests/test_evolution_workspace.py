@@ -18,7 +18,6 @@ from evoonto.evolution.candidates import Candidate
 from evoonto.evolution.edits import AddSynonym, DeprecateTerm
 from evoonto.evolution.gate import GateConfig
 from evoonto.evolution.loop import LoopConfig, evolve, known_fingerprints
-from evoonto.evolution.offline import OfflineEvolver
 from evoonto.workspace import Workspace
 from fixtures.evolution_toy import BASE, IRIS, ToyBackbone, ToyQuestion, toy_graphs
 

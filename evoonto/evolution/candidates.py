@@ -14,7 +14,7 @@ alternatives per signature, best first; the gate decides.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import rdflib
 

@@ -45,7 +45,7 @@ class GateConfig:
             resamples < 1.
     """
 
-    tau: float = 0.005
+    tau: float = 0.0
     test: str = "sign"
     alpha: float = 0.25
     resamples: int = 2000

@@ -43,10 +43,6 @@ Answer with JSON only: {"candidates": [{"signature": str, "level": "content"|"to
     f"- {op}: " + ", ".join(f.name for f in dataclasses.fields(cls)) for op, cls in EDIT_TYPES.items())
 
 
-def _jsonable_field(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
-
-
 def parse_edit(data: dict):
     """A typed edit from one JSON object ``{"op": name, **fields}``.
 

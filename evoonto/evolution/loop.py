@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Callable, Hashable, Iterable, Protocol
+from typing import Callable, Hashable, Protocol
 
 from evoonto.errors import EvoontoError
 from evoonto.evolution.candidates import Candidate, CandidateError, merge
