@@ -187,3 +187,23 @@ def test_terms_are_grounded_in_document_passages(cards_db, tmp_path):
     assert notes == ["A card is Banned when no deck may play it."]
     passage = next(p for p in content.objects(banned, PROV.wasDerivedFrom) if "/passage/" in str(p))
     assert (passage, RDF.type, EVO.Passage) in result.graphs["catalog"]
+
+
+def test_open_source_objects_progress_and_reproducible_clock(cards_db, monkeypatch):
+    from datetime import datetime, timezone
+
+    from evoonto.builder.pipeline import STEPS, build_clock
+    from evoonto.errors import ConfigurationError
+    from evoonto.sources.base import open_source
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    assert build_clock([cards_db]) == datetime.fromtimestamp(1700000000, tz=timezone.utc)
+    steps = []
+    with open_source(str(cards_db)) as src:
+        result = build([src], validate=False, progress=lambda source, step: steps.append((source, step)))
+        assert src.run("SELECT COUNT(*) FROM cards").scalar() == 8  # the caller's source stays open
+    assert steps == [("cards", s) for s in STEPS]
+    assert '"2023-11-14T22:13:20+00:00"' in result.serialize()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    with pytest.raises(ConfigurationError, match="SOURCE_DATE_EPOCH"):
+        build_clock([cards_db])
