@@ -95,8 +95,7 @@ def compact(node: Any, prefixes: Mapping[str, str] = STANDARD_PREFIXES) -> str:
     """Short display text of one RDF term: ``prefix:local`` for IRIs under a known prefix.
 
     Args:
-        node: an rdflib term (URIRef, Literal, BNode), a pyoxigraph term, ``None`` (unbound) or any
-            other value.
+        node: an rdflib term (URIRef, Literal, BNode), ``None`` (unbound) or any other value.
         prefixes: prefix → namespace IRI used to shorten IRIs.
     Returns:
         ``""`` for unbound values, ``prefix:local`` or ``<iri>`` for IRIs, the lexical form of
@@ -121,9 +120,6 @@ def compact(node: Any, prefixes: Mapping[str, str] = STANDARD_PREFIXES) -> str:
         return f"{node}@{node.language}" if node.language else str(node)
     if isinstance(node, BNode):
         return f"_:{node}"
-    value = getattr(node, "value", None)  # pyoxigraph NamedNode / Literal
-    if isinstance(value, str) and type(node).__module__.startswith("pyoxigraph"):
-        return compact(URIRef(value) if type(node).__name__ == "NamedNode" else Literal(value), prefixes)
     return str(node)
 
 
