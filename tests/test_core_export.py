@@ -37,6 +37,7 @@ def test_turtle_export_loads_in_rdflib_and_oxigraph(ws):
     assert len(list(ox.parse(data, format=ox.RdfFormat.TURTLE))) == len(union)
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_trig_export_holds_active_and_patch_graphs(ws):
     ds = rdflib.Dataset()
     ds.parse(data=to_trig(ws), format="trig")
@@ -58,6 +59,7 @@ def apply_rdf_patch(text: str) -> ox.Store:
     return store
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_rdf_patch_is_spec_valid_and_replays_to_active_state(ws):
     text = to_rdf_patch(ws)
     lines = text.splitlines()

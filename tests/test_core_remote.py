@@ -56,6 +56,7 @@ def server(tmp_path):
         proc.kill()
 
 
+@pytest.mark.filterwarnings("ignore:not detected query type:RuntimeWarning", "ignore:unknown query type:RuntimeWarning")
 def test_workspace_round_trips_through_a_remote_store(tmp_path, server):
     ws = finance_workspace(tmp_path / "ws")
     ws.commit(term_patch(ws, "ebitda", "EBITDA \"adj.\"\nline two"))
