@@ -87,25 +87,25 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
     start, end = (0, index.size) if kind == "any" else index.kind_ranges.get(kind, (0, 0))
     if start == end:
         return []
-    scores = index.scores(weighted, settings.weights)[start:end]
-    k = min(max(SHORTLIST, n), end - start)
-    shortlist = np.argpartition(-scores, k - 1)[:k] if k < end - start else np.arange(end - start)
-    shortlist = [int(i) for i in shortlist if scores[i] > 0]
-    if not shortlist:
+    docs, scores = index.candidates(weighted, settings.weights, start, end)
+    if len(docs) == 0:
         return []
+    k = min(max(SHORTLIST, n), len(docs))
+    top_k = np.argpartition(-scores, k - 1)[:k] if k < len(docs) else np.arange(len(docs))
+    bm25 = {int(docs[j]): float(scores[j]) for j in top_k}
     # coverage (Lucene's classic coord factor): the share of query tokens a record matches
     token_groups = [{t for t, _ in group} for group in groups]
     raw = {}
-    for i in shortlist:
-        present = set(index.doc_tokens[start + i].split())
-        raw[i] = float(scores[i]) * sum(1 for g in token_groups if g & present) / len(token_groups)
+    for i, score in bm25.items():
+        present = set(index.doc_tokens[i].split())
+        raw[i] = score * sum(1 for g in token_groups if g & present) / len(token_groups)
     top = max(raw.values()) or 1.0
     query_text = " ".join(tokens)
     f = settings.fuzzy_weight
     ranked = []
-    for i in shortlist:
-        similarity = fuzz.token_sort_ratio(query_text, index.label_norm[start + i])
-        ranked.append(((1 - f) * raw[i] / top + f * similarity / 100.0, start + i))
+    for i in bm25:
+        similarity = fuzz.token_sort_ratio(query_text, index.label_norm[i])
+        ranked.append(((1 - f) * raw[i] / top + f * similarity / 100.0, i))
     ranked.sort(key=lambda pair: (-pair[0], index.documents[pair[1]].iri))
     token_set = {t for t, _ in weighted}
     hits = []

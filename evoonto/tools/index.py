@@ -364,22 +364,38 @@ class SearchIndex:
                 out.append([])
         return out
 
-    def scores(self, weighted_tokens: list[tuple[str, float]], weights: dict[str, float]) -> np.ndarray:
-        """Weighted sum over fields of BM25 scores, one float per document."""
-        total = np.zeros(self.size, dtype=np.float32)
-        groups: dict[float, list[str]] = defaultdict(list)
-        for token, weight in weighted_tokens:
-            groups[weight].append(token)
+    def candidates(self, weighted_tokens: list[tuple[str, float]], weights: dict[str, float],
+                   start: int = 0, end: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Documents in ``[start, end)`` with a positive weighted BM25 score, and those scores.
+
+        The per-token, per-field BM25 contributions are read from each bm25s index's posting
+        lists (``retriever.scores``: CSC arrays ``data``/``indices``/``indptr`` per token) and
+        summed with one ``numpy.bincount``, so the cost follows the postings of the query tokens.
+        Returns:
+            ``(document positions, scores)`` as numpy arrays (positions into :attr:`documents`).
+        """
+        end = self.size if end is None else end
+        doc_parts, weight_parts = [], []
         for name, field_weight in weights.items():
-            if name not in self.retrievers or field_weight <= 0:
+            if field_weight <= 0 or name not in self.retrievers:
                 continue
             retriever, rows = self.retrievers[name]
-            for token_weight, tokens in groups.items():
-                ids = [retriever.vocab_dict[t] for t in tokens if t in retriever.vocab_dict]
-                if ids:
-                    field_scores = (field_weight * token_weight) * retriever.get_scores_from_ids(ids)
-                    if rows is None:
-                        total += field_scores
-                    else:
-                        total[rows] += field_scores
-        return total
+            data, indices, indptr = (retriever.scores[k] for k in ("data", "indices", "indptr"))
+            for token, token_weight in weighted_tokens:
+                tid = retriever.vocab_dict.get(token)
+                if tid is None or indptr[tid] == indptr[tid + 1]:
+                    continue
+                a, b = indptr[tid], indptr[tid + 1]
+                docs = indices[a:b]
+                doc_parts.append(docs if rows is None else rows[docs])
+                weight_parts.append(data[a:b] * (field_weight * token_weight))
+        if not doc_parts:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+        docs = np.concatenate(doc_parts)
+        weights_all = np.concatenate(weight_parts)
+        if start > 0 or end < self.size:
+            keep = (docs >= start) & (docs < end)
+            docs, weights_all = docs[keep], weights_all[keep]
+        totals = np.bincount(docs - start, weights=weights_all, minlength=end - start)
+        positive = np.flatnonzero(totals > 0)
+        return positive + start, totals[positive]
