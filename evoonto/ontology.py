@@ -132,6 +132,26 @@ class Ontology:
             })
         return self._vocab_cache[1]
 
+    def record(self, iri):
+        """The typed record (:mod:`evoonto.records`) of the content node ``iri``.
+
+        Raises:
+            evoonto.records.RecordError: ``iri`` is not a Term, Mapping, Constraint, Evidence, Probe or
+            Relation of the content graph.
+        """
+        from rdflib import URIRef
+
+        from evoonto.records import RECORD_TYPES, RecordError
+
+        node = URIRef(str(iri))
+        graph = rdflib.Graph()
+        for row in self.store.query(f"SELECT ?p ?o WHERE {{ <{node}> ?p ?o }}", default_graphs=["content"]):
+            graph.add((node, row["p"], row["o"]))
+        for rdf_type, cls in RECORD_TYPES.items():
+            if (node, rdflib.RDF.type, rdf_type) in graph:
+                return cls.from_graph(graph, node)
+        raise RecordError(f"<{node}> is not a Term, Mapping, Constraint, Evidence, Probe or Relation in the content graph")
+
     def vocab_graph_cached(self) -> rdflib.Graph:
         """A fresh copy of the vocab graph, from the per-revision cache (cheaper than :meth:`graph`)."""
         out = rdflib.Graph()

@@ -131,3 +131,19 @@ def test_validate_patch_on_a_candidate_leaves_the_parent_unchanged():
     assert not report.conforms
     schema = Patch.from_graphs("schema", {"vocab": [(EVO.Metric, RDF.type, OWL.Class)]})
     assert patch_focus_nodes(parent.with_patch(schema), schema) is None
+
+
+def test_ontology_record_reads_typed_records():
+    from evoonto.records import Constraint, Mapping as MappingRecord, RecordError, Relation as RelationRecord, Term
+
+    onto = ontology()
+    profit = onto.record(PROFIT)
+    assert isinstance(profit, Term) and profit.label == "Profit" and profit.kinds == ["Metric"]
+    m = onto.record(IRIS.mapping("finance", "fact_cost", "total_cost"))
+    assert isinstance(m, MappingRecord) and m.aggregation == "SUM" and m.confidence == 0.9
+    c = onto.record(IRIS.constraint("profit-definition"))
+    assert isinstance(c, Constraint) and c.severity == "Violation" and sorted(c.trigger_keywords) == ["margin", "profit"]
+    rel = onto.record(URIRef(FINANCE_BASE + "relation/Derivation/cost"))
+    assert isinstance(rel, RelationRecord) and rel.type == "Derivation" and rel.target == COST
+    with pytest.raises(RecordError):
+        onto.record(IRIS.source("finance"))
