@@ -136,3 +136,14 @@ def test_index_is_built_once_per_version():
     a, b = OntologyTools(onto), OntologyTools(onto)
     assert a.built is b.built
     assert OntologyTools(onto, version=99).built is not a.built
+
+
+def test_index_follows_a_replaced_store(tmp_path):
+    from evoonto.workspace import Workspace
+
+    ws = Workspace.init(tmp_path / "ws", base_iri=BASE)
+    assert OntologyTools(ws.ontology, version=ws.version).browse("singer age") == []
+    store = OxigraphStore()
+    store.load_quads(parse_rdf_file(FIXTURE))
+    ws.replace_base({name: store.graph(name) for name in ("catalog", "content", "tools")}, validate_shapes=False)
+    assert OntologyTools(ws.ontology, version=ws.version).browse("singer age")[0]["id"] == "term/cs/singer-age"

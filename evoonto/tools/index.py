@@ -81,6 +81,7 @@ class Document:
     locations: list[str] = field(default_factory=list)
 
     def add(self, name: str, text: str | None) -> None:
+        """Append ``text`` to field ``name`` (empty and repeated texts are ignored)."""
         if text and text not in self.fields[name]:
             self.fields[name].append(text)
 

@@ -65,6 +65,8 @@ class ResolveSettings:
 
 @dataclass(frozen=True)
 class ToolSettings:
+    """Browse and resolve settings of one ontology version."""
+
     browse: BrowseSettings = field(default_factory=BrowseSettings)
     resolve: ResolveSettings = field(default_factory=ResolveSettings)
 

@@ -99,7 +99,8 @@ class OntologyTools:
     @property
     def built(self) -> _Built:
         """Settings, id codec, browse index and declared tools (built on first use, then cached)."""
-        key = (self.version, self._base_iri)
+        # the store identity too: Workspace.replace_base swaps the store of the same Ontology object
+        key = (self.version, self._base_iri, id(getattr(self.ontology, "store", None)))
         with _CACHE_LOCK:
             try:
                 per_ontology = _CACHE.setdefault(self.ontology, {})
@@ -112,6 +113,7 @@ class OntologyTools:
 
     @property
     def settings(self) -> ToolSettings:
+        """The browse/resolve settings read from the ``tools`` graph (defaults where absent)."""
         return self.built.settings
 
     def id_of(self, iri: str) -> str:
