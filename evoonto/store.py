@@ -37,10 +37,18 @@ class QueryError(EvoontoError):
 
 # --- term conversion -----------------------------------------------------------------------------
 
+_OX_IRI_CACHE: dict[str, ox.NamedNode] = {}
+
+
 def to_ox(term) -> ox.NamedNode | ox.BlankNode | ox.Literal:
     """Convert an rdflib term to the pyoxigraph term."""
     if isinstance(term, URIRef):
-        return ox.NamedNode(str(term))
+        node = _OX_IRI_CACHE.get(term)
+        if node is None:
+            if len(_OX_IRI_CACHE) > 200_000:
+                _OX_IRI_CACHE.clear()
+            node = _OX_IRI_CACHE[str(term)] = ox.NamedNode(str(term))
+        return node
     if isinstance(term, Literal):
         if term.language:
             return ox.Literal(str(term), language=term.language)
