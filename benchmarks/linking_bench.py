@@ -12,7 +12,7 @@ value ≥ 0.85 at ≤ 40% of the full-schema prompt.
 
 Usage::
 
-    python benchmarks/linking_bench.py [--data ../shared/data/spider] [--seed 0] [--budget 6000] [-n 8]
+    python benchmarks/linking_bench.py [--data ../shared/data/spider] [--seed 0] [--budget 6000] [-n 8] [--resolve each|batch]
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=int, default=6000, help="resolve budget in characters")
     parser.add_argument("-n", type=int, default=8, help="browse hits")
     parser.add_argument("--kind", default="term")
+    parser.add_argument("--resolve", choices=("each", "batch"), default="each")
     parser.add_argument("--runs", default=None, help="output folder (default: a temporary folder)")
     args = parser.parse_args(argv)
 
@@ -42,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
 
     runs = Path(args.runs) if args.runs else Path(tempfile.mkdtemp(prefix="evoonto-linking-"))
     config = EvalConfig(benchmark="spider", data=Path(args.data), scorer="linking", seed=args.seed,
-                        out=runs, policy=LinkingPolicy(n=args.n, budget_chars=args.budget, kind=args.kind))
+                        out=runs, policy=LinkingPolicy(n=args.n, budget_chars=args.budget, kind=args.kind,
+                                                         resolve=args.resolve))
     started = time.perf_counter()
     result = run_evaluation(config, progress=sys.stderr.isatty())
     elapsed = time.perf_counter() - started

@@ -75,10 +75,19 @@ class BudgetTools:
 
 
 def test_policy_drops_lowest_ranked_hits_to_fit_the_budget():
-    hits, resolved, events = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=300))
+    hits, resolved, events = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=300, resolve="batch"))
     assert [r["id"] for r in resolved["records"]] == ["t0", "t1"]
     assert [e["tool"] for e in events] == ["browse", "resolve", "resolve", "resolve", "resolve"]
     assert events[0]["arguments"] == {"q": "q", "kind": "term", "n": 5}
+    assert events[1]["arguments"]["ids"] == ["t0", "t1", "t2", "t3", "t4"]
+
+
+def test_per_hit_policy_keeps_records_within_the_budget():
+    hits, resolved, events = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=300))
+    assert [r["id"] for r in resolved["records"]] == ["t0", "t1"]  # each record is 122 characters
+    assert [e["arguments"].get("ids") for e in events[1:]] == [["t0"], ["t1"], ["t2"]]
+    with pytest.raises(ValueError):
+        LinkingPolicy(resolve="some")
 
 
 # --- conditions and the runner on a real (tiny) database --------------------------------------------
@@ -183,7 +192,7 @@ def test_runner_with_the_agent_and_ex(spider_folder, tmp_path):
 def test_cli_eval_linking_and_errors(spider_folder, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     code = main(["eval", "--data", str(spider_folder), "--condition", "baseline", "--condition", "evoonto",
-                 "--runs", str(tmp_path / "runs"), "--no-progress", "-n", "5", "--budget", "3000"])
+                 "--runs", str(tmp_path / "runs"), "--no-progress", "-n", "5", "--budget", "3000", "--resolve", "batch"])
     out = capsys.readouterr().out
     assert code == 0 and "baseline" in out and "evoonto" in out and "strict" in out
     assert main(["eval", "--data", str(spider_folder), "--scorer", "ex"]) == 2

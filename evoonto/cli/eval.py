@@ -55,6 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--budget", type=int, default=None, metavar="CHARS",
                         help="linking policy: resolve answer budget in characters (default 6000)")
     parser.add_argument("-n", type=int, default=None, metavar="N", help="linking policy: browse hits (default 8)")
+    parser.add_argument("--resolve", choices=("each", "batch"), default=None,
+                        help="linking policy: resolve each hit separately (default) or all hits in one call")
     parser.add_argument("--max-turns", type=int, default=None, metavar="N", help="agent turns per question")
     parser.add_argument("--max-tokens", type=int, default=None, metavar="N",
                         help="agent input+output token budget per question")
@@ -88,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     if args.folds < 2:
         raise ConfigurationError("--folds must be at least 2")
     policy = LinkingPolicy()
-    policy = dataclasses.replace(policy, **{k: v for k, v in (("budget_chars", args.budget), ("n", args.n))
+    policy = dataclasses.replace(policy, **{k: v for k, v in (("budget_chars", args.budget), ("n", args.n),
+                                                                  ("resolve", args.resolve))
                                             if v is not None})
     if policy.n < 1 or policy.budget_chars < 1:
         raise ConfigurationError("-n and --budget must be positive")

@@ -4,9 +4,14 @@ A fixed retrieval policy stands in for an agent: it browses the question text, r
 within a size budget, and the scorer checks which gold tables, columns and values the agent would now
 have seen. Nothing here calls an LLM; the same inputs give the same numbers.
 
-**Policy** (:class:`LinkingPolicy`): ``browse(question, kind, n)`` → the hit ids → one
-``resolve(ids)``; while the compact JSON answer exceeds ``budget_chars``, the lowest-ranked id is
-dropped and resolve is called again. The surfaced text is the condition's prompt (the manifest, or
+**Policy** (:class:`LinkingPolicy`): ``browse(question, kind, n)`` → the hit ids, then
+
+* ``resolve="batch"``: one ``resolve(ids)``; while the compact JSON answer exceeds ``budget_chars``,
+  the lowest-ranked id is dropped and resolve is called again (the tool also shrinks its own answer to
+  its response budget, e.g. by shortening sample-value lists);
+* ``resolve="each"``: ``resolve([id])`` per hit in rank order, keeping answers while their total stays
+  within ``budget_chars`` (each record keeps its full detail; fewer records fit).
+ The surfaced text is the condition's prompt (the manifest, or
 the whole pasted schema for the full-schema condition) + the browse answer + the resolve answer, each
 as compact JSON (``ensure_ascii=False``).
 
@@ -62,6 +67,12 @@ class LinkingPolicy:
         budget_chars: maximum characters of the resolve answer (compact JSON).
         expand: resolve expansions, or None for the tool's default.
         depth: resolve depth.
+        resolve: ``"each"`` (one call per hit, the default) or ``"batch"`` (one call for all hits).
+
+    The defaults were chosen on the gate validation sets V of Spider's two folds (not on the held-out
+    folds): per-hit resolve gave higher strict and value recall than one batched call at a smaller
+    size, because a batched answer is shrunk to the tool's response budget by cutting sample-value
+    lists.
     """
 
     n: int = 8
@@ -69,11 +80,17 @@ class LinkingPolicy:
     budget_chars: int = 6000
     expand: tuple[str, ...] | None = None
     depth: int = 1
+    resolve: str = "each"
+
+    def __post_init__(self):
+        if self.resolve not in ("batch", "each"):
+            raise ValueError(f"resolve mode must be 'batch' or 'each', got {self.resolve!r}")
 
     def to_json(self) -> dict:
         """Plain dict (stored with every run so results say which policy made them)."""
         return {"n": self.n, "kind": self.kind, "budget_chars": self.budget_chars,
-                "expand": list(self.expand) if self.expand else None, "depth": self.depth}
+                "expand": list(self.expand) if self.expand else None, "depth": self.depth,
+                "resolve": self.resolve}
 
 
 @dataclass(frozen=True)
@@ -226,6 +243,16 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
     kwargs = {"depth": policy.depth}
     if policy.expand is not None:
         kwargs["expand"] = list(policy.expand)
+    if policy.resolve == "each":
+        records, used = [], 0
+        for ident in ids:
+            answer = call("resolve", lambda ids, **kw: tools.resolve(ids, **kw), ids=[ident], **kwargs) or {}
+            size = len(compact_json(answer.get("records", [])))
+            if records and used + size > policy.budget_chars:
+                break
+            records.extend(answer.get("records", []))
+            used += size
+        return hits, ({"records": records} if records else {}), events
     while ids:
         resolved = call("resolve", lambda ids, **kw: tools.resolve(ids, **kw), ids=list(ids), **kwargs) or {}
         if len(compact_json(resolved)) <= policy.budget_chars or len(ids) == 1:
