@@ -239,3 +239,16 @@ def test_settings_round_trip(ws):
     ws.set_setting("backbone", "retrieval")
     assert Workspace.open(ws.path).settings == {"backbone": "retrieval"}
     assert json.loads((ws.path / "config.json").read_text())["base_iri"] == ws.base_iri
+
+
+def test_inconsistent_files_are_reported(ws):
+    ws.commit(term_patch(ws, "a"))
+    ws.commit(term_patch(ws, "b"))
+    first = next((ws.path / "patches").glob("0001-*.trig"))
+    first.unlink()  # version 2 now follows the base directly
+    with pytest.raises(WorkspaceError, match="claims version 2"):
+        Workspace.open(ws.path)
+    base = ws.path / "base.trig"
+    base.write_text(base.read_text() + "\n<https://example.org/other-graph> { <urn:a> <urn:b> <urn:c> . }\n")
+    with pytest.raises(WorkspaceError, match="unexpected graph"):
+        Workspace.open(ws.path)
