@@ -207,3 +207,21 @@ def test_open_source_objects_progress_and_reproducible_clock(cards_db, monkeypat
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
     with pytest.raises(ConfigurationError, match="SOURCE_DATE_EPOCH"):
         build_clock([cards_db])
+
+
+def test_adjectives_in_questions_link_to_place_values(tmp_path):
+    from evoonto.builder.propose import adjective_bases
+
+    assert "europe" in adjective_bases("european") and "asia" in adjective_bases("asian")
+    assert adjective_bases("french") == [] and adjective_bases("two words") == []
+    path = tmp_path / "makers.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("CREATE TABLE makers (id INTEGER PRIMARY KEY, name TEXT, continent TEXT);"
+                      + "".join(f"INSERT INTO makers VALUES ({i}, 'm{i}', '{c}');"
+                                for i, c in enumerate(["europe", "asia", "america"] * 15)))
+    con.commit()
+    con.close()
+    result = build([path], ["How many European makers are there?"])
+    content = result.graphs["content"]
+    (europe,) = _terms_with_label(content, "europe")
+    assert Literal("European", lang="en") in set(content.objects(europe, SKOS.altLabel))

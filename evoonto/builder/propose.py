@@ -46,6 +46,8 @@ __all__ = [
 TERM_KINDS = ("Entity", "Identifier", "Metric", "Dimension", "Category", "TimeDimension")
 #: Columns with at most this many distinct text values get one value Term per value.
 VALUE_TERM_CAP = 30
+#: Closed vocabularies of at most this many values are listed in the column Term's definition.
+DEFINITION_VALUES = 12
 #: Text columns with at most this many distinct values are Categories.
 CATEGORY_CAP = 30
 #: Minimum rapidfuzz ratio (0–100) for a workload phrase to count as a spelling variant of a label.
@@ -287,7 +289,7 @@ def _definition(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnPro
         text += f" ({col.declared_type})"
     if col.references:
         text += "; references " + ", ".join(f"{t}.{c}" for t, c in col.references)
-    if profile is not None and profile.vocabulary and len(profile.vocabulary) <= VALUE_TERM_CAP:
+    if profile is not None and profile.vocabulary and len(profile.vocabulary) <= DEFINITION_VALUES:
         text += "; values: " + ", ".join(profile.vocabulary)
     return text + "."
 
@@ -342,7 +344,7 @@ def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], C
                     proposal.terms.append(value_term(table.name, col.name, value))
             if kind == "Metric" and profile is not None and profile.pattern in ("integer", "decimal"):
                 numeric.append(col.name)
-            proposal.constraints.extend(_constraint_candidates(table, col, kind, profile, tables, profiles))
+            proposal.constraints.extend(_constraint_candidates(table, col, kind, profile, tables))
             for ref_table, ref_col in col.references:
                 proposal.joins.append(JoinCandidate(table.name, (col.name,), ref_table, (ref_col,), declared=True))
         if len(numeric) >= 3:
@@ -366,7 +368,7 @@ def _entity_definition(table: TableInfo) -> str:
 
 
 def _constraint_candidates(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnProfile | None,
-                           tables: Mapping[str, TableInfo], profiles) -> list[ConstraintCandidate]:
+                           tables: Mapping[str, TableInfo]) -> list[ConstraintCandidate]:
     if profile is None or not profile.probe.ok:
         return []
     out = []
@@ -389,7 +391,8 @@ def _constraint_candidates(table: TableInfo, col: ColumnInfo, kind: str, profile
             slug=f"{term_slug(table.name, col.name)}.domain", rule="domain", table=table.name, column=col.name,
             condition=f"{qcol} IN ({values})",
             triggers=tuple(sorted({normalize(v) for v in profile.vocabulary})),
-            comment=f"{name} takes only these values (exact spelling and case): {values}.",
+            comment=(f"{name} takes only the {len(profile.vocabulary)} values of the condition; compare "
+                     f"with their exact spelling and case."),
             severity="Info",
         ))
     for ref_table, ref_col in col.references:
@@ -434,6 +437,26 @@ def question_phrases(text: str, *, max_words: int = 4) -> list[str]:
     return phrases + [q.strip() for q in quoted if q.strip()]
 
 
+def adjective_bases(word: str) -> list[str]:
+    """Possible nouns behind an English adjective of place or origin (lower case):
+    ``"european"`` → ``["europe", …]``, ``"asian"`` → ``["asia", …]``, ``"brazilian"`` → ``["brazil", …]``.
+
+    Only single words ending in ``-an``/``-ian``/``-ese``/``-ish`` give bases; a base is used only if
+    it is an observed value of some column (and then verified by a probe), so wrong guesses cost
+    nothing.
+    """
+    if " " in word or len(word) < 5:
+        return []
+    bases = []
+    if word.endswith("ian"):
+        bases += [word[:-3], word[:-3] + "ia", word[:-2]]
+    if word.endswith("an"):
+        bases += [word[:-1], word[:-2]]
+    if word.endswith(("ese", "ish")):
+        bases += [word[:-3], word[:-3] + "a"]
+    return [b for b in dict.fromkeys(bases) if len(b) >= 3]
+
+
 def _phrase_key(phrase: str) -> str:
     return " ".join(singularize(w) for w in normalize(phrase).split())
 
@@ -467,9 +490,10 @@ def workload_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str],
             phrase_surface.setdefault(key, phrase)
     for key in sorted(phrase_questions):
         ids = tuple(sorted(phrase_questions[key]))
-        for table, column, value in value_index.get(key, ()):
-            if len(key) >= 2 and not key.isdigit():
-                proposal.values.append(ValueCandidate(table, column, value, phrase_surface[key], question_ids=ids))
+        for form in (key, *adjective_bases(key)):
+            for table, column, value in value_index.get(form, ()):
+                if len(key) >= 2 and not key.isdigit():
+                    proposal.values.append(ValueCandidate(table, column, value, phrase_surface[key], question_ids=ids))
         pkey = _phrase_key(key)
         if pkey in label_index or len(pkey) < 5 or " " not in pkey and len(pkey) < 6:
             continue

@@ -25,7 +25,7 @@ from evoonto.builder.labels import normalize
 from evoonto.builder.probe import ColumnProfile, Prober, ProbeResult, sql_literal
 from evoonto.builder.propose import (
     ConstraintCandidate, DerivationCandidate, JoinCandidate, Proposal, SynonymCandidate, TermCandidate,
-    column_kind, value_term,
+    column_kind, term_slug, value_term,
 )
 from evoonto.builder.schema import SourceSchema
 
@@ -129,6 +129,7 @@ def verify(proposal: Proposal, schema: SourceSchema, profiles: Mapping[tuple[str
     """
     proposal = proposal.normalized()
     out = Verified()
+    synonyms = list(proposal.synonyms)
     term_slugs: set[str] = set()
     candidates = list(proposal.terms)
     known_values = {(t.table, t.column, t.value) for t in candidates if t.value is not None}
@@ -136,12 +137,15 @@ def verify(proposal: Proposal, schema: SourceSchema, profiles: Mapping[tuple[str
         if (value.table, value.column, value.value) not in known_values:
             candidates.append(value_term(value.table, value.column, value.value, origin=value.origin, confidence=0.8))
             known_values.add((value.table, value.column, value.value))
+        if normalize(value.phrase) != normalize(value.value):  # "European" for 'europe'
+            synonyms.append(SynonymCandidate(term_slug(value.table, value.column, value.value), value.phrase,
+                                             origin=value.origin, question_ids=value.question_ids))
     for cand in sorted(candidates, key=lambda t: t.slug):
         accepted = _verify_term(cand, schema, profiles, prober, out.rejected)
         if accepted is not None:
             out.terms.append(accepted)
             term_slugs.add(cand.slug)
-    _verify_synonyms(proposal.synonyms, out, term_slugs)
+    _verify_synonyms(Proposal(synonyms=synonyms).normalized().synonyms, out, term_slugs)
     for join in proposal.joins:
         _verify_join(join, schema, prober, out)
     for derivation in proposal.derivations:
