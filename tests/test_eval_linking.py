@@ -8,7 +8,7 @@ import pytest
 
 from evoonto.builder.workload import Question
 from evoonto.cli import main
-from evoonto.evaluation.gold import GoldAnalysis, analyze_sql
+from evoonto.evaluation.gold import analyze_sql
 from evoonto.evaluation.linking import (
     LinkingPolicy, LinkingResult, Surfaced, estimate_tokens, recognise, run_policy, score_linking,
     summarize_linking, surface_prompt_only, value_surfaced,

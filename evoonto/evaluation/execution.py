@@ -25,7 +25,6 @@ configurable small number). The benchmark VES is the mean over questions.
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
 from dataclasses import dataclass
 from itertools import product
@@ -50,7 +49,7 @@ class Execution:
     Attributes:
         rows: result rows as tuples, or None when the query failed.
         error: one-line error message (refused, SQL error, timeout), or None.
-        elapsed_ms: wall-clock time of the run, milliseconds.
+        elapsed_ms: execution + fetch time reported by the source, milliseconds (0 when it failed).
         truncated: the result hit the row limit.
     """
 
@@ -105,26 +104,14 @@ def execute(database: Path | str, sql: str, *, timeout_ms: int = DEFAULT_TIMEOUT
     """
     from evoonto.sources.base import open_source
 
-    source = _open(database, open_source)
-    start = time.perf_counter()
-    try:
-        result = source.run(sql, limit=limit, timeout_ms=timeout_ms)
-    except EvoontoError as exc:
-        return Execution(None, _one_line(exc), (time.perf_counter() - start) * 1000)
-    except Exception as exc:  # driver errors that the source layer does not wrap
-        return Execution(None, f"{type(exc).__name__}: {_one_line(exc)}", (time.perf_counter() - start) * 1000)
-    rows = tuple(tuple(r) for r in result.rows)
-    return Execution(rows, None, result.elapsed_ms, result.truncated)
-
-
-_SOURCES: dict[str, object] = {}
-
-
-def _open(database, open_source):
-    key = str(database)
-    if key not in _SOURCES:
-        _SOURCES[key] = open_source(key)
-    return _SOURCES[key]
+    with open_source(str(database)) as source:
+        try:
+            result = source.run(sql, limit=limit, timeout_ms=timeout_ms)
+        except EvoontoError as exc:
+            return Execution(None, _one_line(exc), 0.0)
+        except Exception as exc:  # driver errors that the source layer does not wrap
+            return Execution(None, f"{type(exc).__name__}: {_one_line(exc)}", 0.0)
+    return Execution(tuple(tuple(r) for r in result.rows), None, result.elapsed_ms, result.truncated)
 
 
 def _one_line(exc: BaseException) -> str:
