@@ -191,10 +191,16 @@ def test_runner_with_the_agent_and_ex(spider_folder, tmp_path):
 
 def test_cli_eval_linking_and_errors(spider_folder, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("EVOONTO_WORKSPACE", raising=False)
+    rows = json.loads((spider_folder / "dev.json").read_text())
+    (spider_folder / "dev.json").write_text(json.dumps(rows + [{"db_id": "gone", "question": "?", "query": "SELECT 1"}]))
     code = main(["eval", "--data", str(spider_folder), "--condition", "baseline", "--condition", "evoonto",
                  "--runs", str(tmp_path / "runs"), "--no-progress", "-n", "5", "--budget", "3000", "--resolve", "batch"])
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert code == 0 and "baseline" in out and "evoonto" in out and "strict" in out
+    assert "evoonto: warning: database 'gone' not found" in captured.err and "Warning" not in captured.err
+    assert len(list((tmp_path / "runs").glob("*/results.jsonl"))) == 1
     assert main(["eval", "--data", str(spider_folder), "--scorer", "ex"]) == 2
     assert "needs --agent" in capsys.readouterr().err
     assert main(["eval", "--data", str(spider_folder), "--scorer", "ex", "--agent", "anthropic:claude-sonnet-5-5"]) == 2

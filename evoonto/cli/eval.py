@@ -67,6 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the evaluation and print the summary table; returns 0."""
     import dataclasses
+    import os
+    import sys
+    import warnings
     from pathlib import Path
 
     from evoonto.errors import ConfigurationError
@@ -95,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
                                             if v is not None})
     if policy.n < 1 or policy.budget_chars < 1:
         raise ConfigurationError("-n and --budget must be positive")
-    workspace = Path(args.workspace) if args.workspace else None
+    chosen = args.workspace or os.environ.get("EVOONTO_WORKSPACE")
+    workspace = Path(chosen) if chosen else None
     runs = Path(args.runs) if args.runs else (workspace / "runs" if workspace else Path("runs"))
     config = EvalConfig(
         benchmark=args.benchmark, data=data, scorer=args.scorer,
@@ -103,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
         splits_path=(workspace / "splits.json") if workspace else None, out=runs,
         databases=args.db, max_questions=args.max_questions, policy=policy, agent=agent,
     )
-    result = run_evaluation(config, progress=not args.no_progress)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, *rest, **kw: print(f"evoonto: warning: {message}", file=sys.stderr)
+        result = run_evaluation(config, progress=not args.no_progress)
     print(format_summary(result, args.scorer))
     return 0
