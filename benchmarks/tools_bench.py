@@ -26,7 +26,6 @@ import argparse
 import os
 import random
 import re
-import statistics
 import sys
 import tempfile
 import time
