@@ -49,8 +49,9 @@ def test_constraint_on_the_term_itself(tools):
     (rec,) = tools.resolve("term/cs/singer-age")["records"]
     assert [c["condition"] for c in rec["constraints"]] == ["Age >= 18"]
     mapping = rec["mappings"][0]
-    assert mapping["aggregation"] == "AVG" and mapping["confidence"] == "0.9"
-    assert rec["evidence"][0]["summary"].startswith("6 rows")
+    assert mapping["aggregation"] == "AVG" and mapping["confidence"] == 0.9
+    assert mapping["evidence"][0]["summary"].startswith("6 rows") and mapping["evidence"][0]["rowsObserved"] == 6
+    assert "evidence" not in rec  # the Term's evidence is the Mapping's: shown once
 
 
 def test_relation_ends_are_labelled(tools):
@@ -86,7 +87,7 @@ def test_other_kinds_and_full_iris(tools):
 
 def test_deprecated_record_says_so(tools):
     (rec,) = tools.resolve(["term/cs/old-age"])["records"]
-    assert rec["deprecated"] == "true" and rec["isReplacedBy"] == "term/cs/singer-age"
+    assert rec["deprecated"] is True and rec["isReplacedBy"] == "term/cs/singer-age"
 
 
 def test_unknown_and_malformed_ids_are_reported_per_id(tools):

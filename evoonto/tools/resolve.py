@@ -23,7 +23,7 @@ from typing import Any, Iterable
 
 from evoonto.errors import ToolArgumentError
 from evoonto.tools.settings import ResolveSettings
-from evoonto.tools.sparql import KIND_CLASSES, RDF_TYPE, check_iri, iri_ref, local_name, select
+from evoonto.tools.sparql import KIND_CLASSES, RDF_TYPE, XSD, check_iri, iri_ref, local_name, select
 
 EXPANSIONS = ("mappings", "relations", "constraints", "evidence")
 MAX_IDS = 50
@@ -107,6 +107,24 @@ def check_resolve_args(ids: Any, expand: Any, depth: Any) -> tuple[list[str], tu
     return list(ids), tuple(dict.fromkeys(expand)), depth
 
 
+_INTEGER = {XSD + t for t in ("integer", "int", "long", "short", "nonNegativeInteger", "positiveInteger")}
+_REAL = {XSD + t for t in ("decimal", "double", "float")}
+
+
+def _typed(lexical: str, datatype: str | None) -> Any:
+    """A JSON-friendly value of a literal: numbers and booleans typed, anything else the string."""
+    try:
+        if datatype in _INTEGER:
+            return int(lexical)
+        if datatype in _REAL:
+            return float(lexical)
+    except ValueError:
+        return lexical
+    if datatype == XSD + "boolean":
+        return lexical in ("true", "1")
+    return lexical
+
+
 def _values(iris: Iterable[str]) -> str:
     return " ".join(iri_ref(i) for i in iris)
 
@@ -125,9 +143,11 @@ class _Graph:
         for iri in todo:
             self.props[iri] = defaultdict(list)
         for row in select(self.ontology, f"""
-            SELECT ?s ?p ?o (isIRI(?o) AS ?iri) WHERE {{ VALUES ?s {{ {_values(todo)} }} ?s ?p ?o }}"""):
+            SELECT ?s ?p ?o (isIRI(?o) AS ?iri) (DATATYPE(?o) AS ?dt)
+            WHERE {{ VALUES ?s {{ {_values(todo)} }} ?s ?p ?o }}"""):
             pred = "types" if row["p"] == RDF_TYPE else local_name(row["p"])
-            entry = (row["o"], row.get("iri") in ("true", "1"))
+            is_iri = row.get("iri") in ("true", "1")
+            entry = (row["o"] if is_iri else _typed(row["o"], row.get("dt")), is_iri)
             values = self.props[row["s"]][pred]
             if entry not in values:
                 values.append(entry)
@@ -143,7 +163,7 @@ class _Graph:
         return [v for v, is_iri in self.props.get(iri, {}).get(pred, ()) if is_iri]
 
     def literals(self, iri: str, pred: str) -> list[str]:
-        return [v for v, is_iri in self.props.get(iri, {}).get(pred, ()) if not is_iri]
+        return [str(v) for v, is_iri in self.props.get(iri, {}).get(pred, ()) if not is_iri]
 
     def kind(self, iri: str) -> str:
         types = [v for v, _ in self.props.get(iri, {}).get("types", ())]
@@ -289,7 +309,8 @@ class Resolver:
             rec.pop("id", None)
             rec["id"] = self.codec.to_id(iri)
         if kind != "evidence" and "evidence" in expand:
-            rec["evidence"] = self._evidence_list(graph, iri)
+            shown = {e["id"] for m in rec.get("mappings", ()) for e in m.get("evidence", ())}
+            rec["evidence"] = [e for e in self._evidence_list(graph, iri) if e["id"] not in shown]
         rec["_iri"] = iri
         return rec
 
@@ -302,7 +323,7 @@ class Resolver:
         props = graph.props.get(iri, {})
         order = [k for k in _FIRST_KEYS if k in props] + sorted(k for k in props if k not in _FIRST_KEYS)
         for pred in order:
-            values = sorted(props[pred])
+            values = sorted(props[pred], key=lambda entry: (str(entry[0]), entry[1]))
             if pred in _STRUCTURAL or pred == "types":
                 continue
             if pred in ("table", "column", "source", "severity", "relationType", "isReplacedBy"):
