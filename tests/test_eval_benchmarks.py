@@ -96,9 +96,14 @@ def test_bird_loader_keeps_evidence_as_hint(tmp_path):
 def test_plain_workload_has_no_gold(tmp_path):
     db = make_db(tmp_path / "cs.sqlite")
     wl = tmp_path / "q.jsonl"
-    wl.write_text('{"id": "x", "question": "How many singers?"}\nWhich singers are French?\n')
+    wl.write_text('{"id": "x", "question": "How many singers?", "query": "SELECT 1"}\n{"question": "French?"}\n')
     bench = load_workload(wl, database=db)
-    assert [q.id for q in bench.questions] == ["x", "cs/2"] and len(bench.gold) == 0
+    assert [(q.id, q.db_id) for q in bench.questions] == [("x", "cs"), ("line-2", "cs")] and len(bench.gold) == 0
+    wl.write_text('{"id": "x", "question": "How many?", "db_id": "other"}\n')
+    with pytest.raises(WorkloadError, match="other"):
+        load_workload(wl, database=db)
+    with pytest.raises(WorkloadError, match="database not found"):
+        load_workload(wl, database=tmp_path / "none.sqlite")
 
 
 @pytest.mark.parametrize("content,message", [

@@ -265,43 +265,28 @@ def load_workload(path: Path | str, *, database: Path | str) -> Benchmark:
     """Load a plain workload (no gold) over one database.
 
     Args:
-        path: JSON Lines (``{"id", "question"}``, optional ``db_id``) or text (one question per line).
-        database: the SQLite file the questions are about; its stem is the default ``db_id``.
+        path: any workload file :func:`evoonto.builder.workload.load_workload` reads (JSON Lines,
+            JSON array, or one question per line); gold fields, if any, are dropped while parsing.
+        database: the SQLite file the questions are about; its stem is the ``db_id``.
 
     Returns:
         a :class:`Benchmark` with an empty :class:`GoldStore` (only scorers without gold apply).
 
     Raises:
-        WorkloadError: missing or malformed file, or missing database.
+        WorkloadError: missing or malformed file, questions about another database, or a missing
+            database file.
     """
-    path, database = Path(path), Path(database)
-    if not path.is_file():
-        raise WorkloadError(f"workload file not found: {path}")
+    from evoonto.builder.workload import load_workload as read_questions
+
+    database = Path(database)
     if not database.is_file():
         raise WorkloadError(f"database not found: {database}")
     db_id = database.stem
-    questions = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("{"):
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise WorkloadError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
-            text = row.get("question") or row.get("text")
-            if not isinstance(text, str) or not text.strip():
-                raise WorkloadError(f"{path}:{n}: no 'question' string")
-            questions.append(Question(id=str(row.get("id", f"{db_id}/{n}")), db_id=row.get("db_id", db_id),
-                                      text=text.strip()))
-        else:
-            questions.append(Question(id=f"{db_id}/{n}", db_id=db_id, text=line))
-    if not questions:
-        raise WorkloadError(f"{path}: no questions")
-    dbs = {q.db_id for q in questions}
-    if dbs != {db_id}:
-        raise WorkloadError(f"{path}: questions name databases {sorted(dbs - {db_id})} other than {db_id!r}")
+    questions = read_questions(path)
+    others = sorted({q.db_id for q in questions} - {None, db_id})
+    if others:
+        raise WorkloadError(f"{path}: questions name databases {others} other than {db_id!r}")
+    questions = [Question(id=q.id, text=q.text, db_id=db_id) for q in questions]
     return Benchmark("workload", tuple(questions), {db_id: database})
 
 
