@@ -55,8 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     if "full" in sizes:
         print(f"full-schema prompt parts (mean chars per database and round): "
               + ", ".join(f"{k} {v:.0f}" for k, v in sizes["full"].items()))
-    from evoonto.evaluation.benchmarks import find_database
-    from evoonto.evaluation.conditions import schema_ddl
+    from evoonto.evaluation.benchmarks import find_database, schema_ddl
 
     ddl = {}
     for r in result.rows:

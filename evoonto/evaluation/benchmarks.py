@@ -127,10 +127,26 @@ class Benchmark:
         return {q.id: q for q in self.questions}
 
 
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A SQLite connection that cannot write (URI ``mode=ro``); used only for schema metadata."""
+    return sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+
+
+def schema_ddl(path: Path | str) -> str:
+    """The ``CREATE TABLE``/``CREATE VIEW`` statements of a SQLite database, as SQLite stores them."""
+    con = _connect_read_only(Path(path))
+    try:
+        rows = con.execute("SELECT sql FROM sqlite_master WHERE type IN ('table', 'view') AND sql IS NOT NULL "
+                           "AND name NOT LIKE 'sqlite_%' ORDER BY name").fetchall()
+    finally:
+        con.close()
+    return ";\n".join(r[0].strip() for r in rows) + ";"
+
+
 def _sqlite_schema(path: Path) -> dict[str, list[str]]:
     cached = _SCHEMAS.get(path)
     if cached is None:
-        con = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+        con = _connect_read_only(path)
         try:
             names = [r[0] for r in con.execute(
                 "SELECT name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' "

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from evoonto.errors import ConfigurationError
+from evoonto.evaluation.benchmarks import schema_ddl
 
 CONDITIONS = ("baseline", "full", "evoonto")
 DEFAULT_BASE_IRI = "https://example.org/evoonto/eval/"
@@ -128,19 +129,6 @@ def full_layer_text(tools) -> tuple[str, int]:
     ids = [tools.id_of(str(r["t"])) for r in rows]
     parts = [compact_json(tools.resolve([i])["records"]) for i in ids]
     return "\n".join(parts), len(ids)
-
-
-def schema_ddl(database: Path) -> str:
-    """The ``CREATE TABLE``/``CREATE VIEW`` statements of a SQLite database (read-only connection)."""
-    import sqlite3
-
-    con = sqlite3.connect(f"{Path(database).resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        rows = con.execute("SELECT sql FROM sqlite_master WHERE type IN ('table', 'view') AND sql IS NOT NULL "
-                           "AND name NOT LIKE 'sqlite_%' ORDER BY name").fetchall()
-    finally:
-        con.close()
-    return ";\n".join(r[0].strip() for r in rows) + ";"
 
 
 class Conditions:
