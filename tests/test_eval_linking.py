@@ -208,3 +208,16 @@ def test_cli_eval_linking_and_errors(spider_folder, tmp_path, capsys, monkeypatc
     assert "ANTHROPIC_API_KEY" in err and len(err.strip().splitlines()) == 1
     assert main(["eval", "--data", str(tmp_path / "nowhere")]) == 2
     assert main(["eval", "--data", str(spider_folder), "--folds", "1"]) == 2
+
+
+def test_linking_benchmark_script_runs_on_a_small_folder(spider_folder, tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "linking_bench.py"
+    spec = importlib.util.spec_from_file_location("linking_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--data", str(spider_folder), "--runs", str(tmp_path / "runs")]) == 0
+    out = capsys.readouterr().out
+    assert "strict" in out and "evoonto" in out and "vs full" in out and "schema DDL alone" in out
