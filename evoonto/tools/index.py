@@ -271,7 +271,7 @@ def _finish(doc: Document) -> None:
     if doc.kind == "term":
         doc.label = first("prefLabel") or first("altLabel") or local_name(doc.iri)
         where = f"[{', '.join(doc.locations[:3])}]" if doc.locations else ""
-        doc.snippet = _short(" ".join(x for x in (first("definition"), where) if x), 160)
+        doc.snippet = _short(" ".join(x for x in (where, first("definition")) if x), 160)
     elif doc.kind == "mapping":
         doc.label = doc.locations[0] if doc.locations else local_name(doc.iri)
         term = first("prefLabel")
