@@ -56,6 +56,9 @@ class FakeOntologyTools:
     def resolve(self, ids, depth=1):
         return {"records": [{"id": i} for i in ids], "errors": [], "truncated": False}
 
+    def declared_tools(self):
+        return []
+
 
 @pytest.fixture()
 def db(tmp_path):
@@ -150,3 +153,25 @@ def test_agent_through_an_mcp_client(db, tmp_path):
     assert "term/cs/singer" in browse_result["content"]
     refused = replay.requests[3]["messages"][-1]["content"][0]
     assert refused["is_error"] is True and refused["content"].startswith("error: refused")
+
+
+def test_declared_tools_are_offered_and_dispatched():
+    from evoonto.errors import ToolArgumentError
+    from evoonto.tools.declared import DeclaredTool, Parameter
+
+    tool = DeclaredTool("singers_from", "Singers of a country.", "sql",
+                        "SELECT Name FROM singer WHERE Country = :country", (Parameter("country"),))
+
+    class WithDeclared(FakeOntologyTools):
+        def declared_tools(self):
+            return [tool]
+
+        def run_declared(self, name, arguments):
+            return {"columns": ["Name"], "rows": [["Joe"]], "called": [name, arguments]}
+
+    box = InProcessToolbox(data_tools=None, ontology_tools=WithDeclared())
+    definition = next(d for d in box.definitions() if d["name"] == "singers_from")
+    assert definition["input_schema"]["required"] == ["country"]
+    assert box.call("singers_from", {"country": "France"})["called"] == ["singers_from", {"country": "France"}]
+    with pytest.raises(ToolArgumentError, match="unknown tool"):
+        box.call("drop_all", {})

@@ -88,7 +88,7 @@ class Toolbox(Protocol):
 
 
 class InProcessToolbox:
-    """Raw data tools ± ontology tools called directly in this process.
+    """Raw data tools ± ontology tools (browse, resolve and the version's declared tools) in process.
 
     Args:
         data_tools: a :class:`evoonto.tools.data.DataTools` (read-only SQL on the question's database).
@@ -101,8 +101,15 @@ class InProcessToolbox:
         self.ontology_tools = ontology_tools
         self.version = version
 
+    def _declared(self) -> list:
+        return list(self.ontology_tools.declared_tools()) if self.ontology_tools is not None else []
+
     def definitions(self) -> list[dict]:
-        return DATA_TOOL_DEFINITIONS + (ONTOLOGY_TOOL_DEFINITIONS if self.ontology_tools is not None else [])
+        if self.ontology_tools is None:
+            return list(DATA_TOOL_DEFINITIONS)
+        declared = [{"name": d.name, "description": d.description or d.name, "input_schema": d.input_schema()}
+                    for d in self._declared()]
+        return DATA_TOOL_DEFINITIONS + ONTOLOGY_TOOL_DEFINITIONS + declared
 
     def call(self, name: str, arguments: dict) -> Any:
         """Run one tool; ToolArgumentError for an unknown tool or bad arguments."""
@@ -118,6 +125,8 @@ class InProcessToolbox:
                 return self.ontology_tools.browse(args["q"], kind=args.get("kind", "term"), n=int(args.get("n", 5)))
             if self.ontology_tools is not None and name == "resolve":
                 return self.ontology_tools.resolve(args["ids"], depth=int(args.get("depth", 1)))
+            if any(d.name == name for d in self._declared()):
+                return self.ontology_tools.run_declared(name, args)
         except KeyError as exc:
             raise ToolArgumentError(f"{name}: missing argument {exc.args[0]!r}") from None
         except (TypeError, ValueError) as exc:
