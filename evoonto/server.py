@@ -204,11 +204,18 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
         provider = ToolsProvider(workspace=target, data_tools=data_tools, trajectory=trajectory, sources=sources)
 
     class _LoggingServer(MCPServer):
-        """Also logs calls the SDK rejects before they reach a tool (schema errors, unknown tools)."""
+        """Reloads a changed workspace before listing or calling tools (so declared tools added by
+        a new version are callable at once), and logs calls the SDK rejects before they reach a
+        tool (schema errors, unknown tools)."""
+
+        async def list_tools(self):
+            provider.tools  # noqa: B018 - reload check
+            return await super().list_tools()
 
         async def call_tool(self, name, arguments, context=None):
             started = datetime.now(timezone.utc)
             t0 = time.perf_counter()
+            provider.tools  # noqa: B018 - reload check
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:

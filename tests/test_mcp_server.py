@@ -176,16 +176,17 @@ def test_server_reloads_when_the_active_version_changes(tmp_path):
             ws = Workspace.open(path)
             ws.commit(Patch.from_graphs("tool", additions={"tools": g}, signature="test", intervention="note"),
                       metadata={"decision": "accepted"})
+            result = await client.call_tool("count_terms", {})  # the new declared tool, called at once
+            assert json.loads(text(result))["rows"] == [["6"]]
+            assert provider.reloads == 1
             manifest = (await client.read_resource(MANIFEST_URI)).contents[0].text
             assert "v1" in manifest and "Ages are in years." in manifest and "count_terms" in manifest
-            assert provider.reloads == 1
-            result = await client.call_tool("count_terms", {})
-            assert json.loads(text(result))["rows"] == [["6"]]
             hits = json.loads(text(await client.call_tool("browse", {"q": "singer age"})))
             assert hits[0]["id"] == "term/cs/singer-age"
 
     run(main)
     events = read_events(provider.trajectory.path)
+    assert [e["tool"] for e in events] == ["manifest", "count_terms", "manifest", "browse"]
     assert [e["version"] for e in events] == [0, 1, 1, 1]
 
 
