@@ -104,3 +104,16 @@ def test_ves_with_iterations(db):
     result = score_ex(GOLD, db, GOLD.sql, ves_iterations=3)
     assert result.correct and result.ves > 0 and result.gold_ms is not None
     assert set(result.to_json()) == {"ex", "ves", "error", "gold_error", "gold_ms", "pred_ms"}
+
+
+def test_every_gold_query_matches_itself_on_spider(spider_dir):
+    """Sanity check on real data: a prediction equal to the gold SQL scores EX = 1 in both modes."""
+    from evoonto.evaluation.benchmarks import load_spider
+
+    bench = load_spider(spider_dir)
+    questions = bench.questions_for("concert_singer")
+    for q in questions:
+        gold = bench.gold[q.id]
+        for mode in ("bird", "spider"):
+            result = score_ex(gold, bench.databases[q.db_id], gold.sql, mode=mode)
+            assert result.correct and result.gold_error is None, (q.id, mode, result)
