@@ -10,7 +10,8 @@ have seen. Nothing here calls an LLM; the same inputs give the same numbers.
   the lowest-ranked id is dropped and resolve is called again (the tool also shrinks its own answer to
   its response budget, e.g. by shortening sample-value lists);
 * ``resolve="each"``: ``resolve([id])`` per hit in rank order, keeping answers while their total stays
-  within ``budget_chars`` (each record keeps its full detail; fewer records fit).
+  within ``budget_chars`` (the first is always kept; each record keeps its full detail, so fewer
+  records fit).
  The surfaced text is the condition's prompt (the manifest, or
 the whole pasted schema for the full-schema condition) + the browse answer + the resolve answer, each
 as compact JSON (``ensure_ascii=False``).
@@ -42,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 
+from evoonto.errors import EvoontoError
 from evoonto.evaluation.gold import Column, GoldAnalysis
 
 CHARS_PER_TOKEN = 4
@@ -226,11 +228,7 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
         error, result = None, None
         try:
             result = fn(**arguments)
-        except Exception as exc:  # a tool error is part of the trajectory, not a crash of the run
-            from evoonto.errors import EvoontoError
-
-            if not isinstance(exc, EvoontoError):
-                raise
+        except EvoontoError as exc:  # a tool error is part of the trajectory, not a crash of the run
             error = str(exc)
         events.append({"tool": name, "arguments": arguments, "result": result, "error": error,
                        "latency_ms": round((time.perf_counter() - start) * 1000, 3)})
@@ -249,6 +247,7 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
             answer = call("resolve", lambda ids, **kw: tools.resolve(ids, **kw), ids=[ident], **kwargs) or {}
             size = len(compact_json(answer.get("records", [])))
             if records and used + size > policy.budget_chars:
+                events.pop()  # over budget: not shown, so not part of the trajectory either
                 break
             records.extend(answer.get("records", []))
             used += size
