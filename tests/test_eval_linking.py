@@ -221,3 +221,14 @@ def test_linking_benchmark_script_runs_on_a_small_folder(spider_folder, tmp_path
     assert module.main(["--data", str(spider_folder), "--runs", str(tmp_path / "runs")]) == 0
     out = capsys.readouterr().out
     assert "strict" in out and "evoonto" in out and "vs full" in out and "schema DDL alone" in out
+
+
+def test_tool_errors_are_recorded_not_raised():
+    from evoonto.errors import ToolArgumentError
+
+    class Broken(BudgetTools):
+        def browse(self, q, kind="term", n=5):
+            raise ToolArgumentError("browse: empty query")
+
+    hits, resolved, events = run_policy(Broken(), "", LinkingPolicy())
+    assert hits == [] and resolved == {} and events[0]["error"] == "browse: empty query"
