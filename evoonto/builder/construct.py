@@ -113,10 +113,6 @@ class _Builder:
         self.out.evidence[iri] = record
         return iri
 
-    def column_iri(self, table: str, column: str) -> URIRef:
-        col = self.schema.table(table).column(column)
-        return col.iri
-
     def add_terms(self, terms: Sequence[VerifiedTerm], synonyms_by_slug: dict[str, list[str]],
                   join_paths: dict[tuple[str, str], str]) -> None:
         per_location: dict[tuple[str, str | None], int] = defaultdict(int)

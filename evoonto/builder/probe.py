@@ -307,9 +307,3 @@ class Prober:
         cols = ", ".join(self.quote(c) for c in columns)
         return self.run(f"SELECT {cols} FROM {self.quote(table)} LIMIT {n}", limit=n)
 
-
-def rows_as_dicts(probe: ProbeResult) -> list[dict[str, Any]]:
-    """The probe's rows as dicts keyed by column name."""
-    return [dict(zip(probe.columns, row)) for row in probe.rows]
-
-

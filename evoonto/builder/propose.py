@@ -47,7 +47,7 @@ TERM_KINDS = ("Entity", "Identifier", "Metric", "Dimension", "Category", "TimeDi
 #: Columns with at most this many distinct text values get one value Term per value.
 VALUE_TERM_CAP = 30
 #: Closed vocabularies of at most this many values are listed in the column Term's definition.
-DEFINITION_VALUES = 12
+DEFINITION_VALUES = 30
 #: Text columns with at most this many distinct values are Categories.
 CATEGORY_CAP = 30
 #: Minimum rapidfuzz ratio (0–100) for a workload phrase to count as a spelling variant of a label.
