@@ -49,3 +49,19 @@ def test_all_spider_databases(spider_dir):
     assert len(dbs) == 12
     for db in dbs:
         _check(build([spider_dir / "database" / db / f"{db}.sqlite"], spider_dir / "dev.json"))
+
+
+def test_poisoned_gold_gives_byte_identical_ontology(spider_dir, tmp_path):
+    import json
+
+    entries = json.loads((spider_dir / "dev.json").read_text(encoding="utf-8"))
+    for entry in entries:
+        entry["query"] = "DELETE FROM Student; garbage ' \" -- " + entry["query"][::-1]
+        entry["query_toks"] = entry["query_toks_no_value"] = ["garbage"]
+        entry["sql"] = {"poison": True}
+    poisoned = tmp_path / "dev.json"
+    poisoned.write_text(json.dumps(entries), encoding="utf-8")
+    path = spider_dir / "database" / "pets_1" / "pets_1.sqlite"
+    clean = build([path], spider_dir / "dev.json", validate=False)
+    dirty = build([path], poisoned, validate=False)
+    assert clean.serialize("content") == dirty.serialize("content")
