@@ -232,3 +232,25 @@ def test_tool_errors_are_recorded_not_raised():
 
     hits, resolved, events = run_policy(Broken(), "", LinkingPolicy())
     assert hits == [] and resolved == {} and events[0]["error"] == "browse: empty query"
+
+
+def test_database_subsets_share_the_benchmark_splits(spider_folder, tmp_path):
+    from evoonto.errors import WorkloadError
+    from evoonto.evaluation.runner import EvalConfig, run_evaluation
+
+    make_db(spider_folder / "database" / "cs2" / "cs2.sqlite")
+    rows = json.loads((spider_folder / "dev.json").read_text())
+    rows += [{"db_id": "cs2", "question": q, "query": sql} for q, sql in QUESTIONS[:4]]
+    (spider_folder / "dev.json").write_text(json.dumps(rows))
+    splits = tmp_path / "splits.json"
+    config = EvalConfig(benchmark="spider", data=spider_folder, out=tmp_path / "runs", splits_path=splits,
+                        conditions=("baseline",), databases=["cs2"])
+    first = run_evaluation(config, progress=False)
+    assert {r["db_id"] for r in first.rows} == {"cs2"} and len(first.rows) == 4
+    stored = splits.read_text()
+    config.databases = None
+    assert len(run_evaluation(config, progress=False).rows) == len(QUESTIONS) + 4
+    assert splits.read_text() == stored
+    config.databases = ["nope"]
+    with pytest.raises(WorkloadError, match="nope"):
+        run_evaluation(config, progress=False)

@@ -140,16 +140,16 @@ def run_evaluation(config: EvalConfig, *, client: Any = None, progress: bool = T
 
         agent = ReactAgent(client if client is not None else make_client(), config.agent)
     bench = load_benchmark(config.benchmark, config.data)
-    questions = list(bench.questions)
-    if config.databases:
-        missing = sorted(set(config.databases) - set(bench.db_ids()))
-        if missing:
-            raise WorkloadError(f"no questions for database(s) {', '.join(missing)} in {config.data}")
-        questions = [q for q in questions if q.db_id in set(config.databases)]
+    chosen = set(config.databases or bench.db_ids())
+    missing = sorted(chosen - set(bench.db_ids()))
+    if missing:
+        raise WorkloadError(f"no questions for database(s) {', '.join(missing)} in {config.data}")
+    # splits always cover the whole benchmark (each database is split independently), so runs on a
+    # subset of databases reuse the same stored file
     splits_path = config.splits_path or Path(config.out) / f"splits-{config.benchmark}.json"
-    splits = load_or_create_splits(splits_path, questions, seed=config.seed, folds=config.folds,
+    splits = load_or_create_splits(splits_path, bench.questions, seed=config.seed, folds=config.folds,
                                    validation_fraction=config.validation_fraction)
-    by_id = {q.id: q for q in questions}
+    by_id = bench.by_id()
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     folder = Path(config.out) / f"{stamp}-{config.benchmark}-{config.scorer}-{uuid.uuid4().hex[:6]}"
     folder.mkdir(parents=True)
@@ -158,7 +158,7 @@ def run_evaluation(config: EvalConfig, *, client: Any = None, progress: bool = T
     plan = []  # (round, db_id, workload, test questions)
     for rnd in splits.rounds():
         construction, test = set(rnd.construction), [by_id[i] for i in rnd.test]
-        for db_id in sorted({q.db_id for q in test}):
+        for db_id in sorted({q.db_id for q in test} & chosen):
             workload = [by_id[i] for i in rnd.construction if by_id[i].db_id == db_id]
             held_out = [q for q in test if q.db_id == db_id][: config.max_questions]
             assert not construction & {q.id for q in held_out}
