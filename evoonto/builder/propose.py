@@ -490,7 +490,8 @@ def workload_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str],
             phrase_surface.setdefault(key, phrase)
     for key in sorted(phrase_questions):
         ids = tuple(sorted(phrase_questions[key]))
-        for form in (key, *adjective_bases(key)):
+        # an adjective is read as a place only when it is not itself a value ("Chinese" the language)
+        for form in (key,) if key in value_index else adjective_bases(key):
             for table, column, value in value_index.get(form, ()):
                 if len(key) >= 2 and not key.isdigit():
                     proposal.values.append(ValueCandidate(table, column, value, phrase_surface[key], question_ids=ids))
