@@ -6,8 +6,9 @@ Paper §"Evolution loop" (Algorithm: rounds over L_t). One round:
    collect trajectories with pass/fail (no gold);
 2. the evolver (offline heuristics, or Claude) diagnoses signatures, attributes them to a level and
    writes candidates; candidates whose fingerprint was rejected before are dropped;
-3. the round's candidate (a bisection half of a rejected batch if one is pending, else a batch of the
-   top signatures' first untried alternatives, all of one level) is compiled to a Patch and
+3. the round's candidate (a bisection half of a rejected batch that improved some questions, else a
+   batch of the top signatures' first untried alternatives, all of one level — after a rejection,
+   another level when one has candidates) is compiled to a Patch and
    validated with SHACL on its touched nodes — an invalid candidate is logged ``invalid`` and never
    scored;
 4. the gate scores it on V against the cached parent score; accepted → ``Workspace.commit`` (a new
@@ -86,6 +87,8 @@ class RoundRecord:
     version: int
     reason: str
     edits: int = 1
+    wins: int = 0
+    losses: int = 0
 
 
 @dataclass
@@ -286,6 +289,7 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
         m.seen |= known_fingerprints(m.workspace.ontology)
     pending: list[list[tuple[Member, Candidate]]] = []  # bisection halves, tried first
     consecutive = 0
+    avoid_level = None  # after a rejection, the next fresh batch prefers another level
     for round_no in range(1, config.rounds + 1):
         contexts = {}
         for m in members:
@@ -303,16 +307,22 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
                     freq = _frequency(alternatives, trajs)
                     proposals.append((-freq, rank, m.key, m, alternatives))
             proposals.sort(key=lambda x: x[:3])
-            chosen = _batch(proposals, contexts, config.batch_size)
+            chosen = _batch(proposals, contexts, config.batch_size, avoid_level)
         if not chosen:
             result.stop_reason = "no-candidates"
             break
         parts = [_Part(m, merge([c for mm, c in chosen if mm is m]), contexts[m.key])
                  for m in members if any(mm is m for mm, _ in chosen)]
         record = _run_round(round_no, parts, chosen, backbone, config, result)
-        if record.decision == "rejected" and len(chosen) > 1:
+        if record.decision == "rejected" and len(chosen) > 1 and (record.wins or record.losses):
+            # the batch changed some outcomes but was rejected: bisect to separate helpful edits
+            # from harmful ones (a batch that changed nothing on V has no better half)
             mid = len(chosen) // 2
             pending[:0] = [chosen[:mid], chosen[mid:]]
+        if record.decision != "accepted":
+            avoid_level = record.level
+        else:
+            avoid_level = None
         consecutive = 0 if record.decision == "accepted" else consecutive + 1
         result.rounds.append(record)
         if on_round:
@@ -405,7 +415,7 @@ def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, co
     reason = decision.reason + (f"; invalid parts: {'; '.join(invalid_reasons)}" if invalid_reasons else "")
     return RoundRecord(round_no, signature, intervention, level, valid[0].fingerprint, outcome,
                        decision.parent_score, decision.candidate_score, _total_version(parts),
-                       reason[:500], edits)
+                       reason[:500], edits, decision.wins, decision.losses)
 
 
 def _mean(values: list) -> float:
@@ -452,8 +462,16 @@ def _iris(workspace, view):
     return IriFactory(base_iri_of(workspace, view))
 
 
-def _batch(proposals, contexts: dict, batch_size: int) -> list[tuple[Member, Candidate]]:
-    """The first untried alternative of the top signatures (all members), same level as the first."""
+def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None = None
+           ) -> list[tuple[Member, Candidate]]:
+    """The first untried alternative of the top signatures (all members), all of one level: the
+    level of the best-ranked untried alternative, preferring one other than ``avoid_level`` (the
+    level just rejected) when such an alternative exists."""
+    if avoid_level is not None:
+        others = [p for p in proposals
+                  if any(a.level != avoid_level and _untried(a, contexts[p[-2].key], p[-2].seen) for a in p[-1])]
+        if others:
+            proposals = [(*p[:-1], [a for a in p[-1] if a.level != avoid_level]) for p in others]
     chosen: list[tuple[Member, Candidate]] = []
     level = None
     for *_, member, alternatives in proposals:
@@ -467,4 +485,11 @@ def _batch(proposals, contexts: dict, batch_size: int) -> list[tuple[Member, Can
             break
         if len(chosen) >= batch_size:
             break
+    if len(chosen) > 1:  # the same bundle was judged before: try its best member alone
+        by_member: dict[str, list] = {}
+        for member, cand in chosen:
+            by_member.setdefault(member.key, []).append((member, cand))
+        if all(not _untried(merge([c for _, c in pairs]), contexts[key], pairs[0][0].seen)
+               for key, pairs in by_member.items()):
+            return chosen[:1]
     return chosen
