@@ -2,31 +2,23 @@
 
 from __future__ import annotations
 
-import sqlite3
 import warnings
 from pathlib import Path
 
 import pytest
+from fixtures.sources_support import IRIS, make_hostile_db, sqlite_db
 from rdflib import BNode, Literal, URIRef
 from rdflib import namespace as ns
 
-from evoonto.iris import IriFactory
 from evoonto.namespaces import CSVW, EVO
-
 from evoonto.sources import SourceWarning, harvest, open_source
 
-FIXTURE = Path(__file__).parent / "fixtures" / "sources_hostile.sql"
 DOCS = Path(__file__).parent / "fixtures" / "sources_docs"
-IRIS = IriFactory("https://example.org/evoonto/test/")
 
 
 @pytest.fixture
 def hostile_db(tmp_path: Path) -> Path:
-    path = tmp_path / "hostile.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(FIXTURE.read_text(encoding="utf-8"))
-    conn.close()
-    return path
+    return make_hostile_db(tmp_path)
 
 
 def test_harvest_describes_source_tables_columns(hostile_db: Path):
@@ -69,14 +61,12 @@ def test_catalog_conforms_to_the_shapes(hostile_db: Path):
 
 
 def test_dangling_foreign_key_is_skipped_with_warning(tmp_path: Path):
-    path = tmp_path / "dangling.sqlite"
-    conn = sqlite3.connect(path)
-    conn.executescript(
+    path = sqlite_db(
+        tmp_path / "dangling.sqlite",
         "CREATE TABLE a (id INTEGER PRIMARY KEY, b_id INTEGER REFERENCES missing(id), "
         "c_id INTEGER REFERENCES c(nope));"
-        "CREATE TABLE c (id INTEGER PRIMARY KEY);"
+        "CREATE TABLE c (id INTEGER PRIMARY KEY);",
     )
-    conn.close()
     with open_source(path) as src:
         with pytest.warns(SourceWarning, match="missing table or column"):
             g = harvest(src, IRIS)

@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
-import hashlib
-import sqlite3
 from pathlib import Path
 
 import pytest
+from fixtures.sources_support import make_hostile_db, sha256
 
 from evoonto.errors import ReadOnlyViolation, SourceError
 from evoonto.sources import open_source
 from evoonto.sources.guard import MAX_SQL_CHARS, check_read_only
 from evoonto.sources.sqlite import connect_read_only, execute_capped
 
-FIXTURE = Path(__file__).parent / "fixtures" / "sources_hostile.sql"
-
 
 @pytest.fixture
 def hostile_db(tmp_path: Path) -> Path:
-    path = tmp_path / "hostile.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(FIXTURE.read_text(encoding="utf-8"))
-    conn.close()
-    return path
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return make_hostile_db(tmp_path)
 
 
 HOSTILE = [
@@ -91,7 +80,7 @@ HOSTILE = [
 
 @pytest.mark.parametrize("sql", HOSTILE, ids=[f"h{i:02d}" for i in range(len(HOSTILE))])
 def test_hostile_statement_is_refused_and_file_unchanged(hostile_db: Path, sql: str):
-    before = _sha256(hostile_db)
+    before = sha256(hostile_db)
     with open_source(hostile_db) as src:
         with pytest.raises(ReadOnlyViolation) as info:
             src.run(sql)
@@ -99,7 +88,7 @@ def test_hostile_statement_is_refused_and_file_unchanged(hostile_db: Path, sql: 
         assert "\n" not in str(info.value)
         # the source still works after a refusal
         assert src.run("SELECT COUNT(*) FROM frpm").scalar() == 4
-    assert _sha256(hostile_db) == before
+    assert sha256(hostile_db) == before
     assert not Path("/tmp/evoonto_evil.db").exists()
     assert not Path("/tmp/evoonto_copy.db").exists()
 
@@ -156,7 +145,7 @@ def test_refusal_messages_name_the_reason():
 
 def test_sqlite_layers_refuse_writes_even_without_the_guard(hostile_db: Path):
     """Defense in depth: the hardened connection itself refuses writes, ATTACH and pragmas."""
-    before = _sha256(hostile_db)
+    before = sha256(hostile_db)
     conn = connect_read_only(hostile_db)
     try:
         for sql in [
@@ -171,7 +160,7 @@ def test_sqlite_layers_refuse_writes_even_without_the_guard(hostile_db: Path):
                 execute_capped(conn, sql, limit=10, timeout_ms=1000)
     finally:
         conn.close()
-    assert _sha256(hostile_db) == before
+    assert sha256(hostile_db) == before
     assert not Path("/tmp/evoonto_evil.db").exists()
 
 

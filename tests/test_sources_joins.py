@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
+from fixtures.sources_support import IRIS, make_hostile_db, sqlite_db
 
-from evoonto.iris import IriFactory
 from evoonto.namespaces import EVO
 from evoonto.sources import JoinCandidate, discover_joins, harvest, open_source
 from evoonto.sources.joins import declared_joins, name_score
 
-FIXTURE = Path(__file__).parent / "fixtures" / "sources_hostile.sql"
-IRIS = IriFactory("https://example.org/evoonto/test/")
-
 
 @pytest.fixture
 def hostile_db(tmp_path: Path) -> Path:
-    path = tmp_path / "hostile.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(FIXTURE.read_text(encoding="utf-8"))
-    conn.close()
-    return path
+    return make_hostile_db(tmp_path)
 
 
 def test_declared_and_discovered_joins(hostile_db: Path):
@@ -54,16 +46,14 @@ def test_join_evidence_records_the_probe(hostile_db: Path):
 
 
 def test_low_inclusion_candidates_are_dropped_but_declared_kept(tmp_path: Path):
-    path = tmp_path / "j.sqlite"
-    conn = sqlite3.connect(path)
-    conn.executescript(
+    path = sqlite_db(
+        tmp_path / "j.sqlite",
         "CREATE TABLE customer (customer_id INTEGER PRIMARY KEY, name TEXT);"
         "INSERT INTO customer VALUES (1, 'a'), (2, 'b');"
         "CREATE TABLE sale (id INTEGER PRIMARY KEY, customer_id INTEGER, "
         "  shop INTEGER REFERENCES customer(customer_id));"
-        "INSERT INTO sale VALUES (1, 7, 1), (2, 8, 9), (3, 9, 9);"
+        "INSERT INTO sale VALUES (1, 7, 1), (2, 8, 9), (3, 9, 9);",
     )
-    conn.close()
     with open_source(path) as src:
         joins = discover_joins(src, IRIS, min_inclusion=0.5)
     paths = {j.join_path: j for j in joins}

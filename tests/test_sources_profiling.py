@@ -9,23 +9,17 @@ from pathlib import Path
 
 import pytest
 import rdflib
+from fixtures.sources_support import IRIS, make_hostile_db
 
-from evoonto.iris import IriFactory, stable_key
+from evoonto.iris import stable_key
 from evoonto.records import Evidence, ProbeActivity, records_to_graph
 from evoonto.sources import ColumnProfile, SourceWarning, open_source, profile
 from evoonto.sources.profiling import column_probe_sql, infer_type, profile_column, value_pattern
 
-FIXTURE = Path(__file__).parent / "fixtures" / "sources_hostile.sql"
-IRIS = IriFactory("https://example.org/evoonto/test/")
-
 
 @pytest.fixture
 def hostile_db(tmp_path: Path) -> Path:
-    path = tmp_path / "hostile.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(FIXTURE.read_text(encoding="utf-8"))
-    conn.close()
-    return path
+    return make_hostile_db(tmp_path)
 
 
 def _by_column(profiles: list[ColumnProfile]) -> dict[tuple[str, str], ColumnProfile]:

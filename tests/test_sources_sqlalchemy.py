@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import hashlib
-import sqlite3
 from pathlib import Path
 
 import pytest
+from fixtures.sources_support import make_hostile_db, sha256
 
 from evoonto.errors import QueryTimeout, ReadOnlyViolation, SourceError
 from evoonto.sources import open_source, source_kind_of
 from evoonto.sources.sqlalchemy import SQLAlchemySource
 
-FIXTURE = Path(__file__).parent / "fixtures" / "sources_hostile.sql"
-
 
 @pytest.fixture
 def hostile_url(tmp_path: Path) -> tuple[str, Path]:
-    path = tmp_path / "hostile.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(FIXTURE.read_text(encoding="utf-8"))
-    conn.close()
+    path = make_hostile_db(tmp_path)
     return f"sqlite:///{path}", path
 
 
@@ -69,11 +63,11 @@ def test_queries_with_hostile_names_limits_and_timeout(hostile_url):
 ])
 def test_hostile_statements_refused(hostile_url, sql):
     url, path = hostile_url
-    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    before = sha256(path)
     with open_source(url) as src:
         with pytest.raises(ReadOnlyViolation):
             src.run(sql)
-    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    assert sha256(path) == before
 
 
 def test_bad_urls_are_clear_errors(tmp_path: Path):

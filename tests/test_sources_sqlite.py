@@ -7,21 +7,16 @@ import warnings
 from pathlib import Path
 
 import pytest
+from fixtures.sources_support import make_hostile_db, sqlite_db
 
 from evoonto.errors import QueryTimeout, SourceError
 from evoonto.sources import QueryResult, Source, SourceWarning, open_source, open_sources, source_kind_of
 from evoonto.sources.sqlite import SQLiteSource
 
-FIXTURE = Path(__file__).parent / "fixtures" / "sources_hostile.sql"
-
 
 @pytest.fixture
 def hostile_db(tmp_path: Path) -> Path:
-    path = tmp_path / "hostile.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(FIXTURE.read_text(encoding="utf-8"))
-    conn.close()
-    return path
+    return make_hostile_db(tmp_path)
 
 
 def test_opens_as_sqlite_with_file_stem_id(hostile_db: Path):
@@ -138,13 +133,11 @@ def test_locked_database_is_a_clear_error(hostile_db: Path):
 
 
 def test_broken_view_is_skipped_with_warning(tmp_path: Path):
-    path = tmp_path / "broken.sqlite"
-    conn = sqlite3.connect(path)
-    conn.executescript(
+    path = sqlite_db(
+        tmp_path / "broken.sqlite",
         "CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1);"
-        "CREATE TABLE gone (b INTEGER); CREATE VIEW v AS SELECT b FROM gone; DROP TABLE gone;"
+        "CREATE TABLE gone (b INTEGER); CREATE VIEW v AS SELECT b FROM gone; DROP TABLE gone;",
     )
-    conn.close()
     with open_source(path) as src:
         with pytest.warns(SourceWarning, match="'v'"):
             tables = src.tables()
