@@ -26,13 +26,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from rdflib import RDF
+
 from evoonto.builder.labels import normalize
 from evoonto.evolution import text as tx
 from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
-from rdflib import RDF
-
 from evoonto.namespaces import EVO
 
 KINDS = ("unlinked_phrase", "missing_value", "shallow_retrieval", "guessed_join", "ignored_constraint",

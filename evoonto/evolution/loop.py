@@ -170,8 +170,9 @@ def stable_fingerprint(candidate: Candidate, ctx: EditContext) -> str:
     return h.hexdigest()[:16]
 
 
-def to_patch(candidate: Candidate, ctx: EditContext, fingerprint: str):
-    """Compile a candidate into an :class:`evoonto.patch.Patch` (one level)."""
+def to_patch(candidate: Candidate, ctx: EditContext, fingerprint: str = ""):
+    """Compile a candidate into an :class:`evoonto.patch.Patch` (one level). ``fingerprint`` (the
+    loop's content fingerprint) is not part of the Patch; the loop records it in the metadata."""
     from evoonto.patch import Patch
 
     adds, rems = candidate.graphs(ctx)
