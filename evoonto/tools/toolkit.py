@@ -108,7 +108,9 @@ class OntologyTools:
                 per_ontology = self.__dict__.setdefault("_local_cache", {})
             built = per_ontology.get(key)
             if built is None:
-                built = per_ontology[key] = _Built(self.ontology, self._base_iri)
+                built = _Built(self.ontology, self._base_iri)
+                per_ontology.clear()  # an Ontology changed in place (commit): older states are gone
+                per_ontology[key] = built
         return built
 
     @property
