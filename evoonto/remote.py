@@ -23,8 +23,8 @@ import rdflib
 from rdflib import BNode, Literal, URIRef
 
 from evoonto.errors import EvoontoError
-from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES, bind_prefixes
-from evoonto.store import OxigraphStore, QueryError, graph_iri, to_ox
+from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES
+from evoonto.store import OxigraphStore, QueryError, graph_iri, named_graph, to_ox
 
 
 class RemoteStoreError(EvoontoError):
@@ -145,11 +145,8 @@ class RemoteSparqlStore:
             yield (row["s"], row["p"], row["o"])
 
     def graph(self, name) -> rdflib.Graph:
-        """A copy of one named graph as an rdflib Graph."""
-        out = bind_prefixes(rdflib.Graph(identifier=graph_iri(name)))
-        for triple in self.triples(name):
-            out.add(triple)
-        return out
+        """A copy of one named graph as an rdflib Graph (evoonto prefixes bound)."""
+        return named_graph(name, self.triples(name))
 
     def count(self, name=None) -> int:
         """Number of quads in one named graph (all named graphs when None)."""

@@ -20,7 +20,7 @@ from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
 from evoonto.errors import EvoontoError, RDFParseError
-from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES
+from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES, bind_prefixes
 
 Triple = tuple  # (subject, predicate, object) of rdflib terms
 Row = dict  # {variable name: rdflib term}
@@ -95,6 +95,18 @@ def graph_iri(name_or_iri) -> URIRef:
     if ":" not in text:
         raise EvoontoError(f"unknown graph {text!r}; expected one of {', '.join(GRAPH_NAMES)} or an IRI")
     return URIRef(text)
+
+
+def named_graph(name_or_iri, triples: Iterable[Triple]) -> rdflib.Graph:
+    """An rdflib ``Graph`` identified by :func:`graph_iri` of ``name_or_iri``, holding ``triples``.
+
+    The evoonto prefixes are bound on it (:func:`evoonto.namespaces.bind_prefixes`). Raises
+    EvoontoError for an unknown graph name that is not an IRI (as :func:`graph_iri`).
+    """
+    out = bind_prefixes(rdflib.Graph(identifier=graph_iri(name_or_iri)))
+    for triple in triples:
+        out.add(triple)
+    return out
 
 
 def _ox_graph(name_or_iri) -> ox.NamedNode:
@@ -209,12 +221,7 @@ class OxigraphStore:
 
     def graph(self, name) -> rdflib.Graph:
         """A copy of named graph ``name`` (name or IRI) as an rdflib ``Graph`` with evoonto prefixes."""
-        from evoonto.namespaces import bind_prefixes
-
-        out = bind_prefixes(rdflib.Graph(identifier=graph_iri(name)))
-        for triple in self.triples(name):
-            out.add(triple)
-        return out
+        return named_graph(name, self.triples(name))
 
     def count(self, name=None) -> int:
         """Number of quads in graph ``name`` (all graphs when None)."""
