@@ -19,8 +19,10 @@ Run it with ``evoonto serve --workspace PATH [--transport stdio|http] [--data-to
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import os
+import re
 import threading
 import time
 from datetime import datetime, timezone
@@ -32,6 +34,8 @@ from evoonto.tools.toolkit import OntologyTools, to_text
 from evoonto.tools.trajectory import TrajectoryLog
 
 MANIFEST_URI = "evoonto://manifest"
+#: The transport session id of the MCP connection whose call is running (None on stdio).
+_CONNECTION: contextvars.ContextVar[str | None] = contextvars.ContextVar("evoonto_connection", default=None)
 _PY_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool}
 # Workspace subfolders written while serving: changes there are not a new version.
 _VOLATILE = {"trajectories", "runs", "tmp", ".lock"}
@@ -86,6 +90,20 @@ class ToolsProvider:
             self.trajectory = trajectory or TrajectoryLog.for_workspace(self.workspace)
             self._tools = self._load()
         self.listeners: list[Callable[[OntologyTools], None]] = []
+        self._children: dict[str, TrajectoryLog] = {}
+
+    def trajectory_for(self, connection: str | None) -> TrajectoryLog | None:
+        """The log of one MCP connection: a sub-session per transport session id (streamable HTTP
+        serves several agents), the server's own log when there is none (stdio, in-process)."""
+        if connection is None or self.trajectory is None:
+            return self.trajectory
+        suffix = re.sub(r"[^A-Za-z0-9]", "", connection)[:16]
+        if not suffix:
+            return self.trajectory
+        with self._lock:
+            if suffix not in self._children:
+                self._children[suffix] = self.trajectory.child(suffix)
+            return self._children[suffix]
 
     def _stat(self) -> tuple:
         entries = [self.workspace]
@@ -216,16 +234,20 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
             started = datetime.now(timezone.utc)
             t0 = time.perf_counter()
             provider.tools  # noqa: B018 - reload check
+            token = _CONNECTION.set(_session_id(context))
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
                 logged = any(getattr(e, "evoonto_logged", False) for e in (exc, exc.__cause__))
-                if not logged and provider.trajectory is not None:
-                    provider.trajectory.record(
+                log = provider.trajectory_for(_CONNECTION.get())
+                if not logged and log is not None:
+                    log.record(
                         tool=str(name)[:100], arguments=arguments, version=provider.tools.version, result_size=0,
                         latency_ms=(time.perf_counter() - t0) * 1000.0, error=str(exc).splitlines()[0][:500],
                         started=started)
                 raise
+            finally:
+                _CONNECTION.reset(token)
 
     server = _LoggingServer(name, instructions=provider.tools.manifest(), version=__version__)
     server.evoonto_provider = provider
@@ -234,7 +256,8 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
 
     def invoke(tool: str, arguments: dict[str, Any]) -> str:
         try:
-            return to_text(provider.tools.call(tool, arguments))
+            log = provider.trajectory_for(_CONNECTION.get())
+            return to_text(provider.tools.call(tool, arguments, trajectory=log))
         except EvoontoError as exc:
             error = ToolError(str(exc))
             error.evoonto_logged = True  # OntologyTools.call has logged it
@@ -302,6 +325,19 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
         return provider.tools.call("manifest", {})
 
     return server
+
+
+def _session_id(context: Any) -> str | None:
+    """The ``mcp-session-id`` of a tool call's HTTP connection (handshake-era streamable HTTP); None
+    on stdio, in-process and stateless (2026-07-28) HTTP, whose requests carry no connection id."""
+    try:
+        request_context = context.request_context
+    except (AttributeError, ValueError, RuntimeError):
+        return None
+    if getattr(request_context, "request", None) is None:  # stdio / in-process: one client
+        return None
+    headers = getattr(request_context.request, "headers", None) or {}
+    return headers.get("mcp-session-id")
 
 
 def _declared_function(decl: Any, invoke: Callable[[str, dict], str]) -> Callable:

@@ -246,9 +246,15 @@ def test_streamable_http_subprocess(workspace, tmp_path):
                 answer = json.loads(text(await client.call_tool("resolve", {"ids": [hits[0]["id"]]})))
                 assert answer["records"][0]["prefLabel"] == "Legal status"
                 assert (await client.read_resource(MANIFEST_URI)).contents[0].text == client.instructions
+            # a handshake-era client has a transport session: its calls get their own sub-session
+            async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy", read_timeout_seconds=60) as legacy:
+                assert not (await legacy.call_tool("browse", {"q": "age"})).is_error
 
         run(main)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    assert [e["tool"] for e in read_events(log)] == ["browse", "resolve", "manifest"]
+    events = read_events(log)
+    assert [e["tool"] for e in events] == ["browse", "resolve", "manifest", "browse"]
+    assert {e["session"] for e in events[:3]} == {"http-test"}
+    assert events[3]["session"].startswith("http-test-")  # the legacy connection's sub-session

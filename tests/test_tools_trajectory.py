@@ -92,3 +92,13 @@ def test_concurrent_writers_never_interleave(tmp_path):
         by_session.setdefault(event["session"], []).append(event["seq"])
     assert len(by_session) == 7
     assert all(seqs == list(range(100)) for seqs in by_session.values())  # in order per session
+
+
+def test_child_logs(tmp_path):
+    per_session = TrajectoryLog.for_workspace(tmp_path, session="srv")
+    child = per_session.child("abc123")
+    assert child.session == "srv-abc123" and child.path == tmp_path / "trajectories" / "srv-abc123.jsonl"
+    shared = TrajectoryLog(tmp_path / "all.jsonl", session="srv")
+    assert shared.child("x").path == shared.path
+    with pytest.raises(ValueError):
+        shared.child("../../x")

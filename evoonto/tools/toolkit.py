@@ -207,8 +207,11 @@ class OntologyTools:
         names = list(BUILTIN_TOOLS) + [t.name for t in self.built.declared]
         return names + list(DATA_TOOLS) if self.data_tools else names
 
-    def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> Any:
+    def call(self, tool: str, arguments: Mapping[str, Any] | None = None, *,
+             trajectory: TrajectoryLog | None = None) -> Any:
         """Call a tool by name with keyword arguments, logging the call to the trajectory.
+
+        ``trajectory`` overrides the facade's log for this call (e.g. one log per MCP connection).
 
         Returns:
             The tool's result (list/dict/str).
@@ -229,9 +232,10 @@ class OntologyTools:
             error = f"internal error: {type(exc).__name__}"
             raise
         finally:
-            if self.trajectory is not None:
+            log = trajectory if trajectory is not None else self.trajectory
+            if log is not None:
                 latency = (time.perf_counter() - t0) * 1000.0
-                self.trajectory.record(
+                log.record(
                     tool=str(tool)[:100], arguments=arguments, version=self.version,
                     result_size=0 if result is None else len(to_text(result)), latency_ms=latency,
                     error=error, started=started, result_ids=_result_ids(tool, result),

@@ -94,6 +94,17 @@ class TrajectoryLog:
         session = session or new_session_id()
         return cls(Path(workspace) / "trajectories" / f"{session}.jsonl", session=session, **kwargs)
 
+    def child(self, suffix: str) -> "TrajectoryLog":
+        """The log of a sub-session ``<session>-<suffix>`` (e.g. one MCP connection of an HTTP server):
+        its own ``<session>-<suffix>.jsonl`` beside a per-session file, else the same shared file.
+
+        Raises:
+            ValueError: the suffix makes a malformed session id.
+        """
+        session = f"{self.session}-{suffix}"
+        path = self.path.with_name(f"{session}.jsonl") if self.path.name == f"{self.session}.jsonl" else self.path
+        return TrajectoryLog(path, session=session, task=self.task)
+
     def record(self, *, tool: str, arguments: Any, version: Any, result_size: int, latency_ms: float,
                error: str | None = None, started: datetime | None = None,
                result_ids: list[str] | None = None) -> dict[str, Any]:
