@@ -254,6 +254,7 @@ def test_streamable_http_subprocess(workspace, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+        proc.stderr.close()
     events = read_events(log)
     assert [e["tool"] for e in events] == ["browse", "resolve", "manifest", "browse"]
     assert {e["session"] for e in events[:3]} == {"http-test"}

@@ -3,6 +3,8 @@
 Where: ``<workspace>/trajectories/<session>.jsonl`` (one file per session, see
 :meth:`TrajectoryLog.for_workspace`) or any single file shared by several sessions (the ``session``
 field tells them apart). Events of one session are appended in call order; ``seq`` numbers them.
+An HTTP server serving several agents logs each transport session as ``<session>-<connection>``
+(:meth:`TrajectoryLog.child`); the evaluation harness sets ``task`` per question.
 
 Event schema (one JSON object per line, UTF-8, keys always present unless marked optional)::
 
