@@ -74,6 +74,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name} per round (strict recall): " + ", ".join(f"{r['strict_recall']:.3f}" for r in rounds))
 
     rows = [r for r in result.rows if r["condition"] == "evoonto"]
+    print("\nevoonto per database: db (questions) strict / column / value / avg chars")
+    for db_id in sorted({r["db_id"] for r in rows}):
+        mine = [r for r in rows if r["db_id"] == db_id]
+        values = [r["value_recall"] for r in mine if r["value_recall"] is not None]
+        value = f"{sum(values) / len(values):.3f}" if values else "  -  "
+        print(f"  {db_id:<30} ({len(mine):>3}) {sum(r['strict'] for r in mine) / len(mine):.3f} / "
+              f"{sum(r['column_recall'] for r in mine) / len(mine):.3f} / {value} / "
+              f"{sum(r['chars'] for r in mine) / len(mine):.0f}")
     missing_cols = collections.Counter(c for r in rows for c in r["missing_columns"])
     missing_vals = collections.Counter(v for r in rows for v in r["missing_values"])
     failed = [r for r in rows if not r["strict"]]
