@@ -37,13 +37,13 @@ Example::
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from evoonto.errors import SourceError
 from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo, resolve_foreign_key, warn
+from evoonto.sources.probe import run_probe
 
 __all__ = ["JoinCandidate", "discover_joins", "declared_joins", "name_score", "inclusion_sql"]
 
@@ -344,35 +344,21 @@ def _unique_targets(source: BaseSource, candidates: list[JoinCandidate], timeout
 def _measure(source, iris, candidate: JoinCandidate, left_values: int, timeout_ms: int) -> JoinCandidate | None:
     from dataclasses import replace
 
-    from evoonto.iris import stable_key
-    from evoonto.records import Evidence, ProbeActivity
-
     left, right = source.table(candidate.left_table), source.table(candidate.right_table)
     sql = inclusion_sql(source, left, left.column(candidate.left_column), right,
                         right.column(candidate.right_column), left_values=left_values)
-    started = _now()
     try:
-        row = source.run(sql, limit=1, timeout_ms=timeout_ms).rows[0]
+        run = run_probe(source, sql, limit=1, timeout_ms=timeout_ms)
     except SourceError as err:
         warn(f"source {source.id!r}: join probe {candidate.join_path} failed ({err})")
         return None
-    ended = _now()
-    n_left, matched, n_right, right_rows = (int(v or 0) for v in row)
+    n_left, matched, n_right, right_rows = (int(v or 0) for v in run.result.rows[0])
     inclusion = matched / n_left if n_left else None
-    key = stable_key(source.id, sql)
-    probe_iri = iris.probe(key)
     unique = "unique" if n_right == right_rows else "not unique"
     share = f"{inclusion:.0%}" if inclusion is not None else "n/a"
     summary = (f"inclusion {share}: {matched:,} of {n_left:,} distinct {candidate.left_table}."
                f"{candidate.left_column} values occur in {candidate.right_table}.{candidate.right_column} "
                f"({n_right:,} distinct values, {unique})")
-    evidence = Evidence(iri=iris.evidence(key), probe=probe_iri, generated_at=ended, summary=summary,
-                        rows_observed=n_left, distinct_count=n_left)
-    probe = ProbeActivity(iri=probe_iri, query=sql, used=iris.source(source.id), started_at=started,
-                          ended_at=ended)
+    evidence, probe = run.records(iris, summary, rows_observed=n_left, distinct_count=n_left)
     return replace(candidate, inclusion=inclusion, left_values=n_left, matched=matched,
                    right_values=n_right, right_rows=right_rows, evidence=evidence, probe=probe)
-
-
-def _now() -> _dt.datetime:
-    return _dt.datetime.now(_dt.timezone.utc)

@@ -54,6 +54,7 @@ from rdflib import URIRef
 
 from evoonto.errors import SourceError
 from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo, warn
+from evoonto.sources.probe import run_probe
 
 __all__ = [
     "ColumnProfile",
@@ -208,17 +209,12 @@ def profile_column(
     Raises:
         SourceError: the probe failed (QueryTimeout, engine error).
     """
-    from evoonto.iris import stable_key
-    from evoonto.records import Evidence, ProbeActivity
-
     # unknown row count (counting timed out): sample too, the table may be huge
     sampled = table.row_count is None or table.row_count > sample_threshold
     sql = column_probe_sql(source, table, column, sample_rows=sample_rows if sampled else None,
                            fetch=max(FETCHED_VALUES, top_k))
-    started = _now()
-    result = source.run(sql, limit=max(FETCHED_VALUES, top_k), timeout_ms=timeout_ms)
-    ended = _now()
-    rows = result.rows
+    run = run_probe(source, sql, limit=max(FETCHED_VALUES, top_k), timeout_ms=timeout_ms)
+    rows = run.result.rows
     total = int(rows[0][2] or 0) if rows else 0
     nulls = int(rows[0][3] or 0) if rows else 0
     distinct = int(rows[0][4] or 0) if rows else 0
@@ -235,20 +231,16 @@ def profile_column(
     else:
         samples = [t for t, _ in texts[:top_k]]
     null_fraction = nulls / total if total else 0.0
-    key = stable_key(source.id, sql)
-    probe_iri = iris.probe(key)
     storage = frozenset(type(v).__name__ for v in raw_values)
     summary = _summary(total, null_fraction, distinct, low, high, kind, sampled, table.row_count)
     if kind in ("integer", "decimal", "date", "datetime", "time") and storage == {"str"}:
         summary += " (stored as text)"
-    evidence = Evidence(
-        iri=iris.evidence(key), probe=probe_iri, generated_at=ended, summary=summary,
+    evidence, probe = run.records(
+        iris, summary,
         rows_observed=total, null_fraction=round(null_fraction, 6), distinct_count=distinct,
         min_value=low, max_value=high, sample_values=samples,
         value_distribution=dict(top) if top else None, value_pattern=pattern,
     )
-    probe = ProbeActivity(iri=probe_iri, query=sql, used=iris.source(source.id),
-                          started_at=started, ended_at=ended)
     return ColumnProfile(
         table=table.name, column=column.name, column_iri=iris.column(source.id, table.name, column.name),
         rows=total, table_rows=table.row_count, sampled=sampled, null_fraction=null_fraction,
@@ -360,7 +352,3 @@ def _summary(total, null_fraction, distinct, low, high, kind, sampled, table_row
         of = f" of {table_rows:,}" if table_rows is not None else ""
         text += f" (sample of {total:,}{of} rows)"
     return text
-
-
-def _now() -> _dt.datetime:
-    return _dt.datetime.now(_dt.timezone.utc)
