@@ -179,7 +179,8 @@ def test_runner_with_the_agent_and_ex(spider_folder, tmp_path):
     from test_eval_agent import RESPONSES, Replay, client_for
 
     config = EvalConfig(benchmark="spider", data=spider_folder, out=tmp_path / "runs", scorer="ex",
-                        conditions=("baseline",), agent=AgentConfig(max_turns=2), max_questions=1)
+                        conditions=("baseline",), agent=AgentConfig(max_turns=2), max_questions=1,
+                        ex_mode="spider", ves_iterations=2)
     result = run_evaluation(config, client=client_for(Replay(RESPONSES["text_answer"])), progress=False)
     assert len(result.rows) == 2
     for row in result.rows:  # the replayed answer is right for question 0 only
@@ -208,6 +209,7 @@ def test_cli_eval_linking_and_errors(spider_folder, tmp_path, capsys, monkeypatc
     assert "ANTHROPIC_API_KEY" in err and len(err.strip().splitlines()) == 1
     assert main(["eval", "--data", str(tmp_path / "nowhere")]) == 2
     assert main(["eval", "--data", str(spider_folder), "--folds", "1"]) == 2
+    assert main(["eval", "--data", str(spider_folder), "--ves-iterations", "0", "--no-progress"]) == 2
 
 
 def test_linking_benchmark_script_runs_on_a_small_folder(spider_folder, tmp_path, capsys):

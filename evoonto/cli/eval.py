@@ -60,6 +60,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-turns", type=int, default=None, metavar="N", help="agent turns per question")
     parser.add_argument("--max-tokens", type=int, default=None, metavar="N",
                         help="agent input+output token budget per question")
+    parser.add_argument("--ex-mode", choices=("bird", "spider"), default="bird",
+                        help="EX result comparison: BIRD sets (order counts with ORDER BY) or Spider test-suite")
+    parser.add_argument("--ves-iterations", type=int, default=1, metavar="N",
+                        help="executions per query averaged for VES timing (default 1)")
+    parser.add_argument("--timeout-ms", type=int, default=30_000, metavar="MS",
+                        help="EX per-query time limit in milliseconds (default 30000)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
 
@@ -106,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         conditions=tuple(dict.fromkeys(args.condition or CONDITIONS)), folds=args.folds, seed=args.seed,
         splits_path=(workspace / "splits.json") if workspace else None, out=runs,
         databases=args.db, max_questions=args.max_questions, policy=policy, agent=agent,
+        ex_mode=args.ex_mode, ves_iterations=args.ves_iterations, timeout_ms=args.timeout_ms,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("always")

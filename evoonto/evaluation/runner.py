@@ -49,6 +49,8 @@ class EvalConfig:
         agent: :class:`~evoonto.evaluation.agent.AgentConfig` for ``ex``.
         proposer: builder proposer for the evoonto condition.
         timeout_ms: EX per-query time limit (milliseconds).
+        ex_mode: result comparison, ``bird`` or ``spider`` (see :mod:`~evoonto.evaluation.execution`).
+        ves_iterations: runs per query averaged for VES timing.
     """
 
     benchmark: str
@@ -66,6 +68,8 @@ class EvalConfig:
     agent: Any = None
     proposer: str = "offline"
     timeout_ms: int = 30_000
+    ex_mode: str = "bird"
+    ves_iterations: int = 1
 
     def check(self) -> None:
         """Raise ConfigurationError for inconsistent settings."""
@@ -77,6 +81,10 @@ class EvalConfig:
                                      f"choose from {', '.join(CONDITIONS)}")
         if self.scorer == "ex" and self.agent is None:
             raise ConfigurationError("--scorer ex needs --agent anthropic:MODEL")
+        if self.ex_mode not in ("bird", "spider"):
+            raise ConfigurationError(f"unknown EX comparison {self.ex_mode!r}; choose bird or spider")
+        if self.ves_iterations < 1 or self.timeout_ms < 1:
+            raise ConfigurationError("--ves-iterations and the timeout must be positive")
 
     def to_json(self) -> dict:
         return {"benchmark": self.benchmark, "data": str(self.data), "scorer": self.scorer,
@@ -84,7 +92,8 @@ class EvalConfig:
                 "validation_fraction": self.validation_fraction, "databases": self.databases,
                 "max_questions": self.max_questions, "policy": self.policy.to_json(),
                 "agent": self.agent.to_json() if self.agent is not None else None,
-                "proposer": self.proposer, "timeout_ms": self.timeout_ms}
+                "proposer": self.proposer, "timeout_ms": self.timeout_ms, "ex_mode": self.ex_mode,
+                "ves_iterations": self.ves_iterations}
 
 
 @dataclass
@@ -225,7 +234,8 @@ def _score_ex(agent, context, question, bench, config: EvalConfig, folder: Path)
         box = InProcessToolbox(DataTools({context.db_id: src}), context.tools, version=version)
         started = time.perf_counter()
         answer = agent.run(question, box, context=context.prompt, hint=bench.hints.get(question.id), trajectory=log)
-    scored = score_ex(bench.gold[question.id], context.database, answer.final_sql, timeout_ms=config.timeout_ms)
+    scored = score_ex(bench.gold[question.id], context.database, answer.final_sql, mode=config.ex_mode,
+                      timeout_ms=config.timeout_ms, ves_iterations=config.ves_iterations)
     return {**answer.to_json(), **scored.to_json(), "agent_ms": round((time.perf_counter() - started) * 1000, 1)}
 
 
