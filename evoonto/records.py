@@ -86,6 +86,18 @@ def _python(kind: str, node: rdflib.term.Node) -> Any:
     raise AssertionError(kind)
 
 
+def _local_name(value: Any, namespace) -> str:
+    """``value`` as text, without the ``namespace`` prefix when it starts with it (``evo:Metric`` -> ``Metric``)."""
+    text = str(value)
+    return text[len(str(namespace)):] if text.startswith(str(namespace)) else text
+
+
+def _evo_iri(name: Any) -> URIRef:
+    """A class name of the evo: vocabulary (``"Metric"``) or a full IRI (from a schema patch), as an IRI."""
+    text = str(name)
+    return URIRef(text) if ":" in text else URIRef(str(EVO) + text)
+
+
 class _Record:
     """Shared RDF conversion of the record dataclasses (not public)."""
 
@@ -202,20 +214,12 @@ class Term(_Record):
     ) + _LIFECYCLE
 
     def _extra_types(self) -> list[URIRef]:
-        out = []
-        for kind in self.kinds:
-            text = str(kind)
-            out.append(URIRef(text) if ":" in text else URIRef(str(EVO) + text))  # kinds may come from a schema patch
-        return out
+        return [_evo_iri(kind) for kind in self.kinds]  # kinds may come from a schema patch
 
     @classmethod
     def from_graph(cls, graph: rdflib.Graph, iri) -> "Term":
         kwargs = cls._kwargs_from_graph(graph, iri)
-        prefix = str(EVO)
-        kwargs["kinds"] = sorted(
-            str(t)[len(prefix):] if str(t).startswith(prefix) else str(t)
-            for t in graph.objects(kwargs["iri"], RDF.type) if t != EVO.Term
-        )
+        kwargs["kinds"] = sorted(_local_name(t, EVO) for t in graph.objects(kwargs["iri"], RDF.type) if t != EVO.Term)
         return cls(**kwargs)
 
 
@@ -298,9 +302,7 @@ class Constraint(_Record):
     ) + _LIFECYCLE
 
     def __post_init__(self) -> None:
-        sev = str(self.severity)
-        if sev.startswith(str(SH)):
-            sev = sev[len(str(SH)):]
+        sev = _local_name(self.severity, SH)
         if sev not in SEVERITIES:
             raise RecordError(f"constraint severity must be one of {', '.join(SEVERITIES)}, got {self.severity!r}")
         self.severity = sev
@@ -439,9 +441,7 @@ class Relation(_Record):
     ) + _LIFECYCLE
 
     def __post_init__(self) -> None:
-        text = str(self.type)
-        if text.startswith(str(EVO)):
-            text = text[len(str(EVO)):]
+        text = _local_name(self.type, EVO)
         if ":" not in text:
             self.type = text
         if self.direct_property is None:
@@ -452,8 +452,7 @@ class Relation(_Record):
     @property
     def type_iri(self) -> URIRef:
         """The relation type as an IRI (``evo:Derivation`` …)."""
-        text = str(self.type)
-        return URIRef(text) if ":" in text else URIRef(str(EVO) + text)  # types may come from a schema patch
+        return _evo_iri(self.type)  # types may come from a schema patch
 
     def direct_triple(self) -> tuple:
         """The navigation triple ``(source, direct_property, target)``."""
