@@ -68,7 +68,7 @@ def _evolve(bench, plan, graphs, *, gate_enabled, args, policy, workdir, sources
                                         enabled=gate_enabled))
     result = evolve_group(members, backbone=backbone, evolver=evolver, config=config,
                           on_round=lambda r: print(f"    round {r.round:2d} {r.decision:8s} {r.edits:2d} edits "
-                                                   f"{r.reason[:90]}", flush=True) if args.verbose else None)
+                                                   f"{r.reason[:220]}", flush=True) if args.verbose else None)
     return {m.key: m.workspace for m in members}, result
 
 

@@ -128,3 +128,13 @@ def test_rejected_batches_are_bisected():
     (patch, _), = ws.accepted
     added = {str(p) for _, p, _ in patch.additions["content"]}
     assert not any(p.endswith("deprecated") for p in added) and any(p.endswith("altLabel") for p in added)
+
+
+def test_a_patch_that_changes_nothing_is_invalid_and_never_scored():
+    existing = Candidate("manual:noop", "re-add an existing hidden label", "content",
+                         (AddSynonym(AGE, "Age", hidden=True),))
+    ws = FakeWorkspace(toy_ontology())
+    backbone = ToyBackbone(GOLD, k=1)
+    result, _ = _run(ws, ScriptedEvolver([existing]), backbone=backbone, rounds=2, patience=2)
+    assert [r.decision for r in result.rounds] == ["invalid"] and "changes nothing" in result.rounds[0].reason
+    assert backbone.calls == 1

@@ -194,8 +194,9 @@ def validate_candidate(parent, patch) -> tuple[object | None, str | None]:
     (None, one-line reason). Uses :func:`evoonto.validation.validate` (pyshacl + SPARQL checks)."""
     from evoonto.validation import validate
 
-    if patch.is_empty():
-        return None, "the patch changes nothing"
+    contains = getattr(getattr(parent, "store", None), "contains", None)
+    if patch.is_empty() or (contains is not None and patch.normalized(contains).is_empty()):
+        return None, "the patch changes nothing on the parent version"
     try:
         candidate = parent.with_patch(patch)
     except Exception as exc:  # a patch that cannot even be applied is invalid, not a crash
