@@ -134,6 +134,16 @@ def test_conditions_on_a_real_database(spider_folder):
     assert full.sizes["ddl"] < len(full.prompt)
     with pytest.raises(Exception, match="unknown condition"):
         conditions.prepare("oracle", "cs", db, workload)
+    from evoonto.evaluation.benchmarks import load_spider
+    from evoonto.evaluation.runner import evaluate_linking
+
+    bench = load_spider(spider_folder)
+    held_out = list(bench.questions[4:])
+    full_results = evaluate_linking(full, held_out, bench)
+    assert [r.question_id for r in full_results] == [q.id for q in held_out]
+    assert all(r.strict for r in full_results)
+    evo_results = evaluate_linking(evo, held_out, bench)
+    assert all(0 <= r.column_recall <= 1 and r.chars > len(evo.prompt) for r in evo_results)
 
 
 def test_runner_writes_results_and_never_gives_gold_to_the_builder(spider_folder, tmp_path, monkeypatch):

@@ -190,7 +190,7 @@ def run_evaluation(config: EvalConfig, *, client: Any = None, progress: bool = T
                     row = {"round": rnd.index, "test_fold": rnd.test_fold, "condition": name, "db_id": db_id,
                            "question_id": question.id, "question": question.text}
                     if config.scorer == "linking":
-                        row.update(_score_linking(context, question, bench, config.policy))
+                        row.update(evaluate_linking(context, [question], bench, config.policy)[0].to_json())
                     else:
                         row.update(_score_ex(agent, context, question, bench, config, folder))
                     rows.append(row)
@@ -207,17 +207,35 @@ def run_evaluation(config: EvalConfig, *, client: Any = None, progress: bool = T
     return RunResult(folder, summary, rows, mean_sizes)
 
 
-def _score_linking(context, question, bench, policy: LinkingPolicy) -> dict:
+def evaluate_linking(context, questions: Sequence, benchmark, policy: LinkingPolicy | None = None) -> list:
+    """Schema-linking results of ``questions`` under one condition's :class:`~evoonto.evaluation.conditions.Context`.
+
+    The one place where a context is surfaced and scored (the runner, the demo and scripts use it):
+    a context with tools runs the retrieval policy; a context without tools pastes its prompt, which
+    lists the whole schema.
+
+    Args:
+        context: from :meth:`Conditions.prepare <evoonto.evaluation.conditions.Conditions.prepare>`.
+        questions: Questions of ``context.db_id``.
+        benchmark: the :class:`~evoonto.evaluation.benchmarks.Benchmark` (its gold is read here only).
+        policy: the retrieval policy (default :class:`LinkingPolicy`).
+
+    Returns:
+        one :class:`~evoonto.evaluation.linking.LinkingResult` per question, in order.
+    """
     from evoonto.evaluation.benchmarks import analysis_of
     from evoonto.evaluation.linking import score_linking, surface_prompt_only, surface_with_tools
 
-    schema = bench.schema(question.db_id)
-    if context.tools is None:
-        surfaced = surface_prompt_only(context.prompt, schema)
-    else:
-        surfaced = surface_with_tools(context.tools, context.prompt, question.text, policy, schema)
-    result = score_linking(question.id, surfaced, analysis_of(bench.gold[question.id], bench))
-    return result.to_json()
+    policy = policy or LinkingPolicy()
+    schema = benchmark.schema(context.db_id)
+    results = []
+    for question in questions:
+        if context.tools is None:
+            surfaced = surface_prompt_only(context.prompt, schema)
+        else:
+            surfaced = surface_with_tools(context.tools, context.prompt, question.text, policy, schema)
+        results.append(score_linking(question.id, surfaced, analysis_of(benchmark.gold[question.id], benchmark)))
+    return results
 
 
 def _score_ex(agent, context, question, bench, config: EvalConfig, folder: Path) -> dict:
