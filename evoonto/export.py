@@ -21,7 +21,7 @@ import pyoxigraph as ox
 
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, patch_meta_graph
 from evoonto.patch import EVOLVABLE_GRAPHS, Patch
-from evoonto.store import FILE_PREFIXES, to_ox
+from evoonto.store import FILE_PREFIXES, to_ox, to_ox_quad
 
 #: Graphs of the Turtle export (everything but history).
 TURTLE_GRAPHS: tuple[str, ...] = EVOLVABLE_GRAPHS
@@ -48,7 +48,7 @@ def to_trig(workspace) -> bytes:
         patch = workspace.patch(entry.id)
         meta = patch_meta_graph(entry.id)
         rows = patch.quads() + [(s, p, o, meta) for s, p, o in workspace.patch_metadata(entry.id)]
-        quads.extend(ox.Quad(to_ox(s), to_ox(p), to_ox(o), ox.NamedNode(str(g))) for s, p, o, g in rows)
+        quads.extend(to_ox_quad((s, p, o), ox.NamedNode(str(g))) for s, p, o, g in rows)
     quads.sort(key=lambda q: (str(q.graph_name), str(q.subject), str(q.predicate), str(q.object)))
     return ox.serialize(quads, format=ox.RdfFormat.TRIG, prefixes=FILE_PREFIXES)
 

@@ -60,6 +60,12 @@ def to_ox(term) -> ox.NamedNode | ox.BlankNode | ox.Literal:
     raise TypeError(f"not an RDF term: {term!r}")
 
 
+def to_ox_quad(triple: Triple, graph: ox.NamedNode) -> ox.Quad:
+    """The rdflib triple ``(s, p, o)`` in named graph ``graph`` as a pyoxigraph ``Quad`` (see :func:`to_ox`)."""
+    s, p, o = triple
+    return ox.Quad(to_ox(s), to_ox(p), to_ox(o), graph)
+
+
 _IRI_CACHE: dict[str, URIRef] = {}
 
 
@@ -244,14 +250,14 @@ class OxigraphStore:
         """Add ``triples`` to graph ``name`` in one transaction."""
         g = _ox_graph(name)
         self._touch(name)
-        self.ox.extend([ox.Quad(to_ox(s), to_ox(p), to_ox(o), g) for s, p, o in triples])
+        self.ox.extend([to_ox_quad(t, g) for t in triples])
 
     def remove(self, triples: Iterable[Triple], name) -> None:
         """Remove ``triples`` from graph ``name`` (missing ones are ignored)."""
         g = _ox_graph(name)
         self._touch(name)
-        for s, p, o in triples:
-            self.ox.remove(ox.Quad(to_ox(s), to_ox(p), to_ox(o), g))
+        for triple in triples:
+            self.ox.remove(to_ox_quad(triple, g))
 
     def replace_graph(self, name, graph: Iterable[Triple]) -> None:
         """Replace the content of graph ``name`` by the triples of ``graph``."""
@@ -266,8 +272,8 @@ class OxigraphStore:
         All quads are converted before the store is touched, so a conversion error (e.g. a
         non-RDF value) leaves the store unchanged.
         """
-        rem = [ox.Quad(to_ox(s), to_ox(p), to_ox(o), _ox_graph(n)) for n, ts in removals.items() for s, p, o in ts]
-        add = [ox.Quad(to_ox(s), to_ox(p), to_ox(o), _ox_graph(n)) for n, ts in additions.items() for s, p, o in ts]
+        rem = [to_ox_quad(t, _ox_graph(n)) for n, ts in removals.items() for t in ts]
+        add = [to_ox_quad(t, _ox_graph(n)) for n, ts in additions.items() for t in ts]
         self._touch(*removals, *additions)
         for quad in rem:
             self.ox.remove(quad)
@@ -376,12 +382,12 @@ def load_rdf_file(store: OxigraphStore, path: Path | str) -> None:
 
 def serialize_quads(quads: Iterable[tuple], fmt: ox.RdfFormat = ox.RdfFormat.TRIG) -> bytes:
     """Serialize rdflib quads ``(s, p, o, graph IRI)`` with pyoxigraph (TriG by default, prefixed)."""
-    oxq = [ox.Quad(to_ox(s), to_ox(p), to_ox(o), ox.NamedNode(str(g))) for s, p, o, g in quads]
+    oxq = [to_ox_quad((s, p, o), ox.NamedNode(str(g))) for s, p, o, g in quads]
     oxq.sort(key=lambda q: (q.graph_name.value, str(q.subject), str(q.predicate), str(q.object)))
     return ox.serialize(oxq, format=fmt, prefixes=FILE_PREFIXES)
 
 
 __all__ = [
-    "Store", "OxigraphStore", "QueryError", "to_ox", "from_ox", "graph_iri", "parse_rdf_file", "load_rdf_file",
+    "Store", "OxigraphStore", "QueryError", "to_ox", "to_ox_quad", "from_ox", "graph_iri", "parse_rdf_file", "load_rdf_file",
     "serialize_quads",
 ]
