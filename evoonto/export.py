@@ -8,7 +8,9 @@
   ``TX .``, ``D``/``A`` quad rows on the target graphs, ``TC .``. Header rows end with `` .`` as
   the grammar requires (rdflib's writer omits it on ``H prev``, DESIGN.md §9).
 - :func:`sparql_update`: one patch as a SPARQL 1.1 Update (``DELETE DATA``; ``INSERT DATA``);
-  :func:`to_sparql_update` the whole accepted history (for pushing to a remote store).
+  :func:`to_sparql_update` the whole accepted history (for pushing to a remote store);
+  :func:`data_update` / :func:`data_operation` any ``{graph: triples}`` (used by
+  :class:`evoonto.remote.RemoteSparqlStore`).
 
 Terms are written in canonical N-Triples form by pyoxigraph, so multi-line literals stay on one row.
 """
@@ -21,7 +23,7 @@ import pyoxigraph as ox
 
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, patch_meta_graph
 from evoonto.patch import EVOLVABLE_GRAPHS, Patch
-from evoonto.store import FILE_PREFIXES, to_ox, to_ox_quad
+from evoonto.store import FILE_PREFIXES, graph_iri, to_ox, to_ox_quad
 
 #: Graphs of the Turtle export (everything but history).
 TURTLE_GRAPHS: tuple[str, ...] = EVOLVABLE_GRAPHS
@@ -99,12 +101,40 @@ def to_rdf_patch(workspace, *, include_base: bool = True) -> str:
     return "\n".join(out) + "\n"
 
 
-def _data_block(rows_by_graph: dict) -> str:
+def data_operation(op: str, triples_by_graph: dict) -> str:
+    """One SPARQL 1.1 Update ``INSERT DATA`` / ``DELETE DATA`` operation (W3C SPARQL 1.1 Update §3.1.1-2).
+
+    Args:
+        op: ``"INSERT"`` or ``"DELETE"``.
+        triples_by_graph: ``{graph name or IRI: iterable of rdflib triples}``; one ``GRAPH`` block
+            each, triples sorted, terms in canonical N-Triples form (no prefixes needed).
+
+    Raises:
+        EvoontoError: an unknown graph name (see :func:`evoonto.store.graph_iri`).
+    """
     parts = []
-    for graph, triples in rows_by_graph.items():
+    for graph, triples in triples_by_graph.items():
         body = "\n".join(sorted(f"    {to_ox(s)} {to_ox(p)} {to_ox(o)} ." for s, p, o in triples))
-        parts.append(f"  GRAPH {ox.NamedNode(str(graph))} {{\n{body}\n  }}")
-    return "\n".join(parts)
+        parts.append(f"  GRAPH {ox.NamedNode(str(graph_iri(graph)))} {{\n{body}\n  }}")
+    return f"{op} DATA {{\n" + "\n".join(parts) + "\n}"
+
+
+def data_update(removals: dict, additions: dict) -> str:
+    """``DELETE DATA {…} ;`` then ``INSERT DATA {…}`` as one SPARQL 1.1 Update request.
+
+    Args:
+        removals, additions: ``{graph name or IRI: iterable of rdflib triples}``; empty graphs are skipped.
+
+    Returns:
+        The request text, or an empty string when there is nothing to remove or add.
+    """
+    ops = []
+    for op, data in (("DELETE", removals), ("INSERT", additions)):
+        data = {g: list(t) for g, t in data.items()}
+        data = {g: t for g, t in data.items() if t}
+        if data:
+            ops.append(data_operation(op, data))
+    return " ;\n".join(ops)
 
 
 def sparql_update(patch: Patch) -> str:
@@ -112,18 +142,12 @@ def sparql_update(patch: Patch) -> str:
 
     Returns an empty string for an empty patch.
     """
-    ops = []
-    if patch.removals:
-        ops.append("DELETE DATA {\n" + _data_block({GRAPH[n]: t for n, t in patch.removals.items()}) + "\n}")
-    if patch.additions:
-        ops.append("INSERT DATA {\n" + _data_block({GRAPH[n]: t for n, t in patch.additions.items()}) + "\n}")
-    return " ;\n".join(ops)
+    return data_update(patch.removals, patch.additions)
 
 
 def insert_graphs_update(graphs: dict) -> str:
     """``INSERT DATA`` of ``{graph name: triples}`` (empty graphs skipped); empty string if nothing."""
-    data = {GRAPH[n]: list(t) for n, t in graphs.items() if t}
-    return "INSERT DATA {\n" + _data_block(data) + "\n}" if data else ""
+    return data_update({}, graphs)
 
 
 def to_sparql_update(workspace, *, include_base: bool = True) -> str:
@@ -162,4 +186,4 @@ def export(workspace, fmt: str) -> bytes:
 
 
 __all__ = ["to_turtle", "to_trig", "to_rdf_patch", "sparql_update", "to_sparql_update", "patch_rows",
-           "insert_graphs_update", "export", "FORMATS"]
+           "insert_graphs_update", "data_operation", "data_update", "export", "FORMATS"]

@@ -23,6 +23,7 @@ import rdflib
 from rdflib import BNode, Literal, URIRef
 
 from evoonto.errors import EvoontoError
+from evoonto.export import data_operation, data_update
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES
 from evoonto.store import OxigraphStore, QueryError, graph_iri, named_graph, to_ox
 
@@ -169,13 +170,13 @@ class RemoteSparqlStore:
         """``INSERT DATA`` the triples into graph ``name`` (in chunks of 5,000)."""
         rows = list(triples)
         for i in range(0, len(rows), _CHUNK):
-            self.update(_data_op("INSERT", {graph_iri(name): rows[i:i + _CHUNK]}))
+            self.update(data_operation("INSERT", {name: rows[i:i + _CHUNK]}))
 
     def remove(self, triples: Iterable, name) -> None:
         """``DELETE DATA`` the triples from graph ``name``."""
         rows = list(triples)
         for i in range(0, len(rows), _CHUNK):
-            self.update(_data_op("DELETE", {graph_iri(name): rows[i:i + _CHUNK]}))
+            self.update(data_operation("DELETE", {name: rows[i:i + _CHUNK]}))
 
     def replace_graph(self, name, graph) -> None:
         """``DROP SILENT GRAPH`` then insert the triples of ``graph``."""
@@ -184,15 +185,9 @@ class RemoteSparqlStore:
 
     def apply(self, removals: dict, additions: dict) -> None:
         """Remove then add, in one update request (atomic on stores that run a request as one transaction)."""
-        ops = []
-        rem = {graph_iri(n): list(t) for n, t in removals.items() if t}
-        add = {graph_iri(n): list(t) for n, t in additions.items() if t}
-        if rem:
-            ops.append(_data_op("DELETE", rem))
-        if add:
-            ops.append(_data_op("INSERT", add))
-        if ops:
-            self.update(" ;\n".join(ops))
+        request = data_update(removals, additions)
+        if request:
+            self.update(request)
 
     def copy(self) -> OxigraphStore:
         """An in-memory :class:`OxigraphStore` copy of the six graphs (for candidates)."""
@@ -200,14 +195,6 @@ class RemoteSparqlStore:
         for name in GRAPH_NAMES:
             out.add(self.triples(name), name)
         return out
-
-
-def _data_op(op: str, by_graph: dict) -> str:
-    parts = []
-    for graph, triples in by_graph.items():
-        body = "\n".join(f"{to_ox(s)} {to_ox(p)} {to_ox(o)} ." for s, p, o in triples)
-        parts.append(f"GRAPH <{graph}> {{\n{body}\n}}")
-    return f"{op} DATA {{\n" + "\n".join(parts) + "\n}"
 
 
 def remote_patch_ids(remote) -> list[str]:

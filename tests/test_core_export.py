@@ -8,7 +8,9 @@ import pyoxigraph as ox
 import pytest
 import rdflib
 
-from evoonto.export import export, sparql_update, to_rdf_patch, to_sparql_update, to_trig, to_turtle
+from evoonto.export import (
+    data_update, export, sparql_update, to_rdf_patch, to_sparql_update, to_trig, to_turtle,
+)
 from evoonto.errors import EvoontoError
 from evoonto.namespaces import GRAPH, patch_additions_graph, patch_meta_graph
 from evoonto.patch import EVOLVABLE_GRAPHS, Patch
@@ -88,6 +90,22 @@ def test_sparql_update_replays_to_active_state(ws):
     one = sparql_update(ws.patch(ws.log()[1].id))
     assert one.startswith("DELETE DATA") and "INSERT DATA" in one
     assert sparql_update(Patch.from_graphs("content")) == ""
+
+
+def test_data_update_on_names_and_iris():
+    ex = rdflib.Namespace("https://example.org/x/")
+    other = "https://example.org/graph/other"
+    store = ox.Store()
+    store.update(data_update({}, {"content": [(ex.b, ex.p, ex.c), (ex.a, ex.p, rdflib.Literal("x"))],
+                                  other: [(ex.a, ex.p, ex.b)], "tools": []}))
+    assert sorted(q.graph_name.value for q in store) == sorted([str(GRAPH["content"])] * 2 + [other])
+    request = data_update({"content": iter([(ex.b, ex.p, ex.c)])}, {"tools": []})
+    assert request.startswith("DELETE DATA") and "INSERT" not in request
+    store.update(request)
+    assert len(store) == 2
+    assert data_update({"content": []}, {}) == ""
+    with pytest.raises(EvoontoError, match="unknown graph"):
+        data_update({}, {"nope": [(ex.a, ex.p, ex.b)]})
 
 
 def test_export_dispatch(ws):
