@@ -332,7 +332,7 @@ class SearchIndex:
         #: the distinct searched tokens of each document, space-separated (for query coverage)
         self.doc_tokens = [" ".join(sorted(tokens)) for tokens in doc_tokens]
         by_initial: dict[str, list[str]] = defaultdict(list)
-        for token in self.vocab:
+        for token in sorted(self.vocab):  # sorted: fuzzy ties break the same in every process
             by_initial[token[0]].append(token)
         self._by_initial = dict(by_initial)
         #: normalised label text (label, first synonyms and hidden labels) for fuzzy re-scoring
