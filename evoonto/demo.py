@@ -397,20 +397,11 @@ def _step_browse(state: _State) -> list[str]:
 
 
 def _linking_scores(state: _State, context: Any) -> dict[str, float]:
-    """Schema-linking metrics (:mod:`evoonto.evaluation.linking`) of the held-out questions in one
-    evaluation :class:`~evoonto.evaluation.conditions.Context` (tools + prompt, or a pasted prompt)."""
-    linking = importlib.import_module("evoonto.evaluation.linking")
-    analysis_of = api("evoonto.evaluation.benchmarks", "analysis_of")
-    bench = state.benchmark
-    results = []
-    for q in state.test_questions:
-        schema = bench.schema(q.db_id)
-        if context.tools is None:
-            surfaced = linking.surface_prompt_only(context.prompt, schema)
-        else:
-            surfaced = linking.surface_with_tools(context.tools, context.prompt, q.text, state.policy, schema)
-        results.append(linking.score_linking(q.id, surfaced, analysis_of(bench.gold[q.id], bench)))
-    s = linking.summarize_linking(results)
+    """Mean schema-linking metrics of the held-out questions in one evaluation
+    :class:`~evoonto.evaluation.conditions.Context` (scored by :func:`evoonto.evaluation.runner.evaluate_linking`)."""
+    evaluate_linking = api("evoonto.evaluation.runner", "evaluate_linking")
+    summarize_linking = api("evoonto.evaluation.linking", "summarize_linking")
+    s = summarize_linking(evaluate_linking(context, state.test_questions, state.benchmark, state.policy))
     out = {"strict_recall": s.strict_recall, "column_recall": s.column_recall, "table_recall": s.table_recall,
            "tokens": s.avg_tokens}
     if s.value_recall is not None:
