@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
+from fixtures.sources_support import sha256
 
 from evoonto.errors import QueryTimeout, ReadOnlyViolation, SourceError
 from evoonto.sources import SourceWarning, open_source, source_kind_of
@@ -32,11 +32,15 @@ def csv_dir(tmp_path: Path) -> Path:
     return folder
 
 
+def open_warned(folder: Path) -> FilesSource:
+    """Open the fixture folder, which warns (SourceWarning) about its bad files."""
+    with pytest.warns(SourceWarning):
+        return open_source(folder)
+
+
 def test_folder_opens_as_files_source(csv_dir: Path):
     assert source_kind_of(csv_dir) == "files"
-    with pytest.warns(SourceWarning):
-        src = open_source(csv_dir)
-    with src:
+    with open_warned(csv_dir) as src:
         assert isinstance(src, FilesSource)
         assert (src.id, src.kind, src.dialect) == ("shop data", "files", "duckdb")
 
@@ -101,23 +105,19 @@ def test_parquet_files(tmp_path: Path):
     ],
 )
 def test_hostile_statements_refused_and_files_unchanged(csv_dir: Path, sql: str):
-    before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in csv_dir.iterdir()}
-    with pytest.warns(SourceWarning):
-        src = open_source(csv_dir)
-    with src:
+    before = {p.name: sha256(p) for p in csv_dir.iterdir()}
+    with open_warned(csv_dir) as src:
         with pytest.raises(ReadOnlyViolation):
             src.run(sql)
         assert src.run("SELECT COUNT(*) FROM orders").scalar() == 3
-    after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in csv_dir.iterdir()}
+    after = {p.name: sha256(p) for p in csv_dir.iterdir()}
     assert after == before
     assert not Path("/tmp/evoonto_out.csv").exists()
 
 
 def test_duckdb_itself_cannot_reach_other_files(csv_dir: Path):
     """Behind the guard, DuckDB's own configuration is locked to the source files."""
-    with pytest.warns(SourceWarning):
-        src = open_source(csv_dir)
-    with src:
+    with open_warned(csv_dir) as src:
         with pytest.raises(Exception, match="disabled|Permission"):
             src._con.execute("SELECT * FROM read_csv('/etc/passwd')")
         with pytest.raises(Exception, match="locked"):
@@ -125,9 +125,7 @@ def test_duckdb_itself_cannot_reach_other_files(csv_dir: Path):
 
 
 def test_timeout(csv_dir: Path):
-    with pytest.warns(SourceWarning):
-        src = open_source(csv_dir)
-    with src:
+    with open_warned(csv_dir) as src:
         with pytest.raises(QueryTimeout):
             src.run("SELECT COUNT(*) FROM range(100000000000) AS a", timeout_ms=100)
         assert src.run("SELECT 1").scalar() == 1
