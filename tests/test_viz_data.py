@@ -11,6 +11,7 @@ from fixtures.viz_support import (
     SMALL_TERMS,
     make_workspace,
     small_graphs,
+    small_model,
     synthetic_graphs,
 )
 from rdflib import Graph, Literal, URIRef
@@ -23,8 +24,7 @@ from evoonto.viz.data import PatchGraphs, build_model, load_trig, load_workspace
 
 @pytest.fixture(scope="module")
 def model():
-    graphs, patches = small_graphs()
-    return build_model(graphs, patches, version=2)
+    return small_model()
 
 
 def node(model, label):

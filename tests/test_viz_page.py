@@ -9,9 +9,8 @@ import re
 from importlib import resources
 
 import pytest
-from fixtures.viz_support import small_graphs
+from fixtures.viz_support import small_model
 
-from evoonto.viz.data import build_model
 from evoonto.viz.page import VizOutputError, embed_json, render_page, write_page
 
 XSS = "<script>alert(1)</script>"
@@ -19,8 +18,7 @@ XSS = "<script>alert(1)</script>"
 
 @pytest.fixture(scope="module")
 def model():
-    graphs, patches = small_graphs()
-    return build_model(graphs, patches, version=2)
+    return small_model()
 
 
 @pytest.fixture(scope="module")
