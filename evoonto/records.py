@@ -164,7 +164,9 @@ def _f(attr, predicate, kind, many=False, required=False) -> _Field:
     return _Field(attr, predicate, kind, many, required)
 
 
-_LIFECYCLE = (
+#: The trailing fields of Term, Mapping, Constraint and Relation: evidence, then lifecycle.
+_PROVENANCE = (
+    _f("evidence", PROV.wasDerivedFrom, "iri", many=True),
     _f("deprecated", OWL.deprecated, "bool"),
     _f("replaced_by", DCTERMS.isReplacedBy, "iri"),
 )
@@ -210,8 +212,7 @@ class Term(_Record):
         _f("scope_note", SKOS.scopeNote, "text_en"),
         _f("scheme", SKOS.inScheme, "iri"),
         _f("mappings", EVO.hasMapping, "iri", many=True),
-        _f("evidence", PROV.wasDerivedFrom, "iri", many=True),
-    ) + _LIFECYCLE
+    ) + _PROVENANCE
 
     def _extra_types(self) -> list[URIRef]:
         return [_evo_iri(kind) for kind in self.kinds]  # kinds may come from a schema patch
@@ -259,8 +260,7 @@ class Mapping(_Record):
         _f("grain", EVO.grain, "text"),
         _f("join_path", EVO.joinPath, "text"),
         _f("confidence", SSSOM.confidence, "float"),
-        _f("evidence", PROV.wasDerivedFrom, "iri", many=True),
-    ) + _LIFECYCLE
+    ) + _PROVENANCE
 
     def _extra_triples(self) -> list[tuple]:
         return [(URIRef(str(self.term)), EVO.hasMapping, URIRef(str(self.iri)))]
@@ -298,8 +298,7 @@ class Constraint(_Record):
         _f("condition", EVO.condition, "text"),
         _f("trigger_keywords", EVO.triggerKeyword, "text", many=True),
         _f("comment", RDFS.comment, "text_en"),
-        _f("evidence", PROV.wasDerivedFrom, "iri", many=True),
-    ) + _LIFECYCLE
+    ) + _PROVENANCE
 
     def __post_init__(self) -> None:
         sev = _local_name(self.severity, SH)
@@ -437,8 +436,7 @@ class Relation(_Record):
         _f("direct_property", OWL.annotatedProperty, "iri", required=True),
         _f("join_condition", EVO.joinCondition, "text"),
         _f("formula", EVO.formula, "text"),
-        _f("evidence", PROV.wasDerivedFrom, "iri", many=True),
-    ) + _LIFECYCLE
+    ) + _PROVENANCE
 
     def __post_init__(self) -> None:
         text = _local_name(self.type, EVO)
