@@ -28,7 +28,7 @@ import sqlite3
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 from evoonto.errors import GoldAccessError, WorkloadError
 
@@ -222,6 +222,26 @@ def _field(row: dict, key: str, path: Path, index: int) -> str:
     return value
 
 
+def _load_json_list(name: str, data: Path, questions_file: str,
+                    parse: Callable[[dict, int, Path, str], tuple[Question, Gold, str | None]]) -> Benchmark:
+    """The benchmark ``name`` from a JSON list of question objects (Spider and BIRD layouts).
+
+    Args:
+        name: benchmark name (``spider``, ``bird``).
+        data: the benchmark folder or the question file itself.
+        questions_file: file name used when ``data`` is a folder.
+        parse: ``(row, index in file, question file, db_id) -> (Question, Gold, hint or None)``;
+            raises :class:`WorkloadError` for a malformed row.
+
+    Raises:
+        WorkloadError: missing or malformed file, or a row without a ``db_id`` string.
+    """
+    path, data_dir = _resolve_file(data, questions_file)
+    entries = _read_json_list(path)
+    rows = (parse(row, i, path, _field(row, "db_id", path, i)) for i, row in enumerate(entries))
+    return _assemble(name, rows, data_dir)
+
+
 def load_spider(data: Path | str, *, questions_file: str = "dev.json") -> Benchmark:
     """Load a Spider-format benchmark.
 
@@ -235,17 +255,12 @@ def load_spider(data: Path | str, *, questions_file: str = "dev.json") -> Benchm
     Raises:
         WorkloadError: missing or malformed file.
     """
-    path, data_dir = _resolve_file(Path(data), questions_file)
-    entries = _read_json_list(path)
+    def parse(row: dict, i: int, path: Path, db_id: str) -> tuple[Question, Gold, None]:
+        qid = f"{db_id}/{i:04d}"
+        return (Question(id=qid, db_id=db_id, text=_field(row, "question", path, i).strip()),
+                Gold(qid, db_id, _field(row, "query", path, i), row.get("hardness")), None)
 
-    def rows():
-        for i, row in enumerate(entries):
-            db_id = _field(row, "db_id", path, i)
-            qid = f"{db_id}/{i:04d}"
-            yield (Question(id=qid, db_id=db_id, text=_field(row, "question", path, i).strip()),
-                   Gold(qid, db_id, _field(row, "query", path, i), row.get("hardness")), None)
-
-    return _assemble("spider", rows(), data_dir)
+    return _load_json_list("spider", Path(data), questions_file, parse)
 
 
 def load_bird(data: Path | str, *, questions_file: str = "dev.json") -> Benchmark:
@@ -261,20 +276,15 @@ def load_bird(data: Path | str, *, questions_file: str = "dev.json") -> Benchmar
     Raises:
         WorkloadError: missing or malformed file.
     """
-    path, data_dir = _resolve_file(Path(data), questions_file)
-    entries = _read_json_list(path)
+    def parse(row: dict, i: int, path: Path, db_id: str) -> tuple[Question, Gold, str | None]:
+        qid = f"{db_id}/{row.get('question_id', i)}"
+        sql = row.get("SQL", row.get("query"))
+        if not isinstance(sql, str):
+            raise WorkloadError(f"{path}: question #{i} has no 'SQL' string")
+        return (Question(id=qid, db_id=db_id, text=_field(row, "question", path, i).strip()),
+                Gold(qid, db_id, sql, row.get("difficulty")), (row.get("evidence") or "").strip() or None)
 
-    def rows():
-        for i, row in enumerate(entries):
-            db_id = _field(row, "db_id", path, i)
-            qid = f"{db_id}/{row.get('question_id', i)}"
-            sql = row.get("SQL", row.get("query"))
-            if not isinstance(sql, str):
-                raise WorkloadError(f"{path}: question #{i} has no 'SQL' string")
-            yield (Question(id=qid, db_id=db_id, text=_field(row, "question", path, i).strip()),
-                   Gold(qid, db_id, sql, row.get("difficulty")), (row.get("evidence") or "").strip() or None)
-
-    return _assemble("bird", rows(), data_dir)
+    return _load_json_list("bird", Path(data), questions_file, parse)
 
 
 def load_workload(path: Path | str, *, database: Path | str) -> Benchmark:
