@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
+from fixtures.builder_support import make_cards_db
 
 from evoonto.cli import main
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture(scope="module")
 def cards_db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("cards") / "cards.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript((FIXTURES / "builder_cards.sql").read_text(encoding="utf-8"))
-    con.commit()
-    con.close()
-    return path
+    return make_cards_db(tmp_path_factory.mktemp("cards"))
 
 
 def test_build_writes_version_zero(cards_db, tmp_path, capsys):

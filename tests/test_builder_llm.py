@@ -5,12 +5,12 @@ installed SDK), so no test touches the network."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import anthropic
 import httpx2 as httpx
 import pytest
+from fixtures.builder_support import make_cards_db
 from rdflib import Literal
 from rdflib.namespace import SKOS
 
@@ -26,12 +26,7 @@ API_KEY = "sk-ant-test-key-never-stored"
 
 @pytest.fixture(scope="module")
 def cards_db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("cards") / "cards.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript((FIXTURES / "builder_cards.sql").read_text(encoding="utf-8"))
-    con.commit()
-    con.close()
-    return path
+    return make_cards_db(tmp_path_factory.mktemp("cards"))
 
 
 def _client(handler) -> anthropic.Anthropic:

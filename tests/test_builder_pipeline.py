@@ -4,10 +4,11 @@ determinism, and that gold fields never influence the ontology."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
+from fixtures.builder_support import make_cards_db
+from fixtures.sources_support import sqlite_db
 from rdflib import Literal
 from rdflib.namespace import OWL, PROV, RDF, SKOS
 
@@ -16,7 +17,6 @@ from evoonto.builder.pipeline import workspace_base_iri
 from evoonto.builder.propose import question_phrases
 from evoonto.namespaces import CSVW, EVO
 
-FIXTURE = Path(__file__).parent / "fixtures" / "builder_cards.sql"
 QUESTIONS = [
     Question("q1", "Which cards are banned in Standard?"),
     Question("q2", "What is the average profit of legal cards?"),
@@ -26,12 +26,7 @@ QUESTIONS = [
 
 @pytest.fixture(scope="module")
 def cards_db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("cards") / "cards.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript(FIXTURE.read_text(encoding="utf-8"))
-    con.commit()
-    con.close()
-    return path
+    return make_cards_db(tmp_path_factory.mktemp("cards"))
 
 
 @pytest.fixture(scope="module")
@@ -156,15 +151,11 @@ def test_bad_inputs_give_clear_errors(cards_db, tmp_path):
 
 
 def test_awkward_names_spaces_quotes_reserved_words_unicode(tmp_path):
-    path = tmp_path / "odd.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript("""
+    path = sqlite_db(tmp_path / "odd.sqlite", """
         CREATE TABLE "order" ("group" TEXT, "Free Meal Count (K-12)" INTEGER, "Straße" TEXT, "it's" TEXT);
         INSERT INTO "order" VALUES ('A', 10, 'Hauptstraße', 'O''Brien'), ('A', 12, 'Hauptstraße', 'O''Brien'),
                                    ('B', 7, 'Ringstraße', 'x'), ('B', 3, 'Ringstraße', 'x');
     """)
-    con.commit()
-    con.close()
     result = build([path], ["Which orders belong to O'Brien in group A?"])
     assert result.validation.conforms
     content = result.graphs["content"]
@@ -214,13 +205,10 @@ def test_adjectives_in_questions_link_to_place_values(tmp_path):
 
     assert "europe" in adjective_bases("european") and "asia" in adjective_bases("asian")
     assert adjective_bases("french") == [] and adjective_bases("two words") == []
-    path = tmp_path / "makers.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript("CREATE TABLE makers (id INTEGER PRIMARY KEY, name TEXT, continent TEXT);"
-                      + "".join(f"INSERT INTO makers VALUES ({i}, 'm{i}', '{c}');"
-                                for i, c in enumerate(["europe", "asia", "america"] * 15)))
-    con.commit()
-    con.close()
+    path = sqlite_db(tmp_path / "makers.sqlite",
+                     "CREATE TABLE makers (id INTEGER PRIMARY KEY, name TEXT, continent TEXT);"
+                     + "".join(f"INSERT INTO makers VALUES ({i}, 'm{i}', '{c}');"
+                               for i, c in enumerate(["europe", "asia", "america"] * 15)))
     result = build([path], ["How many European makers are there?"])
     content = result.graphs["content"]
     (europe,) = _terms_with_label(content, "europe")
