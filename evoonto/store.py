@@ -12,7 +12,7 @@ The same protocol is implemented over a remote SPARQL 1.1 endpoint by
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Iterator, Protocol, runtime_checkable
+from typing import Any, Callable, Iterable, Iterator, Protocol, runtime_checkable
 
 import pyoxigraph as ox
 import rdflib
@@ -300,20 +300,34 @@ class OxigraphStore:
         return self.ox.dump(**kwargs)
 
 
+def solution_rows(solutions: ox.QuerySolutions, convert: Callable[[Any], Any] = from_ox) -> list[dict[str, Any]]:
+    """The rows of a pyoxigraph SELECT result, one ``{variable name: convert(term)}`` dict per solution.
+
+    Args:
+        solutions: the ``ox.QuerySolutions`` of a SPARQL 1.1 SELECT (consumed).
+        convert: maps each bound pyoxigraph term to the row value; default :func:`from_ox` (rdflib
+            nodes); ``lambda term: term.value`` gives plain strings.
+
+    Returns:
+        ``list[dict[str, value]]`` in solution order; unbound variables are left out of their row.
+    """
+    names = [v.value for v in solutions.variables]
+    rows = []
+    for solution in solutions:
+        row = {}
+        for name in names:
+            value = solution[name]
+            if value is not None:
+                row[name] = convert(value)
+        rows.append(row)
+    return rows
+
+
 def _convert_result(result):
     if isinstance(result, ox.QueryBoolean):
         return bool(result)
     if isinstance(result, ox.QuerySolutions):
-        names = [v.value for v in result.variables]
-        rows = []
-        for solution in result:
-            row = {}
-            for name in names:
-                value = solution[name]
-                if value is not None:
-                    row[name] = from_ox(value)
-            rows.append(row)
-        return rows
+        return solution_rows(result)
     graph = rdflib.Graph()
     for triple in result:
         graph.add((from_ox(triple.subject), from_ox(triple.predicate), from_ox(triple.object)))
@@ -389,5 +403,5 @@ def serialize_quads(quads: Iterable[tuple], fmt: ox.RdfFormat = ox.RdfFormat.TRI
 
 __all__ = [
     "Store", "OxigraphStore", "QueryError", "to_ox", "to_ox_quad", "from_ox", "graph_iri", "parse_rdf_file", "load_rdf_file",
-    "serialize_quads",
+    "serialize_quads", "solution_rows",
 ]

@@ -125,22 +125,14 @@ def select(ontology: Any, body: str) -> list[dict[str, str]]:
 
 def _select_oxigraph(engine: Any, sparql: str) -> list[dict[str, str]]:
     from evoonto.errors import EvoontoError
+    from evoonto.store import solution_rows
 
     try:
         solutions = engine.query(sparql, use_default_graph_as_union=True)
     except (SyntaxError, OSError, ValueError, TypeError) as exc:
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise EvoontoError(f"SPARQL query failed: {detail}") from exc
-    names = [v.value for v in solutions.variables]
-    out = []
-    for solution in solutions:
-        row = {}
-        for name in names:
-            term = solution[name]
-            if term is not None:
-                row[name] = term.value
-        out.append(row)
-    return out
+    return solution_rows(solutions, lambda term: term.value)
 
 
 def local_name(iri: str) -> str:
