@@ -9,6 +9,7 @@ probing never depend on a connector's Python types, only on the RDF contract.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from rdflib import Graph, URIRef
 from rdflib.namespace import DCAT, DCTERMS, RDF
@@ -17,6 +18,18 @@ from evoonto.errors import SourceError
 from evoonto.namespaces import CSVW, EVO
 
 __all__ = ["ColumnInfo", "TableInfo", "SourceSchema", "read_schema"]
+
+
+_Named = TypeVar("_Named", "ColumnInfo", "TableInfo")
+
+
+def _named(items: tuple[_Named, ...], name: str) -> _Named | None:
+    """The item whose ``name`` is ``name`` (exact match first, then case-insensitive), or ``None``."""
+    for item in items:
+        if item.name == name:
+            return item
+    lowered = name.casefold()
+    return next((i for i in items if i.name.casefold() == lowered), None)
 
 
 @dataclass(frozen=True)
@@ -45,11 +58,7 @@ class TableInfo:
 
     def column(self, name: str) -> ColumnInfo | None:
         """The column called ``name`` (exact match first, then case-insensitive), or ``None``."""
-        for col in self.columns:
-            if col.name == name:
-                return col
-        lowered = name.casefold()
-        return next((c for c in self.columns if c.name.casefold() == lowered), None)
+        return _named(self.columns, name)
 
     @property
     def primary_key(self) -> tuple[str, ...]:
@@ -69,11 +78,7 @@ class SourceSchema:
 
     def table(self, name: str) -> TableInfo | None:
         """The table called ``name`` (exact, then case-insensitive), or ``None``."""
-        for table in self.tables:
-            if table.name == name:
-                return table
-        lowered = name.casefold()
-        return next((t for t in self.tables if t.name.casefold() == lowered), None)
+        return _named(self.tables, name)
 
     def column_iris(self) -> set[URIRef]:
         """The IRIs of every column of every table (used to check that Mappings point at real columns)."""
