@@ -9,6 +9,7 @@ from pathlib import Path
 import anthropic
 import httpx2 as httpx  # the anthropic SDK 2.x HTTP client package
 import pytest
+from fixtures.eval_support import make_db
 
 from evoonto.builder.workload import Question
 from evoonto.errors import ConfigurationError
@@ -16,7 +17,6 @@ from evoonto.evaluation.agent import AgentConfig, InProcessToolbox, ReactAgent, 
 from evoonto.sources.base import open_source
 from evoonto.tools.data import DataTools
 from evoonto.tools.trajectory import TrajectoryLog, read_events
-from test_eval_benchmarks import make_db
 
 RESPONSES = json.loads((Path(__file__).parent / "fixtures" / "eval_agent_responses.json").read_text())
 QUESTION = Question(id="cs/0001", text="Names of singers from France", db_id="cs")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
-from pathlib import Path
 
 import pytest
+from fixtures.eval_support import make_db
 
 from evoonto.builder.workload import Question, as_questions
 from evoonto.errors import GoldAccessError, WorkloadError
@@ -18,19 +17,6 @@ from evoonto.evaluation.gold import analyze_sql, has_order_by
 from evoonto.evaluation.splits import load_or_create_splits, make_splits
 
 pytestmark = pytest.mark.filterwarnings("ignore::evoonto.evaluation.benchmarks.MissingDatabaseWarning")
-
-
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def make_db(path):
-    """Create the tiny concert database of tests/fixtures/eval_tiny.sql at ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    con = sqlite3.connect(path)
-    con.executescript((FIXTURES / "eval_tiny.sql").read_text())
-    con.commit()
-    con.close()
-    return path
 
 
 @pytest.fixture()

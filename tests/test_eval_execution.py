@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from fixtures.eval_support import make_db
 
 from evoonto.evaluation.benchmarks import Gold
 from evoonto.evaluation.execution import results_match, score_ex
-from test_eval_benchmarks import make_db
 
 
 # --- the comparison rules, as the official evaluators apply them --------------------------------

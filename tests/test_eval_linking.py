@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from fixtures.eval_support import make_db
 
 from evoonto.builder.workload import Question
 from evoonto.cli import main
@@ -13,7 +14,6 @@ from evoonto.evaluation.linking import (
     LinkingPolicy, LinkingResult, Surfaced, estimate_tokens, recognise, run_policy, score_linking,
     summarize_linking, surface_prompt_only, value_surfaced,
 )
-from test_eval_benchmarks import make_db
 
 SCHEMA = {"singer": ["Singer_ID", "Name", "Country", "Age"], "concert": ["concert_ID", "concert_Name", "Year"],
           "singer_in_concert": ["concert_ID", "Singer_ID"]}
