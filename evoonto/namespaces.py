@@ -74,6 +74,7 @@ class EVO(DefinedNamespace):
     aggregation: URIRef  # aggregation
     candidateScore: URIRef  # candidate score
     condition: URIRef  # condition
+    coverageDiversity: URIRef  # coverage diversity
     decision: URIRef  # decision
     declaredType: URIRef  # declared type
     defaultResults: URIRef  # default results
@@ -83,6 +84,7 @@ class EVO(DefinedNamespace):
     filter: URIRef  # filter
     fingerprint: URIRef  # fingerprint
     formula: URIRef  # formula
+    fuzzyWeight: URIRef  # fuzzy weight
     grain: URIRef  # grain
     intervention: URIRef  # intervention
     joinCondition: URIRef  # join condition

@@ -311,11 +311,15 @@ class AddRelation(Edit):
 
 # ---------------------------------------------------------------- tool level
 
+#: Scalar tool settings: name -> (settings node name, class, property, kind). ``count`` values are
+#: integers ≥ 1; ``fraction`` values are numbers in [0, 1].
 _SETTINGS = {
-    "browse.defaultResults": ("browse", EVO.BrowseSettings, EVO.defaultResults),
-    "browse.maxResults": ("browse", EVO.BrowseSettings, EVO.maxResults),
-    "resolve.responseBudget": ("resolve", EVO.ResolveSettings, EVO.responseBudget),
-    "resolve.evidenceBudget": ("resolve", EVO.ResolveSettings, EVO.evidenceBudget),
+    "browse.defaultResults": ("browse", EVO.BrowseSettings, EVO.defaultResults, "count"),
+    "browse.maxResults": ("browse", EVO.BrowseSettings, EVO.maxResults, "count"),
+    "browse.fuzzyWeight": ("browse", EVO.BrowseSettings, EVO.fuzzyWeight, "fraction"),
+    "browse.coverageDiversity": ("browse", EVO.BrowseSettings, EVO.coverageDiversity, "fraction"),
+    "resolve.responseBudget": ("resolve", EVO.ResolveSettings, EVO.responseBudget, "count"),
+    "resolve.evidenceBudget": ("resolve", EVO.ResolveSettings, EVO.evidenceBudget, "count"),
 }
 
 
@@ -327,27 +331,35 @@ def settings_node(view, name: str, cls) -> URIRef | None:
 
 @dataclass(frozen=True)
 class SetToolSetting(Edit):
-    """Set one browse/resolve setting (``browse.defaultResults``, ``browse.maxResults``,
-    ``resolve.responseBudget`` (characters), ``resolve.evidenceBudget``) to an integer value."""
+    """Set one browse/resolve setting: the counts ``browse.defaultResults``, ``browse.maxResults``,
+    ``resolve.responseBudget`` (characters), ``resolve.evidenceBudget`` (integers ≥ 1) or the fractions
+    ``browse.fuzzyWeight``, ``browse.coverageDiversity`` (numbers in [0, 1]; see
+    :class:`evoonto.tools.settings.BrowseSettings`)."""
 
     setting: str
-    value: int
+    value: float
     level: ClassVar[str] = "tool"
     op: ClassVar[str] = "set_tool_setting"
 
     def compile(self, ctx):
         if self.setting not in _SETTINGS:
             raise EditError(f"unknown tool setting {self.setting!r}; known: {', '.join(_SETTINGS)}")
-        if int(self.value) < 1:
-            raise EditError(f"tool setting {self.setting} must be ≥ 1")
-        name, cls, pred = _SETTINGS[self.setting]
+        name, cls, pred, kind = _SETTINGS[self.setting]
+        try:
+            number = float(self.value)
+        except (TypeError, ValueError):
+            raise EditError(f"tool setting {self.setting} needs a number, got {self.value!r}") from None
+        if kind == "count" and (number < 1 or number != int(number)):
+            raise EditError(f"tool setting {self.setting} must be an integer ≥ 1")
+        if kind == "fraction" and not 0 <= number <= 1:
+            raise EditError(f"tool setting {self.setting} must be a number from 0 to 1")
         node = settings_node(ctx.view, name, cls)
         out = Compiled()
         if node is None:
             node = ctx.iris.tools(name)
             out.add("tools", (node, RDF.type, cls))
         out.remove("tools", *[(node, pred, o) for o in ctx.view.tools.objects(node, pred)])
-        out.add("tools", (node, pred, Literal(int(self.value))))
+        out.add("tools", (node, pred, Literal(int(number) if kind == "count" else number)))
         return out
 
     def describe(self):

@@ -97,6 +97,12 @@ _LITERAL_FIELDS = {
 }
 
 
+def _rows(ontology: Any, query: str) -> list[dict[str, str]]:
+    """SPARQL rows sorted by their bindings, so documents (first label, definition, column names,
+    value order) do not depend on the order in which the store returns triples."""
+    return sorted(select(ontology, query), key=lambda row: sorted(row.items()))
+
+
 def distribution_keys(text: str, limit: int = 50) -> list[str]:
     """The value keys of an ``evo:valueDistribution`` JSON object literal (``[]`` when malformed)."""
     try:
@@ -121,7 +127,7 @@ def gather_documents(ontology: Any) -> list[Document]:
     docs: dict[str, Document] = {}
     deprecated: set[str] = set()
     kind_of = {iri: kind for kind, iri in KIND_CLASSES.items()}
-    for row in select(ontology, """
+    for row in _rows(ontology, """
         SELECT ?s ?type ?p ?o WHERE {
           VALUES ?type { evo:Term evo:Mapping evo:Constraint evo:Evidence evo:Relation }
           ?s a ?type ; ?p ?o .
@@ -144,7 +150,7 @@ def gather_documents(ontology: Any) -> list[Document]:
         else:
             doc.add(_LITERAL_FIELDS[pred], obj)
     # Records typed but without any literal field still get a document.
-    for row in select(ontology, """
+    for row in _rows(ontology, """
         SELECT ?s ?type WHERE {
           VALUES ?type { evo:Term evo:Mapping evo:Constraint evo:Evidence evo:Relation } ?s a ?type }"""):
         if row["s"] not in docs:
@@ -176,13 +182,13 @@ def _labels(docs: dict[str, Document], iri: str) -> str:
 def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str, str]:
     """Add table/column names to Mapping and Term documents; returns mapping IRI -> term IRI."""
     term_of: dict[str, str] = {}
-    for row in select(ontology, """
+    for row in _rows(ontology, """
         SELECT ?m ?term ?table ?column WHERE {
           ?m a evo:Mapping .
           OPTIONAL { ?m evo:mapsTerm ?term }
           OPTIONAL { ?m evo:table ?t . ?t csvw:name ?table }
           OPTIONAL { ?m evo:column ?c . ?c csvw:name ?column }
-        }""") + select(ontology, """
+        }""") + _rows(ontology, """
         SELECT ?m ?term ?table ?column WHERE {
           ?term evo:hasMapping ?m .
           FILTER NOT EXISTS { ?m evo:mapsTerm ?term }
@@ -210,8 +216,8 @@ def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str
 
 def _add_evidence_values(ontology: Any, docs: dict[str, Document]) -> None:
     """Evidence values go to what the Evidence supports and to the Term of a supported Mapping."""
-    direct = select(ontology, "SELECT ?x ?e WHERE { ?x prov:wasDerivedFrom ?e . ?e a evo:Evidence }")
-    via_mapping = select(ontology, """
+    direct = _rows(ontology, "SELECT ?x ?e WHERE { ?x prov:wasDerivedFrom ?e . ?e a evo:Evidence }")
+    via_mapping = _rows(ontology, """
         SELECT ?x ?e WHERE { ?x evo:hasMapping ?m . ?m prov:wasDerivedFrom ?e . ?e a evo:Evidence }""")
     for row in direct + via_mapping:
         target, evidence = docs.get(row["x"]), docs.get(row["e"])
@@ -226,7 +232,7 @@ def _add_evidence_values(ontology: Any, docs: dict[str, Document]) -> None:
 
 
 def _add_relation_ends(ontology: Any, docs: dict[str, Document]) -> None:
-    for row in select(ontology, """
+    for row in _rows(ontology, """
         SELECT ?r ?type ?a ?b WHERE {
           ?r a evo:Relation .
           OPTIONAL { ?r evo:relationType ?type }
@@ -247,7 +253,7 @@ def _add_relation_ends(ontology: Any, docs: dict[str, Document]) -> None:
 def _add_constraint_targets(ontology: Any, docs: dict[str, Document], term_of: dict[str, str]) -> None:
     """Constraint documents get their target's label; targets (and the Term of a constrained
     Mapping) get the constraint's trigger keywords."""
-    for row in select(ontology, "SELECT ?c ?x WHERE { ?c a evo:Constraint ; evo:constrains ?x }"):
+    for row in _rows(ontology, "SELECT ?c ?x WHERE { ?c a evo:Constraint ; evo:constrains ?x }"):
         doc = docs.get(row["c"])
         if doc is None:
             continue
