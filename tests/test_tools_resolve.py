@@ -142,3 +142,61 @@ def test_instruction_like_data_is_returned_quoted(tools):
     assert value in answer["records"][0]["sampleValue"]
     assert json.dumps(value) in text  # a JSON string inside a field
     assert value not in tools.manifest()
+
+
+def test_each_evidence_body_is_printed_once_per_answer(tools):
+    answer = tools.resolve(["term/cs/legal-status", "constraint/banned"])
+    term, constraint = answer["records"]
+    body = term["mappings"][0]["evidence"][0]
+    assert body["id"] == "evidence/status1" and "Banned" in body["sampleValue"]
+    assert constraint["evidence"] == [{"id": "evidence/status1"}]  # a reference to the body above
+    # an Evidence resolved as a record of its own keeps its body; nested copies become references
+    term, evidence = tools.resolve(["term/cs/legal-status", "evidence/status1"])["records"]
+    assert term["mappings"][0]["evidence"] == [{"id": "evidence/status1"}]
+    assert evidence["kind"] == "evidence" and evidence["sampleValue"][:2] == ["Active", "Banned"]
+
+
+def _trimmed(budget: int) -> tuple[dict, dict]:
+    onto, codec = load(), IdCodec(BASE)
+    ids = ["term/cs/singer", "term/cs/singer-age", "term/cs/legal-status", "term/cs/country", "term/cs/concert-year"]
+    full = Resolver(onto, ResolveSettings(response_budget=100_000), codec).resolve(ids)
+    small = Resolver(onto, ResolveSettings(response_budget=budget), codec).resolve(ids)
+    return full, small
+
+
+def test_trimming_drops_probe_texts_before_value_lists():
+    full, _ = _trimmed(100_000)
+    size = len(json.dumps(full, ensure_ascii=False, separators=(",", ":")))
+    _, small = _trimmed(size - 100)
+    assert small["truncated"] is True and "omitted" not in small
+    evidence = {e["id"]: e for r in small["records"] for m in r.get("mappings", ()) for e in m.get("evidence", ())}
+    assert "query" not in evidence["evidence/status1"]  # the largest record lost its probe text first
+    # the value vocabulary is intact
+    assert evidence["evidence/status1"]["sampleValue"][:2] == ["Active", "Banned"]
+    assert evidence["evidence/country1"]["sampleValue"] == ["France", "Netherlands", "United States"]
+    assert evidence["evidence/country1"]["valueDistribution"] == {"Netherlands": 3, "France": 2, "United States": 1}
+    _, smaller = _trimmed(size - 400)
+    evidence = {e["id"]: e for r in smaller["records"] for m in r.get("mappings", ()) for e in m.get("evidence", ())}
+    assert "SELECT" not in json.dumps(smaller) and "rowsObserved" not in evidence["evidence/age1"]  # in its summary
+    assert evidence["evidence/country1"]["sampleValue"] == ["France", "Netherlands", "United States"]
+
+
+def test_trimming_spreads_the_budget_over_records():
+    _, small = _trimmed(2500)
+    # every record is kept, trimmed, rather than the last ones being dropped
+    assert [r["id"] for r in small["records"]] == ["term/cs/singer", "term/cs/singer-age", "term/cs/legal-status",
+                                                   "term/cs/country", "term/cs/concert-year"]
+    assert "omitted" not in small and small["truncated"] is True
+
+
+def test_value_lists_of_the_best_hits_are_cut_last():
+    onto, codec = load(), IdCodec(BASE)
+    ids = ["term/cs/country", "term/cs/singer", "term/cs/singer-age", "term/cs/concert-year", "term/cs/legal-status"]
+    answer = Resolver(onto, ResolveSettings(response_budget=2200), codec).resolve(ids)
+    assert len(json.dumps(answer, ensure_ascii=False, separators=(",", ":"))) <= 2200
+    assert [r["id"] for r in answer["records"]] == ids  # every record kept, with its table and column
+    evidence = {e["id"]: e for r in answer["records"] for m in r.get("mappings", ()) for e in m.get("evidence", ())}
+    # the lowest-ranked record loses its values first; the top hit keeps its whole vocabulary
+    assert evidence["evidence/status1"]["sampleValue"] == ["Active"] and evidence["evidence/status1"]["more_sampleValue"] == 2
+    assert evidence["evidence/country1"]["sampleValue"] == ["France", "Netherlands", "United States"]
+    assert answer["records"][-1]["mappings"][0]["column"] == "Status"

@@ -9,9 +9,13 @@ nodes, then names/labels of everything referenced) build compact JSON:
   samples, probe query);
 - a Mapping, Constraint, Evidence or Relation with its own links; any other node as its properties.
 
-Ids that are malformed or unknown are reported per id in ``errors``. The answer is kept within the
-response budget (characters of compact JSON) by shortening lists and strings, then by omitting whole
-records (listed in ``omitted``), so a response never approaches prompt limits.
+Each Evidence body is printed once per answer; later occurrences are ``{"id": ...}`` references
+(an agent can resolve them). Ids that are malformed or unknown are reported per id in ``errors``.
+The answer is kept within the response budget (characters of compact JSON, a hard cap) by trimming
+records level by level (:data:`TRIM_LEVELS`: probe query texts and statistics repeated by a summary
+first, then long strings and relation details, value lists last), spread over all records, then by
+omitting the lowest-ranked records (listed in ``omitted``), so a response never approaches prompt
+limits.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 from evoonto.errors import ToolArgumentError
@@ -231,6 +236,7 @@ class Resolver:
         found = [iri for _, iri in dict.fromkeys(wanted) if graph.props.get(iri)]
         records = self._records(graph, found, expand, depth)
         _strip_private(records)
+        _share_evidence(records)
         return self._fit({"records": records, "errors": errors, "truncated": False})
 
     # -- building ---------------------------------------------------------------------------------
@@ -309,8 +315,9 @@ class Resolver:
             rec.pop("id", None)
             rec["id"] = self.codec.to_id(iri)
         if kind != "evidence" and "evidence" in expand:
+            # a Term's evidence that one of its Mappings already shows is not repeated
             shown = {e["id"] for m in rec.get("mappings", ()) for e in m.get("evidence", ())}
-            rec["evidence"] = [e for e in self._evidence_list(graph, iri) if e["id"] not in shown]
+            rec["evidence"] = self._evidence_list(graph, iri, exclude=shown)
         rec["_iri"] = iri
         return rec
 
@@ -388,11 +395,12 @@ class Resolver:
                 rec[pred] = values[0]
         return rec
 
-    def _evidence_list(self, graph: _Graph, iri: str) -> list[dict[str, Any]]:
+    def _evidence_list(self, graph: _Graph, iri: str, exclude: set[str] = frozenset()) -> list[dict[str, Any]]:
+        """Up to ``evidence_budget`` Evidence records of ``iri`` (sorted by IRI), skipping ids in ``exclude``."""
         out = []
-        for e in sorted(graph.objects(iri, "wasDerivedFrom"))[: max(self.settings.evidence_budget, 0)]:
-            if graph.kind(e) != "evidence":
-                continue
+        chosen = [e for e in sorted(graph.objects(iri, "wasDerivedFrom"))
+                  if graph.kind(e) == "evidence" and self.codec.to_id(e) not in exclude]
+        for e in chosen[: max(self.settings.evidence_budget, 0)]:
             rec = self._properties(graph, e, "evidence")
             rec.pop("kind", None)
             for key in ("generatedAtTime",):
@@ -403,20 +411,139 @@ class Resolver:
     # -- budget -----------------------------------------------------------------------------------
 
     def _fit(self, answer: dict[str, Any]) -> dict[str, Any]:
+        """Keep ``answer`` within the response budget (a hard cap, characters of compact JSON).
+
+        Records are trimmed through :data:`TRIM_LEVELS` one record and one level at a time (see
+        :func:`_spread`), so the budget is spread over the records instead of the first ones keeping
+        everything and the later ones being dropped. Value lists (sample values,
+        value distributions) are shortened only after probe texts, repeated statistics, long strings
+        and relation details. When every record is at the last level and the answer is still too
+        large, the lowest-ranked record is listed in ``omitted`` and the trimming starts over.
+        """
         budget = self.settings.response_budget
         if _size(answer) <= budget:
             return answer
-        answer["truncated"] = True
-        for max_list, max_str in ((8, 300), (4, 160), (2, 100), (1, 60)):
-            shrunk = {**answer, "records": [_shrink(r, max_list, max_str) for r in answer["records"]]}
-            if _size(shrunk) <= budget:
-                return shrunk
-        shrunk["omitted"] = []
-        while shrunk["records"] and _size(shrunk) > budget:
-            shrunk["omitted"].insert(0, shrunk["records"].pop()["id"])
-        while _size(shrunk) > budget and shrunk["errors"]:
-            shrunk["errors"].pop()
-        return shrunk
+        records, omitted = list(answer["records"]), []
+        shell = {**answer, "records": [], "truncated": True}
+        while True:
+            if omitted:
+                shell["omitted"] = omitted
+            fitted = _spread(records, budget - _size(shell))
+            if fitted is not None or not records:
+                break
+            omitted.insert(0, records.pop()["id"])
+        fitted = fitted or []
+        result = {**shell, "records": fitted}
+        while _size(result) > budget and result["errors"]:
+            result["errors"].pop()
+        return result
+
+
+@dataclass(frozen=True)
+class Trim:
+    """One trimming level of a record (None = no limit).
+
+    Attributes:
+        drop_probe: drop Evidence probe query texts and the counts its summary repeats.
+        drop_keys: keys left out of Mappings (``source``, ``confidence``) and ``types`` anywhere.
+        max_str: characters per string (ids are never cut).
+        max_relations: Relations kept per record; ``relation_ids`` keeps their ids.
+        max_labels: alternative/hidden labels kept.
+        max_list: items of any other list (mappings, constraints, evidence, keywords).
+        max_values: sample values and value-distribution entries kept.
+    """
+
+    drop_probe: bool = True
+    drop_keys: tuple[str, ...] = ()
+    max_str: int | None = None
+    max_relations: int | None = None
+    relation_ids: bool = True
+    max_labels: int | None = None
+    max_list: int | None = None
+    max_values: int | None = None
+
+
+_MINOR = ("source", "confidence", "types")
+#: Trimming levels, mildest first: value vocabularies are shortened last because they are what lets
+#: an agent find literal values (e.g. 'Virginia', 'usa') for filters.
+TRIM_LEVELS = (
+    Trim(),
+    Trim(max_str=160, max_relations=6, relation_ids=False, max_labels=3),
+    Trim(drop_keys=_MINOR, max_str=100, max_relations=3, relation_ids=False, max_labels=2, max_list=4),
+    Trim(drop_keys=_MINOR, max_str=60, max_relations=1, relation_ids=False, max_labels=1, max_list=3),
+    Trim(drop_keys=_MINOR, max_str=60, max_relations=0, relation_ids=False, max_labels=1, max_list=2,
+         max_values=5),
+    Trim(drop_keys=_MINOR, max_str=40, max_relations=0, relation_ids=False, max_labels=1, max_list=1,
+         max_values=2),
+    Trim(drop_keys=_MINOR, max_str=40, max_relations=0, relation_ids=False, max_labels=1, max_list=1,
+         max_values=1),
+)
+_FIRST_VALUE_LEVEL = next(i for i, t in enumerate(TRIM_LEVELS) if t.max_values is not None)
+# Evidence statistics that the builder's summary sentence already states (minValue/maxValue are kept:
+# they are values an agent may filter on, and a long summary may later be cut).
+_SUMMARISED = ("distinctCount", "nullFraction", "rowsObserved", "valuePattern")
+_LABELS = ("altLabel", "hiddenLabel")
+_VALUES = ("sampleValue", "valueDistribution")
+_UNCUT = ("id", "isReplacedBy", "mappingIds", "omitted")
+
+
+def _spread(records: list[dict], room: int) -> list[dict] | None:
+    """Trimmed copies of ``records`` whose compact JSON list fits in ``room`` characters, or None.
+
+    Repeatedly moves one record to its next level of :data:`TRIM_LEVELS` until the list fits. Up to
+    the levels that shorten value lists, the record at the mildest level goes first (ties: the
+    lowest-ranked), so no record loses detail while another still shows probe texts; from there on
+    the lowest-ranked record is trimmed all the way before the next one, so the best hits keep their
+    value vocabularies while lower hits still show their tables and columns.
+    """
+    if not records:
+        return [] if room >= 0 else None
+    levels = [-1] * len(records)
+    shown = list(records)
+    sizes = [_size(r) for r in records]
+    while sum(sizes) + len(sizes) - 1 > room:
+        candidates = [i for i, lvl in enumerate(levels) if lvl + 1 < len(TRIM_LEVELS)]
+        if not candidates:
+            return None
+        i = max(candidates, key=lambda j: (1, -levels[j], j) if levels[j] + 1 < _FIRST_VALUE_LEVEL else (0, 0, j))
+        levels[i] += 1
+        shown[i] = _trim(records[i], TRIM_LEVELS[levels[i]])
+        sizes[i] = _size(shown[i])
+    return shown
+
+
+def _trim(obj: Any, trim: Trim, key: str | None = None) -> Any:
+    """A trimmed copy of a record (or part of one) under ``trim``; ``more_<key>`` counts what was cut."""
+    if isinstance(obj, dict):
+        evidence = key == "evidence" or obj.get("kind") == "evidence"
+        relation = key == "relations"
+        mapping = key == "mappings" or obj.get("kind") == "mapping"
+        out: dict[str, Any] = {}
+        for k, value in obj.items():
+            if evidence and trim.drop_probe and (k == "query" or (k in _SUMMARISED and "summary" in obj)):
+                continue
+            if relation and k == "id" and not trim.relation_ids:
+                continue
+            if k in trim.drop_keys and (k == "types" or mapping):
+                continue
+            limit = (trim.max_relations if k == "relations" else trim.max_labels if k in _LABELS
+                     else trim.max_values if k in _VALUES else trim.max_list)
+            if isinstance(value, dict) and k == "valueDistribution" and limit is not None and len(value) > limit:
+                out[f"more_{k}"] = len(value) - limit
+                value = dict(list(value.items())[:limit])
+            elif isinstance(value, list) and limit is not None and len(value) > limit and k not in _UNCUT:
+                out[f"more_{k}"] = len(value) - limit
+                value = value[:limit]
+            if k in _UNCUT:
+                out[k] = value
+            else:
+                out[k] = _trim(value, trim, k)
+        return out
+    if isinstance(obj, list):
+        return [_trim(v, trim, key) for v in obj]
+    if isinstance(obj, str) and trim.max_str is not None and len(obj) > trim.max_str:
+        return _cut(obj, trim.max_str)
+    return obj
 
 
 def _size(obj: Any) -> int:
@@ -427,22 +554,6 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _shrink(obj: Any, max_list: int, max_str: int) -> Any:
-    if isinstance(obj, dict):
-        out = {}
-        for key, value in obj.items():
-            if isinstance(value, list) and len(value) > max_list:
-                out[f"more_{key}"] = len(value) - max_list
-                value = value[:max_list]
-            out[key] = _shrink(value, max_list, max_str)
-        return out
-    if isinstance(obj, list):
-        return [_shrink(v, max_list, max_str) for v in obj]
-    if isinstance(obj, str) and len(obj) > max_str:
-        return _cut(obj, max_str)
-    return obj
-
-
 def _trim_distribution(text: str, limit: int = EVIDENCE_VALUES) -> Any:
     try:
         data = json.loads(text)
@@ -451,6 +562,35 @@ def _trim_distribution(text: str, limit: int = EVIDENCE_VALUES) -> Any:
     if isinstance(data, dict):
         return {str(k)[:80]: v for k, v in list(data.items())[:limit]}
     return [str(x)[:80] for x in data[:limit]] if isinstance(data, list) else _cut(text, EVIDENCE_TEXT_CHARS)
+
+
+def _share_evidence(records: list[dict]) -> None:
+    """Print each Evidence body once per answer, in place.
+
+    The first occurrence (in record order, depth first) keeps the body; later ones under an
+    ``evidence`` list become ``{"id": ...}`` references to it. An Evidence resolved as a record of
+    its own always keeps its body, so nested copies of it become references.
+    """
+    seen = {r["id"] for r in records if r.get("kind") == "evidence"}
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "evidence" and isinstance(value, list):
+                    for i, item in enumerate(value):
+                        if isinstance(item, dict) and "id" in item:
+                            if item["id"] in seen:
+                                value[i] = {"id": item["id"]}
+                            else:
+                                seen.add(item["id"])
+                                walk(item)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(records)
 
 
 def _strip_private(obj: Any) -> None:
