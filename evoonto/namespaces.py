@@ -74,7 +74,6 @@ class EVO(DefinedNamespace):
     aggregation: URIRef  # aggregation
     candidateScore: URIRef  # candidate score
     condition: URIRef  # condition
-    coverageDiversity: URIRef  # coverage diversity
     decision: URIRef  # decision
     declaredType: URIRef  # declared type
     defaultResults: URIRef  # default results

@@ -31,10 +31,8 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
 
     Rules (deterministic):
 
-    * ``unlinked_phrase``: Tool when a Term of the source already names the word (a label or a
-      mapped table/column name has its stem): the content exists, browse ranked it out of the
-      question's hits. Content otherwise — no Term carries the phrase as a label or value, so a
-      synonym (``skos:altLabel``) or value Evidence is missing.
+    * ``unlinked_phrase``: Content — no Term carries the phrase as a label or value, so a synonym
+      (``skos:altLabel``) or value Evidence is missing.
     * ``missing_value``: Content — a value the source holds has no Evidence.
     * ``guessed_join``: Content when the schema has the ``evo:Association`` relation type (a relation
       with its join condition is missing); Schema otherwise.
@@ -46,11 +44,6 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
     """
     kind = signature.kind
     if kind == "unlinked_phrase":
-        named = _naming_term(signature, view) if view is not None else None
-        if named is not None:
-            return Attribution(signature, "tool",
-                               f"Term {named!r} names {signature.key!r}, yet browse of the whole question "
-                               f"did not surface it (other words' hits ranked above it)")
         return Attribution(signature, "content",
                            f"no Term label, synonym or Evidence value mentions {signature.key!r}")
     if kind == "missing_value":
@@ -74,19 +67,6 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
     if kind == "repeated_probe":
         return Attribution(signature, "tool", "the agent repeated the same call; the manifest did not guide it")
     return Attribution(signature, "tool", "every phrase was linked yet the needed items were not surfaced")
-
-
-def _naming_term(signature: Signature, view: OntologyView) -> str | None:
-    """The first label (in IRI order) of a non-deprecated Term of the signature's source whose
-    labels or mapped table/column names contain the stem of the signature's word, or None."""
-    from evoonto.evolution import text as tx
-
-    stem = tx.stem(signature.key)
-    for term in sorted(view.terms_of(signature.source_id), key=lambda t: str(t.iri)):
-        names = list(term.labels) + [column or table for _, table, column in term.locations]
-        if any(stem in tx.text_stems(name) for name in names):
-            return (term.labels or [str(term.iri)])[0]
-    return None
 
 
 def _has_relation_type(view: OntologyView, rel_type) -> bool:

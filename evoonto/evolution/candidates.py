@@ -239,10 +239,8 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
       (a new Term for the column when none maps it).
     * ``unknown_column`` → a hidden label with the wrong name on the closest real column's Term.
     * ``guessed_join`` → an Association between the two tables' Entity Terms with the join condition.
-    * ``shallow_retrieval``, and ``unlinked_phrase`` attributed to the Tool level (a Term names the
-      word but the question's hits did not include it) → query-coverage diversification of browse
-      (``browse.coverageDiversity`` steps); for ``shallow_retrieval`` then re-weight one browse field
-      up or down, or return more results (Tool level).
+    * ``shallow_retrieval`` → re-weight one browse field up or down, or return more results
+      (Tool level).
     * ``ignored_constraint`` / ``repeated_probe`` → a manifest note (Tool level).
 
     Returns an empty list when nothing sensible can be written (the loop then moves on).
@@ -251,10 +249,7 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
     sid, reason = sig.id, attribution.reason
     src = sig.source_id
     out: list[Candidate] = []
-    if attribution.level == "tool" and sig.kind in ("unlinked_phrase", "shallow_retrieval"):
-        # the content is there but the question's hits crowd around a few words: spread them
-        out.extend(_diversity_candidates(sid, reason, view))
-    if sig.kind == "unlinked_phrase" and src and attribution.level == "content":
+    if sig.kind == "unlinked_phrase" and src:
         terms = view.terms_of(src)
         if prober is not None and len(sig.key) >= 3:
             for hit in prober.find(src, sig.key, view.columns)[:1]:
@@ -323,28 +318,6 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
                              (AddManifestNote("Do not repeat an identical tool call: resolve the ids a browse "
                                               "returned to get mappings, joins and value evidence."),), reason))
     return out
-
-
-#: Coverage-diversity values the offline writer proposes, in the order it tries them (the middle
-#: of [0, 1] first, then the quarter steps around it); see :func:`evoonto.tools.browse.diversify`.
-DIVERSITY_STEPS = (0.5, 0.25, 0.75, 1.0)
-
-
-def _diversity_candidates(sid: str, reason: str, view: OntologyView) -> list[Candidate]:
-    """Tool candidates setting ``browse.coverageDiversity`` to each untried step of
-    :data:`DIVERSITY_STEPS` (the value in effect excluded)."""
-    from evoonto.namespaces import EVO
-
-    current = 0.0
-    for o in view.tools.objects(None, EVO.coverageDiversity):
-        try:
-            current = float(o)
-        except (TypeError, ValueError):
-            continue
-    return [Candidate(sid, f"browse coverage diversity {current:g} -> {value:g} (hits spread over the "
-                           f"question's words)", "tool", (SetToolSetting("browse.coverageDiversity", value),),
-                      reason)
-            for value in DIVERSITY_STEPS if value != current]
 
 
 def _current_weights(view: OntologyView) -> dict[str, float]:

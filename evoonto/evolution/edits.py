@@ -317,7 +317,6 @@ _SETTINGS = {
     "browse.defaultResults": ("browse", EVO.BrowseSettings, EVO.defaultResults, "count"),
     "browse.maxResults": ("browse", EVO.BrowseSettings, EVO.maxResults, "count"),
     "browse.fuzzyWeight": ("browse", EVO.BrowseSettings, EVO.fuzzyWeight, "fraction"),
-    "browse.coverageDiversity": ("browse", EVO.BrowseSettings, EVO.coverageDiversity, "fraction"),
     "resolve.responseBudget": ("resolve", EVO.ResolveSettings, EVO.responseBudget, "count"),
     "resolve.evidenceBudget": ("resolve", EVO.ResolveSettings, EVO.evidenceBudget, "count"),
 }
@@ -332,9 +331,8 @@ def settings_node(view, name: str, cls) -> URIRef | None:
 @dataclass(frozen=True)
 class SetToolSetting(Edit):
     """Set one browse/resolve setting: the counts ``browse.defaultResults``, ``browse.maxResults``,
-    ``resolve.responseBudget`` (characters), ``resolve.evidenceBudget`` (integers ≥ 1) or the fractions
-    ``browse.fuzzyWeight``, ``browse.coverageDiversity`` (numbers in [0, 1]; see
-    :class:`evoonto.tools.settings.BrowseSettings`)."""
+    ``resolve.responseBudget`` (characters), ``resolve.evidenceBudget`` (integers ≥ 1) or the fraction
+    ``browse.fuzzyWeight`` (a number in [0, 1]; see :class:`evoonto.tools.settings.BrowseSettings`)."""
 
     setting: str
     value: float

@@ -468,13 +468,16 @@ def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None =
            ) -> list[tuple[Member, Candidate]]:
     """The first untried alternative of the top signatures (all members), all of one level: the
     level of the best-ranked untried alternative, preferring one other than ``avoid_level`` (the
-    level just rejected) when such an alternative exists."""
+    level just rejected) when such an alternative exists. A signature whose first untried
+    alternative is already in the batch for the same member (e.g. one Tool setting answering several
+    signatures) takes no place in the ``batch_size`` signatures."""
     if avoid_level is not None:
         others = [p for p in proposals
                   if any(a.level != avoid_level and _untried(a, contexts[p[-2].key], p[-2].seen) for a in p[-1])]
         if others:
             proposals = [(*p[:-1], [a for a in p[-1] if a.level != avoid_level]) for p in others]
     chosen: list[tuple[Member, Candidate]] = []
+    taken: set[tuple] = set()  # (member, edits) already in the batch: a signature they cover takes no slot
     level = None
     for *_, member, alternatives in proposals:
         for alt in alternatives:
@@ -482,6 +485,10 @@ def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None =
                 break
             if not _untried(alt, contexts[member.key], member.seen):
                 continue
+            key = (member.key, tuple(repr(e) for e in alt.edits))
+            if key in taken:
+                break
+            taken.add(key)
             chosen.append((member, alt))
             level = alt.level
             break

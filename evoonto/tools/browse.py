@@ -8,10 +8,6 @@ matches (the coord factor of Lucene's classic similarity), then fused with rapid
 
     score = (1 - f) * s / max_s + f * label_similarity / 100     (s = bm25 * coverage; f = 0.3)
 
-With ``evo:coverageDiversity`` d > 0 in the Tool graph (default 0: off), the first ``n`` hits are
-then re-ordered greedily so that records matching query words no earlier hit matched move ahead of
-records about already covered words (:func:`diversify`); scores are not changed.
-
 A hit whose match came from Evidence values (``evo:sampleValue``, ``evo:valueDistribution``) says so
 in its snippet, with the value quoted: data is always returned as a quoted string inside a field.
 """
@@ -59,44 +55,6 @@ def _value_snippet(query_tokens: set[str], values: list[str]) -> str | None:
         if query_tokens & set(tokenize(value)):
             return f"value {json.dumps(value[:60], ensure_ascii=False)}"
     return None
-
-
-def token_groups_of(index: SearchIndex, i: int, token_groups: list[set[str]]) -> frozenset[int]:
-    """Positions of the query-token groups that document ``i`` matches (any searched field)."""
-    present = set(index.doc_tokens[i].split())
-    return frozenset(g for g, group in enumerate(token_groups) if group & present)
-
-
-def diversify(ranked: list[tuple[float, int]], matched: list[frozenset[int]], n: int,
-              diversity: float) -> list[tuple[float, int]]:
-    """Greedy query-coverage re-ranking of the first ``n`` hits (a coverage variant of maximal
-    marginal relevance, Carbonell & Goldstein 1998).
-
-    Each pick maximises ``score * (1 - d + d * novel / matched)``, where ``matched`` is the number of
-    query-token groups the record matches and ``novel`` those no earlier pick matched; so once a query
-    word is covered, further records about only that word give way to a record covering another word.
-    Ties keep the incoming order. Records after the first ``n`` keep their order.
-
-    Args:
-        ranked: ``(score, document position)`` best first.
-        matched: per entry of ``ranked``, the query-token groups it matches.
-        n: number of picks. diversity: ``d`` in (0, 1] (0 would return ``ranked`` unchanged).
-    Returns:
-        The re-ordered ``ranked`` list (same entries and scores).
-    """
-    remaining = list(range(len(ranked)))
-    covered: set[int] = set()
-    order: list[int] = []
-    while remaining and len(order) < n:
-        def gain(j: int) -> float:
-            groups = matched[j]
-            novel = len(groups - covered) / len(groups) if groups else 0.0
-            return ranked[j][0] * (1 - diversity + diversity * novel)
-        best = max(remaining, key=lambda j: (gain(j), -j))
-        remaining.remove(best)
-        order.append(best)
-        covered |= matched[best]
-    return [ranked[j] for j in order + remaining]
 
 
 def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = "term", n: int | None = None,
@@ -149,9 +107,6 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
         similarity = fuzz.token_sort_ratio(query_text, index.label_norm[i])
         ranked.append(((1 - f) * raw[i] / top + f * similarity / 100.0, i))
     ranked.sort(key=lambda pair: (-pair[0], index.documents[pair[1]].iri))
-    if settings.diversity > 0:
-        ranked = diversify(ranked, [token_groups_of(index, i, token_groups) for _, i in ranked], n,
-                           settings.diversity)
     token_set = {t for t, _ in weighted}
     hits = []
     for score, i in ranked[:n]:

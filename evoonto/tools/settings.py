@@ -6,7 +6,7 @@ The settings are RDF so a Tool-level patch can change them (architecture.md §3,
         evo:searchField "prefLabel", "altLabel", "value" ;          # literal or IRI (local name used)
         evo:fieldWeight <B tools/browse/weight/prefLabel> ;
         evo:defaultResults 5 ; evo:maxResults 50 ;
-        evo:fuzzyWeight 0.3 ; evo:coverageDiversity 0.0 .                # numbers in [0, 1]
+        evo:fuzzyWeight 0.3 .                                              # a number in [0, 1]
     <B tools/browse/weight/prefLabel> evo:field "prefLabel" ; evo:weight 3.0 .
     <B tools/resolve> a evo:ResolveSettings ; evo:responseBudget 6000 ; evo:evidenceBudget 3 .
 
@@ -45,16 +45,14 @@ HARD_MAX_RESULTS = 100
 
 @dataclass(frozen=True)
 class BrowseSettings:
-    """How browse ranks: ``weights`` (field -> weight > 0, only searched fields), result counts, the
-    share of the score given to fuzzy label similarity (``fuzzy_weight``, ``evo:fuzzyWeight``) and the
-    strength of query-coverage re-ranking (``diversity``, ``evo:coverageDiversity``; 0 = rank by
-    score alone, see :func:`evoonto.tools.browse.diversify`). Both are in [0, 1]."""
+    """How browse ranks: ``weights`` (field -> weight > 0, only searched fields), result counts, and
+    the share of the score given to fuzzy label similarity (``fuzzy_weight`` in [0, 1],
+    ``evo:fuzzyWeight``)."""
 
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     default_results: int = 5
     max_results: int = 50
     fuzzy_weight: float = 0.3
-    diversity: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -133,7 +131,6 @@ def load_settings(ontology: Any) -> ToolSettings:
         default_results=max(default_results, 1),
         max_results=max(max_results, 1),
         fuzzy_weight=_fraction(scalars.get("fuzzyWeight"), default.fuzzy_weight),
-        diversity=_fraction(scalars.get("coverageDiversity"), default.diversity),
     )
     rdefault = ResolveSettings()
     evidence = _number(scalars.get("evidenceBudget"), int)

@@ -1,0 +1,47 @@
+"""Tool settings in evolution: fraction-valued settings (evo:fuzzyWeight), and one batch slot for a
+Tool candidate that several signatures of a member share."""
+
+from __future__ import annotations
+
+import pytest
+from rdflib import Literal
+
+from evoonto.evolution.attribute import attribute
+from evoonto.evolution.candidates import propose
+from evoonto.evolution.diagnose import Signature
+from evoonto.evolution.edits import EditContext, EditError, SetToolSetting
+from evoonto.evolution.view import OntologyView
+from evoonto.namespaces import EVO
+from fixtures.evolution_toy import IRIS, toy_ontology
+
+
+@pytest.fixture()
+def view():
+    return OntologyView(toy_ontology())
+
+
+def test_fraction_settings_compile_and_reject_bad_values(view):
+    ctx = EditContext(view, IRIS)
+    out = SetToolSetting("browse.fuzzyWeight", 0.2).compile(ctx)
+    assert any(p == EVO.fuzzyWeight and o == Literal(0.2) for _, p, o in out.additions["tools"])
+    counts = SetToolSetting("browse.defaultResults", 7).compile(ctx)
+    assert any(p == EVO.defaultResults and o == Literal(7) for _, p, o in counts.additions["tools"])
+    for setting, value in (("browse.fuzzyWeight", 1.5), ("browse.fuzzyWeight", -0.1),
+                           ("browse.defaultResults", 2.5), ("browse.defaultResults", 0),
+                           ("browse.fuzzyWeight", "much"), ("browse.colour", 1)):
+        with pytest.raises(EditError):
+            SetToolSetting(setting, value).compile(ctx)
+
+
+def test_a_shared_tool_alternative_takes_one_batch_slot(view):
+    from evoonto.evolution.loop import Member, _batch
+
+    ctx = EditContext(view, IRIS)
+    a, b = Member("a", None, [], []), Member("b", None, [], [])
+    sigs = [Signature("shallow_retrieval", key, None, ("q1",)) for key in ("x", "y", "z")]
+    proposals = [(-3, rank, "a", a, propose(attribute(sig, view), view)) for rank, sig in enumerate(sigs)]
+    proposals.append((-1, 0, "b", b, propose(attribute(sigs[0], view), view)))
+    chosen = _batch(proposals, {"a": ctx, "b": ctx}, batch_size=2)
+    # member a's three signatures share one candidate; the second slot goes to member b
+    assert [m.key for m, _ in chosen] == ["a", "b"]
+    assert chosen[0][1].edits == chosen[1][1].edits and chosen[0][1].level == "tool"
