@@ -170,7 +170,8 @@ def build(
         A :class:`BuildResult`.
 
     Raises:
-        SourceError: a source cannot be opened or harvested, or two sources share an id.
+        SourceError: a source cannot be opened or harvested, two sources share an id, or no source
+            yields a Term (e.g. a lone text file or an empty folder).
         WorkloadError: the workload is unreadable.
         ConfigurationError: bad proposer or base IRI.
         ShapeViolationError: the constructed graphs violate the shapes (a builder bug).
@@ -230,6 +231,9 @@ def build(
             totals[key] = totals.get(key, 0) + value
         reports.append(SourceReport(src.id, counts, len(mine), (time.perf_counter() - t0) * 1000.0,
                                     str(location) if isinstance(location, (str, Path)) else None))
+    if not totals.get("terms"):
+        raise SourceError("no Terms built: the source(s) " + ", ".join(r.source for r in reports)
+                          + " hold no tables with columns (documents only ground Terms of table sources)")
     for triple in scheme_triples(iris, "evoonto ontology of " + ", ".join(r.source for r in reports)):
         content.add(triple)
     totals["document_links"] = ground_in_documents(content, catalog)

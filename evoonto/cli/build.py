@@ -41,16 +41,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build and write the workspace; prints a one-screen summary. Returns 0."""
+    """Build and write the workspace; prints a one-screen summary. Returns 0.
+
+    The progress bar goes to stderr only when it is a terminal (tqdm's ``disable=None``) and is
+    cleared before an error propagates, so ``evoonto: error: …`` starts its own line.
+    """
+    import time
+
     from tqdm import tqdm
 
     from evoonto.builder.pipeline import STEPS, build, make_proposer, workspace_base_iri, write_workspace
     from evoonto.cli import workspace_path
 
+    started = time.perf_counter()
     path = workspace_path(args)
     proposer = make_proposer(args.proposer)  # fails fast (missing ANTHROPIC_API_KEY) before any work
     base_iri = workspace_base_iri(path)
-    with tqdm(total=len(args.source) * len(STEPS), unit="step", disable=args.no_progress, leave=False) as bar:
+    with tqdm(total=len(args.source) * len(STEPS), unit="step", disable=True if args.no_progress else None,
+              leave=False) as bar:
         def progress(source_id: str, step: str) -> None:
             bar.set_description(f"{source_id}: {step}")
             bar.update(1)
@@ -59,9 +67,12 @@ def run(args: argparse.Namespace) -> int:
         result = build(args.source, args.workload, proposer=proposer, base_iri=base_iri, progress=progress,
                        validate=False)
     ws = write_workspace(result, path)
+    total_s = time.perf_counter() - started
+    build_s = result.elapsed_ms / 1000
     c = result.counts
     print(f"built {path} (version {ws.version}) from {len(result.sources)} source(s) with the "
-          f"{result.proposer} proposer in {result.elapsed_ms / 1000:.1f} s")
+          f"{result.proposer} proposer in {total_s:.1f} s (build {build_s:.1f} s, "
+          f"validation and writing {max(total_s - build_s, 0.0):.1f} s)")
     print(f"  {c['terms']} terms, {c['mappings']} mappings, {c['evidence']} evidence, "
           f"{c['constraints']} constraints, {c['relations']} relations; "
           f"{len(result.rejected)} candidates rejected by verification")
