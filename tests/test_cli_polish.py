@@ -38,3 +38,36 @@ def test_build_reports_total_time(cards_db, tmp_path, capsys):
     assert code == 0
     first = out.splitlines()[0]
     assert "(build " in first and "validation and writing " in first
+
+
+@pytest.fixture
+def fin(tmp_path):
+    from fixtures.core_support import finance_workspace
+
+    return finance_workspace(tmp_path / "fin")
+
+
+@pytest.mark.parametrize("update", [
+    "INSERT DATA { <http://a.example/s> <http://a.example/p> <http://a.example/o> }",
+    "DELETE WHERE { ?t a evo:Metric }",
+    "CLEAR ALL",
+])
+def test_sparql_refuses_updates_and_changes_nothing(fin, capsys, update):
+    before = len(fin.ontology.graph("content"))
+    code, _, err = run(capsys, "sparql", "-w", str(fin.path), update)
+    assert code == 2 and "SPARQL updates are refused" in err and "read-only" in err
+    from evoonto.workspace import Workspace
+
+    assert len(Workspace.open(fin.path).ontology.graph("content")) == before
+
+
+def test_sparql_tsv_full_iris_table_legend_and_limit(fin, capsys):
+    query = "SELECT ?t WHERE { ?t a evo:Metric } ORDER BY ?t"
+    code, out, _ = run(capsys, "sparql", "-w", str(fin.path), query, "--format", "tsv")
+    assert code == 0 and "<B>" not in out and fin.base_iri in out
+    code, out, _ = run(capsys, "sparql", "-w", str(fin.path), query, "--limit", "2")
+    lines = out.splitlines()
+    assert lines[-1] == "(2 of 3 rows)" and lines[-2] == f"<B> = <{fin.base_iri}>"
+    assert sum(line.startswith("<B>term/") for line in lines) == 2
+    code, out, _ = run(capsys, "sparql", "-w", str(fin.path), query)
+    assert out.splitlines()[-1] == "(3 rows)"

@@ -13,7 +13,10 @@ DESCRIPTION = """\
 Run SPARQL 1.1 on the workspace's active version. The default graph is the union of the six named
 graphs (vocab, shapes, catalog, content, tools, history); use GRAPH evog:content { … } for one.
 Prefixes evo: evog: skos: prov: dcat: dcterms: csvw: owl: rdf: rdfs: sh: xsd: sssom: are predeclared.
-QUERY may be '-' to read it from stdin, or @FILE.
+QUERY may be '-' to read it from stdin, or @FILE. Read-only: SPARQL updates (INSERT, DELETE, LOAD,
+CLEAR …) are refused; change the ontology with patches (evoonto evolve) or evoonto rollback.
+Output: the table abbreviates the workspace base IRI as <B> (a legend line names it); tsv and json
+print full IRIs.
 
 Examples:
   evoonto sparql "SELECT ?t ?label WHERE { ?t a evo:Metric ; skos:prefLabel ?label }"
@@ -55,10 +58,16 @@ def run(args: argparse.Namespace) -> int:
     import rdflib
 
     from evoonto.cli import workspace_path
+    from evoonto.errors import EvoontoError
     from evoonto.workspace import Workspace
 
     ws = Workspace.open(workspace_path(args))
-    result = ws.ontology.query(_read_query(args.query))
+    text = _read_query(args.query)
+    try:
+        result = ws.ontology.query(text)
+    except EvoontoError:
+        _refuse_update(text)
+        raise
     if isinstance(result, bool):
         print("true" if result else "false")
         return 0
@@ -72,17 +81,37 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps([{k: str(v) for k, v in row.items()} for row in rows], ensure_ascii=False, indent=2))
         return 0
-    sep = "\t" if args.format == "tsv" else " | "
+    table = args.format == "table"
+    sep = " | " if table else "\t"
+    cells = [[_show(row.get(n), ws.base_iri if table else None) for n in names] for row in rows]
     print(sep.join(names))
-    for row in rows:
-        print(sep.join(_show(row.get(n), ws) for n in names))
-    if args.format == "table":
-        print(f"({len(result)} row{'s' if len(result) != 1 else ''})")
+    for line in cells:
+        print(sep.join(line))
+    if table:
+        if any(c.startswith("<B>") for line in cells for c in line):
+            print(f"<B> = <{ws.base_iri}>")
+        shown = f"{len(rows)} of {len(result)}" if len(rows) < len(result) else f"{len(result)}"
+        print(f"({shown} row{'s' if len(result) != 1 else ''})")
     return 0
 
 
-def _show(value, ws) -> str:
+def _refuse_update(text: str) -> None:
+    """Raise a clear error when ``text`` parses as a SPARQL 1.1 Update (parsed only, never run)."""
+    from rdflib.plugins.sparql.parser import parseUpdate
+
+    from evoonto.errors import EvoontoError
+
+    try:
+        parseUpdate(text)
+    except Exception:  # not an update: the query error stands
+        return
+    raise EvoontoError("SPARQL updates are refused: `evoonto sparql` is read-only "
+                       "(use patches / evoonto rollback)")
+
+
+def _show(value, base_iri: str | None) -> str:
+    """The cell text of ``value``; IRIs under ``base_iri`` (when given) abbreviated as ``<B>``."""
     if value is None:
         return ""
     text = str(value)
-    return text.replace(ws.base_iri, "<B>") if text.startswith(ws.base_iri) else text
+    return "<B>" + text[len(base_iri):] if base_iri and text.startswith(base_iri) else text
