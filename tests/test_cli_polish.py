@@ -71,3 +71,18 @@ def test_sparql_tsv_full_iris_table_legend_and_limit(fin, capsys):
     assert sum(line.startswith("<B>term/") for line in lines) == 2
     code, out, _ = run(capsys, "sparql", "-w", str(fin.path), query)
     assert out.splitlines()[-1] == "(3 rows)"
+
+
+@pytest.mark.parametrize("node, message", [
+    ("not-an-iri", "not an absolute IRI: 'not-an-iri'"),
+    ("https://example.org/a>b", "not an absolute IRI"),
+    ("https://example.org/evoonto/nowhere/term/x", "no such node in the active version: https://example.org/evoonto/nowhere/term/x"),
+])
+def test_validate_node_errors_are_one_line(fin, capsys, node, message):
+    code, out, err = run(capsys, "validate", "-w", str(fin.path), "--node", node)
+    assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_validate_existing_node(fin, capsys):
+    code, out, _ = run(capsys, "validate", "-w", str(fin.path), "--node", str(fin.iris.term("finance", "cost")))
+    assert code == 0 and "1 focus node" in out

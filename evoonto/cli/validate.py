@@ -13,10 +13,11 @@ Validate the union of the vocab, catalog, content and tools graphs against the w
 shapes (pyshacl for SHACL Core, Oxigraph for the SPARQL-based checks). Prints one line per result
 naming severity, focus node, shape and path. Exit status 1 when there is a violation.
 
-Examples:
-  evoonto validate
-  evoonto validate --node https://example.org/evoonto/demo/term/concert_singer/age
-  evoonto validate --owl          # also run the HermiT consistency check of the vocabulary (Java)
+Examples (on the workspace `evoonto demo` creates; its base IRI is
+https://example.org/evoonto/evoonto-demo/):
+  evoonto validate -w evoonto-demo
+  evoonto validate -w evoonto-demo --node https://example.org/evoonto/evoonto-demo/term/concert_singer/singer.Age
+  evoonto validate -w evoonto-demo --owl   # also run the HermiT consistency check of the vocabulary (Java)
 """
 
 
@@ -26,7 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_workspace_option(parser)
     parser.add_argument("--node", action="append", default=None, metavar="IRI",
-                        help="validate only this focus node (repeatable)")
+                        help="validate only this focus node, an absolute IRI present in the active "
+                             "version (repeatable)")
     parser.add_argument("--limit", type=int, default=50, help="print at most this many results (default 50)")
     parser.add_argument("--owl", action="store_true", help="also check OWL consistency of the vocabulary (HermiT, Java)")
     parser.set_defaults(func=run)
@@ -39,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.workspace import Workspace
 
     ws = Workspace.open(workspace_path(args))
+    for node in args.node or ():
+        _check_node(ws.ontology, node)
     report = validate(ws.ontology, args.node)
     print(f"version {ws.version}: " + report.text(limit=args.limit))
     status = 0 if report.conforms else 1
@@ -49,3 +53,18 @@ def run(args: argparse.Namespace) -> int:
         print("OWL: " + owl.text())
         status = status or (0 if owl.ok else 1)
     return status
+
+
+def _check_node(ontology, node: str) -> None:
+    """Raise a one-line :class:`~evoonto.errors.EvoontoError` unless ``node`` is an absolute IRI
+    (RFC 3987 scheme and no characters forbidden in IRIs) that occurs in the active version."""
+    from urllib.parse import urlsplit
+
+    from evoonto.errors import EvoontoError
+
+    parts = urlsplit(node)
+    if (not parts.scheme or not (parts.netloc or parts.path)
+            or any(c.isspace() or c in '<>"{}|\\^`' for c in node)):
+        raise EvoontoError(f"not an absolute IRI: {node!r} (e.g. {ontology.base_iri}term/…)")
+    if not ontology.query(f"ASK {{ {{ <{node}> ?p ?o }} UNION {{ ?s ?p <{node}> }} }}"):
+        raise EvoontoError(f"no such node in the active version: {node}")
