@@ -200,3 +200,18 @@ def test_value_lists_of_the_best_hits_are_cut_last():
     assert evidence["evidence/status1"]["sampleValue"] == ["Active"] and evidence["evidence/status1"]["more_sampleValue"] == 2
     assert evidence["evidence/country1"]["sampleValue"] == ["France", "Netherlands", "United States"]
     assert answer["records"][-1]["mappings"][0]["column"] == "Status"
+
+
+def test_value_term_ids_resolve_encoded_or_not():
+    from evoonto.tools.resolve import IdCodec, normalize_id
+
+    base = "https://example.org/evoonto/ws/"
+    codec = IdCodec(base)
+    encoded = base + "term/csvs/flag-1.state%3DResolved"
+    assert normalize_id("term/csvs/flag-1.state=Resolved") == "term/csvs/flag-1.state%3DResolved"
+    assert normalize_id("term/csvs/flag-1.state%3DResolved") == "term/csvs/flag-1.state%3DResolved"
+    assert normalize_id("term/s/share.pct%25") == "term/s/share.pct%25"
+    assert codec.to_iri("term/csvs/flag-1.state=Resolved") == encoded
+    assert codec.to_iri("term/csvs/flag-1.state%3DResolved") == encoded
+    assert codec.to_iri(base + "term/csvs/flag-1.state=Resolved") == encoded
+    assert codec.to_iri("term/cs/singer") == base + "term/cs/singer"

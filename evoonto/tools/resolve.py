@@ -67,7 +67,8 @@ class IdCodec:
         return iri
 
     def to_iri(self, ident: Any) -> str:
-        """The IRI of an id (compact or absolute).
+        """The IRI of an id (compact or absolute). The path under the base is normalised with
+        :func:`normalize_id`, so ``term/s/t.c=v`` and ``term/s/t.c%3Dv`` name the same record.
 
         Raises:
             ToolArgumentError: not a string, empty, too long, or not a valid IRI once expanded.
@@ -77,12 +78,28 @@ class IdCodec:
         ident = ident.strip()
         try:
             if re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:", ident) or not self.base:
-                return check_iri(ident)
+                iri = check_iri(ident)
+                if self.base and iri.startswith(self.base) and len(iri) > len(self.base):
+                    return check_iri(self.base + normalize_id(iri[len(self.base):]))
+                return iri
             if not ident or ident.startswith("/"):
                 raise ToolArgumentError("malformed")
-            return check_iri(self.base + ident)
+            check_iri(self.base + ident)  # characters no IRI may hold make the id malformed
+            return check_iri(self.base + normalize_id(ident))
         except ToolArgumentError:
             raise ToolArgumentError(f"malformed id {ident[:80]!r}") from None
+
+
+def normalize_id(ident: str) -> str:
+    """A compact id with every ``/``-separated segment percent-encoded as :mod:`evoonto.iris` mints
+    it (``urllib.parse.quote(segment, safe="")`` after decoding any existing escapes), so the
+    unencoded and the encoded spelling of an id are the same: ``term/csvs/flag-1.state=Resolved``
+    -> ``term/csvs/flag-1.state%3DResolved``. Callers reject ids holding characters no IRI may
+    hold (``<``, ``>``, ``"``, spaces …) before normalising (:meth:`IdCodec.to_iri`).
+    """
+    from urllib.parse import quote, unquote
+
+    return "/".join(quote(unquote(segment), safe="") for segment in ident.split("/"))
 
 
 def check_resolve_args(ids: Any, expand: Any, depth: Any) -> tuple[list[str], tuple[str, ...], int]:
