@@ -86,3 +86,44 @@ def test_validate_node_errors_are_one_line(fin, capsys, node, message):
 def test_validate_existing_node(fin, capsys):
     code, out, _ = run(capsys, "validate", "-w", str(fin.path), "--node", str(fin.iris.term("finance", "cost")))
     assert code == 0 and "1 focus node" in out
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory, spider_dir):
+    """The workspace ``evoonto demo`` leaves, at its default name ``evoonto-demo`` (no evolution)."""
+    import contextlib
+    import io
+
+    root = tmp_path_factory.mktemp("demo")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["demo", "-w", str(root / "evoonto-demo"), "--rounds", "0"]) == 0
+    return root
+
+
+def _examples(command: str) -> list[list[str]]:
+    """The ``evoonto COMMAND …`` example lines of a sub-command's help, split like a shell would."""
+    import shlex
+
+    from evoonto.cli import build_parser
+
+    parser = build_parser()
+    import argparse
+
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    text = sub.choices[command].description
+    lines = [line.split("#")[0].strip() for line in text.splitlines()]
+    return [shlex.split(line)[1:] for line in lines if line.startswith(f"evoonto {command} -w evoonto-demo")]
+
+
+@pytest.mark.parametrize("command", ["resolve", "browse", "validate"])
+def test_help_examples_work_on_the_demo_workspace(demo_dir, monkeypatch, capsys, command):
+    monkeypatch.chdir(demo_dir)
+    examples = _examples(command)
+    assert examples
+    for argv in examples:
+        if "--owl" in argv:
+            continue  # needs Java
+        code, out, err = run(capsys, *argv)
+        assert code == 0 and out and not err, (argv, err)
+        if command == "resolve":
+            assert '"errors": []' in out

@@ -13,10 +13,10 @@ Rank the records of the workspace's active ontology version for QUERY, exactly a
 browse tool does (BM25 over labels, synonyms, definitions, column names and evidence values, fused
 with fuzzy label matching).
 
-Examples:
-  evoonto browse "average singer age"
-  evoonto browse Banned --kind any -n 10
-  evoonto browse Singer_ID --json
+Examples (on the workspace `evoonto demo` creates):
+  evoonto browse -w evoonto-demo "average singer age"
+  evoonto browse -w evoonto-demo France --kind any -n 10
+  evoonto browse -w evoonto-demo Singer_ID --json
 """
 
 

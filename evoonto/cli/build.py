@@ -16,11 +16,12 @@ construct Terms, Mappings, Evidence, Constraints and relations (validated with t
 Sources: SQLite files, SQLAlchemy URLs, folders of CSV/Parquet files, folders of documents.
 Workload: JSON Lines ({"id", "question"}), plain text (one question per line), or a Spider/BIRD
 question file; only the question text is read, never gold SQL or answers.
-Proposer: "offline" (default; deterministic, no network) or "anthropic:MODEL" (Claude; needs
-ANTHROPIC_API_KEY in the environment).
+Proposer: "offline" (default; deterministic, no network) or "anthropic:MODEL" (Claude, e.g.
+anthropic:claude-sonnet-4-5; needs ANTHROPIC_API_KEY in the environment).
 
-Example:
+Examples:
   evoonto build --source db.sqlite --workload questions.jsonl --workspace ./onto
+  evoonto build --source db.sqlite --proposer anthropic:claude-sonnet-4-5 --workspace ./onto
 """
 
 

@@ -12,9 +12,13 @@ DESCRIPTION = """\
 Resolve record ids (as printed by `evoonto browse`, or full IRIs) on the workspace's active ontology
 version, exactly as the agent's resolve tool does, and print the JSON answer.
 
-Examples:
-  evoonto resolve term/concert_singer/singer-age
-  evoonto resolve term/concert_singer/singer mapping/concert_singer/singer --expand mappings --depth 0
+Ids of value Terms may be given percent-encoded, as browse prints them, or not:
+term/concert_singer/singer.Country%3DFrance and 'term/concert_singer/singer.Country=France' are the same.
+
+Examples (on the workspace `evoonto demo` creates):
+  evoonto resolve -w evoonto-demo term/concert_singer/singer.Age
+  evoonto resolve -w evoonto-demo 'term/concert_singer/singer.Country=France' --depth 0
+  evoonto resolve -w evoonto-demo term/concert_singer/singer mapping/concert_singer/singer --expand mappings --depth 0
 """
 
 
