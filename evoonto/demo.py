@@ -254,8 +254,10 @@ class _State:
 def load_demo_benchmark(data: DemoData | None = None):
     """The bundled questions and their gold SQL as an evaluation :class:`~evoonto.evaluation.benchmarks.Benchmark`.
 
-    The questions come from ``questions.jsonl`` (no gold); the gold SQL from ``gold.jsonl`` goes only
-    into the benchmark's :class:`~evoonto.evaluation.benchmarks.GoldStore`, which only scorers read.
+    Read by the shared JSON Lines loader :func:`evoonto.evaluation.benchmarks.load_jsonl` (the same
+    one ``evoonto evolve --data`` uses): questions from ``questions.jsonl`` (no gold); the gold SQL
+    from ``gold.jsonl`` goes only into the benchmark's :class:`~evoonto.evaluation.benchmarks.GoldStore`,
+    which only scorers read.
 
     Args:
         data: the demo data (default :func:`bundled_data`).
@@ -265,28 +267,18 @@ def load_demo_benchmark(data: DemoData | None = None):
         WorkloadError: a file is malformed or a gold id has no question.
         StepUnavailable: the evaluation package is missing.
     """
-    from evoonto.errors import WorkloadError
-
     data = data or bundled_data()
-    Benchmark = api("evoonto.evaluation.benchmarks", "Benchmark")
-    Gold = api("evoonto.evaluation.benchmarks", "Gold")
-    GoldStore = api("evoonto.evaluation.benchmarks", "GoldStore")
-    load_workload = api("evoonto.builder.workload", "load_workload")
-    questions = load_workload(data.questions, db_id=data.db_id)
-    ids = {q.id for q in questions}
-    gold = {}
-    for n, line in enumerate(data.gold.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            qid, sql = str(row["id"]), row["query"]
-        except (json.JSONDecodeError, KeyError, TypeError):
-            raise WorkloadError(f"{data.gold}:{n}: expected {{\"id\", \"db_id\", \"query\"}}") from None
-        if qid not in ids:
-            raise WorkloadError(f"{data.gold}:{n}: gold for unknown question id {qid!r}")
-        gold[qid] = Gold(qid, data.db_id, sql)
-    return Benchmark("spider", tuple(questions), {data.db_id: data.database}, GoldStore(gold))
+    load_jsonl = api("evoonto.evaluation.benchmarks", "load_jsonl")
+    return load_jsonl(data.questions, gold_file=data.gold)
+
+
+def benchmark_setting(data: DemoData, seed: int) -> dict:
+    """The ``benchmark`` workspace setting the demo records, so ``evoonto evolve`` needs no ``--data``.
+
+    Returns:
+        ``{"format": "jsonl", "data": <folder of the bundled data>, "db_id", "seed"}`` (JSON-serialisable).
+    """
+    return {"format": "jsonl", "data": str(data.questions.parent), "db_id": data.db_id, "seed": seed}
 
 
 def _step_split(state: _State) -> list[str]:
@@ -338,6 +330,7 @@ def _step_build(state: _State) -> list[str]:
               "rounds": state.rounds, "database": str(state.data.database)}
     state.workspace, result = build_workspace(state.workspace_path, state.data, state.build_questions,
                                               marker=marker)
+    state.workspace.set_setting("benchmark", benchmark_setting(state.data, state.seed))
     save_splits = api("evoonto.evaluation.splits", "load_or_create_splits")
     save_splits(state.workspace_path / "splits.json", state.benchmark.questions, seed=state.seed)
     return [f"offline builder on {len(state.build_questions)} questions (gold never read): "

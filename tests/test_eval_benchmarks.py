@@ -181,3 +181,101 @@ def test_every_spider_gold_query_is_analysed(spider_dir):
     assert len(analyses) == 663
     assert all(a.tables for a in analyses)
     assert sum(bool(a.values) for a in analyses) > 150
+
+
+# --- JSON Lines layout (questions.jsonl + gold.jsonl + databases) -----------------------------------
+
+def _write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+@pytest.fixture(params=["flat", "spider"])
+def jsonl_dir(tmp_path, request):
+    db = tmp_path / "cs.sqlite" if request.param == "flat" else tmp_path / "database" / "cs" / "cs.sqlite"
+    make_db(db)
+    _write_jsonl(tmp_path / "questions.jsonl", [
+        {"id": "cs/0", "db_id": "cs", "question": "How many singers are there?"},
+        {"id": "cs/1", "db_id": "cs", "question": "Names of  singers from France"},
+        {"id": "gone/2", "db_id": "gone", "question": "Lost question"},
+    ])
+    _write_jsonl(tmp_path / "gold.jsonl", [
+        {"id": "cs/0", "db_id": "cs", "query": "SELECT count(*) FROM singer"},
+        {"id": "cs/1", "db_id": "cs", "query": "SELECT Name FROM singer WHERE Country = 'France'"},
+    ])
+    return tmp_path
+
+
+def test_jsonl_layout_is_detected_from_a_folder_or_the_question_file(jsonl_dir):
+    from evoonto.evaluation.benchmarks import is_jsonl_layout
+
+    assert is_jsonl_layout(jsonl_dir) and is_jsonl_layout(jsonl_dir / "questions.jsonl")
+    for data in (jsonl_dir, jsonl_dir / "questions.jsonl", str(jsonl_dir)):
+        for name in (None, "spider"):
+            bench = load_benchmark(name, data)
+            assert [q.id for q in bench.questions] == ["cs/0", "cs/1"]
+            assert bench.skipped == ("gone/2",)
+            assert bench.questions[1].text == "Names of singers from France"
+            assert bench.gold["cs/1"].sql == "SELECT Name FROM singer WHERE Country = 'France'"
+            assert bench.databases["cs"].name == "cs.sqlite"
+
+
+def test_jsonl_questions_carry_no_gold(jsonl_dir):
+    from evoonto.evaluation.benchmarks import load_jsonl
+
+    bench = load_jsonl(jsonl_dir)
+    for q in bench.questions:
+        assert {f.name for f in dataclasses.fields(q)} == {"id", "text", "db_id"}
+        assert "SELECT" not in repr(q)
+    assert "SELECT" not in repr(bench)
+    assert len(bench.gold) == 2
+
+
+def test_jsonl_without_gold_file_has_an_empty_store(jsonl_dir):
+    from evoonto.evaluation.benchmarks import load_jsonl
+
+    (jsonl_dir / "gold.jsonl").unlink()
+    bench = load_jsonl(jsonl_dir)
+    assert len(bench.questions) == 2 and len(bench.gold) == 0
+
+
+@pytest.mark.parametrize("gold_line, message", [
+    ('{"id": "cs/0", "db_id": "cs"}', "gold.jsonl:1: expected"),
+    ('not json', "gold.jsonl:1: expected"),
+    ('{"id": "nope", "db_id": "cs", "query": "SELECT 1"}', "unknown question id 'nope'"),
+])
+def test_malformed_jsonl_gold_is_a_one_line_error(jsonl_dir, gold_line, message):
+    from evoonto.evaluation.benchmarks import load_jsonl
+
+    (jsonl_dir / "gold.jsonl").write_text(gold_line + "\n")
+    with pytest.raises(WorkloadError, match=message) as info:
+        load_jsonl(jsonl_dir)
+    assert "\n" not in str(info.value)
+
+
+def test_jsonl_question_without_db_id_is_an_error(tmp_path):
+    from evoonto.evaluation.benchmarks import load_jsonl
+
+    _write_jsonl(tmp_path / "questions.jsonl", [{"id": "q1", "question": "How many?"}])
+    with pytest.raises(WorkloadError, match="'q1' has no 'db_id'"):
+        load_jsonl(tmp_path)
+    with pytest.raises(WorkloadError, match="benchmark file not found"):
+        load_jsonl(tmp_path / "elsewhere")
+
+
+def test_jsonl_loader_reads_the_bundled_data_as_the_demo_did():
+    """Same questions (the builder's reader) and gold (every gold line, by id) as the demo's former
+    private reader produced."""
+    from evoonto.builder.workload import load_workload as read_questions
+    from evoonto.demo import bundled_data, load_demo_benchmark
+    from evoonto.evaluation.benchmarks import load_jsonl
+
+    data = bundled_data()
+    bench = load_jsonl(data.questions.parent)
+    expected = read_questions(data.questions, db_id=data.db_id)
+    assert list(bench.questions) == expected
+    gold_rows = [json.loads(line) for line in data.gold.read_text().splitlines() if line.strip()]
+    assert bench.gold.ids() == [r["id"] for r in gold_rows]
+    assert all(bench.gold[r["id"]] == Gold(r["id"], data.db_id, r["query"]) for r in gold_rows)
+    assert bench.databases == {data.db_id: data.database}
+    demo = load_demo_benchmark(data)
+    assert demo.questions == bench.questions and demo.gold.ids() == bench.gold.ids()

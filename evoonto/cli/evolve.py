@@ -22,7 +22,14 @@ when no signature is left, or after --rounds. Ctrl-C at any moment leaves the la
 
 Gold SQL is read only by the scorer; the evolver sees questions, tool results and pass/fail.
 
+Without --data the benchmark recorded in the workspace is used (`evoonto demo` records the bundled
+data). --data accepts the Spider/BIRD layouts (dev.json + databases) and the JSON Lines layout
+(questions.jsonl + gold.jsonl + <db>.sqlite), detected automatically. The fold assignment is stored in
+<workspace>/splits.json and reused; splits are made per database, so a file made on a larger
+benchmark (same seed) serves any of its databases.
+
 Examples:
+  evoonto demo -w demo && evoonto evolve -w demo --rounds 2     # the benchmark the demo recorded
   evoonto evolve --data ../shared/data/spider --rounds 5
   evoonto evolve --data DIR --db concert_singer --tau 0.01 --test bootstrap
   evoonto evolve --data DIR --evolver anthropic:claude-sonnet-5-5      # Claude proposes patches
@@ -35,14 +42,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("evolve", help=HELP, description=DESCRIPTION,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_workspace_option(parser)
-    parser.add_argument("--data", required=True, metavar="DIR",
-                        help="benchmark folder (Spider/BIRD layout) with questions, gold and databases")
-    parser.add_argument("--benchmark", choices=("spider", "bird"), default="spider", help="default spider")
+    parser.add_argument("--data", default=None, metavar="DIR",
+                        help="benchmark folder (Spider/BIRD or JSON Lines layout) with questions, gold and "
+                             "databases (default: the benchmark recorded in the workspace)")
+    parser.add_argument("--benchmark", choices=("spider", "bird", "jsonl"), default=None,
+                        help="layout of --data (default: JSON Lines when DIR holds questions.jsonl, else spider)")
     parser.add_argument("--db", default=None, metavar="DB_ID",
                         help="database of this workspace (default: the workspace's only source)")
     parser.add_argument("--fold", default="A", metavar="NAME",
                         help="training fold: its construction pool gives trajectories, its V the gate (default A)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N", help="split seed (default 0)")
+    parser.add_argument("--seed", type=int, default=None, metavar="N",
+                        help="split seed (default: the workspace's recorded seed, else 0)")
     parser.add_argument("--rounds", type=int, default=10, metavar="N", help="round budget (default 10)")
     parser.add_argument("--patience", type=int, default=4, metavar="K",
                         help="stop after K consecutive rejected/invalid candidates (default 4)")
@@ -81,6 +91,83 @@ def _database_id(ws, requested: str | None) -> str:
     return sources[0]
 
 
+def check_credentials(*specs: str | None) -> None:
+    """Fail fast when an ``anthropic:MODEL`` spec (``--evolver``, ``--agent``) has no API key to use.
+
+    Called before the workspace, the data or the splits are touched, so a missing key is the first
+    and only error.
+
+    Raises:
+        ConfigurationError: a spec starts with ``anthropic:`` and ``$ANTHROPIC_API_KEY`` is unset or empty.
+    """
+    import os
+
+    from evoonto.errors import ConfigurationError
+
+    for spec in specs:
+        if spec and spec.partition(":")[0] == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY", "").strip():
+            raise ConfigurationError(f"ANTHROPIC_API_KEY is not set; export it to use {spec}")
+
+
+def recorded_benchmark(ws) -> dict:
+    """The ``benchmark`` setting of a workspace: ``{"format", "data", "db_id"?, "seed"?}`` (``evoonto demo``
+    writes it; see :func:`evoonto.demo.benchmark_setting`).
+
+    Raises:
+        ConfigurationError: no setting, or one without a ``data`` folder.
+    """
+    from evoonto.errors import ConfigurationError
+
+    setting = ws.settings.get("benchmark")
+    if not isinstance(setting, dict) or not isinstance(setting.get("data"), str):
+        raise ConfigurationError("no benchmark recorded in this workspace; pass --data DIR")
+    return setting
+
+
+def workspace_splits(path, bench, db_id: str, seed: int):
+    """The splits of ``db_id`` stored at ``path``, or new splits of the whole benchmark stored there.
+
+    Splits are drawn per database (:func:`evoonto.evaluation.splits.make_splits` seeds each database's
+    shuffle with the seed and the db id only), so a stored file made on a superset of the benchmark's
+    databases with the same seed is reused as long as it assigns exactly this database's questions.
+
+    Args:
+        path: ``<workspace>/splits.json``.
+        bench: the loaded :class:`~evoonto.evaluation.benchmarks.Benchmark`.
+        db_id: the database being evolved.
+        seed: the split seed.
+
+    Returns:
+        the :class:`~evoonto.evaluation.splits.Splits`.
+
+    Raises:
+        WorkloadError: the stored file is malformed, made with another seed, or assigns other
+            questions of ``db_id`` (the message says which flag to pass or which file to delete).
+    """
+    import json
+
+    from evoonto.errors import WorkloadError
+    from evoonto.evaluation.splits import Splits, fold_name, load_or_create_splits
+
+    if not path.exists():
+        return load_or_create_splits(path, bench.questions, seed=seed)
+    try:
+        stored = Splits.from_json(json.loads(path.read_text(encoding="utf-8")), source=str(path))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise WorkloadError(f"{path}: unreadable splits file ({exc})") from None
+    if stored.seed != seed:
+        raise WorkloadError(f"{path} was made with seed {stored.seed}; pass --seed {stored.seed} "
+                            f"or delete the file to re-split")
+    wanted = {q.id for q in bench.questions_for(db_id)}
+    have = ({qid for i in range(stored.folds) for qid in stored.fold(fold_name(i), db_id=db_id)}
+            if db_id in stored.databases else set())
+    if have != wanted:
+        raise WorkloadError(f"{path} splits other {db_id} questions than this benchmark ({len(have ^ wanted)} "
+                            f"differ); run without --data to use the workspace's recorded benchmark, or "
+                            f"delete {path} to re-split")
+    return stored
+
+
 def make_evolver(spec: str, prober):
     """The evolver for ``--evolver``: ``offline`` or ``anthropic:MODEL``.
 
@@ -110,7 +197,6 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.cli import workspace_path
     from evoonto.errors import ConfigurationError, WorkloadError
     from evoonto.evaluation.benchmarks import load_benchmark
-    from evoonto.evaluation.splits import load_or_create_splits
     from evoonto.evolution.gate import GateConfig
     from evoonto.evolution.loop import LoopConfig, evolve
     from evoonto.evolution.probes import ValueProber
@@ -119,13 +205,20 @@ def run(args: argparse.Namespace) -> int:
 
     if args.rounds < 1 or args.patience < 1 or args.batch < 1:
         raise ConfigurationError("--rounds, --patience and --batch must be at least 1")
+    check_credentials(args.evolver, args.agent if args.scorer == "ex" else None)
     ws = Workspace.open(workspace_path(args))
+    data, benchmark, seed = args.data, args.benchmark, args.seed
+    if data is None:
+        recorded = recorded_benchmark(ws)
+        data, benchmark = recorded["data"], benchmark or recorded.get("format")
+        seed = seed if seed is not None else recorded.get("seed")
+    seed = 0 if seed is None else int(seed)
     db_id = _database_id(ws, args.db)
-    bench = load_benchmark(args.benchmark, args.data)
+    bench = load_benchmark(benchmark, data)
     if db_id not in bench.databases:
-        raise WorkloadError(f"{args.data} has no database {db_id!r}")
+        raise WorkloadError(f"{data} has no database {db_id!r}")
     questions = list(bench.questions)
-    splits = load_or_create_splits(ws.path / "splits.json", questions, seed=args.seed)
+    splits = workspace_splits(ws.path / "splits.json", bench, db_id, seed)
     fold_names = [chr(ord("A") + i) for i in range(splits.folds)]
     if args.fold not in fold_names:
         raise ConfigurationError(f"unknown fold {args.fold!r}; choose from {', '.join(fold_names)}")
@@ -134,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
     validation = [by_id[i] for i in splits.fold(args.fold, "validation", db_id)]
     if not validation:
         raise WorkloadError(f"fold {args.fold} has no validation questions for {db_id}")
-    gate = GateConfig(tau=args.tau, test=args.test, alpha=args.alpha, seed=args.seed, enabled=not args.no_gate)
+    gate = GateConfig(tau=args.tau, test=args.test, alpha=args.alpha, seed=seed, enabled=not args.no_gate)
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch, gate=gate)
     source = open_source(str(bench.databases[db_id]))
     try:

@@ -15,6 +15,9 @@ File layouts (as distributed):
 * Spider: ``DIR/dev.json`` (``question``, ``query``, ``db_id``) and ``DIR/database/<db>/<db>.sqlite``.
 * BIRD: ``DIR/dev.json`` (``question_id``, ``question``, ``evidence``, ``SQL``, ``difficulty``,
   ``db_id``) and ``DIR/dev_databases/<db>/<db>.sqlite``.
+* JSON Lines: ``DIR/questions.jsonl`` (``{"id", "db_id", "question"}``, no gold), ``DIR/gold.jsonl``
+  (``{"id", "db_id", "query"}``) and ``DIR/<db>.sqlite`` or ``DIR/database/<db>/<db>.sqlite`` — the
+  layout of the bundled demo data (``evoonto/data/concert_singer``); :func:`load_benchmark` detects it.
 * plain workload: JSON Lines (``{"id", "question", "db_id"}``) or text (one question per line), no gold.
 
 A question whose database file is missing is skipped; one :class:`MissingDatabaseWarning` is issued
@@ -161,14 +164,20 @@ def _sqlite_schema(path: Path) -> dict[str, list[str]]:
 _SCHEMAS: dict[Path, dict[str, list[str]]] = {}
 
 
+SQLITE_SUFFIXES = (".sqlite", ".db", ".sqlite3")
+"""File name endings tried for a database file."""
+
+
 def find_database(data_dir: Path, db_id: str) -> Path | None:
-    """The SQLite file of ``db_id`` under ``data_dir`` (see :data:`DATABASE_FOLDERS`), or None."""
-    for folder in DATABASE_FOLDERS:
-        for suffix in (".sqlite", ".db", ".sqlite3"):
-            path = data_dir / folder / db_id / f"{db_id}{suffix}"
-            if path.is_file():
-                return path
-    return None
+    """The SQLite file of ``db_id`` under ``data_dir``, or None.
+
+    Tried in order: ``<folder>/<db>/<db><suffix>`` for each of :data:`DATABASE_FOLDERS`, then a flat
+    ``<db><suffix>`` directly in ``data_dir`` (the JSON Lines layout), for each of :data:`SQLITE_SUFFIXES`.
+    """
+    candidates = [data_dir / folder / db_id / f"{db_id}{suffix}"
+                  for folder in DATABASE_FOLDERS for suffix in SQLITE_SUFFIXES]
+    candidates += [data_dir / f"{db_id}{suffix}" for suffix in SQLITE_SUFFIXES]
+    return next((path for path in candidates if path.is_file()), None)
 
 
 def _read_json_list(path: Path) -> list[dict]:
@@ -316,17 +325,107 @@ def load_workload(path: Path | str, *, database: Path | str) -> Benchmark:
     return Benchmark("workload", tuple(questions), {db_id: database})
 
 
-LOADERS = {"spider": load_spider, "bird": load_bird}
+JSONL_QUESTIONS = "questions.jsonl"
+"""Question file of the JSON Lines layout (``{"id", "db_id", "question"}`` per line, no gold)."""
+
+JSONL_GOLD = "gold.jsonl"
+"""Gold file of the JSON Lines layout (``{"id", "db_id", "query"}`` per line), beside the questions."""
+
+
+def is_jsonl_layout(data: Path | str) -> bool:
+    """True when ``data`` is a folder holding :data:`JSONL_QUESTIONS` or a ``.jsonl`` question file."""
+    data = Path(data)
+    if data.is_dir():
+        return (data / JSONL_QUESTIONS).is_file()
+    return data.suffix == ".jsonl" and data.is_file()
+
+
+def _read_jsonl_gold(path: Path, questions: Mapping[str, Question]) -> Iterator[tuple[str, Gold]]:
+    """``(question id, Gold)`` per non-blank line of a gold JSON Lines file; the db id comes from the
+    line or, when absent, from its question."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise WorkloadError(f"gold file not found: {path}") from None
+    except (UnicodeDecodeError, OSError) as exc:
+        raise WorkloadError(f"{path}: cannot read gold ({exc})") from None
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            qid, sql = str(row["id"]), row.get("query", row.get("SQL"))
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+            raise WorkloadError(f"{path}:{n}: expected {{\"id\", \"db_id\", \"query\"}}") from None
+        if not isinstance(sql, str) or not sql.strip():
+            raise WorkloadError(f"{path}:{n}: expected {{\"id\", \"db_id\", \"query\"}}")
+        if qid not in questions:
+            raise WorkloadError(f"{path}:{n}: gold for unknown question id {qid!r}")
+        yield qid, Gold(qid, str(row.get("db_id") or questions[qid].db_id), sql, row.get("hardness"))
+
+
+def load_jsonl(data: Path | str, *, gold_file: Path | str | None = None, name: str = "spider") -> Benchmark:
+    """Load a JSON Lines benchmark: questions and gold in separate files (the bundled demo data).
+
+    The question file is read by :func:`evoonto.builder.workload.load_workload` (whitespace folded,
+    ids unique), so the questions equal what the builder reads from the same file. The gold file is
+    parsed only into the :class:`GoldStore`; it is optional (an absent file gives an empty store).
+
+    Args:
+        data: a folder with :data:`JSONL_QUESTIONS`, :data:`JSONL_GOLD` and the databases
+            (``<db>.sqlite`` or any :func:`find_database` layout), or the question file itself (gold
+            and databases are then looked up beside it).
+        gold_file: the gold file (default :data:`JSONL_GOLD` beside the questions); when given it must exist.
+        name: the benchmark name to report (default ``spider``: the bundled data is Spider dev).
+
+    Returns:
+        a :class:`Benchmark`; question ids as in the file.
+
+    Raises:
+        WorkloadError: a missing or malformed file, a question without ``db_id``, or gold for an
+            unknown question id (the message names file and line).
+    """
+    from evoonto.builder.workload import load_workload as read_questions
+
+    path, data_dir = _resolve_file(Path(data), JSONL_QUESTIONS)
+    if not path.is_file():
+        raise WorkloadError(f"benchmark file not found: {path}")
+    questions = read_questions(path)
+    for q in questions:
+        if not q.db_id:
+            raise WorkloadError(f"{path}: question {q.id!r} has no 'db_id'")
+    gold_path = Path(gold_file) if gold_file is not None else data_dir / JSONL_GOLD
+    read_gold = gold_file is not None or gold_path.exists()
+    gold = dict(_read_jsonl_gold(gold_path, {q.id: q for q in questions})) if read_gold else {}
+    rows = ((q, gold.get(q.id), None) for q in questions)
+    return _assemble(name, rows, data_dir)
+
+
+LOADERS = {"spider": load_spider, "bird": load_bird, "jsonl": load_jsonl}
 """Benchmark name → loader taking the data folder."""
 
 
-def load_benchmark(name: str, data: Path | str, **kwargs) -> Benchmark:
-    """Load ``spider`` or ``bird`` from ``data``; WorkloadError for an unknown name."""
-    try:
-        loader = LOADERS[name]
-    except KeyError:
-        raise WorkloadError(f"unknown benchmark {name!r}; choose one of {', '.join(LOADERS)}") from None
-    return loader(data, **kwargs)
+def load_benchmark(name: str | None, data: Path | str, **kwargs) -> Benchmark:
+    """Load a benchmark from ``data``, detecting the JSON Lines layout.
+
+    Args:
+        name: ``spider``, ``bird`` or ``jsonl``; None = detect (JSON Lines when :func:`is_jsonl_layout`,
+            else Spider). A folder in the JSON Lines layout is always read with :func:`load_jsonl`
+            (the Spider/BIRD loaders need ``dev.json``, which it lacks).
+        data: the benchmark folder or question file.
+        **kwargs: passed to the loader (e.g. ``questions_file``).
+
+    Returns:
+        the :class:`Benchmark`.
+
+    Raises:
+        WorkloadError: an unknown name, or whatever the loader raises.
+    """
+    if name is not None and name not in LOADERS:
+        raise WorkloadError(f"unknown benchmark {name!r}; choose one of {', '.join(LOADERS)}")
+    if name == "jsonl" or is_jsonl_layout(data):
+        return load_jsonl(data, **kwargs)
+    return LOADERS[name or "spider"](data, **kwargs)
 
 
 def analysis_of(gold: Gold, benchmark: Benchmark):
