@@ -127,3 +127,14 @@ def test_help_examples_work_on_the_demo_workspace(demo_dir, monkeypatch, capsys,
         assert code == 0 and out and not err, (argv, err)
         if command == "resolve":
             assert '"errors": []' in out
+
+
+def test_log_json_lists_the_base_row_like_the_text_log(tmp_path, capsys):
+    import json
+
+    assert run(capsys, "init", "-w", str(tmp_path / "fresh"))[0] == 0
+    code, out, _ = run(capsys, "log", "-w", str(tmp_path / "fresh"))
+    assert code == 0 and "base" in out.splitlines()[1]
+    code, out, _ = run(capsys, "log", "-w", str(tmp_path / "fresh"), "--json")
+    (base,) = json.loads(out)
+    assert base["decision"] == "base" and base["version"] == 0 and base["seq"] == 0 and base["created"]

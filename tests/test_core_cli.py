@@ -58,7 +58,7 @@ def test_export_log_diff_rollback(ws, capsys, tmp_path):
     code, out, _ = run(capsys, "log", "-w", str(ws.path))
     assert code == 0 and "accepted" in out and "rejected" in out and "add EBITDA" in out
     code, out, _ = run(capsys, "log", "-w", str(ws.path), "--json")
-    assert [e["decision"] for e in json.loads(out)] == ["accepted", "rejected"]
+    assert [e["decision"] for e in json.loads(out)] == ["base", "accepted", "rejected"]
     code, out, _ = run(capsys, "diff", "-w", str(ws.path), "0", "1")
     assert code == 0 and "+3 -0" in out and "Ebitda" in out
     code, out, _ = run(capsys, "rollback", "-w", str(ws.path), "0")

@@ -10,7 +10,9 @@ HELP = "show the version history"
 
 DESCRIPTION = """\
 One line per patch in commit order: sequence number, decision, version produced, level, patch id,
-gate scores and intervention.
+gate scores and intervention. The first row is the base (version 0, the build); --json prints the
+same rows, the base as {"seq": 0, "decision": "base", "level": "base", "version": 0, ...} with
+the keys of a patch entry.
 
 Examples:
   evoonto log
@@ -37,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     ws = Workspace.open(workspace_path(args))
     entries = ws.log()
     if args.json:
-        print(json.dumps([e.as_dict() for e in entries], ensure_ascii=False, indent=2))
+        rows = [_base_row(ws)] + [e.as_dict() for e in entries]
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0
     print(f"{ws.path}: version {ws.version}, {len(entries)} patch(es)")
     print("   0  base       v0")
@@ -49,3 +52,20 @@ def run(args: argparse.Namespace) -> int:
         text = e.intervention or e.signature
         print(f"{e.seq:4d}  {e.decision:<9}  {version:<4} {e.level:<8} {e.id}{scores}  {text}")
     return 0
+
+
+def _base_row(ws) -> dict:
+    """The base version as a log row: the keys of :class:`evoonto.history.PatchEntry`, with
+    ``decision`` and ``level`` ``"base"``, ``version`` 0 and ``created`` its prov:generatedAtTime."""
+    from dataclasses import fields
+
+    from evoonto.history import PatchEntry
+
+    row = {f.name: None for f in fields(PatchEntry)}
+    row.update(seq=0, id=None, level="base", decision="base", version=0, parent_version=None, signature="",
+               intervention="", fingerprint="", created="", scores={}, metadata={}, file="")
+    found = ws.ontology.query(f"SELECT ?t WHERE {{ GRAPH evog:history {{ <{ws.iris.version(0)}> "
+                              "prov:generatedAtTime ?t } }")
+    if found:
+        row["created"] = str(found[0]["t"])
+    return row
