@@ -360,7 +360,8 @@ def _declared_function(decl: Any, invoke: Callable[[str, dict], str]) -> Callabl
 def serve(workspace: str | os.PathLike, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765,
           data_tools: bool = False, session: str | None = None, trajectory_file: str | None = None,
           sources: list[str] = ()) -> None:
-    """Serve a workspace until interrupted (``transport`` = ``stdio`` or ``http``).
+    """Serve a workspace until interrupted (``transport`` = ``stdio`` or ``http``). Over HTTP one
+    line naming the URL (``http://HOST:PORT/mcp``) goes to stderr first; stdio prints nothing.
 
     ``sources`` are paths/URLs of the data sources (for ``data_tools`` and declared SQL tools),
     added to those recorded in the workspace settings.
@@ -377,7 +378,12 @@ def serve(workspace: str | os.PathLike, *, transport: str = "stdio", host: str =
         server.run("stdio")
     elif transport == "http":
         server.settings.log_level = "WARNING"
-        server.run("streamable-http", host=host, port=port)
+        import sys
+
+        shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL (RFC 3986 §3.2.2)
+        print(f"evoonto: serving MCP over streamable HTTP at http://{shown}:{port}/mcp (Ctrl-C to stop)",
+              file=sys.stderr, flush=True)
+        server.run("streamable-http", host=host, port=port, streamable_http_path="/mcp")
     else:
         raise ConfigurationError(f"unknown transport {transport!r}; use stdio or http")
 

@@ -138,3 +138,20 @@ def test_log_json_lists_the_base_row_like_the_text_log(tmp_path, capsys):
     code, out, _ = run(capsys, "log", "-w", str(tmp_path / "fresh"), "--json")
     (base,) = json.loads(out)
     assert base["decision"] == "base" and base["version"] == 0 and base["seq"] == 0 and base["created"]
+
+
+@pytest.mark.parametrize("transport, host", [("http", "127.0.0.1"), ("http", "::1"), ("stdio", "127.0.0.1")])
+def test_serve_announces_the_http_url_on_stderr_only(fin, capsys, monkeypatch, transport, host):
+    from mcp.server.mcpserver import MCPServer
+
+    calls = []
+    monkeypatch.setattr(MCPServer, "run", lambda self, *a, **k: calls.append((a, k)))
+    code, out, err = run(capsys, "serve", "-w", str(fin.path), "--transport", transport, "--host", host,
+                         "--port", "8799", "--trajectory", str(fin.path / "t.jsonl"))
+    assert code == 0 and out == "" and len(calls) == 1
+    if transport == "stdio":
+        assert err == ""
+    else:
+        shown = "[::1]" if host == "::1" else host
+        assert err == (f"evoonto: serving MCP over streamable HTTP at http://{shown}:8799/mcp "
+                       "(Ctrl-C to stop)\n")
