@@ -108,3 +108,28 @@ def test_splits_of_other_questions_say_what_to_do(demo_workspace, tmp_path, caps
     assert main(["evolve", "-w", str(ws), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "1 differ" in err and f"delete {ws / 'splits.json'}" in err
+
+
+def test_the_recorded_seed_is_the_default_even_with_data(demo_workspace, tmp_path, capsys):
+    from evoonto.evaluation.benchmarks import load_jsonl
+    from evoonto.evaluation.splits import make_splits
+
+    ws = _copy_workspace(demo_workspace, tmp_path / "ws")
+    config = json.loads((ws / "config.json").read_text())
+    config["settings"]["benchmark"]["seed"] = 3
+    (ws / "config.json").write_text(json.dumps(config))
+    folder = bundled_data().questions.parent
+    (ws / "splits.json").write_text(json.dumps(make_splits(load_jsonl(folder).questions, seed=3).to_json()))
+    assert main(["evolve", "-w", str(ws), "--data", str(folder), "--rounds", "1", "--no-progress"]) == 0
+    assert main(["evolve", "-w", str(ws), "--seed", "0", "--rounds", "1", "--no-progress"]) == 2
+    assert "made with seed 3; pass --seed 3" in capsys.readouterr().err
+
+
+@pytest.mark.filterwarnings("ignore::evoonto.evaluation.benchmarks.MissingDatabaseWarning")
+def test_full_spider_data_reuses_the_demo_splits(demo_workspace, tmp_path, spider_dir, capsys):
+    ws = _copy_workspace(demo_workspace, tmp_path / "ws")
+    before = (ws / "splits.json").read_bytes()
+    code = main(["evolve", "-w", str(ws), "--data", str(spider_dir), "--db", "concert_singer", "--rounds", "1",
+                 "--no-progress"])
+    assert code == 0, capsys.readouterr().err
+    assert (ws / "splits.json").read_bytes() == before

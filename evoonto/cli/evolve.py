@@ -162,9 +162,9 @@ def workspace_splits(path, bench, db_id: str, seed: int):
     have = ({qid for i in range(stored.folds) for qid in stored.fold(fold_name(i), db_id=db_id)}
             if db_id in stored.databases else set())
     if have != wanted:
-        raise WorkloadError(f"{path} splits other {db_id} questions than this benchmark ({len(have ^ wanted)} "
-                            f"differ); run without --data to use the workspace's recorded benchmark, or "
-                            f"delete {path} to re-split")
+        raise WorkloadError(f"{path} assigns other {db_id} questions than this benchmark ({len(have ^ wanted)} "
+                            f"differ); pass the --data it was split with (default: the workspace's recorded "
+                            f"benchmark) or delete {path} to re-split")
     return stored
 
 
@@ -197,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.cli import workspace_path
     from evoonto.errors import ConfigurationError, WorkloadError
     from evoonto.evaluation.benchmarks import load_benchmark
+    from evoonto.evaluation.splits import fold_name
     from evoonto.evolution.gate import GateConfig
     from evoonto.evolution.loop import LoopConfig, evolve
     from evoonto.evolution.probes import ValueProber
@@ -207,19 +208,21 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigurationError("--rounds, --patience and --batch must be at least 1")
     check_credentials(args.evolver, args.agent if args.scorer == "ex" else None)
     ws = Workspace.open(workspace_path(args))
-    data, benchmark, seed = args.data, args.benchmark, args.seed
+    data, benchmark = args.data, args.benchmark
     if data is None:
         recorded = recorded_benchmark(ws)
         data, benchmark = recorded["data"], benchmark or recorded.get("format")
-        seed = seed if seed is not None else recorded.get("seed")
-    seed = 0 if seed is None else int(seed)
+    seed = args.seed
+    if seed is None:  # the seed the workspace was split with, when recorded
+        recorded_seed = (ws.settings.get("benchmark") or {}).get("seed")
+        seed = recorded_seed if isinstance(recorded_seed, int) else 0
     db_id = _database_id(ws, args.db)
     bench = load_benchmark(benchmark, data)
     if db_id not in bench.databases:
         raise WorkloadError(f"{data} has no database {db_id!r}")
     questions = list(bench.questions)
     splits = workspace_splits(ws.path / "splits.json", bench, db_id, seed)
-    fold_names = [chr(ord("A") + i) for i in range(splits.folds)]
+    fold_names = [fold_name(i) for i in range(splits.folds)]
     if args.fold not in fold_names:
         raise ConfigurationError(f"unknown fold {args.fold!r}; choose from {', '.join(fold_names)}")
     by_id = {q.id: q for q in questions}

@@ -424,7 +424,7 @@ def load_benchmark(name: str | None, data: Path | str, **kwargs) -> Benchmark:
     if name is not None and name not in LOADERS:
         raise WorkloadError(f"unknown benchmark {name!r}; choose one of {', '.join(LOADERS)}")
     if name == "jsonl" or is_jsonl_layout(data):
-        return load_jsonl(data, **kwargs)
+        return load_jsonl(data, name=name if name in ("spider", "bird") else "spider", **kwargs)
     return LOADERS[name or "spider"](data, **kwargs)
 
 
