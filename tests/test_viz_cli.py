@@ -78,3 +78,19 @@ def test_a_trig_export_of_the_workspace_draws_the_same_page(workspace, tmp_path)
     rows = lambda m: [(r["id"], r["decision"], r["round"], r["diff"]["added"], r["diff"]["removed"],  # noqa: E731
                        r["diff"]["nodesAdded"], r["diff"]["nodesRemoved"]) for r in m["history"]]
     assert rows(a) == rows(b)
+
+
+def test_viz_file_mode_follows_the_umask(workspace, tmp_path, capsys):
+    import os
+    import stat
+
+    out = tmp_path / "explorer.html"
+    old = os.umask(0o022)
+    try:
+        assert main(["viz", "--workspace", str(workspace), "--out", str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+    out.chmod(0o640)  # an existing file keeps its mode, as with open(out, "w")
+    assert main(["viz", "--workspace", str(workspace), "--out", str(out)]) == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640

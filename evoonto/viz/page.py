@@ -91,7 +91,8 @@ def render_page(model: dict) -> str:
 
 
 def write_page(model: dict, out: str | Path) -> Path:
-    """Render ``model`` and write it atomically (temporary file + rename) to ``out``.
+    """Render ``model`` and write it atomically (temporary file + rename) to ``out``, with the mode
+    a plain ``open(out, "w")`` would give: the existing file's mode, else ``0666 & ~umask``.
 
     Returns:
         The absolute path written.
@@ -108,6 +109,7 @@ def write_page(model: dict, out: str | Path) -> Path:
     page = render_page(model)
     fd, tmp = tempfile.mkstemp(prefix=".evoonto-viz-", suffix=".html", dir=out.parent)
     try:
+        os.fchmod(fd, _file_mode(out))  # mkstemp's 0600 would make the page private
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(page)
         os.replace(tmp, out)
@@ -115,6 +117,18 @@ def write_page(model: dict, out: str | Path) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise VizOutputError(f"cannot write {out}: {exc.strerror or exc}") from exc
     return out.resolve()
+
+
+def _file_mode(out: Path) -> int:
+    """Permission bits for ``out``: kept when it exists, else 0666 minus the process umask."""
+    import stat
+
+    try:
+        return stat.S_IMODE(out.stat().st_mode)
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 __all__ = ["VizOutputError", "embed_json", "render_page", "write_page"]
