@@ -155,3 +155,10 @@ def test_serve_announces_the_http_url_on_stderr_only(fin, capsys, monkeypatch, t
         shown = "[::1]" if host == "::1" else host
         assert err == (f"evoonto: serving MCP over streamable HTTP at http://{shown}:8799/mcp "
                        "(Ctrl-C to stop)\n")
+
+
+def test_demo_help_promises_seconds_not_a_minute(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    words = " ".join(capsys.readouterr().out.split())  # argparse wraps the help column
+    assert "demo run the end-to-end demo on the bundled Spider database (offline; a few seconds)" in words
