@@ -162,3 +162,20 @@ def test_demo_help_promises_seconds_not_a_minute(capsys):
         main(["--help"])
     words = " ".join(capsys.readouterr().out.split())  # argparse wraps the help column
     assert "demo run the end-to-end demo on the bundled Spider database (offline; a few seconds)" in words
+
+
+def test_build_warns_about_a_table_source_without_terms(cards_db, tmp_path, capsys):
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")  # a valid SQLite database without tables
+    code, out, err = run(capsys, "build", "--source", str(cards_db), "--source", str(empty),
+                         "-w", str(tmp_path / "ws"), "--no-progress")
+    assert code == 0 and "empty: 0 terms" in out
+    assert "evoonto: warning: source empty yields no Terms (no table with columns)" in err.splitlines()
+
+
+def test_build_workload_error_starts_its_own_line(cards_db, tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1, "question": \n', encoding="utf-8")
+    code, _, err = run(capsys, "build", "--source", str(cards_db), "--workload", str(bad), "-w", str(tmp_path / "ws"))
+    assert code == 2 and err.startswith("evoonto: error:") and "malformed JSON line" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "ws").exists()

@@ -166,6 +166,9 @@ def build(
         at: the logical build time; default :func:`build_clock` of the sources.
         progress: called as ``progress(source_id, step)`` after each step of :data:`STEPS`.
 
+    A table source (not documents) that yields no Term is reported as a
+    :class:`~evoonto.sources.base.SourceWarning`.
+
     Returns:
         A :class:`BuildResult`.
 
@@ -227,6 +230,10 @@ def build(
             if owned:
                 src.close()
         counts = built.counts()
+        if not counts.get("terms") and getattr(src, "kind", "") != "documents":
+            from evoonto.sources.base import warn
+
+            warn(f"source {src.id} yields no Terms (no table with columns)")
         for key, value in counts.items():
             totals[key] = totals.get(key, 0) + value
         reports.append(SourceReport(src.id, counts, len(mine), (time.perf_counter() - t0) * 1000.0,

@@ -47,6 +47,21 @@ def run(args: argparse.Namespace) -> int:
     The progress bar goes to stderr only when it is a terminal (tqdm's ``disable=None``) and is
     cleared before an error propagates, so ``evoonto: error: …`` starts its own line.
     """
+    import sys
+    import time
+    import warnings
+
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        # source warnings (an empty table source, a file read as Latin-1 …) as one stderr line each
+        from tqdm import tqdm
+
+        warnings.showwarning = lambda message, *rest, **kw: tqdm.write(f"evoonto: warning: {message}", file=sys.stderr)
+        return _run(args, started)
+
+
+def _run(args: argparse.Namespace, started: float) -> int:
+    """:func:`run` after the warning display is set up; ``started`` is its perf_counter (s)."""
     import time
 
     from tqdm import tqdm
@@ -54,7 +69,6 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.builder.pipeline import STEPS, build, make_proposer, workspace_base_iri, write_workspace
     from evoonto.cli import workspace_path
 
-    started = time.perf_counter()
     path = workspace_path(args)
     proposer = make_proposer(args.proposer)  # fails fast (missing ANTHROPIC_API_KEY) before any work
     base_iri = workspace_base_iri(path)
