@@ -17,11 +17,11 @@ Sources: SQLite files, SQLAlchemy URLs, folders of CSV/Parquet files, folders of
 Workload: JSON Lines ({"id", "question"}), plain text (one question per line), or a Spider/BIRD
 question file; only the question text is read, never gold SQL or answers.
 Proposer: "offline" (default; deterministic, no network) or "anthropic:MODEL" (Claude, e.g.
-anthropic:claude-sonnet-4-5; needs ANTHROPIC_API_KEY in the environment).
+anthropic:claude-sonnet-5-5; needs ANTHROPIC_API_KEY in the environment).
 
 Examples:
   evoonto build --source db.sqlite --workload questions.jsonl --workspace ./onto
-  evoonto build --source db.sqlite --proposer anthropic:claude-sonnet-4-5 --workspace ./onto
+  evoonto build --source db.sqlite --proposer anthropic:claude-sonnet-5-5 --workspace ./onto
 """
 
 
