@@ -15,14 +15,15 @@ import pytest
 from evoonto.cli import main
 from evoonto.demo import bundled_data
 
-EVOONTO = "/work/venv/bin/evoonto"
+#: the console script of the interpreter running the tests (the project's own venv)
+EVOONTO = str(Path(sys.executable).with_name("evoonto"))
 
 
 def run_cli(*args: str, cwd: Path, key: bool = False) -> subprocess.CompletedProcess:
     """The installed console script in a subprocess, without ANTHROPIC_API_KEY (unless ``key``)."""
     env = {k: v for k, v in os.environ.items() if k not in ("EVOONTO_WORKSPACE", "ANTHROPIC_API_KEY")}
-    command = EVOONTO if Path(EVOONTO).exists() else str(Path(sys.executable).with_name("evoonto"))
-    return subprocess.run([command, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    command = [EVOONTO] if Path(EVOONTO).exists() else [sys.executable, "-m", "evoonto"]
+    return subprocess.run([*command, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
