@@ -19,8 +19,8 @@ from evoonto.demo import bundled_data
 EVOONTO = str(Path(sys.executable).with_name("evoonto"))
 
 
-def run_cli(*args: str, cwd: Path, key: bool = False) -> subprocess.CompletedProcess:
-    """The installed console script in a subprocess, without ANTHROPIC_API_KEY (unless ``key``)."""
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The installed console script in a subprocess, without ANTHROPIC_API_KEY."""
     env = {k: v for k, v in os.environ.items() if k not in ("EVOONTO_WORKSPACE", "ANTHROPIC_API_KEY")}
     command = [EVOONTO] if Path(EVOONTO).exists() else [sys.executable, "-m", "evoonto"]
     return subprocess.run([*command, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)

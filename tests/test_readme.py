@@ -22,7 +22,9 @@ def test_readme_python_api_example_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     exec(compile(example, "README.md", "exec"), {"__name__": "readme_example"})
     out = capsys.readouterr().out
-    assert "Singer age" in out or "singer" in out.lower()
+    metrics, resolved = out.splitlines()[:2]
+    assert "'l': rdflib.term.Literal('Singer age', lang='en')" in metrics  # the evo:Metric query
+    assert "'id': 'term/concert/singer.Age'" in resolved  # browse found singer age, resolve returned it
     assert (tmp_path / "onto" / "config.json").is_file()
     turtle = (tmp_path / "content.ttl").read_text(encoding="utf-8")
     assert "skos:prefLabel" in turtle and "evo:Mapping" in turtle
