@@ -53,3 +53,12 @@ class ConfigurationError(EvoontoError):
 
 class GoldAccessError(EvoontoError):
     """Code outside a scorer tried to read gold answers (gold SQL, gold results)."""
+
+
+def first_line(exc: BaseException, limit: int | None = None) -> str:
+    """The first non-empty line of ``str(exc)`` (the exception's class name when it has no message),
+    cut to ``limit`` characters when given; used wherever a library error becomes a one-line message."""
+    for line in str(exc).strip().splitlines():
+        if line.strip():
+            return line.strip()[:limit] if limit else line.strip()
+    return type(exc).__name__

@@ -22,7 +22,7 @@ from typing import Iterable
 import rdflib
 from rdflib import BNode, Literal, URIRef
 
-from evoonto.errors import EvoontoError
+from evoonto.errors import EvoontoError, first_line
 from evoonto.export import data_operation, data_update
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES
 from evoonto.store import OxigraphStore, QueryError, graph_iri, named_graph, to_ox
@@ -123,7 +123,7 @@ class RemoteSparqlStore:
         try:
             return wrapper.query()
         except SPARQLWrapperException as exc:
-            raise QueryError(f"{wrapper.endpoint}: {str(exc).splitlines()[0]}") from exc
+            raise QueryError(f"{wrapper.endpoint}: {first_line(exc)}") from exc
         except (URLError, OSError) as exc:
             raise RemoteStoreError(f"cannot reach SPARQL endpoint {wrapper.endpoint}: {getattr(exc, 'reason', exc)}") from exc
 

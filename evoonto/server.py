@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from evoonto.errors import EvoontoError, WorkspaceError
+from evoonto.errors import EvoontoError, WorkspaceError, first_line
 from evoonto.tools.toolkit import OntologyTools, to_text
 from evoonto.tools.trajectory import TrajectoryLog
 
@@ -243,7 +243,7 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
                 if not logged and log is not None:
                     log.record(
                         tool=str(name)[:100], arguments=arguments, version=provider.tools.version, result_size=0,
-                        latency_ms=(time.perf_counter() - t0) * 1000.0, error=str(exc).splitlines()[0][:500],
+                        latency_ms=(time.perf_counter() - t0) * 1000.0, error=first_line(exc, 500),
                         started=started)
                 raise
             finally:

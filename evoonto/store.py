@@ -19,7 +19,7 @@ import rdflib
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
-from evoonto.errors import EvoontoError, RDFParseError
+from evoonto.errors import EvoontoError, RDFParseError, first_line
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES, bind_prefixes
 
 Triple = tuple  # (subject, predicate, object) of rdflib terms
@@ -210,7 +210,7 @@ class OxigraphStore:
             result = self.ox.query(sparql, **kwargs)
             return _convert_result(result)
         except (SyntaxError, OSError, ValueError, TypeError) as exc:
-            raise QueryError(f"SPARQL query failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+            raise QueryError(f"SPARQL query failed: {first_line(exc)}") from exc
 
     def update(self, sparql: str) -> None:
         """Run a SPARQL 1.1 Update (standard prefixes predeclared). Raises QueryError."""
@@ -218,7 +218,7 @@ class OxigraphStore:
         try:
             self.ox.update(sparql, prefixes=PREFIXES)
         except (SyntaxError, OSError, ValueError) as exc:
-            raise QueryError(f"SPARQL update failed: {str(exc).splitlines()[0]}") from exc
+            raise QueryError(f"SPARQL update failed: {first_line(exc)}") from exc
 
     def triples(self, name) -> Iterator[Triple]:
         """Iterate the triples of one named graph (rdflib terms)."""

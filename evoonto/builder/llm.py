@@ -26,7 +26,7 @@ from evoonto.builder.propose import (
 )
 from evoonto.builder.schema import SourceSchema
 from evoonto.builder.workload import Question
-from evoonto.errors import ConfigurationError, EvoontoError
+from evoonto.errors import ConfigurationError, EvoontoError, first_line
 from evoonto.iris import slugify
 
 __all__ = ["ClaudeProposer", "build_prompt", "parse_response", "SYSTEM_PROMPT", "DEFAULT_MAX_QUESTIONS"]
@@ -219,7 +219,7 @@ class ClaudeProposer:
             )
         except Exception as exc:  # the SDK raises anthropic.APIError subclasses
             if type(exc).__module__.startswith("anthropic"):
-                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                reason = first_line(exc)
                 raise EvoontoError(f"Claude proposer ({self.model}) failed: {reason}") from None
             raise
         text = "".join(getattr(block, "text", "") for block in message.content if getattr(block, "type", "") == "text")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from evoonto.errors import SourceError
+from evoonto.errors import SourceError, first_line
 from evoonto.iris import stable_key
 
 __all__ = ["ProbeResult", "ColumnProfile", "Prober", "quote_identifier", "sql_literal"]
@@ -224,7 +224,7 @@ class Prober:
         try:
             result = self.source.run(sql, limit=limit, timeout_ms=self.timeout_ms)
         except SourceError as exc:
-            probe = ProbeResult(key, sql, (), (), self.at, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            probe = ProbeResult(key, sql, (), (), self.at, first_line(exc))
         else:
             rows = tuple(tuple(r) for r in result.rows)
             probe = ProbeResult(key, sql, tuple(result.columns), rows, self.at)

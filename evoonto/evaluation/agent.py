@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from evoonto.errors import ConfigurationError, EvoontoError, ToolArgumentError
+from evoonto.errors import ConfigurationError, EvoontoError, ToolArgumentError, first_line
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 TOOL_RESULT_CHARS = 8000
@@ -347,7 +347,7 @@ class ReactAgent:
                     model=cfg.model, system=system, messages=messages, tools=tools,
                     max_tokens=cfg.max_tokens_per_turn)
             except anthropic.APIError as exc:
-                result.finish, result.error = "error", (str(exc).splitlines() or [type(exc).__name__])[0][:300]
+                result.finish, result.error = "error", first_line(exc, 300)
                 break
             result.turns += 1
             result.input_tokens += response.usage.input_tokens
@@ -393,7 +393,7 @@ class ReactAgent:
             answer = toolbox.call(name, arguments)
             text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False, default=str)
         except EvoontoError as exc:
-            error = (str(exc).splitlines() or [type(exc).__name__])[0]
+            error = first_line(exc)
             text = f"error: {error}"
         if len(text) > TOOL_RESULT_CHARS:
             text = text[: TOOL_RESULT_CHARS - 1] + "…"

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from evoonto.errors import WorkloadError
+from evoonto.errors import WorkloadError, first_line
 
 Column = tuple[str, str]
 """A (table, column) pair, both lower-cased."""
@@ -84,8 +84,7 @@ def analyze_sql(sql: str, schema: Mapping[str, Iterable[str]], *, dialect: str =
         tree = qualify(tree, schema=lowered, dialect=dialect, quote_identifiers=False,
                        validate_qualify_columns=True)
     except (SqlglotError, ValueError, KeyError) as exc:
-        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise WorkloadError(f"cannot analyse SQL {sql[:80]!r}: {first_line}") from None
+        raise WorkloadError(f"cannot analyse SQL {sql[:80]!r}: {first_line(exc)}") from None
 
     tables: set[str] = set()
     columns: set[Column] = set()

@@ -28,7 +28,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from evoonto.errors import SourceError, ToolArgumentError
+from evoonto.errors import SourceError, ToolArgumentError, first_line
 from evoonto.tools.sparql import literal, local_name, select
 
 PARAMETER_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool}
@@ -187,7 +187,7 @@ def bind_sql(template: str, arguments: dict[str, Any], dialect: str | None = Non
     try:
         tree = sqlglot.parse_one(template, read=dialect)
     except SqlglotError as exc:
-        raise ToolArgumentError(f"declared SQL template does not parse: {str(exc).splitlines()[0][:200]}") from None
+        raise ToolArgumentError(f"declared SQL template does not parse: {first_line(exc, 200)}") from None
     missing = sorted({p.name for p in tree.find_all(exp.Placeholder) if p.name not in arguments})
     if missing:
         raise ToolArgumentError(f"declared SQL template uses undeclared placeholder(s) {', '.join(missing)}")

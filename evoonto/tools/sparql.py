@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evoonto.errors import ToolArgumentError
+from evoonto.errors import ToolArgumentError, first_line
 
 EVO = "https://w3id.org/evoonto/ns#"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
@@ -130,7 +130,7 @@ def _select_oxigraph(engine: Any, sparql: str) -> list[dict[str, str]]:
     try:
         solutions = engine.query(sparql, use_default_graph_as_union=True)
     except (SyntaxError, OSError, ValueError, TypeError) as exc:
-        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        detail = first_line(exc)
         raise EvoontoError(f"SPARQL query failed: {detail}") from exc
     return solution_rows(solutions, lambda term: term.value)
 

@@ -54,7 +54,7 @@ from pathlib import Path
 
 from rdflib import Graph
 
-from evoonto.errors import RDFParseError, WorkspaceError
+from evoonto.errors import RDFParseError, WorkspaceError, first_line
 from evoonto.namespaces import GRAPH, parse_patch_graph
 from evoonto.viz.content import ContentGraph
 from evoonto.viz.history import PatchGraphs, history_rows
@@ -108,7 +108,7 @@ def load_trig(path: str | Path) -> tuple[dict[str, Graph], dict[str, PatchGraphs
     try:
         dataset.parse(path, format="trig")
     except Exception as exc:  # rdflib raises several unrelated exception types on bad input
-        raise RDFParseError(f"{path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+        raise RDFParseError(f"{path}: {first_line(exc)}") from exc
     return graphs_from_dataset(dataset)
 
 
