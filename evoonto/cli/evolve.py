@@ -256,7 +256,7 @@ def run(args: argparse.Namespace) -> int:
                 bar.update(1)
                 bar.set_postfix_str(f"v{ws.version} {record.decision}")
                 tqdm.write(f"round {record.round}: {record.decision:8s} [{record.level}] "
-                           f"{record.intervention[:70]}  ({record.reason[:80]})", file=sys.stdout)
+                           f"{record.intervention[:70]}  ({record.reason})", file=sys.stdout)
 
             result = evolve(ws, backbone=backbone, trajectory_questions=trajectory_questions,
                             validation_questions=validation, evolver=evolver, config=config, on_round=on_round)
