@@ -13,7 +13,7 @@ folds A and B, each into a construction pool (70%) and a gate validation set V (
   questions per fold instead of 2–13 per database);
 * **No gate** (ablation): the same loop with the gate disabled (every valid candidate accepted).
 
-Reported: held-out strict recall (and column recall) of each, means over all held-out questions
+Reported: held-out strict recall (and column recall, value recall and estimated tokens surfaced) of each, means over all held-out questions
 (every question is held out exactly once), rounds accepted / rejected / invalid, and wall time.
 Gold SQL is read only by the scorer (:mod:`evoonto.evaluation.linking`); the builder and the loop
 see question texts, tool results and pass/fail only.
@@ -67,8 +67,9 @@ def _evolve(bench, plan, graphs, *, gate_enabled, args, policy, workdir, sources
                         gate=GateConfig(tau=args.tau, alpha=args.alpha, test=args.test, seed=args.seed,
                                         enabled=gate_enabled))
     result = evolve_group(members, backbone=backbone, evolver=evolver, config=config,
-                          on_round=lambda r: print(f"    round {r.round:2d} {r.decision:8s} {r.edits:2d} edits "
-                                                   f"{r.reason[:220]}", flush=True) if args.verbose else None)
+                          on_round=lambda r: print(f"    round {r.round:2d} {r.decision:8s} [{r.level}] {r.edits:2d} edits: "
+                                                   f"{r.intervention[:150]}\n        {r.reason[:220]}", flush=True)
+                          if args.verbose else None)
     return {m.key: m.workspace for m in members}, result
 
 
@@ -85,8 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--metric", default="column", choices=("strict", "column"),
                         help="per-question outcome the gate compares (held-out reports strict recall)")
     parser.add_argument("--kinds", nargs="+", default=["unlinked_phrase", "missing_value", "shallow_retrieval"])
-    parser.add_argument("-n", type=int, default=8, help="browse hits of the retrieval policy")
-    parser.add_argument("--budget", type=int, default=6000, help="resolve budget in characters")
+    parser.add_argument("-n", type=int, default=None,
+                        help="browse hits of the retrieval policy (default: the browse tool's default of each "
+                             "version, 8 unless a Tool-level patch changed it)")
+    parser.add_argument("--budget", type=int, default=8000, help="characters read per question (browse + resolve answers)")
     parser.add_argument("--db", nargs="*", default=None, help="only these databases")
     parser.add_argument("--no-ablation", action="store_true", help="skip the no-gate ablation")
     parser.add_argument("--verbose", "-v", action="store_true", help="print every round")
@@ -106,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     policy = LinkingPolicy(n=args.n, budget_chars=args.budget)
     outcomes = {name: {} for name in ("baseline", "initial", "evolved", "nogate")}
     column = {name: {} for name in outcomes}
+    tokens = {name: {} for name in outcomes}  # estimated tokens surfaced per question (chars / 4)
+    values = {name: {} for name in outcomes}  # value recall (None: the gold SQL has no string value)
     stats = {"gated": [], "nogate": []}
     tmp = Path(tempfile.mkdtemp(prefix="evoonto-evolution-"))
     from evoonto.sources.base import open_source
@@ -115,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def score(name, onto, test):
         for q, _, r in scorer.results(onto, test):
-            outcomes[name][q.id], column[name][q.id] = float(r.strict), r.column_recall
+            outcomes[name][q.id], column[name][q.id], tokens[name][q.id] = float(r.strict), r.column_recall, r.tokens
+            values[name][q.id] = r.value_recall
 
     for rnd in splits.rounds():
         t0 = time.perf_counter()
@@ -141,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
                     score("initial", ws.ontology_at(0), test)
                 if ws.version == 0:  # unchanged: the same graphs as Initial
                     for q in test:
-                        outcomes[name][q.id], column[name][q.id] = outcomes["initial"][q.id], column["initial"][q.id]
+                        for table in (outcomes, column, tokens, values):
+                            table[name][q.id] = table["initial"][q.id]
                 else:
                     score(name, ws.ontology_at(ws.version), test)  # replayed from files, like version 0
             ids = [q.id for *_, test in plan for q in test]
@@ -157,16 +164,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Spider dev, {len({q.db_id for q in questions})} databases, reciprocal two-fold (seed {args.seed}); "
           f"policy {policy.to_json()}; gate: τ={args.tau}, {args.test} test α={args.alpha}, "
           f"metric={args.metric}; rounds ≤ {args.rounds}, patience {args.patience}, batch {args.batch}")
-    print(f"{'condition':10s} {'questions':>9s} {'strict':>8s} {'column':>8s}")
+    print(f"{'condition':10s} {'questions':>9s} {'strict':>8s} {'column':>8s} {'value':>8s} {'avg tokens':>10s}")
     for name in ("baseline", "initial", "evolved", "nogate"):
         if outcomes[name]:
             print(f"{name:10s} {len(outcomes[name]):9d} {_mean(outcomes[name].values()):8.4f} "
-                  f"{_mean(column[name].values()):8.4f}")
+                  f"{_mean(column[name].values()):8.4f} "
+                  f"{_mean(v for v in values[name].values() if v is not None):8.4f} "
+                  f"{_mean(tokens[name].values()):10.0f}")
     for name, results in stats.items():
         if results:
             print(f"loop {name:7s}: rounds {sum(len(r.rounds) for r in results)}, accepted "
                   f"{sum(r.accepted for r in results)}, rejected {sum(r.rejected for r in results)}, "
-                  f"invalid {sum(r.invalid for r in results)}")
+                  f"invalid {sum(r.invalid for r in results)}, screened out before the gate "
+                  f"{sum(r.screened_out for r in results)}")
     gain = 100 * (_mean(outcomes["evolved"].values()) - _mean(outcomes["initial"].values()))
     print(f"Evolved − Initial (held-out strict recall): {gain:+.2f} points (target ≥ +3)")
     if outcomes["nogate"]:

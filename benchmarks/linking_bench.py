@@ -12,7 +12,7 @@ value ≥ 0.85 at ≤ 40% of the full-schema prompt.
 
 Usage::
 
-    python benchmarks/linking_bench.py [--data ../shared/data/spider] [--seed 0] [--budget 6000] [-n 8] [--resolve each|batch]
+    python benchmarks/linking_bench.py [--data ../shared/data/spider] [--seed 0] [--budget 8000] [-n N] [--resolve each|batch]
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "spider"))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--budget", type=int, default=6000, help="resolve budget in characters")
-    parser.add_argument("-n", type=int, default=8, help="browse hits")
+    parser.add_argument("--budget", type=int, default=8000, help="characters read per question (browse + resolve answers)")
+    parser.add_argument("-n", type=int, default=None,
+                        help="browse hits (default: the browse tool's default of each version, 8 unless patched)")
     parser.add_argument("--kind", default="term")
     parser.add_argument("--resolve", choices=("each", "batch"), default="each")
     parser.add_argument("--runs", default=None, help="output folder (default: a temporary folder)")

@@ -11,7 +11,7 @@ from evoonto.builder.workload import Question
 from evoonto.cli import main
 from evoonto.evaluation.gold import analyze_sql
 from evoonto.evaluation.linking import (
-    LinkingPolicy, LinkingResult, Surfaced, estimate_tokens, recognise, run_policy, score_linking,
+    LinkingPolicy, LinkingResult, Surfaced, compact_json, estimate_tokens, recognise, run_policy, score_linking,
     summarize_linking, surface_prompt_only, value_surfaced,
 )
 
@@ -74,8 +74,12 @@ class BudgetTools:
         return {"records": [{"id": i, "text": "x" * 100} for i in ids], "errors": [], "truncated": False}
 
 
+BROWSED = len(compact_json(BudgetTools().browse("q", n=5)))  # the 5-hit browse answer, in characters
+
+
 def test_policy_drops_lowest_ranked_hits_to_fit_the_budget():
-    hits, resolved, events = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=300, resolve="batch"))
+    policy = LinkingPolicy(n=5, budget_chars=BROWSED + 300, resolve="batch")
+    hits, resolved, events = run_policy(BudgetTools(), "q", policy)
     assert [r["id"] for r in resolved["records"]] == ["t0", "t1"]
     assert [e["tool"] for e in events] == ["browse", "resolve", "resolve", "resolve", "resolve"]
     assert events[0]["arguments"] == {"q": "q", "kind": "term", "n": 5}
@@ -83,11 +87,29 @@ def test_policy_drops_lowest_ranked_hits_to_fit_the_budget():
 
 
 def test_per_hit_policy_keeps_records_within_the_budget():
-    hits, resolved, events = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=300))
+    hits, resolved, events = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=BROWSED + 300))
     assert [r["id"] for r in resolved["records"]] == ["t0", "t1"]  # each record is 122 characters
     assert [e["arguments"].get("ids") for e in events[1:]] == [["t0"], ["t1"]]  # t2 did not fit
     with pytest.raises(ValueError):
         LinkingPolicy(resolve="some")
+
+
+def test_the_browse_answer_counts_against_the_budget_and_is_cut_to_fit():
+    # the same 300 characters left for resolve answers, but the browse answer must fit too
+    hits, resolved, events = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=300))
+    assert len(compact_json(hits)) <= 300 and 1 <= len(hits) < 5
+    assert [h["id"] for h in hits] == [f"t{i}" for i in range(len(hits))]  # a rank-order prefix
+    assert events[0]["result"] == hits  # the trajectory records what was read, not what was returned
+    assert [r["id"] for r in resolved["records"]] == ["t0"]  # the first record is always kept
+    # a budget smaller than one hit still reads the top hit
+    hits, _, _ = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=10))
+    assert [h["id"] for h in hits] == ["t0"]
+
+
+def test_policy_without_n_uses_the_browse_tools_default():
+    hits, _, events = run_policy(BudgetTools(), "q", LinkingPolicy(budget_chars=10_000))
+    assert "n" not in events[0]["arguments"] and len(hits) == 5  # BudgetTools' own default
+    assert LinkingPolicy().to_json()["n"] == "tool default"
 
 
 # --- conditions and the runner on a real (tiny) database --------------------------------------------

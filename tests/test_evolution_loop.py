@@ -138,3 +138,42 @@ def test_a_patch_that_changes_nothing_is_invalid_and_never_scored():
     result, _ = _run(ws, ScriptedEvolver([existing]), backbone=backbone, rounds=2, patience=2)
     assert [r.decision for r in result.rounds] == ["invalid"] and "changes nothing" in result.rounds[0].reason
     assert backbone.calls == 1
+
+
+def test_screen_drops_alternatives_that_do_not_fix_their_own_failed_tasks():
+    # t1/t2 fail on the parent (k=1: "youngest" links to nothing); both candidates name them as the
+    # tasks they address, but only the synonym on the age Term fixes them
+    useless = Candidate("manual:useless", "'youngest' on the concert Term", "content",
+                        (AddSynonym(CONCERT, "youngest"),), tasks=("t1", "t2"))
+    useful = Candidate("manual:useful", "'youngest' on the age Term", "content",
+                       (AddSynonym(AGE, "youngest"),), tasks=("t1", "t2"))
+    ws = FakeWorkspace(toy_ontology())
+    result, backbone = _run(ws, ScriptedEvolver([useless, useful]), rounds=3, patience=3, batch_size=2)
+    assert result.screened_out == 1
+    assert result.accepted == 1 and ws.version == 1
+    (patch, meta), = ws.accepted
+    assert meta["signature"] == "manual:useful"
+    assert not any(m["signature"] == "manual:useless" for _, m in ws.rejected)  # never gated
+    # without screening both go to the gate, bundled: the useless edit rides along
+    ws2 = FakeWorkspace(toy_ontology())
+    result2, _ = _run(ws2, ScriptedEvolver([useless, useful]), rounds=3, patience=3, batch_size=2, screen=False)
+    assert result2.screened_out == 0
+    assert result2.rounds[0].edits == 2
+
+
+def test_screen_keeps_candidates_without_tasks_and_refuses_ones_that_worsen_a_task():
+    from evoonto.evolution.edits import EditContext
+    from evoonto.evolution.loop import Member, screen
+    from evoonto.evolution.view import OntologyView
+
+    ws = FakeWorkspace(toy_ontology())
+    backbone = ToyBackbone(GOLD, k=1)
+    member = Member("toy", ws, TRAIN + [ToyQuestion("v3", "What is the singer age?")], VALID)
+    ctx = EditContext(OntologyView(ws.ontology), IRIS)
+    untargeted = Candidate("manual:x", "no tasks", "content", (AddSynonym(CONCERT, "gig"),))
+    assert screen(member, untargeted, ctx, backbone)
+    # v3 passes on the parent; stealing its phrase for the concert Term makes it fail
+    harmful = Candidate("manual:steal", "steal", "content", (AddSynonym(YEAR, "singer age"),), tasks=("v3",))
+    assert not screen(member, harmful, ctx, backbone)
+    from evoonto.evolution.loop import stable_fingerprint
+    assert stable_fingerprint(harmful, ctx) in member.seen  # not proposed again in this run

@@ -45,3 +45,33 @@ def test_a_shared_tool_alternative_takes_one_batch_slot(view):
     # member a's three signatures share one candidate; the second slot goes to member b
     assert [m.key for m, _ in chosen] == ["a", "b"]
     assert chosen[0][1].edits == chosen[1][1].edits and chosen[0][1].level == "tool"
+
+
+def test_shallow_retrieval_proposes_deeper_browse_steps_first_then_field_weights(view):
+    from evoonto.evolution.candidates import DEPTH_STEPS
+    from evoonto.evolution.edits import SetFieldWeight
+
+    sig = Signature("shallow_retrieval", "browse-depth", None, ("q1", "q2"))
+    alternatives = propose(attribute(sig, view), view)
+    current, ceiling = view.browse_counts
+    assert (current, ceiling) == (8, 50)  # the tool layer's defaults: the toy sets neither
+    depth = [c.edits[0].value for c in alternatives if isinstance(c.edits[0], SetToolSetting)]
+    assert depth == [min(current + step, ceiling) for step in DEPTH_STEPS]
+    assert all(c.level == "tool" for c in alternatives)
+    assert isinstance(alternatives[len(depth)].edits[0], SetFieldWeight)
+
+
+def test_cut_off_browse_answers_are_diagnosed_as_shallow_retrieval(view):
+    from evoonto.evolution.diagnose import diagnose
+    from evoonto.evolution.trajectories import Event, TaskTrajectory
+
+    def traj(task, shown, passed=False, n=None):
+        args = {"q": "zyxwv qwerty", "kind": "term", **({} if n is None else {"n": n})}
+        return TaskTrajectory(task, "zyxwv qwerty", "db", [Event("browse", args, result=[{"id": f"x{i}"}
+                                                                                     for i in range(shown)])],
+                              passed=passed)
+
+    # the words are unlinked (nothing surfaced mentions them), yet a full answer means more was ranked
+    sigs = diagnose([traj("full", 8), traj("short", 3), traj("full-n", 5, n=5), traj("ok", 8, passed=True)],
+                    view, kinds=("shallow_retrieval",))
+    assert [(s.kind, s.tasks) for s in sigs] == [("shallow_retrieval", ("full", "full-n"))]

@@ -26,7 +26,7 @@ def ontology(tools_triples=(), content_triples=()) -> Ontology:
 def test_defaults_when_absent():
     settings = load_settings(ontology())
     assert settings.browse.weights == DEFAULT_WEIGHTS
-    assert (settings.browse.default_results, settings.browse.max_results) == (5, 50)
+    assert (settings.browse.default_results, settings.browse.max_results) == (8, 50)
     assert (settings.resolve.response_budget, settings.resolve.evidence_budget) == (6000, 3)
 
 

@@ -53,8 +53,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--runs", default=None, metavar="DIR",
                         help="folder for run outputs (default WORKSPACE/runs with --workspace, else ./runs)")
     parser.add_argument("--budget", type=int, default=None, metavar="CHARS",
-                        help="linking policy: resolve answer budget in characters (default 6000)")
-    parser.add_argument("-n", type=int, default=None, metavar="N", help="linking policy: browse hits (default 8)")
+                        help="linking policy: characters read per question, browse + resolve answers (default 8000)")
+    parser.add_argument("-n", type=int, default=None, metavar="N", help="linking policy: browse hits (default: the browse tool's default, 8 unless patched)")
     parser.add_argument("--resolve", choices=("each", "batch"), default=None,
                         help="linking policy: resolve each hit separately (default) or all hits in one call")
     parser.add_argument("--max-turns", type=int, default=None, metavar="N", help="agent turns per question")
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     policy = dataclasses.replace(policy, **{k: v for k, v in (("budget_chars", args.budget), ("n", args.n),
                                                                   ("resolve", args.resolve))
                                             if v is not None})
-    if policy.n < 1 or policy.budget_chars < 1:
+    if (policy.n is not None and policy.n < 1) or policy.budget_chars < 1:
         raise ConfigurationError("-n and --budget must be positive")
     chosen = args.workspace or os.environ.get("EVOONTO_WORKSPACE")
     workspace = Path(chosen) if chosen else None

@@ -4,15 +4,21 @@ A fixed retrieval policy stands in for an agent: it browses the question text, r
 within a size budget, and the scorer checks which gold tables, columns and values the agent would now
 have seen. Nothing here calls an LLM; the same inputs give the same numbers.
 
-**Policy** (:class:`LinkingPolicy`): ``browse(question, kind, n)`` → the hit ids, then
+**Policy** (:class:`LinkingPolicy`): ``browse(question, kind, n)`` → the hit ids, then resolve them.
+``budget_chars`` bounds everything the policy reads from the tools per question — the browse answer
+*and* the resolve answers (compact JSON) — so a version that returns more browse hits pays for them
+with fewer resolved records, and parent and candidate versions are compared under the same budget
+(DESIGN.md §6, "same budgets"). The browse answer is cut to the longest rank-order prefix that fits
+(at least one hit); the rest of the budget goes to resolve:
 
-* ``resolve="batch"``: one ``resolve(ids)``; while the compact JSON answer exceeds ``budget_chars``,
+* ``resolve="batch"``: one ``resolve(ids)``; while browse + resolve answers exceed ``budget_chars``,
   the lowest-ranked id is dropped and resolve is called again (the tool also shrinks its own answer to
   its response budget, e.g. by shortening sample-value lists);
-* ``resolve="each"``: ``resolve([id])`` per hit in rank order, keeping answers while their total stays
+* ``resolve="each"``: ``resolve([id])`` per hit in rank order, keeping answers while the total stays
   within ``budget_chars`` (the first is always kept; each record keeps its full detail, so fewer
   records fit).
- The surfaced text is the condition's prompt (the manifest, or
+
+The surfaced text is the condition's prompt (the manifest, or
 the whole pasted schema for the full-schema condition) + the browse answer + the resolve answer, each
 as compact JSON (``ensure_ascii=False``).
 
@@ -64,9 +70,15 @@ class LinkingPolicy:
     """The deterministic retrieval policy.
 
     Attributes:
-        n: browse hits requested.
+        n: browse hits requested, or None (the default) for the browse tool's own default
+            (``evo:defaultResults`` of the version's tools graph, 8 when unset), so a Tool-level patch
+            that changes the default changes what the policy sees, as it would for an agent that
+            calls browse without ``n``.
         kind: browse kind filter (``term``, ``any``, …).
-        budget_chars: maximum characters of the resolve answer (compact JSON).
+        budget_chars: maximum characters the policy reads per question: the browse answer plus the
+            resolve answers (compact JSON). 8,000 by default: the 6,000 characters of resolve answers
+            the policy read before the budget covered browse, plus an 8-hit browse answer (about
+            1,700 characters).
         expand: resolve expansions, or None for the tool's default.
         depth: resolve depth.
         resolve: ``"each"`` (one call per hit, the default) or ``"batch"`` (one call for all hits).
@@ -77,9 +89,9 @@ class LinkingPolicy:
     response budget, so its lower-ranked records are trimmed (join paths, then value lists).
     """
 
-    n: int = 8
+    n: int | None = None
     kind: str = "term"
-    budget_chars: int = 6000
+    budget_chars: int = 8000
     expand: tuple[str, ...] | None = None
     depth: int = 1
     resolve: str = "each"
@@ -90,7 +102,7 @@ class LinkingPolicy:
 
     def to_json(self) -> dict:
         """Plain dict (stored with every run so results say which policy made them)."""
-        return {"n": self.n, "kind": self.kind, "budget_chars": self.budget_chars,
+        return {"n": "tool default" if self.n is None else self.n, "kind": self.kind, "budget_chars": self.budget_chars,
                 "expand": list(self.expand) if self.expand else None, "depth": self.depth,
                 "resolve": self.resolve}
 
@@ -208,6 +220,19 @@ def value_surfaced(value: str, text: str) -> bool:
 
 # -- the policy and the scorer -----------------------------------------------------------------
 
+def _within_budget(hits: list, budget: int) -> list:
+    """The longest rank-order prefix of ``hits`` whose compact JSON fits ``budget`` characters
+    (at least the first hit)."""
+    if len(compact_json(hits)) <= budget:
+        return hits
+    kept = hits[:1]
+    for hit in hits[1:]:
+        if len(compact_json(kept + [hit])) > budget:
+            break
+        kept.append(hit)
+    return kept
+
+
 def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[dict], dict, list[dict]]:
     """Browse then resolve within the budget.
 
@@ -234,9 +259,14 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
                        "latency_ms": round((time.perf_counter() - start) * 1000, 3)})
         return result
 
-    hits = call("browse", lambda q, kind, n: tools.browse(q, kind=kind, n=n),
-                q=question, kind=policy.kind, n=policy.n) or []
+    depth = {} if policy.n is None else {"n": policy.n}
+    hits = call("browse", lambda q, kind, **n: tools.browse(q, kind=kind, **n),
+                q=question, kind=policy.kind, **depth) or []
+    hits = _within_budget(hits, policy.budget_chars)
+    if events and isinstance(events[-1]["result"], list):
+        events[-1]["result"] = hits  # the trajectory records what was read
     ids = [h["id"] for h in hits]
+    browsed = len(compact_json(hits))  # the browse answer is read too: it counts against the budget
     resolved: dict = {}
     kwargs = {"depth": policy.depth}
     if policy.expand is not None:
@@ -246,7 +276,7 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
         for ident in ids:
             answer = call("resolve", lambda ids, **kw: tools.resolve(ids, **kw), ids=[ident], **kwargs) or {}
             size = len(compact_json(answer.get("records", [])))
-            if records and used + size > policy.budget_chars:
+            if records and browsed + used + size > policy.budget_chars:
                 events.pop()  # over budget: not shown, so not part of the trajectory either
                 break
             records.extend(answer.get("records", []))
@@ -254,7 +284,7 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
         return hits, ({"records": records} if records else {}), events
     while ids:
         resolved = call("resolve", lambda ids, **kw: tools.resolve(ids, **kw), ids=list(ids), **kwargs) or {}
-        if len(compact_json(resolved)) <= policy.budget_chars or len(ids) == 1:
+        if browsed + len(compact_json(resolved)) <= policy.budget_chars or len(ids) == 1:
             break
         ids.pop()
     return hits, resolved, events

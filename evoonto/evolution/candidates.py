@@ -29,6 +29,11 @@ from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.view import OntologyView, TermInfo
 
 
+#: How many more browse results the "deeper retrieval" Tool candidates ask for (shallow_retrieval),
+#: smallest first: a rejected step is followed by a larger one in a later round.
+DEPTH_STEPS = (4, 8, 16)
+
+
 class CandidateError(EvoontoError):
     """A candidate mixes levels or has no edits."""
 
@@ -37,7 +42,9 @@ class CandidateError(EvoontoError):
 class Candidate:
     """A proposed patch: ``signature`` (the Signature id(s) it addresses), ``intervention`` (one line),
     ``level`` (``content``/``tool``/``schema``), ``edits`` (all of that level), ``reason`` (the
-    attribution's reason), ``frequency`` (failed tasks showing the signature; ranks candidates).
+    attribution's reason), ``frequency`` (failed tasks showing the signature; ranks candidates),
+    ``tasks`` (ids of the failed trajectory tasks it addresses; the loop screens the candidate on
+    them before the gate, see :func:`evoonto.evolution.loop.screen`; empty = not screened).
 
     Raises:
         CandidateError: when ``edits`` is empty or an edit's level differs from ``level``.
@@ -49,6 +56,7 @@ class Candidate:
     edits: tuple[Edit, ...]
     reason: str = ""
     frequency: int = 0
+    tasks: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not self.edits:
@@ -106,7 +114,7 @@ class Candidate:
             return None
         mid = len(self.edits) // 2
         halves = [Candidate(self.signature, f"{len(part)} edit(s): " + "; ".join(e.describe() for e in part[:3]),
-                            self.level, tuple(part), self.reason)
+                            self.level, tuple(part), self.reason, tasks=self.tasks)
                   for part in (self.edits[:mid], self.edits[mid:])]
         return halves[0], halves[1]
 
@@ -137,8 +145,9 @@ def merge(candidates: list[Candidate]) -> Candidate:
                 edits.append(e)
     sig = " | ".join(dict.fromkeys(c.signature for c in candidates))
     text = f"{len(edits)} edits: " + "; ".join(e.describe() for e in edits[:3]) + ("; …" if len(edits) > 3 else "")
+    tasks = tuple(sorted({t for c in candidates for t in c.tasks}))
     return Candidate(sig, text, level, tuple(edits), candidates[0].reason,
-                     max(c.frequency for c in candidates))
+                     max(c.frequency for c in candidates), tasks)
 
 
 # ---------------------------------------------------------------- offline writers
@@ -296,17 +305,22 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
                                  (AddRelation("Association", str(a[0].iri), str(b[0].iri), join_condition=sig.key),),
                                  reason))
     elif sig.kind == "shallow_retrieval":
-        # the phrases are linked but the needed items rank too low: re-weight browse fields
-        # (one field per candidate, up then down), then return more results by default
+        # the needed items may rank below the cut: first return more results by default (deeper
+        # retrieval, one candidate per step of DEPTH_STEPS), then re-weight one browse field per
+        # candidate (up, then down)
+        current, ceiling = view.browse_counts
+        for step in DEPTH_STEPS:
+            deeper = min(current + step, ceiling)
+            if deeper > current and not any(c.edits[0] == SetToolSetting("browse.defaultResults", deeper)
+                                            for c in out):
+                out.append(Candidate(sid, f"browse returns {deeper} results by default (was {current})",
+                                     "tool", (SetToolSetting("browse.defaultResults", deeper),), reason))
         weights = _current_weights(view)
         for name in ("altLabel", "value", "column", "hiddenLabel", "definition", "prefLabel"):
             for factor in (1.5, 0.5):
                 value = round(weights[name] * factor, 3)
                 out.append(Candidate(sid, f"browse weight {name} {weights[name]:g} -> {value:g}", "tool",
                                      (SetFieldWeight(name, value),), reason))
-        current = _current_default_results(view)
-        out.append(Candidate(sid, f"browse returns {current + 2} results", "tool",
-                             (SetToolSetting("browse.defaultResults", current + 2),), reason))
     elif sig.kind == "ignored_constraint":
         cond = sig.detail("condition", "")
         out.append(Candidate(sid, "manifest note on the ignored constraint", "tool",
@@ -334,17 +348,6 @@ def _current_weights(view: OntologyView) -> dict[str, float]:
         except ValueError:
             continue
     return weights
-
-
-def _current_default_results(view: OntologyView) -> int:
-    from evoonto.namespaces import EVO
-
-    for o in view.tools.objects(None, EVO.defaultResults):
-        try:
-            return int(o)
-        except (TypeError, ValueError):
-            continue
-    return 5
 
 
 def compile_check(candidate: Candidate, ctx: EditContext) -> str | None:

@@ -10,7 +10,9 @@ Signature kinds:
 ``unlinked_phrase``   a content word of a failed question that nothing browse/resolve surfaced mentions
 ``missing_value``     a value the question names, absent from every Evidence, found in the source by a
                       new probe (the probe hits travel in ``details``)
-``shallow_retrieval`` every content word was linked, yet the task failed (retrieval too shallow)
+``shallow_retrieval`` the task failed although every content word was linked, or every browse answer
+                      of the task was cut off at its result limit (more ranked candidates existed
+                      below the cut): retrieval may be too shallow
 ``guessed_join``      the agent's SQL joins on a condition no relation/mapping records
 ``ignored_constraint``a Constraint's trigger keyword is in the question but its condition is not in
                       the final SQL
@@ -93,6 +95,20 @@ def _surfaced_stems(traj: TaskTrajectory) -> set[str]:
     for text in surfaced_texts(traj):
         stems |= tx.text_stems(text)
     return stems
+
+
+def _browse_cut_off(traj: TaskTrajectory, default_n: int) -> bool:
+    """True when the task browsed and every browse answer held as many hits as its limit (the
+    call's ``n``, else the version's default): the ranking went on below what the agent saw."""
+    calls = traj.calls("browse")
+    if not calls:
+        return False
+    for event in calls:
+        shown = len(event.result) if isinstance(event.result, list) else len(event.result_ids)
+        limit = event.arguments.get("n", default_n)
+        if event.error or not isinstance(limit, int) or shown < limit:
+            return False
+    return True
 
 
 def _sqls(traj: TaskTrajectory) -> list[str]:
@@ -186,7 +202,7 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
             for w in dict.fromkeys(unlinked):
                 if "unlinked_phrase" in kinds:
                     add("unlinked_phrase", w, src, traj)
-            if not unlinked and "shallow_retrieval" in kinds:
+            if "shallow_retrieval" in kinds and (not unlinked or _browse_cut_off(traj, view.browse_default)):
                 add("shallow_retrieval", "browse-depth", None, traj)
         if "missing_value" in kinds and prober is not None and src is not None:
             for value in tx.literal_values(traj.question):

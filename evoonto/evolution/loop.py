@@ -6,12 +6,18 @@ Paper §"Evolution loop" (Algorithm: rounds over L_t). One round:
    collect trajectories with pass/fail (no gold);
 2. the evolver (offline heuristics, or Claude) diagnoses signatures, attributes them to a level and
    writes candidates; candidates whose fingerprint was rejected before are dropped;
-3. the round's candidate (a bisection half of a rejected batch that improved some questions, else a
+3. each alternative that would enter the round's batch is first **screened** on the failed trajectory
+   tasks it was written for (:func:`screen`): applied in memory, the backbone re-runs those tasks
+   only, and the alternative is kept iff it improves at least one of them and worsens none (an edit
+   that does not even fix the failure it addresses is dropped before the gate; the next alternative
+   of the signature takes its place). This uses the trajectories' pass/fail and scores, never gold
+   or V;
+4. the round's candidate (a bisection half of a rejected batch that improved some questions, else a
    batch of the top signatures' first untried alternatives, all of one level — after a rejection,
    another level when one has candidates) is compiled to a Patch and
    validated with SHACL on its touched nodes — an invalid candidate is logged ``invalid`` and never
    scored;
-4. the gate scores it on V against the cached parent score; accepted → ``Workspace.commit`` (a new
+5. the gate scores it on V against the cached parent score; accepted → ``Workspace.commit`` (a new
    version), rejected → ``Workspace.record_rejected``; both carry signature, intervention,
    fingerprint, level, scores and decision.
 
@@ -62,12 +68,14 @@ class Evolver(Protocol):
 class LoopConfig:
     """Loop settings: ``rounds`` (budget), ``patience`` (K consecutive rejections/invalids to stop),
     ``batch_size`` (signatures bundled into one candidate; rejected batches are bisected),
-    ``gate`` (:class:`GateConfig`; ``enabled=False`` is the no-gate ablation)."""
+    ``gate`` (:class:`GateConfig`; ``enabled=False`` is the no-gate ablation), ``screen`` (screen
+    alternatives on the failed trajectory tasks they address before batching, see :func:`screen`)."""
 
     rounds: int = 10
     patience: int = 4
     batch_size: int = 8
     gate: GateConfig = field(default_factory=GateConfig)
+    screen: bool = True
 
 
 @dataclass
@@ -99,6 +107,7 @@ class EvolutionResult:
     stop_reason: str = ""
     final_version: int = 0
     evolver: str = ""
+    screened_out: int = 0  # alternatives dropped by :func:`screen` (never gated, never committed)
 
     def count(self, decision: str) -> int:
         return sum(1 for r in self.rounds if r.decision == decision)
@@ -309,7 +318,14 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
                     freq = _frequency(alternatives, trajs)
                     proposals.append((-freq, rank, m.key, m, alternatives))
             proposals.sort(key=lambda x: x[:3])
-            chosen = _batch(proposals, contexts, config.batch_size, avoid_level)
+
+            def admit(member, candidate):
+                if not config.screen or screen(member, candidate, contexts[member.key], backbone):
+                    return True
+                result.screened_out += 1
+                return False
+
+            chosen = _batch(proposals, contexts, config.batch_size, avoid_level, admit=admit)
         if not chosen:
             result.stop_reason = "no-candidates"
             break
@@ -356,6 +372,48 @@ def _parent_outcomes(m: Member, backbone: Backbone) -> dict:
         scored = _same_path_copy(m.workspace.ontology)
         m.cache[key] = dict(backbone.run(scored, m.validation_questions)[0])
     return m.cache[key]
+
+
+def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Backbone) -> bool:
+    """Does the candidate fix what it was written for? (the loop's step 3)
+
+    Applies the candidate to the member's parent in memory and re-runs the backbone on the failed
+    trajectory tasks it addresses (``candidate.tasks``, from its signature). True iff at least one
+    of them scores higher than on the parent and none lower; True as well when the candidate names
+    no task (nothing to screen on). A candidate that does not compile or apply is screened out.
+    Parent scores come from the same in-memory copy path as the candidate's (see
+    :func:`_same_path_copy`) and are cached per parent version. Screened-out candidates are added to
+    ``member.seen`` so they are not proposed again in this run; they are not gated and not recorded
+    in the history (they never became patches).
+
+    Args:
+        member: the workspace and its trajectory questions.
+        candidate: a :class:`~evoonto.evolution.candidates.Candidate` with ``tasks``.
+        ctx: the parent's :class:`~evoonto.evolution.edits.EditContext`.
+        backbone: the loop's backbone (same one the gate uses).
+    Returns:
+        bool, as above.
+    """
+    questions = [q for q in member.trajectory_questions if q.id in set(candidate.tasks)]
+    if not questions:
+        return True
+    key = ("screen-parent", member.state(), backbone.key)
+    if key not in member.cache:
+        member.cache[key] = dict(backbone.run(_same_path_copy(member.workspace.ontology),
+                                              member.trajectory_questions)[0])
+    parent = member.cache[key]
+    try:
+        fingerprint = stable_fingerprint(candidate, ctx)
+        patched = member.workspace.ontology.with_patch(to_patch(candidate, ctx))
+    except Exception:  # does not compile or apply: the gate would log it invalid; drop it here
+        member.seen.add(candidate.fingerprint())
+        return False
+    outcomes = backbone.run(patched, questions)[0]
+    diffs = [outcomes[q.id] - parent.get(q.id, 0.0) for q in questions]
+    if any(d > 1e-12 for d in diffs) and not any(d < -1e-12 for d in diffs):
+        return True
+    member.seen.add(fingerprint)
+    return False
 
 
 def _untried(candidate: Candidate, ctx: EditContext, seen: set) -> bool:
@@ -464,13 +522,14 @@ def _iris(workspace, view):
     return IriFactory(base_iri_of(workspace, view))
 
 
-def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None = None
-           ) -> list[tuple[Member, Candidate]]:
+def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None = None,
+           admit: Callable[[Member, Candidate], bool] | None = None) -> list[tuple[Member, Candidate]]:
     """The first untried alternative of the top signatures (all members), all of one level: the
     level of the best-ranked untried alternative, preferring one other than ``avoid_level`` (the
     level just rejected) when such an alternative exists. A signature whose first untried
     alternative is already in the batch for the same member (e.g. one Tool setting answering several
-    signatures) takes no place in the ``batch_size`` signatures."""
+    signatures) takes no place in the ``batch_size`` signatures. ``admit(member, alternative)``
+    (the screen) may refuse an alternative; the signature's next alternative is tried instead."""
     if avoid_level is not None:
         others = [p for p in proposals
                   if any(a.level != avoid_level and _untried(a, contexts[p[-2].key], p[-2].seen) for a in p[-1])]
@@ -488,6 +547,8 @@ def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None =
             key = (member.key, tuple(repr(e) for e in alt.edits))
             if key in taken:
                 break
+            if admit is not None and not admit(member, alt):
+                continue
             taken.add(key)
             chosen.append((member, alt))
             level = alt.level

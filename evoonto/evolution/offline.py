@@ -42,5 +42,5 @@ class OfflineEvolver:
             alts = propose(attribute(sig, view), view, prober=self.prober,
                            max_alternatives=self.max_alternatives)
             if alts:
-                out.append([replace(c, frequency=sig.frequency) for c in alts])
+                out.append([replace(c, frequency=sig.frequency, tasks=sig.tasks) for c in alts])
         return out

@@ -73,6 +73,25 @@ class OntologyView:
         return str(value) if value is not None else str(node).rsplit("/", 1)[-1]
 
     @cached_property
+    def browse_counts(self) -> tuple[int, int]:
+        """(default results, maximum results) of browse in this version: the tools graph's
+        ``evo:defaultResults`` / ``evo:maxResults`` read as the tool layer reads them
+        (:func:`evoonto.tools.settings.browse_counts`)."""
+        from evoonto.tools.settings import browse_counts
+
+        scalars = {}
+        for name in ("defaultResults", "maxResults"):
+            value = next(iter(self.tools.objects(None, EVO[name])), None)
+            if value is not None:
+                scalars[name] = value
+        return browse_counts(scalars)
+
+    @property
+    def browse_default(self) -> int:
+        """Hits browse returns when the caller gives no ``n`` (see :attr:`browse_counts`)."""
+        return self.browse_counts[0]
+
+    @cached_property
     def sources(self) -> dict[str, URIRef]:
         """Source id (``dcterms:identifier``) -> source IRI."""
         out = {}

@@ -5,7 +5,7 @@ The settings are RDF so a Tool-level patch can change them (architecture.md §3,
     <B tools/browse> a evo:BrowseSettings ;
         evo:searchField "prefLabel", "altLabel", "value" ;          # literal or IRI (local name used)
         evo:fieldWeight <B tools/browse/weight/prefLabel> ;
-        evo:defaultResults 5 ; evo:maxResults 50 ;
+        evo:defaultResults 8 ; evo:maxResults 50 ;
         evo:fuzzyWeight 0.3 .                                              # a number in [0, 1]
     <B tools/browse/weight/prefLabel> evo:field "prefLabel" ; evo:weight 3.0 .
     <B tools/resolve> a evo:ResolveSettings ; evo:responseBudget 6000 ; evo:evidenceBudget 3 .
@@ -47,10 +47,11 @@ HARD_MAX_RESULTS = 100
 class BrowseSettings:
     """How browse ranks: ``weights`` (field -> weight > 0, only searched fields), result counts, and
     the share of the score given to fuzzy label similarity (``fuzzy_weight`` in [0, 1],
-    ``evo:fuzzyWeight``)."""
+    ``evo:fuzzyWeight``). ``default_results`` (``evo:defaultResults``) is the number of hits when the
+    caller gives no ``n``: 8 unless the tools graph says otherwise (a Tool-level patch may change it)."""
 
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
-    default_results: int = 5
+    default_results: int = 8
     max_results: int = 50
     fuzzy_weight: float = 0.3
 
@@ -91,6 +92,16 @@ def _fraction(value: Any, default: float) -> float:
     return number if number is not None and number <= 1 else default
 
 
+def browse_counts(scalars: dict[str, Any]) -> tuple[int, int]:
+    """(default results, maximum results) from raw ``defaultResults``/``maxResults`` values (RDF
+    literals or numbers; absent, malformed or negative values fall back to the defaults). The maximum
+    is capped at :data:`HARD_MAX_RESULTS` and the default at the maximum; both are at least 1."""
+    default = BrowseSettings()
+    max_results = min(_number(scalars.get("maxResults"), int) or default.max_results, HARD_MAX_RESULTS)
+    default_results = min(_number(scalars.get("defaultResults"), int) or default.default_results, max_results)
+    return max(default_results, 1), max(max_results, 1)
+
+
 def load_settings(ontology: Any) -> ToolSettings:
     """Read browse and resolve settings from the ontology (defaults for anything absent).
 
@@ -124,12 +135,11 @@ def load_settings(ontology: Any) -> ToolSettings:
     searched = fields or set(DEFAULT_WEIGHTS)
     browse_weights = {f: w for f, w in merged.items() if f in searched and w > 0}
     default = BrowseSettings()
-    max_results = min(_number(scalars.get("maxResults"), int) or default.max_results, HARD_MAX_RESULTS)
-    default_results = min(_number(scalars.get("defaultResults"), int) or default.default_results, max_results)
+    default_results, max_results = browse_counts(scalars)
     browse = BrowseSettings(
         weights=browse_weights or dict(DEFAULT_WEIGHTS),
-        default_results=max(default_results, 1),
-        max_results=max(max_results, 1),
+        default_results=default_results,
+        max_results=max_results,
         fuzzy_weight=_fraction(scalars.get("fuzzyWeight"), default.fuzzy_weight),
     )
     rdefault = ResolveSettings()
