@@ -91,3 +91,58 @@ def test_evolve_missing_workspace_or_data(tmp_path, data_dir, workspace, capsys)
     assert main(["evolve", "--workspace", str(tmp_path / "none"), "--data", str(data_dir)]) == 2
     shutil.rmtree(data_dir / "database")
     assert main(["evolve", "--workspace", str(workspace), "--data", str(data_dir), "--no-progress"]) == 2
+
+
+def _v_and_construction_ids(data_dir):
+    from evoonto.evaluation.benchmarks import load_benchmark
+    from evoonto.evaluation.splits import make_splits
+
+    splits = make_splits(load_benchmark("spider", data_dir).questions, seed=0)
+    return splits.fold("A", "validation", "toy"), splits.fold("A", "construction", "toy")
+
+
+def _write_log(path, tasks):
+    with path.open("w") as fh:
+        for task, question in tasks:
+            fh.write(json.dumps({"session": "s1", "task": task, "seq": 0, "version": 0, "tool": "browse",
+                                 "arguments": {"q": question}, "result_ids": [], "question": question}) + "\n")
+            fh.write(json.dumps({"session": "s1", "task": task, "seq": 1, "version": 7, "tool": "browse",
+                                 "arguments": {"q": "stale"}, "result_ids": []}) + "\n")
+
+
+def test_evolve_diagnoses_a_recorded_mcp_log_and_leaves_out_v_and_stale_events(workspace, data_dir, tmp_path, capsys):
+    from evoonto.workspace import Workspace
+
+    validation, construction = _v_and_construction_ids(data_dir)
+    log, verdicts = tmp_path / "log.jsonl", tmp_path / "verdicts.jsonl"
+    _write_log(log, [("agent-1", "Who is the youngest performer?"), (validation[0], "a V question"),
+                     (construction[0], "a construction question")])
+    verdicts.write_text("\n".join(json.dumps(r) for r in (
+        {"task": "agent-1", "passed": False}, {"task": validation[0], "passed": False},
+        {"task": construction[0], "score": 1.0})) + "\n")
+    code = main(["evolve", "--workspace", str(workspace), "--data", str(data_dir), "--rounds", "1",
+                 "--patience", "1", "--no-progress", "--trajectories", str(log), "--outcomes", str(verdicts)])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    # agent-1 and the construction task are kept; the V task and the version-7 events are left out
+    assert "trajectories: 2 tasks" in out.err and "1 failed" in out.err
+    assert "2 events of other versions" not in out.err and "3 events of other versions" in out.err
+    assert "1 verdicts of V/other folds left out" in out.err
+    assert Workspace.open(workspace).version == sum(1 for e in Workspace.open(workspace).log()
+                                                     if e.decision == "accepted")
+
+
+def test_evolve_recorded_log_errors(workspace, data_dir, tmp_path, capsys):
+    validation, _ = _v_and_construction_ids(data_dir)
+    log, verdicts = tmp_path / "log.jsonl", tmp_path / "verdicts.json"
+    _write_log(log, [(validation[0], "a V question")])
+    verdicts.write_text(json.dumps({validation[0]: False}))
+    base = ["evolve", "--workspace", str(workspace), "--data", str(data_dir), "--no-progress"]
+    assert main(base + ["--trajectories", str(log)]) == 2
+    assert "go together" in capsys.readouterr().err
+    assert main(base + ["--trajectories", str(log), "--outcomes", str(verdicts)]) == 2
+    assert "V and of other folds are left out" in capsys.readouterr().err  # only a V task: nothing to diagnose
+    verdicts.write_text(json.dumps({"x": "maybe"}))
+    assert main(base + ["--trajectories", str(log), "--outcomes", str(verdicts)]) == 2
+    assert "score in [0, 1]" in capsys.readouterr().err
+    assert not (workspace / "patches").exists() or not any((workspace / "patches").iterdir())

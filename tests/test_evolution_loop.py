@@ -177,3 +177,26 @@ def test_screen_keeps_candidates_without_tasks_and_refuses_ones_that_worsen_a_ta
     assert not screen(member, harmful, ctx, backbone)
     from evoonto.evolution.loop import stable_fingerprint
     assert stable_fingerprint(harmful, ctx) in member.seen  # not proposed again in this run
+
+
+def test_recorded_trajectories_replace_the_trajectory_run_at_the_starting_version():
+    from evoonto.evolution.trajectories import Event, TaskTrajectory
+
+    recorded = [TaskTrajectory("agent-7", "Who is the youngest singer?", "toy",
+                               [Event("browse", {"q": "Who is the youngest singer?"}, result=[])], passed=False)]
+    seen = []
+
+    @dataclass
+    class Spy:
+        name: str = "spy"
+
+        def propose(self, trajectories, view, ctx):
+            seen.append([t.task_id for t in trajectories])
+            return []
+
+    ws = FakeWorkspace(toy_ontology())
+    backbone = ToyBackbone(GOLD, k=1)
+    result = evolve(ws, backbone=backbone, trajectory_questions=TRAIN, validation_questions=VALID,
+                    evolver=Spy(), config=LoopConfig(rounds=2), recorded_trajectories=recorded)
+    assert seen == [["agent-7"]] and backbone.calls == 0  # the log was diagnosed; nothing was re-run
+    assert result.stop_reason == "no-candidates"

@@ -34,6 +34,7 @@ Examples:
   evoonto evolve --data DIR --db concert_singer --tau 0.01 --test bootstrap
   evoonto evolve --data DIR --evolver anthropic:claude-sonnet-5-5      # Claude proposes patches
   evoonto evolve --data DIR --no-gate                                   # ablation: accept every valid patch
+  evoonto evolve --trajectories ws/trajectories/S.jsonl --outcomes verdicts.jsonl   # an agent's MCP log
 """
 
 
@@ -71,6 +72,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--agent", default=None, metavar="anthropic:MODEL", help="agent backbone for --scorer ex")
     parser.add_argument("--evolver", default="offline", metavar="offline|anthropic:MODEL",
                         help="who proposes diagnoses and patches (default offline heuristics)")
+    parser.add_argument("--trajectories", default=None, metavar="LOG.jsonl",
+                        help="diagnose the agent's recorded tool calls (the MCP server's trajectory log, "
+                             "`evoonto serve` writes it under <workspace>/trajectories/) instead of re-running the construction "
+                             "questions; needs --outcomes. Events of other versions, and tasks of the gate's "
+                             "V or of other folds, are left out")
+    parser.add_argument("--outcomes", default=None, metavar="FILE",
+                        help="the evaluator's verdict per task of --trajectories: JSON Lines "
+                             '{"task": ID, "passed": true|false} (or "score": 0..1), or one JSON object {ID: verdict}')
     parser.add_argument("--no-gate", action="store_true",
                         help="ablation: accept every valid candidate (still scored and logged)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -188,6 +197,50 @@ def make_evolver(spec: str, prober):
     return ClaudeEvolver(make_client(), model.strip(), prober=prober)
 
 
+def _recorded_trajectories(args, ws, bench, splits, db_id: str, construction) -> list | None:
+    """Trajectories of ``--trajectories`` with ``--outcomes`` (None without them).
+
+    Keeps events served at the workspace's current version (or without a version) and tasks that are
+    not benchmark questions or belong to the training fold's construction pool: the gate's V and the
+    held-out fold must not steer the patches. Prints what was kept to stderr.
+
+    Raises:
+        ConfigurationError: only one of the two options given.
+        WorkloadError: unreadable files, or nothing left to diagnose.
+    """
+    import sys
+
+    from evoonto.errors import ConfigurationError, WorkloadError
+    from evoonto.evolution.trajectories import group_events, read_log, read_outcomes, task_key
+
+    if args.trajectories is None and args.outcomes is None:
+        return None
+    if args.trajectories is None or args.outcomes is None:
+        raise ConfigurationError("--trajectories and --outcomes go together (the log has no pass/fail)")
+    records = read_log(args.trajectories)
+    outcomes = read_outcomes(args.outcomes)
+    current = [r for r in records if r.get("version") in (None, ws.version)]
+    allowed = {q.id for q in construction}
+    benchmark_ids = {q.id for q in bench.questions}
+
+    def usable(task) -> bool:
+        return task not in benchmark_ids or task in allowed
+
+    questions = {q.id: q for q in bench.questions if q.id in allowed}
+    kept = [r for r in current if usable(str(task_key(r)))]
+    verdicts = {t: v for t, v in outcomes.items() if usable(t)}
+    trajectories = [t for t in group_events(kept, verdicts, questions=questions) if t.passed is not None]
+    for t in trajectories:
+        t.db_id = t.db_id or db_id
+    if not trajectories:
+        raise WorkloadError(f"no task of {args.trajectories} has both events at version {ws.version} and a "
+                            f"verdict in {args.outcomes} (tasks of V and of other folds are left out)")
+    print(f"trajectories: {len(trajectories)} tasks from {args.trajectories} "
+          f"({sum(t.failed for t in trajectories)} failed; {len(records) - len(current)} events of other versions "
+          f"and {len(outcomes) - len(verdicts)} verdicts of V/other folds left out)", file=sys.stderr)
+    return trajectories
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the loop and print one line per round and a summary; returns 0."""
     import sys
@@ -230,6 +283,7 @@ def run(args: argparse.Namespace) -> int:
     validation = [by_id[i] for i in splits.fold(args.fold, "validation", db_id)]
     if not validation:
         raise WorkloadError(f"fold {args.fold} has no validation questions for {db_id}")
+    recorded = _recorded_trajectories(args, ws, bench, splits, db_id, trajectory_questions)
     gate = GateConfig(tau=args.tau, test=args.test, alpha=args.alpha, seed=seed, enabled=not args.no_gate)
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch, gate=gate)
     source = open_source(str(bench.databases[db_id]))
@@ -259,7 +313,8 @@ def run(args: argparse.Namespace) -> int:
                            f"{record.intervention[:70]}  ({record.reason})", file=sys.stdout)
 
             result = evolve(ws, backbone=backbone, trajectory_questions=trajectory_questions,
-                            validation_questions=validation, evolver=evolver, config=config, on_round=on_round)
+                            validation_questions=validation, evolver=evolver, config=config, on_round=on_round,
+                            recorded_trajectories=recorded)
     finally:
         source.close()
     print(f"{result.accepted} accepted, {result.rejected} rejected, {result.invalid} invalid; "

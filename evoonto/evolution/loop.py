@@ -226,6 +226,10 @@ class Member:
     ``validation_questions``: its part of the gate validation set V (disjoint from the former);
     ``cache``: backbone results per (kind, version state, backbone key) — pass the same dict to
     members built from the same base to share the version-0 trajectory run and parent scores.
+    ``recorded``: trajectories an agent produced on the workspace's *current* version (e.g. the MCP
+    server's log with the evaluator's pass/fail, :func:`evoonto.evolution.trajectories.group_events`);
+    diagnosis uses them while the workspace is still at that version, and the backbone's runs of
+    ``trajectory_questions`` once a patch has been accepted (the log describes the old version).
     """
 
     key: str
@@ -234,6 +238,12 @@ class Member:
     validation_questions: list
     cache: dict = field(default_factory=dict, repr=False)
     seen: set = field(default_factory=set, repr=False)
+    recorded: list | None = field(default=None, repr=False)
+    recorded_version: int | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if self.recorded is not None and self.recorded_version is None:
+            self.recorded_version = self.workspace.version
 
     def state(self) -> tuple:
         """Identity of the active version: its number and the fingerprints of the accepted patches
@@ -257,7 +267,8 @@ class _Part:
 
 def evolve(workspace, *, backbone: Backbone, trajectory_questions, validation_questions,
            evolver: Evolver, config: LoopConfig | None = None,
-           on_round: Callable[[RoundRecord], None] | None = None) -> EvolutionResult:
+           on_round: Callable[[RoundRecord], None] | None = None,
+           recorded_trajectories: list | None = None) -> EvolutionResult:
     """Run the loop on one workspace until the stop rule fires.
 
     Args:
@@ -269,12 +280,15 @@ def evolve(workspace, *, backbone: Backbone, trajectory_questions, validation_qu
         evolver: the proposer (offline heuristics or Claude).
         config: :class:`LoopConfig`.
         on_round: called after every round (progress bars, logging).
+        recorded_trajectories: optional agent trajectories on the current version (see
+            :class:`Member` ``recorded``); None = the backbone's runs of ``trajectory_questions``.
     Returns:
         An :class:`EvolutionResult`. The workspace holds every decision in its history.
     Raises:
         KeyboardInterrupt: propagated untouched; the workspace stays at its last committed version.
     """
-    member = Member("main", workspace, list(trajectory_questions), list(validation_questions))
+    member = Member("main", workspace, list(trajectory_questions), list(validation_questions),
+                    recorded=None if recorded_trajectories is None else list(recorded_trajectories))
     return evolve_group([member], backbone=backbone, evolver=evolver, config=config, on_round=on_round)
 
 
@@ -360,6 +374,8 @@ def _frequency(alternatives: list[Candidate], trajectories) -> int:
 
 
 def _trajectories(m: Member, backbone: Backbone) -> list:
+    if m.recorded is not None and m.workspace.version == m.recorded_version:
+        return m.recorded
     key = ("trajectories", m.state(), backbone.key)
     if key not in m.cache:
         m.cache[key] = backbone.run(m.workspace.ontology, m.trajectory_questions)[1]

@@ -82,7 +82,9 @@ class TaskTrajectory:
         return [e for e in self.events if e.tool == tool]
 
 
-def _task_key(record: Mapping) -> str | None:
+def task_key(record: Mapping) -> str | None:
+    """The task a log record belongs to: its ``task``, ``task_id``, ``question_id``, ``session`` or
+    ``session_id`` (the first present), or None."""
     for key in ("task", "task_id", "question_id", "session", "session_id"):
         if record.get(key) not in (None, ""):
             return str(record[key])
@@ -137,7 +139,7 @@ def group_events(records: Iterable[Mapping], outcomes: Mapping[str, bool | float
         return by_task[task_id]
 
     for rec in records:
-        key = _task_key(rec)
+        key = task_key(rec)
         if key is None:
             continue
         traj = get(key)
@@ -156,3 +158,51 @@ def group_events(records: Iterable[Mapping], outcomes: Mapping[str, bool | float
             traj.score = float(outcome)
             traj.passed = traj.score >= 1.0 - 1e-9
     return [by_task[k] for k in sorted(by_task)]
+
+
+def read_outcomes(path: str | Path) -> dict[str, bool | float]:
+    """Read the evaluator's verdicts per task: JSON Lines (one object per line with the task id under
+    ``task``/``task_id``/``question_id``/``id`` and ``passed`` (bool) or ``score`` (number in [0, 1]))
+    or one JSON object ``{task id: bool | number}``.
+
+    Returns:
+        task id -> bool (pass/fail) or float (graded outcome; :func:`group_events` counts ≥ 1.0 as pass).
+    Raises:
+        WorkloadError: missing file, malformed JSON (names the line), a record without a task id or
+            verdict, or a score outside [0, 1].
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise WorkloadError(f"outcomes file not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict) and not any(k in whole for k in ("task", "task_id", "question_id", "id")):
+        items = [(str(k), v, f"{path}: key {k!r}") for k, v in whole.items()]
+    else:
+        items = []
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise WorkloadError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
+            key = next((str(rec[k]) for k in ("task", "task_id", "question_id", "id")
+                        if isinstance(rec, dict) and rec.get(k) not in (None, "")), None)
+            if key is None:
+                raise WorkloadError(f"{path}:{lineno}: an outcome needs a task id (task, task_id or id)")
+            value = rec.get("passed", rec.get("score"))
+            items.append((key, value, f"{path}:{lineno}"))
+    out: dict[str, bool | float] = {}
+    for key, value, where in items:
+        if isinstance(value, bool):
+            out[key] = value
+        elif isinstance(value, (int, float)) and 0.0 <= float(value) <= 1.0:
+            out[key] = float(value)
+        else:
+            raise WorkloadError(f"{where}: the verdict must be passed (true/false) or a score in [0, 1], "
+                                f"got {value!r}")
+    return out
