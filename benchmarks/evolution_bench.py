@@ -20,8 +20,8 @@ see question texts, tool results and pass/fail only.
 
 Usage::
 
-    python benchmarks/evolution_bench.py [--data ../shared/data/spider] [--seed 0] [--rounds 8]
-        [--patience 3] [--tau 0.0] [--alpha 0.25] [--metric strict|column] [--db concert_singer ...]
+    python benchmarks/evolution_bench.py [--data ../shared/data/spider] [--seed 0] [--rounds 10]
+        [--patience 4] [--batch 8] [--tau 0.0] [--alpha 0.25] [--metric strict|column] [--db concert_singer ...]
 """
 
 from __future__ import annotations
@@ -77,9 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "spider"))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--rounds", type=int, default=12, help="round budget per fold")
-    parser.add_argument("--patience", type=int, default=3)
-    parser.add_argument("--batch", type=int, default=16, help="signatures bundled per candidate")
+    # loop defaults = `evoonto evolve`'s defaults (rounds 10, patience 4, batch 8)
+    parser.add_argument("--rounds", type=int, default=10, help="round budget per fold")
+    parser.add_argument("--patience", type=int, default=4)
+    parser.add_argument("--batch", type=int, default=8, help="signatures bundled per candidate")
     parser.add_argument("--tau", type=float, default=0.0)
     parser.add_argument("--alpha", type=float, default=0.25)
     parser.add_argument("--test", default="sign", choices=("sign", "bootstrap", "none"))

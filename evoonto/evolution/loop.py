@@ -8,9 +8,9 @@ Paper §"Evolution loop" (Algorithm: rounds over L_t). One round:
    writes candidates; candidates whose fingerprint was rejected before are dropped;
 3. each alternative that would enter the round's batch is first **screened** on the failed trajectory
    tasks it was written for (:func:`screen`): applied in memory, the backbone re-runs those tasks
-   only, and the alternative is kept iff it improves at least one of them and worsens none (an edit
-   that does not even fix the failure it addresses is dropped before the gate; the next alternative
-   of the signature takes its place). This uses the trajectories' pass/fail and scores, never gold
+   only, and the alternative is kept iff their summed score rises (an edit that does not even fix
+   the failures it addresses is dropped before the gate; the next alternative of the signature takes
+   its place). This uses the trajectories' pass/fail and scores, never gold
    or V;
 4. the round's candidate (a bisection half of a rejected batch that improved some questions, else a
    batch of the top signatures' first untried alternatives, all of one level — after a rejection,
@@ -394,9 +394,9 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
     """Does the candidate fix what it was written for? (the loop's step 3)
 
     Applies the candidate to the member's parent in memory and re-runs the backbone on the failed
-    trajectory tasks it addresses (``candidate.tasks``, from its signature). True iff at least one
-    of them scores higher than on the parent and none lower; True as well when the candidate names
-    no task (nothing to screen on). A candidate that does not compile or apply is screened out.
+    trajectory tasks it addresses (``candidate.tasks``, from its signature). True iff their summed
+    score rises (it fixes more of what it was written for than it breaks; the gate then judges it on
+    V); True as well when the candidate names no task (nothing to screen on). A candidate that does not compile or apply is screened out.
     Parent scores come from the same in-memory copy path as the candidate's (see
     :func:`_same_path_copy`) and are cached per parent version. Screened-out candidates are added to
     ``member.seen`` so they are not proposed again in this run; they are not gated and not recorded
@@ -425,8 +425,7 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
         member.seen.add(candidate.fingerprint())
         return False
     outcomes = backbone.run(patched, questions)[0]
-    diffs = [outcomes[q.id] - parent.get(q.id, 0.0) for q in questions]
-    if any(d > 1e-12 for d in diffs) and not any(d < -1e-12 for d in diffs):
+    if sum(outcomes[q.id] - parent.get(q.id, 0.0) for q in questions) > 1e-12:
         return True
     member.seen.add(fingerprint)
     return False
