@@ -63,7 +63,7 @@ def _evolve(bench, plan, graphs, *, gate_enabled, args, policy, workdir, sources
         members.append(Member(db_id, ws, list(workload), list(validation), cache=caches.setdefault(db_id, {})))
     backbone = LinkingBackbone(bench, policy=policy, metric=args.metric, sources=sources)
     evolver = OfflineEvolver(prober=ValueProber(sources), kinds=tuple(args.kinds))
-    config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch,
+    config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch, screen=not args.no_screen,
                         gate=GateConfig(tau=args.tau, alpha=args.alpha, test=args.test, seed=args.seed,
                                         enabled=gate_enabled))
     result = evolve_group(members, backbone=backbone, evolver=evolver, config=config,
@@ -86,13 +86,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test", default="sign", choices=("sign", "bootstrap", "none"))
     parser.add_argument("--metric", default="column", choices=("strict", "column"),
                         help="per-question outcome the gate compares (held-out reports strict recall)")
-    parser.add_argument("--kinds", nargs="+", default=["unlinked_phrase", "missing_value", "shallow_retrieval"])
+    parser.add_argument("--kinds", nargs="+", default=["unlinked_phrase", "missing_value", "shallow_retrieval", "crowded_retrieval"])
     parser.add_argument("-n", type=int, default=None,
                         help="browse hits of the retrieval policy (default: the browse tool's default of each "
                              "version, 8 unless a Tool-level patch changed it)")
     parser.add_argument("--budget", type=int, default=8000, help="characters read per question (browse + resolve answers)")
     parser.add_argument("--db", nargs="*", default=None, help="only these databases")
     parser.add_argument("--no-ablation", action="store_true", help="skip the no-gate ablation")
+    parser.add_argument("--no-screen", action="store_true",
+                        help="ablation: do not screen alternatives on their own failed tasks (both runs)")
     parser.add_argument("--verbose", "-v", action="store_true", help="print every round")
     args = parser.parse_args(argv)
 
@@ -164,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"Spider dev, {len({q.db_id for q in questions})} databases, reciprocal two-fold (seed {args.seed}); "
           f"policy {policy.to_json()}; gate: τ={args.tau}, {args.test} test α={args.alpha}, "
-          f"metric={args.metric}; rounds ≤ {args.rounds}, patience {args.patience}, batch {args.batch}")
+          f"metric={args.metric}; rounds ≤ {args.rounds}, patience {args.patience}, batch {args.batch}; "
+          f"screening {'off' if args.no_screen else 'on'}; diagnosed kinds {', '.join(args.kinds)}")
     print(f"{'condition':10s} {'questions':>9s} {'strict':>8s} {'column':>8s} {'value':>8s} {'avg tokens':>10s}")
     for name in ("baseline", "initial", "evolved", "nogate"):
         if outcomes[name]:

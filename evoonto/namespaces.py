@@ -85,6 +85,7 @@ class EVO(DefinedNamespace):
     formula: URIRef  # formula
     fuzzyWeight: URIRef  # fuzzy weight
     grain: URIRef  # grain
+    hitsPerColumn: URIRef  # hits per column
     intervention: URIRef  # intervention
     joinCondition: URIRef  # join condition
     joinPath: URIRef  # join path

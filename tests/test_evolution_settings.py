@@ -75,3 +75,40 @@ def test_cut_off_browse_answers_are_diagnosed_as_shallow_retrieval(view):
     sigs = diagnose([traj("full", 8), traj("short", 3), traj("full-n", 5, n=5), traj("ok", 8, passed=True)],
                     view, kinds=("shallow_retrieval",))
     assert [(s.kind, s.tasks) for s in sigs] == [("shallow_retrieval", ("full", "full-n"))]
+
+
+def test_crowded_browse_answers_are_diagnosed_and_answered_by_result_collapsing():
+    from evoonto.evolution.candidates import COLLAPSE_STEPS
+    from evoonto.evolution.diagnose import diagnose
+    from evoonto.evolution.trajectories import Event, TaskTrajectory
+    from evoonto.records import Mapping, Term
+
+    # two value Terms of singer.Country besides the column's own Term: three Terms on one column
+    extra = []
+    src, table, column = IRIS.source("toy"), IRIS.table("toy", "singer"), IRIS.column("toy", "singer", "Country")
+    for value in ("France", "Japan"):
+        term, m = IRIS.term("toy", f"singer-country-{value.lower()}"), IRIS.mapping("toy", "singer", value)
+        extra += list(Term(term, value, kinds=["Category"], mappings=[m]).to_triples())
+        extra += list(Mapping(m, term, src, table, column).to_triples())
+    view = OntologyView(toy_ontology(extra_content=extra))
+    country = [str(t.iri) for t in view.terms_at("toy", "singer", "Country")]
+    assert len(country) == 3
+    age = str(IRIS.term("toy", "singer-age"))
+
+    def traj(task, ids, passed=False):
+        return TaskTrajectory(task, "French singers by age", "toy",
+                              [Event("browse", {"q": "French singers by age"}, result=[{"id": i} for i in ids])],
+                              passed=passed)
+
+    short_ids = [i.split("/", 3)[-1] for i in country]  # ids without the base, as a short-id tool prints them
+    sigs = diagnose([traj("crowded", country + [age]), traj("short-ids", short_ids),
+                     traj("spread", country[:2] + [age]), traj("passed", country, passed=True)],
+                    view, kinds=("crowded_retrieval",))
+    assert [(s.kind, s.tasks) for s in sigs] == [("crowded_retrieval", ("crowded", "short-ids"))]
+    alternatives = propose(attribute(sigs[0], view), view)
+    assert [c.edits[0] for c in alternatives] == [SetToolSetting("browse.hitsPerColumn", n) for n in COLLAPSE_STEPS]
+    assert all(c.level == "tool" for c in alternatives)
+    compiled = alternatives[0].edits[0].compile(EditContext(view, IRIS))
+    assert any(p == EVO.hitsPerColumn and o == Literal(1) for _, p, o in compiled.additions["tools"])
+    with pytest.raises(EditError):
+        SetToolSetting("browse.hitsPerColumn", -1).compile(EditContext(view, IRIS))

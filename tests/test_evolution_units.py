@@ -4,6 +4,7 @@ attribution, edits/candidates and fingerprints."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from rdflib import Literal
@@ -239,3 +240,24 @@ def test_offline_writer_cue_words_and_value_probes(view, prober):
     triples = first.compile(ctx).additions["content"]
     assert any(p == EVO.sampleValue and str(o) == "France" for _, p, o in triples)
     assert any(p == EVO.query for _, p, _ in triples)  # the probe's exact query is kept (PROV)
+
+
+def test_read_outcomes_accepts_json_lines_and_one_object_and_names_bad_lines(tmp_path):
+    from evoonto.errors import WorkloadError
+    from evoonto.evolution.trajectories import read_outcomes
+
+    lines = tmp_path / "v.jsonl"
+    lines.write_text('{"task": "a", "passed": true}\n\n{"id": "b", "score": 0.5}\n')
+    assert read_outcomes(lines) == {"a": True, "b": 0.5}
+    whole = tmp_path / "v.json"
+    whole.write_text('{"a": false, "b": 1}')
+    assert read_outcomes(whole) == {"a": False, "b": 1.0}
+    for body, message in (('{"task": "a", "passed": true}\nnot json\n', "v.jsonl:2: not JSON"),
+                          ('{"passed": true}\n', "needs a task id"),
+                          ('{"task": "a", "score": 3}\n', "score in [0, 1]"),
+                          ('[1, 2]\n', "must be a JSON object")):
+        lines.write_text(body)
+        with pytest.raises(WorkloadError, match=re.escape(message)):
+            read_outcomes(lines)
+    with pytest.raises(WorkloadError, match="not found"):
+        read_outcomes(tmp_path / "missing.jsonl")

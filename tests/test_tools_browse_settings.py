@@ -54,3 +54,44 @@ def test_documents_do_not_depend_on_triple_order():
     assert forward == backward
     assert [h["id"] for h in OntologyTools(load(quads)).browse("singer", kind="any", n=10)] == \
         [h["id"] for h in OntologyTools(load(list(reversed(quads)))).browse("singer", kind="any", n=10)]
+
+
+def test_hits_per_column_collapses_results_mapping_one_column():
+    from evoonto.tools.index import SearchIndex  # noqa: F401  (documents carry their table.column locations)
+
+    plain = OntologyTools(load())
+    assert plain.settings.browse.hits_per_column == 0  # default: no collapsing
+    query = "singer name age country"
+    before = plain.browse(query, kind="any", n=20)
+    docs = {d.iri: d for d in gather_documents(load())}
+
+    def column_of(hit):
+        doc = docs.get(hit["id"]) or next(d for iri, d in docs.items() if iri.endswith(hit["id"]))
+        return doc.locations[0] if doc.locations else None
+
+    counts = {}
+    for hit in before:
+        if column_of(hit):
+            counts[column_of(hit)] = counts.get(column_of(hit), 0) + 1
+    assert max(counts.values()) >= 2  # the fixture has a column hit twice (else the test proves nothing)
+    collapsed = with_settings(hitsPerColumn=1)
+    assert collapsed.settings.browse.hits_per_column == 1
+    after = collapsed.browse(query, kind="any", n=20)
+    columns = [column_of(h) for h in after if column_of(h)]
+    assert len(columns) == len(set(columns))  # one hit per column
+    # order is kept: the hits that remain appear in their original relative order
+    kept = [h["id"] for h in after]
+    assert kept == [h["id"] for h in before if h["id"] in set(kept)]
+    assert with_settings(hitsPerColumn=-2).settings.browse.hits_per_column == 0  # malformed: ignored
+
+
+def test_collapse_by_column_keeps_unlocated_documents_and_order():
+    from types import SimpleNamespace
+
+    from evoonto.tools.browse import collapse_by_column
+
+    docs = [SimpleNamespace(locations=loc) for loc in (["t.a"], ["t.a"], [], ["t.b"], ["t.a"], [])]
+    ranked = [(1.0 - i / 10, i) for i in range(len(docs))]
+    assert [i for _, i in collapse_by_column(ranked, docs, 1)] == [0, 2, 3, 5]
+    assert [i for _, i in collapse_by_column(ranked, docs, 2)] == [0, 1, 2, 3, 5]
+    assert collapse_by_column(ranked, docs, 0) == ranked

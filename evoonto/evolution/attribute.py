@@ -38,7 +38,8 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
       with its join condition is missing); Schema otherwise.
     * ``unknown_column``: Content — a label led the agent to a column name that does not exist
       (a hidden label / Mapping correction is needed).
-    * ``shallow_retrieval``, ``ignored_constraint``, ``repeated_probe``: Tool — the content is there
+    * ``shallow_retrieval``, ``crowded_retrieval``, ``ignored_constraint``, ``repeated_probe``: Tool —
+      the content is there
       (every phrase linked / the Constraint exists / the agent kept asking) but the tools did not
       surface it or steer the agent.
     """
@@ -64,6 +65,9 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
         return Attribution(signature, "schema", "the schema has no relation type to record a join")
     if kind == "ignored_constraint":
         return Attribution(signature, "tool", "the Constraint exists but the agent's SQL ignored it")
+    if kind == "crowded_retrieval":
+        return Attribution(signature, "tool", "browse spent its answer on one column's Terms; the other "
+                                              "columns the question names were cut off")
     if kind == "repeated_probe":
         return Attribution(signature, "tool", "the agent repeated the same call; the manifest did not guide it")
     return Attribution(signature, "tool", "every phrase was linked yet the needed items were not surfaced")

@@ -29,6 +29,9 @@ from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.view import OntologyView, TermInfo
 
 
+#: Result-collapsing limits (hits per column) the crowded_retrieval Tool candidates propose, in order.
+COLLAPSE_STEPS = (1, 2)
+
 #: How many more browse results the "deeper retrieval" Tool candidates ask for (shallow_retrieval),
 #: smallest first: a rejected step is followed by a larger one in a later round.
 DEPTH_STEPS = (4, 8, 16)
@@ -248,8 +251,9 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
       (a new Term for the column when none maps it).
     * ``unknown_column`` → a hidden label with the wrong name on the closest real column's Term.
     * ``guessed_join`` → an Association between the two tables' Entity Terms with the join condition.
-    * ``shallow_retrieval`` → re-weight one browse field up or down, or return more results
-      (Tool level).
+    * ``shallow_retrieval`` → return more results by default, or re-weight one browse field up or
+      down (Tool level).
+    * ``crowded_retrieval`` → collapse browse results to at most 1 (then 2) hits per column (Tool level).
     * ``ignored_constraint`` / ``repeated_probe`` → a manifest note (Tool level).
 
     Returns an empty list when nothing sensible can be written (the loop then moves on).
@@ -321,6 +325,14 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
                 value = round(weights[name] * factor, 3)
                 out.append(Candidate(sid, f"browse weight {name} {weights[name]:g} -> {value:g}", "tool",
                                      (SetFieldWeight(name, value),), reason))
+    elif sig.kind == "crowded_retrieval":
+        # collapse results per column (at most COLLAPSE_STEPS hits per column), tightest first
+        current = view.browse_setting("hitsPerColumn", 0)
+        for per in COLLAPSE_STEPS:
+            if current == 0 or per < current:
+                out.append(Candidate(sid, f"browse keeps at most {per} hit(s) per column (was "
+                                          f"{current or 'no limit'})", "tool",
+                                     (SetToolSetting("browse.hitsPerColumn", per),), reason))
     elif sig.kind == "ignored_constraint":
         cond = sig.detail("condition", "")
         out.append(Candidate(sid, "manifest note on the ignored constraint", "tool",

@@ -13,6 +13,9 @@ Signature kinds:
 ``shallow_retrieval`` the task failed although every content word was linked, or every browse answer
                       of the task was cut off at its result limit (more ranked candidates existed
                       below the cut): retrieval may be too shallow
+``crowded_retrieval`` a browse answer of the failed task spends :data:`CROWDED` or more hits on Terms
+                      mapping one table column (typically a column and its value Terms), so other
+                      columns were pushed below the cut
 ``guessed_join``      the agent's SQL joins on a condition no relation/mapping records
 ``ignored_constraint``a Constraint's trigger keyword is in the question but its condition is not in
                       the final SQL
@@ -37,8 +40,11 @@ from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
 from evoonto.namespaces import EVO
 
-KINDS = ("unlinked_phrase", "missing_value", "shallow_retrieval", "guessed_join", "ignored_constraint",
-         "repeated_probe", "unknown_column")
+KINDS = ("unlinked_phrase", "missing_value", "shallow_retrieval", "crowded_retrieval", "guessed_join",
+         "ignored_constraint", "repeated_probe", "unknown_column")
+
+#: Hits on one column in one browse answer from which the answer counts as crowded.
+CROWDED = 3
 
 _UNKNOWN_COLUMN = re.compile(
     r"no such column:\s*([\w.\"`\[\]]+)|column \"?([\w.]+)\"? (?:does not exist|not found)|"
@@ -109,6 +115,22 @@ def _browse_cut_off(traj: TaskTrajectory, default_n: int) -> bool:
         if event.error or not isinstance(limit, int) or shown < limit:
             return False
     return True
+
+
+def _crowded_columns(traj: TaskTrajectory, view: OntologyView) -> set[str]:
+    """``table.column`` of every column that :data:`CROWDED` or more hits of one browse answer map."""
+    out = set()
+    for event in traj.calls("browse"):
+        ids = [h.get("id") for h in event.result if isinstance(h, dict)] if isinstance(event.result, list) \
+            else list(event.result_ids)
+        counts: dict[str, int] = defaultdict(int)
+        for ident in ids:
+            term = view.term_of_id(str(ident or ""))
+            columns = {f"{table}.{column}" for _, table, column in (term.locations if term else ()) if column}
+            for key in columns:
+                counts[key] += 1
+        out |= {key for key, n in counts.items() if n >= CROWDED}
+    return out
 
 
 def _sqls(traj: TaskTrajectory) -> list[str]:
@@ -204,6 +226,8 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
                     add("unlinked_phrase", w, src, traj)
             if "shallow_retrieval" in kinds and (not unlinked or _browse_cut_off(traj, view.browse_default)):
                 add("shallow_retrieval", "browse-depth", None, traj)
+        if "crowded_retrieval" in kinds and traj.events and _crowded_columns(traj, view):
+            add("crowded_retrieval", "browse-collapse", None, traj)
         if "missing_value" in kinds and prober is not None and src is not None:
             for value in tx.literal_values(traj.question):
                 if normalize(value) in view.evidence_values:

@@ -312,11 +312,12 @@ class AddRelation(Edit):
 # ---------------------------------------------------------------- tool level
 
 #: Scalar tool settings: name -> (settings node name, class, property, kind). ``count`` values are
-#: integers ≥ 1; ``fraction`` values are numbers in [0, 1].
+#: integers ≥ 1; ``limit`` values integers ≥ 0 (0 = no limit); ``fraction`` values numbers in [0, 1].
 _SETTINGS = {
     "browse.defaultResults": ("browse", EVO.BrowseSettings, EVO.defaultResults, "count"),
     "browse.maxResults": ("browse", EVO.BrowseSettings, EVO.maxResults, "count"),
     "browse.fuzzyWeight": ("browse", EVO.BrowseSettings, EVO.fuzzyWeight, "fraction"),
+    "browse.hitsPerColumn": ("browse", EVO.BrowseSettings, EVO.hitsPerColumn, "limit"),
     "resolve.responseBudget": ("resolve", EVO.ResolveSettings, EVO.responseBudget, "count"),
     "resolve.evidenceBudget": ("resolve", EVO.ResolveSettings, EVO.evidenceBudget, "count"),
 }
@@ -331,8 +332,9 @@ def settings_node(view, name: str, cls) -> URIRef | None:
 @dataclass(frozen=True)
 class SetToolSetting(Edit):
     """Set one browse/resolve setting: the counts ``browse.defaultResults``, ``browse.maxResults``,
-    ``resolve.responseBudget`` (characters), ``resolve.evidenceBudget`` (integers ≥ 1) or the fraction
-    ``browse.fuzzyWeight`` (a number in [0, 1]; see :class:`evoonto.tools.settings.BrowseSettings`)."""
+    ``resolve.responseBudget`` (characters), ``resolve.evidenceBudget`` (integers ≥ 1), the limit
+    ``browse.hitsPerColumn`` (integer ≥ 0, 0 = no collapsing) or the fraction ``browse.fuzzyWeight``
+    (a number in [0, 1]; see :class:`evoonto.tools.settings.BrowseSettings`)."""
 
     setting: str
     value: float
@@ -349,6 +351,8 @@ class SetToolSetting(Edit):
             raise EditError(f"tool setting {self.setting} needs a number, got {self.value!r}") from None
         if kind == "count" and (number < 1 or number != int(number)):
             raise EditError(f"tool setting {self.setting} must be an integer ≥ 1")
+        if kind == "limit" and (number < 0 or number != int(number)):
+            raise EditError(f"tool setting {self.setting} must be an integer ≥ 0 (0 = no limit)")
         if kind == "fraction" and not 0 <= number <= 1:
             raise EditError(f"tool setting {self.setting} must be a number from 0 to 1")
         node = settings_node(ctx.view, name, cls)
@@ -357,7 +361,7 @@ class SetToolSetting(Edit):
             node = ctx.iris.tools(name)
             out.add("tools", (node, RDF.type, cls))
         out.remove("tools", *[(node, pred, o) for o in ctx.view.tools.objects(node, pred)])
-        out.add("tools", (node, pred, Literal(int(number) if kind == "count" else number)))
+        out.add("tools", (node, pred, Literal(number if kind == "fraction" else int(number))))
         return out
 
     def describe(self):

@@ -100,19 +100,25 @@ def read_log(path: str | Path) -> list[dict]:
     path = Path(path)
     if not path.is_file():
         raise WorkloadError(f"trajectory log not found: {path}")
-    records = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise WorkloadError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
-            if not isinstance(rec, dict):
-                raise WorkloadError(f"{path}:{lineno}: a trajectory event must be a JSON object")
-            records.append(rec)
-    return records
+    return [rec for _, rec in _json_objects(path.read_text(encoding="utf-8"), path, "a trajectory event")]
+
+
+def _json_objects(text: str, path: Path, what: str) -> Iterable[tuple[int, dict]]:
+    """(line number, object) for every non-blank JSON Lines line of ``text`` (read from ``path``).
+
+    Raises:
+        WorkloadError: a line that is not JSON, or not a JSON object (names the file and line).
+    """
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise WorkloadError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
+        if not isinstance(rec, dict):
+            raise WorkloadError(f"{path}:{lineno}: {what} must be a JSON object")
+        yield lineno, rec
 
 
 def group_events(records: Iterable[Mapping], outcomes: Mapping[str, bool | float],
@@ -179,19 +185,14 @@ def read_outcomes(path: str | Path) -> dict[str, bool | float]:
         whole = json.loads(text)
     except json.JSONDecodeError:
         whole = None
-    if isinstance(whole, dict) and not any(k in whole for k in ("task", "task_id", "question_id", "id")):
+    record_keys = ("task", "task_id", "question_id", "id", "passed", "score")
+    if isinstance(whole, dict) and not any(k in whole for k in record_keys):  # the {id: verdict} form
         items = [(str(k), v, f"{path}: key {k!r}") for k, v in whole.items()]
     else:
         items = []
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise WorkloadError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
+        for lineno, rec in _json_objects(text, path, "an outcome"):
             key = next((str(rec[k]) for k in ("task", "task_id", "question_id", "id")
-                        if isinstance(rec, dict) and rec.get(k) not in (None, "")), None)
+                        if rec.get(k) not in (None, "")), None)
             if key is None:
                 raise WorkloadError(f"{path}:{lineno}: an outcome needs a task id (task, task_id or id)")
             value = rec.get("passed", rec.get("score"))

@@ -86,6 +86,15 @@ class OntologyView:
                 scalars[name] = value
         return browse_counts(scalars)
 
+    def browse_setting(self, name: str, default: int) -> int:
+        """An integer browse setting of the tools graph (``evo:<name>``), ``default`` when absent or
+        malformed."""
+        value = next(iter(self.tools.objects(None, EVO[name])), None)
+        try:
+            return int(value) if value is not None else default
+        except (TypeError, ValueError):
+            return default
+
     @property
     def browse_default(self) -> int:
         """Hits browse returns when the caller gives no ``n`` (see :attr:`browse_counts`)."""
@@ -144,12 +153,22 @@ class OntologyView:
                     info.locations.append(self._node_location[node])
         return [found[k] for k in sorted(found)]
 
+    @cached_property
+    def _terms_by_iri(self) -> dict[str, TermInfo]:
+        return {str(t.iri): t for t in self.terms}
+
     def term(self, iri) -> TermInfo | None:
         """The Term with this IRI, or None."""
-        for t in self.terms:
-            if str(t.iri) == str(iri):
-                return t
-        return None
+        return self._terms_by_iri.get(str(iri))
+
+    def term_of_id(self, ident: str) -> TermInfo | None:
+        """The Term an agent-facing id names: its full IRI, or an id that ends its IRI's path
+        (``term/db/table.column``, as a tool layer with short ids prints it); None otherwise."""
+        found = self._terms_by_iri.get(ident)
+        if found is not None or not ident:
+            return found
+        suffix = "/" + ident.lstrip("/")
+        return next((t for iri, t in self._terms_by_iri.items() if iri.endswith(suffix)), None)
 
     def terms_of(self, source_id: str | None) -> list[TermInfo]:
         """Non-deprecated Terms mapped into ``source_id`` (all Terms when it is None)."""

@@ -57,6 +57,26 @@ def _value_snippet(query_tokens: set[str], values: list[str]) -> str | None:
     return None
 
 
+def collapse_by_column(ranked: list[tuple[float, int]], documents: list, per_column: int) -> list[tuple[float, int]]:
+    """Result collapsing (``evo:hitsPerColumn``): keep at most ``per_column`` entries of ``ranked``
+    ((score, document index) pairs, best first) whose document maps the same table column (its first
+    location, ``table.column``); documents without a location are never collapsed. ``per_column`` 0
+    keeps everything. Order is preserved."""
+    if per_column <= 0:
+        return ranked
+    seen: dict[str, int] = {}
+    kept = []
+    for pair in ranked:
+        locations = documents[pair[1]].locations
+        key = locations[0] if locations else None
+        if key is not None:
+            if seen.get(key, 0) >= per_column:
+                continue
+            seen[key] = seen.get(key, 0) + 1
+        kept.append(pair)
+    return kept
+
+
 def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = "term", n: int | None = None,
            id_of=lambda iri: iri) -> list[dict[str, Any]]:
     """Ranked records for ``q``.
@@ -107,6 +127,7 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
         similarity = fuzz.token_sort_ratio(query_text, index.label_norm[i])
         ranked.append(((1 - f) * raw[i] / top + f * similarity / 100.0, i))
     ranked.sort(key=lambda pair: (-pair[0], index.documents[pair[1]].iri))
+    ranked = collapse_by_column(ranked, index.documents, settings.hits_per_column)
     token_set = {t for t, _ in weighted}
     hits = []
     for score, i in ranked[:n]:

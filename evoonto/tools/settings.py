@@ -6,7 +6,8 @@ The settings are RDF so a Tool-level patch can change them (architecture.md §3,
         evo:searchField "prefLabel", "altLabel", "value" ;          # literal or IRI (local name used)
         evo:fieldWeight <B tools/browse/weight/prefLabel> ;
         evo:defaultResults 8 ; evo:maxResults 50 ;
-        evo:fuzzyWeight 0.3 .                                              # a number in [0, 1]
+        evo:fuzzyWeight 0.3 ;                                              # a number in [0, 1]
+        evo:hitsPerColumn 1 .                                              # 0 / absent: no collapsing
     <B tools/browse/weight/prefLabel> evo:field "prefLabel" ; evo:weight 3.0 .
     <B tools/resolve> a evo:ResolveSettings ; evo:responseBudget 6000 ; evo:evidenceBudget 3 .
 
@@ -48,12 +49,15 @@ class BrowseSettings:
     """How browse ranks: ``weights`` (field -> weight > 0, only searched fields), result counts, and
     the share of the score given to fuzzy label similarity (``fuzzy_weight`` in [0, 1],
     ``evo:fuzzyWeight``). ``default_results`` (``evo:defaultResults``) is the number of hits when the
-    caller gives no ``n``: 8 unless the tools graph says otherwise (a Tool-level patch may change it)."""
+    caller gives no ``n``: 8 unless the tools graph says otherwise (a Tool-level patch may change it).
+    ``hits_per_column`` (``evo:hitsPerColumn``) collapses results: at most that many hits mapping the
+    same table column (0 = no limit, the default), like field collapsing in search engines."""
 
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     default_results: int = 8
     max_results: int = 50
     fuzzy_weight: float = 0.3
+    hits_per_column: int = 0
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,7 @@ def load_settings(ontology: Any) -> ToolSettings:
         default_results=default_results,
         max_results=max_results,
         fuzzy_weight=_fraction(scalars.get("fuzzyWeight"), default.fuzzy_weight),
+        hits_per_column=_number(scalars.get("hitsPerColumn"), int) or default.hits_per_column,
     )
     rdefault = ResolveSettings()
     evidence = _number(scalars.get("evidenceBudget"), int)
