@@ -146,3 +146,23 @@ def test_evolve_recorded_log_errors(workspace, data_dir, tmp_path, capsys):
     assert main(base + ["--trajectories", str(log), "--outcomes", str(verdicts)]) == 2
     assert "score in [0, 1]" in capsys.readouterr().err
     assert not (workspace / "patches").exists() or not any((workspace / "patches").iterdir())
+
+
+def test_evolve_reads_a_log_written_by_the_tool_layer_itself(workspace, data_dir, tmp_path, capsys):
+    # the log is written by the same code the MCP server uses (OntologyTools.call + TrajectoryLog)
+    from evoonto.tools.toolkit import OntologyTools
+    from evoonto.tools.trajectory import TrajectoryLog
+    from evoonto.workspace import Workspace
+
+    ws = Workspace.open(workspace)
+    log = tmp_path / "agent.jsonl"
+    tools = OntologyTools(ws.ontology, version=ws.version, trajectory=TrajectoryLog(log, session="agent-1"))
+    hits = tools.call("browse", {"q": "youngest performer"})
+    tools.call("resolve", {"ids": [h["id"] for h in hits[:2]] or ["nothing"]})
+    (tmp_path / "verdicts.json").write_text(json.dumps({"agent-1": False}))
+    code = main(["evolve", "--workspace", str(workspace), "--data", str(data_dir), "--rounds", "1",
+                 "--patience", "1", "--no-progress", "--trajectories", str(log),
+                 "--outcomes", str(tmp_path / "verdicts.json")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "trajectories: 1 tasks" in err and "1 failed" in err and "0 events of other versions" in err
