@@ -272,13 +272,18 @@ def load_demo_benchmark(data: DemoData | None = None):
     return load_jsonl(data.questions, gold_file=data.gold)
 
 
-def benchmark_setting(data: DemoData, seed: int) -> dict:
+def benchmark_setting(data: DemoData, seed: int, fold: str = "B") -> dict:
     """The ``benchmark`` workspace setting the demo records, so ``evoonto evolve`` needs no ``--data``.
 
+    Args:
+        data: the bundled data. seed: the split seed. fold: the training fold the workspace was
+            built from (``evoonto evolve`` defaults to it, so it never evolves on the held-out fold).
     Returns:
-        ``{"format": "jsonl", "data": <folder of the bundled data>, "db_id", "seed"}`` (JSON-serialisable).
+        ``{"format": "jsonl", "data": <folder of the bundled data>, "db_id", "seed", "fold"}``
+        (JSON-serialisable).
     """
-    return {"format": "jsonl", "data": str(data.questions.parent), "db_id": data.db_id, "seed": seed}
+    return {"format": "jsonl", "data": str(data.questions.parent), "db_id": data.db_id, "seed": seed,
+            "fold": fold}
 
 
 def _step_split(state: _State) -> list[str]:
@@ -289,9 +294,14 @@ def _step_split(state: _State) -> list[str]:
     state.build_questions = [by_id[q] for q in state.split.construction]
     state.validation_questions = [by_id[q] for q in state.split.validation]
     state.test_questions = [by_id[q] for q in state.split.test]
-    return [f"{len(by_id)} questions (seed {state.seed}): fold A = {len(state.build_questions)} to build "
-            f"+ {len(state.validation_questions)} gate validation set V; "
-            f"fold B = {len(state.test_questions)} held out for testing"]
+    return [f"{len(by_id)} questions (seed {state.seed}): fold {train_fold(state.split)} = "
+            f"{len(state.build_questions)} to build + {len(state.validation_questions)} gate validation set V; "
+            f"fold {state.split.test_fold} = {len(state.test_questions)} held out for testing"]
+
+
+def train_fold(split) -> str:
+    """The training fold of a two-fold round (the fold that is not held out)."""
+    return "B" if split.test_fold == "A" else "A"
 
 
 def build_workspace(path: str | Path, data: DemoData | None = None, questions=None, *,
@@ -330,7 +340,7 @@ def _step_build(state: _State) -> list[str]:
               "rounds": state.rounds, "database": str(state.data.database)}
     state.workspace, result = build_workspace(state.workspace_path, state.data, state.build_questions,
                                               marker=marker)
-    state.workspace.set_setting("benchmark", benchmark_setting(state.data, state.seed))
+    state.workspace.set_setting("benchmark", benchmark_setting(state.data, state.seed, train_fold(state.split)))
     save_splits = api("evoonto.evaluation.splits", "load_or_create_splits")
     save_splits(state.workspace_path / "splits.json", state.benchmark.questions, seed=state.seed)
     return [f"offline builder on {len(state.build_questions)} questions (gold never read): "

@@ -50,8 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="layout of --data (default: JSON Lines when DIR holds questions.jsonl, else spider)")
     parser.add_argument("--db", default=None, metavar="DB_ID",
                         help="database of this workspace (default: the workspace's only source)")
-    parser.add_argument("--fold", default="A", metavar="NAME",
-                        help="training fold: its construction pool gives trajectories, its V the gate (default A)")
+    parser.add_argument("--fold", default=None, metavar="NAME",
+                        help="training fold: its construction pool gives trajectories, its V the gate (default: "
+                             "the fold the workspace was built from when recorded, as `evoonto demo` does; else A)")
     parser.add_argument("--seed", type=int, default=None, metavar="N",
                         help="split seed (default: the workspace's recorded seed, else 0)")
     parser.add_argument("--rounds", type=int, default=10, metavar="N", help="round budget (default 10)")
@@ -276,6 +277,9 @@ def run(args: argparse.Namespace) -> int:
     questions = list(bench.questions)
     splits = workspace_splits(ws.path / "splits.json", bench, db_id, seed)
     fold_names = [fold_name(i) for i in range(splits.folds)]
+    if args.fold is None:  # the fold the workspace was built from, when recorded (never its held-out fold)
+        recorded_fold = (ws.settings.get("benchmark") or {}).get("fold")
+        args.fold = recorded_fold if recorded_fold in fold_names else "A"
     if args.fold not in fold_names:
         raise ConfigurationError(f"unknown fold {args.fold!r}; choose from {', '.join(fold_names)}")
     by_id = {q.id: q for q in questions}
