@@ -128,6 +128,21 @@ def test_evolve_diagnoses_a_recorded_mcp_log_and_leaves_out_v_and_stale_events(w
     assert "trajectories: 2 tasks" in out.err and "1 failed" in out.err
     assert "2 events of other versions" not in out.err and "3 events of other versions" in out.err
     assert "1 verdicts of V/other folds left out" in out.err
+    assert "evolving toy from version 0: 2 recorded tasks" in out.err
+    # a folder of logs is read whole; a verdict whose task has no event at this version is not a task
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    log.rename(folder / "s1.jsonl")
+    with (folder / "s2.jsonl").open("w") as fh:  # agent-2 has events at version 7 only
+        fh.write(json.dumps({"session": "s2", "task": "agent-2", "seq": 0, "version": 7, "tool": "browse",
+                             "arguments": {"q": "x"}, "result_ids": []}) + "\n")
+    with verdicts.open("a") as fh:
+        fh.write(json.dumps({"task": "agent-2", "passed": False}) + "\n")
+    code = main(["evolve", "--workspace", str(workspace), "--data", str(data_dir), "--rounds", "1",
+                 "--patience", "1", "--no-progress", "--trajectories", str(folder), "--outcomes", str(verdicts)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "trajectories: 2 tasks" in err  # agent-2 is not diagnosed: it has no event at version 0
     assert Workspace.open(workspace).version == sum(1 for e in Workspace.open(workspace).log()
                                                      if e.decision == "accepted")
 
@@ -138,14 +153,22 @@ def test_evolve_recorded_log_errors(workspace, data_dir, tmp_path, capsys):
     _write_log(log, [(validation[0], "a V question")])
     verdicts.write_text(json.dumps({validation[0]: False}))
     base = ["evolve", "--workspace", str(workspace), "--data", str(data_dir), "--no-progress"]
+    assert not (workspace / "splits.json").exists()
     assert main(base + ["--trajectories", str(log)]) == 2
     assert "go together" in capsys.readouterr().err
+    assert main(base + ["--trajectories", str(tmp_path / "missing.jsonl"), "--outcomes", str(verdicts)]) == 2
+    assert "not found" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(base + ["--trajectories", str(empty), "--outcomes", str(verdicts)]) == 2
+    assert "without .jsonl" in capsys.readouterr().err
     assert main(base + ["--trajectories", str(log), "--outcomes", str(verdicts)]) == 2
     assert "V and of other folds are left out" in capsys.readouterr().err  # only a V task: nothing to diagnose
     verdicts.write_text(json.dumps({"x": "maybe"}))
     assert main(base + ["--trajectories", str(log), "--outcomes", str(verdicts)]) == 2
     assert "score in [0, 1]" in capsys.readouterr().err
     assert not (workspace / "patches").exists() or not any((workspace / "patches").iterdir())
+    assert not (workspace / "splits.json").exists()  # failed commands wrote nothing, not even the splits
 
 
 def test_evolve_reads_a_log_written_by_the_tool_layer_itself(workspace, data_dir, tmp_path, capsys):

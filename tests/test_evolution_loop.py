@@ -200,3 +200,34 @@ def test_recorded_trajectories_replace_the_trajectory_run_at_the_starting_versio
                     evolver=Spy(), config=LoopConfig(rounds=2), recorded_trajectories=recorded)
     assert seen == [["agent-7"]] and backbone.calls == 0  # the log was diagnosed; nothing was re-run
     assert result.stop_reason == "no-candidates"
+
+
+def test_screen_lets_recorded_trajectories_through_and_remembers_unappliable_candidates():
+    from evoonto.evolution.edits import EditContext
+    from evoonto.evolution.loop import Member, screen, stable_fingerprint
+    from evoonto.evolution.trajectories import TaskTrajectory
+    from evoonto.evolution.view import OntologyView
+
+    backbone = ToyBackbone(GOLD, k=1)
+    ws = FakeWorkspace(toy_ontology())
+    ctx = EditContext(OntologyView(ws.ontology), IRIS)
+    harmful = Candidate("manual:steal", "steal", "content", (AddSynonym(YEAR, "singer age"),), tasks=("v3",))
+    questions = TRAIN + [ToyQuestion("v3", "What is the singer age?")]
+    # an agent's recorded run cannot be replayed by the backbone: the candidate goes to the gate
+    recorded = Member("toy", ws, questions, VALID, recorded=[TaskTrajectory("v3", "x", passed=False)])
+    assert screen(recorded, harmful, ctx, backbone) and backbone.calls == 0
+    # a candidate that compiles but cannot be applied is remembered by the fingerprint _untried checks
+
+    class NoPatch:  # an ontology whose store refuses every patch
+        def __init__(self, onto):
+            self.onto = onto
+
+        def __getattr__(self, name):
+            return getattr(self.onto, name)
+
+        def with_patch(self, patch):
+            raise RuntimeError("store refuses the patch")
+
+    broken = Member("toy", FakeWorkspace(NoPatch(toy_ontology())), questions, VALID)
+    assert not screen(broken, harmful, ctx, backbone)
+    assert stable_fingerprint(harmful, ctx) in broken.seen

@@ -261,3 +261,21 @@ def test_read_outcomes_accepts_json_lines_and_one_object_and_names_bad_lines(tmp
             read_outcomes(lines)
     with pytest.raises(WorkloadError, match="not found"):
         read_outcomes(tmp_path / "missing.jsonl")
+
+
+def test_cue_word_synonyms_never_target_value_terms():
+    from fixtures.evolution_toy import IRIS, toy_ontology
+
+    from evoonto.evolution.view import OntologyView
+    from evoonto.records import Mapping, Term
+
+    src, table, column = IRIS.source("toy"), IRIS.table("toy", "singer"), IRIS.column("toy", "singer", "Country")
+    term, m = IRIS.term("toy", "singer-country-france"), IRIS.mapping("toy", "singer", "France")
+    extra = list(Term(term, "France", kinds=["Category"], mappings=[m]).to_triples())
+    extra += list(Mapping(m, term, src, table, column, filter='"Country" = \'France\'').to_triples())
+    view = OntologyView(toy_ontology(extra_content=extra))
+    assert view.term(term).filtered and not view.term(IRIS.term("toy", "singer-country")).filtered
+    sig = Signature("unlinked_phrase", "nation", "toy", ("q1",))
+    targets = [c.edits[0].term for c in propose(attribute(sig, view), view)]
+    assert str(term) not in targets
+    assert str(IRIS.term("toy", "singer-country")) in targets  # 'nation' is a synonym of country

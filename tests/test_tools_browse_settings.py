@@ -57,32 +57,38 @@ def test_documents_do_not_depend_on_triple_order():
 
 
 def test_hits_per_column_collapses_results_mapping_one_column():
-    from evoonto.tools.index import SearchIndex  # noqa: F401  (documents carry their table.column locations)
+    from fixtures.evolution_toy import IRIS, toy_ontology
 
-    plain = OntologyTools(load())
+    from evoonto.records import Mapping, Term
+
+    # two value Terms of singer.Country besides the column's own Term
+    extra = []
+    src, table, column = IRIS.source("toy"), IRIS.table("toy", "singer"), IRIS.column("toy", "singer", "Country")
+    for value in ("France", "Japan"):
+        term, m = IRIS.term("toy", f"singer-country-{value.lower()}"), IRIS.mapping("toy", "singer", value)
+        extra += list(Term(term, f"{value} country", kinds=["Category"], mappings=[m]).to_triples())
+        extra += list(Mapping(m, term, src, table, column).to_triples())
+
+    def tools(**settings):
+        onto = toy_ontology(extra_content=extra)
+        browse = IRIS.tools("browse")
+        onto.store.apply(removals={}, additions={TOOLS_GRAPH: [(browse, rdflib.RDF.type, EVO.BrowseSettings)] + [
+            (browse, EVO[name], rdflib.Literal(value)) for name, value in settings.items()]})
+        return OntologyTools(onto)
+
+    query = "country of singers from France or Japan"
+    plain = tools()
     assert plain.settings.browse.hits_per_column == 0  # default: no collapsing
-    query = "singer name age country"
-    before = plain.browse(query, kind="any", n=20)
-    docs = {d.iri: d for d in gather_documents(load())}
-
-    def column_of(hit):
-        doc = docs.get(hit["id"]) or next(d for iri, d in docs.items() if iri.endswith(hit["id"]))
-        return doc.locations[0] if doc.locations else None
-
-    counts = {}
-    for hit in before:
-        if column_of(hit):
-            counts[column_of(hit)] = counts.get(column_of(hit), 0) + 1
-    assert max(counts.values()) >= 2  # the fixture has a column hit twice (else the test proves nothing)
-    collapsed = with_settings(hitsPerColumn=1)
+    before = [h["label"] for h in plain.browse(query, n=10)]
+    assert {"France country", "Japan country", "Singer country"} <= set(before)
+    collapsed = tools(hitsPerColumn=1)
     assert collapsed.settings.browse.hits_per_column == 1
-    after = collapsed.browse(query, kind="any", n=20)
-    columns = [column_of(h) for h in after if column_of(h)]
-    assert len(columns) == len(set(columns))  # one hit per column
-    # order is kept: the hits that remain appear in their original relative order
-    kept = [h["id"] for h in after]
-    assert kept == [h["id"] for h in before if h["id"] in set(kept)]
-    assert with_settings(hitsPerColumn=-2).settings.browse.hits_per_column == 0  # malformed: ignored
+    after = [h["label"] for h in collapsed.browse(query, n=10)]
+    on_country = [label for label in after if label in ("France country", "Japan country", "Singer country")]
+    assert len(on_country) == 1 and on_country[0] == next(b for b in before if b in on_country)  # the best one
+    assert [label for label in before if label in after] == after[:len([b for b in before if b in after])]
+    assert tools(hitsPerColumn=2).browse(query, n=10) != collapsed.browse(query, n=10)
+    assert tools(hitsPerColumn=-2).settings.browse.hits_per_column == 0  # malformed: ignored
 
 
 def test_collapse_by_column_keeps_unlocated_documents_and_order():
@@ -90,8 +96,12 @@ def test_collapse_by_column_keeps_unlocated_documents_and_order():
 
     from evoonto.tools.browse import collapse_by_column
 
-    docs = [SimpleNamespace(locations=loc) for loc in (["t.a"], ["t.a"], [], ["t.b"], ["t.a"], [])]
+    specs = [("term", ["t.a"]), ("term", ["t.a"]), ("term", []), ("term", ["t.b"]), ("term", ["t.a"]),
+             ("term", ["t"]), ("term", ["t"]), ("mapping", ["t.a"]), ("term", ["t.z", "t.b"])]
+    docs = [SimpleNamespace(kind=kind, locations=loc) for kind, loc in specs]
     ranked = [(1.0 - i / 10, i) for i in range(len(docs))]
-    assert [i for _, i in collapse_by_column(ranked, docs, 1)] == [0, 2, 3, 5]
-    assert [i for _, i in collapse_by_column(ranked, docs, 2)] == [0, 1, 2, 3, 5]
+    # table-level documents ("t") and documents of another kind are never collapsed with column Terms;
+    # a Term with several columns is keyed by its first column in sorted order (t.b)
+    assert [i for _, i in collapse_by_column(ranked, docs, 1)] == [0, 2, 3, 5, 6, 7]
+    assert [i for _, i in collapse_by_column(ranked, docs, 2)] == [0, 1, 2, 3, 5, 6, 7, 8]
     assert collapse_by_column(ranked, docs, 0) == ranked

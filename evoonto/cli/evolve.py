@@ -73,14 +73,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--agent", default=None, metavar="anthropic:MODEL", help="agent backbone for --scorer ex")
     parser.add_argument("--evolver", default="offline", metavar="offline|anthropic:MODEL",
                         help="who proposes diagnoses and patches (default offline heuristics)")
-    parser.add_argument("--trajectories", default=None, metavar="LOG.jsonl",
-                        help="diagnose the agent's recorded tool calls (the MCP server's trajectory log, "
-                             "`evoonto serve` writes it under <workspace>/trajectories/) instead of re-running the construction "
-                             "questions; needs --outcomes. Events of other versions, and tasks of the gate's "
-                             "V or of other folds, are left out")
+    parser.add_argument("--trajectories", default=None, metavar="LOG",
+                        help="diagnose an agent's recorded tool calls instead of re-running the construction "
+                             "questions: a JSON Lines trajectory log or a folder of them (`evoonto serve` writes "
+                             "one per session under <workspace>/trajectories/); needs --outcomes. Events of other "
+                             "versions, and tasks of the gate's V or of other folds, are left out. Recorded tasks "
+                             "are not replayed, so their patches are not screened before the gate")
     parser.add_argument("--outcomes", default=None, metavar="FILE",
-                        help="the evaluator's verdict per task of --trajectories: JSON Lines "
-                             '{"task": ID, "passed": true|false} (or "score": 0..1), or one JSON object {ID: verdict}')
+                        help="the evaluator's verdict per task of --trajectories, keyed by the events' task id or, "
+                             "for MCP sessions (which set no task), the session id: JSON Lines "
+                             '{"task": ID, "passed": true|false} (or "score": 0..1), or one JSON object {ID: verdict} '
+                             "(whose ids must not be task/id/passed/score)")
     parser.add_argument("--no-gate", action="store_true",
                         help="ablation: accept every valid candidate (still scored and logged)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -135,7 +138,8 @@ def recorded_benchmark(ws) -> dict:
 
 
 def workspace_splits(path, bench, db_id: str, seed: int):
-    """The splits of ``db_id`` stored at ``path``, or new splits of the whole benchmark stored there.
+    """The splits of ``db_id`` stored at ``path``, or new splits of the whole benchmark (not yet stored:
+    :func:`run` stores them once every check has passed, so a failed command writes nothing).
 
     Splits are drawn per database (:func:`evoonto.evaluation.splits.make_splits` seeds each database's
     shuffle with the seed and the db id only), so a stored file made on a superset of the benchmark's
@@ -157,10 +161,10 @@ def workspace_splits(path, bench, db_id: str, seed: int):
     import json
 
     from evoonto.errors import WorkloadError
-    from evoonto.evaluation.splits import Splits, fold_name, load_or_create_splits
+    from evoonto.evaluation.splits import Splits, fold_name, make_splits
 
-    if not path.exists():
-        return load_or_create_splits(path, bench.questions, seed=seed)
+    if not path.exists():  # made here, stored by the caller once every check has passed
+        return make_splits(bench.questions, seed=seed)
     try:
         stored = Splits.from_json(json.loads(path.read_text(encoding="utf-8")), source=str(path))
     except (OSError, json.JSONDecodeError) as exc:
@@ -198,28 +202,47 @@ def make_evolver(spec: str, prober):
     return ClaudeEvolver(make_client(), model.strip(), prober=prober)
 
 
-def _recorded_trajectories(args, ws, bench, splits, db_id: str, construction) -> list | None:
-    """Trajectories of ``--trajectories`` with ``--outcomes`` (None without them).
-
-    Keeps events served at the workspace's current version (or without a version) and tasks that are
-    not benchmark questions or belong to the training fold's construction pool: the gate's V and the
-    held-out fold must not steer the patches. Prints what was kept to stderr.
+def _read_recorded(args) -> tuple[list | None, dict | None]:
+    """The records of ``--trajectories`` (a JSON Lines file, or a folder of them such as
+    ``<workspace>/trajectories/``) and the verdicts of ``--outcomes``; (None, None) without them.
 
     Raises:
         ConfigurationError: only one of the two options given.
-        WorkloadError: unreadable files, or nothing left to diagnose.
+        WorkloadError: a missing or malformed file (names the file and line), an empty folder.
+    """
+    from pathlib import Path
+
+    from evoonto.errors import ConfigurationError, WorkloadError
+    from evoonto.evolution.trajectories import read_log, read_outcomes
+
+    if args.trajectories is None and args.outcomes is None:
+        return None, None
+    if args.trajectories is None or args.outcomes is None:
+        raise ConfigurationError("--trajectories and --outcomes go together (the log has no pass/fail)")
+    path = Path(args.trajectories)
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        raise WorkloadError(f"{path} is a folder without .jsonl trajectory logs")
+    records = [rec for f in files for rec in read_log(f)]
+    return records, read_outcomes(args.outcomes)
+
+
+def _recorded_trajectories(args, ws, bench, db_id: str, construction, records: list, outcomes: dict) -> list:
+    """Trajectories from the ``--trajectories`` records with the ``--outcomes`` verdicts.
+
+    Keeps events served at the workspace's current version (or without a version) and tasks that are
+    not benchmark questions or belong to the training fold's construction pool: the gate's V and the
+    held-out fold must not steer the patches. A task needs at least one kept event and a verdict.
+    Prints what was kept to stderr.
+
+    Raises:
+        WorkloadError: nothing left to diagnose.
     """
     import sys
 
-    from evoonto.errors import ConfigurationError, WorkloadError
-    from evoonto.evolution.trajectories import group_events, read_log, read_outcomes, task_key
+    from evoonto.errors import WorkloadError
+    from evoonto.evolution.trajectories import group_events, task_key
 
-    if args.trajectories is None and args.outcomes is None:
-        return None
-    if args.trajectories is None or args.outcomes is None:
-        raise ConfigurationError("--trajectories and --outcomes go together (the log has no pass/fail)")
-    records = read_log(args.trajectories)
-    outcomes = read_outcomes(args.outcomes)
     current = [r for r in records if r.get("version") in (None, ws.version)]
     allowed = {q.id for q in construction}
     benchmark_ids = {q.id for q in bench.questions}
@@ -230,7 +253,8 @@ def _recorded_trajectories(args, ws, bench, splits, db_id: str, construction) ->
     questions = {q.id: q for q in bench.questions if q.id in allowed}
     kept = [r for r in current if usable(str(task_key(r)))]
     verdicts = {t: v for t, v in outcomes.items() if usable(t)}
-    trajectories = [t for t in group_events(kept, verdicts, questions=questions) if t.passed is not None]
+    trajectories = [t for t in group_events(kept, verdicts, questions=questions)
+                    if t.passed is not None and t.events]
     for t in trajectories:
         t.db_id = t.db_id or db_id
     if not trajectories:
@@ -261,6 +285,7 @@ def run(args: argparse.Namespace) -> int:
     if args.rounds < 1 or args.patience < 1 or args.batch < 1:
         raise ConfigurationError("--rounds, --patience and --batch must be at least 1")
     check_credentials(args.evolver, args.agent if args.scorer == "ex" else None)
+    log_records, verdicts = _read_recorded(args)  # bad files fail here, before the workspace is touched
     ws = Workspace.open(workspace_path(args))
     data, benchmark = args.data, args.benchmark
     if data is None:
@@ -287,7 +312,8 @@ def run(args: argparse.Namespace) -> int:
     validation = [by_id[i] for i in splits.fold(args.fold, "validation", db_id)]
     if not validation:
         raise WorkloadError(f"fold {args.fold} has no validation questions for {db_id}")
-    recorded = _recorded_trajectories(args, ws, bench, splits, db_id, trajectory_questions)
+    recorded = None if log_records is None else _recorded_trajectories(
+        args, ws, bench, db_id, trajectory_questions, log_records, verdicts)
     gate = GateConfig(tau=args.tau, test=args.test, alpha=args.alpha, seed=seed, enabled=not args.no_gate)
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch, gate=gate)
     source = open_source(str(bench.databases[db_id]))
@@ -305,8 +331,14 @@ def run(args: argparse.Namespace) -> int:
 
             backbone = ExBackbone(bench, ReactAgent(make_client(), parse_agent_spec(args.agent)))
         evolver = make_evolver(args.evolver, prober)
+        if not (ws.path / "splits.json").exists():  # every check passed: store the fold assignment now
+            from evoonto.evaluation.splits import load_or_create_splits
+
+            load_or_create_splits(ws.path / "splits.json", bench.questions, seed=seed)
         start = ws.version
-        print(f"evolving {db_id} from version {start}: {len(trajectory_questions)} trajectory questions, "
+        diagnosed = (f"{len(recorded)} recorded tasks" if recorded is not None
+                     else f"{len(trajectory_questions)} trajectory questions")
+        print(f"evolving {db_id} from version {start}: {diagnosed}, "
               f"|V| = {len(validation)}, gate {'off (ablation)' if args.no_gate else f'τ={args.tau} {args.test} α={args.alpha}'}",
               file=sys.stderr)
         with tqdm(total=args.rounds, disable=args.no_progress, unit="round", desc="evolve", file=sys.stderr) as bar:

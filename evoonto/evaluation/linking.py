@@ -286,6 +286,7 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
         resolved = call("resolve", lambda ids, **kw: tools.resolve(ids, **kw), ids=list(ids), **kwargs) or {}
         if browsed + len(compact_json(resolved)) <= policy.budget_chars or len(ids) == 1:
             break
+        events.pop()  # over budget: not shown, so not part of the trajectory either
         ids.pop()
     return hits, resolved, events
 

@@ -205,6 +205,8 @@ def _rank_terms_for_word(word: str, terms: list[TermInfo]) -> list[tuple[float, 
     w = tx.stem(word)
     scored = []
     for t in terms:
+        if t.filtered:
+            continue  # a value Term (e.g. France) names a value, not the concept a question word refers to
         stems = _term_stems(t)
         if w in stems:
             continue  # already named by this word: a synonym adds nothing
@@ -321,7 +323,7 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
                                      "tool", (SetToolSetting("browse.defaultResults", deeper),), reason))
         weights = _current_weights(view)
         for name in ("altLabel", "value", "column", "hiddenLabel", "definition", "prefLabel"):
-            for factor in (1.5, 0.5):
+            for factor in ((1.5, 0.5) if weights[name] > 0 else ()):  # a zero weight scales to itself
                 value = round(weights[name] * factor, 3)
                 out.append(Candidate(sid, f"browse weight {name} {weights[name]:g} -> {value:g}", "tool",
                                      (SetFieldWeight(name, value),), reason))

@@ -39,6 +39,7 @@ from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
 from evoonto.namespaces import EVO
+from evoonto.tools.browse import collapse_key
 
 KINDS = ("unlinked_phrase", "missing_value", "shallow_retrieval", "crowded_retrieval", "guessed_join",
          "ignored_constraint", "repeated_probe", "unknown_column")
@@ -112,7 +113,7 @@ def _browse_cut_off(traj: TaskTrajectory, default_n: int) -> bool:
     for event in calls:
         shown = len(event.result) if isinstance(event.result, list) else len(event.result_ids)
         limit = event.arguments.get("n", default_n)
-        if event.error or not isinstance(limit, int) or shown < limit:
+        if event.error or isinstance(limit, bool) or not isinstance(limit, (int, float)) or shown < limit:
             return False
     return True
 
@@ -123,13 +124,16 @@ def _crowded_columns(traj: TaskTrajectory, view: OntologyView) -> set[str]:
     for event in traj.calls("browse"):
         ids = [h.get("id") for h in event.result if isinstance(h, dict)] if isinstance(event.result, list) \
             else list(event.result_ids)
-        counts: dict[str, int] = defaultdict(int)
+        counts: dict[tuple, int] = defaultdict(int)
         for ident in ids:
             term = view.term_of_id(str(ident or ""))
-            columns = {f"{table}.{column}" for _, table, column in (term.locations if term else ()) if column}
-            for key in columns:
+            if term is None:
+                continue
+            # the browse tool's own collapsing key, so a collapse patch addresses exactly this crowding
+            key = collapse_key("term", [f"{table}.{column}" for _, table, column in term.locations if column])
+            if key is not None:
                 counts[key] += 1
-        out |= {key for key, n in counts.items() if n >= CROWDED}
+        out |= {key[1] for key, n in counts.items() if n >= CROWDED}
     return out
 
 

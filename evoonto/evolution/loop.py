@@ -396,7 +396,9 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
     Applies the candidate to the member's parent in memory and re-runs the backbone on the failed
     trajectory tasks it addresses (``candidate.tasks``, from its signature). True iff their summed
     score rises (it fixes more of what it was written for than it breaks; the gate then judges it on
-    V); True as well when the candidate names no task (nothing to screen on). A candidate that does not compile or apply is screened out.
+    V). True as well when the candidate names no trajectory question (nothing to replay), and while
+    the member diagnoses recorded agent trajectories (``Member.recorded``): the backbone cannot
+    replay another agent's run, so those candidates go to the gate unscreened. A candidate that does not compile or apply is screened out.
     Parent scores come from the same in-memory copy path as the candidate's (see
     :func:`_same_path_copy`) and are cached per parent version. Screened-out candidates are added to
     ``member.seen`` so they are not proposed again in this run; they are not gated and not recorded
@@ -410,6 +412,8 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
     Returns:
         bool, as above.
     """
+    if member.recorded is not None and member.workspace.version == member.recorded_version:
+        return True  # recorded agent trajectories cannot be replayed by the backbone: the gate decides
     questions = [q for q in member.trajectory_questions if q.id in set(candidate.tasks)]
     if not questions:
         return True
@@ -420,9 +424,12 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
     parent = member.cache[key]
     try:
         fingerprint = stable_fingerprint(candidate, ctx)
+    except (EditError, CandidateError):
+        return False  # does not compile: counted as tried already (see _untried)
+    try:
         patched = member.workspace.ontology.with_patch(to_patch(candidate, ctx))
-    except Exception:  # does not compile or apply: the gate would log it invalid; drop it here
-        member.seen.add(candidate.fingerprint())
+    except Exception:  # does not apply: the gate would log it invalid; drop it here, once
+        member.seen.add(fingerprint)
         return False
     outcomes = backbone.run(patched, questions)[0]
     if sum(outcomes[q.id] - parent.get(q.id, 0.0) for q in questions) > 1e-12:

@@ -36,7 +36,8 @@ class ColumnInfo:
 @dataclass
 class TermInfo:
     """A Term: IRI, labels (pref first, then alt, hidden), kinds (local names), deprecated flag, and
-    the (source id, table, column-or-None) locations of its Mappings."""
+    the (source id, table, column-or-None) locations of its Mappings; ``filtered`` when every Mapping
+    carries a filter (a value Term such as ``country.Name = 'Aruba'``)."""
 
     iri: URIRef
     pref_labels: list[str] = field(default_factory=list)
@@ -46,6 +47,7 @@ class TermInfo:
     deprecated: bool = False
     locations: list[tuple[str, str, str | None]] = field(default_factory=list)
     mappings: list[URIRef] = field(default_factory=list)
+    filtered: bool = False  # every Mapping has an evo:filter: a value Term (rows where column = value)
 
     @property
     def labels(self) -> list[str]:
@@ -151,6 +153,7 @@ class OntologyView:
                 node = g.value(m, EVO.column) or g.value(m, EVO.table)
                 if node is not None and node in self._node_location:
                     info.locations.append(self._node_location[node])
+            info.filtered = bool(info.mappings) and all(g.value(m, EVO.filter) is not None for m in info.mappings)
         return [found[k] for k in sorted(found)]
 
     @cached_property

@@ -57,18 +57,26 @@ def _value_snippet(query_tokens: set[str], values: list[str]) -> str | None:
     return None
 
 
+def collapse_key(kind: str, locations) -> tuple[str, str] | None:
+    """The collapsing key of a document: (its kind, its first ``table.column`` location in sorted
+    order), or None when it maps no column (table-level Terms and Mappings are never collapsed).
+    :mod:`evoonto.evolution.diagnose` uses the same key to find crowded answers."""
+    columns = sorted(loc for loc in locations if "." in loc)
+    return (kind, columns[0]) if columns else None
+
+
 def collapse_by_column(ranked: list[tuple[float, int]], documents: list, per_column: int) -> list[tuple[float, int]]:
     """Result collapsing (``evo:hitsPerColumn``): keep at most ``per_column`` entries of ``ranked``
-    ((score, document index) pairs, best first) whose document maps the same table column (its first
-    location, ``table.column``); documents without a location are never collapsed. ``per_column`` 0
-    keeps everything. Order is preserved."""
+    ((score, document index) pairs, best first) with the same :func:`collapse_key` (documents of one
+    kind mapping the same table column, e.g. a column's Term and its value Terms); documents without
+    a column are never collapsed. ``per_column`` 0 keeps everything. Order is preserved."""
     if per_column <= 0:
         return ranked
-    seen: dict[str, int] = {}
+    seen: dict[tuple[str, str], int] = {}
     kept = []
     for pair in ranked:
-        locations = documents[pair[1]].locations
-        key = locations[0] if locations else None
+        doc = documents[pair[1]]
+        key = collapse_key(doc.kind, doc.locations)
         if key is not None:
             if seen.get(key, 0) >= per_column:
                 continue
