@@ -132,7 +132,8 @@ def group_events(records: Iterable[Mapping], outcomes: Mapping[str, bool | float
     Returns:
         Trajectories sorted by task id; tasks with outcomes but no events get an empty trajectory.
         Records without a task key are dropped. A ``final_answer`` event's ``arguments["sql"]``
-        becomes ``final_sql``.
+        becomes ``final_sql``. A record's optional ``question`` field gives the text of a task that
+        ``questions`` does not know (without a text, question-word diagnoses cannot run on it).
     """
     by_task: dict[str, TaskTrajectory] = {}
     questions = questions or {}
