@@ -41,6 +41,11 @@ def _mean(values):
     return sum(values) / len(values) if values else 0.0
 
 
+def _strict(by_question: dict, ids=None) -> float:
+    """Mean strict recall of ``{question id: LinkingResult}`` (over ``ids`` when given)."""
+    return _mean(float(by_question[i].strict) for i in (by_question if ids is None else ids))
+
+
 def _build(bench, db_id, workload):
     from evoonto.builder.pipeline import build
 
@@ -110,10 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     splits = make_splits(questions, seed=args.seed)
     by_id = {q.id: q for q in questions}
     policy = LinkingPolicy(n=args.n, budget_chars=args.budget)
-    outcomes = {name: {} for name in ("baseline", "initial", "evolved", "nogate")}
-    column = {name: {} for name in outcomes}
-    tokens = {name: {} for name in outcomes}  # estimated tokens surfaced per question (chars / 4)
-    values = {name: {} for name in outcomes}  # value recall (None: the gold SQL has no string value)
+    # condition -> question id -> LinkingResult (strict, column and value recall, estimated tokens)
+    results = {name: {} for name in ("baseline", "initial", "evolved", "nogate")}
     stats = {"gated": [], "nogate": []}
     tmp = Path(tempfile.mkdtemp(prefix="evoonto-evolution-"))
     from evoonto.sources.base import open_source
@@ -123,8 +126,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def score(name, onto, test):
         for q, _, r in scorer.results(onto, test):
-            outcomes[name][q.id], column[name][q.id], tokens[name][q.id] = float(r.strict), r.column_recall, r.tokens
-            values[name][q.id] = r.value_recall
+            results[name][q.id] = r
 
     for rnd in splits.rounds():
         t0 = time.perf_counter()
@@ -150,14 +152,13 @@ def main(argv: list[str] | None = None) -> int:
                     score("initial", ws.ontology_at(0), test)
                 if ws.version == 0:  # unchanged: the same graphs as Initial
                     for q in test:
-                        for table in (outcomes, column, tokens, values):
-                            table[name][q.id] = table["initial"][q.id]
+                        results[name][q.id] = results["initial"][q.id]
                 else:
                     score(name, ws.ontology_at(ws.version), test)  # replayed from files, like version 0
             ids = [q.id for *_, test in plan for q in test]
             print(f"  {name:8s} rounds {len(result.rounds):2d}: +{result.accepted} -{result.rejected} "
                   f"!{result.invalid} ({result.stop_reason}); held-out strict initial "
-                  f"{_mean(outcomes['initial'][i] for i in ids):.4f} -> {_mean(outcomes[name][i] for i in ids):.4f} "
+                  f"{_strict(results['initial'], ids):.4f} -> {_strict(results[name], ids):.4f} "
                   f"({time.perf_counter() - t1:.1f}s)", flush=True)
     for src in sources.values():
         src.close()
@@ -170,21 +171,22 @@ def main(argv: list[str] | None = None) -> int:
           f"screening {'off' if args.no_screen else 'on'}; diagnosed kinds {', '.join(args.kinds)}")
     print(f"{'condition':10s} {'questions':>9s} {'strict':>8s} {'column':>8s} {'value':>8s} {'avg tokens':>10s}")
     for name in ("baseline", "initial", "evolved", "nogate"):
-        if outcomes[name]:
-            print(f"{name:10s} {len(outcomes[name]):9d} {_mean(outcomes[name].values()):8.4f} "
-                  f"{_mean(column[name].values()):8.4f} "
-                  f"{_mean(v for v in values[name].values() if v is not None):8.4f} "
-                  f"{_mean(tokens[name].values()):10.0f}")
-    for name, results in stats.items():
-        if results:
-            print(f"loop {name:7s}: rounds {sum(len(r.rounds) for r in results)}, accepted "
-                  f"{sum(r.accepted for r in results)}, rejected {sum(r.rejected for r in results)}, "
-                  f"invalid {sum(r.invalid for r in results)}, screened out before the gate "
-                  f"{sum(r.screened_out for r in results)}")
-    gain = 100 * (_mean(outcomes["evolved"].values()) - _mean(outcomes["initial"].values()))
+        if results[name]:
+            rs = results[name].values()
+            print(f"{name:10s} {len(rs):9d} {_strict(results[name]):8.4f} "
+                  f"{_mean(r.column_recall for r in rs):8.4f} "
+                  f"{_mean(r.value_recall for r in rs if r.value_recall is not None):8.4f} "
+                  f"{_mean(r.tokens for r in rs):10.0f}")
+    for name, runs in stats.items():
+        if runs:
+            print(f"loop {name:7s}: rounds {sum(len(r.rounds) for r in runs)}, accepted "
+                  f"{sum(r.accepted for r in runs)}, rejected {sum(r.rejected for r in runs)}, "
+                  f"invalid {sum(r.invalid for r in runs)}, screened out before the gate "
+                  f"{sum(r.screened_out for r in runs)}")
+    gain = 100 * (_strict(results["evolved"]) - _strict(results["initial"]))
     print(f"Evolved − Initial (held-out strict recall): {gain:+.2f} points (target ≥ +3)")
-    if outcomes["nogate"]:
-        diff = 100 * (_mean(outcomes["nogate"].values()) - _mean(outcomes["evolved"].values()))
+    if results["nogate"]:
+        diff = 100 * (_strict(results["nogate"]) - _strict(results["evolved"]))
         print(f"No-gate − Evolved: {diff:+.2f} points (target ≤ 0)")
     print(f"wall time {elapsed:.1f} s")
     return 0

@@ -250,7 +250,7 @@ def _recorded_trajectories(args, ws, bench, db_id: str, construction, records: l
     def usable(task) -> bool:
         return task not in benchmark_ids or task in allowed
 
-    questions = {q.id: q for q in bench.questions if q.id in allowed}
+    questions = {q.id: q for q in construction}
     kept = [r for r in current if usable(str(task_key(r)))]
     verdicts = {t: v for t, v in outcomes.items() if usable(t)}
     trajectories = [t for t in group_events(kept, verdicts, questions=questions)

@@ -223,14 +223,12 @@ def value_surfaced(value: str, text: str) -> bool:
 def _within_budget(hits: list, budget: int) -> list:
     """The longest rank-order prefix of ``hits`` whose compact JSON fits ``budget`` characters
     (at least the first hit)."""
-    if len(compact_json(hits)) <= budget:
-        return hits
-    kept = hits[:1]
-    for hit in hits[1:]:
-        if len(compact_json(kept + [hit])) > budget:
-            break
-        kept.append(hit)
-    return kept
+    size = 1  # "[" ... "]": each kept hit adds its own length plus one separator or the closing bracket
+    for count, hit in enumerate(hits):
+        size += len(compact_json(hit)) + 1
+        if count and size > budget:
+            return hits[:count]
+    return hits
 
 
 def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[dict], dict, list[dict]]:

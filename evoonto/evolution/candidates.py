@@ -315,12 +315,9 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
         # retrieval, one candidate per step of DEPTH_STEPS), then re-weight one browse field per
         # candidate (up, then down)
         current, ceiling = view.browse_counts
-        for step in DEPTH_STEPS:
-            deeper = min(current + step, ceiling)
-            if deeper > current and not any(c.edits[0] == SetToolSetting("browse.defaultResults", deeper)
-                                            for c in out):
-                out.append(Candidate(sid, f"browse returns {deeper} results by default (was {current})",
-                                     "tool", (SetToolSetting("browse.defaultResults", deeper),), reason))
+        for deeper in sorted({min(current + step, ceiling) for step in DEPTH_STEPS} - {current}):
+            out.append(Candidate(sid, f"browse returns {deeper} results by default (was {current})",
+                                 "tool", (SetToolSetting("browse.defaultResults", deeper),), reason))
         weights = _current_weights(view)
         for name in ("altLabel", "value", "column", "hiddenLabel", "definition", "prefLabel"):
             for factor in ((1.5, 0.5) if weights[name] > 0 else ()):  # a zero weight scales to itself

@@ -245,6 +245,11 @@ class Member:
         if self.recorded is not None and self.recorded_version is None:
             self.recorded_version = self.workspace.version
 
+    @property
+    def diagnoses_recorded(self) -> bool:
+        """True while the workspace is at the version the ``recorded`` trajectories were made on."""
+        return self.recorded is not None and self.workspace.version == self.recorded_version
+
     def state(self) -> tuple:
         """Identity of the active version: its number and the fingerprints of the accepted patches
         (so two workspaces with the same base and history share cached scores)."""
@@ -374,7 +379,7 @@ def _frequency(alternatives: list[Candidate], trajectories) -> int:
 
 
 def _trajectories(m: Member, backbone: Backbone) -> list:
-    if m.recorded is not None and m.workspace.version == m.recorded_version:
+    if m.diagnoses_recorded:
         return m.recorded
     key = ("trajectories", m.state(), backbone.key)
     if key not in m.cache:
@@ -398,8 +403,8 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
     score rises (it fixes more of what it was written for than it breaks; the gate then judges it on
     V). True as well when the candidate names no trajectory question (nothing to replay), and while
     the member diagnoses recorded agent trajectories (``Member.recorded``): the backbone cannot
-    replay another agent's run, so those candidates go to the gate unscreened. A candidate that does not compile or apply is screened out.
-    Parent scores come from the same in-memory copy path as the candidate's (see
+    replay another agent's run, so those candidates go to the gate unscreened. A candidate that
+    does not compile or apply is screened out. Parent scores come from the same in-memory copy path as the candidate's (see
     :func:`_same_path_copy`) and are cached per parent version. Screened-out candidates are added to
     ``member.seen`` so they are not proposed again in this run; they are not gated and not recorded
     in the history (they never became patches).
@@ -412,9 +417,10 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
     Returns:
         bool, as above.
     """
-    if member.recorded is not None and member.workspace.version == member.recorded_version:
+    if member.diagnoses_recorded:
         return True  # recorded agent trajectories cannot be replayed by the backbone: the gate decides
-    questions = [q for q in member.trajectory_questions if q.id in set(candidate.tasks)]
+    tasks = set(candidate.tasks)
+    questions = [q for q in member.trajectory_questions if q.id in tasks]
     if not questions:
         return True
     key = ("screen-parent", member.state(), backbone.key)

@@ -81,17 +81,16 @@ class OntologyView:
         (:func:`evoonto.tools.settings.browse_counts`)."""
         from evoonto.tools.settings import browse_counts
 
-        scalars = {}
-        for name in ("defaultResults", "maxResults"):
-            value = next(iter(self.tools.objects(None, EVO[name])), None)
-            if value is not None:
-                scalars[name] = value
-        return browse_counts(scalars)
+        return browse_counts({name: self._tools_value(name) for name in ("defaultResults", "maxResults")})
+
+    def _tools_value(self, name: str):
+        """The first object of ``evo:<name>`` in the tools graph, or None."""
+        return next(iter(self.tools.objects(None, EVO[name])), None)
 
     def browse_setting(self, name: str, default: int) -> int:
         """An integer browse setting of the tools graph (``evo:<name>``), ``default`` when absent or
         malformed."""
-        value = next(iter(self.tools.objects(None, EVO[name])), None)
+        value = self._tools_value(name)
         try:
             return int(value) if value is not None else default
         except (TypeError, ValueError):
