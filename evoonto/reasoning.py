@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import rdflib
 
 from evoonto.errors import EvoontoError
+from evoonto.optional import require
 
 
 class ReasoningError(EvoontoError):
@@ -51,7 +52,7 @@ class ConsistencyReport:
 
 def java_executable() -> str | None:
     """The Java executable owlready2 will use, or None when there is none."""
-    import owlready2
+    owlready2 = require("owlready2")
 
     configured = getattr(owlready2, "JAVA_EXE", "java")
     return shutil.which(configured) or shutil.which("java")
@@ -69,7 +70,7 @@ def check_consistency(vocab: rdflib.Graph) -> ConsistencyReport:
     Raises:
         ReasoningError: Java is not installed / not on PATH, or owlready2 fails to run HermiT.
     """
-    import owlready2
+    owlready2 = require("owlready2")
 
     java = java_executable()
     if java is None:

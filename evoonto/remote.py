@@ -26,6 +26,7 @@ from evoonto.errors import EvoontoError, first_line
 from evoonto.export import data_operation, data_update
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES
 from evoonto.store import OxigraphStore, QueryError, graph_iri, named_graph, to_ox
+from evoonto.optional import require
 
 
 class RemoteStoreError(EvoontoError):
@@ -80,7 +81,8 @@ class RemoteSparqlStore:
         return f"RemoteSparqlStore({self.query_endpoint!r})"
 
     def _wrapper(self, endpoint: str):
-        from SPARQLWrapper import POST, SPARQLWrapper
+        sw = require("SPARQLWrapper")
+        POST, SPARQLWrapper = sw.POST, sw.SPARQLWrapper
 
         wrapper = SPARQLWrapper(endpoint, updateEndpoint=self.update_endpoint)
         wrapper.setMethod(POST)
@@ -94,7 +96,8 @@ class RemoteSparqlStore:
         Raises:
             QueryError: the endpoint rejected the query. RemoteStoreError: the endpoint is unreachable.
         """
-        from SPARQLWrapper import JSON, TURTLE
+        sw = require("SPARQLWrapper")
+        JSON, TURTLE = sw.JSON, sw.TURTLE
 
         text = _with_prefixes(sparql)
         form = _query_form(text)
@@ -118,7 +121,7 @@ class RemoteSparqlStore:
     def _run(self, wrapper):
         from urllib.error import URLError
 
-        from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
+        SPARQLWrapperException = require("SPARQLWrapper.SPARQLExceptions").SPARQLWrapperException
 
         try:
             return wrapper.query()

@@ -28,6 +28,7 @@ from evoonto.builder.schema import SourceSchema
 from evoonto.builder.workload import Question
 from evoonto.errors import ConfigurationError, EvoontoError, first_line
 from evoonto.iris import slugify
+from evoonto.optional import require
 
 __all__ = ["ClaudeProposer", "build_prompt", "parse_response", "SYSTEM_PROMPT", "DEFAULT_MAX_QUESTIONS"]
 
@@ -198,7 +199,7 @@ class ClaudeProposer:
         """
         if not os.environ.get("ANTHROPIC_API_KEY"):
             raise ConfigurationError(f"ANTHROPIC_API_KEY is not set; it is required by the proposer anthropic:{model}")
-        import anthropic
+        anthropic = require("anthropic")
 
         return cls(anthropic.Anthropic(), model, **kwargs)
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from evoonto.errors import ConfigurationError, EvoontoError, ToolArgumentError, first_line
+from evoonto.optional import require
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 TOOL_RESULT_CHARS = 8000
@@ -261,7 +262,7 @@ def make_client(**kwargs) -> Any:
     """
     if not os.environ.get("ANTHROPIC_API_KEY", "").strip():
         raise ConfigurationError("ANTHROPIC_API_KEY is not set; export it to use an anthropic: agent")
-    import anthropic
+    anthropic = require("anthropic")
 
     return anthropic.Anthropic(**kwargs)
 
@@ -324,7 +325,7 @@ class ReactAgent:
         Returns:
             an :class:`AgentResult` (API errors end the run with ``finish="error"``; they do not raise).
         """
-        import anthropic
+        anthropic = require("anthropic")
 
         cfg = self.config
         tools = toolbox.definitions() + [SUBMIT_TOOL]
