@@ -8,6 +8,6 @@ setup(
     package_data={
         "evoonto.vocab": ["*.ttl"],
         "evoonto.shapes": ["*.ttl"],
-        "evoonto": ["data/*", "data/*/*", "data/*/*/*", "viz/static/*"],
+        "evoonto": ["py.typed", "data/*", "data/*/*", "data/*/*/*", "viz/static/*"],
     },
 )
