@@ -152,7 +152,7 @@ class OntologyTools:
     def manifest(self) -> str:
         """The manifest text (≤ 1,500 characters for a 12-table database); see :mod:`evoonto.tools.manifest`."""
         return build_manifest(self.ontology, version=self.version, declared=self.declared_tools(),
-                              data_tools=self.data_tools)
+                              data_tools=self.data_tools, default_results=self.settings.browse.default_results)
 
     def declared_tools(self) -> list[DeclaredTool]:
         """The valid declared tools of this version, sorted by name."""
