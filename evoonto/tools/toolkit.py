@@ -6,7 +6,8 @@ The same facade serves the MCP server (:mod:`evoonto.server`) and the evaluation
     tools.browse("banned players", kind="term", n=5)   # [{id, kind, label, snippet, score}]
     tools.resolve(["term/db/status"])                  # {"records": [...], "errors": [...], ...}
     tools.manifest()                                   # short text for the prompt
-    tools.call("browse", {"q": "banned"})              # by name, logged to the trajectory
+    tools.call("browse", {"q": "banned"})              # by name, checked, logged to the trajectory
+    tools.registry()["browse"].input_schema            # the ToolSpec the MCP server lists too
 
 The browse index and the settings are built on first use and cached per ontology object, so several
 facades over the same version share one index (built once per version).
@@ -214,10 +215,9 @@ class OntologyTools:
         schemas are generated from the version's settings (e.g. browse's default number of results).
         The MCP server lists and calls exactly these (``manifest`` is served as its instructions)."""
         built = self.built
-        key = (id(built), self.data_tools)
         cached = self.__dict__.get("_registry")
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        if cached is not None and cached[0] is built and cached[1] == self.data_tools:
+            return cached[2]
         specs = [_browse_spec(self, built.settings.browse), _resolve_spec(self),
                  ToolSpec("manifest", "How to use this ontology layer (plain text).", object_schema({}),
                           lambda: self.manifest(), listed=False)]
@@ -225,7 +225,7 @@ class OntologyTools:
         if self.data_tools:
             specs += _data_specs(self)
         registry = {spec.name: spec for spec in specs}
-        self.__dict__["_registry"] = (key, registry)
+        self.__dict__["_registry"] = (built, self.data_tools, registry)
         return registry
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None, *,
