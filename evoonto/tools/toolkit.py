@@ -39,7 +39,7 @@ from evoonto.tools.registry import (
     ToolSpec,
     object_schema,
 )
-from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, to_text
+from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, to_text  # noqa: F401 - to_text re-exported
 
 BUILTIN_TOOLS = ("browse", "resolve", "manifest")
 DATA_TOOLS = ("list_tables", "describe_table", "run_sql")
