@@ -6,8 +6,11 @@ What the agent gets (paper §3, Tool layer R; DESIGN.md §5):
 - tools ``browse`` and ``resolve``, the declared tools of the ``tools`` graph, and with
   ``data_tools=True`` the raw read-only ``list_tables``, ``describe_table`` and ``run_sql``.
 
-No admin operation (commit, evolve, rollback, update) is exposed. Every call goes through
-:meth:`evoonto.tools.OntologyTools.call`, so it is appended to the trajectory log. A server over a
+No admin operation (commit, evolve, rollback, update) is exposed. The tools are those of
+:meth:`evoonto.tools.OntologyTools.registry` (one registry for in-process and MCP use), and every
+call goes through :meth:`evoonto.tools.OntologyTools.call` in a worker thread, so it is checked
+against the same schema and appended to the trajectory log (a log that cannot be written costs one
+warning on stderr, never a call). A server over a
 workspace notices when the workspace's active version changes (cheap directory ``stat`` before each
 call, then the version number) and reloads the ontology, the manifest and the declared tools.
 
@@ -19,41 +22,22 @@ Run it with ``evoonto serve --workspace PATH [--transport stdio|http] [--data-to
 
 from __future__ import annotations
 
-import contextvars
-import inspect
+import logging
 import os
 import re
 import threading
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from evoonto.errors import EvoontoError, WorkspaceError, first_line
-from evoonto.tools.toolkit import OntologyTools, to_text
-from evoonto.tools.trajectory import TrajectoryLog
+from evoonto.errors import EvoontoError, ToolArgumentError, WorkspaceError, first_line
+from evoonto.tools.registry import error_text
+from evoonto.tools.toolkit import OntologyTools
+from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, to_text
 
 MANIFEST_URI = "evoonto://manifest"
-#: The transport session id of the MCP connection whose call is running (None on stdio).
-_CONNECTION: contextvars.ContextVar[str | None] = contextvars.ContextVar("evoonto_connection", default=None)
-_PY_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool}
+_LOG = logging.getLogger(__name__)
 # Workspace subfolders written while serving: changes there are not a new version.
 _VOLATILE = {"trajectories", "runs", "tmp", ".lock"}
-
-BROWSE_DOC = """Find ontology records for a phrase, identifier or data value.
-
-q: words of the question, a column name (snake_case/camelCase ok) or a value such as 'Banned'.
-kind: term (default), mapping, constraint, evidence, relation or any.
-n: number of results (default 5).
-Returns JSON [{id, kind, label, snippet, score}]; pass ids to resolve."""
-
-RESOLVE_DOC = """Expand records by id: a Term with its mappings (table, column, filter, aggregation,
-join path), relations (other end labelled), constraints (on the term and its mappings) and evidence
-(value distribution, samples, probe query).
-
-ids: ids from browse (at most 50). expand: subset of mappings, relations, constraints, evidence.
-depth: 0 (record only), 1 (default) or 2 (also the mappings of related terms).
-Returns JSON {records, errors, truncated}; unknown ids are listed in errors."""
 
 
 class ToolsProvider:
@@ -194,6 +178,15 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
                   name: str = "evoonto"):
     """Build the MCP server.
 
+    The tools listed and called are the :meth:`OntologyTools.registry` of the version served (one
+    registry for in-process and MCP use): input schemas with enums, bounds and per-property
+    descriptions, unknown arguments refused, errors as one line prefixed once with the tool name,
+    results as JSON text and as ``structuredContent`` matching the tool's output schema. Every
+    call runs in a worker thread (``anyio.to_thread.run_sync``), so a slow resolve never blocks
+    the event loop and other sessions. The server subclasses ``MCPServer`` through its public
+    ``list_tools``/``call_tool`` methods and keeps the ``initialize`` instructions equal to the
+    current manifest with a ``ServerMiddleware`` (no private SDK attribute is written).
+
     Args:
         target: an :class:`OntologyTools` (served as is) or a workspace directory (served with reload).
         data_tools: also expose list_tables / describe_table / run_sql (read-only).
@@ -209,8 +202,8 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
     """
     import anyio
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
-    from mcp_types import ToolAnnotations
+    from mcp_types import CallToolResult, TextContent, ToolAnnotations
+    from mcp_types import Tool as MCPTool
 
     from evoonto import __version__
 
@@ -221,108 +214,73 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
             raise WorkspaceError(f"no workspace at {target} (run 'evoonto init' or 'evoonto build' first)")
         provider = ToolsProvider(workspace=target, data_tools=data_tools, trajectory=trajectory, sources=sources)
 
-    class _LoggingServer(MCPServer):
-        """Reloads a changed workspace before listing or calling tools (so declared tools added by
-        a new version are callable at once), and logs calls the SDK rejects before they reach a
-        tool (schema errors, unknown tools)."""
+    manifests: dict[int, tuple[OntologyTools, str]] = {}
 
-        async def list_tools(self):
-            provider.tools  # noqa: B018 - reload check
-            return await super().list_tools()
+    def current_manifest() -> str:
+        """The manifest of the version served (computed once per loaded version)."""
+        tools = provider.tools
+        cached = manifests.get(id(tools))
+        if cached is None or cached[0] is not tools:
+            manifests.clear()
+            cached = manifests[id(tools)] = (tools, tools.manifest())
+        return cached[1]
+
+    def listed() -> list[MCPTool]:
+        return [MCPTool(name=spec.name, description=spec.description, input_schema=spec.input_schema,
+                        output_schema=spec.output_schema, annotations=ToolAnnotations(**spec.annotations()))
+                for spec in provider.tools.registry().values() if spec.listed]
+
+    def call(tool: str, arguments: Any, connection: str | None) -> CallToolResult:
+        tools = provider.tools
+        spec = tools.registry().get(tool)
+        if spec is not None and not spec.listed:
+            spec = None  # the manifest is the instructions and a resource, not a tool
+        try:
+            if spec is None:
+                raise ToolArgumentError(f"unknown tool {str(tool)[:60]!r}; available: "
+                                        + ", ".join(s.name for s in tools.registry().values() if s.listed))
+            result = tools.call(tool, arguments, trajectory=provider.trajectory_for(connection))
+        except EvoontoError as exc:  # logged by OntologyTools.call (an unknown tool is logged here)
+            if spec is None:
+                log = provider.trajectory_for(connection)
+                if log is not None:
+                    log.append(ToolEvent.from_call(str(tool)[:100], arguments, error=str(exc), version=tools.version))
+                text = first_line(exc, 500)
+            else:
+                text = error_text(tool, first_line(exc, 500))
+            return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+        except Exception as exc:  # logged by OntologyTools.call as an internal error
+            _LOG.exception("tool %r failed", str(tool)[:100])
+            return CallToolResult(content=[TextContent(type="text", text=f"{tool}: internal error "
+                                                       f"({type(exc).__name__})")], is_error=True)
+        return CallToolResult(content=[TextContent(type="text", text=to_text(result))],
+                              structured_content=spec.structured(result))
+
+    class _EvoontoServer(MCPServer):
+        """Lists and calls the tools of the version served (reloaded first when the workspace
+        changed), each call in a worker thread."""
+
+        async def list_tools(self) -> list[MCPTool]:
+            return await anyio.to_thread.run_sync(listed)
 
         async def call_tool(self, name, arguments, context=None):
-            started = datetime.now(timezone.utc)
-            t0 = time.perf_counter()
-            provider.tools  # noqa: B018 - reload check
-            token = _CONNECTION.set(_session_id(context))
-            try:
-                return await super().call_tool(name, arguments, context)
-            except ToolError as exc:
-                logged = any(getattr(e, "evoonto_logged", False) for e in (exc, exc.__cause__))
-                log = provider.trajectory_for(_CONNECTION.get())
-                if not logged and log is not None:
-                    log.record(
-                        tool=str(name)[:100], arguments=arguments, version=provider.tools.version, result_size=0,
-                        latency_ms=(time.perf_counter() - t0) * 1000.0, error=first_line(exc, 500),
-                        started=started)
-                raise
-            finally:
-                _CONNECTION.reset(token)
+            return await anyio.to_thread.run_sync(call, name, arguments, _session_id(context))
 
-    server = _LoggingServer(name, instructions=provider.tools.manifest(), version=__version__)
+    async def instructions_middleware(ctx: Any, call_next: Callable) -> Any:
+        """Sessions opened after a reload get the manifest of the version they are served."""
+        result = await call_next(ctx)
+        if ctx.method in ("initialize", "server/discover") and isinstance(result, dict) and "instructions" in result:
+            result = {**result, "instructions": await anyio.to_thread.run_sync(current_manifest)}
+        return result
+
+    server = _EvoontoServer(name, instructions=current_manifest(), version=__version__,
+                            middleware=[instructions_middleware])
     server.evoonto_provider = provider
-    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                                open_world_hint=False)
-
-    def invoke(tool: str, arguments: dict[str, Any]) -> str:
-        try:
-            log = provider.trajectory_for(_CONNECTION.get())
-            return to_text(provider.tools.call(tool, arguments, trajectory=log))
-        except EvoontoError as exc:
-            error = ToolError(str(exc))
-            error.evoonto_logged = True  # OntologyTools.call has logged it
-            raise error from None
-        except Exception as exc:  # logged by OntologyTools.call as an internal error
-            exc.evoonto_logged = True
-            raise
-
-    async def browse(q: str, kind: str = "term", n: int | None = None) -> str:
-        args: dict[str, Any] = {"q": q, "kind": kind}
-        if n is not None:
-            args["n"] = n
-        return invoke("browse", args)
-
-    async def resolve(ids: list[str], expand: list[str] | None = None, depth: int = 1) -> str:
-        args: dict[str, Any] = {"ids": ids, "depth": depth}
-        if expand is not None:
-            args["expand"] = expand
-        return invoke("resolve", args)
-
-    server.add_tool(browse, name="browse", description=BROWSE_DOC, annotations=read_only, structured_output=False)
-    server.add_tool(resolve, name="resolve", description=RESOLVE_DOC, annotations=read_only,
-                    structured_output=False)
-
-    if provider.data_tools:
-        async def list_tables() -> str:
-            return await anyio.to_thread.run_sync(invoke, "list_tables", {})
-
-        async def describe_table(table: str, source: str | None = None) -> str:
-            args = {"table": table, **({"source": source} if source is not None else {})}
-            return await anyio.to_thread.run_sync(invoke, "describe_table", args)
-
-        async def run_sql(sql: str, source: str | None = None, limit: int = 50) -> str:
-            args = {"sql": sql, "limit": limit, **({"source": source} if source is not None else {})}
-            return await anyio.to_thread.run_sync(invoke, "run_sql", args)
-
-        server.add_tool(list_tables, name="list_tables", annotations=read_only, structured_output=False,
-                        description="Tables of the data sources: JSON [{source, table, rows, columns}].")
-        server.add_tool(describe_table, name="describe_table", annotations=read_only, structured_output=False,
-                        description="Columns (name, type, pk) and foreign keys of one table.")
-        server.add_tool(run_sql, name="run_sql", annotations=read_only, structured_output=False,
-                        description="Run one read-only SELECT/WITH statement; JSON {columns, rows, truncated}.")
-
-    declared_names: list[str] = []
-
-    def register_declared(tools: OntologyTools) -> None:
-        for old in declared_names:
-            server.remove_tool(old)
-        declared_names.clear()
-        for decl in tools.declared_tools():
-            server.add_tool(_declared_function(decl, invoke), name=decl.name, description=decl.description,
-                            annotations=read_only, structured_output=False)
-            declared_names.append(decl.name)
-
-    def on_reload(tools: OntologyTools) -> None:
-        register_declared(tools)
-        server._lowlevel_server.instructions = tools.manifest()  # sent to sessions opened from now on
-
-    register_declared(provider.tools)
-    provider.listeners.append(on_reload)
 
     @server.resource(MANIFEST_URI, name="manifest", mime_type="text/plain",
                      description="How to use this ontology layer (the same text as the server instructions).")
-    def manifest() -> str:
-        return provider.tools.call("manifest", {})
+    async def manifest() -> str:
+        return await anyio.to_thread.run_sync(lambda: provider.tools.call("manifest", {}))
 
     return server
 
@@ -338,23 +296,6 @@ def _session_id(context: Any) -> str | None:
         return None
     headers = getattr(request_context.request, "headers", None) or {}
     return headers.get("mcp-session-id")
-
-
-def _declared_function(decl: Any, invoke: Callable[[str, dict], str]) -> Callable:
-    """An async function whose signature is the declared tool's parameters (the SDK derives the schema)."""
-    import anyio
-
-    async def run(**kwargs: Any) -> str:
-        return await anyio.to_thread.run_sync(invoke, decl.name, kwargs)
-
-    run.__signature__ = inspect.Signature(
-        [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=_PY_TYPES[p.type])
-         for p in decl.parameters],
-        return_annotation=str,
-    )
-    run.__name__ = decl.name
-    run.__doc__ = decl.description
-    return run
 
 
 def serve(workspace: str | os.PathLike, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765,

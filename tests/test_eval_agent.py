@@ -152,7 +152,7 @@ def test_agent_through_an_mcp_client(db, tmp_path):
     browse_result = replay.requests[1]["messages"][-1]["content"][0]
     assert "term/cs/singer" in browse_result["content"]
     refused = replay.requests[3]["messages"][-1]["content"][0]
-    assert refused["is_error"] is True and refused["content"].startswith("error: refused")
+    assert refused["is_error"] is True and refused["content"].startswith("error: run_sql: refused")
 
 
 def test_declared_tools_are_offered_and_dispatched():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from evoonto.cli import add_workspace_option
+from evoonto.tools.browse import KIND_CHOICES
+from evoonto.tools.settings import BrowseSettings
 
 HELP = "search the ontology: ranked Terms, Mappings, Constraints, Evidence or Relations"
 
@@ -27,9 +29,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_workspace_option(parser)
     parser.add_argument("query", metavar="QUERY", help="words, an identifier or a data value")
-    parser.add_argument("--kind", "-k", default="term",
-                        help="term (default), mapping, constraint, evidence, relation or any")
-    parser.add_argument("-n", type=int, default=None, metavar="N", help="number of results (default 5)")
+    parser.add_argument("--kind", "-k", default=KIND_CHOICES[0],
+                        help=f"{KIND_CHOICES[0]} (default), {', '.join(KIND_CHOICES[1:-1])} or {KIND_CHOICES[-1]}")
+    parser.add_argument("-n", type=int, default=None, metavar="N",
+                        help="number of results (default: the version's browse setting evo:defaultResults, "
+                             f"{BrowseSettings().default_results} unless a Tool patch changed it)")
     parser.add_argument("--json", action="store_true", help="print the hits as JSON")
     parser.set_defaults(func=run)
 

@@ -13,7 +13,9 @@ Serve the workspace's active ontology version over the Model Context Protocol: t
 server instructions (and the resource evoonto://manifest), the tools browse and resolve, the tools
 declared in the tools graph, and with --data-tools read-only list_tables / describe_table / run_sql.
 No admin operation is exposed. The server reloads when the active version changes. Every call is
-appended to <workspace>/trajectories/<session>.jsonl (or --trajectory FILE).
+appended to <workspace>/trajectories/<session>.jsonl (or --trajectory FILE) with its arguments and
+result; when the log cannot be written (read-only or full disk) one warning goes to stderr and the
+tools keep answering.
 
 Examples:
   evoonto serve --workspace .evoonto                      # stdio, for a local agent

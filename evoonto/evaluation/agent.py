@@ -22,6 +22,7 @@ HTTP transport replays recorded responses.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -31,6 +32,7 @@ from typing import Any, Protocol
 
 from evoonto.errors import ConfigurationError, EvoontoError, ToolArgumentError, first_line
 from evoonto.optional import require
+from evoonto.tools.trajectory import ToolEvent
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 TOOL_RESULT_CHARS = 8000
@@ -399,15 +401,21 @@ class ReactAgent:
         if len(text) > TOOL_RESULT_CHARS:
             text = text[: TOOL_RESULT_CHARS - 1] + "…"
         latency = (time.perf_counter() - start) * 1000
-        self._record(trajectory, result, name, arguments, 0 if error else len(text), latency, error, toolbox.version)
+        self._record(trajectory, result, name, arguments, 0 if error else len(text), latency, error, toolbox.version,
+                     None if error else answer)
         return text, error is not None
 
     @staticmethod
     def _record(trajectory, result: AgentResult, tool: str, arguments: dict, size: int, latency: float,
-                error: str | None, version) -> None:
-        event = {"tool": tool, "arguments": arguments, "result_size": size, "latency_ms": round(latency, 3),
-                 "error": error, "version": version}
+                error: str | None, version, answer: Any = None) -> None:
+        # the Tool layer's one event type (evoonto.tools.trajectory.ToolEvent), with what the agent read
+        if isinstance(answer, str):  # an MCP toolbox answers with the JSON text
+            try:
+                answer = json.loads(answer)
+            except ValueError:
+                pass
+        event = ToolEvent.from_call(tool, arguments, answer, error=error, version=version, latency_ms=latency)
+        event = dataclasses.replace(event, result_size=size)
         if trajectory is not None:
-            event = trajectory.record(tool=tool, arguments=arguments, version=version, result_size=size,
-                                      latency_ms=latency, error=error)
-        result.events.append(event)
+            event = trajectory.append(event)
+        result.events.append(event.to_dict())

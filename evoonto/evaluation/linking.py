@@ -50,6 +50,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 
 from evoonto.errors import EvoontoError
+from evoonto.tools.trajectory import ToolEvent
 from evoonto.evaluation.gold import Column, GoldAnalysis
 
 CHARS_PER_TOKEN = 4
@@ -116,8 +117,9 @@ class Surfaced:
         chars: ``len(text)``.
         prompt_chars: the part of ``chars`` that is the condition's fixed prompt.
         tables, columns: recognised schema items (lower-case).
-        events: the tool calls made, trajectory-shaped dicts (``tool``, ``arguments``, ``result``,
-            ``latency_ms``, ``error``).
+        events: the tool calls made, as :class:`evoonto.tools.trajectory.ToolEvent` records
+            (``ToolEvent.to_dict()``: ``tool``, ``arguments``, ``result``, ``result_ids``, ``latency_ms``,
+            ``error`` …), the shape the MCP trajectory log holds.
     """
 
     text: str
@@ -246,23 +248,25 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
     """
     events: list[dict] = []
 
-    def call(name: str, fn, **arguments):
+    def call(name: str, fn, shown=None, **arguments):
+        """Run one tool call and record it as a ToolEvent record (what was read: ``shown(result)``)."""
         start = time.perf_counter()
         error, result = None, None
         try:
             result = fn(**arguments)
         except EvoontoError as exc:  # a tool error is part of the trajectory, not a crash of the run
             error = str(exc)
-        events.append({"tool": name, "arguments": arguments, "result": result, "error": error,
-                       "latency_ms": round((time.perf_counter() - start) * 1000, 3)})
-        return result
+        read = shown(result) if shown is not None and result is not None else result
+        events.append(ToolEvent.from_call(name, dict(arguments), read, error=error,
+                                          version=getattr(tools, "version", None),
+                                          latency_ms=(time.perf_counter() - start) * 1000).to_dict())
+        return read
 
     depth = {} if policy.n is None else {"n": policy.n}
+    # the trajectory records what was read: the hits that fit the budget
     hits = call("browse", lambda q, kind, **n: tools.browse(q, kind=kind, **n),
+                shown=lambda found: _within_budget(found, policy.budget_chars),
                 q=question, kind=policy.kind, **depth) or []
-    hits = _within_budget(hits, policy.budget_chars)
-    if events and isinstance(events[-1]["result"], list):
-        events[-1]["result"] = hits  # the trajectory records what was read
     ids = [h["id"] for h in hits]
     browsed = len(compact_json(hits))  # the browse answer is read too: it counts against the budget
     resolved: dict = {}

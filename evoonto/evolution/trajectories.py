@@ -3,10 +3,10 @@
 Paper §"Evolution loop" (diagnosis works on trajectories). Events come from two places:
 
 * the Tool layer's JSON Lines log (``evoonto.tools.trajectory``), one event per agent tool call:
-  ``session``/``task``, ``ts``, ``version``, ``tool``, ``arguments``, ``result_size``,
+  ``session``/``task``, ``ts``, ``version``, ``tool``, ``arguments``, ``result``, ``result_size``,
   ``result_ids``, ``latency_ms``, ``error``;
 * an offline evaluation run (:mod:`evoonto.evolution.backbone`), which records the retrieval policy's
-  browse/resolve calls with their results in the same shape.
+  browse/resolve calls as the same :class:`~evoonto.tools.trajectory.ToolEvent`.
 
 A trajectory carries the question *text* (what the agent saw) and the evaluator's verdict, never the
 gold SQL or gold result: diagnosis must not see gold (DESIGN.md §6).
@@ -20,40 +20,13 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from evoonto.errors import WorkloadError
+from evoonto.tools.trajectory import ToolEvent
 
 
-@dataclass(frozen=True)
-class Event:
-    """One tool call in a trajectory.
-
-    ``tool`` is the tool name (``browse``, ``resolve``, ``run_sql``, a declared tool, or
-    ``final_answer``); ``arguments`` its JSON arguments; ``result`` the JSON result when recorded
-    (else None); ``result_ids`` the ids it returned (the Tool log records these instead of bodies);
-    ``error`` the error message or None; ``latency_ms`` in milliseconds; ``timestamp`` ISO 8601.
-    """
-
-    tool: str
-    arguments: dict = field(default_factory=dict)
-    result: Any = None
-    error: str | None = None
-    version: int | None = None
-    timestamp: str | None = None
-    latency_ms: float | None = None
-    result_ids: tuple[str, ...] = ()
-
-    @classmethod
-    def from_dict(cls, data: Mapping) -> "Event":
-        """Build an event from one log record (unknown keys are ignored)."""
-        args = data.get("arguments") or data.get("args") or {}
-        if not isinstance(args, dict):
-            args = {"value": args}
-        return cls(
-            tool=str(data.get("tool") or data.get("name") or "?"), arguments=args,
-            result=data.get("result"), error=data.get("error") or None,
-            version=data.get("version"), timestamp=data.get("ts") or data.get("timestamp"),
-            latency_ms=data.get("latency_ms"),
-            result_ids=tuple(str(i) for i in (data.get("result_ids") or ())),
-        )
+#: One tool call in a trajectory: the Tool layer's single event type (``tool``, ``arguments``,
+#: ``result``, ``error``, ``version``, ``timestamp``, ``latency_ms``, ``result_ids`` …), so the
+#: MCP log, in-process agents and offline runs are read the same way.
+Event = ToolEvent
 
 
 @dataclass

@@ -2,11 +2,13 @@
 
 - :class:`OntologyTools` (:mod:`evoonto.tools.toolkit`): browse / resolve / manifest / declared tools
   over one ontology version, with trajectory capture; used by the MCP server and the evaluation.
+- :mod:`~evoonto.tools.registry`: :class:`ToolSpec`, the one description of each agent-facing tool
+  (schema, handler, read-only flag) that ``OntologyTools.call`` and the MCP server share.
 - :mod:`~evoonto.tools.settings` (settings from the ``tools`` graph), :mod:`~evoonto.tools.index`
   (SPARQL-gathered documents, BM25), :mod:`~evoonto.tools.browse`, :mod:`~evoonto.tools.resolve`,
   :mod:`~evoonto.tools.manifest`, :mod:`~evoonto.tools.declared` (SQL/SPARQL template tools),
   :mod:`~evoonto.tools.data` (raw read-only data tools), :mod:`~evoonto.tools.trajectory`
-  (JSON Lines call log; the event schema is documented there), :mod:`~evoonto.tools.sparql`
+  (JSON Lines call log of :class:`ToolEvent`, the one trajectory event type; schema documented there), :mod:`~evoonto.tools.sparql`
   (escaping helpers).
 """
 
@@ -17,6 +19,8 @@ import importlib
 _LAZY = {
     "OntologyTools": "evoonto.tools.toolkit",
     "TrajectoryLog": "evoonto.tools.trajectory",
+    "ToolEvent": "evoonto.tools.trajectory",
+    "ToolSpec": "evoonto.tools.registry",
     "read_events": "evoonto.tools.trajectory",
     "DeclaredTool": "evoonto.tools.declared",
     "DataTools": "evoonto.tools.data",

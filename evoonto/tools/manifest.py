@@ -81,7 +81,7 @@ def notes(ontology: Any) -> list[str]:
 
 
 def build_manifest(ontology: Any, *, version: Any = None, declared: Sequence[Any] = (),
-                   data_tools: bool = False, max_chars: int = MAX_CHARS) -> str:
+                   data_tools: bool = False, max_chars: int = MAX_CHARS, default_results: int | None = None) -> str:
     """Render the manifest.
 
     Args:
@@ -90,9 +90,15 @@ def build_manifest(ontology: Any, *, version: Any = None, declared: Sequence[Any
         declared: declared tools (objects with ``name``, ``description``, ``parameters``).
         data_tools: whether the raw read-only data tools are served too.
         max_chars: size limit in characters; evolution notes beyond it are counted, not shown.
+        default_results: browse's default number of results shown in the usage line (None: read
+            from the version's settings, ``evo:defaultResults``).
     Returns:
         Plain text, at most ``max_chars`` characters unless the fixed part alone is longer.
     """
+    if default_results is None:
+        from evoonto.tools.settings import load_settings
+
+        default_results = load_settings(ontology).browse.default_results
     srcs = sources(ontology)
     n = counts(ontology)
     shown = ", ".join(
@@ -106,7 +112,7 @@ def build_manifest(ontology: Any, *, version: Any = None, declared: Sequence[Any
         f"It holds {n['term']} terms, {n['mapping']} mappings, {n['constraint']} constraints, "
         f"{n['evidence']} evidence records and {n['relation']} relations.",
         "Tools:",
-        "- browse(q, kind='term', n=5): ranked records for words, column names or data values; "
+        f"- browse(q, kind='term', n={default_results}): ranked records for words, column names or data values; "
         "kind = term|mapping|constraint|evidence|relation|any.",
         "- resolve(ids, expand=[mappings, relations, constraints, evidence], depth=1): records with "
         "their table.column, filter, aggregation, join path, constraints and evidence.",

@@ -6,7 +6,8 @@ The same facade serves the MCP server (:mod:`evoonto.server`) and the evaluation
     tools.browse("banned players", kind="term", n=5)   # [{id, kind, label, snippet, score}]
     tools.resolve(["term/db/status"])                  # {"records": [...], "errors": [...], ...}
     tools.manifest()                                   # short text for the prompt
-    tools.call("browse", {"q": "banned"})              # by name, logged to the trajectory
+    tools.call("browse", {"q": "banned"})              # by name, checked, logged to the trajectory
+    tools.registry()["browse"].input_schema            # the ToolSpec the MCP server lists too
 
 The browse index and the settings are built on first use and cached per ontology object, so several
 facades over the same version share one index (built once per version).
@@ -14,22 +15,31 @@ facades over the same version share one index (built once per version).
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import weakref
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from evoonto.errors import EvoontoError, SourceError, ToolArgumentError
+from evoonto.tools.browse import KIND_CHOICES, MAX_QUERY_CHARS
 from evoonto.tools.browse import browse as _browse
 from evoonto.tools.declared import DeclaredTool, load_declared_tools, run_declared
 from evoonto.tools.index import SearchIndex, gather_documents
 from evoonto.tools.manifest import build_manifest
-from evoonto.tools.resolve import EXPANSIONS, IdCodec, Resolver
-from evoonto.tools.settings import ToolSettings, load_settings
+from evoonto.tools.resolve import EXPANSIONS, MAX_DEPTH, MAX_IDS, IdCodec, Resolver
+from evoonto.tools.settings import BrowseSettings, ToolSettings, load_settings
 from evoonto.tools.sparql import SKOS, iri_ref, select
-from evoonto.tools.trajectory import TrajectoryLog
+from evoonto.tools.registry import (
+    BROWSE_OUTPUT,
+    RESOLVE_OUTPUT,
+    ROWS_OUTPUT,
+    TABLE_OUTPUT,
+    TABLES_OUTPUT,
+    ToolSpec,
+    object_schema,
+)
+from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, to_text  # noqa: F401 - to_text re-exported
 
 BUILTIN_TOOLS = ("browse", "resolve", "manifest")
 DATA_TOOLS = ("list_tables", "describe_table", "run_sql")
@@ -57,13 +67,6 @@ def _guess_base(ontology: Any) -> str | None:
     if rows and rows[0]["s"].endswith("/scheme"):
         return rows[0]["s"][: -len("scheme")]
     return None
-
-
-def to_text(result: Any) -> str:
-    """The text sent to the agent for a tool result: strings as is, anything else as compact JSON."""
-    if isinstance(result, str):
-        return result
-    return json.dumps(result, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 class OntologyTools:
@@ -150,7 +153,7 @@ class OntologyTools:
     def manifest(self) -> str:
         """The manifest text (≤ 1,500 characters for a 12-table database); see :mod:`evoonto.tools.manifest`."""
         return build_manifest(self.ontology, version=self.version, declared=self.declared_tools(),
-                              data_tools=self.data_tools)
+                              data_tools=self.data_tools, default_results=self.settings.browse.default_results)
 
     def declared_tools(self) -> list[DeclaredTool]:
         """The valid declared tools of this version, sorted by name."""
@@ -204,26 +207,52 @@ class OntologyTools:
 
     def tool_names(self) -> list[str]:
         """Names accepted by :meth:`call`: browse, resolve, manifest, declared tools, data tools."""
-        names = list(BUILTIN_TOOLS) + [t.name for t in self.built.declared]
-        return names + list(DATA_TOOLS) if self.data_tools else names
+        return list(self.registry())
+
+    def registry(self) -> dict[str, ToolSpec]:
+        """The tools of this version by name, in this order: browse, resolve, manifest, the declared
+        tools, then (with ``data_tools``) list_tables, describe_table, run_sql. Descriptions and
+        schemas are generated from the version's settings (e.g. browse's default number of results).
+        The MCP server lists and calls exactly these (``manifest`` is served as its instructions)."""
+        built = self.built
+        cached = self.__dict__.get("_registry")
+        if cached is not None and cached[0] is built and cached[1] == self.data_tools:
+            return cached[2]
+        specs = [_browse_spec(self, built.settings.browse), _resolve_spec(self),
+                 ToolSpec("manifest", "How to use this ontology layer (plain text).", object_schema({}),
+                          lambda: self.manifest(), listed=False)]
+        specs += [_declared_spec(self, decl) for decl in built.declared]
+        if self.data_tools:
+            specs += _data_specs(self)
+        registry = {spec.name: spec for spec in specs}
+        self.__dict__["_registry"] = (built, self.data_tools, registry)
+        return registry
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None, *,
              trajectory: TrajectoryLog | None = None) -> Any:
         """Call a tool by name with keyword arguments, logging the call to the trajectory.
 
-        ``trajectory`` overrides the facade's log for this call (e.g. one log per MCP connection).
+        The arguments are checked against the tool's :class:`~evoonto.tools.registry.ToolSpec`
+        (unknown or missing arguments and wrong JSON types are errors), then the handler checks
+        values. The trajectory event holds the arguments as the caller sent them and the result
+        (:class:`evoonto.tools.trajectory.ToolEvent`). ``trajectory`` overrides the facade's log for
+        this call (e.g. one log per MCP connection).
 
         Returns:
             The tool's result (list/dict/str).
         Raises:
             ToolArgumentError: unknown tool or bad arguments; other EvoontoError from the tool.
         """
-        arguments = dict(arguments or {})
+        received = dict(arguments) if isinstance(arguments, Mapping) else arguments
         started = datetime.now(timezone.utc)
         t0 = time.perf_counter()
         result, error = None, None
         try:
-            result = self._dispatch(tool, arguments)
+            spec = self.registry().get(tool) if isinstance(tool, str) else None
+            if spec is None:
+                raise ToolArgumentError(
+                    f"unknown tool {str(tool)[:60]!r}; available: {', '.join(self.tool_names())}")
+            result = spec.handler(**spec.check_arguments(received))
             return result
         except EvoontoError as exc:
             error = str(exc)
@@ -234,44 +263,9 @@ class OntologyTools:
         finally:
             log = trajectory if trajectory is not None else self.trajectory
             if log is not None:
-                latency = (time.perf_counter() - t0) * 1000.0
-                log.record(
-                    tool=str(tool)[:100], arguments=arguments, version=self.version,
-                    result_size=0 if result is None else len(to_text(result)), latency_ms=latency,
-                    error=error, started=started, result_ids=_result_ids(tool, result),
-                )
-
-    def _dispatch(self, tool: str, args: dict[str, Any]) -> Any:
-        def take(fn: Callable, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> Any:
-            extra = sorted(str(k)[:40] for k in args if k not in allowed)
-            if extra:
-                raise ToolArgumentError(f"{tool}: unknown argument(s) {', '.join(map(repr, extra))}")
-            missing = [k for k in required if k not in args]
-            if missing:
-                raise ToolArgumentError(f"{tool}: missing argument(s) {', '.join(missing)}")
-            return fn(**args)
-
-        if tool == "browse":
-            if "q" not in args:
-                raise ToolArgumentError("browse: missing argument q")
-            q = args.pop("q")
-            return take(lambda **kw: self.browse(q, **kw), ("kind", "n"))
-        if tool == "resolve":
-            if "ids" not in args:
-                raise ToolArgumentError("resolve: missing argument ids")
-            ids = args.pop("ids")
-            return take(lambda **kw: self.resolve(ids, **kw), ("expand", "depth"))
-        if tool == "manifest":
-            return take(self.manifest, ())
-        if self.data_tools and tool in DATA_TOOLS:
-            fn = getattr(self.data, tool)
-            allowed = {"list_tables": (), "describe_table": ("table", "source"),
-                       "run_sql": ("sql", "source", "limit")}[tool]
-            required = {"list_tables": (), "describe_table": ("table",), "run_sql": ("sql",)}[tool]
-            return take(fn, allowed, required)
-        if any(t.name == tool for t in self.built.declared):
-            return self.run_declared(tool, args)
-        raise ToolArgumentError(f"unknown tool {str(tool)[:60]!r}; available: {', '.join(self.tool_names())}")
+                log.append(ToolEvent.from_call(
+                    str(tool)[:100], received if received is not None else {}, result, error=error,
+                    version=self.version, latency_ms=(time.perf_counter() - t0) * 1000.0, started=started))
 
     def close(self) -> None:
         """Close the sources this facade opened itself (Sources passed in open stay open)."""
@@ -284,9 +278,85 @@ class OntologyTools:
         self._data = None
 
 
-def _result_ids(tool: str, result: Any) -> list[str] | None:
-    if tool == "browse" and isinstance(result, list):
-        return [hit["id"] for hit in result if isinstance(hit, dict) and "id" in hit]
-    if tool == "resolve" and isinstance(result, dict):
-        return [rec["id"] for rec in result.get("records", []) if isinstance(rec, dict) and "id" in rec]
-    return None
+
+# -- the specs of the agent-facing tools -------------------------------------------------------------
+
+
+def browse_description(settings: BrowseSettings) -> str:
+    """The browse tool's description, with the default and maximum number of results of ``settings``."""
+    return (
+        "Find ontology records for a phrase, identifier or data value.\n\n"
+        "q: words of the question, a column name (snake_case/camelCase ok) or a value seen in the data.\n"
+        f"kind: {KIND_CHOICES[0]} (default), {', '.join(KIND_CHOICES[1:-1])} or {KIND_CHOICES[-1]}.\n"
+        f"n: number of results (default {settings.default_results}, at most {settings.max_results}).\n"
+        "Returns JSON [{id, kind, label, snippet, score}] (an empty list when nothing matches: try other "
+        "words, a column name or kind='any'); pass ids to resolve."
+    )
+
+
+RESOLVE_DESCRIPTION = (
+    "Expand records by id: a Term with its mappings (table, column, filter, aggregation, join path), "
+    "relations (other end labelled), constraints (on the term and its mappings) and evidence (value "
+    "distribution, samples, probe query).\n\n"
+    f"ids: ids from browse (at most {MAX_IDS}). expand: subset of {', '.join(EXPANSIONS)}.\n"
+    "depth: 0 (record only), 1 (default) or 2 (also the mappings of related terms).\n"
+    "Returns JSON {records, errors, truncated}; unknown ids are listed in errors."
+)
+
+
+def _browse_spec(tools: OntologyTools, settings: BrowseSettings) -> ToolSpec:
+    schema = object_schema({
+        "q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
+              "description": "words, a column name or a data value to look up"},
+        "kind": {"type": "string", "enum": list(KIND_CHOICES), "default": KIND_CHOICES[0],
+                 "description": "record kind to return ('any' for all kinds)"},
+        "n": {"type": "integer", "minimum": 1, "maximum": settings.max_results,
+              "default": settings.default_results, "description": "number of results"},
+    }, ("q",))
+    return ToolSpec("browse", browse_description(settings), schema,
+                    lambda q, kind=KIND_CHOICES[0], n=None: tools.browse(q, kind=kind, n=n),
+                    output_schema=BROWSE_OUTPUT, result_key="results")
+
+
+def _resolve_spec(tools: OntologyTools) -> ToolSpec:
+    schema = object_schema({
+        "ids": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_IDS,
+                "description": "record ids returned by browse"},
+        "expand": {"type": "array", "items": {"type": "string", "enum": list(EXPANSIONS)}, "uniqueItems": True,
+                   "default": list(EXPANSIONS), "description": "linked objects to include"},
+        "depth": {"type": "integer", "minimum": 0, "maximum": MAX_DEPTH, "default": 1,
+                  "description": "0: the records only; 1: with linked objects; 2: also the mappings of related terms"},
+    }, ("ids",))
+    return ToolSpec("resolve", RESOLVE_DESCRIPTION, schema,
+                    lambda ids, expand=EXPANSIONS, depth=1: tools.resolve(ids, expand=expand, depth=depth),
+                    output_schema=RESOLVE_OUTPUT)
+
+
+def _declared_spec(tools: OntologyTools, decl: DeclaredTool) -> ToolSpec:
+    return ToolSpec(decl.name, decl.description, decl.input_schema(),
+                    lambda **arguments: tools.run_declared(decl.name, arguments), output_schema=ROWS_OUTPUT)
+
+
+def _data_specs(tools: OntologyTools) -> list[ToolSpec]:
+    from evoonto.tools.data import MAX_ROWS, MAX_SQL_CHARS
+
+    source = {"type": "string", "description": "source id (needed only when several sources are served)"}
+    return [
+        ToolSpec("list_tables", "Tables of the data sources: JSON [{source, table, rows, columns}].",
+                 object_schema({}), lambda: tools.data.list_tables(), output_schema=TABLES_OUTPUT,
+                 result_key="tables"),
+        ToolSpec("describe_table", "Columns (name, type, pk) and foreign keys of one table.",
+                 object_schema({"table": {"type": "string", "minLength": 1, "maxLength": 500,
+                                          "description": "table name (from list_tables)"},
+                                "source": source}, ("table",)),
+                 lambda table, source=None: tools.data.describe_table(table, source),
+                 output_schema=TABLE_OUTPUT),
+        ToolSpec("run_sql", "Run one read-only SELECT/WITH statement; JSON {columns, rows, truncated}.",
+                 object_schema({"sql": {"type": "string", "minLength": 1, "maxLength": MAX_SQL_CHARS,
+                                        "description": "one SELECT or WITH statement"},
+                                "source": source,
+                                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS, "default": 50,
+                                          "description": "maximum number of rows returned"}}, ("sql",)),
+                 lambda sql, source=None, limit=50: tools.data.run_sql(sql, source, limit),
+                 output_schema=ROWS_OUTPUT),
+    ]
