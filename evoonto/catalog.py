@@ -35,17 +35,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Iterable, TypeVar
+from typing import Any, Iterable, Protocol, TypeVar
 from urllib.parse import unquote
 
 import rdflib
-from rdflib import RDF, URIRef
+from rdflib import URIRef
 
 from evoonto.errors import SourceError
 from evoonto.records import CATALOG_RECORD_TYPES, Column, Document, Passage, Source, Table, _python
 from evoonto.store import OxigraphStore
 
-__all__ = ["Catalog", "SourceSchema", "TableInfo", "ColumnInfo", "DocumentInfo", "CATALOG_QUERY",
+__all__ = ["Catalog", "SourceSchema", "TableInfo", "ColumnInfo", "DocumentInfo", "Queryable", "CATALOG_QUERY",
            "read_catalog"]
 
 
@@ -219,7 +219,14 @@ def _query() -> tuple[str, dict[str, str]]:
 CATALOG_QUERY, _VARIABLES = _query()
 
 
-def _rows(source: Any) -> list[dict[str, Any]]:
+class Queryable(Protocol):
+    """Anything that answers a SPARQL SELECT with rows mapping variable names to RDF nodes
+    (:class:`~evoonto.ontology.Ontology`, a store)."""
+
+    def query(self, sparql: str) -> Any: ...
+
+
+def _rows(source: rdflib.Graph | Queryable) -> list[dict[str, Any]]:
     """Solutions of :data:`CATALOG_QUERY` on an rdflib Graph or an object with ``query(sparql)``."""
     if isinstance(source, rdflib.Graph):  # load into Oxigraph: rdflib's engine is ~20x slower here
         store = OxigraphStore()
@@ -267,7 +274,7 @@ def _records(rows: list[dict[str, Any]]) -> dict[URIRef, Any]:
     return out
 
 
-def read_catalog(source: Any) -> Catalog:
+def read_catalog(source: rdflib.Graph | Queryable) -> Catalog:
     """Read every source, table, column and document of a catalog.
 
     Args:
@@ -285,7 +292,6 @@ def read_catalog(source: Any) -> Catalog:
     by_type: dict[type, list] = defaultdict(list)
     for record in records.values():
         by_type[type(record)].append(record)
-    table_of: dict[URIRef, Table] = {t.iri: t for t in by_type[Table]}
     columns_of: dict[URIRef, list[Column]] = defaultdict(list)
     for col in by_type[Column]:
         columns_of[col.table].append(col)
