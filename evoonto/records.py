@@ -1,15 +1,18 @@
 """Typed records of the Content layer and their RDF form (docs/architecture.md §3).
 
-Records: :class:`Term`, :class:`Mapping`, :class:`Constraint`, :class:`Evidence`,
+Content records: :class:`Term`, :class:`Mapping`, :class:`Constraint`, :class:`Evidence`,
 :class:`ProbeActivity` and :class:`Relation` (paper: Content layer node families and semantic
-relations). Each is a dataclass whose first field is its IRI and converts both ways:
+relations). Catalog records (graph ``catalog``, W3C DCAT/CSVW): :class:`Source`, :class:`Table`,
+:class:`Column`, :class:`Document` and :class:`Passage`. Each is a dataclass whose first field is its
+IRI and converts both ways:
 
 - ``record.to_triples() -> list[tuple]`` and ``record.to_graph(graph=None) -> rdflib.Graph``;
 - ``Record.from_graph(graph, iri) -> Record`` (raises :class:`RecordError` when ``iri`` is not a node
   of that family in ``graph``).
 
-Field <-> predicate correspondences are declared once per class in ``FIELDS``; the conversion code
-is shared. A :class:`Relation` writes both its direct navigation triple ``<source> p <target>`` and
+Field <-> predicate correspondences (predicate, cardinality, datatype) are declared once per class in
+``FIELDS``; the conversion code is shared, and :func:`evoonto.catalog.read_catalog` builds its one
+SPARQL query and its records from the same declarations. A :class:`Relation` writes both its direct navigation triple ``<source> p <target>`` and
 its qualified node (OWL annotation reification).
 """
 
@@ -23,10 +26,10 @@ from typing import Any, ClassVar, Iterable
 
 import rdflib
 from rdflib import Literal, URIRef
-from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SH, SKOS, XSD
+from rdflib.namespace import DCAT, DCTERMS, OWL, PROV, RDF, RDFS, SH, SKOS, XSD
 
 from evoonto.errors import EvoontoError
-from evoonto.namespaces import EVO, SSSOM, bind_prefixes
+from evoonto.namespaces import CSVW, EVO, SSSOM, bind_prefixes
 
 
 class RecordError(EvoontoError):
@@ -40,6 +43,7 @@ class _Field:
     kind: str  # iri | text | text_en | int | float | bool | datetime | json
     many: bool = False
     required: bool = False
+    bulky: bool = False  # large text that catalog queries leave out (passage text)
 
 
 def _literal(kind: str, value: Any, lang: str) -> rdflib.term.Node:
@@ -160,8 +164,8 @@ class _Record:
         return cls(**cls._kwargs_from_graph(graph, iri))
 
 
-def _f(attr, predicate, kind, many=False, required=False) -> _Field:
-    return _Field(attr, predicate, kind, many, required)
+def _f(attr, predicate, kind, many=False, required=False, bulky=False) -> _Field:
+    return _Field(attr, predicate, kind, many, required, bulky)
 
 
 #: The trailing fields of Term, Mapping, Constraint and Relation: evidence, then lifecycle.
@@ -475,6 +479,122 @@ RECORD_TYPES: dict[URIRef, type] = {
 }
 
 
+# --- catalog records (graph ``catalog``; docs/architecture.md §3) ---------------------------------
+
+
+@dataclass
+class Source(_Record):
+    """A data source (``dcat:Dataset``).
+
+    Attributes:
+        iri: ``IriFactory.source(id)``; identifier: ``dcterms:identifier`` (the source id);
+        title: ``dcterms:title``; kind: ``evo:sourceKind`` (sqlite | sqlalchemy | files | documents).
+    """
+
+    iri: URIRef
+    identifier: str | None = None
+    title: str | None = None
+    kind: str | None = None
+
+    RDF_TYPE: ClassVar[URIRef] = DCAT.Dataset
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("identifier", DCTERMS.identifier, "text"),
+        _f("title", DCTERMS.title, "text"),
+        _f("kind", EVO.sourceKind, "text"),
+    )
+
+
+@dataclass
+class Table(_Record):
+    """A table (or view, or file) of a source (``csvw:Table``).
+
+    Attributes:
+        iri: ``IriFactory.table(source, name)``; name: ``csvw:name`` as in the source;
+        source: the Source IRI (``dcterms:isPartOf``); row_count: ``evo:rowCount`` or None.
+    """
+
+    iri: URIRef
+    name: str
+    source: URIRef
+    row_count: int | None = None
+
+    RDF_TYPE: ClassVar[URIRef] = CSVW.Table
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("name", CSVW.name, "text", required=True),
+        _f("source", DCTERMS.isPartOf, "iri", required=True),
+        _f("row_count", EVO.rowCount, "int"),
+    )
+
+
+@dataclass
+class Column(_Record):
+    """A column of a table (``csvw:Column``).
+
+    Attributes:
+        iri: ``IriFactory.column(source, table, name)``; name: ``csvw:name`` as in the source;
+        table: the Table IRI (``dcterms:isPartOf``); declared_type: ``evo:declaredType`` as declared
+        (None when undeclared); primary_key: ``evo:primaryKey``; ordinal: ``evo:ordinal`` (0-based);
+        references: Column IRIs this column points at (``evo:references``, declared or discovered keys).
+    """
+
+    iri: URIRef
+    name: str
+    table: URIRef
+    declared_type: str | None = None
+    primary_key: bool | None = None
+    ordinal: int | None = None
+    references: list[URIRef] = field(default_factory=list)
+
+    RDF_TYPE: ClassVar[URIRef] = CSVW.Column
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("name", CSVW.name, "text", required=True),
+        _f("table", DCTERMS.isPartOf, "iri", required=True),
+        _f("declared_type", EVO.declaredType, "text"),
+        _f("primary_key", EVO.primaryKey, "bool"),
+        _f("ordinal", EVO.ordinal, "int"),
+        _f("references", EVO.references, "iri", many=True),
+    )
+
+
+@dataclass
+class Document(_Record):
+    """A document of a documents source (``evo:Document``): ``source`` (``dcterms:isPartOf``), ``title``."""
+
+    iri: URIRef
+    source: URIRef
+    title: str | None = None
+
+    RDF_TYPE: ClassVar[URIRef] = EVO.Document
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("source", DCTERMS.isPartOf, "iri", required=True),
+        _f("title", DCTERMS.title, "text"),
+    )
+
+
+@dataclass
+class Passage(_Record):
+    """A passage of a document (``evo:Passage``): ``document`` (``dcterms:isPartOf``), ``title`` (the
+    heading path, ``dcterms:title``) and ``text`` (``evo:text``; left out by catalog queries)."""
+
+    iri: URIRef
+    document: URIRef
+    title: str | None = None
+    text: str | None = None
+
+    RDF_TYPE: ClassVar[URIRef] = EVO.Passage
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("document", DCTERMS.isPartOf, "iri", required=True),
+        _f("title", DCTERMS.title, "text"),
+        _f("text", EVO.text, "text", bulky=True),
+    )
+
+
+#: Record class of each catalog node type, by its rdf:type (sources, tables, columns, documents, passages).
+CATALOG_RECORD_TYPES: dict[URIRef, type] = {
+    cls.RDF_TYPE: cls for cls in (Source, Table, Column, Document, Passage)
+}
+
+
 def records_to_graph(records: Iterable[_Record], graph: rdflib.Graph | None = None) -> rdflib.Graph:
     """Add the triples of every record to ``graph`` (a new prefixed Graph when None); return it."""
     graph = bind_prefixes(rdflib.Graph()) if graph is None else graph
@@ -490,6 +610,7 @@ def replace(record, **changes):
 
 __all__ = [
     "Term", "Mapping", "Constraint", "Evidence", "ProbeActivity", "Relation", "RecordError",
+    "Source", "Table", "Column", "Document", "Passage", "CATALOG_RECORD_TYPES",
     "TERM_KINDS", "SEVERITIES", "DIRECT_PROPERTIES", "RECORD_TYPES", "direct_properties",
     "records_to_graph", "replace",
 ]

@@ -67,7 +67,7 @@ def test_recorded_reply_goes_through_probe_verify_construct(cards_db):
 
 
 def test_parse_response_skips_malformed_items():
-    from evoonto.builder.schema import SourceSchema
+    from evoonto.catalog import SourceSchema
 
     schema = SourceSchema("x", None, "sqlite", ())
     text = ('prose {"synonyms": [1, {"table": "t"}], "values": "nope", '

@@ -126,3 +126,62 @@ def test_from_graph_errors(iris):
     g.add((iris.term("x"), rdflib.RDF.type, EVO.Term))
     with pytest.raises(RecordError, match="prefLabel"):
         Term.from_graph(g, iris.term("x"))
+
+
+def _harvested(tmp_path, iris, documents: bool = False) -> rdflib.Graph:
+    from pathlib import Path
+
+    from evoonto.sources.base import open_source
+    from evoonto.sources.catalog import harvest
+
+    if documents:
+        folder = tmp_path / "notes"
+        folder.mkdir()
+        (folder / "rules.md").write_text("# Rules\n\nA banned card is not legal.\n\n## Formats\n\nStandard only.\n")
+        location = str(folder)
+    else:
+        location = str(Path(__file__).resolve().parents[1] / "evoonto" / "data" / "concert_singer" / "concert_singer.sqlite")
+    with open_source(location) as src:
+        return harvest(src, iris)
+
+
+@pytest.mark.parametrize("documents", [False, True])
+def test_catalog_records_write_exactly_what_harvest_writes(tmp_path, iris, documents):
+    """Reading every catalog node back as its record and writing it again gives the harvested graph."""
+    from rdflib.compare import isomorphic
+    from rdflib.namespace import RDF
+
+    from evoonto.records import CATALOG_RECORD_TYPES, Column, Source, Table, records_to_graph
+
+    graph = _harvested(tmp_path, iris, documents)
+    records = [cls.from_graph(graph, node) for rdf_type, cls in CATALOG_RECORD_TYPES.items()
+               for node in graph.subjects(RDF.type, rdf_type)]
+    assert len(records) > 3
+    assert isomorphic(records_to_graph(records), graph)
+    if not documents:
+        assert {type(r) for r in records} == {Source, Table, Column}
+        singer = Table.from_graph(graph, iris.table("concert_singer", "singer"))
+        assert singer.name == "singer" and singer.row_count == 6
+        assert singer.source == iris.source("concert_singer")
+        with pytest.raises(RecordError):
+            Column.from_graph(graph, iris.table("concert_singer", "singer"))  # a table is not a column
+
+
+def test_read_catalog_rejects_what_it_cannot_query():
+    from evoonto.catalog import read_catalog
+
+    with pytest.raises(TypeError):
+        read_catalog(42)
+
+
+def test_read_catalog_finds_sources_by_id_or_iri(tmp_path, iris):
+    from evoonto.catalog import read_catalog
+    from evoonto.errors import SourceError
+
+    catalog = read_catalog(_harvested(tmp_path, iris))
+    by_id = catalog.source("concert_singer")
+    assert catalog.source(iris.source("concert_singer")) is by_id
+    assert by_id.kind == "sqlite" and by_id.table("SINGER") is by_id.table("singer")
+    assert catalog.get("nope") is None
+    with pytest.raises(SourceError):
+        catalog.source("nope")

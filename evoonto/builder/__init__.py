@@ -10,7 +10,7 @@ Public API::
     write_workspace(result, ".evoonto")   # version 0 of a workspace
 
 Modules: :mod:`~evoonto.builder.workload` (question files), :mod:`~evoonto.builder.labels`
-(labels from identifiers), :mod:`~evoonto.builder.schema` (catalog view),
+(labels from identifiers), :mod:`evoonto.catalog` (the one catalog reader),
 :mod:`~evoonto.builder.probe`, :mod:`~evoonto.builder.propose`, :mod:`~evoonto.builder.verify`,
 :mod:`~evoonto.builder.construct`, :mod:`~evoonto.builder.llm` (Claude proposer),
 :mod:`~evoonto.builder.pipeline`.

@@ -24,8 +24,8 @@ from rdflib.namespace import DCTERMS, PROV, RDF, SKOS
 from evoonto.builder.labels import singularize, split_identifier
 from evoonto.builder.probe import ColumnProfile, ProbeResult
 from evoonto.builder.propose import term_slug
-from evoonto.builder.schema import SourceSchema, TableInfo
 from evoonto.builder.verify import Verified, VerifiedTerm
+from evoonto.catalog import SourceSchema, TableInfo
 from evoonto.iris import IriFactory
 from evoonto.namespaces import EVO, bind_prefixes
 from evoonto.records import (

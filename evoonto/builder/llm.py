@@ -24,8 +24,8 @@ from evoonto.builder.probe import ColumnProfile
 from evoonto.builder.propose import (
     TERM_KINDS, OfflineProposer, Proposal, SynonymCandidate, TermCandidate, ValueCandidate, term_slug,
 )
-from evoonto.builder.schema import SourceSchema
 from evoonto.builder.workload import Question
+from evoonto.catalog import SourceSchema
 from evoonto.errors import ConfigurationError, EvoontoError, first_line
 from evoonto.iris import slugify
 from evoonto.optional import require

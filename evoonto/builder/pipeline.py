@@ -26,9 +26,9 @@ from rdflib import Graph
 from evoonto.builder.construct import construct, ground_in_documents, scheme_triples
 from evoonto.builder.probe import ColumnProfile, Prober
 from evoonto.builder.propose import JoinCandidate, OfflineProposer, Proposer
-from evoonto.builder.schema import read_schema
 from evoonto.builder.verify import Rejection, verify
 from evoonto.builder.workload import Question, as_questions
+from evoonto.catalog import read_catalog
 from evoonto.errors import ConfigurationError, ShapeViolationError, SourceError
 from evoonto.iris import IriFactory
 from evoonto.namespaces import bind_prefixes
@@ -209,7 +209,7 @@ def build(
             source_catalog = harvest(src, iris)
             catalog += source_catalog
             _step(progress, src.id, "harvest")
-            schema = read_schema(source_catalog, iris.source(src.id))
+            schema = read_catalog(source_catalog).source(iris.source(src.id))
             prober = Prober(src, src.id, at=clock)
             profiles: dict[tuple[str, str], ColumnProfile] = {
                 (t.name, c.name): prober.column_profile(t.name, c.name, row_count=t.row_count)

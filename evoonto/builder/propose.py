@@ -32,8 +32,8 @@ from evoonto.builder.labels import (
     LabelSet, column_labels, normalize, singularize, split_identifier, table_labels,
 )
 from evoonto.builder.probe import ColumnProfile, quote_identifier, sql_literal
-from evoonto.builder.schema import ColumnInfo, SourceSchema, TableInfo
 from evoonto.builder.workload import Question
+from evoonto.catalog import ColumnInfo, SourceSchema, TableInfo
 from evoonto.iris import slugify, stable_key
 
 __all__ = [

@@ -27,7 +27,7 @@ from evoonto.builder.propose import (
     ConstraintCandidate, DerivationCandidate, JoinCandidate, Proposal, SynonymCandidate, TermCandidate,
     column_kind, term_slug, value_term,
 )
-from evoonto.builder.schema import SourceSchema
+from evoonto.catalog import SourceSchema
 
 __all__ = ["Rejection", "VerifiedTerm", "VerifiedJoin", "VerifiedDerivation", "VerifiedConstraint",
            "Verified", "verify", "MIN_INCLUSION"]

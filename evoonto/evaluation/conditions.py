@@ -71,14 +71,16 @@ def build_evoonto_ontology(database: Path, workload: Sequence, *, proposer: str 
 
 
 def build_baseline_ontology(database: Path, *, base_iri: str = DEFAULT_BASE_IRI):
-    """The raw-schema ontology: one bare Term + Mapping per table and per column of the catalog.
+    """The raw-schema ontology: one bare Term + Mapping per table and per column of the catalog
+    (read with :func:`evoonto.catalog.read_catalog`, as the builder reads it).
 
     Returns:
         an in-memory :class:`~evoonto.ontology.Ontology` (catalog + bare content graphs).
     """
     import rdflib
-    from rdflib.namespace import DCTERMS, RDF, SKOS
+    from rdflib.namespace import RDF, SKOS
 
+    from evoonto.catalog import read_catalog
     from evoonto.iris import IriFactory, slugify
     from evoonto.namespaces import bind_prefixes
     from evoonto.ontology import Ontology
@@ -90,24 +92,19 @@ def build_baseline_ontology(database: Path, *, base_iri: str = DEFAULT_BASE_IRI)
     with open_source(str(database)) as src:
         catalog = harvest(src, iris)
         src_id = src.id
-    csvw = rdflib.Namespace("http://www.w3.org/ns/csvw#")
-    source_iri = iris.source(src_id)
+    source = read_catalog(catalog).source(iris.source(src_id))
     scheme = iris.scheme()
     records = []
-    for table_iri in sorted(catalog.subjects(RDF.type, csvw.Table)):
-        table = str(catalog.value(table_iri, csvw.name))
-        term = iris.term(src_id, slugify(table))
-        mapping = iris.mapping(src_id, table)
-        records.append(Term(iri=term, label=table, kinds=["Entity"], scheme=scheme, mappings=[mapping]))
-        records.append(Mapping(iri=mapping, term=term, source=source_iri, table=table_iri))
-        for column_iri in sorted(catalog.subjects(DCTERMS.isPartOf, table_iri)):
-            if (column_iri, RDF.type, csvw.Column) not in catalog:
-                continue
-            column = str(catalog.value(column_iri, csvw.name))
-            term = iris.term(src_id, slugify(f"{table} {column}"))
-            mapping = iris.mapping(src_id, table, column)
-            records.append(Term(iri=term, label=column, scheme=scheme, mappings=[mapping]))
-            records.append(Mapping(iri=mapping, term=term, source=source_iri, table=table_iri, column=column_iri))
+    for table in source.tables:
+        term = iris.term(src_id, slugify(table.name))
+        mapping = iris.mapping(src_id, table.name)
+        records.append(Term(iri=term, label=table.name, kinds=["Entity"], scheme=scheme, mappings=[mapping]))
+        records.append(Mapping(iri=mapping, term=term, source=source.iri, table=table.iri))
+        for column in table.columns:
+            term = iris.term(src_id, slugify(f"{table.name} {column.name}"))
+            mapping = iris.mapping(src_id, table.name, column.name)
+            records.append(Term(iri=term, label=column.name, scheme=scheme, mappings=[mapping]))
+            records.append(Mapping(iri=mapping, term=term, source=source.iri, table=table.iri, column=column.iri))
     content = bind_prefixes(records_to_graph(records))
     content.add((scheme, RDF.type, SKOS.ConceptScheme))
     content.add((scheme, SKOS.prefLabel, rdflib.Literal(f"raw schema of {src_id}", lang="en")))

@@ -1,8 +1,9 @@
 """A read-only snapshot of what evolution needs from one ontology version.
 
-Reads the ``content`` and ``catalog`` named graphs (docs/architecture.md §3) into plain Python records:
-Terms with their labels and mapped table/column, the Evidence values already recorded, and the
-catalog's sources, tables and columns. Candidate writers use it to pick targets; it never writes.
+Reads the ``content`` named graph (docs/architecture.md §3) into plain Python records: Terms with
+their labels and mapped table/column and the Evidence values already recorded; the catalog's sources,
+tables and columns come from the one catalog reader, :func:`evoonto.catalog.read_catalog`.
+Candidate writers use it to pick targets; it never writes.
 """
 
 from __future__ import annotations
@@ -11,26 +12,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from rdflib import OWL, RDF, Literal, URIRef
-from rdflib.namespace import DCTERMS, SKOS
+from rdflib.namespace import SKOS
 
 from evoonto.builder.labels import normalize
+from evoonto.catalog import Catalog, ColumnInfo, read_catalog
 from evoonto.namespaces import EVO
 
-CSVW = "http://www.w3.org/ns/csvw#"
+__all__ = ["OntologyView", "TermInfo", "ColumnInfo"]  # ColumnInfo: the catalog's (evoonto.catalog)
+
 TERM_KINDS = ("Term", "Entity", "Identifier", "Metric", "Dimension", "Category", "TimeDimension")
-
-
-@dataclass(frozen=True)
-class ColumnInfo:
-    """A catalog column: source id, table and column names, declared type, and the nodes' IRIs."""
-
-    source_id: str
-    table: str
-    column: str
-    declared_type: str
-    iri: URIRef
-    table_iri: URIRef
-    source_iri: URIRef
 
 
 @dataclass
@@ -59,20 +49,18 @@ class TermInfo:
 
 
 class OntologyView:
-    """Snapshot of the content and catalog graphs of ``ontology`` (an Ontology with ``graph(name)``)."""
+    """Snapshot of the content and catalog graphs of ``ontology`` (an Ontology; anything with
+    ``graph(name)`` works, its catalog then read from ``graph("catalog")``)."""
 
     def __init__(self, ontology):
         self.content = ontology.graph("content")
-        self.catalog = ontology.graph("catalog")
+        #: the catalog of this version (:func:`evoonto.catalog.read_catalog`), read once
+        self.catalog: Catalog = read_catalog(ontology if hasattr(ontology, "query") else ontology.graph("catalog"))
         try:
             self.tools = ontology.graph("tools")
         except Exception:  # pragma: no cover - an ontology without a tools graph
             from rdflib import Graph
             self.tools = Graph()
-
-    def _name(self, node) -> str:
-        value = self.catalog.value(node, URIRef(CSVW + "name"))
-        return str(value) if value is not None else str(node).rsplit("/", 1)[-1]
 
     @cached_property
     def browse_counts(self) -> tuple[int, int]:
@@ -104,33 +92,20 @@ class OntologyView:
     @cached_property
     def sources(self) -> dict[str, URIRef]:
         """Source id (``dcterms:identifier``) -> source IRI."""
-        out = {}
-        for src in self.catalog.subjects(RDF.type, URIRef("http://www.w3.org/ns/dcat#Dataset")):
-            ident = self.catalog.value(src, DCTERMS.identifier)
-            out[str(ident) if ident is not None else str(src).rsplit("/", 1)[-1]] = src
-        return out
+        return {s.id: s.iri for s in self.catalog.sources}
 
     @cached_property
     def columns(self) -> list[ColumnInfo]:
-        """Every catalog column, sorted by (source, table, column)."""
-        src_ids = {iri: sid for sid, iri in self.sources.items()}
-        out = []
-        for col in self.catalog.subjects(RDF.type, URIRef(CSVW + "Column")):
-            tbl = self.catalog.value(col, DCTERMS.isPartOf)
-            src = self.catalog.value(tbl, DCTERMS.isPartOf) if tbl is not None else None
-            if tbl is None or src is None:
-                continue
-            dtype = self.catalog.value(col, EVO.declaredType)
-            out.append(ColumnInfo(src_ids.get(src, str(src)), self._name(tbl), self._name(col),
-                                  str(dtype or ""), col, tbl, src))
-        return sorted(out, key=lambda c: (c.source_id, c.table, c.column))
+        """Every catalog column, sorted by (source id, table, column)."""
+        return self.catalog.columns
 
     @cached_property
     def _node_location(self) -> dict[URIRef, tuple[str, str, str | None]]:
-        loc = {}
-        for c in self.columns:
-            loc[c.iri] = (c.source_id, c.table, c.column)
-            loc.setdefault(c.table_iri, (c.source_id, c.table, None))
+        loc: dict[URIRef, tuple[str, str, str | None]] = {}
+        for t in self.catalog.tables:
+            loc[t.iri] = (t.source_id, t.name, None)
+            for c in t.columns:
+                loc[c.iri] = (c.source_id, c.table, c.name)
         return loc
 
     @cached_property

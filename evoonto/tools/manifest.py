@@ -14,6 +14,7 @@ import json
 import re
 from typing import Any, Sequence
 
+from evoonto.catalog import read_catalog
 from evoonto.tools.sparql import local_name, select
 
 MAX_CHARS = 1500
@@ -49,17 +50,9 @@ def counts(ontology: Any) -> dict[str, int]:
 
 
 def sources(ontology: Any) -> list[dict[str, Any]]:
-    """The catalog's sources: ``[{id, kind, tables}]`` sorted by id."""
-    rows = select(ontology, """
-        SELECT ?src ?id ?kind (COUNT(DISTINCT ?t) AS ?tables) WHERE {
-          ?src a dcat:Dataset .
-          OPTIONAL { ?src dcterms:identifier ?id }
-          OPTIONAL { ?src evo:sourceKind ?kind }
-          OPTIONAL { ?t a csvw:Table ; dcterms:isPartOf ?src }
-        } GROUP BY ?src ?id ?kind""")
-    out = [{"id": r.get("id") or local_name(r["src"]), "kind": r.get("kind", ""), "tables": int(r.get("tables", 0))}
-           for r in rows]
-    return sorted(out, key=lambda s: s["id"])
+    """The catalog's sources: ``[{id, kind, tables}]`` sorted by id (read with
+    :func:`evoonto.catalog.read_catalog`; ``tables`` counts their ``csvw:Table`` nodes)."""
+    return [{"id": s.id, "kind": s.kind, "tables": len(s.tables)} for s in read_catalog(ontology).sources]
 
 
 def notes(ontology: Any) -> list[str]:

@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterable
 
 from rdflib import Graph, Literal
-from rdflib.namespace import DCTERMS, RDF
 
-from evoonto.namespaces import CSVW, PREFIXES
+from evoonto.catalog import read_catalog
+from evoonto.namespaces import PREFIXES
 
 #: Longest literal shown in a record or diff (characters); longer ones are cut with an ellipsis.
 MAX_LITERAL_CHARS = 2000
@@ -73,8 +73,9 @@ class IriNamer:
 
     Args:
         base: the workspace base IRI, or None.
-        catalog: the ``catalog`` graph (W3C CSVW ``csvw:name`` of tables and columns, DCTERMS
-            identifiers of sources), or None.
+        catalog: the ``catalog`` graph, or None; names come from
+            :meth:`evoonto.catalog.Catalog.names` (source id, table, ``table.column``, document
+            title, passage heading).
     """
 
     def __init__(self, base: str | None, catalog: Graph | None = None):
@@ -85,22 +86,7 @@ class IriNamer:
             self._read_catalog(catalog)
 
     def _read_catalog(self, catalog: Graph) -> None:
-        names: dict[str, str] = {}
-        parents: dict[str, str] = {}
-        for s, o in catalog.subject_objects(CSVW.name):
-            names[str(s)] = str(o)
-        for s, o in catalog.subject_objects(DCTERMS.identifier):
-            names.setdefault(str(s), str(o))
-        for s, o in catalog.subject_objects(DCTERMS.title):
-            names.setdefault(str(s), str(o))
-        for s, o in catalog.subject_objects(DCTERMS.isPartOf):
-            parents[str(s)] = str(o)
-        columns = {str(s) for s in catalog.subjects(RDF.type, CSVW.Column)}
-        for iri, name in names.items():
-            parent = parents.get(iri)
-            if iri in columns and parent in names:
-                name = f"{names[parent]}.{name}"
-            self.catalog_names[iri] = name
+        self.catalog_names = {str(iri): name for iri, name in read_catalog(catalog).names().items()}
 
     def __call__(self, iri: str) -> str:
         """The short name of ``iri`` (``str``)."""

@@ -1,0 +1,328 @@
+"""The one reader of the catalog graph: sources, tables, columns, keys, row counts, declared types.
+
+The catalog graph (``evog:catalog``, written by :func:`evoonto.sources.catalog.harvest`; model in
+docs/architecture.md §3) describes each source as a ``dcat:Dataset`` with ``csvw:Table`` /
+``csvw:Column`` nodes (or ``evo:Document`` / ``evo:Passage`` nodes). :func:`read_catalog` reads it
+with ONE SPARQL query, generated from the field declarations of the catalog records in
+:mod:`evoonto.records` (:class:`~evoonto.records.Source`, :class:`~evoonto.records.Table`,
+:class:`~evoonto.records.Column`, :class:`~evoonto.records.Document`,
+:class:`~evoonto.records.Passage`), so what is written and what is read back are declared once.
+The query runs on Oxigraph through ``Ontology.query`` (or on any object with ``query(sparql)``,
+e.g. a remote store); an rdflib ``Graph`` (the builder's in-memory catalogs) is loaded into an
+in-memory Oxigraph store first.
+
+The builder, evolution (:class:`evoonto.evolution.view.OntologyView`), the baseline condition, the
+manifest and the explorer all read the catalog through it, with the same rules:
+
+- names are ``csvw:name`` (``dcterms:identifier`` for sources); a node without one is named after
+  the last segment of its IRI, percent-decoded; when a node has several values, the smallest wins
+  (the rule of :meth:`evoonto.records.Term.from_graph`);
+- declared types are upper case, ``""`` when undeclared;
+- tables are sorted by name, columns by (ordinal, name); :attr:`Catalog.columns` lists every column
+  sorted by (source id, table, column);
+- ``references`` are the (table, column) names of the referenced columns of the same source.
+
+Example::
+
+    from evoonto.catalog import read_catalog
+
+    catalog = read_catalog(ontology)            # an Ontology, or an rdflib.Graph of the catalog
+    singer = catalog.source("concert_singer").table("singer")
+    print(singer.row_count, singer.primary_key, [c.declared_type for c in singer.columns])
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Protocol, TypeVar
+from urllib.parse import unquote
+
+import rdflib
+from rdflib import URIRef
+
+from evoonto.errors import SourceError
+from evoonto.records import CATALOG_RECORD_TYPES, Column, Document, Passage, Source, Table, _python
+from evoonto.store import OxigraphStore
+
+__all__ = ["Catalog", "SourceSchema", "TableInfo", "ColumnInfo", "DocumentInfo", "Queryable", "CATALOG_QUERY",
+           "read_catalog"]
+
+
+_Named = TypeVar("_Named", "ColumnInfo", "TableInfo")
+
+
+def _named(items: Iterable[_Named], name: str) -> _Named | None:
+    """The item whose ``name`` is ``name`` (exact match first, then case-insensitive), or ``None``."""
+    items = tuple(items)
+    for item in items:
+        if item.name == name:
+            return item
+    lowered = name.casefold()
+    return next((i for i in items if i.name.casefold() == lowered), None)
+
+
+def _tail(iri: Any) -> str:
+    """The last path segment of an IRI, percent-decoded (the name of a node without a name)."""
+    return unquote(str(iri).rstrip("/#").rsplit("/", 1)[-1].rsplit("#", 1)[-1])
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """One catalog column.
+
+    Attributes:
+        name: the column name as in the source (``csvw:name``); iri: its catalog IRI.
+        table, table_iri: the name and IRI of its table; source_id, source_iri: of its source.
+        declared_type: upper case (``"VARCHAR(20)"``), ``""`` when undeclared.
+        primary_key: part of the table's primary key; ordinal: 0-based position in the table.
+        references: ``(table, column)`` names of the columns it points at (declared or discovered
+            foreign keys), sorted; reference_iris: their IRIs, sorted.
+    """
+
+    name: str
+    iri: URIRef
+    table: str = ""
+    table_iri: URIRef | None = None
+    source_id: str = ""
+    source_iri: URIRef | None = None
+    declared_type: str = ""
+    primary_key: bool = False
+    ordinal: int = 0
+    references: tuple[tuple[str, str], ...] = ()
+    reference_iris: tuple[URIRef, ...] = ()
+
+    @property
+    def column(self) -> str:
+        """The column name (same as :attr:`name`; evolution's edits say ``column``)."""
+        return self.name
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """One table: ``name``, catalog ``iri``, ``row_count`` (``None`` if unknown), ``columns`` in
+    ordinal order, and ``source_id`` / ``source_iri`` of its source."""
+
+    name: str
+    iri: URIRef
+    row_count: int | None
+    columns: tuple[ColumnInfo, ...] = field(default_factory=tuple)
+    source_id: str = ""
+    source_iri: URIRef | None = None
+
+    def column(self, name: str) -> ColumnInfo | None:
+        """The column called ``name`` (exact match first, then case-insensitive), or ``None``."""
+        return _named(self.columns, name)
+
+    @property
+    def primary_key(self) -> tuple[str, ...]:
+        """Names of the primary-key columns in ordinal order (possibly empty; several for a composite key)."""
+        return tuple(c.name for c in self.columns if c.primary_key)
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """One document of a documents source: ``iri``, ``title`` (``""`` when absent) and its passages
+    as ``(iri, heading)`` pairs in IRI order (heading ``""`` when absent)."""
+
+    iri: URIRef
+    title: str
+    passages: tuple[tuple[URIRef, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceSchema:
+    """The catalog of one source: ``id`` (``dcterms:identifier``), ``iri``, ``kind``
+    (``evo:sourceKind``, ``""`` when absent), ``title``, ``tables`` sorted by name and ``documents``
+    sorted by IRI."""
+
+    id: str
+    iri: URIRef
+    kind: str
+    tables: tuple[TableInfo, ...]
+    title: str = ""
+    documents: tuple[DocumentInfo, ...] = ()
+
+    def table(self, name: str) -> TableInfo | None:
+        """The table called ``name`` (exact, then case-insensitive), or ``None``."""
+        return _named(self.tables, name)
+
+    def column_iris(self) -> set[URIRef]:
+        """The IRIs of every column of every table (used to check that Mappings point at real columns)."""
+        return {c.iri for t in self.tables for c in t.columns}
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Every source of a catalog graph, sorted by id (then IRI)."""
+
+    sources: tuple[SourceSchema, ...] = ()
+
+    def source(self, key: Any) -> SourceSchema:
+        """The source with this IRI or id.
+
+        Raises:
+            SourceError: no ``dcat:Dataset`` of the catalog has this IRI or id.
+        """
+        found = self.get(key)
+        if found is None:
+            raise SourceError(f"{key} is not a dcat:Dataset of the catalog graph")
+        return found
+
+    def get(self, key: Any) -> SourceSchema | None:
+        """The source with this IRI or id, or ``None``."""
+        text = str(key)
+        return next((s for s in self.sources if str(s.iri) == text), None) or next(
+            (s for s in self.sources if s.id == text), None)
+
+    @property
+    def tables(self) -> list[TableInfo]:
+        """Every table of every source, sorted by (source id, name)."""
+        return [t for s in self.sources for t in s.tables]
+
+    @property
+    def columns(self) -> list[ColumnInfo]:
+        """Every column of every source, sorted by (source id, table, column)."""
+        return sorted((c for t in self.tables for c in t.columns), key=lambda c: (c.source_id, c.table, c.name))
+
+    def names(self) -> dict[URIRef, str]:
+        """Readable names of the catalog's nodes: source id, table name, ``table.column``, document
+        title and passage heading, by IRI (documents and passages without a title are left out)."""
+        out: dict[URIRef, str] = {}
+        for s in self.sources:
+            out[s.iri] = s.id
+            for t in s.tables:
+                out[t.iri] = t.name
+                for c in t.columns:
+                    out[c.iri] = f"{t.name}.{c.name}"
+            for d in s.documents:
+                if d.title:
+                    out[d.iri] = d.title
+                out.update({iri: heading for iri, heading in d.passages if heading})
+        return out
+
+
+def _query() -> tuple[str, dict[str, str]]:
+    """The catalog query and ``{predicate IRI: variable name}``, generated from the records' FIELDS."""
+    variables: dict[str, str] = {}
+    for cls in CATALOG_RECORD_TYPES.values():
+        for spec in cls.FIELDS:
+            if not spec.bulky:
+                variables.setdefault(str(spec.predicate), f"p{len(variables)}")
+    types = " ".join(f"<{t}>" for t in CATALOG_RECORD_TYPES)
+    optionals = "\n".join(f"  OPTIONAL {{ ?node <{p}> ?{v} }}" for p, v in variables.items())
+    return (f"SELECT ?node ?type {' '.join('?' + v for v in variables.values())} WHERE {{\n"
+            f"  VALUES ?type {{ {types} }}\n  ?node a ?type .\n  FILTER(isIRI(?node))\n{optionals}\n}}"), variables
+
+
+#: The one SPARQL query of the catalog reader (one row per node and combination of multi-valued fields).
+CATALOG_QUERY, _VARIABLES = _query()
+
+
+class Queryable(Protocol):
+    """Anything that answers a SPARQL SELECT with rows mapping variable names to RDF nodes
+    (:class:`~evoonto.ontology.Ontology`, a store)."""
+
+    def query(self, sparql: str) -> Any: ...
+
+
+def _rows(source: rdflib.Graph | Queryable) -> list[dict[str, Any]]:
+    """Solutions of :data:`CATALOG_QUERY` on an rdflib Graph or an object with ``query(sparql)``."""
+    if isinstance(source, rdflib.Graph):  # load into Oxigraph: rdflib's engine is ~20x slower here
+        store = OxigraphStore()
+        store.add(source, "catalog")
+        return store.query(CATALOG_QUERY)
+    query = getattr(source, "query", None)
+    if query is None:
+        raise TypeError(f"read_catalog needs an Ontology (or an object with query(sparql)) or an rdflib.Graph, "
+                        f"got {type(source).__name__}")
+    out = []
+    for row in query(CATALOG_QUERY):
+        items = row.items() if hasattr(row, "items") else row.asdict().items()
+        out.append({str(k): v for k, v in items if v is not None})
+    return out
+
+
+def _records(rows: list[dict[str, Any]]) -> dict[URIRef, Any]:
+    """One catalog record per node (single-valued fields: the smallest value; malformed nodes skipped)."""
+    values: dict[tuple[URIRef, URIRef], dict[str, set]] = defaultdict(lambda: defaultdict(set))
+    for row in rows:
+        node = URIRef(str(row["node"]))
+        per = values[(node, URIRef(str(row["type"])))]
+        for var, value in row.items():
+            if var not in ("node", "type"):
+                per[var].add(value)
+    out: dict[URIRef, Any] = {}
+    for (node, rdf_type), per in sorted(values.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1]))):
+        cls = CATALOG_RECORD_TYPES[rdf_type]
+        kwargs: dict[str, Any] = {"iri": node}
+        for spec in cls.FIELDS:
+            if spec.bulky:
+                continue
+            found = sorted(per.get(_VARIABLES[str(spec.predicate)], ()), key=str)
+            try:
+                if spec.many:
+                    kwargs[spec.attr] = [_python(spec.kind, n) for n in found]
+                elif found:
+                    kwargs[spec.attr] = _python(spec.kind, found[0])
+            except (TypeError, ValueError):
+                continue  # a malformed literal (e.g. rowCount "many") reads as absent
+        if cls in (Table, Column) and "name" not in kwargs:
+            kwargs["name"] = _tail(node)
+        if all(spec.attr in kwargs for spec in cls.FIELDS if spec.required):
+            out.setdefault(node, cls(**kwargs))
+    return out
+
+
+def read_catalog(source: rdflib.Graph | Queryable) -> Catalog:
+    """Read every source, table, column and document of a catalog.
+
+    Args:
+        source: an :class:`~evoonto.ontology.Ontology` (its ``catalog`` graph is read through
+            ``query``; any object with ``query(sparql)`` returning rows of variable -> node works)
+            or an rdflib ``Graph`` holding catalog triples (may describe several sources).
+
+    Returns:
+        The :class:`Catalog` (rules in the module docstring).
+
+    Raises:
+        TypeError: ``source`` is neither.
+    """
+    records = _records(_rows(source))
+    by_type: dict[type, list] = defaultdict(list)
+    for record in records.values():
+        by_type[type(record)].append(record)
+    columns_of: dict[URIRef, list[Column]] = defaultdict(list)
+    for col in by_type[Column]:
+        columns_of[col.table].append(col)
+    passages_of: dict[URIRef, list[Passage]] = defaultdict(list)
+    for p in by_type[Passage]:
+        passages_of[p.document].append(p)
+
+    sources = []
+    for src in by_type[Source]:
+        source_id = src.identifier if src.identifier is not None else _tail(src.iri)
+        # names of the columns of this source, for references
+        tables_here = [t for t in by_type[Table] if t.source == src.iri]
+        column_names = {c.iri: (t.name, c.name) for t in tables_here for c in columns_of[t.iri]}
+        tables = []
+        for t in tables_here:
+            cols = [ColumnInfo(
+                name=c.name, iri=c.iri, table=t.name, table_iri=t.iri, source_id=source_id, source_iri=src.iri,
+                declared_type=(c.declared_type or "").upper(), primary_key=bool(c.primary_key),
+                ordinal=c.ordinal or 0,
+                references=tuple(sorted(column_names[r] for r in c.references if r in column_names)),
+                reference_iris=tuple(sorted((r for r in c.references if r in column_names), key=str)),
+            ) for c in columns_of[t.iri]]
+            cols.sort(key=lambda c: (c.ordinal, c.name))
+            tables.append(TableInfo(name=t.name, iri=t.iri, row_count=t.row_count, columns=tuple(cols),
+                                    source_id=source_id, source_iri=src.iri))
+        tables.sort(key=lambda t: (t.name, str(t.iri)))
+        documents = tuple(sorted((
+            DocumentInfo(d.iri, d.title or "",
+                         tuple(sorted(((p.iri, p.title or "") for p in passages_of[d.iri]), key=lambda x: str(x[0]))))
+            for d in by_type[Document] if d.source == src.iri), key=lambda d: str(d.iri)))
+        sources.append(SourceSchema(id=source_id, iri=src.iri, kind=src.kind or "", tables=tuple(tables),
+                                    title=src.title or "", documents=documents))
+    sources.sort(key=lambda s: (s.id, str(s.iri)))
+    return Catalog(tuple(sources))
