@@ -17,13 +17,18 @@ Terms are written in canonical N-Triples form by pyoxigraph, so multi-line liter
 
 from __future__ import annotations
 
-from typing import Iterable
+import io
+from typing import Iterable, Mapping
 
 import pyoxigraph as ox
+from rdflib.term import Node
 
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, patch_meta_graph
 from evoonto.patch import EVOLVABLE_GRAPHS, Patch
 from evoonto.store import FILE_PREFIXES, graph_iri, to_ox, to_ox_quad
+
+TriplesByGraph = Mapping[str, Iterable[tuple[Node, Node, Node]]]
+"""``{graph name or IRI: iterable of rdflib (s, p, o) triples}``."""
 
 #: Graphs of the Turtle export (everything but history).
 TURTLE_GRAPHS: tuple[str, ...] = EVOLVABLE_GRAPHS
@@ -39,7 +44,7 @@ def to_turtle(ontology, graphs: Iterable[str] = TURTLE_GRAPHS) -> bytes:
     values = " ".join(f"<{GRAPH[name]}>" for name in graphs)
     triples = ontology.store.ox.query(
         f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ VALUES ?g {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} }} ORDER BY ?s ?p")
-    return ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=FILE_PREFIXES)
+    return _serialize(triples, ox.RdfFormat.TURTLE)
 
 
 def to_trig(workspace) -> bytes:
@@ -52,7 +57,14 @@ def to_trig(workspace) -> bytes:
         rows = patch.quads() + [(s, p, o, meta) for s, p, o in workspace.patch_metadata(entry.id)]
         quads.extend(to_ox_quad((s, p, o), ox.NamedNode(str(g))) for s, p, o, g in rows)
     quads.sort(key=lambda q: (str(q.graph_name), str(q.subject), str(q.predicate), str(q.object)))
-    return ox.serialize(quads, format=ox.RdfFormat.TRIG, prefixes=FILE_PREFIXES)
+    return _serialize(quads, ox.RdfFormat.TRIG)
+
+
+def _serialize(terms: Iterable[ox.Triple] | Iterable[ox.Quad], fmt: ox.RdfFormat) -> bytes:
+    """``terms`` serialized by pyoxigraph in ``fmt`` with :data:`FILE_PREFIXES`."""
+    buffer = io.BytesIO()  # with an output stream ox.serialize returns None, so no Optional to handle
+    ox.serialize(terms, buffer, fmt, prefixes=FILE_PREFIXES)
+    return buffer.getvalue()
 
 
 def _row(op: str, s, p, o, graph) -> str:
@@ -101,7 +113,7 @@ def to_rdf_patch(workspace, *, include_base: bool = True) -> str:
     return "\n".join(out) + "\n"
 
 
-def data_operation(op: str, triples_by_graph: dict) -> str:
+def data_operation(op: str, triples_by_graph: TriplesByGraph) -> str:
     """One SPARQL 1.1 Update ``INSERT DATA`` / ``DELETE DATA`` operation (W3C SPARQL 1.1 Update §3.1.1-2).
 
     Args:
@@ -119,7 +131,7 @@ def data_operation(op: str, triples_by_graph: dict) -> str:
     return f"{op} DATA {{\n" + "\n".join(parts) + "\n}"
 
 
-def data_update(removals: dict, additions: dict) -> str:
+def data_update(removals: TriplesByGraph, additions: TriplesByGraph) -> str:
     """``DELETE DATA {…} ;`` then ``INSERT DATA {…}`` as one SPARQL 1.1 Update request.
 
     Args:
@@ -130,10 +142,10 @@ def data_update(removals: dict, additions: dict) -> str:
     """
     ops = []
     for op, data in (("DELETE", removals), ("INSERT", additions)):
-        data = {g: list(t) for g, t in data.items()}
-        data = {g: t for g, t in data.items() if t}
-        if data:
-            ops.append(data_operation(op, data))
+        listed = {g: list(t) for g, t in data.items()}
+        nonempty = {g: t for g, t in listed.items() if t}
+        if nonempty:
+            ops.append(data_operation(op, nonempty))
     return " ;\n".join(ops)
 
 
@@ -145,7 +157,7 @@ def sparql_update(patch: Patch) -> str:
     return data_update(patch.removals, patch.additions)
 
 
-def insert_graphs_update(graphs: dict) -> str:
+def insert_graphs_update(graphs: TriplesByGraph) -> str:
     """``INSERT DATA`` of ``{graph name: triples}`` (empty graphs skipped); empty string if nothing."""
     return data_update({}, graphs)
 

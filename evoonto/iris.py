@@ -71,7 +71,8 @@ class IriFactory:
     def __init__(self, base: str):
         base = str(base)
         parts = urlsplit(base)
-        if not parts.scheme or not (parts.netloc or parts.scheme in ("urn", "tag")) or any(c in base for c in " <>\"{}|\\^`"):
+        has_authority = bool(parts.netloc) or parts.scheme in ("urn", "tag")
+        if not parts.scheme or not has_authority or any(c in base for c in " <>\"{}|\\^`"):
             raise ValueError(f"base IRI {base!r} is not an absolute IRI")
         if not base.endswith(("/", "#")):
             raise ValueError(f"base IRI {base!r} must end with '/' or '#'")

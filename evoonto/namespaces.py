@@ -130,7 +130,6 @@ class EVO(DefinedNamespace):
     Equivalence: URIRef  # equivalence
     Hierarchy: URIRef  # hierarchy
 
-    _extras = []
 # --- END GENERATED ---
 
 #: SSSOM (Simple Standard for Sharing Ontological Mappings); used for ``sssom:confidence``.

@@ -45,7 +45,7 @@ def _with_prefixes(sparql: str) -> str:
 
 
 def _query_form(sparql: str) -> str:
-    rest = sparql[_PROLOGUE.match(sparql).end():].lstrip()
+    rest = _PROLOGUE.sub("", sparql, count=1).lstrip()  # the anchored prologue (possibly empty) removed
     return (rest.split(None, 1)[0].upper() if rest else "")
 
 
@@ -128,7 +128,8 @@ class RemoteSparqlStore:
         except SPARQLWrapperException as exc:
             raise QueryError(f"{wrapper.endpoint}: {first_line(exc)}") from exc
         except (URLError, OSError) as exc:
-            raise RemoteStoreError(f"cannot reach SPARQL endpoint {wrapper.endpoint}: {getattr(exc, 'reason', exc)}") from exc
+            reason = getattr(exc, "reason", exc)
+            raise RemoteStoreError(f"cannot reach SPARQL endpoint {wrapper.endpoint}: {reason}") from exc
 
     def update(self, sparql: str) -> None:
         """Run a SPARQL 1.1 Update on the update endpoint.

@@ -48,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
         version = f"v{e.version}" if e.version is not None else "-"
         scores = ""
         if e.scores:
-            scores = f" {e.scores.get('parent_score', float('nan')):.3f}->{e.scores.get('candidate_score', float('nan')):.3f}"
+            parent, candidate = (e.scores.get(k, float("nan")) for k in ("parent_score", "candidate_score"))
+            scores = f" {parent:.3f}->{candidate:.3f}"
         text = e.intervention or e.signature
         print(f"{e.seq:4d}  {e.decision:<9}  {version:<4} {e.level:<8} {e.id}{scores}  {text}")
     return 0
@@ -61,7 +62,7 @@ def _base_row(ws) -> dict:
 
     from evoonto.history import PatchEntry
 
-    row = {f.name: None for f in fields(PatchEntry)}
+    row: dict[str, object] = {f.name: None for f in fields(PatchEntry)}
     row.update(seq=0, id=None, level="base", decision="base", version=0, parent_version=None, signature="",
                intervention="", fingerprint="", created="", scores={}, metadata={}, file="")
     found = ws.ontology.query(f"SELECT ?t WHERE {{ GRAPH evog:history {{ <{ws.iris.version(0)}> "

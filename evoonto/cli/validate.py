@@ -30,7 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="validate only this focus node, an absolute IRI present in the active "
                              "version (repeatable)")
     parser.add_argument("--limit", type=int, default=50, help="print at most this many results (default 50)")
-    parser.add_argument("--owl", action="store_true", help="also check OWL consistency of the vocabulary (HermiT, Java)")
+    parser.add_argument("--owl", action="store_true",
+                        help="also check OWL consistency of the vocabulary (HermiT, Java)")
     parser.set_defaults(func=run)
 
 

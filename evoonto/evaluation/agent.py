@@ -126,7 +126,7 @@ class InProcessToolbox:
                 return self.ontology_tools.browse(args["q"], kind=args.get("kind", "term"), n=int(args.get("n", 5)))
             if self.ontology_tools is not None and name == "resolve":
                 return self.ontology_tools.resolve(args["ids"], depth=int(args.get("depth", 1)))
-            if any(d.name == name for d in self._declared()):
+            if self.ontology_tools is not None and any(d.name == name for d in self._declared()):
                 return self.ontology_tools.run_declared(name, args)
         except KeyError as exc:
             raise ToolArgumentError(f"{name}: missing argument {exc.args[0]!r}") from None

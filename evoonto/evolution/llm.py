@@ -52,7 +52,7 @@ def parse_edit(data: dict):
     if not isinstance(data, dict):
         raise ValueError("an edit must be a JSON object")
     op = data.get("op")
-    cls = EDIT_TYPES.get(op)
+    cls = EDIT_TYPES.get(op) if isinstance(op, str) else None  # a list/dict op is unhashable
     if cls is None:
         raise ValueError(f"unknown edit op {op!r}")
     names = {f.name: f for f in dataclasses.fields(cls)}
