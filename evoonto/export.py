@@ -18,14 +18,19 @@ Terms are written in canonical N-Triples form by pyoxigraph, so multi-line liter
 from __future__ import annotations
 
 import io
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 import pyoxigraph as ox
 from rdflib.term import Node
 
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, patch_meta_graph
 from evoonto.patch import EVOLVABLE_GRAPHS, Patch
-from evoonto.store import FILE_PREFIXES, graph_iri, to_ox, to_ox_quad
+from evoonto.errors import EvoontoError
+from evoonto.store import FILE_PREFIXES, OxigraphStore, graph_iri, to_ox, to_ox_quad
+
+if TYPE_CHECKING:
+    from evoonto.ontology import Ontology
+    from evoonto.workspace import Workspace
 
 TriplesByGraph = Mapping[str, Iterable[tuple[Node, Node, Node]]]
 """``{graph name or IRI: iterable of rdflib (s, p, o) triples}``."""
@@ -35,19 +40,24 @@ TURTLE_GRAPHS: tuple[str, ...] = EVOLVABLE_GRAPHS
 FORMATS = ("ttl", "trig", "patch", "update")
 
 
-def to_turtle(ontology, graphs: Iterable[str] = TURTLE_GRAPHS) -> bytes:
+def to_turtle(ontology: Ontology, graphs: Iterable[str] = TURTLE_GRAPHS) -> bytes:
     """The union of ``graphs`` (default: all but history) of ``ontology`` as prefixed Turtle (UTF-8).
 
     Runs a CONSTRUCT on Oxigraph (ordered by subject so the Turtle groups each subject's triples;
     duplicates across graphs are merged) and serializes it with pyoxigraph, without rdflib terms.
+
+    Raises:
+        EvoontoError: ``ontology`` is not held in an embedded :class:`~evoonto.store.OxigraphStore`
+            (e.g. a remote SPARQL endpoint).
     """
     values = " ".join(f"<{GRAPH[name]}>" for name in graphs)
-    triples = ontology.store.ox.query(
+    triples = _embedded(ontology, "the Turtle export").ox.query(
         f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ VALUES ?g {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} }} ORDER BY ?s ?p")
+    assert isinstance(triples, ox.QueryTriples)  # a CONSTRUCT always yields triples
     return _serialize(triples, ox.RdfFormat.TURTLE)
 
 
-def to_trig(workspace) -> bytes:
+def to_trig(workspace: Workspace) -> bytes:
     """Everything of a workspace as TriG: the six active graphs and every patch's graphs
     (additions/removals per target and the meta graph), accepted or not."""
     quads = list(workspace.store.ox.quads_for_pattern(None, None, None, None))
@@ -60,6 +70,14 @@ def to_trig(workspace) -> bytes:
     return _serialize(quads, ox.RdfFormat.TRIG)
 
 
+def _embedded(ontology: Ontology, what: str) -> OxigraphStore:
+    """The embedded store of ``ontology``; EvoontoError naming ``what`` when it is another store."""
+    store = ontology.store
+    if not isinstance(store, OxigraphStore):
+        raise EvoontoError(f"{what} needs an ontology in an embedded Oxigraph store, not {type(store).__name__}")
+    return store
+
+
 def _serialize(terms: Iterable[ox.Triple] | Iterable[ox.Quad], fmt: ox.RdfFormat) -> bytes:
     """``terms`` serialized by pyoxigraph in ``fmt`` with :data:`FILE_PREFIXES`."""
     buffer = io.BytesIO()  # with an output stream ox.serialize returns None, so no Optional to handle
@@ -67,7 +85,7 @@ def _serialize(terms: Iterable[ox.Triple] | Iterable[ox.Quad], fmt: ox.RdfFormat
     return buffer.getvalue()
 
 
-def _row(op: str, s, p, o, graph) -> str:
+def _row(op: str, s: Node, p: Node, o: Node, graph: str) -> str:
     return f"{op} {to_ox(s)} {to_ox(p)} {to_ox(o)} {ox.NamedNode(str(graph))} ."
 
 
@@ -80,7 +98,7 @@ def patch_rows(patch: Patch) -> list[str]:
     return rows
 
 
-def to_rdf_patch(workspace, *, include_base: bool = True) -> str:
+def to_rdf_patch(workspace: Workspace, *, include_base: bool = True) -> str:
     """The accepted history of ``workspace`` as an RDF Patch log (text).
 
     Args:
@@ -96,7 +114,8 @@ def to_rdf_patch(workspace, *, include_base: bool = True) -> str:
         for prefix, iri in sorted(FILE_PREFIXES.items()):
             out.append(f"PA {prefix} {ox.NamedNode(iri)} .")
         for name in EVOLVABLE_GRAPHS:
-            out.extend(sorted(_row("A", s, p, o, GRAPH[name]) for s, p, o in base.store.triples(name)))
+            rows = _embedded(base, "the RDF Patch export").triples(name)
+            out.extend(sorted(_row("A", s, p, o, GRAPH[name]) for s, p, o in rows))
         out.append("TC .")
         prev = ident
     for entry in workspace.log():
@@ -162,12 +181,13 @@ def insert_graphs_update(graphs: TriplesByGraph) -> str:
     return data_update({}, graphs)
 
 
-def to_sparql_update(workspace, *, include_base: bool = True) -> str:
+def to_sparql_update(workspace: Workspace, *, include_base: bool = True) -> str:
     """The accepted history as SPARQL Update requests separated by `` ;`` (base first if asked)."""
     ops = []
     if include_base:
         base = workspace.ontology_at(0)
-        op = insert_graphs_update({n: list(base.store.triples(n)) for n in EVOLVABLE_GRAPHS})
+        store = _embedded(base, "the SPARQL Update export")
+        op = insert_graphs_update({n: list(store.triples(n)) for n in EVOLVABLE_GRAPHS})
         if op:
             ops.append(op)
     for entry in workspace.log():
@@ -178,7 +198,7 @@ def to_sparql_update(workspace, *, include_base: bool = True) -> str:
     return " ;\n".join(ops) + "\n"
 
 
-def export(workspace, fmt: str) -> bytes:
+def export(workspace: Workspace, fmt: str) -> bytes:
     """Export ``workspace`` as ``fmt`` (one of ``ttl``, ``trig``, ``patch``, ``update``); UTF-8 bytes.
 
     Raises:
@@ -192,8 +212,6 @@ def export(workspace, fmt: str) -> bytes:
         return to_rdf_patch(workspace).encode("utf-8")
     if fmt == "update":
         return to_sparql_update(workspace).encode("utf-8")
-    from evoonto.errors import EvoontoError
-
     raise EvoontoError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 

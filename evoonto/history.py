@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import rdflib
 from rdflib import Literal
@@ -30,6 +30,9 @@ from rdflib.namespace import DCTERMS, PROV, RDF, XSD
 from evoonto.errors import WorkspaceError
 from evoonto.iris import IriFactory
 from evoonto.namespaces import EVO
+
+if TYPE_CHECKING:
+    from evoonto.patch import Patch
 
 #: Gate decisions.
 DECISIONS = ("accepted", "rejected", "invalid")
@@ -85,7 +88,7 @@ def base_history(iris: IriFactory, created: dt.datetime | None = None) -> list[t
     ]
 
 
-def meta_triples(iris: IriFactory, patch, *, decision: str, parent_version: int, version: int | None,
+def meta_triples(iris: IriFactory, patch: Patch, *, decision: str, parent_version: int, version: int | None,
                  metadata: dict | None = None, created: dt.datetime | None = None,
                  restores: int | None = None) -> list[tuple]:
     """The metadata-graph triples of ``patch`` (see module docstring).
