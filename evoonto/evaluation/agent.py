@@ -27,10 +27,17 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from evoonto.errors import ConfigurationError, EvoontoError, ToolArgumentError, first_line
 from evoonto.optional import require
+
+if TYPE_CHECKING:
+    from evoonto.builder.workload import Question
+    from evoonto.tools.data import DataTools
+    from evoonto.tools.declared import DeclaredTool
+    from evoonto.tools.toolkit import OntologyTools
+    from evoonto.tools.trajectory import TrajectoryLog
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 TOOL_RESULT_CHARS = 8000
@@ -97,12 +104,13 @@ class InProcessToolbox:
         version: ontology version served (recorded in the trajectory).
     """
 
-    def __init__(self, data_tools: Any, ontology_tools: Any | None = None, version: int | None = None):
+    def __init__(self, data_tools: DataTools, ontology_tools: OntologyTools | None = None,
+                 version: int | None = None):
         self.data_tools = data_tools
         self.ontology_tools = ontology_tools
         self.version = version
 
-    def _declared(self) -> list:
+    def _declared(self) -> list[DeclaredTool]:
         return list(self.ontology_tools.declared_tools()) if self.ontology_tools is not None else []
 
     def definitions(self) -> list[dict]:
@@ -311,8 +319,8 @@ class ReactAgent:
         self.client = client
         self.config = config
 
-    def run(self, question, toolbox: Toolbox, *, context: str = "", hint: str | None = None,
-            trajectory: Any | None = None) -> AgentResult:
+    def run(self, question: Question, toolbox: Toolbox, *, context: str = "", hint: str | None = None,
+            trajectory: TrajectoryLog | None = None) -> AgentResult:
         """Answer one question.
 
         Args:
@@ -386,7 +394,7 @@ class ReactAgent:
                      0, 0.0, None, toolbox.version)
         return result
 
-    def _call(self, toolbox: Toolbox, name: str, arguments: dict, trajectory, result: AgentResult
+    def _call(self, toolbox: Toolbox, name: str, arguments: dict, trajectory: TrajectoryLog | None, result: AgentResult
               ) -> tuple[str, bool]:
         start = time.perf_counter()
         error = None
@@ -403,8 +411,8 @@ class ReactAgent:
         return text, error is not None
 
     @staticmethod
-    def _record(trajectory, result: AgentResult, tool: str, arguments: dict, size: int, latency: float,
-                error: str | None, version) -> None:
+    def _record(trajectory: TrajectoryLog | None, result: AgentResult, tool: str, arguments: dict, size: int,
+                latency: float, error: str | None, version: int | None) -> None:
         event = {"tool": tool, "arguments": arguments, "result_size": size, "latency_ms": round(latency, 3),
                  "error": error, "version": version}
         if trajectory is not None:
