@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from evoonto.cli import add_workspace_option
+
+if TYPE_CHECKING:
+    from evoonto.workspace import Workspace
 
 HELP = "show the version history"
 
@@ -55,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _base_row(ws) -> dict:
+def _base_row(ws: Workspace) -> dict[str, object]:
     """The base version as a log row: the keys of :class:`evoonto.history.PatchEntry`, with
     ``decision`` and ``level`` ``"base"``, ``version`` 0 and ``created`` its prov:generatedAtTime."""
     from dataclasses import fields

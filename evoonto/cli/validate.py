@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from evoonto.cli import add_workspace_option
+
+if TYPE_CHECKING:
+    from evoonto.ontology import Ontology
 
 HELP = "SHACL-validate the active ontology version"
 
@@ -56,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _check_node(ontology, node: str) -> None:
+def _check_node(ontology: Ontology, node: str) -> None:
     """Raise a one-line :class:`~evoonto.errors.EvoontoError` unless ``node`` is an absolute IRI
     (RFC 3987 scheme and no characters forbidden in IRIs) that occurs in the active version."""
     from urllib.parse import urlsplit

@@ -262,7 +262,7 @@ def parse_agent_spec(spec: str) -> AgentConfig:
     return AgentConfig(model=model.strip())
 
 
-def make_client(**kwargs) -> Any:
+def make_client(**kwargs: object) -> Any:
     """An ``anthropic.Anthropic`` client using ``$ANTHROPIC_API_KEY``.
 
     Raises:
