@@ -54,9 +54,10 @@ def declared_terms(vocab: rdflib.Graph) -> dict[str, str]:
 def render(vocab: rdflib.Graph) -> str:
     """Python source of the generated block (markers included) for the terms of ``vocab``."""
     terms = declared_terms(vocab)
-    lines = [BEGIN, "class EVO(DefinedNamespace):", '    """The evoonto vocabulary ``evo:`` (generated from vocab/*.ttl; unknown names raise)."""', "",
+    lines = [BEGIN, "class EVO(DefinedNamespace):",
+             '    """The evoonto vocabulary ``evo:`` (generated from vocab/*.ttl; unknown names raise)."""', "",
              "    _NS = Namespace(\"" + EVO_IRI + "\")", "    _fail = True", ""]
-    extras = []
+    extras: list[str] = []
     for _, group in _KIND_ORDER + [(None, "other")]:
         names = sorted(n for n, g in terms.items() if g == group)
         if not names:
@@ -69,7 +70,8 @@ def render(vocab: rdflib.Graph) -> str:
             comment = vocab.value(rdflib.URIRef(EVO_IRI + name), RDFS.label)
             lines.append(f"    {name}: URIRef" + (f"  # {comment}" if comment else ""))
         lines.append("")
-    lines.append(f"    _extras = {sorted(extras)!r}")
+    if extras:  # otherwise DefinedNamespace's own empty list applies (an untyped `= []` fails mypy)
+        lines.append(f"    _extras = {sorted(extras)!r}")
     lines.append(END)
     return "\n".join(lines)
 

@@ -17,32 +17,47 @@ Terms are written in canonical N-Triples form by pyoxigraph, so multi-line liter
 
 from __future__ import annotations
 
-from typing import Iterable
+import io
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 import pyoxigraph as ox
+from rdflib.term import Node
 
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, patch_meta_graph
 from evoonto.patch import EVOLVABLE_GRAPHS, Patch
-from evoonto.store import FILE_PREFIXES, graph_iri, to_ox, to_ox_quad
+from evoonto.errors import EvoontoError
+from evoonto.store import FILE_PREFIXES, OxigraphStore, graph_iri, to_ox, to_ox_quad
+
+if TYPE_CHECKING:
+    from evoonto.ontology import Ontology
+    from evoonto.workspace import Workspace
+
+TriplesByGraph = Mapping[str, Iterable[tuple[Node, Node, Node]]]
+"""``{graph name or IRI: iterable of rdflib (s, p, o) triples}``."""
 
 #: Graphs of the Turtle export (everything but history).
 TURTLE_GRAPHS: tuple[str, ...] = EVOLVABLE_GRAPHS
 FORMATS = ("ttl", "trig", "patch", "update")
 
 
-def to_turtle(ontology, graphs: Iterable[str] = TURTLE_GRAPHS) -> bytes:
+def to_turtle(ontology: Ontology, graphs: Iterable[str] = TURTLE_GRAPHS) -> bytes:
     """The union of ``graphs`` (default: all but history) of ``ontology`` as prefixed Turtle (UTF-8).
 
     Runs a CONSTRUCT on Oxigraph (ordered by subject so the Turtle groups each subject's triples;
     duplicates across graphs are merged) and serializes it with pyoxigraph, without rdflib terms.
+
+    Raises:
+        EvoontoError: ``ontology`` is not held in an embedded :class:`~evoonto.store.OxigraphStore`
+            (e.g. a remote SPARQL endpoint).
     """
     values = " ".join(f"<{GRAPH[name]}>" for name in graphs)
-    triples = ontology.store.ox.query(
+    triples = _embedded(ontology, "the Turtle export").ox.query(
         f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ VALUES ?g {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} }} ORDER BY ?s ?p")
-    return ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=FILE_PREFIXES)
+    assert isinstance(triples, ox.QueryTriples)  # a CONSTRUCT always yields triples
+    return _serialize(triples, ox.RdfFormat.TURTLE)
 
 
-def to_trig(workspace) -> bytes:
+def to_trig(workspace: Workspace) -> bytes:
     """Everything of a workspace as TriG: the six active graphs and every patch's graphs
     (additions/removals per target and the meta graph), accepted or not."""
     quads = list(workspace.store.ox.quads_for_pattern(None, None, None, None))
@@ -52,10 +67,25 @@ def to_trig(workspace) -> bytes:
         rows = patch.quads() + [(s, p, o, meta) for s, p, o in workspace.patch_metadata(entry.id)]
         quads.extend(to_ox_quad((s, p, o), ox.NamedNode(str(g))) for s, p, o, g in rows)
     quads.sort(key=lambda q: (str(q.graph_name), str(q.subject), str(q.predicate), str(q.object)))
-    return ox.serialize(quads, format=ox.RdfFormat.TRIG, prefixes=FILE_PREFIXES)
+    return _serialize(quads, ox.RdfFormat.TRIG)
 
 
-def _row(op: str, s, p, o, graph) -> str:
+def _embedded(ontology: Ontology, what: str) -> OxigraphStore:
+    """The embedded store of ``ontology``; EvoontoError naming ``what`` when it is another store."""
+    store = ontology.store
+    if not isinstance(store, OxigraphStore):
+        raise EvoontoError(f"{what} needs an ontology in an embedded Oxigraph store, not {type(store).__name__}")
+    return store
+
+
+def _serialize(terms: Iterable[ox.Triple] | Iterable[ox.Quad], fmt: ox.RdfFormat) -> bytes:
+    """``terms`` serialized by pyoxigraph in ``fmt`` with :data:`FILE_PREFIXES`."""
+    buffer = io.BytesIO()  # with an output stream ox.serialize returns None, so no Optional to handle
+    ox.serialize(terms, buffer, fmt, prefixes=FILE_PREFIXES)
+    return buffer.getvalue()
+
+
+def _row(op: str, s: Node, p: Node, o: Node, graph: str) -> str:
     return f"{op} {to_ox(s)} {to_ox(p)} {to_ox(o)} {ox.NamedNode(str(graph))} ."
 
 
@@ -68,7 +98,7 @@ def patch_rows(patch: Patch) -> list[str]:
     return rows
 
 
-def to_rdf_patch(workspace, *, include_base: bool = True) -> str:
+def to_rdf_patch(workspace: Workspace, *, include_base: bool = True) -> str:
     """The accepted history of ``workspace`` as an RDF Patch log (text).
 
     Args:
@@ -84,7 +114,8 @@ def to_rdf_patch(workspace, *, include_base: bool = True) -> str:
         for prefix, iri in sorted(FILE_PREFIXES.items()):
             out.append(f"PA {prefix} {ox.NamedNode(iri)} .")
         for name in EVOLVABLE_GRAPHS:
-            out.extend(sorted(_row("A", s, p, o, GRAPH[name]) for s, p, o in base.store.triples(name)))
+            rows = _embedded(base, "the RDF Patch export").triples(name)
+            out.extend(sorted(_row("A", s, p, o, GRAPH[name]) for s, p, o in rows))
         out.append("TC .")
         prev = ident
     for entry in workspace.log():
@@ -101,7 +132,7 @@ def to_rdf_patch(workspace, *, include_base: bool = True) -> str:
     return "\n".join(out) + "\n"
 
 
-def data_operation(op: str, triples_by_graph: dict) -> str:
+def data_operation(op: str, triples_by_graph: TriplesByGraph) -> str:
     """One SPARQL 1.1 Update ``INSERT DATA`` / ``DELETE DATA`` operation (W3C SPARQL 1.1 Update §3.1.1-2).
 
     Args:
@@ -119,7 +150,7 @@ def data_operation(op: str, triples_by_graph: dict) -> str:
     return f"{op} DATA {{\n" + "\n".join(parts) + "\n}"
 
 
-def data_update(removals: dict, additions: dict) -> str:
+def data_update(removals: TriplesByGraph, additions: TriplesByGraph) -> str:
     """``DELETE DATA {…} ;`` then ``INSERT DATA {…}`` as one SPARQL 1.1 Update request.
 
     Args:
@@ -130,10 +161,10 @@ def data_update(removals: dict, additions: dict) -> str:
     """
     ops = []
     for op, data in (("DELETE", removals), ("INSERT", additions)):
-        data = {g: list(t) for g, t in data.items()}
-        data = {g: t for g, t in data.items() if t}
-        if data:
-            ops.append(data_operation(op, data))
+        listed = {g: list(t) for g, t in data.items()}
+        nonempty = {g: t for g, t in listed.items() if t}
+        if nonempty:
+            ops.append(data_operation(op, nonempty))
     return " ;\n".join(ops)
 
 
@@ -145,17 +176,18 @@ def sparql_update(patch: Patch) -> str:
     return data_update(patch.removals, patch.additions)
 
 
-def insert_graphs_update(graphs: dict) -> str:
+def insert_graphs_update(graphs: TriplesByGraph) -> str:
     """``INSERT DATA`` of ``{graph name: triples}`` (empty graphs skipped); empty string if nothing."""
     return data_update({}, graphs)
 
 
-def to_sparql_update(workspace, *, include_base: bool = True) -> str:
+def to_sparql_update(workspace: Workspace, *, include_base: bool = True) -> str:
     """The accepted history as SPARQL Update requests separated by `` ;`` (base first if asked)."""
     ops = []
     if include_base:
         base = workspace.ontology_at(0)
-        op = insert_graphs_update({n: list(base.store.triples(n)) for n in EVOLVABLE_GRAPHS})
+        store = _embedded(base, "the SPARQL Update export")
+        op = insert_graphs_update({n: list(store.triples(n)) for n in EVOLVABLE_GRAPHS})
         if op:
             ops.append(op)
     for entry in workspace.log():
@@ -166,7 +198,7 @@ def to_sparql_update(workspace, *, include_base: bool = True) -> str:
     return " ;\n".join(ops) + "\n"
 
 
-def export(workspace, fmt: str) -> bytes:
+def export(workspace: Workspace, fmt: str) -> bytes:
     """Export ``workspace`` as ``fmt`` (one of ``ttl``, ``trig``, ``patch``, ``update``); UTF-8 bytes.
 
     Raises:
@@ -180,8 +212,6 @@ def export(workspace, fmt: str) -> bytes:
         return to_rdf_patch(workspace).encode("utf-8")
     if fmt == "update":
         return to_sparql_update(workspace).encode("utf-8")
-    from evoonto.errors import EvoontoError
-
     raise EvoontoError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 

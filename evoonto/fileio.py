@@ -13,6 +13,7 @@ import errno
 import fcntl
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from evoonto.errors import WorkspaceError
@@ -35,7 +36,7 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, *, hook=None) -> None:
+def atomic_write(path: Path, data: bytes, *, hook: Callable[[str], object] | None = None) -> None:
     """Write ``data`` to ``path`` atomically (temp file + fsync + rename + fsync of the folder).
 
     Args:

@@ -21,15 +21,18 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import rdflib
-from rdflib import Literal, URIRef
+from rdflib import Literal
 from rdflib.namespace import DCTERMS, PROV, RDF, XSD
 
 from evoonto.errors import WorkspaceError
 from evoonto.iris import IriFactory
 from evoonto.namespaces import EVO
+
+if TYPE_CHECKING:
+    from evoonto.patch import Patch
 
 #: Gate decisions.
 DECISIONS = ("accepted", "rejected", "invalid")
@@ -85,7 +88,7 @@ def base_history(iris: IriFactory, created: dt.datetime | None = None) -> list[t
     ]
 
 
-def meta_triples(iris: IriFactory, patch, *, decision: str, parent_version: int, version: int | None,
+def meta_triples(iris: IriFactory, patch: Patch, *, decision: str, parent_version: int, version: int | None,
                  metadata: dict | None = None, created: dt.datetime | None = None,
                  restores: int | None = None) -> list[tuple]:
     """The metadata-graph triples of ``patch`` (see module docstring).
@@ -174,13 +177,15 @@ def entry_from_meta(triples: Iterable[tuple], patch_id: str, iris: IriFactory, *
         return str(value) if value is not None else default
 
     level, decision = text(p, EVO.level), text(gate, EVO.decision)
-    parents = [_version_number(o, iris) for o in graph.objects(gate, PROV.used)]
-    parents = [v for v in parents if v is not None]
+    parents = [v for v in (_version_number(o, iris) for o in graph.objects(gate, PROV.used)) if v is not None]
     if not level or not decision or not parents:
         raise WorkspaceError(f"{file}: patch metadata is incomplete (level, decision and parent version are required)")
-    produced = [_version_number(o, iris) for o in graph.objects(gate, PROV.generated)]
-    produced = [v for v in produced if v is not None]
-    scores = {k: float(graph.value(gate, pred)) for k, pred in _SCORE_KEYS.items() if graph.value(gate, pred) is not None}
+    produced = [v for v in (_version_number(o, iris) for o in graph.objects(gate, PROV.generated)) if v is not None]
+    scores: dict[str, float] = {}
+    for key, pred in _SCORE_KEYS.items():
+        score = graph.value(gate, pred)
+        if score is not None:
+            scores[key] = float(str(score))  # an xsd:double literal; float() of its lexical form
     meta_text = graph.value(gate, EVO.metadata)
     restores = graph.value(p, EVO.restoresVersion)
     return PatchEntry(

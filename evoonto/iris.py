@@ -71,7 +71,8 @@ class IriFactory:
     def __init__(self, base: str):
         base = str(base)
         parts = urlsplit(base)
-        if not parts.scheme or not (parts.netloc or parts.scheme in ("urn", "tag")) or any(c in base for c in " <>\"{}|\\^`"):
+        has_authority = bool(parts.netloc) or parts.scheme in ("urn", "tag")
+        if not parts.scheme or not has_authority or any(c in base for c in " <>\"{}|\\^`"):
             raise ValueError(f"base IRI {base!r} is not an absolute IRI")
         if not base.endswith(("/", "#")):
             raise ValueError(f"base IRI {base!r} must end with '/' or '#'")
@@ -83,7 +84,7 @@ class IriFactory:
     def _iri(self, *segments: object) -> URIRef:
         return URIRef(self.base + "/".join(_seg(s) for s in segments))
 
-    def is_local(self, iri) -> bool:
+    def is_local(self, iri: str) -> bool:
         """True when ``iri`` was minted under this factory's base."""
         return str(iri).startswith(self.base)
 
@@ -104,7 +105,7 @@ class IriFactory:
         """``B source/{src}/document/{name}`` (an ``evo:Document``)."""
         return self._iri("source", src, "document", name)
 
-    def passage(self, document, n: int) -> URIRef:
+    def passage(self, document: str, n: int) -> URIRef:
         """``<document>/passage/{n}`` (an ``evo:Passage`` of ``document``, an IRI from :meth:`document`)."""
         return URIRef(f"{document}/passage/{_seg(int(n))}")
 
@@ -137,7 +138,7 @@ class IriFactory:
         """``B constraint/{slug}``."""
         return self._iri("constraint", slug)
 
-    def relation(self, rel_type, source, target) -> URIRef:
+    def relation(self, rel_type: str, source: str, target: str) -> URIRef:
         """``B relation/{type}/{hash of source+target}``; ``rel_type`` is a name (``"Derivation"``)
         or an IRI (its local name is used)."""
         name = str(rel_type)

@@ -12,6 +12,7 @@ import io
 import shutil
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import rdflib
 
@@ -70,7 +71,9 @@ def check_consistency(vocab: rdflib.Graph) -> ConsistencyReport:
     Raises:
         ReasoningError: Java is not installed / not on PATH, or owlready2 fails to run HermiT.
     """
-    owlready2 = require("owlready2")
+    # owlready2 ships no type information: its module is dynamically typed (JAVA_EXE is a plain
+    # module global that HermiT's launcher reads).
+    owlready2: Any = require("owlready2")
 
     java = java_executable()
     if java is None:

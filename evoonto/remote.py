@@ -17,16 +17,22 @@ Example::
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 import rdflib
 from rdflib import BNode, Literal, URIRef
+from rdflib.term import Node
 
 from evoonto.errors import EvoontoError, first_line
-from evoonto.export import data_operation, data_update
+from evoonto.export import TriplesByGraph, data_operation, data_update
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES
 from evoonto.store import OxigraphStore, QueryError, graph_iri, named_graph, to_ox
 from evoonto.optional import require
+
+if TYPE_CHECKING:
+    from evoonto.workspace import Workspace
+
+RdfTriple = tuple[Node, Node, Node]
 
 
 class RemoteStoreError(EvoontoError):
@@ -45,11 +51,11 @@ def _with_prefixes(sparql: str) -> str:
 
 
 def _query_form(sparql: str) -> str:
-    rest = sparql[_PROLOGUE.match(sparql).end():].lstrip()
+    rest = _PROLOGUE.sub("", sparql, count=1).lstrip()  # the anchored prologue (possibly empty) removed
     return (rest.split(None, 1)[0].upper() if rest else "")
 
 
-def _term(binding: dict):
+def _term(binding: dict[str, str]) -> Node:
     kind, value = binding["type"], binding["value"]
     if kind == "uri":
         return URIRef(value)
@@ -128,7 +134,8 @@ class RemoteSparqlStore:
         except SPARQLWrapperException as exc:
             raise QueryError(f"{wrapper.endpoint}: {first_line(exc)}") from exc
         except (URLError, OSError) as exc:
-            raise RemoteStoreError(f"cannot reach SPARQL endpoint {wrapper.endpoint}: {getattr(exc, 'reason', exc)}") from exc
+            reason = getattr(exc, "reason", exc)
+            raise RemoteStoreError(f"cannot reach SPARQL endpoint {wrapper.endpoint}: {reason}") from exc
 
     def update(self, sparql: str) -> None:
         """Run a SPARQL 1.1 Update on the update endpoint.
@@ -142,17 +149,17 @@ class RemoteSparqlStore:
         wrapper.setQuery(_with_prefixes(sparql))
         self._run(wrapper)
 
-    def triples(self, name):
+    def triples(self, name: str) -> Iterator[RdfTriple]:
         """Iterate the triples of one named graph."""
         rows = self.query(f"SELECT ?s ?p ?o WHERE {{ GRAPH <{graph_iri(name)}> {{ ?s ?p ?o }} }}", default_union=False)
         for row in rows:
             yield (row["s"], row["p"], row["o"])
 
-    def graph(self, name) -> rdflib.Graph:
+    def graph(self, name: str) -> rdflib.Graph:
         """A copy of one named graph as an rdflib Graph (evoonto prefixes bound)."""
         return named_graph(name, self.triples(name))
 
-    def count(self, name=None) -> int:
+    def count(self, name: str | None = None) -> int:
         """Number of quads in one named graph (all named graphs when None)."""
         pattern = f"GRAPH <{graph_iri(name)}> {{ ?s ?p ?o }}" if name is not None else "GRAPH ?g { ?s ?p ?o }"
         rows = self.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ {pattern} }}", default_union=False)
@@ -163,30 +170,30 @@ class RemoteSparqlStore:
         rows = self.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }", default_union=False)
         return sorted(row["g"] for row in rows)
 
-    def contains(self, triple, name) -> bool:
+    def contains(self, triple: RdfTriple, name: str) -> bool:
         """True when ``triple`` is in graph ``name``."""
         s, p, o = (to_ox(t) for t in triple)
         return bool(self.query(f"ASK {{ GRAPH <{graph_iri(name)}> {{ {s} {p} {o} }} }}", default_union=False))
 
     # writing --------------------------------------------------------------------------------
-    def add(self, triples: Iterable, name) -> None:
+    def add(self, triples: Iterable[RdfTriple], name: str) -> None:
         """``INSERT DATA`` the triples into graph ``name`` (in chunks of 5,000)."""
         rows = list(triples)
         for i in range(0, len(rows), _CHUNK):
             self.update(data_operation("INSERT", {name: rows[i:i + _CHUNK]}))
 
-    def remove(self, triples: Iterable, name) -> None:
+    def remove(self, triples: Iterable[RdfTriple], name: str) -> None:
         """``DELETE DATA`` the triples from graph ``name``."""
         rows = list(triples)
         for i in range(0, len(rows), _CHUNK):
             self.update(data_operation("DELETE", {name: rows[i:i + _CHUNK]}))
 
-    def replace_graph(self, name, graph) -> None:
+    def replace_graph(self, name: str, graph: rdflib.Graph) -> None:
         """``DROP SILENT GRAPH`` then insert the triples of ``graph``."""
         self.update(f"DROP SILENT GRAPH <{graph_iri(name)}>")
         self.add(graph, name)
 
-    def apply(self, removals: dict, additions: dict) -> None:
+    def apply(self, removals: TriplesByGraph, additions: TriplesByGraph) -> None:
         """Remove then add, in one update request (atomic on stores that run a request as one transaction)."""
         request = data_update(removals, additions)
         if request:
@@ -200,7 +207,7 @@ class RemoteSparqlStore:
         return out
 
 
-def remote_patch_ids(remote) -> list[str]:
+def remote_patch_ids(remote: RemoteSparqlStore) -> list[str]:
     """Ids of the patches recorded in the remote ``history`` graph, in commit order (by time, then id)."""
     rows = remote.query(
         f"SELECT ?id ?t WHERE {{ GRAPH <{GRAPH['history']}> {{ ?p a evo:Patch ; dcterms:identifier ?id . "
@@ -208,7 +215,7 @@ def remote_patch_ids(remote) -> list[str]:
     return [str(r["id"]) for r in rows]
 
 
-def push(workspace, remote) -> int:
+def push(workspace: Workspace, remote: RemoteSparqlStore) -> int:
     """Send ``workspace`` to ``remote``: the base if the remote is empty, then missing patches in order.
 
     Returns:
@@ -221,9 +228,10 @@ def push(workspace, remote) -> int:
     if remote.count() == 0:
         base = workspace.ontology_at(0)
         for name in GRAPH_NAMES:
-            triples = list(base.store.triples(name))
             if name == "history":
                 triples = [t for t in workspace.store.triples("history") if _is_base_history(t, workspace)]
+            else:
+                triples = list(base.graph(name))  # Ontology's public reader (its store is any Store)
             remote.add(triples, name)
         present: set[str] = set()
     else:
@@ -243,7 +251,7 @@ def push(workspace, remote) -> int:
     return pushed
 
 
-def _is_base_history(triple, workspace) -> bool:
+def _is_base_history(triple: RdfTriple, workspace: Workspace) -> bool:
     return triple[0] == workspace.iris.version(0)
 
 

@@ -167,7 +167,7 @@ class SparqlResult(list):
             return self._footer()
         cells = self._cells()
         widths = [max([len(v)] + [len(r[i]) for r in cells]) for i, v in enumerate(self.variables)]
-        line = lambda values: " | ".join(s.ljust(w) for s, w in zip(values, widths)).rstrip()  # noqa: E731
+        line = lambda values: " | ".join(s.ljust(w) for s, w in zip(values, widths, strict=True)).rstrip()  # noqa: E731
         out = [line(self.variables), "-+-".join("-" * w for w in widths)]
         out += [line(r) for r in cells]
         out.append(self._footer())
@@ -250,7 +250,10 @@ def _select_variables(query: str) -> list[str] | None:
         return None
     if algebra.name != "SelectQuery":
         return None
-    return [str(v) for v in algebra.get("PV", [])] or None
+    # CompValue.get(key) has no default argument (its second parameter is ``variables``, and a missing
+    # key returns the key itself); attribute access returns None for a missing key.
+    projected = algebra.PV or []
+    return [str(v) for v in projected] or None
 
 
 def _parse_options(line: str) -> dict[str, Any]:
@@ -264,13 +267,14 @@ def _parse_options(line: str) -> dict[str, Any]:
     options: dict[str, Any] = {}
     it = iter(tokens)
     for token in it:
-        key, _, value = token.partition("=")
+        key, equals, value = token.partition("=")
         if key not in names:
             raise SparqlMagicError(f"unknown option {token!r} (use --workspace, --ontology, --out, --limit)")
-        if not _:
-            value = next(it, None)
-            if value is None:
+        if not equals:
+            following = next(it, None)
+            if following is None:
                 raise SparqlMagicError(f"option {key} needs a value")
+            value = following
         options[names[key]] = value
     if "limit" in options:
         try:

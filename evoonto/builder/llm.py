@@ -160,8 +160,8 @@ def parse_response(text: str, schema: SourceSchema) -> Proposal:
             continue
         value = item.get("value")
         value = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
-        raw_synonyms = item.get("synonyms") if isinstance(item.get("synonyms"), list) else []
-        synonyms = [s for s in raw_synonyms if isinstance(s, str)]
+        raw_synonyms = item.get("synonyms")
+        synonyms = [s for s in raw_synonyms if isinstance(s, str)] if isinstance(raw_synonyms, list) else []
         definition = _str(item.get("definition")) or f"{label} (proposed from the workload)."
         proposal.terms.append(TermCandidate(
             slug=f"{term_slug(table, column)}~{slugify(label, max_length=40)}", kind=kind, table=table,

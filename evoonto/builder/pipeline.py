@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rdflib import Graph
 
@@ -32,6 +32,11 @@ from evoonto.catalog import read_catalog
 from evoonto.errors import ConfigurationError, ShapeViolationError, SourceError
 from evoonto.iris import IriFactory
 from evoonto.namespaces import bind_prefixes
+
+if TYPE_CHECKING:
+    from evoonto.sources.base import BaseSource
+    from evoonto.validation import ValidationReport
+    from evoonto.workspace import Workspace
 
 __all__ = ["BuildResult", "SourceReport", "build", "build_clock", "make_proposer", "write_workspace",
            "workspace_base_iri",
@@ -78,7 +83,7 @@ class BuildResult:
     base_iri: str
     at: datetime
     elapsed_ms: float = 0.0
-    validation: Any = field(default=None, repr=False)
+    validation: ValidationReport | None = field(default=None, repr=False)
 
     def serialize(self, name: str = "content") -> str:
         """The graph ``name`` as sorted N-Triples (byte-identical for identical builds)."""
@@ -86,7 +91,7 @@ class BuildResult:
         return "".join(sorted(line + "\n" for line in text.splitlines() if line.strip()))
 
 
-def build_clock(locations: Iterable[Any] = ()) -> datetime:
+def build_clock(locations: Iterable[BaseSource | str | Path] = ()) -> datetime:
     """The build's logical time (UTC, whole seconds).
 
     ``$SOURCE_DATE_EPOCH`` when set (reproducible builds), else the latest modification time of the
@@ -134,7 +139,7 @@ def make_proposer(spec: str | Proposer) -> Proposer:
     raise ConfigurationError(f"unknown proposer {spec!r}: use 'offline' or 'anthropic:MODEL'")
 
 
-def _open(source):
+def _open(source: BaseSource | str | Path) -> tuple[BaseSource, bool]:
     if isinstance(source, (str, Path)):
         from evoonto.sources.base import open_source
 
@@ -143,7 +148,7 @@ def _open(source):
 
 
 def build(
-    sources: Sequence[Any] | str | Path,
+    sources: Sequence[BaseSource | str | Path] | str | Path,
     workload: str | Path | Iterable[Question | str] | None = None,
     *,
     proposer: str | Proposer = "offline",
@@ -252,7 +257,7 @@ def build(
     return result
 
 
-def _discovered_joins(src, iris) -> list[JoinCandidate]:
+def _discovered_joins(src: BaseSource, iris: IriFactory) -> list[JoinCandidate]:
     """Undeclared joins suggested by names and value overlap (source layer); verify re-probes them."""
     from evoonto.sources.joins import discover_joins
 
@@ -263,12 +268,12 @@ def _discovered_joins(src, iris) -> list[JoinCandidate]:
             for j in discover_joins(src, iris, measure_declared=False) if not j.declared]
 
 
-def _step(progress, source_id: str, step: str) -> None:
+def _step(progress: Callable[[str, str], None] | None, source_id: str, step: str) -> None:
     if progress is not None:
         progress(source_id, step)
 
 
-def _validate(result: BuildResult):
+def _validate(result: BuildResult) -> ValidationReport:
     from evoonto.ontology import Ontology
     from evoonto.resources import vocab_graph
     from evoonto.validation import validate
@@ -298,7 +303,7 @@ def workspace_base_iri(path: str | Path) -> str:
     return default_base(path.resolve().name.lstrip(".") or "workspace")
 
 
-def write_workspace(result: BuildResult, path: str | Path):
+def write_workspace(result: BuildResult, path: str | Path) -> Workspace:
     """Write a build as version 0 of a workspace (created when missing or empty, else its base is
     replaced; SHACL-validated by the workspace). The source locations are recorded in the
     workspace settings (``sources``: ``{id: path or URL}``) for ``evoonto serve --data-tools``.

@@ -129,8 +129,10 @@ class JoinCandidate:
 
     def condition(self) -> str:
         """The join condition, ``"child.a = parent.b"`` (AND-joined for composite keys)."""
+        # strict=False keeps the historical behaviour (extra columns of the longer side are ignored);
+        # every constructor in evoonto passes equal-length tuples.
         return " AND ".join(f"{self.child}.{a} = {self.parent}.{b}"
-                            for a, b in zip(self.child_columns, self.parent_columns))
+                            for a, b in zip(self.child_columns, self.parent_columns, strict=False))
 
 
 @dataclass(frozen=True)
@@ -187,24 +189,26 @@ class Proposal:
         """A copy with duplicates merged and every list in a stable order (determinism)."""
         terms: dict[str, TermCandidate] = {}
         for t in self.terms:
-            old = terms.get(t.slug)
-            if old is None:
+            old_term = terms.get(t.slug)
+            if old_term is None:
                 terms[t.slug] = t
             else:  # keep the first location, merge labels
-                labels = old.labels.merged(t.labels.alt, t.labels.hidden)
-                terms[t.slug] = TermCandidate(**{**old.__dict__, "labels": labels})
+                labels = old_term.labels.merged(t.labels.alt, t.labels.hidden)
+                terms[t.slug] = TermCandidate(**{**old_term.__dict__, "labels": labels})
         synonyms: dict[tuple[str, str], SynonymCandidate] = {}
         for s in self.synonyms:
-            key = (s.slug, normalize(s.label))
-            old = synonyms.get(key)
-            ids = tuple(sorted(set(s.question_ids) | set(old.question_ids if old else ())))
-            synonyms[key] = SynonymCandidate(s.slug, (old or s).label, (old or s).origin, ids)
+            synonym_key = (s.slug, normalize(s.label))
+            old_synonym = synonyms.get(synonym_key)
+            ids = tuple(sorted(set(s.question_ids) | set(old_synonym.question_ids if old_synonym else ())))
+            first_synonym = old_synonym or s
+            synonyms[synonym_key] = SynonymCandidate(s.slug, first_synonym.label, first_synonym.origin, ids)
         values: dict[tuple[str, str, str], ValueCandidate] = {}
         for v in self.values:
-            key = (v.table, v.column, v.value)
-            old = values.get(key)
-            ids = tuple(sorted(set(v.question_ids) | set(old.question_ids if old else ())))
-            values[key] = ValueCandidate(v.table, v.column, v.value, (old or v).phrase, (old or v).origin, ids)
+            value_key = (v.table, v.column, v.value)
+            old_value = values.get(value_key)
+            ids = tuple(sorted(set(v.question_ids) | set(old_value.question_ids if old_value else ())))
+            first_value = old_value or v
+            values[value_key] = ValueCandidate(v.table, v.column, v.value, first_value.phrase, first_value.origin, ids)
         return Proposal(
             terms=sorted(terms.values(), key=lambda t: t.slug),
             synonyms=sorted(synonyms.values(), key=lambda s: (s.slug, normalize(s.label))),
@@ -339,7 +343,7 @@ def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], C
                 labels=column_labels(table.name, col.name), definition=_definition(table, col, kind, profile),
                 aggregation=_aggregation(kind, profile),
             ))
-            if _is_value_term_column(kind, profile):
+            if profile is not None and _is_value_term_column(kind, profile):
                 for value in profile.vocabulary:
                     proposal.terms.append(value_term(table.name, col.name, value))
             if kind == "Metric" and profile is not None and profile.pattern in ("integer", "decimal"):

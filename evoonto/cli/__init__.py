@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (
@@ -62,10 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def workspace_path(args: argparse.Namespace):
+def workspace_path(args: argparse.Namespace) -> Path:
     """The workspace directory chosen by ``--workspace``, ``$EVOONTO_WORKSPACE`` or ``./.evoonto``."""
     import os
-    from pathlib import Path
 
     return Path(getattr(args, "workspace", None) or os.environ.get("EVOONTO_WORKSPACE") or ".evoonto")
 

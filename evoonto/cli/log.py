@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from evoonto.cli import add_workspace_option
+
+if TYPE_CHECKING:
+    from evoonto.workspace import Workspace
 
 HELP = "show the version history"
 
@@ -48,20 +52,21 @@ def run(args: argparse.Namespace) -> int:
         version = f"v{e.version}" if e.version is not None else "-"
         scores = ""
         if e.scores:
-            scores = f" {e.scores.get('parent_score', float('nan')):.3f}->{e.scores.get('candidate_score', float('nan')):.3f}"
+            parent, candidate = (e.scores.get(k, float("nan")) for k in ("parent_score", "candidate_score"))
+            scores = f" {parent:.3f}->{candidate:.3f}"
         text = e.intervention or e.signature
         print(f"{e.seq:4d}  {e.decision:<9}  {version:<4} {e.level:<8} {e.id}{scores}  {text}")
     return 0
 
 
-def _base_row(ws) -> dict:
+def _base_row(ws: Workspace) -> dict[str, object]:
     """The base version as a log row: the keys of :class:`evoonto.history.PatchEntry`, with
     ``decision`` and ``level`` ``"base"``, ``version`` 0 and ``created`` its prov:generatedAtTime."""
     from dataclasses import fields
 
     from evoonto.history import PatchEntry
 
-    row = {f.name: None for f in fields(PatchEntry)}
+    row: dict[str, object] = {f.name: None for f in fields(PatchEntry)}
     row.update(seq=0, id=None, level="base", decision="base", version=0, parent_version=None, signature="",
                intervention="", fingerprint="", created="", scores={}, metadata={}, file="")
     found = ws.ontology.query(f"SELECT ?t WHERE {{ GRAPH evog:history {{ <{ws.iris.version(0)}> "

@@ -109,7 +109,7 @@ def _refuse_update(text: str) -> None:
                        "(use patches / evoonto rollback)")
 
 
-def _show(value, base_iri: str | None) -> str:
+def _show(value: object, base_iri: str | None) -> str:
     """The cell text of ``value``; IRIs under ``base_iri`` (when given) abbreviated as ``<B>``."""
     if value is None:
         return ""

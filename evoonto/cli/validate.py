@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from evoonto.cli import add_workspace_option
+
+if TYPE_CHECKING:
+    from evoonto.ontology import Ontology
 
 HELP = "SHACL-validate the active ontology version"
 
@@ -30,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="validate only this focus node, an absolute IRI present in the active "
                              "version (repeatable)")
     parser.add_argument("--limit", type=int, default=50, help="print at most this many results (default 50)")
-    parser.add_argument("--owl", action="store_true", help="also check OWL consistency of the vocabulary (HermiT, Java)")
+    parser.add_argument("--owl", action="store_true",
+                        help="also check OWL consistency of the vocabulary (HermiT, Java)")
     parser.set_defaults(func=run)
 
 
@@ -55,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _check_node(ontology, node: str) -> None:
+def _check_node(ontology: Ontology, node: str) -> None:
     """Raise a one-line :class:`~evoonto.errors.EvoontoError` unless ``node`` is an absolute IRI
     (RFC 3987 scheme and no characters forbidden in IRIs) that occurs in the active version."""
     from urllib.parse import urlsplit

@@ -28,11 +28,18 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from evoonto.errors import ConfigurationError, EvoontoError, ToolArgumentError, first_line
 from evoonto.optional import require
 from evoonto.tools.trajectory import ToolEvent
+
+if TYPE_CHECKING:
+    from evoonto.builder.workload import Question
+    from evoonto.tools.data import DataTools
+    from evoonto.tools.declared import DeclaredTool
+    from evoonto.tools.toolkit import OntologyTools
+    from evoonto.tools.trajectory import TrajectoryLog
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 TOOL_RESULT_CHARS = 8000
@@ -99,12 +106,13 @@ class InProcessToolbox:
         version: ontology version served (recorded in the trajectory).
     """
 
-    def __init__(self, data_tools: Any, ontology_tools: Any | None = None, version: int | None = None):
+    def __init__(self, data_tools: DataTools, ontology_tools: OntologyTools | None = None,
+                 version: int | None = None):
         self.data_tools = data_tools
         self.ontology_tools = ontology_tools
         self.version = version
 
-    def _declared(self) -> list:
+    def _declared(self) -> list[DeclaredTool]:
         return list(self.ontology_tools.declared_tools()) if self.ontology_tools is not None else []
 
     def definitions(self) -> list[dict]:
@@ -128,7 +136,7 @@ class InProcessToolbox:
                 return self.ontology_tools.browse(args["q"], kind=args.get("kind", "term"), n=int(args.get("n", 5)))
             if self.ontology_tools is not None and name == "resolve":
                 return self.ontology_tools.resolve(args["ids"], depth=int(args.get("depth", 1)))
-            if any(d.name == name for d in self._declared()):
+            if self.ontology_tools is not None and any(d.name == name for d in self._declared()):
                 return self.ontology_tools.run_declared(name, args)
         except KeyError as exc:
             raise ToolArgumentError(f"{name}: missing argument {exc.args[0]!r}") from None
@@ -256,7 +264,7 @@ def parse_agent_spec(spec: str) -> AgentConfig:
     return AgentConfig(model=model.strip())
 
 
-def make_client(**kwargs) -> Any:
+def make_client(**kwargs: object) -> Any:
     """An ``anthropic.Anthropic`` client using ``$ANTHROPIC_API_KEY``.
 
     Raises:
@@ -313,8 +321,8 @@ class ReactAgent:
         self.client = client
         self.config = config
 
-    def run(self, question, toolbox: Toolbox, *, context: str = "", hint: str | None = None,
-            trajectory: Any | None = None) -> AgentResult:
+    def run(self, question: Question, toolbox: Toolbox, *, context: str = "", hint: str | None = None,
+            trajectory: TrajectoryLog | None = None) -> AgentResult:
         """Answer one question.
 
         Args:
@@ -388,7 +396,7 @@ class ReactAgent:
                      0, 0.0, None, toolbox.version)
         return result
 
-    def _call(self, toolbox: Toolbox, name: str, arguments: dict, trajectory, result: AgentResult
+    def _call(self, toolbox: Toolbox, name: str, arguments: dict, trajectory: TrajectoryLog | None, result: AgentResult
               ) -> tuple[str, bool]:
         start = time.perf_counter()
         error = None
@@ -406,8 +414,8 @@ class ReactAgent:
         return text, error is not None
 
     @staticmethod
-    def _record(trajectory, result: AgentResult, tool: str, arguments: dict, size: int, latency: float,
-                error: str | None, version, answer: Any = None) -> None:
+    def _record(trajectory: TrajectoryLog | None, result: AgentResult, tool: str, arguments: dict, size: int,
+                latency: float, error: str | None, version: int | None, answer: Any = None) -> None:
         # the Tool layer's one event type (evoonto.tools.trajectory.ToolEvent), with what the agent read
         if isinstance(answer, str):  # an MCP toolbox answers with the JSON text
             try:

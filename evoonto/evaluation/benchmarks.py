@@ -31,11 +31,14 @@ import sqlite3
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 from evoonto.errors import GoldAccessError, WorkloadError
 
 from evoonto.builder.workload import Question  # the builder owns the type (architecture §4)
+
+if TYPE_CHECKING:
+    from evoonto.evaluation.gold import GoldAnalysis
 
 DATABASE_FOLDERS = ("database", "dev_databases", "train_databases", "databases", ".")
 """Sub-folders searched, in order, for ``<db>/<db>.sqlite`` (Spider, BIRD, generic layouts)."""
@@ -115,7 +118,7 @@ class Benchmark:
 
     def db_ids(self) -> list[str]:
         """Database ids that have at least one question, sorted."""
-        return sorted({q.db_id for q in self.questions})
+        return sorted({q.db_id for q in self.questions if q.db_id is not None})
 
     def questions_for(self, db_id: str) -> list[Question]:
         """The questions on one database, in file order."""
@@ -201,16 +204,24 @@ def _resolve_file(data: Path, default_name: str) -> tuple[Path, Path]:
 
 
 def _assemble(name: str, rows: Iterator[tuple[Question, Gold | None, str | None]], data_dir: Path) -> Benchmark:
-    questions, gold, hints, skipped, databases, missing = [], {}, {}, [], {}, {}
+    questions: list[Question] = []
+    gold: dict[str, Gold] = {}
+    hints: dict[str, str] = {}
+    skipped: list[str] = []
+    databases: dict[str, Path] = {}
+    missing: dict[str, int] = {}
     for question, answer, hint in rows:
-        if question.db_id not in databases and question.db_id not in missing:
-            path = find_database(data_dir, question.db_id)
+        db_id = question.db_id
+        if db_id is None:  # the loaders reject such rows before they get here
+            raise WorkloadError(f"{name}: question {question.id!r} has no db_id")
+        if db_id not in databases and db_id not in missing:
+            path = find_database(data_dir, db_id)
             if path is None:
-                missing[question.db_id] = 0
+                missing[db_id] = 0
             else:
-                databases[question.db_id] = path
-        if question.db_id in missing:
-            missing[question.db_id] += 1
+                databases[db_id] = path
+        if db_id in missing:
+            missing[db_id] += 1
             skipped.append(question.id)
             continue
         questions.append(question)
@@ -318,7 +329,7 @@ def load_workload(path: Path | str, *, database: Path | str) -> Benchmark:
         raise WorkloadError(f"database not found: {database}")
     db_id = database.stem
     questions = read_questions(path)
-    others = sorted({q.db_id for q in questions} - {None, db_id})
+    others = sorted({q.db_id for q in questions if q.db_id is not None} - {db_id})
     if others:
         raise WorkloadError(f"{path}: questions name databases {others} other than {db_id!r}")
     questions = [Question(id=q.id, text=q.text, db_id=db_id) for q in questions]
@@ -401,7 +412,7 @@ def load_jsonl(data: Path | str, *, gold_file: Path | str | None = None, name: s
     return _assemble(name, rows, data_dir)
 
 
-LOADERS = {"spider": load_spider, "bird": load_bird, "jsonl": load_jsonl}
+LOADERS: dict[str, Callable[..., Benchmark]] = {"spider": load_spider, "bird": load_bird, "jsonl": load_jsonl}
 """Benchmark name → loader taking the data folder."""
 
 
@@ -428,7 +439,7 @@ def load_benchmark(name: str | None, data: Path | str, **kwargs) -> Benchmark:
     return LOADERS[name or "spider"](data, **kwargs)
 
 
-def analysis_of(gold: Gold, benchmark: Benchmark):
+def analysis_of(gold: Gold, benchmark: Benchmark) -> GoldAnalysis:
     """The :class:`~evoonto.evaluation.gold.GoldAnalysis` of one gold answer (cached per SQL+database)."""
     from evoonto.evaluation.gold import analyze_sql
 
@@ -438,4 +449,4 @@ def analysis_of(gold: Gold, benchmark: Benchmark):
     return _ANALYSES[key]
 
 
-_ANALYSES: dict = {}
+_ANALYSES: dict[tuple[str, str], GoldAnalysis] = {}

@@ -29,9 +29,12 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
-from typing import Literal, Sequence
+from typing import TYPE_CHECKING, Literal, Sequence
 
 from evoonto.errors import EvoontoError
+
+if TYPE_CHECKING:
+    from evoonto.evaluation.benchmarks import Gold
 
 Mode = Literal["bird", "spider"]
 
@@ -184,7 +187,7 @@ def gold_order_matters(gold_sql: str, mode: Mode, *, order_by_sensitive: bool = 
     return has_order_by(gold_sql)
 
 
-def score_ex(gold, database: Path | str, predicted_sql: str | None, *, mode: Mode = "bird",
+def score_ex(gold: Gold, database: Path | str, predicted_sql: str | None, *, mode: Mode = "bird",
              order_by_sensitive: bool = True, timeout_ms: int = DEFAULT_TIMEOUT_MS,
              ves_iterations: int = 1) -> ExResult:
     """EX and VES of one predicted SQL against its gold answer.
@@ -218,6 +221,6 @@ def score_ex(gold, database: Path | str, predicted_sql: str | None, *, mode: Mod
     return ExResult(gold.question_id, correct, ves, gold_ms=round(gold_ms, 3), pred_ms=round(pred_ms, 3))
 
 
-def _mean_time(database, sql: str, first_ms: float, iterations: int, timeout_ms: int) -> float:
+def _mean_time(database: Path | str, sql: str, first_ms: float, iterations: int, timeout_ms: int) -> float:
     times = [first_ms] + [execute(database, sql, timeout_ms=timeout_ms).elapsed_ms for _ in range(iterations - 1)]
     return sum(times) / len(times)

@@ -66,10 +66,11 @@ def analyze_sql(sql: str, schema: Mapping[str, Iterable[str]], *, dialect: str =
     from sqlglot import exp
     from sqlglot.errors import SqlglotError
     from sqlglot.optimizer.qualify import qualify
-    from sqlglot.optimizer.scope import traverse_scope
+    from sqlglot.optimizer.scope import Scope, traverse_scope
 
     lowered = {t.lower(): {c.lower(): "TEXT" for c in cols} for t, cols in schema.items()}
     known_columns = {c for cols in lowered.values() for c in cols}
+    qualify_schema: dict[str, object] = dict(lowered)  # sqlglot's parameter type is dict[str, object]
 
     def strings_for_unknown_quoted(node):
         # SQLite: "x" is an identifier if it resolves, else a string literal.
@@ -81,7 +82,7 @@ def analyze_sql(sql: str, schema: Mapping[str, Iterable[str]], *, dialect: str =
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
         tree = tree.transform(strings_for_unknown_quoted)
-        tree = qualify(tree, schema=lowered, dialect=dialect, quote_identifiers=False,
+        tree = qualify(tree, schema=qualify_schema, dialect=dialect, quote_identifiers=False,
                        validate_qualify_columns=True)
     except (SqlglotError, ValueError, KeyError) as exc:
         raise WorkloadError(f"cannot analyse SQL {sql[:80]!r}: {first_line(exc)}") from None
@@ -90,28 +91,28 @@ def analyze_sql(sql: str, schema: Mapping[str, Iterable[str]], *, dialect: str =
     columns: set[Column] = set()
     joins: set[tuple[Column, Column]] = set()
 
-    for scope in traverse_scope(tree):
-        def real(column: exp.Column) -> Column | None:
-            source = scope.sources.get(column.table)
-            if isinstance(source, exp.Table):
-                return (source.name.lower(), column.name.lower())
-            return None  # a derived table or CTE: its own scope reports the base columns
+    def real(scope: Scope, column: exp.Column) -> Column | None:
+        source = scope.sources.get(column.table)
+        if isinstance(source, exp.Table):
+            return (source.name.lower(), column.name.lower())
+        return None  # a derived table or CTE: its own scope reports the base columns
 
+    for scope in traverse_scope(tree):
         for source in scope.sources.values():
             if isinstance(source, exp.Table):
                 tables.add(source.name.lower())
         for column in scope.columns:
             if column.name == "*":
                 continue
-            resolved = real(column)
+            resolved = real(scope, column)
             if resolved is not None:
                 columns.add(resolved)
         for eq in scope.expression.find_all(exp.EQ):
             left, right = eq.this, eq.expression
             if isinstance(left, exp.Column) and isinstance(right, exp.Column):
-                a, b = real(left), real(right)
+                a, b = real(scope, left), real(scope, right)
                 if a and b and a[0] != b[0]:
-                    joins.add(tuple(sorted((a, b))))
+                    joins.add((min(a, b), max(a, b)))
 
     values: set[str] = set()
     for literal in tree.find_all(exp.Literal):

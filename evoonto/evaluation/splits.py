@@ -112,7 +112,7 @@ class Splits:
             splits = cls(int(data["seed"]), int(data["folds"]), float(data["validation_fraction"]),
                          {db: {f: {p: tuple(ids) for p, ids in parts.items()} for f, parts in per.items()}
                           for db, per in data["databases"].items()})
-            for db, per in splits.databases.items():
+            for per in splits.databases.values():
                 for i in range(splits.folds):
                     per[fold_name(i)]["construction"], per[fold_name(i)]["validation"]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

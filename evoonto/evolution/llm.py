@@ -23,13 +23,14 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from evoonto.errors import ConfigurationError
 from evoonto.evolution.candidates import Candidate, CandidateError
 from evoonto.evolution.diagnose import KINDS, diagnose, surfaced_texts
-from evoonto.evolution.edits import EDIT_TYPES, EditContext
+from evoonto.evolution.edits import EDIT_TYPES, Edit, EditContext
 from evoonto.evolution.probes import ValueProber
+from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
 
 SYSTEM = """You improve a semantic layer (an RDF ontology of Terms, Mappings, Evidence, Constraints and \
@@ -43,7 +44,7 @@ Answer with JSON only: {"candidates": [{"signature": str, "level": "content"|"to
     f"- {op}: " + ", ".join(f.name for f in dataclasses.fields(cls)) for op, cls in EDIT_TYPES.items())
 
 
-def parse_edit(data: dict):
+def parse_edit(data: dict) -> Edit:
     """A typed edit from one JSON object ``{"op": name, **fields}``.
 
     Raises:
@@ -52,7 +53,7 @@ def parse_edit(data: dict):
     if not isinstance(data, dict):
         raise ValueError("an edit must be a JSON object")
     op = data.get("op")
-    cls = EDIT_TYPES.get(op)
+    cls = EDIT_TYPES.get(op) if isinstance(op, str) else None  # a list/dict op is unhashable
     if cls is None:
         raise ValueError(f"unknown edit op {op!r}")
     names = {f.name: f for f in dataclasses.fields(cls)}
@@ -123,7 +124,7 @@ class ClaudeEvolver:
             raise ConfigurationError("the anthropic evolver needs a model id (anthropic:MODEL)")
         self.name = f"anthropic:{self.model}"
 
-    def brief(self, trajectories, view: OntologyView) -> str:
+    def brief(self, trajectories: Sequence[TaskTrajectory], view: OntologyView) -> str:
         """The user message: failed tasks, signatures and editable Terms (no gold)."""
         failed = [t for t in trajectories if t.failed][: self.max_failed]
         sigs = diagnose(trajectories, view, prober=self.prober, kinds=KINDS)[:30]
@@ -134,12 +135,13 @@ class ClaudeEvolver:
         lines.append("\nRecurrent failure signatures (kind:source:key ×frequency):")
         lines += [f"- {s.id} ×{s.frequency}" + (f" details={dict(s.details)}" if s.details else "") for s in sigs]
         lines.append("\nTerms (IRI: labels @ table.column):")
-        for t in view.terms[: self.max_terms]:
-            where = ", ".join(f"{tb}.{c}" if c else tb for _, tb, c in t.locations[:2])
-            lines.append(f"- {t.iri}: {' / '.join(t.labels[:4])} @ {where}")
+        for term in view.terms[: self.max_terms]:
+            where = ", ".join(f"{tb}.{c}" if c else tb for _, tb, c in term.locations[:2])
+            lines.append(f"- {term.iri}: {' / '.join(term.labels[:4])} @ {where}")
         return "\n".join(lines)
 
-    def propose(self, trajectories, view: OntologyView, ctx: EditContext) -> list[list[Candidate]]:
+    def propose(self, trajectories: Sequence[TaskTrajectory], view: OntologyView,
+                ctx: EditContext) -> list[list[Candidate]]:
         """One single-alternative list per parsed candidate, in Claude's order."""
         self.last_brief = self.brief(trajectories, view)
         response = self.client.messages.create(
