@@ -33,7 +33,7 @@ from typing import Iterable
 
 from rdflib import RDF
 
-from evoonto.builder.labels import normalize
+from evoonto.text import normalize
 from evoonto.evolution import text as tx
 from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.trajectories import TaskTrajectory
