@@ -27,7 +27,7 @@ from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote
 from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.view import OntologyView, TermInfo
 from evoonto.lexicon import Lexicon
-from evoonto.text import normalize
+from evoonto.text import normalize, tokenize
 
 
 #: Result-collapsing limits (hits per column) the crowded_retrieval Tool candidates propose, in order.
@@ -156,13 +156,18 @@ def merge(candidates: list[Candidate]) -> Candidate:
 
 # ---------------------------------------------------------------- offline writers
 
+def _term_texts(term: TermInfo) -> list[str]:
+    return [*term.labels, *(column or table for _, table, column in term.locations)]
+
+
 def _term_stems(term: TermInfo) -> set[str]:
-    stems = set()
-    for label in term.labels:
-        stems |= tx.text_stems(label)
-    for _, table, column in term.locations:
-        stems |= tx.text_stems(column or table)
-    return stems
+    return {s for text in _term_texts(term) for s in tx.text_stems(text)}
+
+
+def _term_words(term: TermInfo) -> set[str]:
+    """The case-folded, unstemmed words of a Term's labels and column names (for spelling checks:
+    a misspelt word is closer to the word than to its Snowball stem)."""
+    return {w for text in _term_texts(term) for w in tokenize(text, stop_words=frozenset(), stemmed=False)}
 
 
 def _rank_terms_for_word(word: str, terms: list[TermInfo], lexicon: Lexicon
@@ -171,7 +176,7 @@ def _rank_terms_for_word(word: str, terms: list[TermInfo], lexicon: Lexicon
     from rapidfuzz import fuzz
 
     related = lexicon.related_stems(word)  # cue words (youngest -> age) and synonym sets
-    w = tx.stem(word)
+    w, low = tx.stem(word), normalize(word)
     scored = []
     for t in terms:
         if t.filtered:
@@ -183,6 +188,7 @@ def _rank_terms_for_word(word: str, terms: list[TermInfo], lexicon: Lexicon
         if related & stems:
             score, why = 2.0, "cue word"
         best = max((fuzz.ratio(w, s) for s in stems if len(s) >= 3), default=0)
+        best = max(best, max((fuzz.ratio(low, s) for s in _term_words(t) if len(s) >= 3), default=0))
         if best >= 85 and len(w) >= 4 and best / 50.0 > score:
             score, why = best / 50.0, f"spelling close ({best:.0f})"
         if score > 0:
