@@ -66,8 +66,8 @@ def expand_tokens(tokens: Iterable[str], abbreviations: Mapping[str, str] | None
 
 
 def _display(token: str) -> str:
-    # Acronyms (GNP, HP, URL) keep their case; everything else is lower case.
-    return token if len(token) >= 2 and token.isupper() and token.isalpha() else token.lower()
+    # Acronyms (GNP, HP, URL) and codes (A11) keep their case; everything else is lower case.
+    return token if len(token) >= 2 and token.isupper() else token.lower()  # codes too: A11, CO2
 
 
 def humanize(name: str) -> str:

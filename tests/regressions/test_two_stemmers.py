@@ -39,6 +39,7 @@ def test_codes_stay_whole_tokens():
     assert "a11" in diagnosis_text.content_words("What is the population of district A11?")
     assert split_identifier("district_A11") == ["district", "A11"]
     assert labels.split_identifier("H1N1_cases") == ["H1N1", "cases"]
+    assert labels.column_labels("district", "A11").pref == "District A11"  # a code keeps its case
     # a plain number after a word is still its own token
     assert split_identifier("addr_line2") == ["addr", "line", "2"]
 
