@@ -188,7 +188,9 @@ def build(
         return _build(sources, workload, proposer, base_iri, validate, at, progress)
 
 
-def _build(sources, workload, proposer, base_iri, validate, at, progress) -> BuildResult:
+def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[Question | str] | None,
+           proposer: str | Proposer, base_iri: str, validate: bool, at: datetime | None,
+           progress: Callable[[str, str], None] | None) -> BuildResult:
     """:func:`build` with the lexicon set for the label functions."""
     started = time.perf_counter()
     if isinstance(sources, (str, Path)):
