@@ -47,3 +47,6 @@ def test_wheel_contains_vocab_and_shapes(tmp_path):
     for ttl in sorted((ROOT / "shapes").glob("*.ttl")):
         assert f"evoonto/shapes/{ttl.name}" in names
     assert "evoonto/vocab/__init__.py" in names and "evoonto/shapes/__init__.py" in names
+    # the lexicon and stop words of evoonto.lexicon / evoonto.text are data files, not code
+    for tsv in sorted((ROOT / "evoonto" / "data" / "lexicon").glob("*.tsv")):
+        assert f"evoonto/data/lexicon/{tsv.name}" in names

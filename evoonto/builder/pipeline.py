@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from rdflib import Graph
 
 from evoonto.builder.construct import construct, ground_in_documents, scheme_triples
+from evoonto.builder.labels import use_lexicon
 from evoonto.builder.probe import ColumnProfile, Prober
 from evoonto.builder.propose import JoinCandidate, OfflineProposer, Proposer
 from evoonto.builder.verify import Rejection, verify
@@ -31,6 +32,7 @@ from evoonto.builder.workload import Question, as_questions
 from evoonto.catalog import read_catalog
 from evoonto.errors import ConfigurationError, ShapeViolationError, SourceError
 from evoonto.iris import IriFactory
+from evoonto.lexicon import Lexicon
 from evoonto.namespaces import bind_prefixes
 
 if TYPE_CHECKING:
@@ -156,6 +158,7 @@ def build(
     validate: bool = True,
     at: datetime | None = None,
     progress: Callable[[str, str], None] | None = None,
+    lexicon: Lexicon | None = None,
 ) -> BuildResult:
     """Build the initial ontology ``L_0`` from read-only sources and an optional question workload.
 
@@ -170,6 +173,8 @@ def build(
         validate: check the result with the SHACL shapes (raises on violations).
         at: the logical build time; default :func:`build_clock` of the sources.
         progress: called as ``progress(source_id, step)`` after each step of :data:`STEPS`.
+        lexicon: abbreviations and synonyms for the labels (default: the packaged
+            :class:`~evoonto.lexicon.Lexicon`; ``Lexicon.load(workspace)`` adds a workspace's own).
 
     A table source (not documents) that yields no Term is reported as a
     :class:`~evoonto.sources.base.SourceWarning`.
@@ -184,6 +189,14 @@ def build(
         ConfigurationError: bad proposer or base IRI.
         ShapeViolationError: the constructed graphs violate the shapes (a builder bug).
     """
+    with use_lexicon(lexicon):
+        return _build(sources, workload, proposer, base_iri, validate, at, progress)
+
+
+def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[Question | str] | None,
+           proposer: str | Proposer, base_iri: str, validate: bool, at: datetime | None,
+           progress: Callable[[str, str], None] | None) -> BuildResult:
+    """:func:`build` with the lexicon set for the label functions."""
     started = time.perf_counter()
     if isinstance(sources, (str, Path)):
         sources = [sources]

@@ -35,6 +35,7 @@ from evoonto.builder.probe import ColumnProfile, quote_identifier, sql_literal
 from evoonto.builder.workload import Question
 from evoonto.catalog import ColumnInfo, SourceSchema, TableInfo
 from evoonto.iris import slugify, stable_key
+from evoonto.text import QUESTION_STOP_WORDS
 
 __all__ = [
     "TERM_KINDS", "TermCandidate", "SynonymCandidate", "ValueCandidate", "JoinCandidate",
@@ -53,14 +54,9 @@ CATEGORY_CAP = 30
 #: Minimum rapidfuzz ratio (0–100) for a workload phrase to count as a spelling variant of a label.
 FUZZY_THRESHOLD = 88
 
-_STOPWORDS = frozenset("""
-a about all also an and any are as at be been by can did do does each either for from give had has
-have how i in is it its list many me much of on or other show than that the their them then there
-these they this those to was were what when where which who whom whose why will with would you your
-find return tell display please number count names name total average sum maximum minimum most
-least highest lowest more less different distinct order ordered descending ascending sorted both
-only not no every same ids id
-""".split())
+#: Words a workload phrase may not start or end with: evoonto.text's question stop words (function
+#: words, request verbs, query-operation words) and identifier words.
+_STOPWORDS = QUESTION_STOP_WORDS | {"id", "ids"}
 _ID_WORDS = {"id", "ids", "code", "key", "no", "num", "number", "uuid", "identifier"}
 _TIME_WORDS = {"date", "time", "year", "day", "month", "timestamp", "dt", "datetime", "born", "birth"}
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-\.]*[A-Za-z0-9]|[A-Za-z0-9]")

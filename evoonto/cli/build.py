@@ -68,6 +68,7 @@ def _run(args: argparse.Namespace, started: float) -> int:
 
     from evoonto.builder.pipeline import STEPS, build, make_proposer, workspace_base_iri, write_workspace
     from evoonto.cli import workspace_path
+    from evoonto.lexicon import Lexicon
 
     path = workspace_path(args)
     proposer = make_proposer(args.proposer)  # fails fast (missing ANTHROPIC_API_KEY) before any work
@@ -80,7 +81,7 @@ def _run(args: argparse.Namespace, started: float) -> int:
 
         # validate=False: the workspace validates the new base with the SHACL shapes before writing it
         result = build(args.source, args.workload, proposer=proposer, base_iri=base_iri, progress=progress,
-                       validate=False)
+                       validate=False, lexicon=Lexicon.load(path))  # + the workspace's lexicon.tsv
     ws = write_workspace(result, path)
     total_s = time.perf_counter() - started
     build_s = result.elapsed_ms / 1000

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import rdflib
 
-from evoonto.builder.labels import SYNONYMS, normalize
 from evoonto.errors import EvoontoError
 from evoonto.evolution import text as tx
 from evoonto.evolution.attribute import Attribution
@@ -27,6 +26,8 @@ from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote
                                      SetToolSetting)
 from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.view import OntologyView, TermInfo
+from evoonto.lexicon import Lexicon
+from evoonto.text import normalize, tokenize
 
 
 #: Result-collapsing limits (hits per column) the crowded_retrieval Tool candidates propose, in order.
@@ -155,54 +156,27 @@ def merge(candidates: list[Candidate]) -> Candidate:
 
 # ---------------------------------------------------------------- offline writers
 
-#: Question words that point at a measurement rather than naming it (superlatives, comparatives),
-#: with the column-name words they usually refer to. General English, not tuned to a benchmark.
-CUES: dict[str, tuple[str, ...]] = {
-    "young": ("age", "birth", "born"), "old": ("age", "birth", "born"),
-    "recent": ("year", "date", "time"), "late": ("year", "date", "time"), "early": ("year", "date", "time"),
-    "new": ("year", "date"), "first": ("year", "date", "first"), "last": ("year", "date", "last"),
-    "cheap": ("price", "cost"), "expensive": ("price", "cost"), "costly": ("price", "cost"),
-    "big": ("size", "capacity", "area"), "large": ("size", "capacity", "area", "population"),
-    "small": ("size", "capacity", "area"), "heavy": ("weight",), "light": ("weight",),
-    "tall": ("height",), "short": ("height", "length"), "long": ("length", "duration"),
-    "fast": ("speed", "accelerate"), "slow": ("speed",), "rich": ("money", "worth", "income"),
-    "populous": ("population",), "crowded": ("attendance", "capacity"), "born": ("birth",),
-    "speak": ("language",), "spoken": ("language",), "live": ("city", "address", "country", "lives"),
-    "located": ("location", "city", "country", "address"), "where": ("location", "city", "country"),
-    "when": ("year", "date", "time"), "win": ("winner", "won", "result"), "won": ("winner", "win", "result"),
-    "male": ("sex", "gender"), "female": ("sex", "gender"), "men": ("sex", "gender"), "women": ("sex", "gender"),
-}
-
-
-def _related_words(word: str) -> set[str]:
-    """Stems of data words a question word may refer to (cue table + the builder's synonym table)."""
-    base = tx.stem(word)
-    out = set()
-    for cue, targets in CUES.items():
-        if tx.stem(cue) == base or normalize(word).startswith(cue):
-            out.update(tx.stem(t) for t in targets)
-    for head, alts in SYNONYMS.items():
-        for alt in alts:
-            if base in {tx.stem(w) for w in alt.split()}:
-                out.add(tx.stem(head))
-    return out
+def _term_texts(term: TermInfo) -> list[str]:
+    return [*term.labels, *(column or table for _, table, column in term.locations)]
 
 
 def _term_stems(term: TermInfo) -> set[str]:
-    stems = set()
-    for label in term.labels:
-        stems |= tx.text_stems(label)
-    for _, table, column in term.locations:
-        stems |= tx.text_stems(column or table)
-    return stems
+    return {s for text in _term_texts(term) for s in tx.text_stems(text)}
 
 
-def _rank_terms_for_word(word: str, terms: list[TermInfo]) -> list[tuple[float, TermInfo, str]]:
+def _term_words(term: TermInfo) -> set[str]:
+    """The case-folded, unstemmed words of a Term's labels and column names (for spelling checks:
+    a misspelt word is closer to the word than to its Snowball stem)."""
+    return {w for text in _term_texts(term) for w in tokenize(text, stop_words=frozenset(), stemmed=False)}
+
+
+def _rank_terms_for_word(word: str, terms: list[TermInfo], lexicon: Lexicon
+                         ) -> list[tuple[float, TermInfo, str]]:
     """Terms that a question word plausibly refers to, scored (higher is better), with the reason."""
     from rapidfuzz import fuzz
 
-    related = _related_words(word)
-    w = tx.stem(word)
+    related = lexicon.related_stems(word)  # cue words (youngest -> age) and synonym sets
+    w, low = tx.stem(word), normalize(word)
     scored = []
     for t in terms:
         if t.filtered:
@@ -214,6 +188,7 @@ def _rank_terms_for_word(word: str, terms: list[TermInfo]) -> list[tuple[float, 
         if related & stems:
             score, why = 2.0, "cue word"
         best = max((fuzz.ratio(w, s) for s in stems if len(s) >= 3), default=0)
+        best = max(best, max((fuzz.ratio(low, s) for s in _term_words(t) if len(s) >= 3), default=0))
         if best >= 85 and len(w) >= 4 and best / 50.0 > score:
             score, why = best / 50.0, f"spelling close ({best:.0f})"
         if score > 0:
@@ -243,7 +218,7 @@ def _evidence_candidate(sig_id: str, reason: str, source_id: str, hits, terms: l
 
 
 def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber | None = None,
-            max_alternatives: int = 3) -> list[Candidate]:
+            max_alternatives: int = 3, lexicon: Lexicon | None = None) -> list[Candidate]:
     """Offline patch writer: candidates for one attributed signature, best first.
 
     * ``unlinked_phrase`` → the word's value found by a probe: Evidence (+ synonym) on that column's
@@ -258,8 +233,12 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
     * ``crowded_retrieval`` → collapse browse results to at most 1 (then 2) hits per column (Tool level).
     * ``ignored_constraint`` / ``repeated_probe`` → a manifest note (Tool level).
 
+    ``lexicon`` supplies the cue words and synonym sets (default: the packaged
+    :class:`~evoonto.lexicon.Lexicon`; pass ``Lexicon.load(workspace_path)`` for a workspace's additions).
+
     Returns an empty list when nothing sensible can be written (the loop then moves on).
     """
+    lexicon = lexicon or Lexicon.packaged()
     sig = attribution.signature
     sid, reason = sig.id, attribution.reason
     src = sig.source_id
@@ -273,7 +252,7 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
                                         targets, sig.key)
                 if c:
                     out.append(c)
-        for score, term, why in _rank_terms_for_word(sig.key, terms)[:max_alternatives]:
+        for score, term, why in _rank_terms_for_word(sig.key, terms, lexicon)[:max_alternatives]:
             out.append(Candidate(sid, f"add synonym {sig.key!r} to {term.pref_labels[:1] or [term.iri]} ({why})",
                                  "content", (AddSynonym(str(term.iri), sig.key),), reason))
     elif sig.kind == "missing_value" and src:
@@ -370,4 +349,4 @@ def compile_check(candidate: Candidate, ctx: EditContext) -> str | None:
     return None
 
 
-__all__ = ["Candidate", "CandidateError", "merge", "propose", "compile_check", "CUES", "AddTerm"]
+__all__ = ["Candidate", "CandidateError", "merge", "propose", "compile_check", "AddTerm"]

@@ -33,12 +33,12 @@ from typing import Iterable
 
 from rdflib import RDF
 
-from evoonto.builder.labels import normalize
 from evoonto.evolution import text as tx
 from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
 from evoonto.namespaces import EVO
+from evoonto.text import normalize
 from evoonto.tools.browse import collapse_key
 
 KINDS = ("unlinked_phrase", "missing_value", "shallow_retrieval", "crowded_retrieval", "guessed_join",

@@ -14,6 +14,7 @@ from evoonto.evolution.diagnose import KINDS, diagnose
 from evoonto.evolution.edits import EditContext
 from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.view import OntologyView
+from evoonto.lexicon import Lexicon
 
 
 @dataclass
@@ -23,13 +24,16 @@ class OfflineEvolver:
     Args:
         prober: read-only value prober over the sources (None: no value probes).
         kinds: signature kinds to diagnose. max_signatures: most frequent signatures considered per
-        round. max_alternatives: candidates written per signature.
+        round. max_alternatives: candidates written per signature. lexicon: cue words and synonym
+        sets for the candidate writers (None: the packaged lexicon; a workspace passes
+        ``Lexicon.load(workspace.path)``).
     """
 
     prober: ValueProber | None = None
     kinds: tuple[str, ...] = KINDS
     max_signatures: int = 60
     max_alternatives: int = 3
+    lexicon: Lexicon | None = None
     name: str = "offline"
     last_signatures: list = field(default_factory=list, repr=False)
 
@@ -40,7 +44,7 @@ class OfflineEvolver:
         out = []
         for sig in signatures[: self.max_signatures]:
             alts = propose(attribute(sig, view), view, prober=self.prober,
-                           max_alternatives=self.max_alternatives)
+                           max_alternatives=self.max_alternatives, lexicon=self.lexicon)
             if alts:
                 out.append([replace(c, frequency=sig.frequency, tasks=sig.tasks) for c in alts])
         return out

@@ -5,9 +5,10 @@ One :class:`Document` per record (Term, Mapping, Constraint, Evidence, Relation)
 of their Mappings and the Evidence values behind the Term or its Mappings, so "Banned" finds the Term
 of the status column (DESIGN.md §5). Deprecated records (``owl:deprecated true``) are not indexed.
 
-The tokenizer is identifier-aware: ``Singer_ID`` -> ``singer id``, ``totalRevenue2024`` ->
-``total revenue 2024``, ``HTTPServer`` -> ``http server``; tokens are case-folded, English stop words
-dropped and plurals reduced with Harman's S-stemmer (Harman 1991, "How effective is suffixing?").
+Tokens come from :func:`evoonto.text.tokenize` (re-exported here as ``tokenize`` and ``stem``), the
+one tokenizer of the package: identifier-aware (``Singer_ID`` -> ``singer id``, ``HTTPServer`` ->
+``http server``, codes such as ``A11`` kept whole), case-folded, stop words dropped, Snowball-stemmed,
+so browse and diagnosis agree on what "the same word" is.
 
 The index is built once (documents sorted by kind, so a kind filter is an array slice) and reused for
 every query of that ontology version.
@@ -15,57 +16,18 @@ every query of that ontology version.
 
 from __future__ import annotations
 
-import functools
 import json
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import numpy as np
 
+from evoonto.text import stem, tokenize
 from evoonto.tools.settings import DEFAULT_WEIGHTS
 from evoonto.tools.sparql import KIND_CLASSES, local_name, select
 
 KINDS = tuple(KIND_CLASSES)  # term, mapping, constraint, evidence, relation
-
-_WORD = re.compile(r"[^\W_]+")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
-_STOP = frozenset(
-    "a an and are as at be by for from has have how in is it its of on or that the their there these "
-    "this those to was were what when where which who whom whose why with all any each per than then "
-    "do does did show list give find me my our we you your i".split()
-)
-
-
-def stem(token: str) -> str:
-    """Harman's S-stemmer: ``companies`` -> ``company``, ``singers`` -> ``singer``, ``status`` kept."""
-    if len(token) > 4 and token.endswith("ies") and not token.endswith(("eies", "aies")):
-        return token[:-3] + "y"
-    if len(token) > 3 and token.endswith("es") and not token.endswith(("aes", "ees", "oes", "ses", "us")):
-        return token[:-1]
-    if len(token) > 3 and token.endswith("s") and not token.endswith(("us", "ss", "is")):
-        return token[:-1]
-    return token
-
-
-def tokenize(text: str) -> list[str]:
-    """Split identifiers and prose into normalised tokens (see module docstring)."""
-    return list(_tokenize(text)) if len(text) < 200 else list(_tokenize_uncached(text))
-
-
-def _tokenize_uncached(text: str) -> tuple[str, ...]:
-    tokens = []
-    for word in _WORD.findall(text):
-        parts = _CAMEL.findall(word) if not word.isdigit() else [word]
-        for part in parts or [word]:
-            token = part.casefold()
-            if token and token not in _STOP:
-                tokens.append(stem(token))
-    return tuple(tokens)
-
-
-_tokenize = functools.lru_cache(maxsize=100_000)(_tokenize_uncached)
 
 
 @dataclass
@@ -341,6 +303,8 @@ class SearchIndex:
         for token in sorted(self.vocab):  # sorted: fuzzy ties break the same in every process
             by_initial[token[0]].append(token)
         self._by_initial = dict(by_initial)
+        self._surface: dict[str, list[str]] | None = None  # see _surface_words
+        self._stem_of: dict[str, str] = {}
         #: normalised label text (label, first synonyms and hidden labels) for fuzzy re-scoring
         self.label_norm = [
             " ".join(tokenize(" ".join(dict.fromkeys(
@@ -354,7 +318,9 @@ class SearchIndex:
 
         A token in the vocabulary stands for itself (weight 1.0); another one (length ≥ 4) for up
         to two close vocabulary tokens with the same first character (rapidfuzz ``ratio`` ≥
-        ``cutoff``, weight ratio/100); otherwise for nothing.
+        ``cutoff``, weight ratio/100), compared with the vocabulary's stems and with the indexed
+        words they stem from (a misspelt ``nationalty`` is close to the word ``nationality``, not
+        to its stem ``nation``); otherwise for nothing.
         Returns:
             One list of ``(vocabulary token, weight)`` per distinct query token, in query order.
         """
@@ -365,11 +331,31 @@ class SearchIndex:
             if token in self.vocab:
                 out.append([(token, 1.0)])
             elif len(token) >= 4 and not token.isdigit():
-                out.append([(match, score / 100.0) for match, score, _ in process.extract(
-                    token, self._by_initial.get(token[0], ()), scorer=fuzz.ratio, score_cutoff=cutoff, limit=2)])
+                best: dict[str, float] = {}
+                for pool, to_stem in ((self._by_initial, None), (self._surface_words(), self._stem_of)):
+                    for match, score, _ in process.extract(token, pool.get(token[0], ()), scorer=fuzz.ratio,
+                                                           score_cutoff=cutoff, limit=2):
+                        key = to_stem[match] if to_stem else match
+                        best[key] = max(best.get(key, 0.0), score / 100.0)
+                out.append(sorted(best.items(), key=lambda pair: (-pair[1], pair[0]))[:2])
             else:
                 out.append([])
         return out
+
+    def _surface_words(self) -> dict[str, list[str]]:
+        """Indexed words (case-folded, unstemmed) by first character; built on first use."""
+        if self._surface is None:
+            stem_of: dict[str, str] = {}
+            for doc in self.documents:
+                for texts in doc.fields.values():
+                    for word in tokenize(" ".join(texts), stemmed=False):
+                        stem_of.setdefault(word, stem(word))
+            self._stem_of = {w: s for w, s in stem_of.items() if s in self.vocab and w != s}
+            surface: dict[str, list[str]] = defaultdict(list)
+            for word in sorted(self._stem_of):
+                surface[word[0]].append(word)
+            self._surface = dict(surface)
+        return self._surface
 
     def candidates(self, weighted_tokens: list[tuple[str, float]], weights: dict[str, float],
                    start: int = 0, end: int | None = None) -> tuple[np.ndarray, np.ndarray]:

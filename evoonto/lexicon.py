@@ -1,0 +1,219 @@
+"""The Lexicon: general data-naming knowledge (abbreviations, synonym sets, cue words), packaged as
+data files a user can read and extend, plus per-workspace additions.
+
+The packaged knowledge lives in ``evoonto/data/lexicon/*.tsv`` (each file says in its header where
+its knowledge comes from). A workspace may add its own in ``<workspace>/lexicon.tsv``; its rows are
+merged over the packaged ones by :meth:`Lexicon.load`.
+
+File format (every lexicon file, packaged or per workspace): UTF-8 text, one row per line, cells
+separated by a TAB, ``#`` starts a comment line, blank lines are ignored. The first cell says what
+the row is::
+
+    abbreviation<TAB>short<TAB>expansion          # cyl -> cylinders (a later row replaces the earlier)
+    synonyms<TAB>phrase<TAB>phrase[<TAB>...]      # a synonym set: each phrase is an alternative of the others
+    cue<TAB>question word<TAB>data word[<TAB>...] # 'youngest' in a question points at age/birth columns
+
+Words are case-folded. An abbreviation row whose expansion is ``-`` removes the abbreviation (so a
+workspace can drop a packaged one that misleads on its data, e.g. ``abbreviation<TAB>no<TAB>-``).
+
+Users: the builder (labels: abbreviation expansion and synonym phrasings, via
+``build(..., lexicon=)``) and evolution's offline candidate writers (cue words and synonyms).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+
+from evoonto.errors import ConfigurationError
+from evoonto.text import adjective_bases, normalize, stem
+
+__all__ = ["Lexicon", "WORKSPACE_FILE", "PACKAGED_FILES"]
+
+#: The per-workspace additions file, in the workspace folder.
+WORKSPACE_FILE = "lexicon.tsv"
+#: The packaged lexicon files under ``evoonto/data/lexicon/``, merged in this order.
+PACKAGED_FILES = ("abbreviations.tsv", "synonyms.tsv", "cues.tsv")
+_KINDS = ("abbreviation", "synonyms", "cue")
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Abbreviations, synonym sets and cue words (all lower case).
+
+    Attributes:
+        abbreviations: ``{short: expansion}`` (``"qty"`` → ``"quantity"``).
+        synonym_sets: tuples of phrases that are alternatives of each other, in file order.
+        cues: ``{question word: data words}`` (``"young"`` → ``("age", "birth")``).
+        sources: the files the lexicon was read from, in merge order.
+    """
+
+    abbreviations: Mapping[str, str] = field(default_factory=dict)
+    synonym_sets: tuple[tuple[str, ...], ...] = ()
+    cues: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    sources: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------------ loading
+
+    @classmethod
+    def packaged(cls) -> Lexicon:
+        """The lexicon of the packaged files only (cached; the same object on every call)."""
+        return _packaged()
+
+    @classmethod
+    def load(cls, workspace_path: str | Path | None = None) -> Lexicon:
+        """The packaged lexicon, extended by ``<workspace_path>/lexicon.tsv`` when that file exists.
+
+        Args:
+            workspace_path: a workspace folder (or ``None`` for the packaged lexicon only).
+        Returns:
+            The merged lexicon.
+        Raises:
+            ConfigurationError: the workspace file is malformed (the message names file and line).
+        """
+        base = cls.packaged()
+        if workspace_path is None:
+            return base
+        path = Path(workspace_path) / WORKSPACE_FILE
+        if not path.is_file():
+            return base
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigurationError(f"{path}: cannot read the lexicon ({exc})") from None
+        return base.extended(_parse(text, str(path)), source=str(path))
+
+    @classmethod
+    def from_text(cls, text: str, *, name: str = "<text>") -> Lexicon:
+        """A lexicon of the rows in ``text`` alone (format in the module docstring).
+
+        Raises:
+            ConfigurationError: a malformed row (the message names ``name`` and the line).
+        """
+        return cls().extended(_parse(text, name), source=name)
+
+    def extended(self, rows: Iterable[tuple[str, tuple[str, ...]]] | Lexicon, *, source: str = "") -> Lexicon:
+        """A copy with ``rows`` (``(kind, cells)`` pairs, or another lexicon) merged over this one.
+
+        Abbreviations and cues of ``rows`` replace those of the same word (a cue's data words are
+        added to the existing ones); synonym sets are appended.
+        """
+        if isinstance(rows, Lexicon):
+            other = rows
+            rows = ([("abbreviation", (k, v)) for k, v in other.abbreviations.items()]
+                    + [("synonyms", s) for s in other.synonym_sets]
+                    + [("cue", (k, *v)) for k, v in other.cues.items()])
+        abbreviations = dict(self.abbreviations)
+        sets = list(self.synonym_sets)
+        cues = dict(self.cues)
+        for kind, cells in rows:
+            if kind == "abbreviation":
+                if cells[1] == "-":
+                    abbreviations.pop(cells[0], None)
+                else:
+                    abbreviations[cells[0]] = cells[1]
+            elif kind == "synonyms":
+                if cells not in sets:
+                    sets.append(cells)
+            else:
+                cues[cells[0]] = tuple(dict.fromkeys([*cues.get(cells[0], ()), *cells[1:]]))
+        return Lexicon(MappingProxyType(abbreviations), tuple(sets), MappingProxyType(cues),
+                       (*self.sources, source) if source else self.sources)
+
+    # ------------------------------------------------------------------ lookups
+
+    def expand(self, word: str) -> str:
+        """The expansion of an abbreviation (lower case), or ``word`` lower-cased when it is none."""
+        low = word.lower()
+        return self.abbreviations.get(low, low)
+
+    def synonyms(self, phrase: str) -> tuple[str, ...]:
+        """Alternatives of ``phrase`` from every synonym set that holds it (case-insensitive), in
+        file order, without ``phrase`` itself."""
+        key = normalize(phrase)
+        out: dict[str, None] = {}
+        for group in self._sets_by_phrase().get(key, ()):
+            for alternative in group:
+                if alternative != key:
+                    out[alternative] = None
+        return tuple(out)
+
+    def cue_targets(self, word: str) -> tuple[str, ...]:
+        """Data words a question word points at: the cue rows of the word, of its stem, or of the
+        positive form of a comparative/superlative (``"youngest"`` → ``("age", "birth")``)."""
+        index = self._cues_by_stem()
+        out: dict[str, None] = {}
+        for form in adjective_bases(word):
+            for target in index.get(stem(form), ()):
+                out[target] = None
+        return tuple(out)
+
+    def related_stems(self, word: str) -> set[str]:
+        """Stems of the data words ``word`` may refer to: its cue targets, and the single-word members
+        of every synonym set in which one phrase contains ``word`` (by stem)."""
+        base = stem(word)
+        out = {stem(t) for target in self.cue_targets(word) for t in target.split()}
+        for group in self.synonym_sets:
+            if any(base in {stem(w) for w in phrase.split()} for phrase in group):
+                out.update(stem(p) for p in group if " " not in p and stem(p) != base)
+        return out
+
+    # ------------------------------------------------------------------ indexes (per instance)
+
+    def _sets_by_phrase(self) -> dict[str, list[tuple[str, ...]]]:
+        return _sets_index(self.synonym_sets)
+
+    def _cues_by_stem(self) -> dict[str, tuple[str, ...]]:
+        return _cue_index(tuple(self.cues.items()))
+
+
+@functools.lru_cache(maxsize=64)
+def _sets_index(sets: tuple[tuple[str, ...], ...]) -> dict[str, list[tuple[str, ...]]]:
+    index: dict[str, list[tuple[str, ...]]] = {}
+    for group in sets:
+        for phrase in group:
+            index.setdefault(phrase, []).append(group)
+    return index
+
+
+@functools.lru_cache(maxsize=64)
+def _cue_index(cues: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, tuple[str, ...]]:
+    index: dict[str, tuple[str, ...]] = {}
+    for word, targets in cues:
+        key = stem(word)
+        index[key] = tuple(dict.fromkeys([*index.get(key, ()), *targets]))
+    return index
+
+
+def _parse(text: str, name: str) -> list[tuple[str, tuple[str, ...]]]:
+    """``(kind, cells)`` rows of one lexicon file (cells normalised, kind checked)."""
+    rows = []
+    for lineno, line in enumerate(text.lstrip("\ufeff").splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        kind, *rest = [c.strip() for c in line.split("\t")]
+        cells = tuple(normalize(c) for c in rest if c.strip())
+        if kind not in _KINDS:
+            raise ConfigurationError(f"{name}:{lineno}: unknown row kind {kind!r} "
+                                     f"(expected one of {', '.join(_KINDS)}, TAB-separated)")
+        need = {"abbreviation": 2, "synonyms": 2, "cue": 2}[kind]
+        if len(cells) < need or (kind == "abbreviation" and len(cells) != 2):
+            raise ConfigurationError(f"{name}:{lineno}: a {kind} row needs "
+                                     + ("exactly 2 cells after the kind" if kind == "abbreviation"
+                                        else "at least 2 cells after the kind"))
+        rows.append((kind, cells))
+    return rows
+
+
+@functools.lru_cache(maxsize=1)
+def _packaged() -> Lexicon:
+    lexicon = Lexicon()
+    folder = resources.files("evoonto").joinpath("data", "lexicon")
+    for name in PACKAGED_FILES:
+        text = folder.joinpath(name).read_text(encoding="utf-8")
+        lexicon = lexicon.extended(_parse(text, name), source=f"evoonto/data/lexicon/{name}")
+    return lexicon
