@@ -492,7 +492,7 @@ def _step_evolve(state: _State) -> list[str]:
 def _step_log(state: _State) -> list[str]:
     assert state.report is not None
     ws = Workspace.open(state.workspace_path)
-    lines = [f"{state.workspace_path}: version 0 = base (builder output); active version {ws.version}"]
+    lines = [f"{state.workspace_path}: version 0: base (builder output); active version {ws.version}"]
     evolved = state.workspace_path / EVOLUTION_WORKSPACE
     if not (evolved / "config.json").is_file():
         state.report.versions = [0]
@@ -500,7 +500,7 @@ def _step_log(state: _State) -> list[str]:
     ews = Workspace.open(evolved)
     log = ews.log()
     state.report.versions = [0] + [e.version for e in log if e.decision == "accepted" and e.version is not None]
-    lines.append(f"{evolved}: version 0 = base (raw schema)")
+    lines.append(f"{evolved}: version 0: base (raw schema)")
     for e in log:
         scores = e.scores or {}
         sc = (f" {scores['parent_score']:.3f} -> {scores['candidate_score']:.3f}"

@@ -19,7 +19,10 @@ import both; neither imports it.
 
 from __future__ import annotations
 
+import json
+import uuid
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 
@@ -29,6 +32,7 @@ if TYPE_CHECKING:  # typing only: the facade imports its collaborators where the
     from evoonto.builder.pipeline import BuildResult
     from evoonto.evaluation.benchmarks import Benchmark, Question
     from evoonto.evaluation.conditions import Conditions, Context
+    from evoonto.evaluation.runner import EvalConfig, RunResult
     from evoonto.evaluation.linking import LinkingPolicy, LinkingResult
     from evoonto.evaluation.splits import Round, Splits
     from evoonto.evolution.loop import EvolutionResult, LoopConfig, RoundRecord
@@ -349,6 +353,92 @@ class Experiment:
         group = [Member(plan.db_id, ws, list(plan.construction), list(plan.validation),
                         cache=caches.setdefault(plan.db_id, {})) for ws, plan in members]
         return evolve_group(group, backbone=backbone, evolver=evolver, config=config, on_round=on_round)
+
+
+def run_evaluation(config: "EvalConfig", *, client: Any = None, progress: bool = True,
+                   conditions: "Conditions | None" = None) -> "RunResult":
+    """Run the reciprocal k-fold evaluation of ``evoonto eval`` and write the run folder.
+
+    For each round, database and condition, the condition is prepared from the round's construction
+    pool (:meth:`Experiment.context`) and every held-out question is scored (linking or EX); see
+    :mod:`evoonto.evaluation.runner` for the files written.
+
+    Args:
+        config: :class:`EvalConfig`.
+        client: an ``anthropic.Anthropic`` client for ``ex`` (default :func:`~evoonto.evaluation.agent.make_client`).
+        progress: show a tqdm progress bar on stderr.
+        conditions: a :class:`Conditions` (to share caches or plug in an ontology provider).
+
+    Returns:
+        a :class:`RunResult`.
+
+    Raises:
+        ConfigurationError: bad settings or missing API key; WorkloadError: bad benchmark/splits.
+    """
+    from tqdm import tqdm
+
+    from evoonto.evaluation.benchmarks import load_benchmark
+    from evoonto.evaluation.conditions import Conditions
+    from evoonto.evaluation.runner import RunResult, _score_ex, _summarize, evaluate_linking
+    from evoonto.evaluation.splits import load_or_create_splits
+
+    config.check()
+    agent = None
+    if config.scorer == "ex":
+        from evoonto.evaluation.agent import ReactAgent, make_client
+
+        agent = ReactAgent(client if client is not None else make_client(), config.agent)
+    bench = load_benchmark(config.benchmark, config.data)
+    chosen = set(config.databases or bench.db_ids())
+    missing = sorted(chosen - set(bench.db_ids()))
+    if missing:
+        raise WorkloadError(f"no questions for database(s) {', '.join(missing)} in {config.data}")
+    # splits always cover the whole benchmark (each database is split independently), so runs on a
+    # subset of databases reuse the same stored file
+    splits_path = config.splits_path or Path(config.out) / f"splits-{config.benchmark}.json"
+    splits = load_or_create_splits(splits_path, bench.questions, seed=config.seed, folds=config.folds,
+                                   validation_fraction=config.validation_fraction)
+    experiment = Experiment(bench, splits=splits)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    folder = Path(config.out) / f"{stamp}-{config.benchmark}-{config.scorer}-{uuid.uuid4().hex[:6]}"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({**config.to_json(), "splits": str(splits_path)}, indent=1) + "\n")
+
+    plans = [p for rnd in experiment.rounds()
+             for p in experiment.plans(rnd, sorted(chosen), max_test=config.max_questions)]
+    total = sum(len(p.test) for p in plans) * len(config.conditions)
+
+    conditions = conditions or Conditions(proposer=config.proposer)
+    rows: list[dict] = []
+    sizes: dict[str, dict] = {}
+    with open(folder / "results.jsonl", "w", encoding="utf-8") as out, \
+            tqdm(total=total, disable=not progress, unit="q", desc=f"eval {config.scorer}") as bar:
+        for plan in plans:
+            rnd, db_id, held_out = plan.round, plan.db_id, plan.test
+            for name in config.conditions:
+                bar.set_postfix_str(f"{rnd.test_fold} {db_id} {name}")
+                context = experiment.context(name, plan, conditions=conditions)
+                for part, chars in context.sizes.items():
+                    sizes.setdefault(name, {}).setdefault(part, []).append(chars)
+                for question in held_out:
+                    row = {"round": rnd.index, "test_fold": rnd.test_fold, "condition": name, "db_id": db_id,
+                           "question_id": question.id, "question": question.text}
+                    if config.scorer == "linking":
+                        row.update(evaluate_linking(context, [question], bench, config.policy)[0].to_json())
+                    else:
+                        row.update(_score_ex(agent, context, question, bench, config, folder))
+                    rows.append(row)
+                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    out.flush()
+                    bar.update(1)
+
+    summary = {name: {"all": _summarize([r for r in rows if r["condition"] == name], config.scorer),
+                      "rounds": [_summarize([r for r in rows if r["condition"] == name and r["round"] == i],
+                                            config.scorer) for i in range(splits.folds)]}
+               for name in config.conditions}
+    mean_sizes = {name: {part: sum(v) / len(v) for part, v in parts.items()} for name, parts in sizes.items()}
+    (folder / "summary.json").write_text(json.dumps({"summary": summary, "prompt_sizes": mean_sizes}, indent=1) + "\n")
+    return RunResult(folder, summary, rows, mean_sizes)
 
 
 def offline_evolver(sources: dict, **kwargs: Any) -> Any:
