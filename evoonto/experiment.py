@@ -7,7 +7,7 @@ cut into a construction pool and a gate validation set V) lives here once, and `
     exp = Experiment.load("spider", "../shared/data/spider", seed=0)
     for plan in exp.plans(exp.rounds()[0]):            # one FoldPlan per database of the round
         v0 = exp.build(plan, base_iri=...)              # builder output (graphs), gold never read
-        ws = exp.workspace(path, plan, start="builder")  # ... or start="baseline" (raw schema)
+        ws, _ = exp.workspace(path, plan, start="builder")  # or start="baseline" (raw schema)
         result = exp.evolve(ws, plan, backbone=exp.backbone(sources=...), evolver=..., config=...)
         scores = exp.score(ws.ontology, plan.test)      # held-out schema-linking results
 

@@ -54,3 +54,24 @@ def test_the_served_workspace_is_the_builders_and_unchanged_by_evolution(demo):
     assert ws.version == 0 and ws.log() == []
     assert report.evolution_workspace == path / "evolution"
     assert "evoonto v0 (builder)" in report.scores and "baseline (raw schema)" in report.scores
+
+
+def test_the_demo_is_a_thin_script_with_plain_imports():
+    """No string imports and no import of the CLI package: the import graph stays acyclic and visible."""
+    import ast
+    import inspect
+
+    import evoonto.demo
+
+    tree = ast.parse(inspect.getsource(evoonto.demo))
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert not any(name == "evoonto.cli" or name.startswith("evoonto.cli.") for name in imported), imported
+    assert "evoonto.experiment" in imported
+    from_importlib = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                      and node.module == "importlib" for alias in node.names}
+    assert from_importlib <= {"resources"} and "importlib" not in {  # package data only, no string imports
+        alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    calls = {node.func.attr for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
+    assert not calls & {"import_module", "find_spec"}
