@@ -54,3 +54,15 @@ def test_baseline_start_is_the_raw_schema(experiment, tmp_path):
     assert [r.question_id for r in results] == [q.id for q in plan.test]
     with pytest.raises(ConfigurationError, match="unknown start"):
         experiment.workspace(tmp_path / "other", plan, start="nothing")  # type: ignore[arg-type]
+
+
+def test_load_stores_the_splits_once_and_reuses_them(tmp_path):
+    from evoonto.errors import WorkloadError
+
+    folder = bundled_data().questions.parent
+    first = Experiment.load("jsonl", folder, seed=0, splits_path=tmp_path / "splits.json")
+    stored = (tmp_path / "splits.json").read_bytes()
+    again = Experiment.load(None, folder, seed=0, splits_path=tmp_path / "splits.json")
+    assert again.splits == first.splits and (tmp_path / "splits.json").read_bytes() == stored
+    with pytest.raises(WorkloadError):
+        Experiment.load("jsonl", folder, seed=1, splits_path=tmp_path / "splits.json")
