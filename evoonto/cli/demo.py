@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "run the end-to-end demo on the bundled Spider database (offline; about ten seconds)"
+HELP = "run the end-to-end demo on the bundled Spider database (offline; a few seconds)"
 
 DESCRIPTION = """\
 Run the whole evoonto loop on the bundled Spider 1.0 database `concert_singer` (CC BY-SA 4.0,
