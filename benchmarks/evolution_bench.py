@@ -46,36 +46,29 @@ def _strict(by_question: dict, ids=None) -> float:
     return _mean(float(by_question[i].strict) for i in (by_question if ids is None else ids))
 
 
-def _build(bench, db_id, workload):
-    from evoonto.builder.pipeline import build
-
-    return build([str(bench.databases[db_id])], list(workload), proposer="offline", base_iri=BASE_IRI).graphs
-
-
-def _evolve(bench, plan, graphs, *, gate_enabled, args, policy, workdir, sources, caches):
+def _evolve(experiment, plans, graphs, *, gate_enabled, args, policy, workdir, sources, caches):
     """One workspace per database (version 0 = the build), evolved together with one pooled gate."""
-    from evoonto.evolution.backbone import LinkingBackbone
     from evoonto.evolution.gate import GateConfig
-    from evoonto.evolution.loop import LoopConfig, Member, evolve_group
-    from evoonto.evolution.offline import OfflineEvolver
-    from evoonto.evolution.probes import ValueProber
+    from evoonto.evolution.loop import LoopConfig
+    from evoonto.experiment import offline_evolver
     from evoonto.workspace import Workspace
 
     members = []
-    for db_id, workload, validation, _ in plan:
-        ws = Workspace.init(workdir / db_id, base_iri=BASE_IRI)
-        ws.replace_base(graphs[db_id])
-        members.append(Member(db_id, ws, list(workload), list(validation), cache=caches.setdefault(db_id, {})))
-    backbone = LinkingBackbone(bench, policy=policy, metric=args.metric, sources=sources)
-    evolver = OfflineEvolver(prober=ValueProber(sources), kinds=tuple(args.kinds))
+    for plan in plans:
+        ws = Workspace.init(workdir / plan.db_id, base_iri=BASE_IRI)
+        ws.replace_base(graphs[plan.db_id])
+        members.append((ws, plan))
+    backbone = experiment.backbone(metric=args.metric, policy=policy, sources=sources)
+    evolver = offline_evolver(sources, kinds=tuple(args.kinds))
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch, screen=not args.no_screen,
                         gate=GateConfig(tau=args.tau, alpha=args.alpha, test=args.test, seed=args.seed,
                                         enabled=gate_enabled))
-    result = evolve_group(members, backbone=backbone, evolver=evolver, config=config,
-                          on_round=lambda r: print(f"    round {r.round:2d} {r.decision:8s} [{r.level}] {r.edits:2d} edits: "
-                                                   f"{r.intervention[:150]}\n        {r.reason[:220]}", flush=True)
-                          if args.verbose else None)
-    return {m.key: m.workspace for m in members}, result
+    result = experiment.evolve_group(
+        members, backbone=backbone, evolver=evolver, config=config, caches=caches,
+        on_round=lambda r: print(f"    round {r.round:2d} {r.decision:8s} [{r.level}] {r.edits:2d} edits: "
+                                 f"{r.intervention[:150]}\n        {r.reason[:220]}", flush=True)
+        if args.verbose else None)
+    return {plan.db_id: ws for ws, plan in members}, result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,58 +97,51 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from evoonto.evaluation.benchmarks import load_spider
-    from evoonto.evaluation.conditions import build_baseline_ontology
     from evoonto.evaluation.linking import LinkingPolicy
-    from evoonto.evaluation.splits import make_splits
-    from evoonto.evolution.backbone import LinkingBackbone
+    from evoonto.experiment import Experiment
+    from evoonto.sources.base import open_source
 
     started = time.perf_counter()
-    bench = load_spider(args.data)
+    experiment = Experiment(load_spider(args.data), seed=args.seed)  # splits are drawn per database
+    bench = experiment.benchmark
     questions = [q for q in bench.questions if not args.db or q.db_id in args.db]
-    splits = make_splits(questions, seed=args.seed)
-    by_id = {q.id: q for q in questions}
     policy = LinkingPolicy(n=args.n, budget_chars=args.budget)
     # condition -> question id -> LinkingResult (strict, column and value recall, estimated tokens)
     results = {name: {} for name in ("baseline", "initial", "evolved", "nogate")}
     stats = {"gated": [], "nogate": []}
     tmp = Path(tempfile.mkdtemp(prefix="evoonto-evolution-"))
-    from evoonto.sources.base import open_source
 
     sources = {db: open_source(str(bench.databases[db])) for db in sorted({q.db_id for q in questions})}
-    scorer = LinkingBackbone(bench, policy=policy, metric="strict", sources=sources)
+    scorer = experiment.backbone(metric="strict", policy=policy, sources=sources)
 
     def score(name, onto, test):
-        for q, _, r in scorer.results(onto, test):
+        for q, _, r in scorer.results(onto, list(test)):
             results[name][q.id] = r
 
-    for rnd in splits.rounds():
+    for rnd in experiment.rounds():
         t0 = time.perf_counter()
-        plan = []
-        for db_id in sorted({by_id[i].db_id for i in rnd.test}):
-            plan.append((db_id, [by_id[i] for i in rnd.construction if by_id[i].db_id == db_id],
-                         [by_id[i] for i in rnd.validation if by_id[i].db_id == db_id],
-                         [by_id[i] for i in rnd.test if by_id[i].db_id == db_id]))
-        graphs = {db_id: _build(bench, db_id, workload) for db_id, workload, _, _ in plan}
-        print(f"fold {rnd.test_fold} held out: built {len(plan)} databases in {time.perf_counter() - t0:.1f}s",
+        plans = experiment.plans(rnd, sorted({q.db_id for q in questions}))
+        graphs = {plan.db_id: experiment.build(plan, base_iri=BASE_IRI).graphs for plan in plans}
+        print(f"fold {rnd.test_fold} held out: built {len(plans)} databases in {time.perf_counter() - t0:.1f}s",
               flush=True)
         runs = [("evolved", True)] + ([] if args.no_ablation else [("nogate", False)])
         caches: dict = {}  # version-0 trajectories and V scores, shared by the gated and no-gate runs
         for name, enabled in runs:
             t1 = time.perf_counter()
-            workspaces, result = _evolve(bench, plan, graphs, gate_enabled=enabled, args=args, policy=policy,
+            workspaces, result = _evolve(experiment, plans, graphs, gate_enabled=enabled, args=args, policy=policy,
                                          workdir=tmp / f"{rnd.test_fold}-{name}", sources=sources, caches=caches)
             stats["gated" if enabled else "nogate"].append(result)
-            for db_id, _, _, test in plan:
-                ws = workspaces[db_id]
+            for plan in plans:
+                ws, test = workspaces[plan.db_id], plan.test
                 if enabled:
-                    score("baseline", build_baseline_ontology(bench.databases[db_id]), test)
+                    score("baseline", experiment.baseline(plan.db_id), test)
                     score("initial", ws.ontology_at(0), test)
                 if ws.version == 0:  # unchanged: the same graphs as Initial
                     for q in test:
                         results[name][q.id] = results["initial"][q.id]
                 else:
                     score(name, ws.ontology_at(ws.version), test)  # replayed from files, like version 0
-            ids = [q.id for *_, test in plan for q in test]
+            ids = [q.id for plan in plans for q in plan.test]
             print(f"  {name:8s} rounds {len(result.rounds):2d}: +{result.accepted} -{result.rejected} "
                   f"!{result.invalid} ({result.stop_reason}); held-out strict initial "
                   f"{_strict(results['initial'], ids):.4f} -> {_strict(results[name], ids):.4f} "

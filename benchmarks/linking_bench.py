@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from evoonto.evaluation.linking import LinkingPolicy
-    from evoonto.evaluation.runner import EvalConfig, format_summary, run_evaluation
+    from evoonto.evaluation.runner import EvalConfig, format_summary
+    from evoonto.experiment import run_evaluation
 
     runs = Path(args.runs) if args.runs else Path(tempfile.mkdtemp(prefix="evoonto-linking-"))
     config = EvalConfig(benchmark="spider", data=Path(args.data), scorer="linking", seed=args.seed,

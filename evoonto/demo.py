@@ -1,22 +1,25 @@
 """The end-to-end demo: the whole evoonto loop on the bundled Spider database, offline.
 
-:func:`run_demo` orchestrates the public APIs of the other packages on the bundled
+:func:`run_demo` is a thin script over :class:`evoonto.experiment.Experiment` on the bundled
 ``concert_singer`` database (Spider 1.0, CC BY-SA 4.0, see ``evoonto/data/ATTRIBUTION.md``):
 
-1. **split** the 45 questions (seeded) into a build/evolve fold and a held-out test fold;
-2. **build** the ontology from the database and the build-fold questions (offline proposer; no gold
-   SQL is read) and make it version 0 of a fresh workspace;
+1. **split** the 45 questions (seeded) into folds A and B; train on fold A (its construction pool
+   builds and gives trajectories, its validation part is the gate's V) and hold out fold B;
+2. **build** the ontology from the database and the construction questions (offline proposer; no
+   gold SQL is read) and make it version 0 of a fresh workspace;
 3. **validate** it against the SHACL shapes;
 4. **browse/resolve** a few example queries through the Tool layer;
-5. **evaluate** schema-linking recall on the held-out fold, baseline vs evoonto (paper, *Evaluation*);
-6. **evolve** a few rounds (diagnose → attribute → patch → gate, paper, *Evolution loop*) on the build fold and
-   score the evolved version on the same held-out fold;
-7. print the **version log** and the scores.
+5. **evaluate** schema-linking recall on the held-out fold: full schema, raw-schema baseline and the
+   builder's ontology (paper, *Evaluation*);
+6. **evolve** a few rounds (diagnose → attribute → patch → gate, paper, *Evolution loop*) starting
+   from the paper's raw-schema Baseline in the sub-workspace ``PATH/evolution`` (the builder's
+   ontology already passes the questions it was built from, so the loop would find nothing to do
+   there), and score the evolved version on the same held-out fold;
+7. print the **version logs** and the scores.
 
-Each step prints a short readable summary as it finishes. A step whose implementation is missing
-from this installation is reported as *unavailable* (with the reason) and never faked; the steps that
-need its result are reported as skipped. The workspace left behind can be served with
-``evoonto serve --workspace PATH``.
+Each step prints a short readable summary as it finishes. A step that cannot run is reported as
+*unavailable* (with the reason) and never faked; the steps that need its result are reported as
+skipped. The workspace left behind can be served with ``evoonto serve --workspace PATH``.
 
 The workspace directory holds a marker file (:data:`MARKER`); an existing directory is replaced only
 when it carries that marker (an earlier demo) or, with ``force=True``, when it is an evoonto
@@ -25,22 +28,38 @@ workspace. Any other existing directory is never deleted.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import os
 import shutil
-import sys
 import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable, Sequence
 
-from evoonto.errors import EvoontoError, WorkspaceError
+from evoonto.builder.pipeline import BuildResult
+from evoonto.builder.workload import load_workload
+from evoonto.errors import ConfigurationError, EvoontoError, WorkspaceError
+from evoonto.evaluation.benchmarks import Benchmark, Question, load_jsonl
+from evoonto.evaluation.linking import LinkingPolicy, summarize_linking
+from evoonto.evaluation.splits import load_or_create_splits
+from evoonto.evolution.gate import GateConfig
+from evoonto.evolution.loop import EvolutionResult, LoopConfig, RoundRecord
+from evoonto.experiment import Experiment, FoldPlan, offline_evolver
+from evoonto.ontology import Ontology
+from evoonto.sources.base import open_source
+from evoonto.tools.toolkit import OntologyTools
+from evoonto.validation import validate
+from evoonto.workspace import Workspace
 
 #: Database shipped in ``evoonto/data`` (Spider 1.0 dev, CC BY-SA 4.0).
 DEMO_DB_ID = "concert_singer"
+
+#: The training fold (DESIGN.md §1: build and evolve on A, test on B).
+TRAIN_FOLD = "A"
+
+#: Sub-folder of the demo workspace where the loop evolves the raw-schema Baseline.
+EVOLUTION_WORKSPACE = "evolution"
 
 #: Evolution rounds run when the caller does not say.
 DEFAULT_ROUNDS = 3
@@ -138,7 +157,8 @@ class DemoReport:
         steps: one :class:`StepResult` per step, in order.
         scores: condition name → linking metrics (``strict_recall``, ``column_recall``,
             ``table_recall``, ``value_recall``, ``tokens``) on the held-out fold.
-        versions: the active version after each accepted patch (``[0]`` when nothing was accepted).
+        versions: the versions of the evolution workspace: 0 and the version of each accepted patch.
+        evolution_workspace: the sub-workspace the loop evolved (None when the evolve step did not run).
         seconds: total wall-clock time (s).
     """
 
@@ -146,6 +166,7 @@ class DemoReport:
     steps: list[StepResult] = field(default_factory=list)
     scores: dict[str, dict[str, float]] = field(default_factory=dict)
     versions: list[int] = field(default_factory=list)
+    evolution_workspace: Path | None = None
     seconds: float = 0.0
 
     @property
@@ -158,32 +179,14 @@ class DemoReport:
         return next((s for s in self.steps if s.name == name), None)
 
 
-def api(module: str, name: str) -> Any:
-    """Import ``module`` and return its attribute ``name``.
-
-    Raises:
-        StepUnavailable: the module (an evoonto module) or the attribute does not exist.
-    """
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and (module == exc.name or module.startswith(exc.name + ".")):
-            raise StepUnavailable(f"{module} is not part of this installation") from None
-        raise
-    try:
-        return getattr(mod, name)
-    except AttributeError:
-        raise StepUnavailable(f"{module}.{name} is not part of this installation") from None
-
-
 # ---------------------------------------------------------------------------------------------
 # workspace preparation
 
 
 def _is_workspace(path: Path) -> bool:
     try:
-        api("evoonto.workspace", "Workspace").open(path)
-    except (EvoontoError, StepUnavailable):
+        Workspace.open(path)
+    except EvoontoError:
         return False
     return True
 
@@ -240,18 +243,16 @@ class _State:
     workspace_path: Path
     rounds: int
     seed: int
-    benchmark: Any = None
-    build_questions: list = field(default_factory=list)
-    validation_questions: list = field(default_factory=list)
-    test_questions: list = field(default_factory=list)
-    split: Any = None
-    workspace: Any = None
-    policy: Any = None
-    evolution: Any = None
+    experiment: Experiment | None = None
+    plan: FoldPlan | None = None
+    workspace: Workspace | None = None
+    evolution_workspace: Workspace | None = None
+    policy: LinkingPolicy | None = None
+    evolution: EvolutionResult | None = None
     report: DemoReport | None = None
 
 
-def load_demo_benchmark(data: DemoData | None = None):
+def load_demo_benchmark(data: DemoData | None = None) -> Benchmark:
     """The bundled questions and their gold SQL as an evaluation :class:`~evoonto.evaluation.benchmarks.Benchmark`.
 
     Read by the shared JSON Lines loader :func:`evoonto.evaluation.benchmarks.load_jsonl` (the same
@@ -265,14 +266,26 @@ def load_demo_benchmark(data: DemoData | None = None):
         A ``Benchmark`` named ``"spider"`` over the one bundled database.
     Raises:
         WorkloadError: a file is malformed or a gold id has no question.
-        StepUnavailable: the evaluation package is missing.
     """
     data = data or bundled_data()
-    load_jsonl = api("evoonto.evaluation.benchmarks", "load_jsonl")
     return load_jsonl(data.questions, gold_file=data.gold)
 
 
-def benchmark_setting(data: DemoData, seed: int, fold: str = "B") -> dict:
+def demo_experiment(data: DemoData | None = None, seed: int = 0) -> tuple[Experiment, FoldPlan]:
+    """The demo's experiment and its one fold plan: train on :data:`TRAIN_FOLD`, hold out the other fold.
+
+    Args:
+        data: the demo data (default :func:`bundled_data`). seed: the split seed.
+    Returns:
+        ``(experiment, plan)``; ``plan.construction`` builds and gives trajectories, ``plan.validation``
+        is the gate's V, ``plan.test`` is held out.
+    """
+    data = data or bundled_data()
+    experiment = Experiment(load_demo_benchmark(data), seed=seed)
+    return experiment, experiment.plan(experiment.round_training_on(TRAIN_FOLD), data.db_id)
+
+
+def benchmark_setting(data: DemoData, seed: int, fold: str = TRAIN_FOLD) -> dict:
     """The ``benchmark`` workspace setting the demo records, so ``evoonto evolve`` needs no ``--data``.
 
     Args:
@@ -287,25 +300,16 @@ def benchmark_setting(data: DemoData, seed: int, fold: str = "B") -> dict:
 
 
 def _step_split(state: _State) -> list[str]:
-    state.benchmark = load_demo_benchmark(state.data)
-    make_splits = api("evoonto.evaluation.splits", "make_splits")
-    state.split = make_splits(state.benchmark.questions, seed=state.seed).rounds()[0]
-    by_id = state.benchmark.by_id()
-    state.build_questions = [by_id[q] for q in state.split.construction]
-    state.validation_questions = [by_id[q] for q in state.split.validation]
-    state.test_questions = [by_id[q] for q in state.split.test]
-    return [f"{len(by_id)} questions (seed {state.seed}): fold {train_fold(state.split)} = "
-            f"{len(state.build_questions)} to build + {len(state.validation_questions)} gate validation set V; "
-            f"fold {state.split.test_fold} = {len(state.test_questions)} held out for testing"]
+    state.experiment, state.plan = demo_experiment(state.data, state.seed)
+    plan = state.plan
+    total = len(state.experiment.benchmark.questions)
+    return [f"{total} questions (seed {state.seed}): fold {plan.train_fold} = "
+            f"{len(plan.construction)} to build + {len(plan.validation)} gate validation set V; "
+            f"fold {plan.round.test_fold} = {len(plan.test)} held out for testing"]
 
 
-def train_fold(split) -> str:
-    """The training fold of a two-fold round (the fold that is not held out)."""
-    return "B" if split.test_fold == "A" else "A"
-
-
-def build_workspace(path: str | Path, data: DemoData | None = None, questions=None, *,
-                    marker: dict | None = None) -> tuple[Any, Any]:
+def build_workspace(path: str | Path, data: DemoData | None = None, questions: Sequence[Question] | None = None,
+                    *, marker: dict | None = None) -> tuple[Workspace, BuildResult]:
     """Create a workspace at ``path`` holding the builder's ontology of the bundled database as version 0.
 
     Args:
@@ -319,37 +323,43 @@ def build_workspace(path: str | Path, data: DemoData | None = None, questions=No
         --data-tools`` reaches it), and the builder's :class:`~evoonto.builder.pipeline.BuildResult`.
     Raises:
         WorkspaceError: ``path`` exists and is not empty.
-        StepUnavailable: the core or builder package is missing.
     """
     data = data or bundled_data()
-    Workspace = api("evoonto.workspace", "Workspace")
-    build = api("evoonto.builder.pipeline", "build")
     if questions is None:
-        questions = api("evoonto.builder.workload", "load_workload")(data.questions, db_id=data.db_id)
-    ws = Workspace.init(path)
-    if marker is not None:
-        (Path(path) / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
-    ws.set_setting("sources", {data.db_id: str(data.database)})
-    result = build([str(data.database)], list(questions), base_iri=ws.base_iri)
-    ws.replace_base(result.graphs)
+        questions = load_workload(data.questions, db_id=data.db_id)
+    experiment = Experiment(load_demo_benchmark(data))
+    rnd = experiment.rounds()[0]
+    plan = FoldPlan(rnd, data.db_id, tuple(questions), (), (), ())
+    ws, result = experiment.workspace(path, plan, start="builder", prepare=_marker_writer(path, marker))
+    assert result is not None
     return ws, result
 
 
+def _marker_writer(path: str | Path, marker: dict | None):
+    def write(_ws: Workspace) -> None:
+        if marker is not None:
+            (Path(path) / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
+    return write
+
+
 def _step_build(state: _State) -> list[str]:
+    assert state.experiment is not None and state.plan is not None
     marker = {"created_by": "evoonto demo", "db_id": state.data.db_id, "seed": state.seed,
               "rounds": state.rounds, "database": str(state.data.database)}
-    state.workspace, result = build_workspace(state.workspace_path, state.data, state.build_questions,
-                                              marker=marker)
-    state.workspace.set_setting("benchmark", benchmark_setting(state.data, state.seed, train_fold(state.split)))
-    save_splits = api("evoonto.evaluation.splits", "load_or_create_splits")
-    save_splits(state.workspace_path / "splits.json", state.benchmark.questions, seed=state.seed)
-    return [f"offline builder on {len(state.build_questions)} questions (gold never read): "
+    state.workspace, result = state.experiment.workspace(
+        state.workspace_path, state.plan, start="builder", prepare=_marker_writer(state.workspace_path, marker))
+    assert result is not None
+    state.workspace.set_setting("benchmark", benchmark_setting(state.data, state.seed, state.plan.train_fold))
+    load_or_create_splits(  # the fold assignment the demo used, stored for `evoonto evolve`
+        state.workspace_path / "splits.json", state.experiment.benchmark.questions,
+                          seed=state.seed)
+    return [f"offline builder on {len(state.plan.construction)} questions (gold never read): "
             f"{_counts(state.workspace.ontology)}",
             f"{len(result.rejected)} candidate(s) rejected by verification; "
             f"{result.elapsed_ms / 1000:.1f} s; version {state.workspace.version}"]
 
 
-def _counts(ontology: Any) -> str:
+def _counts(ontology: Ontology) -> str:
     rows = ontology.query("""
         PREFIX evo: <https://w3id.org/evoonto/ns#>
         SELECT ?kind (COUNT(DISTINCT ?x) AS ?n) WHERE {
@@ -362,7 +372,7 @@ def _counts(ontology: Any) -> str:
 
 
 def _step_validate(state: _State) -> list[str]:
-    validate = api("evoonto.validation", "validate")
+    assert state.workspace is not None
     report = validate(state.workspace.ontology)
     lines = [report.text(limit=3)]
     if not report.conforms:
@@ -370,13 +380,9 @@ def _step_validate(state: _State) -> list[str]:
     return lines
 
 
-def _tools(state: _State, ontology: Any):
-    OntologyTools = api("evoonto.tools.toolkit", "OntologyTools")
-    return OntologyTools(ontology, sources={state.data.db_id: str(state.data.database)})
-
-
 def _step_browse(state: _State) -> list[str]:
-    tools = _tools(state, state.workspace.ontology)
+    assert state.workspace is not None
+    tools = OntologyTools(state.workspace.ontology, sources={state.data.db_id: str(state.data.database)})
     lines = []
     first_id = None
     for query in BROWSE_EXAMPLES:
@@ -399,12 +405,12 @@ def _step_browse(state: _State) -> list[str]:
     return lines
 
 
-def _linking_scores(state: _State, context: Any) -> dict[str, float]:
-    """Mean schema-linking metrics of the held-out questions in one evaluation
-    :class:`~evoonto.evaluation.conditions.Context` (scored by :func:`evoonto.evaluation.runner.evaluate_linking`)."""
-    evaluate_linking = api("evoonto.evaluation.runner", "evaluate_linking")
-    summarize_linking = api("evoonto.evaluation.linking", "summarize_linking")
-    s = summarize_linking(evaluate_linking(context, state.test_questions, state.benchmark, state.policy))
+def _linking_scores(state: _State, condition: str, ontology: Ontology | None = None) -> dict[str, float]:
+    """Mean schema-linking metrics of ``condition`` on the held-out fold (the evoonto/full conditions
+    use ``ontology``, default the workspace's active version)."""
+    assert state.experiment is not None and state.plan is not None and state.workspace is not None
+    ontology = ontology if ontology is not None else state.workspace.ontology
+    s = summarize_linking(state.experiment.evaluate(condition, state.plan, policy=state.policy, ontology=ontology))
     out = {"strict_recall": s.strict_recall, "column_recall": s.column_recall, "table_recall": s.table_recall,
            "tokens": s.avg_tokens}
     if s.value_recall is not None:
@@ -412,50 +418,45 @@ def _linking_scores(state: _State, context: Any) -> dict[str, float]:
     return out
 
 
-def _context(state: _State, condition: str, ontology: Any = None) -> Any:
-    """The evaluation context of ``condition``; the evoonto/full conditions use ``ontology``
-    (default: the workspace's active version) instead of rebuilding one."""
-    Conditions = api("evoonto.evaluation.conditions", "Conditions")
-    ontology = ontology if ontology is not None else state.workspace.ontology
-    conditions = Conditions(ontology_provider=lambda db_id, database, workload: ontology)
-    return conditions.prepare(condition, state.data.db_id, state.data.database, state.build_questions)
-
-
 def _score_row(name: str, metrics: dict[str, float], reference: float | None) -> str:
     value = f"{metrics['value_recall']:.2f}" if "value_recall" in metrics else "  - "
     ratio = f"{metrics['tokens'] / reference:6.0%}" if reference else "     -"
-    return (f"{name:<22} {metrics['strict_recall']:6.2f} {metrics['column_recall']:6.2f} "
+    return (f"{name:<24} {metrics['strict_recall']:6.2f} {metrics['column_recall']:6.2f} "
             f"{metrics['table_recall']:6.2f} {value:>6} {metrics['tokens']:7.0f} {ratio}")
 
 
-SCORE_HEADER = f"{'condition (held-out)':<22} {'strict':>6} {'column':>6} {'table':>6} {'value':>6} {'tokens':>7} {'vs full':>6}"
+SCORE_HEADER = f"{'condition (held-out)':<24} {'strict':>6} {'column':>6} {'table':>6} {'value':>6} {'tokens':>7} {'vs full':>6}"
 
 
 def _step_evaluate(state: _State) -> list[str]:
-    state.policy = api("evoonto.evaluation.linking", "LinkingPolicy")()
+    assert state.report is not None and state.plan is not None
+    state.policy = LinkingPolicy()
     scores = state.report.scores
-    for condition, label in (("full", "full schema prompt"), ("baseline", "baseline"), ("evoonto", "evoonto v0")):
-        scores[label] = _linking_scores(state, _context(state, condition))
+    for condition, label in (("full", "full schema prompt"), ("baseline", "baseline (raw schema)"),
+                             ("evoonto", "evoonto v0 (builder)")):
+        scores[label] = _linking_scores(state, condition)
     ref = scores["full schema prompt"]["tokens"]
-    return [f"schema-linking recall on {len(state.test_questions)} held-out questions "
+    return [f"schema-linking recall on {len(state.plan.test)} held-out questions "
             "(browse the question, resolve the hits; tokens = characters / 4):",
             SCORE_HEADER] + [_score_row(name, m, ref) for name, m in scores.items()]
 
 
 def _step_evolve(state: _State) -> list[str]:
-    evolve = api("evoonto.evolution.loop", "evolve")
-    LoopConfig = api("evoonto.evolution.loop", "LoopConfig")
-    LinkingBackbone = api("evoonto.evolution.backbone", "LinkingBackbone")
-    OfflineEvolver = api("evoonto.evolution.offline", "OfflineEvolver")
-    GateConfig = api("evoonto.evolution.gate", "GateConfig")
-    ValueProber = api("evoonto.evolution.probes", "ValueProber")
-    open_source = api("evoonto.sources.base", "open_source")
+    assert state.experiment is not None and state.plan is not None and state.report is not None
     if state.rounds == 0:
         return ["0 rounds requested: nothing to evolve"]
-    lines = [f"gate: {GATE_METRIC} recall on V ({len(state.validation_questions)} questions), candidate vs "
+    plan, experiment = state.plan, state.experiment
+    path = state.workspace_path / EVOLUTION_WORKSPACE
+    ws, _ = experiment.workspace(path, plan, start="baseline")
+    state.evolution_workspace = ws
+    state.report.evolution_workspace = path
+    lines = [f"start: the raw-schema Baseline (one bare Term per table and column) as version 0 of "
+             f"{path}; the builder's v0 is not evolved here because it already passes the construction "
+             f"questions it was built from",
+             f"gate: {GATE_METRIC} recall on V ({len(plan.validation)} questions), candidate vs "
              f"parent, accepted iff mean gain ≥ tau = {GATE_TAU} and a sign test supports it"]
 
-    def on_round(r) -> None:
+    def on_round(r: RoundRecord) -> None:
         scores = ("" if r.parent_score is None else
                   f" V score {r.parent_score:.3f} -> {r.candidate_score:.3f}")
         lines.append(f"round {r.round}: {r.decision:<8} [{r.level}] {r.signature[:70]}{scores}"
@@ -463,28 +464,22 @@ def _step_evolve(state: _State) -> list[str]:
 
     with open_source(str(state.data.database)) as src:
         sources = {state.data.db_id: src}
-        backbone = LinkingBackbone(state.benchmark, policy=state.policy, metric=GATE_METRIC,
-                                   sources=sources)
-        evolver = OfflineEvolver(prober=ValueProber(sources))
-        trajectories = backbone.run(state.workspace.ontology, state.build_questions)[1]
+        backbone = experiment.backbone(metric=GATE_METRIC, policy=state.policy, sources=sources)
+        trajectories = backbone.run(ws.ontology, list(plan.construction))[1]
         failed = sum(1 for t in trajectories if t.passed is False)
-        lines.insert(0, f"trajectories: the retrieval policy on the {len(trajectories)} construction questions, "
+        lines.insert(1, f"trajectories: the retrieval policy on the {len(trajectories)} construction questions, "
                         f"{failed} failed (only failures are diagnosed; pass/fail is all the evolver sees)")
-        result = evolve(state.workspace, backbone=backbone, trajectory_questions=state.build_questions,
-                        validation_questions=state.validation_questions, evolver=evolver,
-                        config=LoopConfig(rounds=state.rounds, gate=GateConfig(tau=GATE_TAU, seed=state.seed)),
-                        on_round=on_round)
+        result = experiment.evolve(ws, plan, backbone=backbone, evolver=offline_evolver(sources),
+                                   config=LoopConfig(rounds=state.rounds,
+                                                     gate=GateConfig(tau=GATE_TAU, seed=state.seed)),
+                                   on_round=on_round)
     state.evolution = result
     lines.append(f"{result.accepted} accepted, {result.rejected} rejected, {result.invalid} invalid; "
                  f"stopped: {STOP_REASONS.get(result.stop_reason, result.stop_reason)}; "
                  f"active version {result.final_version}")
-    scored = [r for r in result.rounds if r.parent_score is not None]
-    if scored and not result.accepted and all(r.parent_score >= 1.0 for r in scored):
-        lines.append("the parent already scores 1.00 on V, so no candidate can show a gain there")
     if result.accepted:
         scores = state.report.scores
-        scores[f"evoonto v{result.final_version} (evolved)"] = _linking_scores(
-            state, _context(state, "evoonto", state.workspace.ontology))
+        scores[f"raw schema v{result.final_version} (evolved)"] = _linking_scores(state, "evoonto", ws.ontology)
         ref = scores.get("full schema prompt", {}).get("tokens")
         lines += [SCORE_HEADER] + [_score_row(n, m, ref) for n, m in scores.items() if n != "full schema prompt"]
     elif result.rounds:
@@ -495,17 +490,27 @@ def _step_evolve(state: _State) -> list[str]:
 
 
 def _step_log(state: _State) -> list[str]:
-    Workspace = api("evoonto.workspace", "Workspace")
+    assert state.report is not None
     ws = Workspace.open(state.workspace_path)
-    state.report.versions = [0] + [e.version for e in ws.log() if e.decision == "accepted"]
-    lines = ["version 0: base (builder output)"]
-    for e in ws.log():
+    lines = [f"{state.workspace_path}: version 0: base (builder output); active version {ws.version}"]
+    evolved = state.workspace_path / EVOLUTION_WORKSPACE
+    if not (evolved / "config.json").is_file():
+        state.report.versions = [0]
+        return lines
+    ews = Workspace.open(evolved)
+    log = ews.log()
+    state.report.versions = [0] + [e.version for e in log if e.decision == "accepted" and e.version is not None]
+    lines.append(f"{evolved}: version 0: base (raw schema)")
+    for e in log:
         scores = e.scores or {}
         sc = (f" {scores['parent_score']:.3f} -> {scores['candidate_score']:.3f}"
               if "parent_score" in scores and "candidate_score" in scores else "")
         target = f"version {e.version}" if e.version is not None else "not applied"
         lines.append(f"patch {e.id[:12]} {e.decision:<8} {e.level:<7}{sc} -> {target}: {e.signature[:60]}")
-    lines.append(f"active version {ws.version}; `evoonto log --workspace {state.workspace_path}` shows the same")
+    accepted = sum(1 for e in log if e.decision == "accepted")
+    rejected = sum(1 for e in log if e.decision == "rejected")
+    lines.append(f"history: {accepted} accepted, {rejected} rejected by the gate; active version {ews.version}; "
+                 f"`evoonto log --workspace {evolved}` shows the same")
     return lines
 
 
@@ -539,8 +544,6 @@ def run_demo(workspace: str | Path, *, rounds: int = DEFAULT_ROUNDS, seed: int =
         ConfigurationError: ``rounds`` out of range.
         EvoontoError: whatever a step raises for bad input (nothing is faked).
     """
-    from evoonto.errors import ConfigurationError
-
     if echo is None:
         def echo(line: str) -> None:
             print(line, flush=True)
@@ -585,23 +588,12 @@ def run_demo(workspace: str | Path, *, rounds: int = DEFAULT_ROUNDS, seed: int =
             echo(f"    {_score_row(name, metrics, ref)}")
     evolution = state.evolution
     if evolution is not None:
-        echo(f"evolution: {evolution.accepted} accepted, {evolution.rejected} rejected, {evolution.invalid} invalid "
-             f"in {len(evolution.rounds)} round(s); versions {report.versions or [0]}")
+        echo(f"evolution (from the raw-schema Baseline): {evolution.accepted} accepted, {evolution.rejected} "
+             f"rejected, {evolution.invalid} invalid in {len(evolution.rounds)} round(s); "
+             f"versions {report.versions or [0]}")
     unavailable = [s.name for s in report.steps if s.status != "ok"]
     if unavailable:
         echo(f"demo incomplete: step(s) {', '.join(unavailable)} did not run (see above).")
     echo(f"done in {report.seconds:.1f} s. Serve it to an agent: evoonto serve --workspace {path} [--data-tools]")
-    if importlib.util.find_spec("evoonto.cli.viz") is not None:
-        echo(f"Explore it in a browser: evoonto viz --workspace {path} --out explorer.html")
+    echo(f"Explore it in a browser: evoonto viz --workspace {path} --out explorer.html")
     return report
-
-
-def main(argv: list[str] | None = None) -> int:  # pragma: no cover - convenience for python -m
-    """``python -m evoonto.demo`` = ``evoonto demo``."""
-    from evoonto.cli import main as cli_main
-
-    return cli_main(["demo", *(argv if argv is not None else sys.argv[1:])])
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -171,7 +171,8 @@ def test_conditions_on_a_real_database(spider_folder):
 
 def test_runner_writes_results_and_never_gives_gold_to_the_builder(spider_folder, tmp_path, monkeypatch):
     import evoonto.builder.pipeline as pipeline
-    from evoonto.evaluation.runner import EvalConfig, format_summary, run_evaluation
+    from evoonto.evaluation.runner import EvalConfig, format_summary
+    from evoonto.experiment import run_evaluation
 
     seen = []
     real_build = pipeline.build
@@ -208,7 +209,8 @@ def test_runner_writes_results_and_never_gives_gold_to_the_builder(spider_folder
 
 def test_runner_with_the_agent_and_ex(spider_folder, tmp_path):
     from evoonto.evaluation.agent import AgentConfig
-    from evoonto.evaluation.runner import EvalConfig, format_summary, run_evaluation
+    from evoonto.evaluation.runner import EvalConfig, format_summary
+    from evoonto.experiment import run_evaluation
     from test_eval_agent import RESPONSES, Replay, client_for
 
     config = EvalConfig(benchmark="spider", data=spider_folder, out=tmp_path / "runs", scorer="ex",
@@ -271,7 +273,8 @@ def test_tool_errors_are_recorded_not_raised():
 
 def test_database_subsets_share_the_benchmark_splits(spider_folder, tmp_path):
     from evoonto.errors import WorkloadError
-    from evoonto.evaluation.runner import EvalConfig, run_evaluation
+    from evoonto.evaluation.runner import EvalConfig
+    from evoonto.experiment import run_evaluation
 
     make_db(spider_folder / "database" / "cs2" / "cs2.sqlite")
     rows = json.loads((spider_folder / "dev.json").read_text())

@@ -39,7 +39,7 @@ def test_the_demo_records_its_benchmark(demo_workspace):
     settings = json.loads((demo_workspace / "config.json").read_text())["settings"]
     data = bundled_data()
     assert settings["benchmark"] == {"format": "jsonl", "data": str(data.questions.parent),
-                                     "db_id": data.db_id, "seed": 0, "fold": "B"}  # built from fold B
+                                     "db_id": data.db_id, "seed": 0, "fold": "A"}  # built from fold A
 
 
 def test_evolve_and_log_run_on_the_demo_workspace_without_flags(demo_workspace):
@@ -49,9 +49,9 @@ def test_evolve_and_log_run_on_the_demo_workspace_without_flags(demo_workspace):
     assert proc.returncode == 0, proc.stderr
     assert "stopped:" in proc.stdout and "evolving concert_singer" in proc.stderr
     assert (demo_workspace / "splits.json").read_bytes() == before  # the demo's splits are reused
-    # the loop trains on the fold the demo built from (B), never on the demo's held-out fold A
-    fold_b = json.loads(before)["databases"][bundled_data().db_id]["B"]
-    assert f"{len(fold_b['construction'])} trajectory questions, |V| = {len(fold_b['validation'])}" in proc.stderr
+    # the loop trains on the fold the demo built from (A), never on the demo's held-out fold B
+    fold_a = json.loads(before)["databases"][bundled_data().db_id]["A"]
+    assert f"{len(fold_a['construction'])} trajectory questions, |V| = {len(fold_a['validation'])}" in proc.stderr
     log = run_cli("log", "-w", "T", cwd=root)
     assert log.returncode == 0, log.stderr
     assert "base" in log.stdout

@@ -10,13 +10,15 @@ DESCRIPTION = """\
 Run the whole evoonto loop on the bundled Spider 1.0 database `concert_singer` (CC BY-SA 4.0,
 Yu et al. 2018), offline and deterministically:
 
-  1. split the 45 questions into a build/evolve fold and a held-out test fold (seeded)
-  2. build the ontology from the database and the build-fold questions (no gold SQL is read)
+  1. split the 45 questions into folds A and B (seeded): build and evolve on A, hold out B
+  2. build the ontology from the database and fold A's construction questions (no gold SQL is read)
   3. validate it against the SHACL shapes
   4. show a few browse/resolve examples
-  5. score schema-linking recall on the held-out fold: baseline vs evoonto
-  6. evolve a few rounds (diagnose -> attribute -> patch -> gate) and score again
-  7. print the version log and the scores
+  5. score schema-linking recall on the held-out fold: full schema, raw-schema baseline, evoonto
+  6. evolve a few rounds (diagnose -> attribute -> patch -> gate) starting from the raw-schema
+     baseline in PATH/evolution (the builder's ontology already passes the questions it was built
+     from), and score the evolved version on the held-out fold
+  7. print the version logs (accepted and rejected candidates) and the scores
 
 The workspace it leaves (default ./evoonto-demo, so the demo never touches your own ./.evoonto or
 $EVOONTO_WORKSPACE) can be served to an agent with `evoonto serve --workspace evoonto-demo`.

@@ -81,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.errors import ConfigurationError
     from evoonto.evaluation.conditions import CONDITIONS
     from evoonto.evaluation.linking import LinkingPolicy
-    from evoonto.evaluation.runner import EvalConfig, format_summary, run_evaluation
+    from evoonto.evaluation.runner import EvalConfig, format_summary
+    from evoonto.experiment import run_evaluation
 
     agent = None
     if args.agent:

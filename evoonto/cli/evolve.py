@@ -277,8 +277,9 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.evaluation.benchmarks import load_benchmark
     from evoonto.evaluation.splits import fold_name
     from evoonto.evolution.gate import GateConfig
-    from evoonto.evolution.loop import LoopConfig, evolve
+    from evoonto.evolution.loop import LoopConfig
     from evoonto.evolution.probes import ValueProber
+    from evoonto.experiment import Experiment
     from evoonto.sources.base import open_source
     from evoonto.workspace import Workspace
 
@@ -299,7 +300,6 @@ def run(args: argparse.Namespace) -> int:
     bench = load_benchmark(benchmark, data)
     if db_id not in bench.databases:
         raise WorkloadError(f"{data} has no database {db_id!r}")
-    questions = list(bench.questions)
     splits = workspace_splits(ws.path / "splits.json", bench, db_id, seed)
     fold_names = [fold_name(i) for i in range(splits.folds)]
     if args.fold is None:  # the fold the workspace was built from, when recorded (never its held-out fold)
@@ -307,9 +307,9 @@ def run(args: argparse.Namespace) -> int:
         args.fold = recorded_fold if recorded_fold in fold_names else "A"
     if args.fold not in fold_names:
         raise ConfigurationError(f"unknown fold {args.fold!r}; choose from {', '.join(fold_names)}")
-    by_id = {q.id: q for q in questions}
-    trajectory_questions = [by_id[i] for i in splits.fold(args.fold, "construction", db_id)]
-    validation = [by_id[i] for i in splits.fold(args.fold, "validation", db_id)]
+    experiment = Experiment(bench, splits=splits)
+    plan = experiment.training(args.fold, db_id)
+    trajectory_questions, validation = list(plan.construction), list(plan.validation)
     if not validation:
         raise WorkloadError(f"fold {args.fold} has no validation questions for {db_id}")
     recorded = None if log_records is None else _recorded_trajectories(
@@ -320,9 +320,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         prober = ValueProber({db_id: source})
         if args.scorer == "linking":
-            from evoonto.evolution.backbone import LinkingBackbone
-
-            backbone = LinkingBackbone(bench, metric=args.metric, sources={db_id: source})
+            backbone = experiment.backbone(metric=args.metric, sources={db_id: source})
         else:
             if not args.agent:
                 raise ConfigurationError("--scorer ex needs --agent anthropic:MODEL")
@@ -348,9 +346,8 @@ def run(args: argparse.Namespace) -> int:
                 tqdm.write(f"round {record.round}: {record.decision:8s} [{record.level}] "
                            f"{record.intervention[:70]}  ({record.reason})", file=sys.stdout)
 
-            result = evolve(ws, backbone=backbone, trajectory_questions=trajectory_questions,
-                            validation_questions=validation, evolver=evolver, config=config, on_round=on_round,
-                            recorded_trajectories=recorded)
+            result = experiment.evolve(ws, plan, backbone=backbone, evolver=evolver, config=config,
+                                       on_round=on_round, recorded_trajectories=recorded)
     finally:
         source.close()
     print(f"{result.accepted} accepted, {result.rejected} rejected, {result.invalid} invalid; "

@@ -1,4 +1,5 @@
-"""The reciprocal k-fold protocol end to end (``evoonto eval``).
+"""Scoring pieces of the reciprocal k-fold protocol (``evoonto eval``; the loop over folds is
+:func:`evoonto.experiment.run_evaluation`).
 
 For each round (test fold i; the other folds train), each database and each condition:
 
@@ -17,16 +18,13 @@ and for ``ex`` the agent trajectories under ``trajectories/``. The splits file i
 
 from __future__ import annotations
 
-import json
 import time
-import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
-from evoonto.errors import ConfigurationError, WorkloadError
-from evoonto.evaluation.conditions import CONDITIONS, Conditions
+from evoonto.errors import ConfigurationError
+from evoonto.evaluation.conditions import CONDITIONS
 from evoonto.evaluation.linking import LinkingPolicy
 
 SCORERS = ("linking", "ex")
@@ -119,92 +117,6 @@ def _summarize(rows: list[dict], scorer: str) -> dict:
             "errors": sum(1 for r in rows if r["error"]),
             "avg_turns": sum(r["turns"] for r in rows) / n if n else 0.0,
             "avg_tokens": sum(r["input_tokens"] + r["output_tokens"] for r in rows) / n if n else 0.0}
-
-
-def run_evaluation(config: EvalConfig, *, client: Any = None, progress: bool = True,
-                   conditions: Conditions | None = None) -> RunResult:
-    """Run the protocol and write the run folder.
-
-    Args:
-        config: :class:`EvalConfig`.
-        client: an ``anthropic.Anthropic`` client for ``ex`` (default :func:`~evoonto.evaluation.agent.make_client`).
-        progress: show a tqdm progress bar on stderr.
-        conditions: a :class:`Conditions` (to share caches or plug in an ontology provider).
-
-    Returns:
-        a :class:`RunResult`.
-
-    Raises:
-        ConfigurationError: bad settings or missing API key; WorkloadError: bad benchmark/splits.
-    """
-    from tqdm import tqdm
-
-    from evoonto.evaluation.benchmarks import load_benchmark
-    from evoonto.evaluation.splits import load_or_create_splits
-
-    config.check()
-    agent = None
-    if config.scorer == "ex":
-        from evoonto.evaluation.agent import ReactAgent, make_client
-
-        agent = ReactAgent(client if client is not None else make_client(), config.agent)
-    bench = load_benchmark(config.benchmark, config.data)
-    chosen = set(config.databases or bench.db_ids())
-    missing = sorted(chosen - set(bench.db_ids()))
-    if missing:
-        raise WorkloadError(f"no questions for database(s) {', '.join(missing)} in {config.data}")
-    # splits always cover the whole benchmark (each database is split independently), so runs on a
-    # subset of databases reuse the same stored file
-    splits_path = config.splits_path or Path(config.out) / f"splits-{config.benchmark}.json"
-    splits = load_or_create_splits(splits_path, bench.questions, seed=config.seed, folds=config.folds,
-                                   validation_fraction=config.validation_fraction)
-    by_id = bench.by_id()
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    folder = Path(config.out) / f"{stamp}-{config.benchmark}-{config.scorer}-{uuid.uuid4().hex[:6]}"
-    folder.mkdir(parents=True)
-    (folder / "config.json").write_text(json.dumps({**config.to_json(), "splits": str(splits_path)}, indent=1) + "\n")
-
-    plan = []  # (round, db_id, workload, test questions)
-    for rnd in splits.rounds():
-        construction, test = set(rnd.construction), [by_id[i] for i in rnd.test]
-        for db_id in sorted({q.db_id for q in test} & chosen):
-            workload = [by_id[i] for i in rnd.construction if by_id[i].db_id == db_id]
-            held_out = [q for q in test if q.db_id == db_id][: config.max_questions]
-            assert not construction & {q.id for q in held_out}
-            plan.append((rnd, db_id, workload, held_out))
-    total = sum(len(p[3]) for p in plan) * len(config.conditions)
-
-    conditions = conditions or Conditions(proposer=config.proposer)
-    rows: list[dict] = []
-    sizes: dict[str, dict] = {}
-    with open(folder / "results.jsonl", "w", encoding="utf-8") as out, \
-            tqdm(total=total, disable=not progress, unit="q", desc=f"eval {config.scorer}") as bar:
-        for rnd, db_id, workload, held_out in plan:
-            database = bench.databases[db_id]
-            for name in config.conditions:
-                bar.set_postfix_str(f"{rnd.test_fold} {db_id} {name}")
-                context = conditions.prepare(name, db_id, database, workload)
-                for part, chars in context.sizes.items():
-                    sizes.setdefault(name, {}).setdefault(part, []).append(chars)
-                for question in held_out:
-                    row = {"round": rnd.index, "test_fold": rnd.test_fold, "condition": name, "db_id": db_id,
-                           "question_id": question.id, "question": question.text}
-                    if config.scorer == "linking":
-                        row.update(evaluate_linking(context, [question], bench, config.policy)[0].to_json())
-                    else:
-                        row.update(_score_ex(agent, context, question, bench, config, folder))
-                    rows.append(row)
-                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
-                    out.flush()
-                    bar.update(1)
-
-    summary = {name: {"all": _summarize([r for r in rows if r["condition"] == name], config.scorer),
-                      "rounds": [_summarize([r for r in rows if r["condition"] == name and r["round"] == i],
-                                            config.scorer) for i in range(splits.folds)]}
-               for name in config.conditions}
-    mean_sizes = {name: {part: sum(v) / len(v) for part, v in parts.items()} for name, parts in sizes.items()}
-    (folder / "summary.json").write_text(json.dumps({"summary": summary, "prompt_sizes": mean_sizes}, indent=1) + "\n")
-    return RunResult(folder, summary, rows, mean_sizes)
 
 
 def evaluate_linking(context, questions: Sequence, benchmark, policy: LinkingPolicy | None = None) -> list:
