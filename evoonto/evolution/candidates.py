@@ -17,16 +17,18 @@ import hashlib
 from dataclasses import dataclass
 
 import rdflib
+from rdflib.namespace import SKOS
 
 from evoonto.builder.labels import SYNONYMS, normalize
 from evoonto.errors import EvoontoError
 from evoonto.evolution import text as tx
 from evoonto.evolution.attribute import Attribution
-from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote, AddRelation, AddSynonym,
-                                     AddTerm, Compiled, Edit, EditContext, EditError, SetFieldWeight,
-                                     SetToolSetting)
+from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote, AddRelation,
+                                     AddRelationType, AddSynonym, AddTerm, Compiled, Edit, EditContext,
+                                     EditError, SetFieldWeight, SetToolSetting)
 from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.view import OntologyView, TermInfo
+from evoonto.namespaces import EVO
 
 
 #: Result-collapsing limits (hits per column) the crowded_retrieval Tool candidates propose, in order.
@@ -301,6 +303,13 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
             for term in _column_terms(view, src, cols[idx].table, cols[idx].column)[:1]:
                 out.append(Candidate(sid, f"hidden label {name!r} on {cols[idx].table}.{cols[idx].column}",
                                      "content", (AddSynonym(str(term.iri), name, hidden=True),), reason))
+    elif sig.kind == "guessed_join" and attribution.level == "schema":
+        # the vocab lacks the relation type that records joins: declare it (the Content candidate,
+        # an Association with the join condition, follows once the schema has it)
+        out.append(Candidate(sid, "declare the relation type evo:Association (joinable Terms)", "schema",
+                             (AddRelationType("association", "Two Terms that are related, typically joinable.",
+                                              iri=str(EVO.Association), direct_property=str(SKOS.related)),),
+                             reason))
     elif sig.kind == "guessed_join" and src:
         left, right = sig.key.split(" = ")
         lt, rt = left.split(".")[0], right.split(".")[0]

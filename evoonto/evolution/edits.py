@@ -457,26 +457,36 @@ class DeclareTool(Edit):
 
 @dataclass(frozen=True)
 class AddRelationType(Edit):
-    """A new admissible relation type (``evo:RelationType`` with its ``evo:directProperty``) in the
-    vocab graph; existing content is untouched (DESIGN.md §2)."""
+    """A relation type (``evo:RelationType`` with its ``evo:directProperty``) declared in the vocab
+    graph; existing content is untouched (DESIGN.md §2).
+
+    ``iri`` None mints a new type ``<base>schema/<slug of name>`` and a new direct property (a
+    sub-property of ``skos:related``); an ``iri`` (e.g. ``evo:Association`` after it was dropped from
+    the vocab) declares that type, with ``direct_property`` (an existing property IRI) when given.
+    """
 
     name: str
     comment: str
+    iri: str | None = None
+    direct_property: str | None = None
     level: ClassVar[str] = "schema"
     op: ClassVar[str] = "add_relation_type"
 
     def compile(self, ctx):
-        t = URIRef(f"{ctx.iris.base}schema/{slugify(self.name)}")
-        p = URIRef(f"{ctx.iris.base}schema/{slugify(self.name)}-property")
+        t = URIRef(self.iri) if self.iri else URIRef(f"{ctx.iris.base}schema/{slugify(self.name)}")
         out = Compiled()
+        if self.direct_property:
+            p = URIRef(self.direct_property)
+        else:
+            p = URIRef(f"{t}-property") if self.iri else URIRef(f"{ctx.iris.base}schema/{slugify(self.name)}-property")
+            out.add("vocab", (p, RDF.type, OWL.ObjectProperty), (p, RDFS.subPropertyOf, SKOS.related),
+                    (p, RDFS.label, Literal(self.name, lang="en")))
         out.add("vocab", (t, RDF.type, EVO.RelationType), (t, RDFS.label, Literal(self.name, lang="en")),
-                (t, RDFS.comment, Literal(self.comment, lang="en")), (t, EVO.directProperty, p),
-                (p, RDF.type, OWL.ObjectProperty), (p, RDFS.subPropertyOf, SKOS.related),
-                (p, RDFS.label, Literal(self.name, lang="en")))
+                (t, RDFS.comment, Literal(self.comment, lang="en")), (t, EVO.directProperty, p))
         return out
 
     def describe(self):
-        return f"add relation type {self.name!r}"
+        return f"add relation type {self.name!r}" + (f" <{self.iri}>" if self.iri else "")
 
 
 @dataclass(frozen=True)

@@ -59,11 +59,14 @@ class TermInfo:
 
 
 class OntologyView:
-    """Snapshot of the content and catalog graphs of ``ontology`` (an Ontology with ``graph(name)``)."""
+    """Snapshot of the content, catalog, tools and vocab graphs of ``ontology`` (an Ontology with
+    ``graph(name)``)."""
 
     def __init__(self, ontology):
         self.content = ontology.graph("content")
         self.catalog = ontology.graph("catalog")
+        #: the Schema layer's vocabulary graph (relation types, classes, properties)
+        self.vocab = ontology.graph("vocab")
         try:
             self.tools = ontology.graph("tools")
         except Exception:  # pragma: no cover - an ontology without a tools graph
