@@ -54,7 +54,7 @@ def _build(bench, db_id, workload):
 
 def _evolve(bench, plan, graphs, *, gate_enabled, args, policy, workdir, sources, caches):
     """One workspace per database (version 0 = the build), evolved together with one pooled gate."""
-    from evoonto.evolution.backbone import LinkingBackbone
+    from evoonto.evaluation.backbones import LinkingBackbone
     from evoonto.evolution.gate import GateConfig
     from evoonto.evolution.loop import LoopConfig, Member, evolve_group
     from evoonto.evolution.offline import OfflineEvolver
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     from evoonto.evaluation.conditions import build_baseline_ontology
     from evoonto.evaluation.linking import LinkingPolicy
     from evoonto.evaluation.splits import make_splits
-    from evoonto.evolution.backbone import LinkingBackbone
+    from evoonto.evaluation.backbones import LinkingBackbone
 
     started = time.perf_counter()
     bench = load_spider(args.data)

@@ -445,7 +445,7 @@ def _step_evaluate(state: _State) -> list[str]:
 def _step_evolve(state: _State) -> list[str]:
     evolve = api("evoonto.evolution.loop", "evolve")
     LoopConfig = api("evoonto.evolution.loop", "LoopConfig")
-    LinkingBackbone = api("evoonto.evolution.backbone", "LinkingBackbone")
+    LinkingBackbone = api("evoonto.evaluation.backbones", "LinkingBackbone")
     OfflineEvolver = api("evoonto.evolution.offline", "OfflineEvolver")
     GateConfig = api("evoonto.evolution.gate", "GateConfig")
     ValueProber = api("evoonto.evolution.probes", "ValueProber")

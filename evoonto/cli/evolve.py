@@ -320,14 +320,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         prober = ValueProber({db_id: source})
         if args.scorer == "linking":
-            from evoonto.evolution.backbone import LinkingBackbone
+            from evoonto.evaluation.backbones import LinkingBackbone
 
             backbone = LinkingBackbone(bench, metric=args.metric, sources={db_id: source})
         else:
             if not args.agent:
                 raise ConfigurationError("--scorer ex needs --agent anthropic:MODEL")
             from evoonto.evaluation.agent import ReactAgent, make_client, parse_agent_spec
-            from evoonto.evolution.backbone import ExBackbone
+            from evoonto.evaluation.backbones import ExBackbone
 
             backbone = ExBackbone(bench, ReactAgent(make_client(), parse_agent_spec(args.agent)))
         evolver = make_evolver(args.evolver, prober)
