@@ -75,7 +75,7 @@ class Candidate:
         """All edits' triples; raises EditError when an edit does not apply to the parent."""
         out = Compiled()
         for edit in self.edits:
-            out.extend(edit.compile(ctx))
+            out.extend(ctx.compile(edit))
         allowed = LEVEL_TARGETS[self.level]
         for target in list(out.additions) + list(out.removals):
             if target not in allowed:
@@ -83,11 +83,17 @@ class Candidate:
         return out
 
     def graphs(self, ctx: EditContext) -> tuple[dict[str, rdflib.Graph], dict[str, rdflib.Graph]]:
-        """(additions, removals) as rdflib Graphs per target graph name (additions minus removals)."""
-        compiled = self.compile(ctx)
-        adds = {t: _graph(ts) for t, ts in compiled.additions.items() if ts}
-        rems = {t: _graph(ts) for t, ts in compiled.removals.items() if ts}
-        return adds, rems
+        """(additions, removals) as rdflib Graphs per target graph name (additions minus removals).
+
+        Computed once per context (``ctx.derived``); the graphs are shared, do not modify them."""
+        key = ("graphs", self.level, self.edits)
+        hit = ctx.derived.get(key)
+        if hit is None:
+            compiled = self.compile(ctx)
+            adds = {t: _graph(ts) for t, ts in compiled.additions.items() if ts}
+            rems = {t: _graph(ts) for t, ts in compiled.removals.items() if ts}
+            hit = ctx.derived[key] = (adds, rems)
+        return hit
 
     def fingerprint(self, ctx: EditContext | None = None) -> str:
         """Stable identity of the change: SHA-256 over level and edit descriptions (or, with ``ctx``,

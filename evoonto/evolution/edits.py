@@ -55,11 +55,37 @@ class Compiled:
 @dataclass
 class EditContext:
     """What edits compile against: the parent's :class:`~evoonto.evolution.view.OntologyView` and the
-    workspace's :class:`~evoonto.iris.IriFactory`; ``now`` stamps new Evidence (UTC)."""
+    workspace's :class:`~evoonto.iris.IriFactory`; ``now`` stamps new Evidence (UTC).
+
+    One context serves one parent version (one loop round), so it also memoises what is derived
+    from it: :meth:`compile` compiles each edit once per context (screening, fingerprinting, the
+    round's patch and batch checks all reuse it), and ``derived`` holds per-candidate results
+    (graphs, fingerprints) keyed by the candidate. The cached :class:`Compiled` objects are shared:
+    callers must not modify them.
+    """
 
     view: object
     iris: IriFactory
     now: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0))
+    compiled: dict = field(default_factory=dict, repr=False, compare=False)
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def compile(self, edit: "Edit") -> "Compiled":
+        """``edit.compile(self)``, computed once per context (an EditError is remembered and
+        raised again). Raises EditError (or CandidateError) as the edit does."""
+        try:
+            hit = self.compiled.get(edit)
+        except TypeError:  # an unhashable edit (not a frozen dataclass): no memo
+            return edit.compile(self)
+        if hit is None:
+            try:
+                hit = edit.compile(self)
+            except EvoontoError as exc:
+                hit = exc
+            self.compiled[edit] = hit
+        if isinstance(hit, Exception):
+            raise hit
+        return hit
 
     def column(self, source_id: str, table: str, column: str | None):
         """The catalog ColumnInfo (or the table's IRI triple when column is None); EditError if absent."""

@@ -165,9 +165,16 @@ def base_iri_of(workspace, view: OntologyView) -> str:
 
 
 def stable_fingerprint(candidate: Candidate, ctx: EditContext) -> str:
-    """Fingerprint over the compiled triples, ignoring time stamps (so re-proposals match)."""
+    """Fingerprint over the compiled triples, ignoring time stamps (so re-proposals match).
+
+    Computed once per candidate and context (``ctx.derived``). Raises EditError/CandidateError
+    when the candidate does not compile against the parent."""
     from rdflib.namespace import PROV
 
+    key = ("stable_fingerprint", candidate.level, candidate.edits)
+    hit = ctx.derived.get(key)
+    if hit is not None:
+        return hit
     skip = {PROV.generatedAtTime, PROV.startedAtTime, PROV.endedAtTime}
     adds, rems = candidate.graphs(ctx)
     h = hashlib.sha256(candidate.level.encode())
@@ -176,7 +183,8 @@ def stable_fingerprint(candidate: Candidate, ctx: EditContext) -> str:
             lines = sorted(" ".join(t.n3() for t in tr) for tr in graphs[target] if tr[1] not in skip)
             for line in lines:
                 h.update(f"{sign}{target} {line}\n".encode())
-    return h.hexdigest()[:16]
+    ctx.derived[key] = fingerprint = h.hexdigest()[:16]
+    return fingerprint
 
 
 def to_patch(candidate: Candidate, ctx: EditContext, fingerprint: str = ""):
