@@ -28,11 +28,14 @@ class Ontology:
     """
 
     def __init__(self, store: Store, *, version: int = 0, base_iri: str = "https://example.org/evoonto/default/",
-                 candidate: bool = False):
+                 candidate: bool = False, parent: "Ontology | None" = None, delta=None):
         self.store = store
         self.version = version
         self.base_iri = base_iri
         self.candidate = candidate
+        #: for a candidate: the version it was derived from and the Patch applied to it (parent + delta)
+        self.parent = parent
+        self.delta = delta
         self._vocab_cache: tuple | None = None
 
     def __repr__(self) -> str:
@@ -165,12 +168,19 @@ class Ontology:
     def with_patch(self, patch) -> "Ontology":
         """An in-memory candidate: a copy of this version with ``patch`` applied (self is unchanged).
 
+        The candidate is a new value, ``parent`` + ``delta``: its :attr:`parent` is ``self`` and its
+        :attr:`delta` the patch, so derived data (e.g. the browse index) can be updated from the
+        parent's instead of rebuilt.
+
         Args:
             patch: an :class:`evoonto.patch.Patch`.
+        Raises:
+            whatever the store raises when a triple cannot be written (e.g. a non-RDF value).
         """
         store = self.store.copy() if hasattr(self.store, "copy") else _copy_to_memory(self.store)
         patch.apply_to(store)
-        return Ontology(store, version=self.version + 1, base_iri=self.base_iri, candidate=True)
+        return Ontology(store, version=self.version + 1, base_iri=self.base_iri, candidate=True,
+                        parent=self, delta=patch)
 
 
 def _copy_to_memory(store: Store) -> OxigraphStore:
