@@ -110,15 +110,6 @@ class Candidate:
                         h.update(f"{sign}{target} {line}\n".encode())
         return h.hexdigest()[:16]
 
-    def focus_nodes(self, ctx: EditContext) -> list:
-        """Subjects touched by the candidate (the SHACL focus nodes)."""
-        adds, rems = self.graphs(ctx)
-        nodes = set()
-        for graphs in (adds, rems):
-            for g in graphs.values():
-                nodes.update(s for s in g.subjects() if isinstance(s, rdflib.URIRef))
-        return sorted(nodes)
-
     def split(self) -> tuple["Candidate", "Candidate"] | None:
         """Two halves of a multi-edit candidate (bisection after a rejection), or None for one edit."""
         if len(self.edits) < 2:
