@@ -279,7 +279,7 @@ class Experiment:
         Raises:
             ConfigurationError: unknown metric.
         """
-        from evoonto.evolution.backbone import LinkingBackbone
+        from evoonto.evaluation.backbones import LinkingBackbone
 
         return LinkingBackbone(self.benchmark, policy=policy, metric=metric, sources=dict(sources or {}))
 

@@ -2,7 +2,7 @@
 
 ``L_t = (S_t, Γ_t, R_t)`` of the paper: Content (graphs ``content`` + ``catalog``), Schema
 (``vocab`` + ``shapes``) and Tool (``tools``) layers, plus ``history``. An :class:`Ontology` is a
-thin view: graph access, SPARQL on Oxigraph, validation, and :meth:`Ontology.with_patch` for an
+thin view: graph access, SPARQL on Oxigraph, and :meth:`Ontology.with_patch` for an
 in-memory candidate version (used by the gate to score a patch before accepting it).
 """
 
@@ -28,11 +28,14 @@ class Ontology:
     """
 
     def __init__(self, store: Store, *, version: int = 0, base_iri: str = "https://example.org/evoonto/default/",
-                 candidate: bool = False):
+                 candidate: bool = False, parent: "Ontology | None" = None, delta=None):
         self.store = store
         self.version = version
         self.base_iri = base_iri
         self.candidate = candidate
+        #: for a candidate: the version it was derived from and the Patch applied to it (parent + delta)
+        self.parent = parent
+        self.delta = delta
         self._vocab_cache: tuple | None = None
 
     def __repr__(self) -> str:
@@ -109,7 +112,7 @@ class Ontology:
         revision = getattr(self.store, "graph_revision", None)
         if revision is None:
             return None
-        return (id(self.store), revision("vocab"), revision("shapes"))
+        return (revision("vocab"), revision("shapes"))
 
     def schema_cache(self) -> dict:
         """Derived data of the Schema layer, computed once per change of the vocab/shapes graphs.
@@ -118,19 +121,22 @@ class Ontology:
         subject IRIs, "skeleton": list of the vocab's rdf:type / rdfs:subClassOf /
         rdfs:subPropertyOf triples}``. Shared objects: callers must not modify them.
         """
+        # keyed on the store object itself (``is``) and its per-graph revisions: a Workspace may swap
+        # the store of an Ontology (replace_base), and revisions of two stores are not comparable
         key = self._schema_key()
-        if self._vocab_cache is None or key is None or self._vocab_cache[0] != key:
+        cached = self._vocab_cache
+        if cached is None or key is None or cached[0] is not self.store or cached[1] != key:
             from rdflib.namespace import RDF, RDFS
 
             vocab = self.graph("vocab")
             keep = {RDF.type, RDFS.subClassOf, RDFS.subPropertyOf}
-            self._vocab_cache = (key, {
+            self._vocab_cache = (self.store, key, {
                 "vocab": vocab,
                 "shapes": self.graph("shapes"),
                 "terms": frozenset(vocab.subjects()),
                 "skeleton": [t for t in vocab if t[1] in keep],
             })
-        return self._vocab_cache[1]
+        return self._vocab_cache[2]
 
     def record(self, iri):
         """The typed record (:mod:`evoonto.records`) of the content node ``iri``.
@@ -159,21 +165,22 @@ class Ontology:
             out.add(triple)
         return out
 
-    def validate(self, focus_nodes=None):
-        """SHACL-validate this version (see :func:`evoonto.validation.validate`)."""
-        from evoonto.validation import validate
-
-        return validate(self, focus_nodes)
-
     def with_patch(self, patch) -> "Ontology":
         """An in-memory candidate: a copy of this version with ``patch`` applied (self is unchanged).
 
+        The candidate is a new value, ``parent`` + ``delta``: its :attr:`parent` is ``self`` and its
+        :attr:`delta` the patch, so derived data (e.g. the browse index) can be updated from the
+        parent's instead of rebuilt.
+
         Args:
             patch: an :class:`evoonto.patch.Patch`.
+        Raises:
+            whatever the store raises when a triple cannot be written (e.g. a non-RDF value).
         """
         store = self.store.copy() if hasattr(self.store, "copy") else _copy_to_memory(self.store)
         patch.apply_to(store)
-        return Ontology(store, version=self.version + 1, base_iri=self.base_iri, candidate=True)
+        return Ontology(store, version=self.version + 1, base_iri=self.base_iri, candidate=True,
+                        parent=self, delta=patch)
 
 
 def _copy_to_memory(store: Store) -> OxigraphStore:

@@ -27,6 +27,7 @@ from rdflib import URIRef
 from rdflib.namespace import RDF, SH
 
 from evoonto.namespaces import PREFIXES, bind_prefixes
+from evoonto.ontology import Ontology
 
 #: Graphs whose union is validated.
 DATA_GRAPHS: tuple[str, ...] = ("vocab", "catalog", "content", "tools")
@@ -202,8 +203,6 @@ def validate(target, focus_nodes: Iterable | None = None, *, shapes: rdflib.Grap
     Cost: focus validation of ~50 nodes takes tens of ms; full validation of 100k triples several
     seconds (pyshacl).
     """
-    from evoonto.ontology import Ontology
-
     if isinstance(target, Ontology):
         onto = target
     elif isinstance(target, rdflib.Graph):

@@ -35,7 +35,7 @@ from evoonto.namespaces import GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta
 from evoonto.ontology import Ontology
 from evoonto.patch import EVOLVABLE_GRAPHS, RESTORE_LEVEL, Patch, PatchError
 from evoonto.store import OxigraphStore, from_ox, load_rdf_file, parse_rdf_file, serialize_quads
-from evoonto.validation import ValidationReport, validate, validate_patch
+from evoonto.validation import validate, validate_patch
 
 FORMAT_VERSION = 1
 CONFIG_FILE, BASE_FILE, PATCH_DIR, LOCK_FILE = "config.json", "base.trig", "patches", ".lock"
@@ -48,7 +48,9 @@ class Workspace:
 
     Attributes:
         path: the workspace directory; config: the parsed config.json; iris: its IriFactory;
-        ontology: the active :class:`~evoonto.ontology.Ontology` (updated in place by commits).
+        ontology: the active :class:`~evoonto.ontology.Ontology`; every commit, rollback and
+            ``replace_base`` makes a new one (a version is a value: earlier Ontology objects keep
+            their content).
     """
 
     #: Test seam: called with "validated", "written", "renamed" during a commit (fault injection).
@@ -240,20 +242,20 @@ class Workspace:
             if effective.is_empty():
                 raise PatchError(f"patch {patch.id} changes nothing on version {self.version}")
             parent = self.version
-            effective.apply_to(self.store)
-            try:
-                report = self._validate_candidate(effective)
-                if not report.conforms:
-                    raise ShapeViolationError(f"patch {patch.id} rejected by SHACL: {report.summary()}", report)
-                self._hook("validated")
-                meta = meta_triples(self.iris, effective, decision="accepted", parent_version=parent,
-                                    version=parent + 1, metadata=metadata, restores=restores)
-                self._write_patch(effective, meta)
-            except BaseException:
-                effective.inverse().apply_to(self.store)
-                raise
+            # a version is a value: the new version is a new Ontology over a copy of the store, so
+            # the parent Ontology (and anything derived from it) stays what it was
+            store = self.store.copy()
+            effective.apply_to(store)
+            child = Ontology(store, version=parent + 1, base_iri=self.iris.base)
+            report = validate_patch(child, effective)
+            if not report.conforms:
+                raise ShapeViolationError(f"patch {patch.id} rejected by SHACL: {report.summary()}", report)
+            self._hook("validated")
+            meta = meta_triples(self.iris, effective, decision="accepted", parent_version=parent,
+                                version=parent + 1, metadata=metadata, restores=restores)
+            self._write_patch(effective, meta)
+            self.ontology = child
             self._remember(effective, meta)
-            self.ontology.version = parent + 1
             return self.ontology.version
 
     def record_rejected(self, patch: Patch, *, metadata: dict | None = None) -> None:
@@ -309,8 +311,7 @@ class Workspace:
                 if not report.conforms:
                     raise ShapeViolationError(f"new base rejected by SHACL: {report.summary()}", report)
             atomic_write(self.path / BASE_FILE, store.dump(_TRIG()))
-            self.ontology.store = store
-            self.ontology.version = 0
+            self.ontology = Ontology(store, version=0, base_iri=self.iris.base)
             self._files = _snapshot(self.path)
 
     def rollback(self, version: int, *, metadata: dict | None = None) -> int:
@@ -364,9 +365,6 @@ class Workspace:
     def _check_new_id(self, patch: Patch) -> None:
         if patch.id in self._patches:
             raise PatchError(f"a patch with id {patch.id!r} already exists in {self.path}")
-
-    def _validate_candidate(self, patch: Patch) -> ValidationReport:
-        return validate_patch(self.ontology, patch)
 
     def _write_patch(self, patch: Patch, meta: list[tuple]) -> None:
         seq = len(self._entries) + 1

@@ -17,6 +17,7 @@ from evoonto.namespaces import GRAPH_NAMES
 from evoonto.ontology import Ontology
 from evoonto.remote import RemoteSparqlStore, RemoteStoreError, push
 from evoonto.store import QueryError
+from evoonto.validation import validate
 from fixtures.core_support import finance_workspace, term_patch
 
 pytestmark = pytest.mark.slow
@@ -77,7 +78,7 @@ def test_workspace_round_trips_through_a_remote_store(tmp_path, server):
         "SELECT ?l WHERE { ?t a evo:Metric ; skos:prefLabel ?l }"))
     assert onto.query(f"ASK {{ <{cost}> a evo:Term }}") is True
     assert len(onto.query("CONSTRUCT { ?s ?p ?o } WHERE { ?s a evo:Mapping ; ?p ?o }")) > 10
-    assert onto.validate().conforms
+    assert validate(onto).conforms
     candidate = onto.with_patch(term_patch(ws, "capex"))
     assert candidate.store.count("content") == remote.count("content") + 3
     with pytest.raises(QueryError):

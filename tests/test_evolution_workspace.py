@@ -18,6 +18,7 @@ from evoonto.evolution.candidates import Candidate
 from evoonto.evolution.edits import AddSynonym, DeprecateTerm
 from evoonto.evolution.gate import GateConfig
 from evoonto.evolution.loop import LoopConfig, evolve, known_fingerprints
+from evoonto.validation import validate
 from evoonto.workspace import Workspace
 from fixtures.evolution_toy import BASE, IRIS, ToyBackbone, ToyQuestion, toy_graphs
 
@@ -152,4 +153,4 @@ def test_sigkill_of_a_running_loop_leaves_a_valid_accepted_version(tmp_path, del
     ws = Workspace.open(path)  # opens cleanly at the parent or the child of the commit in flight
     accepted = [e for e in ws.log() if e.decision == "accepted"]
     assert ws.version == len(accepted)
-    assert ws.ontology.validate().conforms
+    assert validate(ws.ontology).conforms

@@ -325,7 +325,7 @@ def run(args: argparse.Namespace) -> int:
             if not args.agent:
                 raise ConfigurationError("--scorer ex needs --agent anthropic:MODEL")
             from evoonto.evaluation.agent import ReactAgent, make_client, parse_agent_spec
-            from evoonto.evolution.backbone import ExBackbone
+            from evoonto.evaluation.backbones import ExBackbone
 
             backbone = ExBackbone(bench, ReactAgent(make_client(), parse_agent_spec(args.agent)))
         evolver = make_evolver(args.evolver, prober)

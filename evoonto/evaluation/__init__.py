@@ -10,7 +10,9 @@ Modules, one concept each:
 * :mod:`~evoonto.evaluation.execution` — execution accuracy (EX) and VES;
 * :mod:`~evoonto.evaluation.conditions` — baseline / full-schema / evoonto conditions;
 * :mod:`~evoonto.evaluation.agent` — the ReAct data agent on Claude;
-* :mod:`~evoonto.evaluation.runner` — the reciprocal protocol end to end (``evoonto eval``).
+* :mod:`~evoonto.evaluation.runner` — the reciprocal protocol end to end (``evoonto eval``);
+* :mod:`~evoonto.evaluation.backbones` — the evolution loop's backbones (schema-linking recall, EX
+  agent): they score with gold, so they live here; evolution sees only its ``Backbone`` protocol.
 
 Gold isolation: the builder, the evolution loop and agents receive only
 :class:`~evoonto.builder.workload.Question` objects; gold lives in a

@@ -15,25 +15,28 @@ diagnose → attribute → patch → gate, round after round, on a workspace:
   sharing one pooled gate;
 * :mod:`~evoonto.evolution.offline` / :mod:`~evoonto.evolution.llm` — the offline heuristic evolver and
   the Claude evolver (same interface);
-* :mod:`~evoonto.evolution.backbone` — the offline schema-linking backbone and the EX agent backbone.
+* the loop knows backbones only through the :class:`~evoonto.evolution.loop.Backbone` protocol; the
+  concrete ones (schema-linking recall, EX agent) score with gold and live in
+  :mod:`evoonto.evaluation.backbones` (evolution never imports evaluation).
 
 Typical use::
 
-    from evoonto.evolution import LinkingBackbone, LoopConfig, OfflineEvolver, evolve
+    from evoonto.evaluation.backbones import LinkingBackbone
+    from evoonto.evolution import LoopConfig, OfflineEvolver, evolve
     result = evolve(ws, backbone=LinkingBackbone(bench), trajectory_questions=pool,
                     validation_questions=V, evolver=OfflineEvolver(), config=LoopConfig(rounds=5))
 """
 
-from evoonto.evolution.backbone import ExBackbone, LinkingBackbone
 from evoonto.evolution.candidates import Candidate, propose
 from evoonto.evolution.diagnose import Signature, diagnose
 from evoonto.evolution.gate import Gate, GateConfig, GateDecision, compare
-from evoonto.evolution.loop import EvolutionResult, LoopConfig, Member, RoundRecord, evolve, evolve_group
+from evoonto.evolution.loop import (Backbone, EvolutionResult, Evolver, LoopConfig, Member, RoundRecord, evolve,
+                                   evolve_group)
 from evoonto.evolution.offline import OfflineEvolver
 from evoonto.evolution.trajectories import Event, TaskTrajectory, group_events, read_log
 
 __all__ = [
-    "Candidate", "Event", "EvolutionResult", "ExBackbone", "Gate", "GateConfig", "GateDecision",
-    "LinkingBackbone", "LoopConfig", "Member", "OfflineEvolver", "RoundRecord", "Signature", "TaskTrajectory",
+    "Backbone", "Candidate", "Event", "EvolutionResult", "Evolver", "Gate", "GateConfig", "GateDecision",
+    "LoopConfig", "Member", "OfflineEvolver", "RoundRecord", "Signature", "TaskTrajectory",
     "compare", "diagnose", "evolve", "evolve_group", "group_events", "propose", "read_log",
 ]

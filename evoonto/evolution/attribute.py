@@ -34,8 +34,9 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
     * ``unlinked_phrase``: Content — no Term carries the phrase as a label or value, so a synonym
       (``skos:altLabel``) or value Evidence is missing.
     * ``missing_value``: Content — a value the source holds has no Evidence.
-    * ``guessed_join``: Content when the schema has the ``evo:Association`` relation type (a relation
-      with its join condition is missing); Schema otherwise.
+    * ``guessed_join``: Content when the vocab declares the ``evo:Association`` relation type (a
+      relation with its join condition is missing); Schema otherwise (the type must be declared
+      first). Without a view the Schema layer is unknown and Content is assumed.
     * ``unknown_column``: Content — a label led the agent to a column name that does not exist
       (a hidden label / Mapping correction is needed).
     * ``shallow_retrieval``, ``crowded_retrieval``, ``ignored_constraint``, ``repeated_probe``: Tool —
@@ -53,16 +54,12 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
     if kind == "unknown_column":
         return Attribution(signature, "content", f"the agent used a non-existent column {signature.key!r}")
     if kind == "guessed_join":
-        has_assoc = True
-        if view is not None:
-            try:
-                from evoonto.namespaces import EVO
-                has_assoc = view.content is not None and _has_relation_type(view, EVO.Association)
-            except Exception:  # pragma: no cover - defensive: a view without a vocab graph
-                has_assoc = True
-        if has_assoc:
+        from evoonto.namespaces import EVO
+
+        if view is None or has_relation_type(view, EVO.Association):
             return Attribution(signature, "content", f"join {signature.key} is recorded by no relation")
-        return Attribution(signature, "schema", "the schema has no relation type to record a join")
+        return Attribution(signature, "schema", "the schema has no relation type to record a join "
+                                                "(evo:Association is not an evo:RelationType of the vocab)")
     if kind == "ignored_constraint":
         return Attribution(signature, "tool", "the Constraint exists but the agent's SQL ignored it")
     if kind == "crowded_retrieval":
@@ -73,8 +70,11 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
     return Attribution(signature, "tool", "every phrase was linked yet the needed items were not surfaced")
 
 
-def _has_relation_type(view: OntologyView, rel_type) -> bool:
-    vocab = getattr(view, "vocab", None)
-    if vocab is None:
-        return True
-    return (rel_type, None, None) in vocab
+def has_relation_type(view: OntologyView, rel_type) -> bool:
+    """True when ``rel_type`` is declared an ``evo:RelationType`` in the view's vocab graph (the
+    SHACL shapes require exactly that of every relation's ``evo:relationType``)."""
+    from rdflib import RDF
+
+    from evoonto.namespaces import EVO
+
+    return (rel_type, RDF.type, EVO.RelationType) in view.vocab

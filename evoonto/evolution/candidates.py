@@ -17,17 +17,19 @@ import hashlib
 from dataclasses import dataclass
 
 import rdflib
+from rdflib.namespace import SKOS
 
 from evoonto.errors import EvoontoError
 from evoonto.evolution import text as tx
 from evoonto.evolution.attribute import Attribution
-from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote, AddRelation, AddSynonym,
-                                     AddTerm, Compiled, Edit, EditContext, EditError, SetFieldWeight,
-                                     SetToolSetting)
+from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote, AddRelation,
+                                     AddRelationType, AddSynonym, AddTerm, Compiled, Edit, EditContext,
+                                     EditError, SetFieldWeight, SetToolSetting)
 from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.view import OntologyView, TermInfo
 from evoonto.lexicon import Lexicon
 from evoonto.text import normalize, tokenize
+from evoonto.namespaces import EVO
 
 
 #: Result-collapsing limits (hits per column) the crowded_retrieval Tool candidates propose, in order.
@@ -74,7 +76,7 @@ class Candidate:
         """All edits' triples; raises EditError when an edit does not apply to the parent."""
         out = Compiled()
         for edit in self.edits:
-            out.extend(edit.compile(ctx))
+            out.extend(ctx.compile(edit))
         allowed = LEVEL_TARGETS[self.level]
         for target in list(out.additions) + list(out.removals):
             if target not in allowed:
@@ -82,11 +84,17 @@ class Candidate:
         return out
 
     def graphs(self, ctx: EditContext) -> tuple[dict[str, rdflib.Graph], dict[str, rdflib.Graph]]:
-        """(additions, removals) as rdflib Graphs per target graph name (additions minus removals)."""
-        compiled = self.compile(ctx)
-        adds = {t: _graph(ts) for t, ts in compiled.additions.items() if ts}
-        rems = {t: _graph(ts) for t, ts in compiled.removals.items() if ts}
-        return adds, rems
+        """(additions, removals) as rdflib Graphs per target graph name (additions minus removals).
+
+        Computed once per context (``ctx.derived``); the graphs are shared, do not modify them."""
+        key = ("graphs", self.level, self.edits)
+        hit = ctx.derived.get(key)
+        if hit is None:
+            compiled = self.compile(ctx)
+            adds = {t: _graph(ts) for t, ts in compiled.additions.items() if ts}
+            rems = {t: _graph(ts) for t, ts in compiled.removals.items() if ts}
+            hit = ctx.derived[key] = (adds, rems)
+        return hit
 
     def fingerprint(self, ctx: EditContext | None = None) -> str:
         """Stable identity of the change: SHA-256 over level and edit descriptions (or, with ``ctx``,
@@ -102,15 +110,6 @@ class Candidate:
                     for line in sorted(_nt(t) for t in graphs[target]):
                         h.update(f"{sign}{target} {line}\n".encode())
         return h.hexdigest()[:16]
-
-    def focus_nodes(self, ctx: EditContext) -> list:
-        """Subjects touched by the candidate (the SHACL focus nodes)."""
-        adds, rems = self.graphs(ctx)
-        nodes = set()
-        for graphs in (adds, rems):
-            for g in graphs.values():
-                nodes.update(s for s in g.subjects() if isinstance(s, rdflib.URIRef))
-        return sorted(nodes)
 
     def split(self) -> tuple["Candidate", "Candidate"] | None:
         """Two halves of a multi-edit candidate (bisection after a rejection), or None for one edit."""
@@ -280,6 +279,13 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
             for term in _column_terms(view, src, cols[idx].table, cols[idx].column)[:1]:
                 out.append(Candidate(sid, f"hidden label {name!r} on {cols[idx].table}.{cols[idx].column}",
                                      "content", (AddSynonym(str(term.iri), name, hidden=True),), reason))
+    elif sig.kind == "guessed_join" and attribution.level == "schema":
+        # the vocab lacks the relation type that records joins: declare it (the Content candidate,
+        # an Association with the join condition, follows once the schema has it)
+        out.append(Candidate(sid, "declare the relation type evo:Association (joinable Terms)", "schema",
+                             (AddRelationType("association", "Two Terms that are related, typically joinable.",
+                                              iri=str(EVO.Association), direct_property=str(SKOS.related)),),
+                             reason))
     elif sig.kind == "guessed_join" and src:
         left, right = sig.key.split(" = ")
         lt, rt = left.split(".")[0], right.split(".")[0]

@@ -55,11 +55,37 @@ class Compiled:
 @dataclass
 class EditContext:
     """What edits compile against: the parent's :class:`~evoonto.evolution.view.OntologyView` and the
-    workspace's :class:`~evoonto.iris.IriFactory`; ``now`` stamps new Evidence (UTC)."""
+    workspace's :class:`~evoonto.iris.IriFactory`; ``now`` stamps new Evidence (UTC).
+
+    One context serves one parent version (one loop round), so it also memoises what is derived
+    from it: :meth:`compile` compiles each edit once per context (screening, fingerprinting, the
+    round's patch and batch checks all reuse it), and ``derived`` holds per-candidate results
+    (graphs, fingerprints) keyed by the candidate. The cached :class:`Compiled` objects are shared:
+    callers must not modify them.
+    """
 
     view: object
     iris: IriFactory
     now: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0))
+    compiled: dict = field(default_factory=dict, repr=False, compare=False)
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def compile(self, edit: "Edit") -> "Compiled":
+        """``edit.compile(self)``, computed once per context (an EditError is remembered and
+        raised again). Raises EditError (or CandidateError) as the edit does."""
+        try:
+            hit = self.compiled.get(edit)
+        except TypeError:  # an unhashable edit (not a frozen dataclass): no memo
+            return edit.compile(self)
+        if hit is None:
+            try:
+                hit = edit.compile(self)
+            except EvoontoError as exc:
+                hit = exc
+            self.compiled[edit] = hit
+        if isinstance(hit, Exception):
+            raise hit
+        return hit
 
     def column(self, source_id: str, table: str, column: str | None):
         """The catalog ColumnInfo (or the table's IRI triple when column is None); EditError if absent."""
@@ -457,26 +483,36 @@ class DeclareTool(Edit):
 
 @dataclass(frozen=True)
 class AddRelationType(Edit):
-    """A new admissible relation type (``evo:RelationType`` with its ``evo:directProperty``) in the
-    vocab graph; existing content is untouched (DESIGN.md §2)."""
+    """A relation type (``evo:RelationType`` with its ``evo:directProperty``) declared in the vocab
+    graph; existing content is untouched (DESIGN.md §2).
+
+    ``iri`` None mints a new type ``<base>schema/<slug of name>`` and a new direct property (a
+    sub-property of ``skos:related``); an ``iri`` (e.g. ``evo:Association`` after it was dropped from
+    the vocab) declares that type, with ``direct_property`` (an existing property IRI) when given.
+    """
 
     name: str
     comment: str
+    iri: str | None = None
+    direct_property: str | None = None
     level: ClassVar[str] = "schema"
     op: ClassVar[str] = "add_relation_type"
 
     def compile(self, ctx):
-        t = URIRef(f"{ctx.iris.base}schema/{slugify(self.name)}")
-        p = URIRef(f"{ctx.iris.base}schema/{slugify(self.name)}-property")
+        t = URIRef(self.iri) if self.iri else URIRef(f"{ctx.iris.base}schema/{slugify(self.name)}")
         out = Compiled()
+        if self.direct_property:
+            p = URIRef(self.direct_property)
+        else:
+            p = URIRef(f"{t}-property") if self.iri else URIRef(f"{ctx.iris.base}schema/{slugify(self.name)}-property")
+            out.add("vocab", (p, RDF.type, OWL.ObjectProperty), (p, RDFS.subPropertyOf, SKOS.related),
+                    (p, RDFS.label, Literal(self.name, lang="en")))
         out.add("vocab", (t, RDF.type, EVO.RelationType), (t, RDFS.label, Literal(self.name, lang="en")),
-                (t, RDFS.comment, Literal(self.comment, lang="en")), (t, EVO.directProperty, p),
-                (p, RDF.type, OWL.ObjectProperty), (p, RDFS.subPropertyOf, SKOS.related),
-                (p, RDFS.label, Literal(self.name, lang="en")))
+                (t, RDFS.comment, Literal(self.comment, lang="en")), (t, EVO.directProperty, p))
         return out
 
     def describe(self):
-        return f"add relation type {self.name!r}"
+        return f"add relation type {self.name!r}" + (f" <{self.iri}>" if self.iri else "")
 
 
 @dataclass(frozen=True)

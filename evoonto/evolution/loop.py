@@ -15,8 +15,8 @@ Paper §"Evolution loop" (Algorithm: rounds over L_t). One round:
 4. the round's candidate (a bisection half of a rejected batch that improved some questions, else a
    batch of the top signatures' first untried alternatives, all of one level — after a rejection,
    another level when one has candidates) is compiled to a Patch and
-   validated with SHACL on its touched nodes — an invalid candidate is logged ``invalid`` and never
-   scored;
+   validated with SHACL by :func:`evoonto.validation.validate_patch`, the rule the commit uses — an
+   invalid candidate is logged ``invalid`` and never scored;
 5. the gate scores it on V against the cached parent score; accepted → ``Workspace.commit`` (a new
    version), rejected → ``Workspace.record_rejected``; both carry signature, intervention,
    fingerprint, level, scores and decision.
@@ -165,9 +165,16 @@ def base_iri_of(workspace, view: OntologyView) -> str:
 
 
 def stable_fingerprint(candidate: Candidate, ctx: EditContext) -> str:
-    """Fingerprint over the compiled triples, ignoring time stamps (so re-proposals match)."""
+    """Fingerprint over the compiled triples, ignoring time stamps (so re-proposals match).
+
+    Computed once per candidate and context (``ctx.derived``). Raises EditError/CandidateError
+    when the candidate does not compile against the parent."""
     from rdflib.namespace import PROV
 
+    key = ("stable_fingerprint", candidate.level, candidate.edits)
+    hit = ctx.derived.get(key)
+    if hit is not None:
+        return hit
     skip = {PROV.generatedAtTime, PROV.startedAtTime, PROV.endedAtTime}
     adds, rems = candidate.graphs(ctx)
     h = hashlib.sha256(candidate.level.encode())
@@ -176,7 +183,8 @@ def stable_fingerprint(candidate: Candidate, ctx: EditContext) -> str:
             lines = sorted(" ".join(t.n3() for t in tr) for tr in graphs[target] if tr[1] not in skip)
             for line in lines:
                 h.update(f"{sign}{target} {line}\n".encode())
-    return h.hexdigest()[:16]
+    ctx.derived[key] = fingerprint = h.hexdigest()[:16]
+    return fingerprint
 
 
 def to_patch(candidate: Candidate, ctx: EditContext, fingerprint: str = ""):
@@ -189,28 +197,30 @@ def to_patch(candidate: Candidate, ctx: EditContext, fingerprint: str = ""):
                              signature=candidate.signature[:2000], intervention=candidate.intervention[:2000])
 
 
-def focus_nodes(parent, patch) -> list | None:
-    """SHACL focus nodes of a candidate: the patch's touched nodes that are not schema terms
-    (None = validate everything, for schema-level patches, as the workspace does on commit)."""
-    if patch.level == "schema":
-        return None
-    vocab = parent.vocab_graph_cached() if hasattr(parent, "vocab_graph_cached") else parent.graph("vocab")
-    return sorted((n for n in patch.touched_nodes() if (n, None, None) not in vocab), key=str)
-
-
 def validate_candidate(parent, patch) -> tuple[object | None, str | None]:
-    """(candidate ontology, None) when the patched version passes SHACL on the touched nodes, else
-    (None, one-line reason). Uses :func:`evoonto.validation.validate` (pyshacl + SPARQL checks)."""
-    from evoonto.validation import validate
+    """(candidate ontology, None) when the patched version passes SHACL, else (None, one-line reason).
+
+    The check is :func:`evoonto.validation.validate_patch`, the exact rule ``Workspace.commit``
+    applies (subjects of the patch plus the referrers of subjects that lost triples; everything for
+    schema patches), so a candidate that passes here is never refused by the commit's SHACL check.
+
+    Args:
+        parent: the parent :class:`~evoonto.ontology.Ontology`.
+        patch: the compiled :class:`~evoonto.patch.Patch`.
+    Returns:
+        ``(candidate, None)`` or ``(None, reason)``; reasons are at most 500 characters.
+    """
+    from evoonto.validation import validate_patch
 
     contains = getattr(getattr(parent, "store", None), "contains", None)
-    if patch.is_empty() or (contains is not None and patch.normalized(contains).is_empty()):
+    effective = patch.normalized(contains) if contains is not None else patch  # as the commit does
+    if effective.is_empty():
         return None, "the patch changes nothing on the parent version"
     try:
         candidate = parent.with_patch(patch)
     except Exception as exc:  # a patch that cannot even be applied is invalid, not a crash
         return None, f"patch does not apply: {exc}"
-    report = validate(candidate, focus_nodes=focus_nodes(parent, patch))
+    report = validate_patch(candidate, effective)
     if not report.conforms:
         first = report.violations[0].text() if report.violations else "does not conform"
         return None, f"SHACL: {len(report.violations)} violation(s), first: {first}"[:500]

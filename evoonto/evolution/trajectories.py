@@ -5,7 +5,7 @@ Paper §"Evolution loop" (diagnosis works on trajectories). Events come from two
 * the Tool layer's JSON Lines log (``evoonto.tools.trajectory``), one event per agent tool call:
   ``session``/``task``, ``ts``, ``version``, ``tool``, ``arguments``, ``result``, ``result_size``,
   ``result_ids``, ``latency_ms``, ``error``;
-* an offline evaluation run (:mod:`evoonto.evolution.backbone`), which records the retrieval policy's
+* an offline evaluation run (:mod:`evoonto.evaluation.backbones`), which records the retrieval policy's
   browse/resolve calls as the same :class:`~evoonto.tools.trajectory.ToolEvent`.
 
 A trajectory carries the question *text* (what the agent saw) and the evaluator's verdict, never the

@@ -49,13 +49,15 @@ class TermInfo:
 
 
 class OntologyView:
-    """Snapshot of the content and catalog graphs of ``ontology`` (an Ontology; anything with
-    ``graph(name)`` works, its catalog then read from ``graph("catalog")``)."""
+    """Snapshot of the content, catalog, tools and vocab graphs of ``ontology`` (an Ontology; anything
+    with ``graph(name)`` works, its catalog then read from ``graph("catalog")``)."""
 
     def __init__(self, ontology):
         self.content = ontology.graph("content")
         #: the catalog of this version (:func:`evoonto.catalog.read_catalog`), read once
         self.catalog: Catalog = read_catalog(ontology if hasattr(ontology, "query") else ontology.graph("catalog"))
+        #: the Schema layer's vocabulary graph (relation types, classes, properties)
+        self.vocab = ontology.graph("vocab")
         try:
             self.tools = ontology.graph("tools")
         except Exception:  # pragma: no cover - an ontology without a tools graph

@@ -42,9 +42,12 @@ class Document:
     values: list[str] = field(default_factory=list)
     locations: list[str] = field(default_factory=list)
 
+    _seen: set = field(default_factory=set, repr=False, compare=False)
+
     def add(self, name: str, text: str | None) -> None:
-        """Append ``text`` to field ``name`` (empty and repeated texts are ignored)."""
-        if text and text not in self.fields[name]:
+        """Append ``text`` to field ``name`` (empty and repeated texts are ignored; O(1) per text)."""
+        if text and (name, text) not in self._seen:
+            self._seen.add((name, text))
             self.fields[name].append(text)
 
 
@@ -273,9 +276,18 @@ class SearchIndex:
         fields: the field names to index (default: every field of DEFAULT_WEIGHTS).
     """
 
+    #: field text -> its tokens, shared by the indexes of every version in the process: the index of a
+    #: candidate (parent + patch) tokenizes only the field texts the patch changed; the bm25s
+    #: matrices are then rebuilt from token lists (cheap). Cleared when it exceeds _TOKENS_MAX entries.
+    _TOKENS: dict[str, tuple[str, ...]] = {}
+    _TOKENS_MAX = 200_000
+
     def __init__(self, documents: list[Document], fields: Iterable[str] | None = None):
         import bm25s
 
+        #: IRIs of the documents with a field text this build had to tokenize (not seen by an
+        #: earlier index in the process); for a candidate, the documents its patch changed
+        self.tokenized: set[str] = set()
         self.documents = documents
         self.size = len(documents)
         self.kind_ranges: dict[str, tuple[int, int]] = {}
@@ -286,7 +298,7 @@ class SearchIndex:
         self.vocab: set[str] = set()
         doc_tokens: list[set[str]] = [set() for _ in documents]
         for name in fields or DEFAULT_WEIGHTS:
-            corpus = [tokenize(" ".join(doc.fields.get(name, ()))) for doc in documents]
+            corpus = [self._field_tokens(doc, " ".join(doc.fields.get(name, ()))) for doc in documents]
             if not any(corpus):
                 continue
             for seen, tokens in zip(doc_tokens, corpus):
@@ -312,6 +324,19 @@ class SearchIndex:
             ))))
             for doc in documents
         ]
+
+    def _field_tokens(self, doc: Document, text: str) -> list[str]:
+        """``tokenize(text)``, from the shared cache when an earlier index tokenized the same text."""
+        cache = SearchIndex._TOKENS
+        tokens = cache.get(text)
+        if tokens is None:
+            tokens = tuple(tokenize(text))
+            if len(cache) >= SearchIndex._TOKENS_MAX:
+                cache.clear()
+            cache[text] = tokens
+            if text:
+                self.tokenized.add(doc.iri)
+        return list(tokens)
 
     def expand(self, tokens: list[str], cutoff: float = 80.0) -> list[list[tuple[str, float]]]:
         """Per distinct query token, the vocabulary tokens it stands for.

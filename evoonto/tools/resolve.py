@@ -152,27 +152,47 @@ def _values(iris: Iterable[str]) -> str:
 
 
 class _Graph:
-    """Properties of the nodes fetched so far: ``props[iri][local predicate] -> [(value, is_iri)]``."""
+    """Properties of the nodes fetched so far: ``props[iri][local predicate] -> [(value, is_iri)]``.
+
+    Values are de-duplicated with a set per node and predicate. An Evidence's ``evo:sampleValue``
+    list is fetched only up to what an answer shows (the first :data:`EVIDENCE_VALUES` in string
+    order): the limit runs in SPARQL, so a high-cardinality Evidence costs 10 rows, not thousands.
+    """
 
     def __init__(self, ontology: Any):
         self.ontology = ontology
         self.props: dict[str, dict[str, list[tuple[str, bool]]]] = {}
+        self._seen: dict[str, set[tuple[str, tuple[Any, bool]]]] = {}
 
     def fetch(self, iris: Iterable[str]) -> None:
+        """Fetch every property of the nodes in ``iris`` not fetched yet (two SELECTs at most)."""
         todo = sorted({i for i in iris if i not in self.props})
         if not todo:
             return
         for iri in todo:
             self.props[iri] = defaultdict(list)
-        for row in select(self.ontology, f"""
+            self._seen[iri] = set()
+        rows = select(self.ontology, f"""
             SELECT ?s ?p ?o (isIRI(?o) AS ?iri) (DATATYPE(?o) AS ?dt)
-            WHERE {{ VALUES ?s {{ {_values(todo)} }} ?s ?p ?o }}"""):
+            WHERE {{ VALUES ?s {{ {_values(todo)} }} ?s ?p ?o
+                     FILTER(?p != evo:sampleValue || NOT EXISTS {{ ?s a evo:Evidence }}) }}""")
+        self._add(rows)
+        evidence = [row["s"] for row in rows if row["p"] == RDF_TYPE and row["o"] == KIND_CLASSES["evidence"]]
+        if evidence:
+            self._add(select(self.ontology, "SELECT ?s ?p ?o ?iri ?dt WHERE { " + " UNION ".join(
+                f"{{ SELECT ?s ?p ?o (isIRI(?o) AS ?iri) (DATATYPE(?o) AS ?dt) WHERE {{ "
+                f"VALUES ?s {{ {iri_ref(e)} }} VALUES ?p {{ evo:sampleValue }} ?s ?p ?o }} "
+                f"ORDER BY STR(?o) LIMIT {EVIDENCE_VALUES} }}" for e in sorted(set(evidence))) + " }"))
+
+    def _add(self, rows: list[dict[str, str]]) -> None:
+        for row in rows:
             pred = "types" if row["p"] == RDF_TYPE else local_name(row["p"])
             is_iri = row.get("iri") in ("true", "1")
             entry = (row["o"] if is_iri else _typed(row["o"], row.get("dt")), is_iri)
-            values = self.props[row["s"]][pred]
-            if entry not in values:
-                values.append(entry)
+            seen = self._seen[row["s"]]
+            if (pred, entry) not in seen:
+                seen.add((pred, entry))
+                self.props[row["s"]][pred].append(entry)
 
     def incoming(self, iris: Iterable[str], predicates: str) -> list[dict[str, str]]:
         iris = sorted(set(iris))

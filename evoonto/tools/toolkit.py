@@ -102,8 +102,9 @@ class OntologyTools:
     @property
     def built(self) -> _Built:
         """Settings, id codec, browse index and declared tools (built on first use, then cached)."""
-        # the store identity too: Workspace.replace_base swaps the store of the same Ontology object
-        key = (self.version, self._base_iri, id(getattr(self.ontology, "store", None)))
+        # an Ontology is one version (the Workspace makes a new one per commit, rollback and
+        # replace_base), so the cache is keyed on the Ontology object itself (weakly) and its version
+        key = (self.version, self._base_iri)
         with _CACHE_LOCK:
             try:
                 per_ontology = _CACHE.setdefault(self.ontology, {})

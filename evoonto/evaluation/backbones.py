@@ -1,4 +1,8 @@
-"""The offline backbone: the evaluation harness's schema-linking retrieval policy, as trajectories.
+"""The evolution loop's backbones: the schema-linking retrieval policy and the EX agent, as trajectories.
+
+They implement :class:`evoonto.evolution.loop.Backbone` and are the only part of the loop that reads
+gold (through the evaluation scorers), which is why they live in the evaluation package: evolution
+knows only the protocol (issue 13, gold isolation).
 
 DESIGN.md §7: offline, the consumer of the tool layer is a deterministic retrieval policy (browse the
 question, resolve the hits within a size budget, :mod:`evoonto.evaluation.linking`). For evolution it
