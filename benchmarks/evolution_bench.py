@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {name: {} for name in ("baseline", "initial", "evolved", "nogate")}
     stats = {"gated": [], "nogate": []}
     tmp = Path(tempfile.mkdtemp(prefix="evoonto-evolution-"))
-    from evoonto.sources.base import open_source
+    from evoonto.sources import open_source
 
     sources = {db: open_source(str(bench.databases[db])) for db in sorted({q.db_id for q in questions})}
     scorer = LinkingBackbone(bench, policy=policy, metric="strict", sources=sources)

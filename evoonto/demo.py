@@ -449,7 +449,7 @@ def _step_evolve(state: _State) -> list[str]:
     OfflineEvolver = api("evoonto.evolution.offline", "OfflineEvolver")
     GateConfig = api("evoonto.evolution.gate", "GateConfig")
     ValueProber = api("evoonto.evolution.probes", "ValueProber")
-    open_source = api("evoonto.sources.base", "open_source")
+    open_source = api("evoonto.sources", "open_source")
     if state.rounds == 0:
         return ["0 rounds requested: nothing to evolve"]
     lines = [f"gate: {GATE_METRIC} recall on V ({len(state.validation_questions)} questions), candidate vs "

@@ -279,7 +279,7 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.evolution.gate import GateConfig
     from evoonto.evolution.loop import LoopConfig, evolve
     from evoonto.evolution.probes import ValueProber
-    from evoonto.sources.base import open_source
+    from evoonto.sources import open_source
     from evoonto.workspace import Workspace
 
     if args.rounds < 1 or args.patience < 1 or args.batch < 1:
