@@ -23,7 +23,6 @@ from rdflib.namespace import DCTERMS, PROV, RDF, SKOS
 
 from evoonto.builder.labels import singularize, split_identifier
 from evoonto.builder.probe import ColumnProfile, ProbeResult
-from evoonto.sources.quoting import quote_identifier, quote_literal
 from evoonto.builder.propose import term_slug
 from evoonto.builder.schema import SourceSchema, TableInfo
 from evoonto.builder.verify import Verified, VerifiedTerm
@@ -32,6 +31,7 @@ from evoonto.namespaces import EVO, bind_prefixes
 from evoonto.records import (
     Constraint, Evidence, Mapping, ProbeActivity, Relation, Term, records_to_graph,
 )
+from evoonto.sources.quoting import quote_identifier, quote_literal
 
 __all__ = ["Construction", "construct", "scheme_triples", "ground_in_documents"]
 

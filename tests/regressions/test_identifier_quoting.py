@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 import sqlglot
+from rdflib import URIRef
 
 from evoonto.builder.probe import Prober
 from evoonto.evolution.probes import ValueProber
-from rdflib import URIRef
-
 from evoonto.evolution.view import ColumnInfo
 from evoonto.sources import open_source, quote_identifier, quote_literal
 
@@ -73,7 +72,8 @@ def test_builder_probes_run_on_hostile_names_in_every_engine(tmp_path: Path):
         with open_source(location) as src:
             prober = Prober(src, at=AT)
             for i, name in enumerate(HOSTILE_NAMES):
-                probe = prober.count_where("select from", f"{prober.quote(name)} = {prober.literal(f'v{chr(39)}{i}{chr(34)}')}")
+                value = prober.literal("v'" + str(i) + '"')
+                probe = prober.count_where("select from", f"{prober.quote(name)} = {value}")
                 assert probe.ok, (location, name, probe.error)
                 assert probe.scalar() == 1, (location, name)
 
@@ -82,8 +82,8 @@ def test_value_probes_find_values_in_hostile_columns(tmp_path: Path):
     for location in _engines(tmp_path):
         with open_source(location) as src:
             prober = ValueProber({src.id: src})
-            columns = [ColumnInfo(src.id, "select from", n, "TEXT", URIRef(f"urn:c{i}"), URIRef("urn:t"), URIRef("urn:s"))
-                       for i, n in enumerate(HOSTILE_NAMES)]
+            columns = [ColumnInfo(src.id, "select from", n, "TEXT", URIRef(f"urn:c{i}"), URIRef("urn:t"),
+                                  URIRef("urn:s")) for i, n in enumerate(HOSTILE_NAMES)]
             hits = prober.find(src.id, "v'3\"", columns)
             assert [(h.column, h.value) for h in hits] == [(HOSTILE_NAMES[3], "v'3\"")], location
             assert prober.queries == len(HOSTILE_NAMES)
