@@ -8,9 +8,9 @@ computes, over the whole table or over a sample when the table has more than
   compared as numbers when every distinct value was fetched);
 - the top-k value frequencies (``evo:valueDistribution``, a JSON object; kept for non-numeric
   columns whose most frequent value repeats) and sample values (``evo:sampleValue``: the whole
-  value vocabulary when the column has at most ``vocabulary_cap`` distinct non-numeric values of at
-  most :data:`MAX_VOCABULARY_VALUE_LENGTH` characters, else the top-k; none for numeric columns,
-  which their range describes);
+  value vocabulary when the column has at most ``vocabulary_cap`` distinct values of at
+  most :data:`MAX_VOCABULARY_VALUE_LENGTH` characters (not numbers, years or blobs), else the
+  top-k; none for numeric columns, which their range describes);
 - the inferred type of the values (``integer``, ``decimal``, ``boolean``, ``date``, ``datetime``,
   ``time``, ``text``, ``blob``, ``empty``), whatever the declared type says;
 - a value pattern (``evo:valuePattern``): ``date``, ``datetime``, ``time``, ``year``, ``email``,
@@ -125,8 +125,8 @@ class ColumnProfile:
         evidence, probe: the PROV records of this probe.
         null_count: NULL values among the observed rows.
         complete: every distinct value of the observed rows was fetched.
-        vocabulary: the whole value vocabulary (text form, most frequent first) of a complete,
-            non-numeric column with short values; else empty.
+        vocabulary: the whole value vocabulary (text form, most frequent first) of a complete
+            column with short values that are not numbers, years or blobs; else empty.
         run: the :class:`~evoonto.sources.probe.ProbeRun` (query, rows, times).
     """
 
@@ -276,7 +276,7 @@ def profile_column(
     pattern = value_pattern(raw_values)
     numeric = pattern in NUMERIC_PATTERNS
     vocabulary: tuple[str, ...] = ()
-    if (complete and texts and not numeric and pattern != "blob"
+    if (complete and texts and not numeric and pattern not in ("year", "blob")
             and max(len(str(v)) for v in raw_values) <= MAX_VOCABULARY_VALUE_LENGTH):
         vocabulary = tuple(t for t, _ in texts)
     samples = [] if numeric else (list(vocabulary) or [t for t, _ in top])
