@@ -20,13 +20,14 @@ computes, over the whole table or over a sample when the table has more than
   with the value pattern (the inferred type when there is none) and ``(stored as text)`` for
   numbers, dates or times stored as text.
 
-The query is a single ``GROUP BY`` over the column with window aggregates, e.g.::
+The query is a single ``GROUP BY`` over the column (short, so the recorded provenance stays
+readable when ``resolve`` shows it), e.g.::
 
-    SELECT v, n, SUM(n) OVER () AS total_rows,
-           SUM(CASE WHEN v IS NULL THEN n ELSE 0 END) OVER () AS null_rows,
-           COUNT(v) OVER () AS distinct_values, MIN(v) OVER () AS min_value, MAX(v) OVER () AS max_value
-    FROM (SELECT v, COUNT(*) AS n FROM (SELECT "Age" AS v FROM "singer") AS s GROUP BY v) AS g
-    ORDER BY n DESC, v LIMIT 5001
+    SELECT "Age" AS v, COUNT(*) AS n FROM "singer" GROUP BY "Age" ORDER BY n DESC, v
+
+When the column has more than ``vocabulary_cap`` distinct values, so the fetched groups do not
+cover it, the probe is instead the same ``GROUP BY`` with window aggregates (total rows, nulls,
+distinct count, minimum and maximum over all groups), and that query is the one recorded.
 
 Each probe yields an :class:`evoonto.records.ProbeActivity` (``evo:Probe``, the exact query text,
 ``prov:used`` the source, start and end times) and the :class:`evoonto.records.Evidence` it
@@ -172,19 +173,26 @@ class ColumnProfile:
 
 
 def column_probe_sql(source: BaseSource, table: TableInfo, column: ColumnInfo, *,
-                     sample_rows: int | None = None, fetch: int = DEFAULT_VOCABULARY_CAP + 1) -> str:
-    """The profiling query of ``column`` (whole table, or a sample of ``sample_rows`` rows)."""
-    expr = f"{source.quote(column.name)} AS v"
-    base = (
-        source.sample_from(table, expr, sample_rows)
-        if sample_rows
-        else f"(SELECT {expr} FROM {source.quote(table.name)})"
-    )
+                     sample_rows: int | None = None, fetch: int | None = None) -> str:
+    """The profiling query of ``column`` (whole table, or a sample of ``sample_rows`` rows).
+
+    Args:
+        fetch: ``None`` for the plain value-frequency query (``v``, ``n`` per value, most frequent
+            first); a number of groups for the query with window totals (``v, n, total_rows,
+            null_rows, distinct_values, min_value, max_value``), limited to ``fetch`` rows.
+    """
+    col = source.quote(column.name)
+    if sample_rows:
+        base, group = source.sample_from(table, f"{col} AS v", sample_rows) + " AS s", "v"
+    else:
+        base, group = source.quote(table.name), col
+    if fetch is None:
+        return f"SELECT {group} AS v, COUNT(*) AS n FROM {base} GROUP BY {group} ORDER BY n DESC, v"
     return (
         "SELECT v, n, SUM(n) OVER () AS total_rows, "
         "SUM(CASE WHEN v IS NULL THEN n ELSE 0 END) OVER () AS null_rows, "
         "COUNT(v) OVER () AS distinct_values, MIN(v) OVER () AS min_value, MAX(v) OVER () AS max_value "
-        f"FROM (SELECT v, COUNT(*) AS n FROM {base} AS s GROUP BY v) AS g "
+        f"FROM (SELECT {group} AS v, COUNT(*) AS n FROM {base} GROUP BY {group}) AS g "
         f"ORDER BY n DESC, v LIMIT {int(fetch)}"
     )
 
@@ -257,22 +265,31 @@ def profile_column(
     # unknown row count (counting timed out): sample too, the table may be huge
     sampled = table.row_count is None or table.row_count > sample_threshold
     fetch = max(FETCHED_VALUES, top_k, vocabulary_cap + 1)
-    sql = column_probe_sql(source, table, column, sample_rows=sample_rows if sampled else None, fetch=fetch)
-    run = run_probe(source, sql, limit=fetch, timeout_ms=timeout_ms, at=at)
-    rows = run.result.rows
-    total = int(rows[0][2] or 0) if rows else 0
-    nulls = int(rows[0][3] or 0) if rows else 0
-    distinct = int(rows[0][4] or 0) if rows else 0
-    values = [(r[0], int(r[1])) for r in rows if r[0] is not None]
-    raw_values = [v for v, _ in values]
-    complete = distinct <= len(values)
-    if complete and raw_values:
+    sample = sample_rows if sampled else None
+    run = run_probe(source, column_probe_sql(source, table, column, sample_rows=sample),
+                    limit=fetch, timeout_ms=timeout_ms, at=at)
+    complete = not run.result.truncated
+    if complete:
+        groups = [(r[0], int(r[1])) for r in run.result.rows]
+        values = [(v, n) for v, n in groups if v is not None]
+        total = sum(n for _, n in groups)
+        nulls = total - sum(n for _, n in values)
+        distinct = len(values)
         # every value was seen: compare numbers stored as text as numbers ("9" < "10")
-        ordered = sorted(raw_values, key=_sort_key)
-        low, high = _text(ordered[0]), _text(ordered[-1])
-    else:
+        ordered = sorted((v for v, _ in values), key=_sort_key)
+        low = _text(ordered[0]) if ordered else None
+        high = _text(ordered[-1]) if ordered else None
+    else:  # too many values to fetch: one query with the totals over all groups
+        run = run_probe(source, column_probe_sql(source, table, column, sample_rows=sample, fetch=fetch),
+                        limit=fetch, timeout_ms=timeout_ms, at=at)
+        rows = run.result.rows
+        total = int(rows[0][2] or 0) if rows else 0
+        nulls = int(rows[0][3] or 0) if rows else 0
+        distinct = int(rows[0][4] or 0) if rows else 0
+        values = [(r[0], int(r[1])) for r in rows if r[0] is not None]
         low = _text(rows[0][5]) if rows else None
         high = _text(rows[0][6]) if rows else None
+    raw_values = [v for v, _ in values]
     texts = [(_text(v), n) for v, n in values]
     top = texts[:top_k]
     kind = infer_type(raw_values)
