@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     from evoonto.evaluation.benchmarks import load_spider
     from evoonto.evaluation.linking import LinkingPolicy
     from evoonto.experiment import Experiment
-    from evoonto.sources.base import open_source
+    from evoonto.sources import open_source
 
     started = time.perf_counter()
     experiment = Experiment(load_spider(args.data), seed=args.seed)  # splits are drawn per database

@@ -47,7 +47,7 @@ from evoonto.evolution.gate import GateConfig
 from evoonto.evolution.loop import EvolutionResult, LoopConfig, RoundRecord
 from evoonto.experiment import Experiment, FoldPlan, offline_evolver
 from evoonto.ontology import Ontology
-from evoonto.sources.base import open_source
+from evoonto.sources import open_source
 from evoonto.tools.toolkit import OntologyTools
 from evoonto.validation import validate
 from evoonto.workspace import Workspace

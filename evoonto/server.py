@@ -144,7 +144,7 @@ def _workspace_sources(ws: Any) -> dict[str, Any]:
     """Source id -> path/URL recorded in the workspace settings (``settings["sources"]``), if any.
 
     Accepted shapes: ``{"id": "path"}``, ``["path", ...]`` (ids are the file stems, as
-    :func:`evoonto.sources.base.open_source` derives them) or ``[{"id":…, "url"|"path":…}]``.
+    :func:`evoonto.sources.open_source` derives them) or ``[{"id":…, "url"|"path":…}]``.
     """
     value = getattr(ws, "settings", {}).get("sources") if isinstance(getattr(ws, "settings", None), dict) else None
     if isinstance(value, dict):
@@ -164,7 +164,7 @@ def open_sources(locations: list[str]) -> dict[str, Any]:
     Raises:
         SourceError: a source cannot be opened.
     """
-    from evoonto.sources.base import open_source
+    from evoonto.sources import open_source
 
     out = {}
     for location in locations:

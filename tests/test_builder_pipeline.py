@@ -185,7 +185,7 @@ def test_open_source_objects_progress_and_reproducible_clock(cards_db, monkeypat
 
     from evoonto.builder.pipeline import STEPS, build_clock
     from evoonto.errors import ConfigurationError
-    from evoonto.sources.base import open_source
+    from evoonto.sources import open_source
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     assert build_clock([cards_db]) == datetime.fromtimestamp(1700000000, tz=timezone.utc)

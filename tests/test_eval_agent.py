@@ -14,7 +14,7 @@ from fixtures.eval_support import make_db
 from evoonto.builder.workload import Question
 from evoonto.errors import ConfigurationError
 from evoonto.evaluation.agent import AgentConfig, InProcessToolbox, ReactAgent, make_client, parse_agent_spec
-from evoonto.sources.base import open_source
+from evoonto.sources import open_source
 from evoonto.tools.data import DataTools
 from evoonto.tools.trajectory import TrajectoryLog, read_events
 

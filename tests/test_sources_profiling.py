@@ -88,8 +88,12 @@ def test_evidence_round_trips_through_rdf_and_conforms(hostile_db: Path):
     assert again.summary == first.evidence.summary
     assert again.distinct_count == first.evidence.distinct_count
     assert ProbeActivity.from_graph(graph, first.probe.iri).query == first.probe.query
-    dist = graph.value(profiles[0].evidence.iri, rdflib.URIRef("https://w3id.org/evoonto/ns#valueDistribution"))
-    assert isinstance(json.loads(str(dist)), dict)
+    # a text column with repeated values records its distribution; a numeric column only its range
+    status = next(p for p in profiles if (p.table, p.column) == ("order", "status"))
+    dist = graph.value(status.evidence.iri, rdflib.URIRef("https://w3id.org/evoonto/ns#valueDistribution"))
+    assert json.loads(str(dist)) == {"Legal": 3, "Banned": 2}
+    amount = next(p for p in profiles if (p.table, p.column) == ("order", "amount"))
+    assert amount.evidence.value_distribution is None and amount.evidence.sample_values == []
     report = validate(graph)
     assert report.conforms, str(report)
 
@@ -194,3 +198,26 @@ def test_hostile_names_profile_on_every_engine(tmp_path: Path, hostile_db: Path)
             assert profiles[("free meals (2024)", 'quo"te')].samples == ["a", "b"]
         else:
             assert profiles[("frpm", "naïve café")].distinct_count == 3
+
+
+def test_columns_with_more_values_than_the_vocabulary_cap_get_exact_totals(tmp_path: Path):
+    path = tmp_path / "many.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute('CREATE TABLE "t" (name TEXT, k INTEGER)')
+    conn.executemany('INSERT INTO "t" VALUES (?, ?)',
+                     [(f"name {i:03d}", i) for i in range(50)] + [(None, None)] * 5 + [("name 007", 7)] * 3)
+    conn.commit()
+    conn.close()
+    with open_source(path) as src:
+        many = _by_column(profile(src, IRIS, vocabulary_cap=10))
+        few = _by_column(profile(src, IRIS))
+    name = many[("t", "name")]
+    assert not name.complete and name.vocabulary == ()
+    assert "OVER ()" in name.probe.query  # the recorded query is the one that measured the totals
+    assert (name.rows, name.null_count, name.distinct_count) == (58, 5, 50)
+    assert (name.min_value, name.max_value) == ("name 000", "name 049")
+    assert name.top_values[0] == ("name 007", 4) and len(name.samples) == 10
+    full = few[("t", "name")]
+    assert full.complete and len(full.vocabulary) == 50 and "OVER" not in full.probe.query
+    assert (full.rows, full.null_count, full.distinct_count) == (58, 5, 50)
+    assert full.evidence.summary == name.evidence.summary  # both probes observe the same column

@@ -31,13 +31,10 @@ from evoonto.namespaces import EVO, bind_prefixes
 from evoonto.records import (
     Constraint, Evidence, Mapping, ProbeActivity, Relation, Term, records_to_graph,
 )
+from evoonto.sources.quoting import quote_identifier, quote_literal
 
 __all__ = ["Construction", "construct", "scheme_triples", "ground_in_documents"]
 
-#: Sample values recorded for columns without a complete vocabulary.
-SAMPLE_VALUES = 10
-#: Value patterns of numeric columns (no sample values or distribution recorded, only the range).
-NUMERIC_PATTERNS = ("integer", "decimal", "numeric text")
 
 
 @dataclass
@@ -91,23 +88,14 @@ class _Builder:
         if iri in self.out.evidence:
             return iri
         activity = self.iris.probe(probe.key)
-        self.out.probes[activity] = ProbeActivity(activity, query=probe.sql, used=self.schema.iri,
-                                                  started_at=self.at, ended_at=self.at)
         if profile is not None:
-            # value vocabularies and distributions describe text-like columns; a numeric column is
-            # summarised by its range (min/max), which keeps resolve answers short
-            numeric = profile.pattern in NUMERIC_PATTERNS
-            samples = [] if numeric else (list(profile.vocabulary) or [str(v) for v, _ in profile.top[:SAMPLE_VALUES]])
-            record = Evidence(
-                iri, probe=activity, generated_at=self.at, summary=profile.summary(),
-                rows_observed=profile.rows_observed, null_fraction=round(profile.null_fraction, 6),
-                distinct_count=profile.distinct_count, min_value=_text(profile.minimum),
-                max_value=_text(profile.maximum), sample_values=samples,
-                value_distribution=({str(v)[:60]: n for v, n in profile.top}
-                                    if profile.top and profile.top[0][1] > 1 and not numeric else None),
-                value_pattern=profile.pattern,
-            )
+            # the one profiler's records (evoonto.sources.profiling), exactly as sources.profile
+            # returns them (its probe is this ``probe``: same key, same IRIs)
+            self.out.probes[activity] = profile.probe
+            record = profile.evidence
         else:
+            self.out.probes[activity] = ProbeActivity(activity, query=probe.sql, used=self.schema.iri,
+                                                      started_at=self.at, ended_at=self.at)
             record = Evidence(iri, probe=activity, generated_at=self.at,
                               summary=summary or _probe_summary(probe), rows_observed=_rows_observed(probe))
         self.out.evidence[iri] = record
@@ -157,11 +145,11 @@ class _Builder:
 
 
 def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+    return quote_identifier(name)
 
 
 def _literal(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
+    return quote_literal(value)
 
 
 def _count(probe: ProbeResult) -> int:

@@ -76,8 +76,8 @@ def build_prompt(schema: SourceSchema, profiles: Mapping[tuple[str, str], Column
             if col.primary_key:
                 bits.append("primary key")
             bits += [f"references {t}.{c}" for t, c in col.references]
-            if profile is not None and profile.probe.ok:
-                samples = [str(v) for v, _ in profile.top[:PROMPT_SAMPLES]]
+            if profile is not None:
+                samples = [str(v) for v, _ in profile.top_values[:PROMPT_SAMPLES]]
                 bits.append(f"{profile.distinct_count} distinct")
                 if samples:
                     bits.append("e.g. " + json.dumps(samples, ensure_ascii=False))

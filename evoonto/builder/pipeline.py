@@ -143,7 +143,7 @@ def make_proposer(spec: str | Proposer) -> Proposer:
 
 def _open(source: BaseSource | str | Path) -> tuple[BaseSource, bool]:
     if isinstance(source, (str, Path)):
-        from evoonto.sources.base import open_source
+        from evoonto.sources import open_source
 
         return open_source(str(source)), True
     return source, False
@@ -210,6 +210,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
     questions = as_questions(workload)
     clock = at if at is not None else build_clock(sources)
     from evoonto.sources.catalog import harvest
+    from evoonto.sources.profiling import profile as profile_columns
 
     catalog = bind_prefixes(Graph())
     content = bind_prefixes(Graph())
@@ -229,9 +230,11 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             _step(progress, src.id, "harvest")
             schema = read_catalog(source_catalog).source(iris.source(src.id))
             prober = Prober(src, src.id, at=clock)
+            # the one profiler (evoonto.sources.profile); a column whose probe fails is skipped
+            # with a SourceWarning and its Term candidates are rejected by verify
             profiles: dict[tuple[str, str], ColumnProfile] = {
-                (t.name, c.name): prober.column_profile(t.name, c.name, row_count=t.row_count)
-                for t in schema.tables for c in t.columns
+                (p.table, p.column): p
+                for p in profile_columns(src, iris, tables=[t.name for t in schema.tables], at=clock)
             }
             _step(progress, src.id, "profile")
             mine = [q for q in questions if q.db_id in (None, src.id)]

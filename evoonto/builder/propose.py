@@ -227,7 +227,7 @@ class Proposer(Protocol):
 
         Args:
             schema: the source's catalog view.
-            profiles: ``(table, column)`` → profile from :meth:`evoonto.builder.probe.Prober.column_profile`.
+            profiles: ``(table, column)`` → profile from :func:`evoonto.sources.profiling.profile`.
             questions: the workload questions for this source (no gold fields).
 
         Returns:
@@ -262,10 +262,10 @@ def term_slug(table: str, column: str | None = None, value: str | None = None) -
 def column_kind(table: TableInfo, col: ColumnInfo, profile: ColumnProfile | None) -> str:
     """The Term kind of a column, from keys, name words, declared type and observed values."""
     words = {w.lower() for w in split_identifier(col.name)}
-    pattern = profile.pattern if profile else "empty"
+    pattern = (profile.pattern if profile else None) or "empty"
     dtype = col.declared_type
     single_key = col.primary_key and len(table.primary_key) == 1
-    if single_key or col.references or (words & _ID_WORDS and pattern in ("integer", "code", "numeric text", "text")
+    if single_key or col.references or (words & _ID_WORDS and pattern in ("integer", "code", "text")
                                               and (profile is None or profile.distinct_count > 1)):
         if not (words & _TIME_WORDS):
             return "Identifier"
@@ -273,9 +273,9 @@ def column_kind(table: TableInfo, col: ColumnInfo, profile: ColumnProfile | None
         return "TimeDimension"
     if pattern == "boolean" or (profile is not None and profile.complete and 0 < profile.distinct_count <= CATEGORY_CAP
                                 and pattern in ("text", "code")
-                                and profile.distinct_count <= 0.5 * (profile.rows_observed - profile.null_count)):
+                                and profile.distinct_count <= 0.5 * (profile.rows - profile.null_count)):
         return "Category"
-    if pattern in ("integer", "decimal", "numeric text") or (pattern == "empty" and any(
+    if pattern in ("integer", "decimal") or (pattern == "empty" and any(
             t in dtype for t in ("INT", "REAL", "FLOA", "DOUB", "NUM", "DEC"))):
         return "Metric"
     return "Dimension"
@@ -342,7 +342,8 @@ def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], C
             if profile is not None and _is_value_term_column(kind, profile):
                 for value in profile.vocabulary:
                     proposal.terms.append(value_term(table.name, col.name, value))
-            if kind == "Metric" and profile is not None and profile.pattern in ("integer", "decimal"):
+            if (kind == "Metric" and profile is not None and profile.pattern in ("integer", "decimal")
+                    and not profile.stored_as_text):
                 numeric.append(col.name)
             proposal.constraints.extend(_constraint_candidates(table, col, kind, profile, tables))
             for ref_table, ref_col in col.references:
@@ -369,14 +370,14 @@ def _entity_definition(table: TableInfo) -> str:
 
 def _constraint_candidates(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnProfile | None,
                            tables: Mapping[str, TableInfo]) -> list[ConstraintCandidate]:
-    if profile is None or not profile.probe.ok:
+    if profile is None:
         return []
     out = []
     name = f"{table.name}.{col.name}"
     qcol = quote_identifier(col.name)
     words = [w.lower() for w in split_identifier(col.name)]
     numeric_type = any(t in col.declared_type for t in ("INT", "REAL", "NUM", "DEC", "FLOA", "DOUB"))
-    if kind == "Metric" and profile.pattern == "numeric text" and not numeric_type:
+    if kind == "Metric" and profile.pattern in ("integer", "decimal") and profile.stored_as_text and not numeric_type:
         out.append(ConstraintCandidate(
             slug=f"{term_slug(table.name, col.name)}.numeric-text", rule="numeric-text", table=table.name,
             column=col.name, condition=f"CAST({qcol} AS REAL) IS NOT NULL",

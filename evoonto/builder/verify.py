@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evoonto.builder.labels import normalize
-from evoonto.builder.probe import ColumnProfile, Prober, ProbeResult, sql_literal
+from evoonto.builder.probe import ColumnProfile, Prober, ProbeResult
 from evoonto.builder.propose import (
     ConstraintCandidate, DerivationCandidate, JoinCandidate, Proposal, SynonymCandidate, TermCandidate,
     column_kind, term_slug, value_term,
@@ -172,9 +172,8 @@ def _verify_term(cand: TermCandidate, schema: SourceSchema, profiles, prober: Pr
         rejected.append(Rejection("term", cand.slug, f"column {cand.table}.{cand.column} is not in the catalog"))
         return None
     profile = profiles.get((table.name, col.name))
-    if profile is None or not profile.probe.ok:
-        reason = profile.probe.error if profile is not None else "no profile"
-        rejected.append(Rejection("term", cand.slug, f"profile probe failed: {reason}"))
+    if profile is None:  # the profiler skips (and warns about) a column whose probe failed
+        rejected.append(Rejection("term", cand.slug, "profile probe failed: no profile"))
         return None
     if cand.value is None:
         if cand.origin != "schema":
@@ -184,10 +183,10 @@ def _verify_term(cand: TermCandidate, schema: SourceSchema, profiles, prober: Pr
                 rejected.append(Rejection("term", cand.slug, f"type check failed: {cand.table}.{cand.column} holds "
                                           f"{profile.pattern} values ({observed}), not a {cand.kind}"))
                 return None
-        return VerifiedTerm(cand, profile.probe, profile)
-    probe = prober.count_where(table.name, f"{prober.quote(col.name)} = {sql_literal(cand.value)}")
+        return VerifiedTerm(cand, profile.run, profile)
+    probe = prober.count_where(table.name, f"{prober.quote(col.name)} = {prober.literal(cand.value)}")
     if not probe.ok or _count(probe) == 0:
-        why = probe.error or f"no row has {cand.table}.{cand.column} = {sql_literal(cand.value)}"
+        why = probe.error or f"no row has {cand.table}.{cand.column} = {prober.literal(cand.value)}"
         rejected.append(Rejection("value", cand.slug, f"filter check failed: {why}"))
         return None
     return VerifiedTerm(cand, probe, profile)

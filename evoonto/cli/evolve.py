@@ -280,7 +280,7 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.evolution.loop import LoopConfig
     from evoonto.evolution.probes import ValueProber
     from evoonto.experiment import Experiment
-    from evoonto.sources.base import open_source
+    from evoonto.sources import open_source
     from evoonto.workspace import Workspace
 
     if args.rounds < 1 or args.patience < 1 or args.batch < 1:

@@ -112,7 +112,7 @@ class ExBackbone:
         """EX outcome {question id: 1.0/0.0} and trajectories (pass/fail only) on ``ontology``."""
         from evoonto.evaluation.agent import InProcessToolbox
         from evoonto.evaluation.execution import score_ex
-        from evoonto.sources.base import open_source
+        from evoonto.sources import open_source
         from evoonto.tools.data import DataTools
         from evoonto.tools.toolkit import OntologyTools
 

@@ -85,7 +85,7 @@ def build_baseline_ontology(database: Path, *, base_iri: str = DEFAULT_BASE_IRI)
     from evoonto.namespaces import bind_prefixes
     from evoonto.ontology import Ontology
     from evoonto.records import Mapping, Term, records_to_graph
-    from evoonto.sources.base import open_source
+    from evoonto.sources import open_source
     from evoonto.sources.catalog import harvest
 
     iris = IriFactory(base_iri)

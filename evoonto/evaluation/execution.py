@@ -1,7 +1,7 @@
 """Execution accuracy (EX) and valid efficiency score (VES), as in Spider and BIRD.
 
 Both the gold and the predicted SQL run through the read-only source layer
-(:func:`evoonto.sources.base.open_source` → ``run(sql, limit=, timeout_ms=)``), so a prediction that is not a
+(:func:`evoonto.sources.open_source` → ``run(sql, limit=, timeout_ms=)``), so a prediction that is not a
 single SELECT/WITH is refused like any other agent statement. A prediction that errors, is refused or
 times out scores 0 (both official evaluators do the same).
 
@@ -105,7 +105,7 @@ def execute(database: Path | str, sql: str, *, timeout_ms: int = DEFAULT_TIMEOUT
     Raises:
         SourceError: the database itself cannot be opened (a setup problem, not a wrong prediction).
     """
-    from evoonto.sources.base import open_source
+    from evoonto.sources import open_source
 
     with open_source(str(database)) as source:
         try:

@@ -153,7 +153,7 @@ def evaluate_linking(context, questions: Sequence, benchmark, policy: LinkingPol
 def _score_ex(agent, context, question, bench, config: EvalConfig, folder: Path) -> dict:
     from evoonto.evaluation.agent import InProcessToolbox
     from evoonto.evaluation.execution import score_ex
-    from evoonto.sources.base import open_source
+    from evoonto.sources import open_source
     from evoonto.tools.data import DataTools
     from evoonto.tools.trajectory import TrajectoryLog
 

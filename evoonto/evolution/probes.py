@@ -3,7 +3,9 @@
 When a failed question mentions a value (``'France'``, ``French``, ``2014``) that no Evidence records,
 evolution asks the sources where that value lives: one ``SELECT`` per text-like column, through the
 read-only source layer (``Source.run(sql, limit=…, timeout_ms=…)``, docs/architecture.md §4), so the
-statement guard and row caps apply. Each hit carries the exact query, which becomes the new Evidence's
+statement guard and row caps apply. The queries run through the one probe path
+(:func:`evoonto.sources.probe.run_probe`) and quote names and values for each source's dialect
+(:mod:`evoonto.sources.quoting`). Each hit carries the exact query, which becomes the new Evidence's
 probe activity (PROV-O ``prov:Activity`` with ``evo:query``). Gold answers are never consulted.
 """
 
@@ -15,6 +17,8 @@ from typing import Mapping
 from evoonto.builder.labels import normalize
 from evoonto.errors import EvoontoError
 from evoonto.evolution.view import ColumnInfo
+from evoonto.sources.probe import run_probe
+from evoonto.sources.quoting import quote_identifier, quote_literal
 
 _NUMERIC = ("INT", "REAL", "FLOA", "DOUB", "NUM", "DEC", "BOOL")
 
@@ -29,14 +33,6 @@ class ValueHit:
     value: str
     query: str
     rows: int
-
-
-def _quote_ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _quote_text(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _rows(result) -> list:
@@ -71,7 +67,7 @@ class ValueProber:
     def _run(self, source, sql: str) -> list:
         self.queries += 1
         try:
-            return _rows(source.run(sql, limit=50, timeout_ms=self.timeout_ms))
+            return _rows(run_probe(source, sql, limit=50, timeout_ms=self.timeout_ms).result)
         except EvoontoError:
             return []
 
@@ -97,13 +93,16 @@ class ValueProber:
             if probed >= self.max_columns:
                 break
             probed += 1
-            c, t = _quote_ident(col.column), _quote_ident(col.table)
+            dialect = getattr(source, "dialect", None)
+            c, t = quote_identifier(col.column, dialect), quote_identifier(col.table, dialect)
+            literal = quote_literal(text, dialect)
             if numeric:
-                cond = f"CAST({c} AS TEXT) = {_quote_text(text)}"
+                cond = f"CAST({c} AS TEXT) = {literal}"
             else:
-                cond = f"LOWER(CAST({c} AS TEXT)) = LOWER({_quote_text(text)})"
+                cond = f"LOWER(CAST({c} AS TEXT)) = LOWER({literal})"
                 if len(text) >= 5 and " " not in text:
-                    cond += f" OR LOWER(CAST({c} AS TEXT)) LIKE LOWER({_quote_text(text[:2].replace('%', '').replace('_', '') + '%')})"
+                    prefix = quote_literal(text[:2].replace("%", "").replace("_", "") + "%", dialect)
+                    cond += f" OR LOWER(CAST({c} AS TEXT)) LIKE LOWER({prefix})"
             sql = f"SELECT {c}, COUNT(*) FROM {t} WHERE {cond} GROUP BY {c} ORDER BY COUNT(*) DESC LIMIT 50"
             rows = self._run(source, sql)
             best = None

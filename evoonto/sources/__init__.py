@@ -11,6 +11,10 @@ The builder and the agents see data only through this package (DESIGN.md §4; pa
   :class:`evoonto.records.Evidence` + :class:`evoonto.records.ProbeActivity`.
 - :func:`discover_joins` returns declared and discovered joins with measured inclusion ratios.
 - :func:`check_read_only` is the statement guard every query passes.
+- :func:`run_probe` is the one probe path (a read-only query → Evidence + probe activity);
+  :func:`quote_identifier` / :func:`quote_literal` the one dialect-aware quoting (sqlglot).
+- :func:`register_source_kind` adds a kind of source (also via the ``evoonto.sources`` entry-point
+  group); :func:`open_source` asks that registry.
 
 Example::
 
@@ -42,12 +46,18 @@ from evoonto.sources.base import (
     Source,
     SourceWarning,
     TableInfo,
-    open_source,
-    open_sources,
-    quote_identifier,
-    source_kind_of,
 )
 from evoonto.sources.guard import check_read_only
+from evoonto.sources.probe import ProbeRun, run_probe
+from evoonto.sources.quoting import quote_identifier, quote_literal, sql_literal
+from evoonto.sources.registry import (
+    SourceKind,
+    open_source,
+    open_sources,
+    register_source_kind,
+    source_kind_of,
+    source_kinds,
+)
 
 # Heavier modules (rdflib, records) load on first use, so `from evoonto.sources.base import …`
 # stays cheap for callers that only run queries.
@@ -68,8 +78,10 @@ __all__ = [
     "ColumnProfile",
     "ForeignKey",
     "JoinCandidate",
+    "ProbeRun",
     "QueryResult",
     "Source",
+    "SourceKind",
     "SourceWarning",
     "TableInfo",
     "check_read_only",
@@ -79,7 +91,12 @@ __all__ = [
     "open_sources",
     "profile",
     "quote_identifier",
+    "quote_literal",
+    "register_source_kind",
+    "run_probe",
     "source_kind_of",
+    "source_kinds",
+    "sql_literal",
 ]
 
 

@@ -1,4 +1,4 @@
-"""The read-only data source abstraction: :class:`Source`, its records, and :func:`open_source`.
+"""The read-only data source abstraction: the :class:`Source` protocol, :class:`BaseSource` and its records.
 
 A *source* is anything an agent or a probe may query read-only (DESIGN.md §4): a SQLite file (the
 embedded default), any SQLAlchemy URL, a folder of CSV/Parquet files (through DuckDB), or a folder
@@ -15,6 +15,10 @@ of text/markdown documents. All of them expose the same small interface:
 - ``src.quote(name)`` → the identifier quoted for the source's dialect (names with spaces, quotes,
   unicode and reserved words, e.g. ``"Free Meal Count (K-12)"``);
 - ``src.close()``, or use the source as a context manager.
+
+The concrete connectors live in their own modules and register themselves as *source kinds*
+(:mod:`evoonto.sources.registry`, where :func:`~evoonto.sources.registry.open_source` is); this
+module imports none of them.
 
 Example::
 
@@ -36,18 +40,15 @@ skipped, so one bad table never stops a whole harvest.
 from __future__ import annotations
 
 import abc
-import re
 import threading
 import time
 import warnings
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
-
-from sqlglot import exp
 
 from evoonto.errors import QueryTimeout, SourceError
 from evoonto.sources.guard import check_read_only
+from evoonto.sources.quoting import quote_identifier
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -60,10 +61,7 @@ __all__ = [
     "Source",
     "BaseSource",
     "SourceWarning",
-    "open_source",
-    "open_sources",
     "quote_identifier",
-    "source_kind_of",
 ]
 
 #: Rows returned by :meth:`Source.run` when no ``limit`` is given.
@@ -73,10 +71,6 @@ MAX_LIMIT = 1_000_000
 #: Time limit of :meth:`Source.run` when none is given, in milliseconds.
 DEFAULT_TIMEOUT_MS = 5000
 
-SOURCE_KINDS = ("sqlite", "sqlalchemy", "files", "documents")
-TABLE_FILE_SUFFIXES = (".csv", ".tsv", ".parquet")
-DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class SourceWarning(UserWarning):
@@ -205,17 +199,6 @@ class Source(Protocol):
     def __enter__(self) -> "Source": ...
 
     def __exit__(self, *exc: object) -> None: ...
-
-
-def quote_identifier(name: str, dialect: str | None = None) -> str:
-    """``name`` as a quoted SQL identifier for ``dialect`` (sqlglot), e.g. ``"Free ""x"" (K-12)"``.
-
-    Raises:
-        SourceError: ``name`` is empty or contains a NUL character.
-    """
-    if not isinstance(name, str) or not name or "\x00" in name:
-        raise SourceError(f"invalid identifier {name!r}")
-    return exp.to_identifier(name, quoted=True).sql(dialect=dialect)
 
 
 class BaseSource(abc.ABC):
@@ -360,127 +343,6 @@ class BaseSource(abc.ABC):
             raise SourceError(f"source {self.id!r} is closed")
 
 
-# -- opening sources ------------------------------------------------------------------------
-
-_URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
-
-
-def source_kind_of(url_or_path: str | Path) -> str:
-    """Which implementation :func:`open_source` would choose: one of :data:`SOURCE_KINDS`.
-
-    A URL (``scheme://…``) is ``"sqlalchemy"``; a folder with CSV/Parquet files is ``"files"``,
-    else a folder with ``.md``/``.txt`` files is ``"documents"``; a ``.csv``/``.tsv``/``.parquet``
-    file is ``"files"``, a ``.md``/``.txt`` file ``"documents"``; any other file ``"sqlite"``.
-
-    Raises:
-        SourceError: the path does not exist, or a folder holds no usable file.
-    """
-    text = str(url_or_path)
-    if _URL_RE.match(text):
-        return "sqlalchemy"
-    path = Path(text).expanduser()
-    if not path.exists():
-        raise SourceError(f"data source not found: {text}")
-    if path.is_dir():
-        names = [p.suffix.lower() for p in path.iterdir() if p.is_file()]
-        if any(s in TABLE_FILE_SUFFIXES for s in names):
-            return "files"
-        if any(s in DOCUMENT_SUFFIXES for s in names):
-            return "documents"
-        raise SourceError(
-            f"folder {text} holds no CSV/Parquet or text/markdown files; nothing to open"
-        )
-    suffix = path.suffix.lower()
-    if suffix in TABLE_FILE_SUFFIXES:
-        return "files"
-    if suffix in DOCUMENT_SUFFIXES:
-        return "documents"
-    return "sqlite"
-
-
-def default_source_id(url_or_path: str | Path) -> str:
-    """Identifier used when none is given: the file stem, folder name or URL database name."""
-    text = str(url_or_path)
-    if _URL_RE.match(text):
-        from sqlalchemy.engine import make_url
-
-        try:
-            url = make_url(text)
-        except Exception as err:
-            raise SourceError(f"invalid SQLAlchemy URL: {err}") from None
-        database = url.database or url.host or url.get_backend_name()
-        return Path(database).stem if "/" in database or "." in database else database
-    path = Path(text).expanduser()
-    return path.stem if path.is_file() else path.resolve().name
-
-
-def open_source(
-    url_or_path: str | Path, *, source_id: str | None = None, kind: str | None = None, **options
-) -> BaseSource:
-    """Open a read-only source, choosing the implementation from the URL or path.
-
-    Args:
-        url_or_path: a SQLite file, a SQLAlchemy URL (``sqlite:///x.db``,
-            ``postgresql://user@host/db`` …), a folder (or single file) of CSV/Parquet files, or a
-            folder (or single file) of text/markdown documents.
-        source_id: identifier of the source in IRIs and the catalog; default: file stem, folder
-            name or URL database name.
-        kind: force an implementation (one of :data:`SOURCE_KINDS`) instead of guessing.
-        **options: passed to the implementation (e.g. ``busy_timeout_ms`` for SQLite,
-            ``max_passage_chars`` for documents).
-
-    Returns:
-        A :class:`Source` (a :class:`BaseSource` subclass). Close it, or use ``with``.
-
-    Raises:
-        SourceError: missing path, unsupported kind, corrupt/locked database, bad URL.
-    """
-    chosen = kind or source_kind_of(url_or_path)
-    if chosen not in SOURCE_KINDS:
-        raise SourceError(f"unknown source kind {chosen!r}; expected one of {', '.join(SOURCE_KINDS)}")
-    sid = source_id or default_source_id(url_or_path)
-    if chosen == "sqlite":
-        from evoonto.sources.sqlite import SQLiteSource
-
-        return SQLiteSource(url_or_path, source_id=sid, **options)
-    if chosen == "sqlalchemy":
-        from evoonto.sources.sqlalchemy import SQLAlchemySource
-
-        return SQLAlchemySource(str(url_or_path), source_id=sid, **options)
-    if chosen == "files":
-        from evoonto.sources.files import FilesSource
-
-        return FilesSource(url_or_path, source_id=sid, **options)
-    from evoonto.sources.documents import DocumentSource
-
-    return DocumentSource(url_or_path, source_id=sid, **options)
-
-
-def open_sources(urls_or_paths, **options) -> tuple[list[BaseSource], list[str]]:
-    """Open several sources; one that fails is reported, not raised.
-
-    Returns:
-        ``(sources, errors)``: the opened sources, in order, and one-line messages for the
-        ones that could not be opened (each also emitted as a :class:`SourceWarning`).
-    """
-    opened: list[BaseSource] = []
-    errors: list[str] = []
-    for item in urls_or_paths:
-        try:
-            opened.append(open_source(item, **options))
-        except SourceError as err:
-            errors.append(str(err))
-            warn(f"skipped source {item}: {err}")
-    return opened, errors
-
-
-def is_sqlite_file(path: Path) -> bool:
-    """``True`` when ``path`` starts with the SQLite header (or is empty, a valid empty DB)."""
-    with open(path, "rb") as handle:
-        head = handle.read(len(_SQLITE_MAGIC))
-    return head == _SQLITE_MAGIC or head == b""
-
-
 def resolve_foreign_key(
     table: TableInfo, fk: ForeignKey, tables: list[TableInfo]
 ) -> list[tuple[str, str, str]] | None:
@@ -529,3 +391,20 @@ class _Deadline:
         if time.monotonic() >= self.at:
             self.fired = True
         return self.fired
+
+
+#: Names that moved to :mod:`evoonto.sources.registry`, still importable from here.
+_MOVED_TO_REGISTRY = ("open_source", "open_sources", "source_kind_of")
+
+
+def __getattr__(name: str) -> Any:
+    """Compatibility aliases: ``from evoonto.sources.base import open_source`` keeps working.
+
+    The registry is imported on first use of an alias only, so importing this module never loads
+    the registry or a connector (no import cycle). New code imports them from :mod:`evoonto.sources`.
+    """
+    if name in _MOVED_TO_REGISTRY:
+        from evoonto.sources import registry
+
+        return getattr(registry, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -32,9 +32,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evoonto.errors import SourceError
-from evoonto.sources.base import DOCUMENT_SUFFIXES, BaseSource, QueryResult, TableInfo, warn
+from evoonto.sources.base import BaseSource, QueryResult, TableInfo, warn
+from evoonto.sources.registry import SourceKind, register_source_kind
 
 __all__ = ["DocumentSource", "Document", "Passage", "split_passages", "DEFAULT_PASSAGE_CHARS"]
+
+#: File suffixes read as documents.
+DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
 
 #: Longest passage, in characters, unless ``max_passage_chars`` says otherwise.
 DEFAULT_PASSAGE_CHARS = 1200
@@ -281,3 +285,16 @@ def _title(text: str, file: Path) -> str:
         if match:
             return match.group(2).strip()
     return file.stem
+
+
+def _holds_documents(location: str) -> bool:
+    """A text/markdown file, or a folder holding at least one (asked after the ``files`` kind)."""
+    if "://" in location:
+        return False
+    path = Path(location).expanduser()
+    if path.is_dir():
+        return any(p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES for p in path.iterdir())
+    return path.is_file() and path.suffix.lower() in DOCUMENT_SUFFIXES
+
+
+register_source_kind(SourceKind("documents", DocumentSource, _holds_documents, priority=10))

@@ -31,15 +31,19 @@ from pathlib import Path
 
 from evoonto.errors import QueryTimeout, SourceError
 from evoonto.sources.base import (
-    TABLE_FILE_SUFFIXES,
     BaseSource,
     ColumnInfo,
     TableInfo,
     column_names,
     warn,
 )
+from evoonto.sources.quoting import quote_literal
+from evoonto.sources.registry import SourceKind, register_source_kind
 
-__all__ = ["FilesSource", "MATERIALIZE_BYTES"]
+__all__ = ["FilesSource", "MATERIALIZE_BYTES", "TABLE_FILE_SUFFIXES"]
+
+#: File suffixes opened as tables.
+TABLE_FILE_SUFFIXES = (".csv", ".tsv", ".parquet")
 
 #: CSV files up to this size (bytes) are loaded into memory once (types sniffed over all rows);
 #: larger ones and Parquet files stay views over the file (types sniffed on a sample).
@@ -47,7 +51,7 @@ MATERIALIZE_BYTES = 100_000_000
 
 
 def _sql_string(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+    return quote_literal(text, "duckdb")
 
 
 class FilesSource(BaseSource):
@@ -236,3 +240,16 @@ def _guess_delimiter(file: Path) -> str:
     if counts[best] == 0 or best == b",":
         return ","
     return "\\t" if best == b"\t" else best.decode()
+
+
+def _holds_tables(location: str) -> bool:
+    """A CSV/TSV/Parquet file, or a folder holding at least one."""
+    if "://" in location:
+        return False
+    path = Path(location).expanduser()
+    if path.is_dir():
+        return any(p.is_file() and p.suffix.lower() in TABLE_FILE_SUFFIXES for p in path.iterdir())
+    return path.is_file() and path.suffix.lower() in TABLE_FILE_SUFFIXES
+
+
+register_source_kind(SourceKind("files", FilesSource, _holds_tables, priority=20))

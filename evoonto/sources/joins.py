@@ -333,7 +333,7 @@ def _unique_targets(source: BaseSource, candidates: list[JoinCandidate], timeout
                 column = source.quote(candidate.right_column)
                 sql = f"SELECT COUNT(DISTINCT {column}) = COUNT({column}) FROM {source.quote(table.name)}"
                 try:
-                    unique[target] = bool(source.run(sql, limit=1, timeout_ms=timeout_ms).scalar())
+                    unique[target] = bool(run_probe(source, sql, limit=1, timeout_ms=timeout_ms).scalar())
                 except SourceError:
                     unique[target] = False
         if unique[target]:

@@ -4,28 +4,39 @@ For every column one read-only query (through ``source.run``, so guarded, capped
 computes, over the whole table or over a sample when the table has more than
 ``sample_threshold`` rows:
 
-- rows observed, null fraction, distinct count, minimum and maximum;
-- the top-k value frequencies (``evo:valueDistribution``, a JSON object) and sample values
-  (``evo:sampleValue``: the whole value vocabulary when it is small);
+- rows observed, null fraction, distinct count, minimum and maximum (numbers stored as text are
+  compared as numbers when every distinct value was fetched);
+- the top-k value frequencies (``evo:valueDistribution``, a JSON object; kept for non-numeric
+  columns whose most frequent value repeats) and sample values (``evo:sampleValue``: the whole
+  value vocabulary when the column has at most ``vocabulary_cap`` distinct values of at
+  most :data:`MAX_VOCABULARY_VALUE_LENGTH` characters (not numbers, years or blobs), else the
+  top-k; none for numeric columns, which their range describes);
 - the inferred type of the values (``integer``, ``decimal``, ``boolean``, ``date``, ``datetime``,
   ``time``, ``text``, ``blob``, ``empty``), whatever the declared type says;
 - a value pattern (``evo:valuePattern``): ``date``, ``datetime``, ``time``, ``year``, ``email``,
   ``url``, ``boolean``, ``code`` (short identifier-like strings such as ``INC0001``/``USA``),
   ``integer``, ``decimal``, ``text`` or ``free text``.
+- a one-line summary (``evo:summary``): ``"6 rows, 0% null, 6 distinct, 25..52, integer"``, ending
+  with the value pattern (the inferred type when there is none) and ``(stored as text)`` for
+  numbers, dates or times stored as text.
 
-The query is a single ``GROUP BY`` over the column with window aggregates, e.g.::
+The query is a single ``GROUP BY`` over the column (short, so the recorded provenance stays
+readable when ``resolve`` shows it), e.g.::
 
-    SELECT v, n, SUM(n) OVER () AS total_rows,
-           SUM(CASE WHEN v IS NULL THEN n ELSE 0 END) OVER () AS null_rows,
-           COUNT(v) OVER () AS distinct_values, MIN(v) OVER () AS min_value, MAX(v) OVER () AS max_value
-    FROM (SELECT v, COUNT(*) AS n FROM (SELECT "Age" AS v FROM "singer") AS s GROUP BY v) AS g
-    ORDER BY n DESC, v LIMIT 25
+    SELECT "Age" AS v, COUNT(*) AS n FROM "singer" GROUP BY "Age" ORDER BY n DESC, v
+
+When the column has more than ``vocabulary_cap`` distinct values, so the fetched groups do not
+cover it, the probe is instead the same ``GROUP BY`` with window aggregates (total rows, nulls,
+distinct count, minimum and maximum over all groups), and that query is the one recorded.
 
 Each probe yields an :class:`evoonto.records.ProbeActivity` (``evo:Probe``, the exact query text,
 ``prov:used`` the source, start and end times) and the :class:`evoonto.records.Evidence` it
 generated; both IRIs use the key ``stable_key(source id, query)`` so a re-run mints the same IRIs
 (and can be compared to detect drift). A column whose probe fails or times out is skipped with a
 :class:`~evoonto.sources.base.SourceWarning`.
+
+This is the only column profiler: ``evoonto build`` writes exactly the Evidence this module returns
+(the builder passes its logical clock as ``at`` so rebuilds are byte-identical).
 
 Example::
 
@@ -54,7 +65,7 @@ from rdflib import URIRef
 
 from evoonto.errors import SourceError
 from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo, warn
-from evoonto.sources.probe import run_probe
+from evoonto.sources.probe import ProbeRun, run_probe
 
 __all__ = [
     "ColumnProfile",
@@ -66,6 +77,8 @@ __all__ = [
     "DEFAULT_SAMPLE_THRESHOLD",
     "DEFAULT_SAMPLE_ROWS",
     "DEFAULT_TOP_K",
+    "DEFAULT_VOCABULARY_CAP",
+    "NUMERIC_PATTERNS",
 ]
 
 #: Tables with more rows than this are profiled on a sample.
@@ -74,8 +87,14 @@ DEFAULT_SAMPLE_THRESHOLD = 100_000
 DEFAULT_SAMPLE_ROWS = 10_000
 #: Values kept in ``evo:valueDistribution``.
 DEFAULT_TOP_K = 10
-#: Values fetched per probe (for sample values and pattern detection).
+#: Values fetched per probe at least (for sample values and pattern detection).
 FETCHED_VALUES = 25
+#: Columns with at most this many distinct values get their whole value vocabulary recorded.
+DEFAULT_VOCABULARY_CAP = 5000
+#: Values longer than this (characters) are free text, not vocabulary.
+MAX_VOCABULARY_VALUE_LENGTH = 80
+#: Patterns of numbers (stored as numbers or as text): no sample values, no distribution.
+NUMERIC_PATTERNS = ("integer", "decimal")
 #: Longest value text stored, in characters (longer values are cut and end with "…").
 MAX_VALUE_CHARS = 200
 
@@ -108,6 +127,11 @@ class ColumnProfile:
         inferred_type, pattern: see the module docstring; storage: Python types seen
             (``{"int", "str"}`` reveals numbers stored as text).
         evidence, probe: the PROV records of this probe.
+        null_count: NULL values among the observed rows.
+        complete: every distinct value of the observed rows was fetched.
+        vocabulary: the whole value vocabulary (text form, most frequent first) of a complete
+            column with short values that are not numbers, years or blobs; else empty.
+        run: the :class:`~evoonto.sources.probe.ProbeRun` (query, rows, times).
     """
 
     table: str
@@ -127,6 +151,21 @@ class ColumnProfile:
     storage: frozenset[str] = field(default_factory=frozenset)
     evidence: Any = None
     probe: Any = None
+    null_count: int = 0
+    complete: bool = True
+    vocabulary: tuple[str, ...] = ()
+    run: ProbeRun | None = None
+
+    @property
+    def numeric(self) -> bool:
+        """True when every non-null value is a number (stored as one or as text), a year or a flag."""
+        return self.pattern in ("integer", "decimal", "year", "boolean")
+
+    @property
+    def stored_as_text(self) -> bool:
+        """True when the values are numbers, dates or times stored as text."""
+        return (self.inferred_type in ("integer", "decimal", "date", "datetime", "time")
+                and self.storage == frozenset({"str"}))
 
     def records(self) -> list:
         """``[evidence, probe]`` (records with ``to_triples()``; see :mod:`evoonto.records`)."""
@@ -134,19 +173,26 @@ class ColumnProfile:
 
 
 def column_probe_sql(source: BaseSource, table: TableInfo, column: ColumnInfo, *,
-                     sample_rows: int | None = None, fetch: int = FETCHED_VALUES) -> str:
-    """The profiling query of ``column`` (whole table, or a sample of ``sample_rows`` rows)."""
-    expr = f"{source.quote(column.name)} AS v"
-    base = (
-        source.sample_from(table, expr, sample_rows)
-        if sample_rows
-        else f"(SELECT {expr} FROM {source.quote(table.name)})"
-    )
+                     sample_rows: int | None = None, fetch: int | None = None) -> str:
+    """The profiling query of ``column`` (whole table, or a sample of ``sample_rows`` rows).
+
+    Args:
+        fetch: ``None`` for the plain value-frequency query (``v``, ``n`` per value, most frequent
+            first); a number of groups for the query with window totals (``v, n, total_rows,
+            null_rows, distinct_values, min_value, max_value``), limited to ``fetch`` rows.
+    """
+    col = source.quote(column.name)
+    if sample_rows:
+        base, group = source.sample_from(table, f"{col} AS v", sample_rows) + " AS s", "v"
+    else:
+        base, group = source.quote(table.name), col
+    if fetch is None:
+        return f"SELECT {group} AS v, COUNT(*) AS n FROM {base} GROUP BY {group} ORDER BY n DESC, v"
     return (
         "SELECT v, n, SUM(n) OVER () AS total_rows, "
         "SUM(CASE WHEN v IS NULL THEN n ELSE 0 END) OVER () AS null_rows, "
         "COUNT(v) OVER () AS distinct_values, MIN(v) OVER () AS min_value, MAX(v) OVER () AS max_value "
-        f"FROM (SELECT v, COUNT(*) AS n FROM {base} AS s GROUP BY v) AS g "
+        f"FROM (SELECT {group} AS v, COUNT(*) AS n FROM {base} GROUP BY {group}) AS g "
         f"ORDER BY n DESC, v LIMIT {int(fetch)}"
     )
 
@@ -160,6 +206,8 @@ def profile(
     sample_rows: int = DEFAULT_SAMPLE_ROWS,
     top_k: int = DEFAULT_TOP_K,
     timeout_ms: int = 5000,
+    vocabulary_cap: int = DEFAULT_VOCABULARY_CAP,
+    at: _dt.datetime | None = None,
 ) -> list[ColumnProfile]:
     """Profile every column of ``source`` (or of the named ``tables``).
 
@@ -171,6 +219,8 @@ def profile(
         sample_rows: sample size (rows).
         top_k: values kept in the distribution.
         timeout_ms: time limit of each probe, in milliseconds.
+        vocabulary_cap: columns with at most this many distinct values record them all.
+        at: fixed time stamped on every probe (a build's logical clock); default: wall clock.
 
     Returns:
         One :class:`ColumnProfile` per profiled column, in table and column order. Columns whose
@@ -187,6 +237,7 @@ def profile(
                 profiles.append(profile_column(
                     source, table, column, iris, sample_threshold=sample_threshold,
                     sample_rows=sample_rows, top_k=top_k, timeout_ms=timeout_ms,
+                    vocabulary_cap=vocabulary_cap, at=at,
                 ))
             except SourceError as err:
                 warn(f"source {source.id!r}: probe of {table.name}.{column.name} failed ({err}); skipped")
@@ -203,6 +254,8 @@ def profile_column(
     sample_rows: int = DEFAULT_SAMPLE_ROWS,
     top_k: int = DEFAULT_TOP_K,
     timeout_ms: int = 5000,
+    vocabulary_cap: int = DEFAULT_VOCABULARY_CAP,
+    at: _dt.datetime | None = None,
 ) -> ColumnProfile:
     """Run the probe of one column and build its :class:`ColumnProfile` (with Evidence + Probe).
 
@@ -211,43 +264,74 @@ def profile_column(
     """
     # unknown row count (counting timed out): sample too, the table may be huge
     sampled = table.row_count is None or table.row_count > sample_threshold
-    sql = column_probe_sql(source, table, column, sample_rows=sample_rows if sampled else None,
-                           fetch=max(FETCHED_VALUES, top_k))
-    run = run_probe(source, sql, limit=max(FETCHED_VALUES, top_k), timeout_ms=timeout_ms)
-    rows = run.result.rows
-    total = int(rows[0][2] or 0) if rows else 0
-    nulls = int(rows[0][3] or 0) if rows else 0
-    distinct = int(rows[0][4] or 0) if rows else 0
-    low = _text(rows[0][5]) if rows else None
-    high = _text(rows[0][6]) if rows else None
-    values = [(r[0], int(r[1])) for r in rows if r[0] is not None]
+    fetch = max(FETCHED_VALUES, top_k, vocabulary_cap + 1)
+    sample = sample_rows if sampled else None
+    run = run_probe(source, column_probe_sql(source, table, column, sample_rows=sample),
+                    limit=fetch, timeout_ms=timeout_ms, at=at)
+    complete = not run.result.truncated
+    if complete:
+        groups = [(r[0], int(r[1])) for r in run.result.rows]
+        values = [(v, n) for v, n in groups if v is not None]
+        total = sum(n for _, n in groups)
+        nulls = total - sum(n for _, n in values)
+        distinct = len(values)
+        # every value was seen: compare numbers stored as text as numbers ("9" < "10")
+        ordered = sorted((v for v, _ in values), key=_sort_key)
+        low = _text(ordered[0]) if ordered else None
+        high = _text(ordered[-1]) if ordered else None
+    else:  # too many values to fetch: one query with the totals over all groups
+        run = run_probe(source, column_probe_sql(source, table, column, sample_rows=sample, fetch=fetch),
+                        limit=fetch, timeout_ms=timeout_ms, at=at)
+        rows = run.result.rows
+        total = int(rows[0][2] or 0) if rows else 0
+        nulls = int(rows[0][3] or 0) if rows else 0
+        distinct = int(rows[0][4] or 0) if rows else 0
+        values = [(r[0], int(r[1])) for r in rows if r[0] is not None]
+        low = _text(rows[0][5]) if rows else None
+        high = _text(rows[0][6]) if rows else None
+    raw_values = [v for v, _ in values]
     texts = [(_text(v), n) for v, n in values]
     top = texts[:top_k]
-    raw_values = [v for v, _ in values]
     kind = infer_type(raw_values)
     pattern = value_pattern(raw_values)
-    if distinct <= len(texts):
-        samples = [t for t, _ in texts]
-    else:
-        samples = [t for t, _ in texts[:top_k]]
+    numeric = pattern in NUMERIC_PATTERNS
+    vocabulary: tuple[str, ...] = ()
+    if (complete and texts and not numeric and pattern not in ("year", "blob")
+            and max(len(str(v)) for v in raw_values) <= MAX_VOCABULARY_VALUE_LENGTH):
+        vocabulary = tuple(t for t, _ in texts)
+    samples = [] if numeric else (list(vocabulary) or [t for t, _ in top])
     null_fraction = nulls / total if total else 0.0
     storage = frozenset(type(v).__name__ for v in raw_values)
-    summary = _summary(total, null_fraction, distinct, low, high, kind, sampled, table.row_count)
+    summary = _summary(total, null_fraction, distinct, low, high, pattern or kind, sampled, table.row_count)
     if kind in ("integer", "decimal", "date", "datetime", "time") and storage == {"str"}:
         summary += " (stored as text)"
+    distribution = dict(top) if top and top[0][1] > 1 and not numeric else None
     evidence, probe = run.records(
         iris, summary,
         rows_observed=total, null_fraction=round(null_fraction, 6), distinct_count=distinct,
         min_value=low, max_value=high, sample_values=samples,
-        value_distribution=dict(top) if top else None, value_pattern=pattern,
+        value_distribution=distribution, value_pattern=pattern,
     )
     return ColumnProfile(
         table=table.name, column=column.name, column_iri=iris.column(source.id, table.name, column.name),
         rows=total, table_rows=table.row_count, sampled=sampled, null_fraction=null_fraction,
         distinct_count=distinct, min_value=low, max_value=high, top_values=top, samples=samples,
         inferred_type=kind, pattern=pattern, storage=storage,
-        evidence=evidence, probe=probe,
+        evidence=evidence, probe=probe, null_count=nulls, complete=complete, vocabulary=vocabulary,
+        run=run,
     )
+
+
+_NUMBER = re.compile(r"^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$")
+
+
+def _sort_key(value: Any) -> tuple:
+    """Numbers (also stored as text) before other values, numbers by value, the rest as text."""
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
+        return (0, float(value), "")
+    if isinstance(value, str) and _NUMBER.match(value):
+        return (0, float(value), value)
+    return (1, 0.0, _text(value) or "")
 
 
 def infer_type(values: list[Any]) -> str:

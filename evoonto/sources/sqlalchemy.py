@@ -24,10 +24,12 @@ Example::
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from evoonto.errors import QueryTimeout, ReadOnlyViolation, SourceError
 from evoonto.sources.base import BaseSource, ColumnInfo, ForeignKey, TableInfo, warn
+from evoonto.sources.registry import SourceKind, register_source_kind
 from evoonto.sources.sqlite import connect_read_only, execute_capped
 
 __all__ = ["SQLAlchemySource", "SQLGLOT_DIALECTS"]
@@ -182,3 +184,13 @@ def _type_name(type_, dialect) -> str:
 def _first_line(err: BaseException) -> str:
     text = str(getattr(err, "orig", None) or err).strip().splitlines()
     return text[0][:300] if text else type(err).__name__
+
+
+def _is_url(location: str) -> bool:
+    """A URL ``scheme://…`` (SQLAlchemy's ``dialect+driver://…``)."""
+    return _URL_RE.match(location) is not None
+
+
+_URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+
+register_source_kind(SourceKind("sqlalchemy", lambda url, **kw: SQLAlchemySource(str(url), **kw), _is_url))

@@ -36,9 +36,9 @@ from evoonto.sources.base import (
     TableInfo,
     _Deadline,
     column_names,
-    is_sqlite_file,
     warn,
 )
+from evoonto.sources.registry import SourceKind, register_source_kind
 
 __all__ = ["SQLiteSource", "connect_read_only", "harden", "execute_capped"]
 
@@ -266,3 +266,21 @@ class SQLiteSource(BaseSource):
 
     def _close(self) -> None:
         self._conn.close()
+
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """``True`` when ``path`` starts with the SQLite header (or is empty, a valid empty DB)."""
+    with open(path, "rb") as handle:
+        head = handle.read(len(_SQLITE_MAGIC))
+    return head == _SQLITE_MAGIC or head == b""
+
+
+def _is_local_file(location: str) -> bool:
+    """Any existing file that no more specific kind claimed (the embedded default)."""
+    return "://" not in location and Path(location).expanduser().is_file()
+
+
+register_source_kind(SourceKind("sqlite", SQLiteSource, _is_local_file, priority=-100))

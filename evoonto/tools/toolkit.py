@@ -78,7 +78,7 @@ class OntologyTools:
         base_iri: workspace base IRI; ids are IRIs relative to it (default: ``ontology.base_iri``
             or the base of the concept scheme ``<B scheme>``).
         sources: source id (``dcterms:identifier`` in the catalog) -> open Source, or a path/URL
-            opened with :func:`evoonto.sources.base.open_source` on first use. Needed by declared SQL
+            opened with :func:`evoonto.sources.open_source` on first use. Needed by declared SQL
             tools and the data tools.
         trajectory: where :meth:`call` logs every call (None: no logging).
         data_tools: serve list_tables/describe_table/run_sql through :meth:`call` too.
@@ -180,7 +180,7 @@ class OntologyTools:
             if spec is None:
                 raise SourceError(f"no data source {source_id!r} is configured")
             if isinstance(spec, (str, bytes)) or hasattr(spec, "__fspath__"):
-                from evoonto.sources.base import open_source
+                from evoonto.sources import open_source
 
                 spec = open_source(spec, source_id=source_id)
                 self._owned.append(spec)
