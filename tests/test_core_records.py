@@ -131,7 +131,7 @@ def test_from_graph_errors(iris):
 def _harvested(tmp_path, iris, documents: bool = False) -> rdflib.Graph:
     from pathlib import Path
 
-    from evoonto.sources.base import open_source
+    from evoonto.sources import open_source
     from evoonto.sources.catalog import harvest
 
     if documents:

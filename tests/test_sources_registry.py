@@ -137,15 +137,5 @@ def test_base_imports_no_connector_and_no_registry():
     assert not loaded & (forbidden - {"evoonto.sources.registry"}), loaded
 
 
-def test_old_import_path_still_opens_sources(tmp_path: Path):
-    from evoonto.sources.base import open_source as old_open_source
-    from evoonto.sources.base import source_kind_of as old_kind_of
-
-    db = make_hostile_db(tmp_path)
-    assert old_open_source is open_source and old_kind_of(db) == "sqlite"
-    with pytest.raises(ImportError):
-        from evoonto.sources.base import no_such_name  # noqa: F401
-
-
 def test_query_result_is_still_exported():
     assert QueryResult((), [], False, 0.0).scalar() is None

@@ -391,20 +391,3 @@ class _Deadline:
         if time.monotonic() >= self.at:
             self.fired = True
         return self.fired
-
-
-#: Names that moved to :mod:`evoonto.sources.registry`, still importable from here.
-_MOVED_TO_REGISTRY = ("open_source", "open_sources", "source_kind_of")
-
-
-def __getattr__(name: str) -> Any:
-    """Compatibility aliases: ``from evoonto.sources.base import open_source`` keeps working.
-
-    The registry is imported on first use of an alias only, so importing this module never loads
-    the registry or a connector (no import cycle). New code imports them from :mod:`evoonto.sources`.
-    """
-    if name in _MOVED_TO_REGISTRY:
-        from evoonto.sources import registry
-
-        return getattr(registry, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,7 +27,7 @@ from evoonto.evolution.view import OntologyView
 from evoonto.iris import IriFactory
 from evoonto.namespaces import CSVW, EVO
 from evoonto.ontology import Ontology
-from evoonto.sources.base import open_source
+from evoonto.sources import open_source
 from evoonto.sources.catalog import harvest
 from evoonto.tools import manifest
 from evoonto.viz.names import IriNamer
