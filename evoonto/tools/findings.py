@@ -1,0 +1,57 @@
+"""Findings: what a deterministic check of an agent's SQL against the ontology reports.
+
+One record type shared by every check (:mod:`evoonto.tools.sqlcheck` for tables, columns, values and
+Constraints; :mod:`evoonto.tools.joinpaths` for joins and fan traps), so the tool, the CLI
+(``evoonto check-sql``), the trajectory log and diagnosis all read the same fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+#: SHACL-style severities (``sh:Violation``, ``sh:Warning``, ``sh:Info``); a Violation means the SQL
+#: is very likely wrong, and ``evoonto check-sql`` exits 1 when there is one.
+Severity = Literal["Violation", "Warning", "Info"]
+SEVERITIES: tuple[str, ...] = ("Violation", "Warning", "Info")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found in a SQL statement.
+
+    Attributes:
+        kind: what is wrong, a short snake_case name (e.g. ``unknown_column``, ``unseen_value``,
+            ``unknown_join``, ``mismatched_join_keys``, ``fan_trap``, ``missing_constraint``,
+            ``view_for_base``).
+        severity: ``Violation``, ``Warning`` or ``Info``.
+        message: one line for a person or an agent.
+        suggestion: what to write instead (nearest column, observed value, join condition), or None.
+        start, end: character offsets of the offending part in the SQL text (``sql[start:end]``), or
+            None when the finding is about the statement as a whole (e.g. a missing filter).
+        subject: the table, column or ontology id the finding is about, or None.
+    """
+
+    kind: str
+    severity: Severity
+    message: str
+    suggestion: str | None = None
+    start: int | None = None
+    end: int | None = None
+    subject: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"severity must be one of {', '.join(SEVERITIES)}, not {self.severity!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The finding as a JSON-ready dict (the tool's and ``check-sql --json``'s answer format)."""
+        return asdict(self)
+
+
+def has_violation(findings: list[Finding]) -> bool:
+    """True when any finding has severity ``Violation``."""
+    return any(f.severity == "Violation" for f in findings)
+
+
+__all__ = ["Finding", "Severity", "SEVERITIES", "has_violation"]
