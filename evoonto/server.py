@@ -205,7 +205,7 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
     from mcp_types import CallToolResult, TextContent, ToolAnnotations
     from mcp_types import Tool as MCPTool
 
-    from evoonto import __version__
+    from evoonto.version import __version__
 
     if isinstance(target, OntologyTools):
         provider = ToolsProvider(target, data_tools=data_tools, trajectory=trajectory)

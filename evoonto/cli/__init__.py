@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evoonto", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    from evoonto import __version__
+    from evoonto.version import __version__
 
     parser.add_argument("--version", action="version", version=f"evoonto {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

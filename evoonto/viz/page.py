@@ -74,7 +74,7 @@ def render_page(model: dict) -> str:
     template, style, script = (_static(name) for name in _STATIC)
     if re.search(r"</(script|style)", script + style, re.IGNORECASE):
         raise ValueError("bundled explorer.js/explorer.css must not contain a closing script/style tag")
-    from evoonto import __version__
+    from evoonto.version import __version__
 
     csp = (f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; "
            "base-uri 'none'; form-action 'none'")
