@@ -14,22 +14,10 @@
 
 from __future__ import annotations
 
-import importlib
+from evoonto.tools.data import DataTools
+from evoonto.tools.declared import DeclaredTool
+from evoonto.tools.registry import ToolSpec
+from evoonto.tools.toolkit import OntologyTools
+from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, read_events
 
-_LAZY = {
-    "OntologyTools": "evoonto.tools.toolkit",
-    "TrajectoryLog": "evoonto.tools.trajectory",
-    "ToolEvent": "evoonto.tools.trajectory",
-    "ToolSpec": "evoonto.tools.registry",
-    "read_events": "evoonto.tools.trajectory",
-    "DeclaredTool": "evoonto.tools.declared",
-    "DataTools": "evoonto.tools.data",
-}
-
-__all__ = sorted(_LAZY)
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'evoonto.tools' has no attribute {name!r}")
+__all__ = ["DataTools", "DeclaredTool", "OntologyTools", "ToolEvent", "ToolSpec", "TrajectoryLog", "read_events"]
