@@ -82,8 +82,9 @@ def test_value_probes_find_values_in_hostile_columns(tmp_path: Path):
     for location in _engines(tmp_path):
         with open_source(location) as src:
             prober = ValueProber({src.id: src})
-            columns = [ColumnInfo(src.id, "select from", n, "TEXT", URIRef(f"urn:c{i}"), URIRef("urn:t"),
-                                  URIRef("urn:s")) for i, n in enumerate(HOSTILE_NAMES)]
+            columns = [ColumnInfo(name=n, iri=URIRef(f"urn:c{i}"), table="select from", table_iri=URIRef("urn:t"),
+                                  source_id=src.id, source_iri=URIRef("urn:s"), declared_type="TEXT")
+                       for i, n in enumerate(HOSTILE_NAMES)]
             hits = prober.find(src.id, "v'3\"", columns)
             assert [(h.column, h.value) for h in hits] == [(HOSTILE_NAMES[3], "v'3\"")], location
             assert prober.queries == len(HOSTILE_NAMES)
@@ -109,7 +110,8 @@ def test_generated_sql_names_columns_in_the_source_dialect(dialect: str):
     """In MySQL ``"order"`` is a string, not a column: names must be quoted the dialect's way."""
     src = _Recording(dialect)
     names = ["order", "Free Meal Count (K-12)"]
-    columns = [ColumnInfo("rec", "select from", n, "TEXT", URIRef(f"urn:c{i}"), URIRef("urn:t"), URIRef("urn:s"))
+    columns = [ColumnInfo(name=n, iri=URIRef(f"urn:c{i}"), table="select from", table_iri=URIRef("urn:t"),
+                          source_id="rec", source_iri=URIRef("urn:s"), declared_type="TEXT")
                for i, n in enumerate(names)]
     ValueProber({"rec": src}).find("rec", "O'Hara", columns)
     prober = Prober(src, at=AT)
