@@ -24,6 +24,11 @@ explorer shows can be tested without a browser. Input is the named graphs of one
     (``derivation``, ``association``, ``hierarchy``, ``composition``, ``equivalence``, …) or a
     structural reference (``mapping``, ``constrains``, ``evidence``); ``fields`` carries the
     qualified relation node's join condition, formula and evidence.
+``overview``
+    the start view of the page: ``{"basis", "nodes", "terms", "total"}`` (see
+    :meth:`evoonto.viz.content.ContentGraph.overview`): the entities (tables) with the number of
+    Terms under each, at most ``maxVisible``. The page opens on it when the whole graph exceeds the
+    node budget; search (and "Explore from here") lead into the rest.
 ``history``
     One row per gate decision (accepted, rejected, invalid; plus any patch without a gate), in
     commit order: ``id`` (patch id), ``gate`` and ``patch`` (IRIs), ``round``, ``seq``, ``version``
@@ -184,6 +189,7 @@ def build_model(
         "relationTypes": [{k: t[k] for k in ("key", "label", "property", "directed")} for t in content.relation_types],
         "nodes": content.nodes,
         "edges": content.edges,
+        "overview": content.overview(max_visible),
         "history": rows,
     }
 

@@ -16,6 +16,12 @@
   var HISTORY = DATA.history;
   var META = DATA.meta;
   var MAX_VISIBLE = Math.max(10, META.maxVisible || 300);
+  // the start view when the graph exceeds the budget: entities (tables) and the relations between them
+  var OVERVIEW = DATA.overview || { basis: null, nodes: [], terms: [], total: 0 };
+  var OVERVIEW_TERMS = table({});
+  OVERVIEW.nodes.forEach(function (i, k) { OVERVIEW_TERMS[i] = OVERVIEW.terms[k]; });
+  /** render() focus that asks for the overview. */
+  var TO_OVERVIEW = { overview: true };
 
   // ------------------------------------------------------------------ DOM helpers (text only)
   function setAttrs(node, attrs) {
@@ -94,6 +100,7 @@
     visible: [],            // node indices currently drawn
     visibleSet: {},         // index -> true
     neighbourhood: null,    // focus node indices when a neighbourhood is drawn, else null
+    overview: false,        // the entities overview is drawn
     selected: null,         // selected node index
     row: null,              // selected history row index
     pos: {},                // node index -> {x, y} (kept across re-renders)
@@ -120,13 +127,24 @@
     return copy;
   }
 
-  /** Nodes to draw: everything when it fits the budget, else a breadth-first neighbourhood of focus. */
+  /** True when the graph does not fit the budget and has entities to show instead. */
+  function overviewFirst() { return OVERVIEW.nodes.length > 0 && countAll() > MAX_VISIBLE; }
+
+  /** Nodes to draw: everything when it fits the budget; else the entities overview (no focus, or
+   *  TO_OVERVIEW); else a breadth-first neighbourhood of focus. */
   function chooseVisible(focus) {
     var allowed = function (i) { return state.satellites || !isSatellite(i); };
+    state.overview = false;
     if (countAll() <= MAX_VISIBLE && !(focus && focus.neighbourhood)) {
       state.neighbourhood = null;
       return NODES.map(function (n, i) { return i; }).filter(allowed);
     }
+    if (OVERVIEW.nodes.length && (!focus || focus.overview || !focus.length)) {
+      state.neighbourhood = null;
+      state.overview = true;
+      return OVERVIEW.nodes.slice(0, MAX_VISIBLE);
+    }
+    if (focus && focus.overview) { focus = null; }
     var maxDepth = (focus && focus.depth) || Infinity;
     var roots = (focus && focus.length) ? focus.slice() : [bestRoot()];
     roots = roots.filter(allowed);
@@ -216,7 +234,10 @@
       g.appendChild(s('circle', { className: 'halo', r: radius(node) + 5 }));
       g.appendChild(shapeFor(node));
       g.appendChild(s('text', { x: radius(node) + 4, y: 4, text: node.label.length > 48 ? node.label.slice(0, 47) + '…' : node.label }));
-      g.appendChild(s('title', { text: node.label + ' (' + (node.family === 'term' ? node.kind : FAMILY_NAMES[node.family]) + ')' }));
+      var members = state.overview ? OVERVIEW_TERMS[i] : undefined;
+      if (members) { g.appendChild(s('text', { className: 'members', x: radius(node) + 4, y: 16, text: plural(members, 'Term') })); }
+      g.appendChild(s('title', { text: node.label + ' (' + (node.family === 'term' ? node.kind : FAMILY_NAMES[node.family]) + ')' +
+        (members ? ', ' + plural(members, 'Term') + ' under it' : '') }));
       nodeLayer.appendChild(g);
       els.nodes[i] = g;
     });
@@ -248,7 +269,13 @@
   function updateNote() {
     var total = countAll();
     var note = $('view-note');
-    if (state.neighbourhood) {
+    if (state.overview) {
+      var n = OVERVIEW.total;
+      var what = OVERVIEW.basis === 'table' ? (n === 1 ? 'table' : 'tables') : (n === 1 ? 'entity' : 'entities');
+      note.textContent = 'Overview: ' + (state.visible.length < n ? state.visible.length.toLocaleString('en') + ' of ' : '') +
+        n.toLocaleString('en') + ' ' + what + ' (' + total.toLocaleString('en') +
+        ' nodes in all) — search for any Term, or select one and “Explore from here”';
+    } else if (state.neighbourhood) {
       var root = NODES[state.neighbourhood[0]];
       note.textContent = 'Showing ' + state.visible.length.toLocaleString('en') + ' of ' + total.toLocaleString('en') +
         ' nodes around “' + root.label + '”' + (state.neighbourhood.length > 1 ? ' and ' + (state.neighbourhood.length - 1) + ' more' : '') +
@@ -257,9 +284,10 @@
       note.textContent = plural(state.visible.length, 'node') + ' · drag to pan, scroll to zoom';
     }
     $('show-all').hidden = !(state.neighbourhood && total <= MAX_VISIBLE);
+    $('overview').hidden = state.overview || !overviewFirst();
     graph.classList.toggle('dense', state.visible.length > 80);
     graph.setAttribute('data-visible', String(state.visible.length));
-    graph.setAttribute('data-mode', state.neighbourhood ? 'neighbourhood' : 'all');
+    graph.setAttribute('data-mode', state.overview ? 'overview' : state.neighbourhood ? 'neighbourhood' : 'all');
   }
 
   // deterministic pseudo-random numbers for initial positions
@@ -548,6 +576,9 @@
     var box = clear($('record'));
     var c = META.counts;
     box.appendChild(h('div', { className: 'placeholder' }, [
+      overviewFirst() ? h('p', { text: 'The graph opens on its ' + (OVERVIEW.basis === 'table' ? 'tables' : 'entities') +
+        ' and the relations between them. Type in the search box to find any Term, or select an entity and use ' +
+        '“Explore from here” to see the Terms under it; “Overview” comes back here.' }) : null,
       h('p', { text: 'Click a node to see its record: labels, definition, Mappings, Evidence values, Constraints and IRI.' }),
       h('p', { text: 'Select a row of the version history to highlight what that patch added (green) or removed (red).' }),
       h('p', { text: plural(c.term, 'Term') + ', ' + plural(c.mapping, 'Mapping') + ', ' + plural(c.constraint, 'Constraint') +
@@ -851,10 +882,11 @@
   $('show-satellites').addEventListener('change', function (evt) {
     state.satellites = evt.target.checked;
     if (!state.satellites && state.selected !== null && isSatellite(state.selected)) { state.selected = null; placeholder(); }
-    render(state.neighbourhood ? around(state.neighbourhood) : null);
+    render(state.neighbourhood ? around(state.neighbourhood) : state.overview ? TO_OVERVIEW : null);
   });
   $('fit').addEventListener('click', function () { state.userMoved = false; state.follow = null; fit(); });
   $('show-all').addEventListener('click', function () { render(null); });
+  $('overview').addEventListener('click', function () { render(TO_OVERVIEW); });
   $('clear').addEventListener('click', function () { selectRow(null); selectNode(null); });
   window.addEventListener('resize', function () { if (!state.userMoved) { fit(); } });
 
