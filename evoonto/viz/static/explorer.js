@@ -119,11 +119,12 @@
   }
 
   /** A focus for render(): the neighbourhood of `list`. It stays a neighbourhood view when one is
-   *  shown (or `explicit`); when everything fits the budget it is limited to two hops. */
+   *  shown (or `explicit`: "Explore from here"); it is limited to two hops when everything fits the
+   *  budget or when asked explicitly (an entity with the Terms under it, not the budget's worth). */
   function around(list, explicit) {
     var copy = list.slice();
     copy.neighbourhood = !!explicit || !!state.neighbourhood;
-    copy.depth = countAll() <= MAX_VISIBLE ? 2 : Infinity;
+    copy.depth = (explicit || countAll() <= MAX_VISIBLE) ? 2 : Infinity;
     return copy;
   }
 
@@ -235,7 +236,7 @@
       g.appendChild(shapeFor(node));
       g.appendChild(s('text', { x: radius(node) + 4, y: 4, text: node.label.length > 48 ? node.label.slice(0, 47) + '…' : node.label }));
       var members = state.overview ? OVERVIEW_TERMS[i] : undefined;
-      if (members) { g.appendChild(s('text', { className: 'members', x: radius(node) + 4, y: 16, text: plural(members, 'Term') })); }
+      if (members) { g.appendChild(s('text', { className: 'members', x: radius(node) + 4, y: 4, dy: '1.3em', text: plural(members, 'Term') })); }
       g.appendChild(s('title', { text: node.label + ' (' + (node.family === 'term' ? node.kind : FAMILY_NAMES[node.family]) + ')' +
         (members ? ', ' + plural(members, 'Term') + ' under it' : '') }));
       nodeLayer.appendChild(g);
@@ -260,6 +261,10 @@
       degree[e.source] = (degree[e.source] || 0) + 1;
       degree[e.target] = (degree[e.target] || 0) + 1;
     });
+    if (state.overview) {  // every entity of the overview keeps its label
+      state.visible.forEach(function (i) { els.nodes[i].classList.add('hub'); });
+      return;
+    }
     state.visible.filter(function (i) { return !isSatellite(i) && degree[i] >= 3; })
       .sort(function (a, b) { return degree[b] - degree[a]; })
       .slice(0, 12)
@@ -325,7 +330,7 @@
       vy: new Float64Array(n), charge: new Float64Array(n), fixed: new Uint8Array(n) };
     for (k = 0; k < n; k++) {
       var p = state.pos[vis[k]];
-      L.x[k] = p.x; L.y[k] = p.y; L.charge[k] = isSatellite(vis[k]) ? 12 : 40;
+      L.x[k] = p.x; L.y[k] = p.y; L.charge[k] = isSatellite(vis[k]) ? 12 : state.overview ? 600 : 40;  // overview: room for two-line labels
     }
     var keys = Object.keys(els.edges), deg = new Float64Array(n);
     L.ls = new Int32Array(keys.length); L.lt = new Int32Array(keys.length);
@@ -333,7 +338,7 @@
     keys.forEach(function (key, j) {
       var e = EDGES[key];
       L.ls[j] = local[e.source]; L.lt[j] = local[e.target];
-      L.len[j] = EDGE_STYLES[e.type].structural ? 34 : 90;
+      L.len[j] = EDGE_STYLES[e.type].structural ? 34 : state.overview ? 170 : 90;
       deg[L.ls[j]]++; deg[L.lt[j]]++;
     });
     for (k = 0; k < keys.length; k++) { L.strength[k] = 1 / Math.min(deg[L.ls[k]], deg[L.lt[k]]); }
@@ -898,4 +903,5 @@
   placeholder();
   diffPlaceholder();
   render(null);
+  if (state.overview) { input.focus(); }  // a large graph: search is the way in
 })();
