@@ -7,7 +7,7 @@ explorer shows can be tested without a browser. Input is the named graphs of one
 
 ``meta``
     ``title``, ``base`` (workspace base IRI or None), ``version`` (active version number or None),
-    ``maxVisible`` (node budget of one rendered view; past it the page shows a neighbourhood),
+    ``maxVisible`` (node budget of one rendered view; past it the page opens on ``overview``),
     ``counts`` (``term``, ``mapping``, ``constraint``, ``evidence``, ``relation``, ``triples``).
 ``relationTypes``
     ``[{"key", "label", "property", "directed"}]``: the semantic relation types (the five of the
@@ -64,7 +64,7 @@ from evoonto.namespaces import GRAPH, parse_patch_graph
 from evoonto.viz.content import ContentGraph
 from evoonto.viz.history import PatchGraphs, history_rows
 
-#: Default node budget of one rendered view (nodes); past it the page renders a neighbourhood.
+#: Default node budget of one rendered view (nodes); past it the page opens on the entities overview.
 DEFAULT_MAX_VISIBLE = 300
 #: Default number of triples listed per patch in the history (the counts are always complete).
 DEFAULT_MAX_DIFF_TRIPLES = 200
