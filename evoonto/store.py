@@ -35,6 +35,30 @@ class QueryError(EvoontoError):
     """A SPARQL query or update is malformed or failed on the engine (message names the cause)."""
 
 
+def refuse_update(sparql: str, *, where: str = "this query interface") -> None:
+    """Raise :class:`QueryError` when ``sparql`` parses as a SPARQL 1.1 Update (parsed, never run).
+
+    The read-only check shared by every query-only entry point (``evoonto sparql``, the ``%sparql``
+    notebook magic): call it after a query failed, so an INSERT/DELETE/LOAD/CLEAR gets this message
+    instead of the engine's parser error. Text that is not an update returns ``None`` (the caller's
+    own error then stands).
+
+    Args:
+        sparql: the text the user gave (without injected prefixes).
+        where: the entry point named in the message, e.g. ``"`evoonto sparql`"``.
+    Raises:
+        QueryError: "SPARQL updates are refused: <where> is read-only (…)".
+    """
+    from rdflib.plugins.sparql.parser import parseUpdate
+
+    try:
+        parseUpdate(sparql)
+    except Exception:  # noqa: BLE001 - any parse failure means "not an update": the query error stands
+        return
+    raise QueryError(f"SPARQL updates are refused: {where} is read-only "
+                     "(change the ontology with patches: evoonto evolve, or evoonto rollback)")
+
+
 # --- term conversion -----------------------------------------------------------------------------
 
 _OX_IRI_CACHE: dict[str, ox.NamedNode] = {}
@@ -402,6 +426,7 @@ def serialize_quads(quads: Iterable[tuple], fmt: ox.RdfFormat = ox.RdfFormat.TRI
 
 
 __all__ = [
-    "Store", "OxigraphStore", "QueryError", "to_ox", "to_ox_quad", "from_ox", "graph_iri", "parse_rdf_file", "load_rdf_file",
+    "Store", "OxigraphStore", "QueryError", "refuse_update", "to_ox", "to_ox_quad", "from_ox", "graph_iri",
+    "parse_rdf_file", "load_rdf_file",
     "serialize_quads", "solution_rows",
 ]

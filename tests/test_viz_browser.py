@@ -273,9 +273,10 @@ def test_five_thousand_terms_render_a_bounded_neighbourhood(driver, tmp_path, sc
     open_page(driver, page)
     assert console_errors(driver) == []
     graph = driver.find_element(By.ID, "graph")
-    assert graph.get_attribute("data-mode") == "neighbourhood"
+    # the start view is the entities overview (500 Entities, cut to the budget), not a hub's neighbourhood
+    assert graph.get_attribute("data-mode") == "overview"
     assert len(driver.find_elements(By.CSS_SELECTOR, "#graph g.node")) == DEFAULT_MAX_VISIBLE
-    assert "of 11,563 nodes" in driver.find_element(By.ID, "view-note").text
+    assert "300 of 500 entities (11,563 nodes in all)" in driver.find_element(By.ID, "view-note").text
     shot = screenshots / "viz-5000-terms.png"
     driver.save_screenshot(str(shot))
     print(f"screenshot: {shot}")
@@ -289,5 +290,6 @@ def test_five_thousand_terms_render_a_bounded_neighbourhood(driver, tmp_path, sc
     title = record_title(driver)
     assert title.endswith(f" {target}")
     assert title in labels_with_class(driver, "selected")
+    assert graph.get_attribute("data-mode") == "neighbourhood"
     assert len(driver.find_elements(By.CSS_SELECTOR, "#graph g.node")) <= DEFAULT_MAX_VISIBLE
     assert console_errors(driver) == []

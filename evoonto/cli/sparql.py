@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
     from evoonto.cli import workspace_path
     from evoonto.errors import EvoontoError
+    from evoonto.store import refuse_update
     from evoonto.workspace import Workspace
 
     ws = Workspace.open(workspace_path(args))
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = ws.ontology.query(text)
     except EvoontoError:
-        _refuse_update(text)
+        refuse_update(text, where="`evoonto sparql`")
         raise
     if isinstance(result, bool):
         print("true" if result else "false")
@@ -93,20 +94,6 @@ def run(args: argparse.Namespace) -> int:
         shown = f"{len(rows)} of {len(result)}" if len(rows) < len(result) else f"{len(result)}"
         print(f"({shown} row{'s' if len(result) != 1 else ''})")
     return 0
-
-
-def _refuse_update(text: str) -> None:
-    """Raise a clear error when ``text`` parses as a SPARQL 1.1 Update (parsed only, never run)."""
-    from rdflib.plugins.sparql.parser import parseUpdate
-
-    from evoonto.errors import EvoontoError
-
-    try:
-        parseUpdate(text)
-    except Exception:  # not an update: the query error stands
-        return
-    raise EvoontoError("SPARQL updates are refused: `evoonto sparql` is read-only "
-                       "(use patches / evoonto rollback)")
 
 
 def _show(value: object, base_iri: str | None) -> str:

@@ -77,6 +77,7 @@ _TYPE, _PREF_LABEL, _RDFS_LABEL = str(RDF.type), str(SKOS.prefLabel), str(RDFS.l
 _DEPRECATED, _GENERATED_BY, _DISTRIBUTION = str(OWL.deprecated), str(PROV.wasGeneratedBy), str(EVO.valueDistribution)
 _COLUMN, _TABLE, _CONDITION, _COMMENT, _SUMMARY = map(str, (EVO.column, EVO.table, EVO.condition, RDFS.comment,
                                                             EVO.summary))
+_HAS_MAPPING = str(EVO.hasMapping)
 _LABEL_PROPS = frozenset(map(str, (SKOS.prefLabel, SKOS.altLabel, SKOS.hiddenLabel, RDFS.label)))
 
 
@@ -183,6 +184,48 @@ class ContentGraph:
         if isinstance(value, Literal):
             return json.dumps(cut(str(value), 300), ensure_ascii=False)
         return str(value)
+
+    def overview(self, limit: int) -> dict:
+        """The explorer's start view: the entities (tables) of the Content graph.
+
+        The overview holds the non-deprecated Terms of kind ``Entity``; when there are none, the
+        Terms with a table-level Mapping (``evo:table`` without ``evo:column``). Each comes with the
+        number of Terms directly under it (a hierarchy or composition edge to it: SKOS
+        ``broader``/``evo:partOf``). They are ordered by that number (descending), then by label,
+        and cut to ``limit``; the page draws them with the relations between them.
+
+        Args:
+            limit: the most nodes to list (the page's node budget).
+        Returns:
+            ``{"basis": "entity" | "table" | None, "nodes": [node index], "terms": [member count],
+            "total": number of candidates before the cut}``; ``nodes`` is empty (basis None) when
+            the graph has neither.
+        """
+        terms = [i for i, n in enumerate(self.nodes) if n["family"] == "term" and not n["deprecated"]]
+        basis: str | None = "entity"
+        chosen = [i for i in terms if self.nodes[i]["kind"] == "Entity"]
+        if not chosen:
+            basis = "table"
+            chosen = [i for i in terms if self._maps_a_whole_table(i)]
+        if not chosen:
+            return {"basis": None, "nodes": [], "terms": [], "total": 0}
+        members: dict[int, int] = defaultdict(int)
+        for edge in self.edges:
+            if edge["type"] in ("hierarchy", "composition") and self.nodes[edge["source"]]["family"] == "term":
+                members[edge["target"]] += 1
+        chosen.sort(key=lambda i: (-members[i], self.nodes[i]["label"].lower(), i))
+        cut_to = chosen[: max(0, limit)]
+        return {"basis": basis, "nodes": cut_to, "terms": [members[i] for i in cut_to], "total": len(chosen)}
+
+    def _maps_a_whole_table(self, term: int) -> bool:
+        """True when Term ``term`` has a Mapping naming a table and no column."""
+        iri = URIRef(self.nodes[term]["iri"])
+        for p, mapping in self._props[iri]:
+            if p == _HAS_MAPPING and isinstance(mapping, URIRef):
+                fields = {q for q, _ in self._props.get(mapping, ())}
+                if _TABLE in fields and _COLUMN not in fields:
+                    return True
+        return False
 
     # ---------------------------------------------------------------------------------- naming
     def _read_field_names(self, vocab: Graph) -> None:

@@ -7,7 +7,7 @@ explorer shows can be tested without a browser. Input is the named graphs of one
 
 ``meta``
     ``title``, ``base`` (workspace base IRI or None), ``version`` (active version number or None),
-    ``maxVisible`` (node budget of one rendered view; past it the page shows a neighbourhood),
+    ``maxVisible`` (node budget of one rendered view; past it the page opens on ``overview``),
     ``counts`` (``term``, ``mapping``, ``constraint``, ``evidence``, ``relation``, ``triples``).
 ``relationTypes``
     ``[{"key", "label", "property", "directed"}]``: the semantic relation types (the five of the
@@ -24,6 +24,11 @@ explorer shows can be tested without a browser. Input is the named graphs of one
     (``derivation``, ``association``, ``hierarchy``, ``composition``, ``equivalence``, …) or a
     structural reference (``mapping``, ``constrains``, ``evidence``); ``fields`` carries the
     qualified relation node's join condition, formula and evidence.
+``overview``
+    the start view of the page: ``{"basis", "nodes", "terms", "total"}`` (see
+    :meth:`evoonto.viz.content.ContentGraph.overview`): the entities (tables) with the number of
+    Terms under each, at most ``maxVisible``. The page opens on it when the whole graph exceeds the
+    node budget; search (and "Explore from here") lead into the rest.
 ``history``
     One row per gate decision (accepted, rejected, invalid; plus any patch without a gate), in
     commit order: ``id`` (patch id), ``gate`` and ``patch`` (IRIs), ``round``, ``seq``, ``version``
@@ -59,7 +64,7 @@ from evoonto.namespaces import GRAPH, parse_patch_graph
 from evoonto.viz.content import ContentGraph
 from evoonto.viz.history import PatchGraphs, history_rows
 
-#: Default node budget of one rendered view (nodes); past it the page renders a neighbourhood.
+#: Default node budget of one rendered view (nodes); past it the page opens on the entities overview.
 DEFAULT_MAX_VISIBLE = 300
 #: Default number of triples listed per patch in the history (the counts are always complete).
 DEFAULT_MAX_DIFF_TRIPLES = 200
@@ -184,6 +189,7 @@ def build_model(
         "relationTypes": [{k: t[k] for k in ("key", "label", "property", "directed")} for t in content.relation_types],
         "nodes": content.nodes,
         "edges": content.edges,
+        "overview": content.overview(max_visible),
         "history": rows,
     }
 

@@ -16,6 +16,12 @@
   var HISTORY = DATA.history;
   var META = DATA.meta;
   var MAX_VISIBLE = Math.max(10, META.maxVisible || 300);
+  // the start view when the graph exceeds the budget: entities (tables) and the relations between them
+  var OVERVIEW = DATA.overview || { basis: null, nodes: [], terms: [], total: 0 };
+  var OVERVIEW_TERMS = table({});
+  OVERVIEW.nodes.forEach(function (i, k) { OVERVIEW_TERMS[i] = OVERVIEW.terms[k]; });
+  /** render() focus that asks for the overview. */
+  var TO_OVERVIEW = { overview: true };
 
   // ------------------------------------------------------------------ DOM helpers (text only)
   function setAttrs(node, attrs) {
@@ -94,6 +100,7 @@
     visible: [],            // node indices currently drawn
     visibleSet: {},         // index -> true
     neighbourhood: null,    // focus node indices when a neighbourhood is drawn, else null
+    overview: false,        // the entities overview is drawn
     selected: null,         // selected node index
     row: null,              // selected history row index
     pos: {},                // node index -> {x, y} (kept across re-renders)
@@ -112,21 +119,33 @@
   }
 
   /** A focus for render(): the neighbourhood of `list`. It stays a neighbourhood view when one is
-   *  shown (or `explicit`); when everything fits the budget it is limited to two hops. */
+   *  shown (or `explicit`: "Explore from here"); it is limited to two hops when everything fits the
+   *  budget or when asked explicitly (an entity with the Terms under it, not the budget's worth). */
   function around(list, explicit) {
     var copy = list.slice();
     copy.neighbourhood = !!explicit || !!state.neighbourhood;
-    copy.depth = countAll() <= MAX_VISIBLE ? 2 : Infinity;
+    copy.depth = (explicit || countAll() <= MAX_VISIBLE) ? 2 : Infinity;
     return copy;
   }
 
-  /** Nodes to draw: everything when it fits the budget, else a breadth-first neighbourhood of focus. */
+  /** True when the graph does not fit the budget and has entities to show instead. */
+  function overviewFirst() { return OVERVIEW.nodes.length > 0 && countAll() > MAX_VISIBLE; }
+
+  /** Nodes to draw: everything when it fits the budget; else the entities overview (no focus, or
+   *  TO_OVERVIEW); else a breadth-first neighbourhood of focus. */
   function chooseVisible(focus) {
     var allowed = function (i) { return state.satellites || !isSatellite(i); };
+    state.overview = false;
     if (countAll() <= MAX_VISIBLE && !(focus && focus.neighbourhood)) {
       state.neighbourhood = null;
       return NODES.map(function (n, i) { return i; }).filter(allowed);
     }
+    if (OVERVIEW.nodes.length && (!focus || focus.overview || !focus.length)) {
+      state.neighbourhood = null;
+      state.overview = true;
+      return OVERVIEW.nodes.slice(0, MAX_VISIBLE);
+    }
+    if (focus && focus.overview) { focus = null; }
     var maxDepth = (focus && focus.depth) || Infinity;
     var roots = (focus && focus.length) ? focus.slice() : [bestRoot()];
     roots = roots.filter(allowed);
@@ -216,7 +235,10 @@
       g.appendChild(s('circle', { className: 'halo', r: radius(node) + 5 }));
       g.appendChild(shapeFor(node));
       g.appendChild(s('text', { x: radius(node) + 4, y: 4, text: node.label.length > 48 ? node.label.slice(0, 47) + '…' : node.label }));
-      g.appendChild(s('title', { text: node.label + ' (' + (node.family === 'term' ? node.kind : FAMILY_NAMES[node.family]) + ')' }));
+      var members = state.overview ? OVERVIEW_TERMS[i] : undefined;
+      if (members) { g.appendChild(s('text', { className: 'members', x: radius(node) + 4, y: 4, dy: '1.3em', text: plural(members, 'Term') })); }
+      g.appendChild(s('title', { text: node.label + ' (' + (node.family === 'term' ? node.kind : FAMILY_NAMES[node.family]) + ')' +
+        (members ? ', ' + plural(members, 'Term') + ' under it' : '') }));
       nodeLayer.appendChild(g);
       els.nodes[i] = g;
     });
@@ -239,6 +261,10 @@
       degree[e.source] = (degree[e.source] || 0) + 1;
       degree[e.target] = (degree[e.target] || 0) + 1;
     });
+    if (state.overview) {  // every entity of the overview keeps its label
+      state.visible.forEach(function (i) { els.nodes[i].classList.add('hub'); });
+      return;
+    }
     state.visible.filter(function (i) { return !isSatellite(i) && degree[i] >= 3; })
       .sort(function (a, b) { return degree[b] - degree[a]; })
       .slice(0, 12)
@@ -248,7 +274,13 @@
   function updateNote() {
     var total = countAll();
     var note = $('view-note');
-    if (state.neighbourhood) {
+    if (state.overview) {
+      var n = OVERVIEW.total;
+      var what = OVERVIEW.basis === 'table' ? (n === 1 ? 'table' : 'tables') : (n === 1 ? 'entity' : 'entities');
+      note.textContent = 'Overview: ' + (state.visible.length < n ? state.visible.length.toLocaleString('en') + ' of ' : '') +
+        n.toLocaleString('en') + ' ' + what + ' (' + total.toLocaleString('en') +
+        ' nodes in all) — search for any Term, or select one and “Explore from here”';
+    } else if (state.neighbourhood) {
       var root = NODES[state.neighbourhood[0]];
       note.textContent = 'Showing ' + state.visible.length.toLocaleString('en') + ' of ' + total.toLocaleString('en') +
         ' nodes around “' + root.label + '”' + (state.neighbourhood.length > 1 ? ' and ' + (state.neighbourhood.length - 1) + ' more' : '') +
@@ -257,9 +289,10 @@
       note.textContent = plural(state.visible.length, 'node') + ' · drag to pan, scroll to zoom';
     }
     $('show-all').hidden = !(state.neighbourhood && total <= MAX_VISIBLE);
+    $('overview').hidden = state.overview || !overviewFirst();
     graph.classList.toggle('dense', state.visible.length > 80);
     graph.setAttribute('data-visible', String(state.visible.length));
-    graph.setAttribute('data-mode', state.neighbourhood ? 'neighbourhood' : 'all');
+    graph.setAttribute('data-mode', state.overview ? 'overview' : state.neighbourhood ? 'neighbourhood' : 'all');
   }
 
   // deterministic pseudo-random numbers for initial positions
@@ -297,7 +330,7 @@
       vy: new Float64Array(n), charge: new Float64Array(n), fixed: new Uint8Array(n) };
     for (k = 0; k < n; k++) {
       var p = state.pos[vis[k]];
-      L.x[k] = p.x; L.y[k] = p.y; L.charge[k] = isSatellite(vis[k]) ? 12 : 40;
+      L.x[k] = p.x; L.y[k] = p.y; L.charge[k] = isSatellite(vis[k]) ? 12 : state.overview ? 600 : 40;  // overview: room for two-line labels
     }
     var keys = Object.keys(els.edges), deg = new Float64Array(n);
     L.ls = new Int32Array(keys.length); L.lt = new Int32Array(keys.length);
@@ -305,7 +338,7 @@
     keys.forEach(function (key, j) {
       var e = EDGES[key];
       L.ls[j] = local[e.source]; L.lt[j] = local[e.target];
-      L.len[j] = EDGE_STYLES[e.type].structural ? 34 : 90;
+      L.len[j] = EDGE_STYLES[e.type].structural ? 34 : state.overview ? 170 : 90;
       deg[L.ls[j]]++; deg[L.lt[j]]++;
     });
     for (k = 0; k < keys.length; k++) { L.strength[k] = 1 / Math.min(deg[L.ls[k]], deg[L.lt[k]]); }
@@ -548,6 +581,9 @@
     var box = clear($('record'));
     var c = META.counts;
     box.appendChild(h('div', { className: 'placeholder' }, [
+      overviewFirst() ? h('p', { text: 'The graph opens on its ' + (OVERVIEW.basis === 'table' ? 'tables' : 'entities') +
+        ' and the relations between them. Type in the search box to find any Term, or select an entity and use ' +
+        '“Explore from here” to see the Terms under it; “Overview” comes back here.' }) : null,
       h('p', { text: 'Click a node to see its record: labels, definition, Mappings, Evidence values, Constraints and IRI.' }),
       h('p', { text: 'Select a row of the version history to highlight what that patch added (green) or removed (red).' }),
       h('p', { text: plural(c.term, 'Term') + ', ' + plural(c.mapping, 'Mapping') + ', ' + plural(c.constraint, 'Constraint') +
@@ -851,10 +887,11 @@
   $('show-satellites').addEventListener('change', function (evt) {
     state.satellites = evt.target.checked;
     if (!state.satellites && state.selected !== null && isSatellite(state.selected)) { state.selected = null; placeholder(); }
-    render(state.neighbourhood ? around(state.neighbourhood) : null);
+    render(state.neighbourhood ? around(state.neighbourhood) : state.overview ? TO_OVERVIEW : null);
   });
   $('fit').addEventListener('click', function () { state.userMoved = false; state.follow = null; fit(); });
   $('show-all').addEventListener('click', function () { render(null); });
+  $('overview').addEventListener('click', function () { render(TO_OVERVIEW); });
   $('clear').addEventListener('click', function () { selectRow(null); selectNode(null); });
   window.addEventListener('resize', function () { if (!state.userMoved) { fit(); } });
 
@@ -866,4 +903,5 @@
   placeholder();
   diffPlaceholder();
   render(null);
+  if (state.overview) { input.focus(); }  // a large graph: search is the way in
 })();
