@@ -163,7 +163,7 @@ class Experiment:
         chosen = set(databases) if databases is not None else None
         test = [self._by_id[i] for i in rnd.test]
         out = []
-        for db_id in sorted({q.db_id for q in test}):
+        for db_id in sorted({q.db_id for q in test if q.db_id is not None}):  # db-less questions: no plan
             if chosen is not None and db_id not in chosen:
                 continue
             held_out = [q for q in test if q.db_id == db_id][:max_test]

@@ -30,7 +30,7 @@ import re
 import unicodedata
 from importlib import resources
 
-import Stemmer
+import Stemmer  # type: ignore[import-not-found]  # PyStemmer is a C extension that ships no type stubs
 
 __all__ = [
     "STOP_WORDS", "QUERY_WORDS", "QUESTION_STOP_WORDS", "normalize", "split_identifier", "tokenize",

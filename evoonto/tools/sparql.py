@@ -94,8 +94,11 @@ def iri_ref(iri: str) -> str:
 
 def value_of(node: Any) -> str | None:
     """The lexical form of an rdflib / pyoxigraph node (IRI string or literal value), or None."""
-    if node is None:
-        return None
+    return None if node is None else _lexical(node)
+
+
+def _lexical(node: object) -> str:
+    """The lexical form of a (non-None) rdflib / pyoxigraph node."""
     value = getattr(node, "value", None)  # pyoxigraph terms
     if isinstance(value, str):
         return value
@@ -119,7 +122,7 @@ def select(ontology: Any, body: str) -> list[dict[str, str]]:
     out = []
     for row in rows:
         items = row.items() if hasattr(row, "items") else row.asdict().items()
-        out.append({str(k): value_of(v) for k, v in items if v is not None})
+        out.append({str(k): _lexical(v) for k, v in items if v is not None})
     return out
 
 
