@@ -441,9 +441,9 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
     the member diagnoses recorded agent trajectories (``Member.recorded``): the backbone cannot
     replay another agent's run, so those candidates go to the gate unscreened. A candidate that
     does not compile or apply is screened out. Parent scores come from the same in-memory copy path
-    as the candidate's (see :func:`_same_path_copy`) and are cached per parent version. Screened-out candidates are added to
-    ``member.seen`` so they are not proposed again in this run; they are not gated and not recorded
-    in the history (they never became patches).
+    as the candidate's (see :func:`_same_path_copy`) and are cached per parent version. Screened-out
+    candidates are added to ``member.seen`` so they are not proposed again in this run; they are not
+    gated and not recorded in the history (they never became patches).
 
     Args:
         member: the workspace and its trajectory questions.
