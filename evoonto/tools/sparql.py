@@ -10,9 +10,12 @@ agent-provided values enter a query only as an escaped literal (:func:`literal`,
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evoonto.errors import ToolArgumentError, first_line
+
+if TYPE_CHECKING:
+    from evoonto.catalog import Queryable
 
 EVO = "https://w3id.org/evoonto/ns#"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
@@ -105,7 +108,7 @@ def _lexical(node: object) -> str:
     return str(node)
 
 
-def select(ontology: Any, body: str) -> list[dict[str, str]]:
+def select(ontology: Queryable, body: str) -> list[dict[str, str]]:
     """Run a SPARQL SELECT (``body`` without prefixes) and return rows of plain strings.
 
     Args:
