@@ -13,8 +13,9 @@ folds A and B, each into a construction pool (70%) and a gate validation set V (
   questions per fold instead of 2–13 per database);
 * **No gate** (ablation): the same loop with the gate disabled (every valid candidate accepted).
 
-Reported: held-out strict recall (and column recall, value recall and estimated tokens surfaced) of each, means over all held-out questions
-(every question is held out exactly once), rounds accepted / rejected / invalid, and wall time.
+Reported: held-out strict recall (and column recall, value recall and estimated tokens surfaced) of
+each, means over all held-out questions (every question is held out exactly once), rounds accepted /
+rejected / invalid, and wall time.
 Gold SQL is read only by the scorer (:mod:`evoonto.evaluation.linking`); the builder and the loop
 see question texts, tool results and pass/fail only.
 
@@ -84,11 +85,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test", default="sign", choices=("sign", "bootstrap", "none"))
     parser.add_argument("--metric", default="column", choices=("strict", "column"),
                         help="per-question outcome the gate compares (held-out reports strict recall)")
-    parser.add_argument("--kinds", nargs="+", default=["unlinked_phrase", "missing_value", "shallow_retrieval", "crowded_retrieval"])
+    parser.add_argument("--kinds", nargs="+",
+                        default=["unlinked_phrase", "missing_value", "shallow_retrieval", "crowded_retrieval"])
     parser.add_argument("-n", type=int, default=None,
                         help="browse hits of the retrieval policy (default: the browse tool's default of each "
                              "version, 8 unless a Tool-level patch changed it)")
-    parser.add_argument("--budget", type=int, default=8000, help="characters read per question (browse + resolve answers)")
+    parser.add_argument("--budget", type=int, default=8000,
+                        help="characters read per question (browse + resolve answers)")
     parser.add_argument("--db", nargs="*", default=None, help="only these databases")
     parser.add_argument("--no-ablation", action="store_true", help="skip the no-gate ablation")
     parser.add_argument("--no-screen", action="store_true",

@@ -12,7 +12,8 @@ value ≥ 0.85 at ≤ 40% of the full-schema prompt.
 
 Usage::
 
-    python benchmarks/linking_bench.py [--data ../shared/data/spider] [--seed 0] [--budget 8000] [-n N] [--resolve each|batch]
+    python benchmarks/linking_bench.py [--data ../shared/data/spider] [--seed 0] [--budget 8000] [-n N] \
+        [--resolve each|batch]
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "spider"))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--budget", type=int, default=8000, help="characters read per question (browse + resolve answers)")
+    parser.add_argument("--budget", type=int, default=8000,
+                        help="characters read per question (browse + resolve answers)")
     parser.add_argument("-n", type=int, default=None,
                         help="browse hits (default: the browse tool's default of each version, 8 unless patched)")
     parser.add_argument("--kind", default="term")
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     print(format_summary(result, "linking"))
     sizes = result.sizes
     if "full" in sizes:
-        print(f"full-schema prompt parts (mean chars per database and round): "
+        print("full-schema prompt parts (mean chars per database and round): "
               + ", ".join(f"{k} {v:.0f}" for k, v in sizes["full"].items()))
     from evoonto.evaluation.benchmarks import find_database, schema_ddl
 

@@ -75,14 +75,16 @@ def generate(n: int, seed: int = 0):
         column = re.sub(r"\W+", "_", label)
         table_name = f"{b}_{i // 50}"
         term, mapping = N(f"{BASE}term/shop/t{i}"), N(f"{BASE}mapping/shop/t{i}")
-        table, col = N(f"{BASE}source/shop/table/{table_name}"), N(f"{BASE}source/shop/table/{table_name}/column/{column}")
+        table = N(f"{BASE}source/shop/table/{table_name}")
+        col = N(f"{BASE}source/shop/table/{table_name}/column/{column}")
         quads += [
             ox.Quad(term, N(RDF_TYPE), N(EVO + "Term"), content),
             ox.Quad(term, N(RDF_TYPE), N(EVO + "Metric"), content),
             ox.Quad(term, N(SKOS + "prefLabel"), L(label, language="en"), content),
             ox.Quad(term, N(SKOS + "altLabel"), L(f"{b} {c}", language="en"), content),
             ox.Quad(term, N(SKOS + "hiddenLabel"), L(column), content),
-            ox.Quad(term, N(SKOS + "definition"), L(f"The {c} of {a} {b} records, per {rng.choice(NOUN)}.", language="en"), content),
+            ox.Quad(term, N(SKOS + "definition"),
+                    L(f"The {c} of {a} {b} records, per {rng.choice(NOUN)}.", language="en"), content),
             ox.Quad(term, N(EVO + "hasMapping"), mapping, content),
             ox.Quad(mapping, N(RDF_TYPE), N(EVO + "Mapping"), content),
             ox.Quad(mapping, N(EVO + "mapsTerm"), term, content),
@@ -265,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     print("(latencies in ms; R@5 = share of queries whose source Term is in the top 5)")
     if not args.no_stdio:
         p50, p99 = bench_stdio(args.queries)
-        print(f"MCP stdio round trip (browse, 1k Terms, `evoonto serve` subprocess): p50 {p50:.2f} ms, p99 {p99:.2f} ms")
+        print(f"MCP stdio round trip (browse, 1k Terms, `evoonto serve` subprocess): "
+              f"p50 {p50:.2f} ms, p99 {p99:.2f} ms")
     print("targets: browse p50 <= 2 ms @20k, <= 10 ms @100k; resolve p50 <= 5 ms; stdio p50 <= 10 ms")
     return 0
 

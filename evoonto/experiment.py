@@ -30,12 +30,14 @@ from evoonto.errors import ConfigurationError, WorkloadError
 
 if TYPE_CHECKING:  # typing only: the facade imports its collaborators where they are used
     from evoonto.builder.pipeline import BuildResult
+    from evoonto.evaluation.backbones import LinkingBackbone
     from evoonto.evaluation.benchmarks import Benchmark, Question
     from evoonto.evaluation.conditions import Conditions, Context
     from evoonto.evaluation.runner import EvalConfig, RunResult
     from evoonto.evaluation.linking import LinkingPolicy, LinkingResult
     from evoonto.evaluation.splits import Round, Splits
-    from evoonto.evolution.loop import EvolutionResult, LoopConfig, RoundRecord
+    from evoonto.evolution.loop import Backbone, EvolutionResult, Evolver, LoopConfig, RoundRecord
+    from evoonto.evolution.offline import OfflineEvolver
     from evoonto.ontology import Ontology
     from evoonto.workspace import Workspace
 
@@ -163,7 +165,7 @@ class Experiment:
         chosen = set(databases) if databases is not None else None
         test = [self._by_id[i] for i in rnd.test]
         out = []
-        for db_id in sorted({q.db_id for q in test}):
+        for db_id in sorted({q.db_id for q in test if q.db_id is not None}):  # db-less questions: no plan
             if chosen is not None and db_id not in chosen:
                 continue
             held_out = [q for q in test if q.db_id == db_id][:max_test]
@@ -269,16 +271,23 @@ class Experiment:
     # ----------------------------------------------------------------------------- scoring
 
     def backbone(self, *, metric: str = "column", policy: "LinkingPolicy | None" = None,
-                 sources: dict | None = None) -> Any:
+                 sources: dict | None = None) -> "Backbone":
         """The offline backbone the gate compares versions with: the schema-linking policy.
 
         Args:
             metric: ``column`` (column recall per question) or ``strict`` (1 when every gold column
                 was surfaced). policy: the retrieval policy (default :class:`LinkingPolicy`).
             sources: source id → open Source (declared tools need them).
+        Returns:
+            a :class:`~evoonto.evaluation.backbones.LinkingBackbone`, typed as the loop's
+            :class:`~evoonto.evolution.loop.Backbone` protocol (so callers may swap in ``ExBackbone``).
         Raises:
             ConfigurationError: unknown metric.
         """
+        return self._linking_backbone(metric=metric, policy=policy, sources=sources)
+
+    def _linking_backbone(self, *, metric: str, policy: "LinkingPolicy | None",
+                          sources: dict | None) -> "LinkingBackbone":
         from evoonto.evaluation.backbones import LinkingBackbone
 
         return LinkingBackbone(self.benchmark, policy=policy, metric=metric, sources=dict(sources or {}))
@@ -287,7 +296,7 @@ class Experiment:
               policy: "LinkingPolicy | None" = None, sources: dict | None = None) -> list["LinkingResult"]:
         """Schema-linking results (strict, column, table, value recall, tokens) of ``questions`` on
         ``ontology`` under the retrieval policy: the held-out score of a version."""
-        return [r for _, _, r in self.backbone(metric="strict", policy=policy, sources=sources)
+        return [r for _, _, r in self._linking_backbone(metric="strict", policy=policy, sources=sources)
                 .results(ontology, list(questions))]
 
     def context(self, condition: str, plan: FoldPlan, *, conditions: "Conditions | None" = None,
@@ -318,7 +327,7 @@ class Experiment:
 
     # ----------------------------------------------------------------------------- evolution
 
-    def evolve(self, workspace: "Workspace", plan: FoldPlan, *, backbone: Any, evolver: Any,
+    def evolve(self, workspace: "Workspace", plan: FoldPlan, *, backbone: "Backbone", evolver: "Evolver",
                config: "LoopConfig | None" = None, on_round: Callable[["RoundRecord"], None] | None = None,
                recorded_trajectories: list | None = None) -> "EvolutionResult":
         """Run the gated loop on ``workspace``: trajectories from ``plan.construction``, gate on
@@ -337,7 +346,8 @@ class Experiment:
                       validation_questions=list(plan.validation), evolver=evolver, config=config,
                       on_round=on_round, recorded_trajectories=recorded_trajectories)
 
-    def evolve_group(self, members: Sequence[tuple["Workspace", FoldPlan]], *, backbone: Any, evolver: Any,
+    def evolve_group(self, members: Sequence[tuple["Workspace", FoldPlan]], *, backbone: "Backbone",
+                     evolver: "Evolver",
                      config: "LoopConfig | None" = None, on_round: Callable[["RoundRecord"], None] | None = None,
                      caches: dict | None = None) -> "EvolutionResult":
         """Evolve several workspaces (one per database) together with one pooled gate
@@ -441,7 +451,7 @@ def run_evaluation(config: "EvalConfig", *, client: Any = None, progress: bool =
     return RunResult(folder, summary, rows, mean_sizes)
 
 
-def offline_evolver(sources: dict, **kwargs: Any) -> Any:
+def offline_evolver(sources: dict, **kwargs: Any) -> "OfflineEvolver":
     """The offline evolver (deterministic heuristics) with a value prober over ``sources``
     (source id → open Source); ``kwargs`` go to :class:`~evoonto.evolution.offline.OfflineEvolver`."""
     from evoonto.evolution.offline import OfflineEvolver

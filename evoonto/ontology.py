@@ -130,13 +130,13 @@ class Ontology:
 
             vocab = self.graph("vocab")
             keep = {RDF.type, RDFS.subClassOf, RDFS.subPropertyOf}
-            self._vocab_cache = (self.store, key, {
+            cached = self._vocab_cache = (self.store, key, {
                 "vocab": vocab,
                 "shapes": self.graph("shapes"),
                 "terms": frozenset(vocab.subjects()),
                 "skeleton": [t for t in vocab if t[1] in keep],
             })
-        return self._vocab_cache[2]
+        return cached[2]
 
     def record(self, iri):
         """The typed record (:mod:`evoonto.records`) of the content node ``iri``.
@@ -156,7 +156,8 @@ class Ontology:
         for rdf_type, cls in RECORD_TYPES.items():
             if (node, rdflib.RDF.type, rdf_type) in graph:
                 return cls.from_graph(graph, node)
-        raise RecordError(f"<{node}> is not a Term, Mapping, Constraint, Evidence, Probe or Relation in the content graph")
+        raise RecordError(
+            f"<{node}> is not a Term, Mapping, Constraint, Evidence, Probe or Relation in the content graph")
 
     def vocab_graph_cached(self) -> rdflib.Graph:
         """A fresh copy of the vocab graph, from the per-revision cache (cheaper than :meth:`graph`)."""

@@ -12,8 +12,8 @@ IRI and converts both ways:
 
 Field <-> predicate correspondences (predicate, cardinality, datatype) are declared once per class in
 ``FIELDS``; the conversion code is shared, and :func:`evoonto.catalog.read_catalog` builds its one
-SPARQL query and its records from the same declarations. A :class:`Relation` writes both its direct navigation triple ``<source> p <target>`` and
-its qualified node (OWL annotation reification).
+SPARQL query and its records from the same declarations. A :class:`Relation` writes both its direct
+navigation triple ``<source> p <target>`` and its qualified node (OWL annotation reification).
 """
 
 from __future__ import annotations
@@ -68,6 +68,11 @@ def _literal(kind: str, value: Any, lang: str) -> rdflib.term.Node:
     raise AssertionError(kind)
 
 
+def _value(node: rdflib.term.Node) -> Any:
+    """The Python value of a literal (``Literal.toPython``); the text of any other node."""
+    return node.toPython() if isinstance(node, Literal) else str(node)
+
+
 def _python(kind: str, node: rdflib.term.Node) -> Any:
     if kind == "iri":
         return node
@@ -78,9 +83,9 @@ def _python(kind: str, node: rdflib.term.Node) -> Any:
     if kind == "float":
         return float(node.toPython()) if isinstance(node, Literal) else float(str(node))
     if kind == "bool":
-        return bool(node.toPython())
+        return bool(_value(node))
     if kind == "datetime":
-        value = node.toPython()
+        value = _value(node)
         return value if isinstance(value, _dt.datetime) else str(node)
     if kind == "json":
         try:
@@ -120,7 +125,7 @@ class _Record:
         """The record as RDF triples ``(subject, predicate, object)`` (rdflib terms), no blank nodes."""
         subject = URIRef(str(self.iri))
         lang = getattr(self, "lang", "en")
-        triples = [(subject, RDF.type, self.RDF_TYPE)]
+        triples: list[tuple[URIRef, URIRef, rdflib.term.Node]] = [(subject, RDF.type, self.RDF_TYPE)]
         triples += [(subject, RDF.type, t) for t in self._extra_types()]
         for spec in self.FIELDS:
             value = getattr(self, spec.attr)
@@ -401,7 +406,7 @@ DIRECT_PROPERTIES: dict[str, URIRef] = {
 def direct_properties(vocab: rdflib.Graph) -> dict[URIRef, URIRef]:
     """``{relation type IRI: direct property IRI}`` as declared in a vocab graph (admissible types)."""
     return {
-        URIRef(t): URIRef(p)
+        URIRef(str(t)): URIRef(str(p))
         for t in vocab.subjects(RDF.type, EVO.RelationType)
         for p in vocab.objects(t, EVO.directProperty)
     }
@@ -474,7 +479,7 @@ class Relation(_Record):
 
 
 #: Record class of each content family, by its rdf:type.
-RECORD_TYPES: dict[URIRef, type] = {
+RECORD_TYPES: dict[URIRef, type[_Record]] = {
     cls.RDF_TYPE: cls for cls in (Term, Mapping, Constraint, Evidence, ProbeActivity, Relation)
 }
 
@@ -590,7 +595,7 @@ class Passage(_Record):
 
 
 #: Record class of each catalog node type, by its rdf:type (sources, tables, columns, documents, passages).
-CATALOG_RECORD_TYPES: dict[URIRef, type] = {
+CATALOG_RECORD_TYPES: dict[URIRef, type[_Record]] = {
     cls.RDF_TYPE: cls for cls in (Source, Table, Column, Document, Passage)
 }
 

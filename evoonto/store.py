@@ -84,17 +84,39 @@ def to_ox(term) -> ox.NamedNode | ox.BlankNode | ox.Literal:
     raise TypeError(f"not an RDF term: {term!r}")
 
 
+def _ox_subject(term) -> ox.NamedNode | ox.BlankNode:
+    node = to_ox(term)
+    if isinstance(node, ox.Literal):
+        raise TypeError(f"a literal cannot be the subject of a triple: {term!r}")
+    return node
+
+
+def _ox_predicate(term) -> ox.NamedNode:
+    node = to_ox(term)
+    if not isinstance(node, ox.NamedNode):
+        raise TypeError(f"the predicate of a triple must be an IRI: {term!r}")
+    return node
+
+
 def to_ox_quad(triple: Triple, graph: ox.NamedNode) -> ox.Quad:
-    """The rdflib triple ``(s, p, o)`` in named graph ``graph`` as a pyoxigraph ``Quad`` (see :func:`to_ox`)."""
+    """The rdflib triple ``(s, p, o)`` in named graph ``graph`` as a pyoxigraph ``Quad`` (see :func:`to_ox`).
+
+    Raises:
+        TypeError: a term is not an RDF term, the subject is a literal or the predicate is not an IRI.
+    """
     s, p, o = triple
-    return ox.Quad(to_ox(s), to_ox(p), to_ox(o), graph)
+    return ox.Quad(_ox_subject(s), _ox_predicate(p), to_ox(o), graph)
 
 
 _IRI_CACHE: dict[str, URIRef] = {}
 
 
-def from_ox(term) -> rdflib.term.Node:
-    """Convert a pyoxigraph term to the rdflib term (``xsd:string`` literals become plain literals)."""
+def from_ox(term) -> rdflib.term.Node | None:
+    """Convert a pyoxigraph term to the rdflib term (``xsd:string`` literals become plain literals).
+
+    Returns None for ``ox.DefaultGraph`` (the default graph has no name); raises TypeError for
+    any other non-term (e.g. an RDF-star triple).
+    """
     if isinstance(term, ox.NamedNode):
         value = term.value
         iri = _IRI_CACHE.get(value)
@@ -225,13 +247,12 @@ class OxigraphStore:
         Raises:
             QueryError: the query is malformed or fails.
         """
-        kwargs = {"prefixes": PREFIXES}
+        default_graph: list[ox.NamedNode | ox.BlankNode | ox.DefaultGraph] | None = None
         if default_graphs is not None:
-            kwargs["default_graph"] = [_ox_graph(g) for g in default_graphs]
-        elif default_union:
-            kwargs["use_default_graph_as_union"] = True
+            default_graph = [_ox_graph(g) for g in default_graphs]
         try:
-            result = self.ox.query(sparql, **kwargs)
+            result = self.ox.query(sparql, prefixes=PREFIXES, default_graph=default_graph,
+                                   use_default_graph_as_union=default_graph is None and default_union)
             return _convert_result(result)
         except (SyntaxError, OSError, ValueError, TypeError) as exc:
             raise QueryError(f"SPARQL query failed: {first_line(exc)}") from exc
@@ -258,15 +279,22 @@ class OxigraphStore:
         if name is None:
             return len(self.ox)
         rows = self.ox.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph_iri(name)}> {{ ?s ?p ?o }} }}")
-        return int(next(iter(rows))["n"].value)
+        if not isinstance(rows, ox.QuerySolutions):
+            raise QueryError(f"COUNT query returned {type(rows).__name__}, not solutions")
+        count = next(iter(rows))["n"]
+        if count is None:
+            raise QueryError("COUNT query returned no count")
+        return int(count.value)
 
     def graph_names(self) -> list[URIRef]:
         """IRIs of the named graphs holding quads, sorted."""
         return sorted(URIRef(g.value) for g in self.ox.named_graphs() if isinstance(g, ox.NamedNode))
 
     def contains(self, triple: Triple, name) -> bool:
-        """True when ``triple`` is in graph ``name``."""
+        """True when ``triple`` is in graph ``name`` (False for a triple no graph can hold, e.g. a literal subject)."""
         s, p, o = (to_ox(t) for t in triple)
+        if isinstance(s, ox.Literal) or not isinstance(p, ox.NamedNode):
+            return False
         return next(iter(self.ox.quads_for_pattern(s, p, o, _ox_graph(name))), None) is not None
 
     # writing --------------------------------------------------------------------------------
@@ -316,12 +344,16 @@ class OxigraphStore:
 
     def dump(self, fmt: ox.RdfFormat, *, graph=None) -> bytes:
         """Serialize the whole dataset (``fmt`` TriG/N-Quads) or one graph (Turtle/N-Triples)."""
-        kwargs = {"format": fmt}
-        if fmt in (ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG):
-            kwargs["prefixes"] = FILE_PREFIXES
-        if graph is not None:
-            kwargs["from_graph"] = _ox_graph(graph)
-        return self.ox.dump(**kwargs)
+        prefixes = FILE_PREFIXES if fmt in (ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG) else None
+        from_graph = _ox_graph(graph) if graph is not None else None
+        return _serialized(self.ox.dump(format=fmt, from_graph=from_graph, prefixes=prefixes))
+
+
+def _serialized(data: bytes | None) -> bytes:
+    """The bytes pyoxigraph returns when serializing without an output (it returns None only with one)."""
+    if data is None:
+        raise EvoontoError("pyoxigraph returned no serialization")
+    return data
 
 
 def solution_rows(solutions: ox.QuerySolutions, convert: Callable[[Any], Any] = from_ox) -> list[dict[str, Any]]:
@@ -420,13 +452,12 @@ def load_rdf_file(store: OxigraphStore, path: Path | str) -> None:
 
 def serialize_quads(quads: Iterable[tuple], fmt: ox.RdfFormat = ox.RdfFormat.TRIG) -> bytes:
     """Serialize rdflib quads ``(s, p, o, graph IRI)`` with pyoxigraph (TriG by default, prefixed)."""
-    oxq = [to_ox_quad((s, p, o), ox.NamedNode(str(g))) for s, p, o, g in quads]
-    oxq.sort(key=lambda q: (q.graph_name.value, str(q.subject), str(q.predicate), str(q.object)))
-    return ox.serialize(oxq, format=fmt, prefixes=FILE_PREFIXES)
+    keyed = [(str(g), to_ox_quad((s, p, o), ox.NamedNode(str(g)))) for s, p, o, g in quads]
+    keyed.sort(key=lambda gq: (gq[0], str(gq[1].subject), str(gq[1].predicate), str(gq[1].object)))
+    return _serialized(ox.serialize([q for _, q in keyed], format=fmt, prefixes=FILE_PREFIXES))
 
 
 __all__ = [
     "Store", "OxigraphStore", "QueryError", "refuse_update", "to_ox", "to_ox_quad", "from_ox", "graph_iri",
-    "parse_rdf_file", "load_rdf_file",
-    "serialize_quads", "solution_rows",
+    "parse_rdf_file", "load_rdf_file", "serialize_quads", "solution_rows",
 ]

@@ -34,22 +34,28 @@ DATA_GRAPHS: tuple[str, ...] = ("vocab", "catalog", "content", "tools")
 _SEVERITY_NAMES = {SH.Violation: "Violation", SH.Warning: "Warning", SH.Info: "Info"}
 
 
+def _severity_name(severity: rdflib.term.Node | None) -> str:
+    """``"Violation" | "Warning" | "Info"`` for a SHACL severity IRI; ``"Violation"`` for anything else."""
+    return _SEVERITY_NAMES.get(severity, "Violation") if isinstance(severity, URIRef) else "Violation"
+
+
 @dataclass(frozen=True)
 class ValidationResult:
     """One SHACL result.
 
-    Attributes: severity ``"Violation" | "Warning" | "Info"``; shape: the node shape (IRI);
+    Attributes: severity ``"Violation" | "Warning" | "Info"``; shape: the node shape (an IRI, or a
+    blank node for an anonymous shape);
     focus_node; path (predicate IRI or None); value (offending node or None); message (text);
     component: the constraint component or SPARQL constraint IRI.
     """
 
     severity: str
-    shape: URIRef | None
+    shape: rdflib.term.Node | None
     focus_node: rdflib.term.Node | None
     path: rdflib.term.Node | None
     value: rdflib.term.Node | None
     message: str
-    component: URIRef | None = None
+    component: rdflib.term.Node | None = None
 
     def text(self, nm: rdflib.namespace.NamespaceManager | None = None) -> str:
         """One readable line: ``Violation at <focus> [shape, path]: message (value …)``."""
@@ -112,8 +118,8 @@ class ValidationReport:
 
 @dataclass
 class _SparqlCheck:
-    shape: URIRef
-    constraint: URIRef
+    shape: rdflib.term.Node
+    constraint: rdflib.term.Node
     query: str
     message: str
     severity: str
@@ -140,7 +146,7 @@ class PreparedShapes:
             sev = shapes.value(node, SH.severity) or shapes.value(shape, SH.severity) or SH.Violation
             self.checks.append(_SparqlCheck(shape, node, _prefix_block(shapes, node) + str(select),
                                             str(shapes.value(node, SH.message) or "SPARQL constraint violated"),
-                                            _SEVERITY_NAMES.get(sev, "Violation")))
+                                            _severity_name(sev)))
         self.checks.sort(key=lambda c: str(c.constraint))
         self._shapes_graph = None
 
@@ -349,17 +355,22 @@ def _validator_class():
 _TEMPLATE = re.compile(r"\{[?$](\w+)\}")
 
 
+def _fill_template(message: str, row: dict) -> str:
+    """``message`` with each ``{?var}`` / ``{$var}`` replaced by the row's value of ``var`` ("" when unbound)."""
+    return _TEMPLATE.sub(lambda m: str(row.get(m.group(1), "")), message)
+
+
 def _run_sparql_checks(prepared: PreparedShapes, onto, focus: list | None) -> list[ValidationResult]:
     out = []
     values = "" if focus is None else "\nVALUES ?this { " + " ".join(f"<{n}>" for n in focus) + " }"
     for check in prepared.checks:
         rows = onto.store.query(check.query + values, default_graphs=DATA_GRAPHS)
         for row in rows:
-            message = _TEMPLATE.sub(lambda m: str(row.get(m.group(1), "")), check.message)
+            message = _fill_template(check.message, row)
             out.append(ValidationResult(check.severity, check.shape, row.get("this"), row.get("path"),
                                         row.get("value"), message, check.constraint))
     return out
 
 
-__all__ = ["validate", "validate_patch", "patch_focus_nodes", "SCHEMA_GRAPHS", "ValidationReport", "ValidationResult", "PreparedShapes", "prepare_shapes",
-           "DATA_GRAPHS", "PREFIXES"]
+__all__ = ["validate", "validate_patch", "patch_focus_nodes", "SCHEMA_GRAPHS", "ValidationReport", "ValidationResult",
+           "PreparedShapes", "prepare_shapes", "DATA_GRAPHS", "PREFIXES"]

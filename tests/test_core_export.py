@@ -22,8 +22,8 @@ def ws(tmp_path):
     ws = finance_workspace(tmp_path / "ws")
     ws.commit(term_patch(ws, "ebitda", "EBITDA \"adjusted\"\nsecond line"))
     cost_label = next(t for t in ws.store.triples("content") if str(t[1]).endswith("prefLabel") and "Cost" in t[2])
-    ws.commit(Patch.from_graphs("content", {"content": [(cost_label[0], cost_label[1], rdflib.Literal("Costs", lang="en"))]},
-                                {"content": [cost_label]}))
+    costs = (cost_label[0], cost_label[1], rdflib.Literal("Costs", lang="en"))
+    ws.commit(Patch.from_graphs("content", {"content": [costs]}, {"content": [cost_label]}))
     ws.record_rejected(term_patch(ws, "nope"))
     return ws
 
@@ -77,7 +77,8 @@ def test_rdf_patch_is_spec_valid_and_replays_to_active_state(ws):
     ds.parse(data=text, format="patch")  # rdflib's RDF Patch parser accepts it
     store = apply_rdf_patch(text)
     for name, triples in active(ws).items():
-        got = {(q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, ox.NamedNode(str(GRAPH[name])))}
+        quads = store.quads_for_pattern(None, None, None, ox.NamedNode(str(GRAPH[name])))
+        got = {(q.subject, q.predicate, q.object) for q in quads}
         assert len(got) == len(triples), name
     assert "\\n" in text  # multi-line literal kept on one row
 

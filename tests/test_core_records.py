@@ -140,7 +140,8 @@ def _harvested(tmp_path, iris, documents: bool = False) -> rdflib.Graph:
         (folder / "rules.md").write_text("# Rules\n\nA banned card is not legal.\n\n## Formats\n\nStandard only.\n")
         location = str(folder)
     else:
-        location = str(Path(__file__).resolve().parents[1] / "evoonto" / "data" / "concert_singer" / "concert_singer.sqlite")
+        data = Path(__file__).resolve().parents[1] / "evoonto" / "data"
+        location = str(data / "concert_singer" / "concert_singer.sqlite")
     with open_source(location) as src:
         return harvest(src, iris)
 

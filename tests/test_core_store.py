@@ -76,9 +76,11 @@ def test_parse_errors_name_file_and_line(tmp_path):
 def test_ontology_dataset_round_trip():
     from evoonto.ontology import Ontology
 
-    onto = Ontology.from_graphs({"content": [(A, RDF.type, EVO.Term)], "vocab": [(EVO.Term, RDF.type, rdflib.OWL.Class)]})
+    onto = Ontology.from_graphs({"content": [(A, RDF.type, EVO.Term)],
+                                 "vocab": [(EVO.Term, RDF.type, rdflib.OWL.Class)]})
     ds = onto.dataset()
     again = Ontology.from_dataset(ds)
-    assert again.counts() == onto.counts() == {"vocab": 1, "shapes": 0, "catalog": 0, "content": 1, "tools": 0, "history": 0}
+    expected = {"vocab": 1, "shapes": 0, "catalog": 0, "content": 1, "tools": 0, "history": 0}
+    assert again.counts() == onto.counts() == expected
     with pytest.raises(EvoontoError, match="unknown graph"):
         Ontology.from_graphs({"contents": []})

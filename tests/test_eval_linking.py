@@ -229,9 +229,11 @@ def test_cli_eval_linking_and_errors(spider_folder, tmp_path, capsys, monkeypatc
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("EVOONTO_WORKSPACE", raising=False)
     rows = json.loads((spider_folder / "dev.json").read_text())
-    (spider_folder / "dev.json").write_text(json.dumps(rows + [{"db_id": "gone", "question": "?", "query": "SELECT 1"}]))
+    missing_db = {"db_id": "gone", "question": "?", "query": "SELECT 1"}
+    (spider_folder / "dev.json").write_text(json.dumps(rows + [missing_db]))
     code = main(["eval", "--data", str(spider_folder), "--condition", "baseline", "--condition", "evoonto",
-                 "--runs", str(tmp_path / "runs"), "--no-progress", "-n", "5", "--budget", "3000", "--resolve", "batch"])
+                 "--runs", str(tmp_path / "runs"), "--no-progress", "-n", "5", "--budget", "3000",
+                 "--resolve", "batch"])
     captured = capsys.readouterr()
     out = captured.out
     assert code == 0 and "baseline" in out and "evoonto" in out and "strict" in out

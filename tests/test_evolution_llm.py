@@ -24,8 +24,9 @@ RECORDED = {"candidates": [
     {"signature": "unlinked_phrase:toy:youngest", "level": "content", "reason": "a wrong guess",
      "edits": [{"op": "add_synonym", "term": NAME, "label": "youngest singer"}]},
     {"signature": "bad", "level": "content", "edits": [{"op": "drop_table", "table": "singer"}]},
-    {"signature": "mixed", "level": "content", "edits": [{"op": "add_synonym", "term": AGE, "label": "x"},
-                                                         {"op": "set_tool_setting", "setting": "browse.defaultResults", "value": 9}]},
+    {"signature": "mixed", "level": "content",
+     "edits": [{"op": "add_synonym", "term": AGE, "label": "x"},
+               {"op": "set_tool_setting", "setting": "browse.defaultResults", "value": 9}]},
 ]}
 
 

@@ -31,7 +31,8 @@ def load() -> Ontology:
 def database(tmp_path) -> Path:
     path = tmp_path / "concert_singer.sqlite"
     con = sqlite3.connect(path)
-    con.execute("CREATE TABLE singer (Singer_ID INTEGER PRIMARY KEY, Name TEXT, Country TEXT, Age INTEGER, Status TEXT)")
+    con.execute("CREATE TABLE singer (Singer_ID INTEGER PRIMARY KEY, Name TEXT, Country TEXT, Age INTEGER, "
+                "Status TEXT)")
     con.executemany("INSERT INTO singer VALUES (?, ?, ?, ?, ?)", [
         (1, "Joe Sharp", "Netherlands", 52, "Active"), (2, "Timbaland", "United States", 32, "Banned"),
         (3, "Justin Brown", "France", 29, "Active"), (4, "Rose White", "France", 41, INJECTION),

@@ -82,7 +82,8 @@ def test_other_kinds_and_full_iris(tools):
     assert by_kind["mapping"]["term"] == {"id": "term/cs/singer-age", "label": "Singer age"}
     assert by_kind["evidence"]["sampleValue"][:2] == ["Active", "Banned"]
     assert by_kind["evidence"]["query"].startswith("SELECT Status")
-    assert by_kind["relation"]["source"]["label"] == "Singer" and by_kind["relation"]["target"]["label"] == "Concert year"
+    assert by_kind["relation"]["source"]["label"] == "Singer"
+    assert by_kind["relation"]["target"]["label"] == "Concert year"
 
 
 def test_deprecated_record_says_so(tools):
@@ -197,7 +198,8 @@ def test_value_lists_of_the_best_hits_are_cut_last():
     assert [r["id"] for r in answer["records"]] == ids  # every record kept, with its table and column
     evidence = {e["id"]: e for r in answer["records"] for m in r.get("mappings", ()) for e in m.get("evidence", ())}
     # the lowest-ranked record loses its values first; the top hit keeps its whole vocabulary
-    assert evidence["evidence/status1"]["sampleValue"] == ["Active"] and evidence["evidence/status1"]["more_sampleValue"] == 2
+    assert evidence["evidence/status1"]["sampleValue"] == ["Active"]
+    assert evidence["evidence/status1"]["more_sampleValue"] == 2
     assert evidence["evidence/country1"]["sampleValue"] == ["France", "Netherlands", "United States"]
     assert answer["records"][-1]["mappings"][0]["column"] == "Status"
 

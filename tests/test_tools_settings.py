@@ -58,6 +58,6 @@ def test_evidence_budget_limits_attached_evidence():
                     (term, PROV.wasDerivedFrom, ev)]
     default = OntologyTools(ontology(content_triples=content)).resolve(["term/x/t"])
     assert len(default["records"][0]["evidence"]) == 3
-    tools = OntologyTools(ontology([(r, rdflib.RDF.type, EVO.ResolveSettings), (r, EVO.evidenceBudget, rdflib.Literal(1))],
-                                   content))
+    settings = [(r, rdflib.RDF.type, EVO.ResolveSettings), (r, EVO.evidenceBudget, rdflib.Literal(1))]
+    tools = OntologyTools(ontology(settings, content))
     assert [e["id"] for e in tools.resolve(["term/x/t"])["records"][0]["evidence"]] == ["evidence/e0"]

@@ -17,9 +17,14 @@ yields two things per question:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from evoonto.errors import ConfigurationError
 from evoonto.evolution.trajectories import Event, TaskTrajectory
+
+if TYPE_CHECKING:
+    from evoonto.evaluation.agent import ReactAgent
+    from evoonto.evaluation.benchmarks import Benchmark
 
 METRICS = ("strict", "column")
 
@@ -100,8 +105,8 @@ class ExBackbone:
     final SQL); the agent's raw data tools and the ontology tools are served in-process.
     """
 
-    benchmark: object
-    agent: object
+    benchmark: Benchmark
+    agent: ReactAgent
     timeout_ms: int = 30_000
 
     def __post_init__(self):

@@ -94,7 +94,7 @@ def build_baseline_ontology(database: Path, *, base_iri: str = DEFAULT_BASE_IRI)
         src_id = src.id
     source = read_catalog(catalog).source(iris.source(src_id))
     scheme = iris.scheme()
-    records = []
+    records: list[Term | Mapping] = []
     for table in source.tables:
         term = iris.term(src_id, slugify(table.name))
         mapping = iris.mapping(src_id, table.name)

@@ -270,11 +270,12 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
     ids = [h["id"] for h in hits]
     browsed = len(compact_json(hits))  # the browse answer is read too: it counts against the budget
     resolved: dict = {}
-    kwargs = {"depth": policy.depth}
+    kwargs: dict[str, int | list[str]] = {"depth": policy.depth}
     if policy.expand is not None:
         kwargs["expand"] = list(policy.expand)
     if policy.resolve == "each":
-        records, used = [], 0
+        records: list[dict] = []
+        used = 0
         for ident in ids:
             answer = call("resolve", lambda ids, **kw: tools.resolve(ids, **kw), ids=[ident], **kwargs) or {}
             size = len(compact_json(answer.get("records", [])))

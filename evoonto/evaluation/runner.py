@@ -21,11 +21,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from evoonto.errors import ConfigurationError
 from evoonto.evaluation.conditions import CONDITIONS
 from evoonto.evaluation.linking import LinkingPolicy
+
+if TYPE_CHECKING:
+    from evoonto.evaluation.execution import Mode
 
 SCORERS = ("linking", "ex")
 
@@ -66,7 +69,7 @@ class EvalConfig:
     agent: Any = None
     proposer: str = "offline"
     timeout_ms: int = 30_000
-    ex_mode: str = "bird"
+    ex_mode: Mode = "bird"
     ves_iterations: int = 1
 
     def check(self) -> None:

@@ -30,13 +30,13 @@ Typical use::
 from evoonto.evolution.candidates import Candidate, propose
 from evoonto.evolution.diagnose import Signature, diagnose
 from evoonto.evolution.gate import Gate, GateConfig, GateDecision, compare
-from evoonto.evolution.loop import (Backbone, EvolutionResult, Evolver, LoopConfig, Member, RoundRecord, evolve,
-                                   evolve_group)
+from evoonto.evolution.loop import (Backbone, EvolutionResult, Evolver, EvolvingWorkspace, LoopConfig, Member,
+                                   RoundRecord, evolve, evolve_group)
 from evoonto.evolution.offline import OfflineEvolver
 from evoonto.evolution.trajectories import Event, TaskTrajectory, group_events, read_log
 
 __all__ = [
-    "Backbone", "Candidate", "Event", "EvolutionResult", "Evolver", "Gate", "GateConfig", "GateDecision",
-    "LoopConfig", "Member", "OfflineEvolver", "RoundRecord", "Signature", "TaskTrajectory",
+    "Backbone", "Candidate", "Event", "EvolutionResult", "Evolver", "EvolvingWorkspace", "Gate", "GateConfig",
+    "GateDecision", "LoopConfig", "Member", "OfflineEvolver", "RoundRecord", "Signature", "TaskTrajectory",
     "compare", "diagnose", "evolve", "evolve_group", "group_events", "propose", "read_log",
 ]

@@ -251,7 +251,7 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
                                         targets, sig.key)
                 if c:
                     out.append(c)
-        for score, term, why in _rank_terms_for_word(sig.key, terms, lexicon)[:max_alternatives]:
+        for _score, term, why in _rank_terms_for_word(sig.key, terms, lexicon)[:max_alternatives]:
             out.append(Candidate(sid, f"add synonym {sig.key!r} to {term.pref_labels[:1] or [term.iri]} ({why})",
                                  "content", (AddSynonym(str(term.iri), sig.key),), reason))
     elif sig.kind == "missing_value" and src:

@@ -84,7 +84,7 @@ class Signature:
 
 def surfaced_texts(traj: TaskTrajectory) -> list[str]:
     """Everything the tools showed in a trajectory (browse hits, resolve records), as strings."""
-    out = []
+    out: list[str] = []
     for event in traj.events:
         out.extend(event.result_ids)
         if event.result is None:

@@ -21,6 +21,7 @@ from rdflib.namespace import DCTERMS, SKOS
 from evoonto.errors import EvoontoError
 from evoonto.iris import IriFactory, slugify, stable_key
 from evoonto.namespaces import EVO
+from evoonto.evolution.view import OntologyView
 from evoonto.records import Constraint, Evidence, Mapping, ProbeActivity, Relation, Term
 
 
@@ -64,7 +65,7 @@ class EditContext:
     callers must not modify them.
     """
 
-    view: object
+    view: OntologyView
     iris: IriFactory
     now: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0))
     compiled: dict = field(default_factory=dict, repr=False, compare=False)
@@ -161,7 +162,8 @@ class AddTerm(Edit):
         ev = [URIRef(self.evidence)] if self.evidence else []
         m_iri = ctx.iris.mapping(self.source_id, self.table, self.column)
         if any(m_iri in t.mappings for t in ctx.view.terms):
-            m_iri = ctx.iris.mapping(self.source_id, self.table, self.column, int(stable_key(iri, length=6), 16) % 997 + 2)
+            suffix = int(stable_key(iri, length=6), 16) % 997 + 2
+            m_iri = ctx.iris.mapping(self.source_id, self.table, self.column, suffix)
         term = Term(iri, self.label, kinds=[self.kind], alt_labels=list(self.alt_labels),
                     scheme=ctx.iris.scheme(), mappings=[m_iri], evidence=ev)
         mapping = Mapping(m_iri, iri, col.source_iri, col.table_iri,
@@ -300,7 +302,8 @@ class AddConstraint(Edit):
     op: ClassVar[str] = "add_constraint"
 
     def compile(self, ctx):
-        iri = ctx.iris.constraint(slugify(f"{self.condition}") + "-" + stable_key(self.target, self.condition, length=6))
+        iri = ctx.iris.constraint(
+            slugify(f"{self.condition}") + "-" + stable_key(self.target, self.condition, length=6))
         c = Constraint(iri, [URIRef(self.target)], self.condition, list(self.trigger_keywords),
                        self.severity, self.comment, [URIRef(self.evidence)] if self.evidence else [])
         out = Compiled()

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Callable, Hashable, Protocol
+from typing import TYPE_CHECKING, Callable, Hashable, Protocol
 
 from evoonto.errors import EvoontoError
 from evoonto.evolution.candidates import Candidate, CandidateError, merge
@@ -40,6 +40,10 @@ from evoonto.evolution.edits import EditContext, EditError
 from evoonto.evolution.gate import GateConfig, compare
 from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
+
+if TYPE_CHECKING:
+    from evoonto.ontology import Ontology
+    from evoonto.patch import Patch
 
 
 class Backbone(Protocol):
@@ -53,6 +57,22 @@ class Backbone(Protocol):
     key: Hashable
 
     def run(self, ontology, questions) -> tuple[dict[str, float], list[TaskTrajectory]]: ...
+
+
+class EvolvingWorkspace(Protocol):
+    """What the loop needs of a workspace (:class:`evoonto.workspace.Workspace` implements it):
+    the active ``ontology`` and its ``version`` number, ``commit`` of an accepted patch (returns
+    the new version; raises EvoontoError when refused) and ``record_rejected`` of a gated one."""
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def ontology(self) -> Ontology: ...
+
+    def commit(self, patch: Patch, *, metadata: dict | None = None) -> int: ...
+
+    def record_rejected(self, patch: Patch, *, metadata: dict | None = None) -> None: ...
 
 
 class Evolver(Protocol):
@@ -197,7 +217,7 @@ def to_patch(candidate: Candidate, ctx: EditContext, fingerprint: str = ""):
                              signature=candidate.signature[:2000], intervention=candidate.intervention[:2000])
 
 
-def validate_candidate(parent, patch) -> tuple[object | None, str | None]:
+def validate_candidate(parent, patch) -> tuple[Ontology | None, str | None]:
     """(candidate ontology, None) when the patched version passes SHACL, else (None, one-line reason).
 
     The check is :func:`evoonto.validation.validate_patch`, the exact rule ``Workspace.commit``
@@ -243,7 +263,7 @@ class Member:
     """
 
     key: str
-    workspace: object
+    workspace: EvolvingWorkspace
     trajectory_questions: list
     validation_questions: list
     cache: dict = field(default_factory=dict, repr=False)
@@ -276,8 +296,14 @@ class _Part:
     candidate: Candidate
     ctx: EditContext
     fingerprint: str = ""
-    patch: object = None
-    ontology: object = None
+    patch: Patch | None = None
+    ontology: Ontology | None = None
+
+    def compiled_patch(self) -> Patch:
+        """The part's compiled patch; EvoontoError when it was not compiled (a loop defect)."""
+        if self.patch is None:
+            raise EvoontoError(f"the part of member {self.member.key!r} has no compiled patch")
+        return self.patch
 
 
 def evolve(workspace, *, backbone: Backbone, trajectory_questions, validation_questions,
@@ -348,7 +374,7 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
                     proposals.append((-freq, rank, m.key, m, alternatives))
             proposals.sort(key=lambda x: x[:3])
 
-            def admit(member, candidate):
+            def admit(member, candidate, contexts=contexts):
                 if not config.screen or screen(member, candidate, contexts[member.key], backbone):
                     return True
                 result.screened_out += 1
@@ -389,7 +415,7 @@ def _frequency(alternatives: list[Candidate], trajectories) -> int:
 
 
 def _trajectories(m: Member, backbone: Backbone) -> list:
-    if m.diagnoses_recorded:
+    if m.recorded is not None and m.diagnoses_recorded:
         return m.recorded
     key = ("trajectories", m.state(), backbone.key)
     if key not in m.cache:
@@ -414,10 +440,10 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
     V). True as well when the candidate names no trajectory question (nothing to replay), and while
     the member diagnoses recorded agent trajectories (``Member.recorded``): the backbone cannot
     replay another agent's run, so those candidates go to the gate unscreened. A candidate that
-    does not compile or apply is screened out. Parent scores come from the same in-memory copy path as the candidate's (see
-    :func:`_same_path_copy`) and are cached per parent version. Screened-out candidates are added to
-    ``member.seen`` so they are not proposed again in this run; they are not gated and not recorded
-    in the history (they never became patches).
+    does not compile or apply is screened out. Parent scores come from the same in-memory copy path
+    as the candidate's (see :func:`_same_path_copy`) and are cached per parent version. Screened-out
+    candidates are added to ``member.seen`` so they are not proposed again in this run; they are not
+    gated and not recorded in the history (they never became patches).
 
     Args:
         member: the workspace and its trajectory questions.
@@ -504,7 +530,7 @@ def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, co
                     member_candidate_score=_mean([candidate_all[k] for k in mine]))
         if decision.accepted:
             try:
-                part.member.workspace.commit(part.patch, metadata=_meta(part, round_no, result, meta))
+                part.member.workspace.commit(part.compiled_patch(), metadata=_meta(part, round_no, result, meta))
             except EvoontoError as exc:  # the workspace's own SHACL check or a no-op patch
                 _record(part, "invalid", {"reason": f"commit refused: {exc}"}, round_no, result)
                 invalid_reasons.append(f"{part.member.key}: commit refused")
@@ -521,7 +547,9 @@ def _mean(values: list) -> float:
 
 
 def _total_version(parts: list[_Part]) -> int:
-    return sum(p.member.workspace.version for p in parts) if len(parts) > 1 else parts[0].member.workspace.version
+    if len(parts) > 1:
+        return sum(p.member.workspace.version for p in parts)
+    return parts[0].member.workspace.version
 
 
 def _meta(part: _Part, round_no: int, result: EvolutionResult, extra: dict) -> dict:
@@ -539,7 +567,7 @@ def _record(part: _Part, decision: str, extra: dict, round_no: int, result: Evol
     if decision == "invalid":
         for key in ("parent_score", "candidate_score"):
             meta.pop(key, None)
-    part.member.workspace.record_rejected(part.patch, metadata=meta)
+    part.member.workspace.record_rejected(part.compiled_patch(), metadata=meta)
 
 
 def _same_path_copy(parent):

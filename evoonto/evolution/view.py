@@ -52,7 +52,7 @@ class OntologyView:
     """Snapshot of the content, catalog, tools and vocab graphs of ``ontology`` (an Ontology; anything
     with ``graph(name)`` works, its catalog then read from ``graph("catalog")``)."""
 
-    def __init__(self, ontology):
+    def __init__(self, ontology) -> None:
         self.content = ontology.graph("content")
         #: the catalog of this version (:func:`evoonto.catalog.read_catalog`), read once
         self.catalog: Catalog = read_catalog(ontology if hasattr(ontology, "query") else ontology.graph("catalog"))

@@ -301,7 +301,7 @@ class SearchIndex:
             corpus = [self._field_tokens(doc, " ".join(doc.fields.get(name, ()))) for doc in documents]
             if not any(corpus):
                 continue
-            for seen, tokens in zip(doc_tokens, corpus):
+            for seen, tokens in zip(doc_tokens, corpus, strict=True):
                 seen.update(tokens)
             # index only the documents that have this field (per-field statistics, as in BM25F)
             rows = [i for i, tokens in enumerate(corpus) if tokens]

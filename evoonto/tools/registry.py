@@ -118,8 +118,8 @@ def _check_type(tool: str, key: str, value: Any, schema: Mapping[str, Any]) -> N
     if isinstance(value, list) and isinstance(items, Mapping) and "type" in items:
         for item in value:
             if not _JSON_TYPES.get(items["type"], lambda v: True)(item):
-                raise ToolArgumentError(f"{tool}: every item of {key} must be {_ARTICLE.get(items['type'], items['type'])}, "
-                                        f"got {_json_type(item)}")
+                kind = _ARTICLE.get(items["type"], items["type"])
+                raise ToolArgumentError(f"{tool}: every item of {key} must be {kind}, got {_json_type(item)}")
 
 
 def error_text(tool: str, error: BaseException | str) -> str:

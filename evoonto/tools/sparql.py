@@ -10,9 +10,12 @@ agent-provided values enter a query only as an escaped literal (:func:`literal`,
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evoonto.errors import ToolArgumentError, first_line
+
+if TYPE_CHECKING:
+    from evoonto.catalog import Queryable
 
 EVO = "https://w3id.org/evoonto/ns#"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
@@ -94,15 +97,18 @@ def iri_ref(iri: str) -> str:
 
 def value_of(node: Any) -> str | None:
     """The lexical form of an rdflib / pyoxigraph node (IRI string or literal value), or None."""
-    if node is None:
-        return None
+    return None if node is None else _lexical(node)
+
+
+def _lexical(node: object) -> str:
+    """The lexical form of a (non-None) rdflib / pyoxigraph node."""
     value = getattr(node, "value", None)  # pyoxigraph terms
     if isinstance(value, str):
         return value
     return str(node)
 
 
-def select(ontology: Any, body: str) -> list[dict[str, str]]:
+def select(ontology: Queryable, body: str) -> list[dict[str, str]]:
     """Run a SPARQL SELECT (``body`` without prefixes) and return rows of plain strings.
 
     Args:
@@ -119,7 +125,7 @@ def select(ontology: Any, body: str) -> list[dict[str, str]]:
     out = []
     for row in rows:
         items = row.items() if hasattr(row, "items") else row.asdict().items()
-        out.append({str(k): value_of(v) for k, v in items if v is not None})
+        out.append({str(k): _lexical(v) for k, v in items if v is not None})
     return out
 
 

@@ -54,10 +54,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-try:  # POSIX only; on other platforms O_APPEND single writes remain
+if sys.platform != "win32":  # POSIX only; on Windows O_APPEND single writes remain
     import fcntl
-except ImportError:  # pragma: no cover
-    fcntl = None
 
 MAX_ARGUMENT_CHARS = 2000
 #: Results whose JSON text is longer are logged by their ids only (``result`` null).
@@ -265,7 +263,7 @@ class TrajectoryLog:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
                 try:
-                    if fcntl is not None:
+                    if sys.platform != "win32":
                         fcntl.flock(fd, fcntl.LOCK_EX)
                     view = memoryview(line)
                     while view:  # a regular-file append writes everything at once; loop for safety
