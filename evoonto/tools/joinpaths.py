@@ -49,7 +49,7 @@ __all__ = ["Cardinality", "JoinEdge", "JoinPath", "JoinGraph", "TableRef", "chec
 Cardinality = Literal["1:1", "N:1", "1:N", "N:M"]
 
 #: Preference between edges of equal hop count: declared keys first, then probed, then anything else.
-ORIGIN_RANK: dict[str, int] = {"foreign_key": 0, "probe": 1, "verified_query": 2}
+ORIGIN_RANK: dict[str, int] = {"foreign_key": 0, "probe": 1, "verified_query": 2, "shared_key": 3, "name": 4}
 #: sqlglot dialect of each catalog source kind (``evo:sourceKind``) when none is given.
 DIALECT_OF_KIND: dict[str, str | None] = {"sqlite": "sqlite", "files": "duckdb", "sqlalchemy": None}
 #: Aggregates whose value is multiplied when their rows are duplicated by a join.
@@ -76,7 +76,9 @@ class JoinEdge:
         left, right: table names; left_columns, right_columns: the joined columns, same length.
         origin: where the edge comes from (``"foreign_key"``: a declared key, left references
             right; ``"probe"``: a builder association backed by an inclusion probe;
-            ``"verified_query"`` or any other name for later sources of joins).
+            ``"shared_key"``: both columns reference the same key; ``"name"``: named like a key of
+            the other table, not verified; ``"verified_query"`` or any other name for later
+            sources of joins). :data:`ORIGIN_RANK` orders them.
         left_unique, right_unique: whether the columns are unique on that side (a whole primary
             key, or Evidence of as many distinct values as rows).
         evidence: ids (IRIs) of the Evidence records backing the edge, sorted.
@@ -180,10 +182,22 @@ class JoinPath:
             text += f" JOIN {quote_identifier(hop.right, d)} ON {hop.condition(d)}"
         return text
 
-    def to_dict(self, id_of: Any = None) -> dict[str, Any]:
-        """JSON-ready: ``{from, to, tables, hops: [...], sql, warnings}``."""
+    def to_dict(self, id_of: Any = None, graph: "JoinGraph | None" = None) -> dict[str, Any]:
+        """JSON-ready: ``{from, to, tables, hops: [...], sql, warnings}``; with ``graph``, a hop
+        whose two tables also join on other columns lists those conditions as ``alternatives``
+        (e.g. ``eye_colour_id`` and ``hair_colour_id`` both joining ``colour``: the question decides)."""
+        hops = []
+        for hop in self.hops:
+            item = hop.to_dict(self.dialect, id_of)
+            if graph is not None:
+                others = [e.condition(self.dialect) for e in graph.between(TableRef(hop.source, hop.left),
+                                                                           TableRef(hop.source, hop.right))
+                          if e.pairs != hop.pairs]
+                if others:
+                    item["alternatives"] = others
+            hops.append(item)
         out: dict[str, Any] = {"from": self.start, "to": self.end, "tables": self.tables,
-                               "hops": [h.to_dict(self.dialect, id_of) for h in self.hops], "sql": self.sql()}
+                               "hops": hops, "sql": self.sql()}
         warnings = self.warnings()
         if warnings:
             out["warnings"] = warnings
@@ -268,7 +282,65 @@ class JoinGraph:
             for edge in graph._parse_condition(row["cond"]):
                 graph.add_edge(replace(edge, origin="probe", evidence=(row["ev"],) if row.get("ev") else (),
                                        relation=row["rel"]))
+        graph.add_name_edges()
+        graph.add_shared_key_edges()
         return graph
+
+    def add_name_edges(self) -> int:
+        """Add ``origin="name"`` edges (no evidence, ranked last): a column named exactly like a
+        single-column unique key of another table (``name_score`` 1.0 of
+        :func:`evoonto.sources.joins.name_score`: same non-generic name, or ``<table><key>``), when no
+        edge joins the two tables yet. Returns how many were added."""
+        from evoonto.sources.joins import name_score
+
+        linked = {(e.source, frozenset({e.left.casefold(), e.right.casefold()})) for e in self._edges.values()}
+        added = 0
+        for right, keys in sorted(self.unique.items()):
+            for key in sorted(k for k in keys if len(k) == 1):
+                (key_column,) = key
+                right_column = self._column(right, key_column)
+                is_pk = True
+                for left in sorted(self.columns):
+                    pair = (left.source, frozenset({left.name.casefold(), right.name.casefold()}))
+                    if left.source != right.source or left == right or pair in linked:
+                        continue
+                    for column in self.columns[left]:
+                        if name_score(column, right.name, right_column, right_is_key=is_pk) < 1.0:
+                            continue
+                        if self.is_unique(left, (column,)) and not right_column.casefold() == column.casefold():
+                            continue
+                        self.add_edge(JoinEdge(left.source, left.name, (column,), right.name, (right_column,),
+                                               origin="name"))
+                        linked.add(pair)
+                        added += 1
+                        break
+        return added
+
+    def add_shared_key_edges(self) -> int:
+        """Add ``origin="shared_key"`` edges between two columns that reference the same unique key
+        (``city.CountryCode`` and ``countrylanguage.CountryCode`` both join ``country.Code``): joining
+        them directly gives the rows the two-hop join through the key gives. Evidence is that of the
+        two references. Returns how many were added."""
+        by_target: dict[tuple[str, str, str], list[JoinEdge]] = {}
+        for edge in list(self._edges.values()):
+            if edge.origin == "shared_key" or len(edge.left_columns) != 1:
+                continue
+            for e in (edge, edge.reversed()):
+                if e.right_unique and not e.left_unique or e.right_unique and e.origin == "foreign_key":
+                    by_target.setdefault((e.source, e.right, e.right_columns[0]), []).append(e)
+        added = 0
+        for refs in by_target.values():
+            for i, a in enumerate(refs):
+                for b in refs[i + 1:]:
+                    if a.left == b.left:
+                        continue
+                    key = (a.source, frozenset({_pair((a.left, a.left_columns[0]), (b.left, b.left_columns[0]))}))
+                    if key in self._edges:
+                        continue
+                    self.add_edge(JoinEdge(a.source, a.left, a.left_columns, b.left, b.left_columns,
+                                           origin="shared_key", evidence=a.evidence + b.evidence))
+                    added += 1
+        return added
 
     def mark_unique(self, table: TableRef, columns: Iterable[str]) -> None:
         """Record that ``columns`` (together) are unique in ``table`` (re-derives edge cardinalities)."""
@@ -442,7 +514,7 @@ class JoinGraph:
             best: list[JoinEdge] | None = None
             for origin in sorted(joined):
                 found = self._bfs(origin, todo)
-                if found is not None and (best is None or len(found) < len(best)):
+                if found is not None and (best is None or _path_rank(found) < _path_rank(best)):
                     best = found
             if best is None:
                 return None
@@ -451,6 +523,10 @@ class JoinGraph:
             todo -= joined
             hops += best
         return hops
+
+
+def _path_rank(hops: list[JoinEdge]) -> tuple[int, int]:
+    return len(hops), sum(ORIGIN_RANK.get(h.origin, len(ORIGIN_RANK)) for h in hops)
 
 
 def _edge_rank(edge: JoinEdge) -> tuple:
@@ -486,7 +562,7 @@ def join_path_tool(graph: JoinGraph, start: str, end: str, *, table_of: Any = No
     if path is None:
         return {"from": refs[0].name, "to": refs[1].name, "hops": [],
                 "error": f"no known join path between {refs[0].name} and {refs[1].name}"}
-    return path.to_dict(id_of)
+    return path.to_dict(id_of, graph)
 
 
 # -- SQL check ---------------------------------------------------------------------------------------------
