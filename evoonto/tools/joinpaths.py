@@ -32,7 +32,8 @@ Example::
 
 from __future__ import annotations
 
-from collections import deque
+import heapq
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Literal
 
@@ -41,19 +42,21 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from evoonto.errors import ToolArgumentError
 from evoonto.sources.quoting import quote_identifier
+from evoonto.sources.joins import _ID_LIKE  # the id-like name rule of join discovery, shared
 from evoonto.tools.findings import Finding
 
 __all__ = ["Cardinality", "JoinEdge", "JoinPath", "JoinGraph", "TableRef", "check_joins", "join_path_tool",
-           "ORIGIN_RANK", "DIALECT_OF_KIND"]
+           "joins_section", "tables_of", "ORIGIN_RANK", "ORIGIN_COST", "DIALECT_OF_KIND"]
 
 Cardinality = Literal["1:1", "N:1", "1:N", "N:M"]
 
 #: Preference between edges of equal hop count: declared keys first, then probed, then anything else.
 ORIGIN_RANK: dict[str, int] = {"foreign_key": 0, "probe": 1, "verified_query": 2, "shared_key": 3, "name": 4}
+#: Cost of one hop by origin in path search (default 1): an unverified name match counts as one and a
+#: half hops, so among paths of equal length the verified one wins, but one name hop beats two verified ones.
+ORIGIN_COST: dict[str, float] = {"name": 1.5}
 #: sqlglot dialect of each catalog source kind (``evo:sourceKind``) when none is given.
 DIALECT_OF_KIND: dict[str, str | None] = {"sqlite": "sqlite", "files": "duckdb", "sqlalchemy": None}
-#: Aggregates whose value is multiplied when their rows are duplicated by a join.
-_MULTIPLIED = (exp.Sum, exp.Count, exp.Avg)
 
 
 @dataclass(frozen=True, order=True)
@@ -212,12 +215,14 @@ class JoinGraph:
         columns: ``{TableRef: [column names in order]}`` of every table known.
         unique: ``{TableRef: set of frozensets of case-folded column names that are unique}``.
         views: the tables that are views.
+        primary_keys: ``{TableRef: set of frozensets of case-folded declared primary-key columns}``.
         dialects: ``{source id: sqlglot dialect}``.
     """
 
     columns: dict[TableRef, list[str]] = field(default_factory=dict)
     unique: dict[TableRef, set[frozenset[str]]] = field(default_factory=dict)
     views: set[TableRef] = field(default_factory=set)
+    primary_keys: dict[TableRef, set[frozenset[str]]] = field(default_factory=dict)
     dialects: dict[str, str | None] = field(default_factory=dict)
     _edges: dict[tuple[str, frozenset], JoinEdge] = field(default_factory=dict)
     _adjacent: dict[TableRef, list[JoinEdge]] = field(default_factory=dict)
@@ -240,6 +245,7 @@ class JoinGraph:
                 graph.columns[ref] = [c.name for c in table.columns]
                 if table.primary_key:
                     graph.mark_unique(ref, table.primary_key)
+                    graph.primary_keys.setdefault(ref, set()).add(frozenset(c.casefold() for c in table.primary_key))
             for table in src.tables:
                 for column in table.columns:
                     for ref_table, ref_column in column.references:
@@ -287,8 +293,9 @@ class JoinGraph:
         return graph
 
     def add_name_edges(self) -> int:
-        """Add ``origin="name"`` edges (no evidence, ranked last): a column named exactly like a
-        single-column unique key of another table (``name_score`` 1.0 of
+        """Add ``origin="name"`` edges (no evidence, ranked last; views left out): a column named
+        exactly like the single-column primary key of another table (or, when it declares none, an
+        id-like unique column) (``name_score`` 1.0 of
         :func:`evoonto.sources.joins.name_score`: same non-generic name, or ``<table><key>``), when no
         edge joins the two tables yet. Returns how many were added."""
         from evoonto.sources.joins import name_score
@@ -299,10 +306,13 @@ class JoinGraph:
             for key in sorted(k for k in keys if len(k) == 1):
                 (key_column,) = key
                 right_column = self._column(right, key_column)
-                is_pk = True
+                is_pk = key in self.primary_keys.get(right, ())
+                if right in self.views or (not is_pk and (right in self.primary_keys or not _ID_LIKE.search(
+                        re.sub(r"[^0-9a-z]", "", key_column)))):
+                    continue  # the key rule of join discovery: the declared PK, else an id-like unique column
                 for left in sorted(self.columns):
                     pair = (left.source, frozenset({left.name.casefold(), right.name.casefold()}))
-                    if left.source != right.source or left == right or pair in linked:
+                    if left.source != right.source or left == right or pair in linked or left in self.views:
                         continue
                     for column in self.columns[left]:
                         if name_score(column, right.name, right_column, right_is_key=is_pk) < 1.0:
@@ -332,7 +342,8 @@ class JoinGraph:
         for refs in by_target.values():
             for i, a in enumerate(refs):
                 for b in refs[i + 1:]:
-                    if a.left == b.left:
+                    if a.left == b.left or TableRef(a.source, a.left) in self.views \
+                            or TableRef(b.source, b.left) in self.views:
                         continue
                     key = (a.source, frozenset({_pair((a.left, a.left_columns[0]), (b.left, b.left_columns[0]))}))
                     if key in self._edges:
@@ -477,26 +488,30 @@ class JoinGraph:
             return None
         return JoinPath(a.source, a.name, b.name, tuple(hops), self.dialects.get(a.source))
 
-    def _bfs(self, start: TableRef, goals: set[TableRef], avoid: frozenset[TableRef] = frozenset()) -> list[JoinEdge] | None:
+    def _bfs(self, start: TableRef, goals: set[TableRef]) -> list[JoinEdge] | None:
+        """Cheapest path from ``start`` to the nearest of ``goals`` (Dijkstra over :data:`ORIGIN_COST`
+        per hop, ties broken by edge rank), or None."""
         if start in goals:
             return []
-        previous: dict[TableRef, tuple[TableRef, JoinEdge]] = {}
-        queue, seen = deque([start]), {start} | set(avoid)
-        while queue:
-            node = queue.popleft()
+        best: dict[TableRef, float] = {start: 0.0}
+        heap: list[tuple[float, int, TableRef, tuple[JoinEdge, ...]]] = [(0.0, 0, start, ())]
+        counter = 0
+        done: set[TableRef] = set()
+        while heap:
+            cost, _, node, hops = heapq.heappop(heap)
+            if node in done:
+                continue
+            done.add(node)
+            if node in goals:
+                return list(hops)
             for edge in self.adjacent(node):
                 nxt = TableRef(edge.source, edge.right)
-                if nxt in seen:
+                new = cost + ORIGIN_COST.get(edge.origin, 1.0)
+                if nxt in done or new >= best.get(nxt, float("inf")):
                     continue
-                seen.add(nxt)
-                previous[nxt] = (node, edge)
-                if nxt in goals:
-                    hops = []
-                    while nxt != start:
-                        nxt, hop = previous[nxt]
-                        hops.append(hop)
-                    return hops[::-1]
-                queue.append(nxt)
+                best[nxt] = new
+                counter += 1
+                heapq.heappush(heap, (new, counter, nxt, hops + (edge,)))
         return None
 
     def connect(self, tables: Iterable[str | TableRef], *, source: str | None = None) -> list[JoinEdge] | None:
@@ -525,8 +540,9 @@ class JoinGraph:
         return hops
 
 
-def _path_rank(hops: list[JoinEdge]) -> tuple[int, int]:
-    return len(hops), sum(ORIGIN_RANK.get(h.origin, len(ORIGIN_RANK)) for h in hops)
+def _path_rank(hops: list[JoinEdge]) -> tuple[float, int]:
+    return (sum(ORIGIN_COST.get(h.origin, 1.0) for h in hops),
+            sum(ORIGIN_RANK.get(h.origin, len(ORIGIN_RANK)) for h in hops))
 
 
 def _edge_rank(edge: JoinEdge) -> tuple:
@@ -536,7 +552,8 @@ def _edge_rank(edge: JoinEdge) -> tuple:
 # -- the tool --------------------------------------------------------------------------------------------
 
 
-def join_path_tool(graph: JoinGraph, start: str, end: str, *, table_of: Any = None, id_of: Any = None) -> dict[str, Any]:
+def join_path_tool(graph: JoinGraph, start: str, end: str, *, table_of: Any = None,
+                   id_of: Any = None) -> dict[str, Any]:
     """The ``join_path(from, to)`` tool's answer.
 
     Args:
@@ -619,7 +636,8 @@ def _scope_tables(graph: JoinGraph, scope: Scope) -> dict[str, TableRef]:
     return tables
 
 
-def _resolve_column(graph: JoinGraph, tables: dict[str, TableRef], column: exp.Column) -> tuple[TableRef, str, str] | None:
+def _resolve_column(graph: JoinGraph, tables: dict[str, TableRef],
+                    column: exp.Column) -> tuple[TableRef, str, str] | None:
     name = column.name
     if column.table:
         ref = tables.get(column.table.casefold())
@@ -665,7 +683,7 @@ def _equalities(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef]) -> 
     return out
 
 
-def _span(node: exp.Expression) -> tuple[int | None, int | None]:
+def _span(node: Any) -> tuple[int | None, int | None]:
     starts, ends = [], []
     for leaf in node.walk():
         meta = getattr(leaf, "meta", None) or {}
@@ -789,7 +807,7 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], repe
     if not repeated:
         return []
     findings = []
-    for agg in scope.expression.find_all(*_MULTIPLIED):
+    for agg in scope.expression.find_all(exp.Sum, exp.Count, exp.Avg):
         if agg.find_ancestor(exp.Select) is not scope.expression:
             continue
         arg = agg.this
@@ -810,3 +828,53 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], repe
                 suggestion=f"aggregate {ref.name} before joining, or use DISTINCT inside the aggregate",
                 start=start, end=end, subject=ref.name))
     return findings
+
+
+# -- ids to tables, and resolve's "joins" section ----------------------------------------------------------
+
+
+def tables_of(ontology: Any, iris: Iterable[str]) -> dict[str, TableRef]:
+    """The table of each record IRI that has one: a Term (through its Mappings; the first table by
+    name when it maps to several), a Mapping, a ``csvw:Table`` or a ``csvw:Column``. One SELECT."""
+    from evoonto.tools.sparql import iri_ref, select
+
+    todo = sorted(set(iris))
+    if not todo:
+        return {}
+    rows = select(ontology, f"""
+        SELECT ?x ?table ?id WHERE {{
+          VALUES ?x {{ {' '.join(iri_ref(i) for i in todo)} }}
+          {{ ?x evo:hasMapping ?m . ?m evo:table ?t }} UNION {{ ?m evo:mapsTerm ?x ; evo:table ?t }}
+          UNION {{ ?x evo:table ?t }} UNION {{ ?x a csvw:Table . BIND(?x AS ?t) }}
+          UNION {{ ?x a csvw:Column ; dcterms:isPartOf ?t }}
+          ?t csvw:name ?table ; dcterms:isPartOf ?s . ?s dcterms:identifier ?id }} ORDER BY ?x ?id ?table""")
+    out: dict[str, TableRef] = {}
+    for row in rows:
+        out.setdefault(row["x"], TableRef(row["id"], row["table"]))
+    return out
+
+
+def joins_section(graph: JoinGraph, tables: Iterable[TableRef], id_of: Any = None) -> list[dict[str, Any]] | None:
+    """Resolve's compact ``joins`` section for records resolved together: the join tree over their
+    tables (per source, tables in first-seen order) as ``[{from, to, condition, cardinality,
+    evidence}]`` plus a ``warning`` on hops that repeat rows (fan-out); None when fewer than two
+    tables, ``[]`` when they do not connect."""
+    refs = list(dict.fromkeys(tables))
+    if len(refs) < 2:
+        return None
+    out: list[dict[str, Any]] = []
+    for source in dict.fromkeys(r.source for r in refs):
+        group = [r for r in refs if r.source == source]
+        if len(group) < 2:
+            continue
+        hops = graph.connect(group) or []
+        dialect = graph.dialects.get(source)
+        for hop in hops:
+            item = hop.to_dict(dialect, id_of)
+            item.pop("origin", None)
+            if not item["evidence"]:
+                item.pop("evidence")
+            if not hop.right_unique:
+                item["warning"] = f"{hop.cardinality}: aggregates over {hop.left} are multiplied by this join"
+            out.append(item)
+    return out
