@@ -243,6 +243,8 @@ class JoinGraph:
             for table in src.tables:
                 ref = TableRef(src.id, table.name)
                 graph.columns[ref] = [c.name for c in table.columns]
+                if table.is_view:
+                    graph.views.add(ref)
                 if table.primary_key:
                     graph.mark_unique(ref, table.primary_key)
                     graph.primary_keys.setdefault(ref, set()).add(frozenset(c.casefold() for c in table.primary_key))
@@ -257,7 +259,7 @@ class JoinGraph:
     def from_ontology(cls, ontology: Any, *, dialects: dict[str, str | None] | None = None) -> "JoinGraph":
         """The join graph of an ontology version (anything with ``query(sparql)``).
 
-        Reads the catalog (:func:`evoonto.catalog.read_catalog`), views (``evo:isView``), column
+        Reads the catalog (:func:`evoonto.catalog.read_catalog`, views by ``evo:isView``), column
         uniqueness from Evidence (``evo:distinctCount`` equal to the table's ``evo:rowCount``), and
         every non-deprecated ``evo:Relation`` with an ``evo:joinCondition`` whose condition names
         catalog columns (``table.column = table.column``, AND-joined), with its Evidence.
@@ -266,9 +268,6 @@ class JoinGraph:
         from evoonto.tools.sparql import select
 
         graph = cls.from_catalog(read_catalog(ontology), dialects=dialects)
-        for row in select(ontology, "SELECT ?name ?id WHERE { ?t a csvw:Table ; evo:isView true ; csvw:name ?name ; "
-                                    "dcterms:isPartOf ?s . ?s dcterms:identifier ?id }"):
-            graph.views.add(TableRef(row["id"], row["name"]))
         for row in select(ontology, """
                 SELECT ?id ?table ?column WHERE {
                   ?m a evo:Mapping ; evo:column ?c ; evo:table ?t ; evo:mapsTerm ?term .
