@@ -118,6 +118,21 @@ def score(graph: Any, sql: str) -> tuple[bool | None, bool, str]:
     return strict, lenient, detail
 
 
+def join_violations(graph: Any, sql: str) -> list[str]:
+    """``kind: message`` of the Violation-level findings of :func:`~evoonto.tools.joinpaths.check_joins`
+    on one (gold) query; a query sqlglot cannot parse gives []."""
+    import sqlglot
+
+    from evoonto.tools.joinpaths import check_joins
+
+    try:
+        statement = sqlglot.parse_one(sql, read="sqlite")
+    except sqlglot.errors.ParseError:
+        return []
+    return [f"{f.kind}: {f.message}" for f in check_joins(graph, statement, dialect="sqlite")
+            if f.severity == "Violation"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=_default_data(), help="the shared data folder")
@@ -133,10 +148,13 @@ def main(argv: list[str] | None = None) -> int:
         graphs = join_graphs(folder, dbs)
         built = time.perf_counter() - t0
         joined = matched = loose = 0
-        misses = []
+        misses, flagged = [], []
         for item in gold:
             if item["db_id"] not in graphs:
                 continue
+            violations = join_violations(graphs[item["db_id"]], item["query"])
+            if violations:
+                flagged.append(f"  {item['db_id']}: {item['query'][:150]}\n      {violations}")
             ok, ok_loose, detail = score(graphs[item["db_id"]], item["query"])
             if ok is None:
                 continue
@@ -155,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
         if len(misses) > args.misses:
             print(f"  ... {len(misses) - args.misses} more")
         total_loose += loose
+        checked = sum(1 for g in gold if g["db_id"] in graphs)
+        print(f"{bench}: check_joins raises a Violation on {len(flagged)}/{checked} gold queries")
+        for line in flagged[: args.misses]:
+            print(line)
         total_joined += joined
         total_matched += matched
     share = total_matched / total_joined if total_joined else 1.0
