@@ -159,3 +159,16 @@ def test_join_path_tool_and_resolve_joins_section(shop):
     assert "joins" not in tools.resolve(ids[:1])
     with pytest.raises(ToolArgumentError):
         tools.call("join_path", {"from": "Products"})
+
+
+def test_subquery_conditions_do_not_link_outer_tables(graph):
+    sql = ("SELECT T2.Country FROM Orders AS T1, Customers AS T2 WHERE T1.OrderID NOT IN "
+           "(SELECT T1.OrderID FROM Orders AS T1 JOIN Customers AS T2 ON T1.CustomerID = T2.CustomerID)")
+    assert _kinds(graph, sql) == [("unknown_join", "Violation")]
+
+
+def test_quoted_and_readable_join_conditions_are_both_read(graph):
+    readable = graph._parse_condition("Order Details.OrderID = Orders.OrderID")
+    quoted = graph._parse_condition('"Order Details"."OrderID" = "Orders"."OrderID"')
+    assert [e.pairs for e in readable] == [e.pairs for e in quoted] != []
+    assert graph._parse_condition("Orders.Freight > 3") == []

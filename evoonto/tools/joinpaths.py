@@ -407,13 +407,16 @@ class JoinGraph:
         raise ToolArgumentError(f"table {table.name!r} has no column {name!r}")
 
     def _parse_condition(self, text: str) -> list[JoinEdge]:
-        """Edges of a ``t.c = t.c [AND ...]`` condition whose names are catalog columns (else [])."""
+        """Edges of a ``t.c = t.c [AND ...]`` condition whose names are catalog columns (else []).
+
+        Both the builder's readable form (``Order Details.OrderID = Orders.OrderID``) and quoted SQL
+        (``"Order Details"."OrderID" = "Orders"."OrderID"``, read with sqlglot) are accepted."""
         found = []
         for source in sorted(self.dialects):
             names = {f"{t.name}.{c}": (t.name, c) for t in self.columns if t.source == source
                      for c in self.columns[t]}
             left_cols, right_cols, tables = [], [], set()
-            for part in text.split(" AND "):
+            for part in _condition_parts(text, self.dialects[source]):
                 sides = part.split(" = ")
                 ends = [names.get(s.strip()) for s in sides] if len(sides) == 2 else [None]
                 if any(e is None for e in ends):
@@ -537,6 +540,25 @@ class JoinGraph:
             todo -= joined
             hops += best
         return hops
+
+
+def _condition_parts(text: str, dialect: str | None) -> list[str]:
+    """``["t.c = t.c", ...]`` (unquoted) for an AND-joined equality condition; quoted SQL is read with
+    sqlglot, anything else is split on `` AND `` as written."""
+    if not any(q in text for q in '"`['):
+        return text.split(" AND ")
+    import sqlglot
+
+    try:
+        tree = sqlglot.parse_one(text, read=dialect)
+    except sqlglot.errors.ParseError:
+        return []
+    parts = []
+    for eq in tree.find_all(exp.EQ):
+        if not (isinstance(eq.left, exp.Column) and isinstance(eq.right, exp.Column)):
+            return []
+        parts.append(f"{eq.left.table}.{eq.left.name} = {eq.right.table}.{eq.right.name}")
+    return parts
 
 
 def _path_rank(hops: list[JoinEdge]) -> tuple[float, int]:
@@ -795,7 +817,10 @@ def _non_equi_links(scope: Scope) -> set[str]:
         for pred in condition.find_all(exp.Predicate):
             if isinstance(pred, exp.EQ) and isinstance(pred.left, exp.Column) and isinstance(pred.right, exp.Column):
                 continue
-            owners = {c.table.casefold() for c in pred.find_all(exp.Column) if c.table}
+            if pred.find_ancestor(exp.Select) is not select:
+                continue
+            owners = {c.table.casefold() for c in pred.find_all(exp.Column)
+                      if c.table and c.find_ancestor(exp.Select) is select}
             if len(owners) > 1:
                 out |= owners
     return out
