@@ -23,7 +23,6 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -47,35 +46,13 @@ def join_graphs(folder: Path, databases: Iterable[str]) -> dict[str, Any]:
     return graphs
 
 
-@dataclass
-class ScopeJoins:
-    """The tables (refs) of one SELECT and the column pairs its equalities join (direction-free)."""
-
-    tables: list[Any]
-    pairs: set
-
-
-def gold_join_keys(graph: Any, sql: str, dialect: str = "sqlite") -> list[ScopeJoins]:
-    """Per SELECT of ``sql`` with two or more distinct tables and a column equality between them:
-    the tables and the join pairs written. Self-joins are left out (no path to choose)."""
+def gold_join_keys(graph: Any, sql: str, dialect: str = "sqlite") -> list[Any]:
+    """The joins each SELECT of ``sql`` writes (:func:`evoonto.tools.joinpaths.written_joins`)."""
     import sqlglot
-    from sqlglot.optimizer.scope import traverse_scope
 
-    from evoonto.tools.joinpaths import _equalities, _pair, _scope_tables
+    from evoonto.tools.joinpaths import written_joins
 
-    out = []
-    for scope in traverse_scope(sqlglot.parse_one(sql, read=dialect)):
-        if not isinstance(scope.expression, sqlglot.exp.Select):
-            continue
-        tables = _scope_tables(graph, scope)
-        refs = list(dict.fromkeys(tables.values()))
-        if len(refs) < 2 or len(refs) != len(tables):
-            continue
-        pairs = {_pair((e.left[0].name, e.left[1]), (e.right[0].name, e.right[1]))
-                 for e in _equalities(graph, scope, tables) if e.left[0] != e.right[0]}
-        if pairs:
-            out.append(ScopeJoins(refs, pairs))
-    return out
+    return written_joins(graph, sqlglot.parse_one(sql, read=dialect))
 
 
 def score(graph: Any, sql: str) -> tuple[bool | None, bool, str]:

@@ -172,3 +172,16 @@ def test_quoted_and_readable_join_conditions_are_both_read(graph):
     quoted = graph._parse_condition('"Order Details"."OrderID" = "Orders"."OrderID"')
     assert [e.pairs for e in readable] == [e.pairs for e in quoted] != []
     assert graph._parse_condition("Orders.Freight > 3") == []
+
+
+def test_written_joins_resolve_aliases_per_select(graph):
+    from evoonto.tools.joinpaths import written_joins
+
+    sql = ('SELECT T1.Country FROM Customers AS T1 JOIN Orders AS T2 ON T1.CustomerID = T2.CustomerID '
+           'WHERE T2.OrderID IN (SELECT T1.OrderID FROM "Order Details" AS T1 '
+           'JOIN Orders AS T2 ON T1.OrderID = T2.OrderID)')
+    found = written_joins(graph, sqlglot.parse_one(sql, read="sqlite"))
+    assert sorted(sorted(t.name for t in w.tables) for w in found) == [
+        ["Customers", "Orders"], ["Order Details", "Orders"]]
+    for w in found:
+        assert w.pairs == frozenset().union(*(h.pairs for h in graph.connect(w.tables)))

@@ -46,7 +46,8 @@ from evoonto.sources.joins import _ID_LIKE  # the id-like name rule of join disc
 from evoonto.tools.findings import Finding
 
 __all__ = ["Cardinality", "JoinEdge", "JoinPath", "JoinGraph", "TableRef", "check_joins", "join_path_tool",
-           "joins_section", "tables_of", "ORIGIN_RANK", "ORIGIN_COST", "DIALECT_OF_KIND"]
+           "joins_section", "tables_of", "written_joins", "WrittenJoins", "ORIGIN_RANK", "ORIGIN_COST",
+           "DIALECT_OF_KIND"]
 
 Cardinality = Literal["1:1", "N:1", "1:N", "N:M"]
 
@@ -224,8 +225,8 @@ class JoinGraph:
     views: set[TableRef] = field(default_factory=set)
     primary_keys: dict[TableRef, set[frozenset[str]]] = field(default_factory=dict)
     dialects: dict[str, str | None] = field(default_factory=dict)
-    _edges: dict[tuple[str, frozenset], JoinEdge] = field(default_factory=dict)
-    _adjacent: dict[TableRef, list[JoinEdge]] = field(default_factory=dict)
+    _edges: dict[tuple[str, frozenset], JoinEdge] = field(default_factory=dict, init=False, repr=False)
+    _adjacent: dict[TableRef, list[JoinEdge]] = field(default_factory=dict, init=False, repr=False)
 
     # -- construction -------------------------------------------------------------------------------
 
@@ -634,7 +635,8 @@ def check_joins(graph: JoinGraph, statement: exp.Expression, *, dialect: str | N
         dialect: the sqlglot dialect of the SQL (used for quoted suggestions).
 
     Returns:
-        Findings in SQL order; ``start``/``end`` are character offsets when sqlglot kept positions.
+        Findings per SELECT, innermost SELECT first; ``start``/``end`` are character offsets when
+        sqlglot kept positions.
     """
     findings: list[Finding] = []
     try:
@@ -644,6 +646,34 @@ def check_joins(graph: JoinGraph, statement: exp.Expression, *, dialect: str | N
     for scope in scopes:
         findings += _check_scope(graph, scope, dialect)
     return findings
+
+
+@dataclass(frozen=True)
+class WrittenJoins:
+    """The joins one SELECT of a statement writes: its distinct ``tables`` (in FROM order) and the
+    column ``pairs`` its equalities join (direction-free and case-folded, as :attr:`JoinEdge.pairs`)."""
+
+    tables: tuple[TableRef, ...]
+    pairs: frozenset
+
+
+def written_joins(graph: JoinGraph, statement: exp.Expression) -> list[WrittenJoins]:
+    """Per SELECT of ``statement`` with two or more distinct known tables and a column equality
+    between two of them: what it joins (aliases resolved per SELECT; self-joins left out, as a table
+    joined to itself has no path to choose). Used to compare written joins with :meth:`JoinGraph.connect`."""
+    out = []
+    for scope in traverse_scope(statement):
+        if not isinstance(scope.expression, exp.Select):
+            continue
+        tables = _scope_tables(graph, scope)
+        refs = tuple(dict.fromkeys(tables.values()))
+        if len(refs) < 2 or len(refs) != len(tables):
+            continue
+        pairs = frozenset(_pair((e.left[0].name, e.left[1]), (e.right[0].name, e.right[1]))
+                          for e in _equalities(graph, scope, tables) if e.left[0] != e.right[0])
+        if pairs:
+            out.append(WrittenJoins(refs, pairs))
+    return out
 
 
 def _scope_tables(graph: JoinGraph, scope: Scope) -> dict[str, TableRef]:
