@@ -78,6 +78,8 @@ class ColumnInfo:
         primary_key: part of the table's primary key; ordinal: 0-based position in the table.
         references: ``(table, column)`` names of the columns it points at (declared or discovered
             foreign keys), sorted; reference_iris: their IRIs, sorted.
+        view_of: for a view column passing a column of a table it reads through unchanged, that
+            column's ``(table, column)`` names (``evo:viewColumnOf``), else None.
     """
 
     name: str
@@ -91,6 +93,7 @@ class ColumnInfo:
     ordinal: int = 0
     references: tuple[tuple[str, str], ...] = ()
     reference_iris: tuple[URIRef, ...] = ()
+    view_of: tuple[str, str] | None = None
 
     @property
     def column(self) -> str:
@@ -101,7 +104,8 @@ class ColumnInfo:
 @dataclass(frozen=True)
 class TableInfo:
     """One table: ``name``, catalog ``iri``, ``row_count`` (``None`` if unknown), ``columns`` in
-    ordinal order, and ``source_id`` / ``source_iri`` of its source."""
+    ordinal order, ``source_id`` / ``source_iri`` of its source, ``is_view`` (``evo:isView``) and,
+    for a view, ``reads``: the names of the tables it reads (``evo:readsTable``), sorted."""
 
     name: str
     iri: URIRef
@@ -109,6 +113,8 @@ class TableInfo:
     columns: tuple[ColumnInfo, ...] = field(default_factory=tuple)
     source_id: str = ""
     source_iri: URIRef | None = None
+    is_view: bool = False
+    reads: tuple[str, ...] = ()
 
     def column(self, name: str) -> ColumnInfo | None:
         """The column called ``name`` (exact match first, then case-insensitive), or ``None``."""
@@ -313,10 +319,13 @@ def read_catalog(source: rdflib.Graph | Queryable) -> Catalog:
                 ordinal=c.ordinal or 0,
                 references=tuple(sorted(column_names[r] for r in c.references if r in column_names)),
                 reference_iris=tuple(sorted((r for r in c.references if r in column_names), key=str)),
+                view_of=column_names.get(c.view_of) if c.view_of is not None else None,
             ) for c in columns_of[t.iri]]
             cols.sort(key=lambda c: (c.ordinal, c.name))
+            table_names = {x.iri: x.name for x in tables_here}
             tables.append(TableInfo(name=t.name, iri=t.iri, row_count=t.row_count, columns=tuple(cols),
-                                    source_id=source_id, source_iri=src.iri))
+                                    source_id=source_id, source_iri=src.iri, is_view=bool(t.is_view),
+                                    reads=tuple(sorted(table_names[r] for r in t.reads if r in table_names))))
         tables.sort(key=lambda t: (t.name, str(t.iri)))
         documents = tuple(sorted((
             DocumentInfo(d.iri, d.title or "",

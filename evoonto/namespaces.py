@@ -66,12 +66,14 @@ class EVO(DefinedNamespace):
     mapsTerm: URIRef  # maps term
     parameter: URIRef  # parameter
     partOf: URIRef  # part of
+    readsTable: URIRef  # reads table
     references: URIRef  # references
     relationType: URIRef  # relation type
     restoresVersion: URIRef  # restores version
     severity: URIRef  # severity
     source: URIRef  # source
     table: URIRef  # table
+    viewColumnOf: URIRef  # view column of
 
     # datatype properties
     aggregation: URIRef  # aggregation
@@ -90,6 +92,7 @@ class EVO(DefinedNamespace):
     grain: URIRef  # grain
     hitsPerColumn: URIRef  # hits per column
     intervention: URIRef  # intervention
+    isView: URIRef  # is view
     joinCondition: URIRef  # join condition
     joinPath: URIRef  # join path
     level: URIRef  # level

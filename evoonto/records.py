@@ -515,19 +515,25 @@ class Table(_Record):
 
     Attributes:
         iri: ``IriFactory.table(source, name)``; name: ``csvw:name`` as in the source;
-        source: the Source IRI (``dcterms:isPartOf``); row_count: ``evo:rowCount`` or None.
+        source: the Source IRI (``dcterms:isPartOf``); row_count: ``evo:rowCount`` or None;
+        is_view: ``evo:isView`` (None when not stated: a base table); reads: Table IRIs a view reads
+        (``evo:readsTable``).
     """
 
     iri: URIRef
     name: str
     source: URIRef
     row_count: int | None = None
+    is_view: bool | None = None
+    reads: list[URIRef] = field(default_factory=list)
 
     RDF_TYPE: ClassVar[URIRef] = CSVW.Table
     FIELDS: ClassVar[tuple[_Field, ...]] = (
         _f("name", CSVW.name, "text", required=True),
         _f("source", DCTERMS.isPartOf, "iri", required=True),
         _f("row_count", EVO.rowCount, "int"),
+        _f("is_view", EVO.isView, "bool"),
+        _f("reads", EVO.readsTable, "iri", many=True),
     )
 
 
@@ -539,7 +545,8 @@ class Column(_Record):
         iri: ``IriFactory.column(source, table, name)``; name: ``csvw:name`` as in the source;
         table: the Table IRI (``dcterms:isPartOf``); declared_type: ``evo:declaredType`` as declared
         (None when undeclared); primary_key: ``evo:primaryKey``; ordinal: ``evo:ordinal`` (0-based);
-        references: Column IRIs this column points at (``evo:references``, declared or discovered keys).
+        references: Column IRIs this column points at (``evo:references``, declared or discovered keys);
+        view_of: for a view column, the column it passes through unchanged (``evo:viewColumnOf``).
     """
 
     iri: URIRef
@@ -549,6 +556,7 @@ class Column(_Record):
     primary_key: bool | None = None
     ordinal: int | None = None
     references: list[URIRef] = field(default_factory=list)
+    view_of: URIRef | None = None
 
     RDF_TYPE: ClassVar[URIRef] = CSVW.Column
     FIELDS: ClassVar[tuple[_Field, ...]] = (
@@ -558,6 +566,7 @@ class Column(_Record):
         _f("primary_key", EVO.primaryKey, "bool"),
         _f("ordinal", EVO.ordinal, "int"),
         _f("references", EVO.references, "iri", many=True),
+        _f("view_of", EVO.viewColumnOf, "iri"),
     )
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rdflib import Graph
 
@@ -240,6 +240,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             mine = [q for q in questions if q.db_id in (None, src.id)]
             proposal = chosen.propose(schema, profiles, mine)
             proposal.joins.extend(_discovered_joins(src, iris))
+            _drop_view_passthrough(proposal, schema)
             _step(progress, src.id, "propose")
             verified = verify(proposal, schema, profiles, prober)
             rejected.extend(verified.rejected)
@@ -282,6 +283,22 @@ def _discovered_joins(src: BaseSource, iris: IriFactory) -> list[JoinCandidate]:
     return [JoinCandidate(j.left_table, (j.left_column,), j.right_table, (j.right_column,), declared=False,
                           origin="source")
             for j in discover_joins(src, iris, measure_declared=False) if not j.declared]
+
+
+def _drop_view_passthrough(proposal: Any, schema: Any) -> None:
+    """Leave out candidates on view columns that pass a base column through unchanged
+    (``evo:viewColumnOf``): the base column's Term is the concept, so the view mints no duplicate
+    Term, value, synonym or constraint for it. A view keeps its Entity Term and its computed columns."""
+    passthrough = {(t.name, c.name) for t in schema.tables if t.is_view for c in t.columns if c.view_of}
+    if not passthrough:
+        return
+    dropped = {c.slug for c in proposal.terms if c.column is not None and (c.table, c.column) in passthrough}
+    proposal.terms = [c for c in proposal.terms if c.slug not in dropped]
+    proposal.synonyms = [c for c in proposal.synonyms if c.slug not in dropped]
+    proposal.values = [c for c in proposal.values if (c.table, c.column) not in passthrough]
+    proposal.constraints = [c for c in proposal.constraints if (c.table, c.column) not in passthrough]
+    proposal.derivations = [c for c in proposal.derivations
+                            if not any((c.table, col) in passthrough for col in c.columns)]
 
 
 def _step(progress: Callable[[str, str], None] | None, source_id: str, step: str) -> None:

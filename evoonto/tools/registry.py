@@ -147,7 +147,8 @@ RESOLVE_OUTPUT: dict[str, Any] = {
     "type": "object",
     "properties": {"records": {"type": "array", "items": {"type": "object"}},
                    "errors": {"type": "array", "items": {"type": "object"}},
-                   "truncated": {"type": "boolean"}, "omitted": {"type": "array"}},
+                   "truncated": {"type": "boolean"}, "omitted": {"type": "array"},
+                   "joins": {"type": "array", "items": {"type": "object"}}},
     "required": ["records", "errors"],
 }
 ROWS_OUTPUT: dict[str, Any] = {
@@ -155,6 +156,13 @@ ROWS_OUTPUT: dict[str, Any] = {
     "properties": {"columns": {"type": "array"}, "rows": {"type": "array", "items": {"type": "array"}},
                    "truncated": {"type": "boolean"}},
     "required": ["columns", "rows"],
+}
+JOIN_PATH_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"from": {"type": "string"}, "to": {"type": "string"}, "tables": {"type": "array"},
+                   "hops": {"type": "array", "items": {"type": "object"}}, "sql": {"type": "string"},
+                   "warnings": {"type": "array"}, "error": {"type": "string"}},
+    "required": ["from", "to", "hops"],
 }
 TABLES_OUTPUT: dict[str, Any] = {
     "type": "object", "properties": {"tables": {"type": "array", "items": {"type": "object"}}},
@@ -169,4 +177,5 @@ TABLE_OUTPUT: dict[str, Any] = {
 
 
 __all__ = ["ToolSpec", "error_text", "object_schema", "BROWSE_OUTPUT", "RESOLVE_OUTPUT", "ROWS_OUTPUT",
+           "JOIN_PATH_OUTPUT",
            "TABLES_OUTPUT", "TABLE_OUTPUT"]

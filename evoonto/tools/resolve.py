@@ -238,10 +238,11 @@ class Resolver:
         codec: id <-> IRI conversion.
     """
 
-    def __init__(self, ontology: Any, settings: ResolveSettings, codec: IdCodec):
+    def __init__(self, ontology: Any, settings: ResolveSettings, codec: IdCodec, joins: Any = None):
         self.ontology = ontology
         self.settings = settings
         self.codec = codec
+        self.joins = joins  # () -> JoinGraph of the version, for the "joins" section (None: none)
 
     # -- public -----------------------------------------------------------------------------------
 
@@ -250,7 +251,10 @@ class Resolver:
 
         Returns:
             ``{"records": [...], "errors": [{"id", "error"}], "truncated": bool}`` plus ``omitted``
-            (ids left out to respect the budget) when needed; compact JSON of the whole dict is at
+            (ids left out to respect the budget) when needed, and ``joins`` (the join tree between
+            the tables of the resolved records, :func:`evoonto.tools.joinpaths.joins_section`) when
+            several records on two or more tables are resolved together and a join graph is given;
+            compact JSON of the whole dict is at
             most ``settings.response_budget`` characters.
         Raises:
             ToolArgumentError: see :func:`check_resolve_args`.
@@ -274,7 +278,15 @@ class Resolver:
         records = self._records(graph, found, expand, depth)
         _strip_private(records)
         _share_evidence(records)
-        return self._fit({"records": records, "errors": errors, "truncated": False})
+        answer: dict[str, Any] = {"records": records, "errors": errors, "truncated": False}
+        if self.joins is not None and len(found) > 1:
+            from evoonto.tools.joinpaths import joins_section, tables_of
+
+            located = tables_of(self.ontology, found)
+            section = joins_section(self.joins(), [located[i] for i in found if i in located], self.codec.to_id)
+            if section is not None:
+                answer["joins"] = section
+        return self._fit(answer)
 
     # -- building ---------------------------------------------------------------------------------
 

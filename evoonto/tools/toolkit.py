@@ -32,6 +32,7 @@ from evoonto.tools.settings import BrowseSettings, ToolSettings, load_settings
 from evoonto.tools.sparql import SKOS, iri_ref, select
 from evoonto.tools.registry import (
     BROWSE_OUTPUT,
+    JOIN_PATH_OUTPUT,
     RESOLVE_OUTPUT,
     ROWS_OUTPUT,
     TABLE_OUTPUT,
@@ -41,7 +42,7 @@ from evoonto.tools.registry import (
 )
 from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, to_text  # noqa: F401 - to_text re-exported
 
-BUILTIN_TOOLS = ("browse", "resolve", "manifest")
+BUILTIN_TOOLS = ("browse", "resolve", "manifest", "join_path")
 DATA_TOOLS = ("list_tables", "describe_table", "run_sql")
 
 
@@ -53,6 +54,16 @@ class _Built:
         self.codec = IdCodec(base_iri if base_iri is not None else _guess_base(ontology))
         self.index = SearchIndex(gather_documents(ontology), self.settings.browse.weights)
         self.declared: list[DeclaredTool] = load_declared_tools(ontology)
+        self.ontology = ontology
+        self._join_graph: Any = None
+
+    def join_graph(self) -> Any:
+        """The version's :class:`~evoonto.tools.joinpaths.JoinGraph` (built on first use)."""
+        if self._join_graph is None:
+            from evoonto.tools.joinpaths import JoinGraph
+
+            self._join_graph = JoinGraph.from_ontology(self.ontology)
+        return self._join_graph
 
 
 _CACHE: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
@@ -149,7 +160,30 @@ class OntologyTools:
                 single ids are reported in ``errors`` instead).
         """
         built = self.built
-        return Resolver(self.ontology, built.settings.resolve, built.codec).resolve(ids, expand=expand, depth=depth)
+        return Resolver(self.ontology, built.settings.resolve, built.codec, joins=built.join_graph).resolve(
+            ids, expand=expand, depth=depth)
+
+    def join_path(self, start: str, end: str) -> dict[str, Any]:
+        """The shortest join path between two tables or records (Terms, Mappings, tables, columns);
+        see :func:`evoonto.tools.joinpaths.join_path_tool`.
+
+        Raises:
+            ToolArgumentError: an empty, unknown or ambiguous table or id.
+        """
+        from evoonto.tools.joinpaths import join_path_tool, tables_of
+
+        built = self.built
+
+        def table_of(value: str) -> Any:
+            if "/" not in value and ":" not in value:
+                return None  # a table name
+            try:
+                iri = built.codec.to_iri(value)
+            except ToolArgumentError:
+                return None
+            return tables_of(self.ontology, [iri]).get(iri)
+
+        return join_path_tool(built.join_graph(), start, end, table_of=table_of, id_of=built.codec.to_id)
 
     def manifest(self) -> str:
         """The manifest text (≤ 1,500 characters for a 12-table database); see :mod:`evoonto.tools.manifest`."""
@@ -211,8 +245,8 @@ class OntologyTools:
         return list(self.registry())
 
     def registry(self) -> dict[str, ToolSpec]:
-        """The tools of this version by name, in this order: browse, resolve, manifest, the declared
-        tools, then (with ``data_tools``) list_tables, describe_table, run_sql. Descriptions and
+        """The tools of this version by name, in this order: browse, resolve, manifest, join_path, the
+        declared tools, then (with ``data_tools``) list_tables, describe_table, run_sql. Descriptions and
         schemas are generated from the version's settings (e.g. browse's default number of results).
         The MCP server lists and calls exactly these (``manifest`` is served as its instructions)."""
         built = self.built
@@ -221,7 +255,8 @@ class OntologyTools:
             return cached[2]
         specs = [_browse_spec(self, built.settings.browse), _resolve_spec(self),
                  ToolSpec("manifest", "How to use this ontology layer (plain text).", object_schema({}),
-                          lambda: self.manifest(), listed=False)]
+                          lambda: self.manifest(), listed=False),
+                 _join_path_spec(self)]
         specs += [_declared_spec(self, decl) for decl in built.declared]
         if self.data_tools:
             specs += _data_specs(self)
@@ -331,6 +366,25 @@ def _resolve_spec(tools: OntologyTools) -> ToolSpec:
     return ToolSpec("resolve", RESOLVE_DESCRIPTION, schema,
                     lambda ids, expand=EXPANSIONS, depth=1: tools.resolve(ids, expand=expand, depth=depth),
                     output_schema=RESOLVE_OUTPUT)
+
+
+JOIN_PATH_DESCRIPTION = (
+    "How two tables join: the shortest join path between tables or records (Terms, Mappings, columns), "
+    "hop by hop with the SQL condition (quoted for the source), cardinality (1:1, N:1, 1:N, N:M), "
+    "the evidence ids behind it, alternatives (other keys between the same tables) and a warning when "
+    "an aggregate over the start table would be multiplied (fan-out).\n\n"
+    "from, to: table names (source.table when ambiguous) or record ids from browse.\n"
+    "Returns JSON {from, to, tables, hops, sql, warnings}; {hops: [], error} when they do not connect."
+)
+
+
+def _join_path_spec(tools: OntologyTools) -> ToolSpec:
+    schema = object_schema({
+        "from": {"type": "string", "minLength": 1, "maxLength": 500, "description": "a table name or record id"},
+        "to": {"type": "string", "minLength": 1, "maxLength": 500, "description": "a table name or record id"},
+    }, ("from", "to"))
+    return ToolSpec("join_path", JOIN_PATH_DESCRIPTION, schema,
+                    lambda **kw: tools.join_path(kw["from"], kw["to"]), output_schema=JOIN_PATH_OUTPUT)
 
 
 def _declared_spec(tools: OntologyTools, decl: DeclaredTool) -> ToolSpec:

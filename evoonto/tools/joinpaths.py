@@ -1,0 +1,934 @@
+"""Join paths: how the tables of an ontology version join, hop by hop, with evidence and cardinality.
+
+A :class:`JoinGraph` is read from one ontology version (:meth:`JoinGraph.from_ontology`):
+
+- **declared foreign keys** of the catalog (``evo:references`` between ``csvw:Column`` nodes);
+- the builder's **association Relations** (``evo:Relation`` of type ``evo:Association`` with an
+  ``evo:joinCondition``), backed by their inclusion-probe Evidence (``prov:wasDerivedFrom``);
+- any other source of joins through :meth:`JoinGraph.add_edge` (e.g. joins mined from verified
+  queries later): an edge's ``origin`` is an open string (``"foreign_key"``, ``"probe"``,
+  ``"verified_query"`` …), and edges over the same column pair merge their evidence.
+
+Each :class:`JoinEdge` knows which of its sides is unique (a whole primary key, or a column whose
+Evidence saw as many distinct values as the table has rows), hence its cardinality (``1:1``,
+``N:1``, ``1:N``, ``N:M``, read from left to right). :meth:`JoinGraph.path` finds the shortest
+multi-hop path between two tables or Terms (fewest hops; among those, declared keys and many-to-one
+hops first), and :meth:`JoinGraph.connect` a join tree over several. A :class:`JoinPath` warns when
+an aggregate over the start table would be multiplied (a hop that goes from a "one" side to a "many"
+side: fan-out). Join conditions are quoted for the source's dialect with
+:mod:`evoonto.sources.quoting`, e.g. Northwind's ``"Order Details"."OrderID" = "Orders"."OrderID"``.
+
+:func:`check_joins` checks the joins of a parsed SQL statement against the graph and returns
+:class:`~evoonto.tools.findings.Finding` records (``unknown_join``, ``mismatched_join_keys``,
+``fan_trap``); the ``check_sql`` tool calls it.
+
+Example::
+
+    graph = JoinGraph.from_ontology(ontology)
+    path = graph.path("Order Details", "Customers")
+    print([hop.condition() for hop in path.hops], path.fan_out)
+    check_joins(graph, sqlglot.parse_one(sql, read="sqlite"), dialect="sqlite")
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Literal
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope, traverse_scope
+
+from evoonto.errors import ToolArgumentError
+from evoonto.sources.quoting import quote_identifier
+from evoonto.sources.joins import _ID_LIKE  # the id-like name rule of join discovery, shared
+from evoonto.tools.findings import Finding
+
+__all__ = ["Cardinality", "JoinEdge", "JoinPath", "JoinGraph", "TableRef", "check_joins", "join_path_tool",
+           "joins_section", "tables_of", "written_joins", "WrittenJoins", "ORIGIN_RANK", "ORIGIN_COST",
+           "DIALECT_OF_KIND"]
+
+Cardinality = Literal["1:1", "N:1", "1:N", "N:M"]
+
+#: Preference between edges of equal hop count: declared keys first, then probed, then anything else.
+ORIGIN_RANK: dict[str, int] = {"foreign_key": 0, "probe": 1, "verified_query": 2, "shared_key": 3, "name": 4}
+#: Cost of one hop by origin in path search (default 1): an unverified name match counts as one and a
+#: half hops, so among paths of equal length the verified one wins, but one name hop beats two verified ones.
+ORIGIN_COST: dict[str, float] = {"name": 1.5}
+#: sqlglot dialect of each catalog source kind (``evo:sourceKind``) when none is given.
+DIALECT_OF_KIND: dict[str, str | None] = {"sqlite": "sqlite", "files": "duckdb", "sqlalchemy": None}
+
+
+@dataclass(frozen=True, order=True)
+class TableRef:
+    """A table of one source: ``source`` id and ``name`` as in the catalog."""
+
+    source: str
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class JoinEdge:
+    """One way two tables join: ``left.left_columns = right.right_columns`` (pairwise, AND-joined).
+
+    Attributes:
+        source: the source id both tables belong to.
+        left, right: table names; left_columns, right_columns: the joined columns, same length.
+        origin: where the edge comes from (``"foreign_key"``: a declared key, left references
+            right; ``"probe"``: a builder association backed by an inclusion probe;
+            ``"shared_key"``: both columns reference the same key; ``"name"``: named like a key of
+            the other table, not verified; ``"verified_query"`` or any other name for later
+            sources of joins). :data:`ORIGIN_RANK` orders them.
+        left_unique, right_unique: whether the columns are unique on that side (a whole primary
+            key, or Evidence of as many distinct values as rows).
+        evidence: ids (IRIs) of the Evidence records backing the edge, sorted.
+        relation: the IRI of the ``evo:Relation`` that states it, or None.
+    """
+
+    source: str
+    left: str
+    left_columns: tuple[str, ...]
+    right: str
+    right_columns: tuple[str, ...]
+    origin: str = "foreign_key"
+    left_unique: bool = False
+    right_unique: bool = False
+    evidence: tuple[str, ...] = ()
+    relation: str | None = None
+
+    @property
+    def cardinality(self) -> Cardinality:
+        """Rows of ``left`` per row of ``right`` and back: ``1:1``, ``N:1``, ``1:N`` or ``N:M``."""
+        if self.left_unique and self.right_unique:
+            return "1:1"
+        if self.right_unique:
+            return "N:1"
+        if self.left_unique:
+            return "1:N"
+        return "N:M"
+
+    @property
+    def pairs(self) -> frozenset[tuple[tuple[str, str], tuple[str, str]]]:
+        """The column pairs, direction-free and case-folded (to compare edges and SQL joins)."""
+        return frozenset(_pair((self.left, a), (self.right, b))
+                         for a, b in zip(self.left_columns, self.right_columns, strict=True))
+
+    def reversed(self) -> "JoinEdge":
+        """The same edge read from right to left."""
+        return replace(self, left=self.right, left_columns=self.right_columns, right=self.left,
+                       right_columns=self.left_columns, left_unique=self.right_unique,
+                       right_unique=self.left_unique)
+
+    def condition(self, dialect: str | None = None, *, left_alias: str | None = None,
+                  right_alias: str | None = None) -> str:
+        """The SQL join condition with every identifier quoted for ``dialect`` (a sqlglot name),
+        e.g. ``"Order Details"."OrderID" = "Orders"."OrderID"``; aliases replace the table names."""
+        lq = quote_identifier(left_alias or self.left, dialect)
+        rq = quote_identifier(right_alias or self.right, dialect)
+        return " AND ".join(f"{lq}.{quote_identifier(a, dialect)} = {rq}.{quote_identifier(b, dialect)}"
+                            for a, b in zip(self.left_columns, self.right_columns, strict=True))
+
+    def to_dict(self, dialect: str | None = None, id_of: Any = None) -> dict[str, Any]:
+        """A JSON-ready hop: ``{from, to, condition, cardinality, origin, evidence}`` (evidence ids
+        through ``id_of`` when given)."""
+        ids = [id_of(e) if id_of else e for e in self.evidence]
+        return {"from": self.left, "to": self.right, "condition": self.condition(dialect),
+                "cardinality": self.cardinality, "origin": self.origin, "evidence": ids}
+
+
+def _pair(a: tuple[str, str], b: tuple[str, str]) -> tuple[tuple[str, str], tuple[str, str]]:
+    fa, fb = (a[0].casefold(), a[1].casefold()), (b[0].casefold(), b[1].casefold())
+    return (fa, fb) if fa <= fb else (fb, fa)
+
+
+@dataclass(frozen=True)
+class JoinPath:
+    """A path of joins from ``start`` to ``end`` (tables of one source).
+
+    Attributes:
+        start, end: table names; source: their source id; dialect: sqlglot dialect of the source.
+        hops: the edges in path order, each read from the previous table to the next.
+    """
+
+    source: str
+    start: str
+    end: str
+    hops: tuple[JoinEdge, ...] = ()
+    dialect: str | None = None
+
+    @property
+    def tables(self) -> list[str]:
+        """The tables visited, ``start`` first."""
+        return [self.start] + [h.right for h in self.hops]
+
+    @property
+    def fan_out(self) -> list[JoinEdge]:
+        """The hops that can repeat rows of the tables before them (the left side is unique but the
+        right is not: ``1:N`` or ``N:M``): an aggregate over ``start`` (SUM, COUNT, AVG) after
+        these joins is multiplied."""
+        return [h for h in self.hops if not h.right_unique]
+
+    def warnings(self) -> list[str]:
+        """Readable fan-out warnings, one per multiplying hop."""
+        return [f"joining {h.left} to {h.right} is {h.cardinality}: each {h.left} row can appear several times, "
+                f"so SUM/COUNT/AVG over {self.start} columns would be multiplied (aggregate before joining, "
+                f"or use COUNT(DISTINCT ...))" for h in self.fan_out]
+
+    def sql(self, dialect: str | None = None) -> str:
+        """``FROM start JOIN t1 ON ... JOIN t2 ON ...`` with quoted names."""
+        d = self.dialect if dialect is None else dialect
+        text = f"FROM {quote_identifier(self.start, d)}"
+        for hop in self.hops:
+            text += f" JOIN {quote_identifier(hop.right, d)} ON {hop.condition(d)}"
+        return text
+
+    def to_dict(self, id_of: Any = None, graph: "JoinGraph | None" = None) -> dict[str, Any]:
+        """JSON-ready: ``{from, to, tables, hops: [...], sql, warnings}``; with ``graph``, a hop
+        whose two tables also join on other columns lists those conditions as ``alternatives``
+        (e.g. ``eye_colour_id`` and ``hair_colour_id`` both joining ``colour``: the question decides)."""
+        hops = []
+        for hop in self.hops:
+            item = hop.to_dict(self.dialect, id_of)
+            if graph is not None:
+                others = [e.condition(self.dialect) for e in graph.between(TableRef(hop.source, hop.left),
+                                                                           TableRef(hop.source, hop.right))
+                          if e.pairs != hop.pairs]
+                if others:
+                    item["alternatives"] = others
+            hops.append(item)
+        out: dict[str, Any] = {"from": self.start, "to": self.end, "tables": self.tables,
+                               "hops": hops, "sql": self.sql()}
+        warnings = self.warnings()
+        if warnings:
+            out["warnings"] = warnings
+        return out
+
+
+@dataclass
+class JoinGraph:
+    """The join edges of one ontology version, per source (see the module docstring).
+
+    Attributes:
+        columns: ``{TableRef: [column names in order]}`` of every table known.
+        unique: ``{TableRef: set of frozensets of case-folded column names that are unique}``.
+        views: the tables that are views.
+        primary_keys: ``{TableRef: set of frozensets of case-folded declared primary-key columns}``.
+        dialects: ``{source id: sqlglot dialect}``.
+    """
+
+    columns: dict[TableRef, list[str]] = field(default_factory=dict)
+    unique: dict[TableRef, set[frozenset[str]]] = field(default_factory=dict)
+    views: set[TableRef] = field(default_factory=set)
+    primary_keys: dict[TableRef, set[frozenset[str]]] = field(default_factory=dict)
+    dialects: dict[str, str | None] = field(default_factory=dict)
+    _edges: dict[tuple[str, frozenset], JoinEdge] = field(default_factory=dict, init=False, repr=False)
+    _adjacent: dict[TableRef, list[JoinEdge]] = field(default_factory=dict, init=False, repr=False)
+
+    # -- construction -------------------------------------------------------------------------------
+
+    @classmethod
+    def from_catalog(cls, catalog: Any, *, dialects: dict[str, str | None] | None = None) -> "JoinGraph":
+        """Tables, primary keys and declared foreign keys of a :class:`evoonto.catalog.Catalog`.
+
+        Args:
+            catalog: a Catalog (:func:`evoonto.catalog.read_catalog`).
+            dialects: sqlglot dialect per source id (default from the source kind, :data:`DIALECT_OF_KIND`).
+        """
+        graph = cls()
+        for src in catalog.sources:
+            graph.dialects[src.id] = (dialects or {}).get(src.id, DIALECT_OF_KIND.get(src.kind))
+            for table in src.tables:
+                ref = TableRef(src.id, table.name)
+                graph.columns[ref] = [c.name for c in table.columns]
+                if table.is_view:
+                    graph.views.add(ref)
+                if table.primary_key:
+                    graph.mark_unique(ref, table.primary_key)
+                    graph.primary_keys.setdefault(ref, set()).add(frozenset(c.casefold() for c in table.primary_key))
+            for table in src.tables:
+                for column in table.columns:
+                    for ref_table, ref_column in column.references:
+                        graph.add_edge(JoinEdge(src.id, table.name, (column.name,), ref_table, (ref_column,),
+                                                origin="foreign_key"))
+        return graph
+
+    @classmethod
+    def from_ontology(cls, ontology: Any, *, dialects: dict[str, str | None] | None = None) -> "JoinGraph":
+        """The join graph of an ontology version (anything with ``query(sparql)``).
+
+        Reads the catalog (:func:`evoonto.catalog.read_catalog`, views by ``evo:isView``), column
+        uniqueness from Evidence (``evo:distinctCount`` equal to the table's ``evo:rowCount``), and
+        every non-deprecated ``evo:Relation`` with an ``evo:joinCondition`` whose condition names
+        catalog columns (``table.column = table.column``, AND-joined), with its Evidence.
+        """
+        from evoonto.catalog import read_catalog
+        from evoonto.tools.sparql import select
+
+        graph = cls.from_catalog(read_catalog(ontology), dialects=dialects)
+        for row in select(ontology, """
+                SELECT ?id ?table ?column WHERE {
+                  ?m a evo:Mapping ; evo:column ?c ; evo:table ?t ; evo:mapsTerm ?term .
+                  FILTER NOT EXISTS { ?m evo:filter ?f }
+                  ?term prov:wasDerivedFrom ?e . ?e evo:distinctCount ?n .
+                  FILTER(?n > 1)
+                  ?t evo:rowCount ?n ; csvw:name ?table ; dcterms:isPartOf ?s . ?s dcterms:identifier ?id .
+                  ?c csvw:name ?column .
+                  FILTER NOT EXISTS { ?e evo:nullFraction ?z FILTER(?z > 0) } }"""):
+            graph.mark_unique(TableRef(row["id"], row["table"]), (row["column"],))
+        rows = select(ontology, """
+            SELECT ?rel ?cond ?ev WHERE {
+              ?rel a evo:Relation ; evo:joinCondition ?cond .
+              OPTIONAL { ?rel prov:wasDerivedFrom ?ev }
+              FILTER NOT EXISTS { ?rel owl:deprecated true } } ORDER BY ?rel ?ev""")
+        for row in rows:
+            for edge in graph._parse_condition(row["cond"]):
+                graph.add_edge(replace(edge, origin="probe", evidence=(row["ev"],) if row.get("ev") else (),
+                                       relation=row["rel"]))
+        graph.add_name_edges()
+        graph.add_shared_key_edges()
+        return graph
+
+    def add_name_edges(self) -> int:
+        """Add ``origin="name"`` edges (no evidence, ranked last; views left out): a column named
+        exactly like the single-column primary key of another table (or, when it declares none, an
+        id-like unique column) (``name_score`` 1.0 of
+        :func:`evoonto.sources.joins.name_score`: same non-generic name, or ``<table><key>``), when no
+        edge joins the two tables yet. Returns how many were added."""
+        from evoonto.sources.joins import name_score
+
+        linked = {(e.source, frozenset({e.left.casefold(), e.right.casefold()})) for e in self._edges.values()}
+        added = 0
+        for right, keys in sorted(self.unique.items()):
+            for key in sorted(k for k in keys if len(k) == 1):
+                (key_column,) = key
+                right_column = self._column(right, key_column)
+                is_pk = key in self.primary_keys.get(right, ())
+                if right in self.views or (not is_pk and (right in self.primary_keys or not _ID_LIKE.search(
+                        re.sub(r"[^0-9a-z]", "", key_column)))):
+                    continue  # the key rule of join discovery: the declared PK, else an id-like unique column
+                for left in sorted(self.columns):
+                    pair = (left.source, frozenset({left.name.casefold(), right.name.casefold()}))
+                    if left.source != right.source or left == right or pair in linked or left in self.views:
+                        continue
+                    for column in self.columns[left]:
+                        if name_score(column, right.name, right_column, right_is_key=is_pk) < 1.0:
+                            continue
+                        if self.is_unique(left, (column,)) and not right_column.casefold() == column.casefold():
+                            continue
+                        self.add_edge(JoinEdge(left.source, left.name, (column,), right.name, (right_column,),
+                                               origin="name"))
+                        linked.add(pair)
+                        added += 1
+                        break
+        return added
+
+    def add_shared_key_edges(self) -> int:
+        """Add ``origin="shared_key"`` edges between two columns that reference the same unique key
+        (``city.CountryCode`` and ``countrylanguage.CountryCode`` both join ``country.Code``): joining
+        them directly gives the rows the two-hop join through the key gives. Evidence is that of the
+        two references. Returns how many were added."""
+        by_target: dict[tuple[str, str, str], list[JoinEdge]] = {}
+        for edge in list(self._edges.values()):
+            if edge.origin == "shared_key" or len(edge.left_columns) != 1:
+                continue
+            for e in (edge, edge.reversed()):
+                if e.right_unique and not e.left_unique or e.right_unique and e.origin == "foreign_key":
+                    by_target.setdefault((e.source, e.right, e.right_columns[0]), []).append(e)
+        added = 0
+        for refs in by_target.values():
+            for i, a in enumerate(refs):
+                for b in refs[i + 1:]:
+                    if a.left == b.left or TableRef(a.source, a.left) in self.views \
+                            or TableRef(b.source, b.left) in self.views:
+                        continue
+                    key = (a.source, frozenset({_pair((a.left, a.left_columns[0]), (b.left, b.left_columns[0]))}))
+                    if key in self._edges:
+                        continue
+                    self.add_edge(JoinEdge(a.source, a.left, a.left_columns, b.left, b.left_columns,
+                                           origin="shared_key", evidence=a.evidence + b.evidence))
+                    added += 1
+        return added
+
+    def mark_unique(self, table: TableRef, columns: Iterable[str]) -> None:
+        """Record that ``columns`` (together) are unique in ``table`` (re-derives edge cardinalities)."""
+        key = frozenset(c.casefold() for c in columns)
+        self.unique.setdefault(table, set()).add(key)
+        for k, edge in list(self._edges.items()):
+            if TableRef(edge.source, edge.left) == table or TableRef(edge.source, edge.right) == table:
+                self._store(k, self._with_uniqueness(edge))
+
+    def is_unique(self, table: TableRef, columns: Iterable[str]) -> bool:
+        """Whether ``columns`` hold a unique key of ``table`` (contain a known unique column set)."""
+        cols = frozenset(c.casefold() for c in columns)
+        return any(key and key <= cols for key in self.unique.get(table, ()))
+
+    def _with_uniqueness(self, edge: JoinEdge) -> JoinEdge:
+        return replace(edge, left_unique=self.is_unique(TableRef(edge.source, edge.left), edge.left_columns),
+                       right_unique=self.is_unique(TableRef(edge.source, edge.right), edge.right_columns))
+
+    def add_edge(self, edge: JoinEdge) -> JoinEdge:
+        """Add ``edge`` (tables must be known; names are matched case-insensitively). An edge over the
+        same column pairs as a known one merges into it: evidence is united, the better-ranked origin
+        (:data:`ORIGIN_RANK`) and the first relation are kept, the direction of the first is kept.
+
+        Returns:
+            The stored edge.
+        Raises:
+            ToolArgumentError: a table or column of the edge is not in the graph.
+        """
+        left, right = self.table(edge.left, source=edge.source), self.table(edge.right, source=edge.source)
+        lcols = tuple(self._column(left, c) for c in edge.left_columns)
+        rcols = tuple(self._column(right, c) for c in edge.right_columns)
+        edge = self._with_uniqueness(replace(edge, left=left.name, right=right.name, left_columns=lcols,
+                                             right_columns=rcols, evidence=tuple(sorted(set(edge.evidence)))))
+        key = (edge.source, edge.pairs)
+        old = self._edges.get(key)
+        if old is not None:
+            best = min((old, edge), key=lambda e: ORIGIN_RANK.get(e.origin, len(ORIGIN_RANK)))
+            edge = replace(old, origin=best.origin, evidence=tuple(sorted(set(old.evidence) | set(edge.evidence))),
+                           relation=old.relation or edge.relation)
+        self._store(key, edge)
+        return edge
+
+    def _store(self, key: tuple[str, frozenset], edge: JoinEdge) -> None:
+        self._edges[key] = edge
+        self._adjacent = {}
+
+    def _column(self, table: TableRef, name: str) -> str:
+        for col in self.columns[table]:
+            if col == name:
+                return col
+        for col in self.columns[table]:
+            if col.casefold() == name.casefold():
+                return col
+        raise ToolArgumentError(f"table {table.name!r} has no column {name!r}")
+
+    def _parse_condition(self, text: str) -> list[JoinEdge]:
+        """Edges of a ``t.c = t.c [AND ...]`` condition whose names are catalog columns (else []).
+
+        Both the builder's readable form (``Order Details.OrderID = Orders.OrderID``) and quoted SQL
+        (``"Order Details"."OrderID" = "Orders"."OrderID"``, read with sqlglot) are accepted."""
+        found = []
+        for source in sorted(self.dialects):
+            names = {f"{t.name}.{c}": (t.name, c) for t in self.columns if t.source == source
+                     for c in self.columns[t]}
+            left_cols, right_cols, tables = [], [], set()
+            for part in _condition_parts(text, self.dialects[source]):
+                sides = part.split(" = ")
+                ends = [names.get(s.strip()) for s in sides] if len(sides) == 2 else [None]
+                if any(e is None for e in ends):
+                    break
+                (lt, lc), (rt, rc) = ends  # type: ignore[misc]
+                tables.add((lt, rt))
+                left_cols.append(lc)
+                right_cols.append(rc)
+            else:
+                if len(tables) == 1:
+                    lt, rt = tables.pop()
+                    found.append(JoinEdge(source, lt, tuple(left_cols), rt, tuple(right_cols)))
+        return found
+
+    # -- lookups ------------------------------------------------------------------------------------
+
+    @property
+    def edges(self) -> list[JoinEdge]:
+        """Every edge, sorted by (source, left, right)."""
+        return sorted(self._edges.values(), key=lambda e: (e.source, e.left, e.right, e.left_columns))
+
+    def table(self, name: str, *, source: str | None = None) -> TableRef:
+        """The table called ``name`` (exact, then case-insensitive; ``source.table`` accepted).
+
+        Raises:
+            ToolArgumentError: no such table, or the name is ambiguous across sources.
+        """
+        candidates = [t for t in self.columns if source in (None, t.source)]
+        for match in (lambda t: t.name == name, lambda t: t.name.casefold() == name.casefold(),
+                      lambda t: f"{t.source}.{t.name}".casefold() == name.casefold()):
+            found = [t for t in candidates if match(t)]
+            if len(found) == 1:
+                return found[0]
+            if len(found) > 1:
+                raise ToolArgumentError(f"table {name!r} is in several sources ({', '.join(t.source for t in found)}); "
+                                        "write source.table")
+        raise ToolArgumentError(f"unknown table {name[:80]!r}")
+
+    def adjacent(self, table: TableRef) -> list[JoinEdge]:
+        """The edges touching ``table``, each read from ``table`` outwards."""
+        if not self._adjacent:
+            adj: dict[TableRef, list[JoinEdge]] = {}
+            for edge in self.edges:
+                adj.setdefault(TableRef(edge.source, edge.left), []).append(edge)
+                if edge.left != edge.right:
+                    adj.setdefault(TableRef(edge.source, edge.right), []).append(edge.reversed())
+            for out in adj.values():
+                out.sort(key=_edge_rank)
+            self._adjacent = adj
+        return self._adjacent.get(table, [])
+
+    def between(self, a: TableRef, b: TableRef) -> list[JoinEdge]:
+        """The edges joining ``a`` and ``b`` directly, read from ``a`` to ``b`` (best first)."""
+        return [e for e in self.adjacent(a) if e.right == b.name]
+
+    # -- paths --------------------------------------------------------------------------------------
+
+    def path(self, start: str | TableRef, end: str | TableRef, *, source: str | None = None) -> JoinPath | None:
+        """The shortest join path from ``start`` to ``end`` (table names or refs), or None when they do
+        not connect. Ties between equally short paths go to declared keys, then many-to-one hops.
+
+        Raises:
+            ToolArgumentError: an unknown or ambiguous table.
+        """
+        a = start if isinstance(start, TableRef) else self.table(start, source=source)
+        b = end if isinstance(end, TableRef) else self.table(end, source=a.source)
+        if a.source != b.source:
+            return None
+        hops = self._bfs(a, {b})
+        if hops is None:
+            return None
+        return JoinPath(a.source, a.name, b.name, tuple(hops), self.dialects.get(a.source))
+
+    def _bfs(self, start: TableRef, goals: set[TableRef]) -> list[JoinEdge] | None:
+        """Cheapest path from ``start`` to the nearest of ``goals`` (Dijkstra over :data:`ORIGIN_COST`
+        per hop, ties broken by edge rank), or None."""
+        if start in goals:
+            return []
+        best: dict[TableRef, float] = {start: 0.0}
+        heap: list[tuple[float, int, TableRef, tuple[JoinEdge, ...]]] = [(0.0, 0, start, ())]
+        counter = 0
+        done: set[TableRef] = set()
+        while heap:
+            cost, _, node, hops = heapq.heappop(heap)
+            if node in done:
+                continue
+            done.add(node)
+            if node in goals:
+                return list(hops)
+            for edge in self.adjacent(node):
+                nxt = TableRef(edge.source, edge.right)
+                new = cost + ORIGIN_COST.get(edge.origin, 1.0)
+                if nxt in done or new >= best.get(nxt, float("inf")):
+                    continue
+                best[nxt] = new
+                counter += 1
+                heapq.heappush(heap, (new, counter, nxt, hops + (edge,)))
+        return None
+
+    def connect(self, tables: Iterable[str | TableRef], *, source: str | None = None) -> list[JoinEdge] | None:
+        """A join tree over ``tables``: starting from the first, repeatedly the shortest path from the
+        tables joined so far to the nearest table not joined yet. Returns the hops in join order (each
+        read from a joined table to a new one), ``[]`` for one table, None when they do not connect."""
+        refs = [t if isinstance(t, TableRef) else self.table(t, source=source) for t in tables]
+        refs = list(dict.fromkeys(refs))
+        if not refs:
+            return []
+        if len({r.source for r in refs}) > 1:
+            return None
+        joined, todo, hops = {refs[0]}, set(refs[1:]), []
+        while todo:
+            best: list[JoinEdge] | None = None
+            for origin in sorted(joined):
+                found = self._bfs(origin, todo)
+                if found is not None and (best is None or _path_rank(found) < _path_rank(best)):
+                    best = found
+            if best is None:
+                return None
+            for hop in best:
+                joined.add(TableRef(hop.source, hop.right))
+            todo -= joined
+            hops += best
+        return hops
+
+
+def _condition_parts(text: str, dialect: str | None) -> list[str]:
+    """``["t.c = t.c", ...]`` (unquoted) for an AND-joined equality condition; quoted SQL is read with
+    sqlglot, anything else is split on `` AND `` as written."""
+    if not any(q in text for q in '"`['):
+        return text.split(" AND ")
+    import sqlglot
+
+    try:
+        tree = sqlglot.parse_one(text, read=dialect)
+    except sqlglot.errors.ParseError:
+        return []
+    parts = []
+    for eq in tree.find_all(exp.EQ):
+        if not (isinstance(eq.left, exp.Column) and isinstance(eq.right, exp.Column)):
+            return []
+        parts.append(f"{eq.left.table}.{eq.left.name} = {eq.right.table}.{eq.right.name}")
+    return parts
+
+
+def _path_rank(hops: list[JoinEdge]) -> tuple[float, int]:
+    return (sum(ORIGIN_COST.get(h.origin, 1.0) for h in hops),
+            sum(ORIGIN_RANK.get(h.origin, len(ORIGIN_RANK)) for h in hops))
+
+
+def _edge_rank(edge: JoinEdge) -> tuple:
+    return (ORIGIN_RANK.get(edge.origin, len(ORIGIN_RANK)), not edge.right_unique, edge.right, edge.right_columns)
+
+
+# -- the tool --------------------------------------------------------------------------------------------
+
+
+def join_path_tool(graph: JoinGraph, start: str, end: str, *, table_of: Any = None,
+                   id_of: Any = None) -> dict[str, Any]:
+    """The ``join_path(from, to)`` tool's answer.
+
+    Args:
+        graph: the version's join graph.
+        start, end: table names (``source.table`` when ambiguous) or record ids of Terms, Mappings,
+            tables or columns (mapped to their table by ``table_of(id) -> TableRef | None``).
+        table_of: resolves an id to its table (the toolkit passes one reading the ontology).
+        id_of: IRI -> agent-facing id (for evidence ids).
+
+    Returns:
+        ``{"from", "to", "tables", "hops": [{from, to, condition, cardinality, origin, evidence}],
+        "sql", "warnings"?}``, or ``{"from", "to", "hops": [], "error": ...}`` when they do not connect.
+    Raises:
+        ToolArgumentError: empty, too long, unknown or ambiguous table or id.
+    """
+    refs = []
+    for value in (start, end):
+        if not isinstance(value, str) or not value.strip() or len(value) > 500:
+            raise ToolArgumentError("join_path: from and to must be table names or record ids (1-500 characters)")
+        ref = table_of(value) if table_of is not None else None
+        refs.append(ref if ref is not None else graph.table(value.strip()))
+    path = graph.path(refs[0], refs[1])
+    if path is None:
+        return {"from": refs[0].name, "to": refs[1].name, "hops": [],
+                "error": f"no known join path between {refs[0].name} and {refs[1].name}"}
+    return path.to_dict(id_of, graph)
+
+
+# -- SQL check ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Equality:
+    node: exp.Expression
+    left: tuple[TableRef, str, str]   # (table, column, alias as written)
+    right: tuple[TableRef, str, str]
+
+
+def check_joins(graph: JoinGraph, statement: exp.Expression, *, dialect: str | None) -> list[Finding]:
+    """Findings about the joins of ``statement`` (parsed by sqlglot) against ``graph``.
+
+    Per SELECT scope, table names are matched to the graph as written (aliases resolved per scope),
+    unqualified columns to the one table of the scope that has them. Column equalities between two
+    tables (``JOIN ... ON`` or ``WHERE``) are the scope's joins. Kinds:
+
+    - ``mismatched_join_keys`` (Violation): the two tables have known joins, but this pair of columns
+      is none of them (suggestion: the known condition);
+    - ``unknown_join`` (Violation when a table of the scope is joined to the others by no condition at
+      all, a Cartesian product; Warning when two tables are joined on columns no known edge relates,
+      and the graph knows no direct join between them);
+    - ``fan_trap`` (Warning): SUM/COUNT/AVG (not DISTINCT, not ``COUNT(*)``) over a column of a table
+      whose rows a join of the scope repeats (its join columns are unique, the other side's are not).
+
+    Args:
+        graph: the join graph of the version.
+        statement: a parsed statement (any sqlglot expression; non-SELECT parts are ignored).
+        dialect: the sqlglot dialect of the SQL (used for quoted suggestions).
+
+    Returns:
+        Findings per SELECT, innermost SELECT first; ``start``/``end`` are character offsets when
+        sqlglot kept positions.
+    """
+    findings: list[Finding] = []
+    try:
+        scopes = traverse_scope(statement)
+    except Exception:  # sqlglot cannot scope some statements; nothing to say about their joins
+        return []
+    for scope in scopes:
+        findings += _check_scope(graph, scope, dialect)
+    return findings
+
+
+@dataclass(frozen=True)
+class WrittenJoins:
+    """The joins one SELECT of a statement writes: its distinct ``tables`` (in FROM order) and the
+    column ``pairs`` its equalities join (direction-free and case-folded, as :attr:`JoinEdge.pairs`)."""
+
+    tables: tuple[TableRef, ...]
+    pairs: frozenset
+
+
+def written_joins(graph: JoinGraph, statement: exp.Expression) -> list[WrittenJoins]:
+    """Per SELECT of ``statement`` with two or more distinct known tables and a column equality
+    between two of them: what it joins (aliases resolved per SELECT; self-joins left out, as a table
+    joined to itself has no path to choose). Used to compare written joins with :meth:`JoinGraph.connect`."""
+    out = []
+    for scope in traverse_scope(statement):
+        if not isinstance(scope.expression, exp.Select):
+            continue
+        tables = _scope_tables(graph, scope)
+        refs = tuple(dict.fromkeys(tables.values()))
+        if len(refs) < 2 or len(refs) != len(tables):
+            continue
+        pairs = frozenset(_pair((e.left[0].name, e.left[1]), (e.right[0].name, e.right[1]))
+                          for e in _equalities(graph, scope, tables) if e.left[0] != e.right[0])
+        if pairs:
+            out.append(WrittenJoins(refs, pairs))
+    return out
+
+
+def _scope_tables(graph: JoinGraph, scope: Scope) -> dict[str, TableRef]:
+    tables: dict[str, TableRef] = {}
+    for alias, source in scope.sources.items():
+        if isinstance(source, exp.Table) and source.name:
+            try:
+                tables[alias.casefold()] = graph.table(source.name)
+            except ToolArgumentError:
+                continue
+    return tables
+
+
+def _resolve_column(graph: JoinGraph, tables: dict[str, TableRef],
+                    column: exp.Column) -> tuple[TableRef, str, str] | None:
+    name = column.name
+    if column.table:
+        ref = tables.get(column.table.casefold())
+        if ref is None:
+            return None
+        try:
+            return ref, graph._column(ref, name), column.table
+        except ToolArgumentError:
+            return None
+    owners = [(alias, ref) for alias, ref in tables.items()
+              if any(c.casefold() == name.casefold() for c in graph.columns.get(ref, ()))]
+    if len({ref for _, ref in owners}) != 1:
+        return None
+    alias, ref = owners[0]
+    return ref, graph._column(ref, name), alias
+
+
+def _own_conditions(scope: Scope) -> list[exp.Expression]:
+    select = scope.expression
+    conditions: list[exp.Expression] = []
+    for join in select.args.get("joins") or ():
+        on = join.args.get("on")
+        if on is not None:
+            conditions.append(on)
+    where = select.args.get("where")
+    if where is not None:
+        conditions.append(where.this)
+    return conditions
+
+
+def _equalities(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef]) -> list[_Equality]:
+    out = []
+    for condition in _own_conditions(scope):
+        for eq in condition.find_all(exp.EQ):
+            if eq.find_ancestor(exp.Select) is not scope.expression:
+                continue
+            if not (isinstance(eq.left, exp.Column) and isinstance(eq.right, exp.Column)):
+                continue
+            a, b = _resolve_column(graph, tables, eq.left), _resolve_column(graph, tables, eq.right)
+            if a is None or b is None or a[2].casefold() == b[2].casefold():
+                continue
+            out.append(_Equality(eq, a, b))
+    return out
+
+
+def _span(node: Any) -> tuple[int | None, int | None]:
+    starts, ends = [], []
+    for leaf in node.walk():
+        meta = getattr(leaf, "meta", None) or {}
+        if "start" in meta and "end" in meta:
+            starts.append(meta["start"])
+            ends.append(meta["end"] + 1)
+    return (min(starts), max(ends)) if starts else (None, None)
+
+
+def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None) -> list[Finding]:
+    if not isinstance(scope.expression, exp.Select):
+        return []
+    tables = _scope_tables(graph, scope)
+    if not tables:
+        return []
+    findings: list[Finding] = []
+    equalities = _equalities(graph, scope, tables)
+    # one-side tables per alias: their rows are repeated by a join on a unique key to a non-unique one
+    repeated: dict[str, tuple[TableRef, str]] = {}
+    linked: dict[str, set[str]] = {alias: set() for alias in tables}
+    grouped: dict[tuple[str, str], list[_Equality]] = {}
+    for eq in equalities:
+        la, ra = eq.left[2].casefold(), eq.right[2].casefold()
+        grouped.setdefault((la, ra) if la <= ra else (ra, la), []).append(eq)
+    for (la, ra), eqs in grouped.items():
+        linked[la].add(ra)
+        linked[ra].add(la)
+        first = eqs[0]
+        lt, rt = first.left[0], first.right[0]
+        sides = {first.left[2].casefold(): [], first.right[2].casefold(): []}  # type: dict[str, list[str]]
+        pairs = set()
+        for eq in eqs:
+            for side in (eq.left, eq.right):
+                sides.setdefault(side[2].casefold(), []).append(side[1])
+            pairs.add(_pair((eq.left[0].name, eq.left[1]), (eq.right[0].name, eq.right[1])))
+        left_alias, right_alias = first.left[2], first.right[2]
+        known = graph.between(lt, rt) if lt != rt else [e for e in graph.adjacent(lt) if e.right == rt.name]
+        matching = [e for e in known if pairs <= e.pairs or e.pairs <= pairs]
+        if not matching:
+            start, end = _span(first.node)
+            written = " AND ".join(e.node.sql(dialect=dialect) for e in eqs)
+            if known:
+                best = known[0]
+                findings.append(Finding(
+                    "mismatched_join_keys", "Violation",
+                    f"{lt.name} and {rt.name} are joined on {written}, which is not how they join",
+                    suggestion=best.condition(dialect, left_alias=left_alias, right_alias=right_alias),
+                    start=start, end=end, subject=f"{lt.name}-{rt.name}"))
+            elif lt != rt:
+                path = graph.path(lt, rt)
+                hint = (f"known path: {path.sql(dialect)}" if path is not None and path.hops
+                        else None)
+                findings.append(Finding(
+                    "unknown_join", "Warning",
+                    f"no known join relates {lt.name} and {rt.name} on {written}",
+                    suggestion=hint, start=start, end=end, subject=f"{lt.name}-{rt.name}"))
+        fl, fr = left_alias.casefold(), right_alias.casefold()
+        l_unique = graph.is_unique(lt, sides.get(fl, ()))
+        r_unique = graph.is_unique(rt, sides.get(fr, ()))
+        if l_unique and not r_unique:
+            repeated[fl] = (lt, fr)
+        if r_unique and not l_unique:
+            repeated[fr] = (rt, fl)
+    findings += _cartesian(graph, scope, tables, linked, dialect)
+    findings += _fan_traps(graph, scope, tables, repeated, dialect)
+    return findings
+
+
+def _cartesian(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], linked: dict[str, set[str]],
+               dialect: str | None) -> list[Finding]:
+    """Tables of the scope joined to the others by no condition (a Cartesian product)."""
+    if len(tables) < 2:
+        return []
+    has_other_condition = _non_equi_links(scope)
+    aliases = list(tables)
+    component, todo = {aliases[0]}, [aliases[0]]
+    while todo:
+        for nxt in linked.get(todo.pop(), ()):
+            if nxt not in component:
+                component.add(nxt)
+                todo.append(nxt)
+    findings = []
+    for alias in aliases[1:]:
+        if alias in component or alias in has_other_condition:
+            continue
+        ref = tables[alias]
+        hops = graph.connect([tables[a] for a in sorted(component)] + [ref])
+        hint = None
+        if hops:
+            last = [h for h in hops if h.right == ref.name or h.left == ref.name]
+            hint = (last or hops)[-1].condition(dialect)
+        findings.append(Finding(
+            "unknown_join", "Violation",
+            f"{ref.name} is joined to the other tables by no condition (every row pairs with every row)",
+            suggestion=hint, subject=ref.name))
+    return findings
+
+
+def _non_equi_links(scope: Scope) -> set[str]:
+    """Aliases that appear in some non-equality condition together with another alias (e.g. ``a.x < b.y``,
+    ``USING``), so they are not Cartesian even without a column equality."""
+    out: set[str] = set()
+    select = scope.expression
+    for join in select.args.get("joins") or ():
+        if join.args.get("using"):
+            out.add(join.this.alias_or_name.casefold())
+            for source in scope.sources:
+                out.add(source.casefold())
+    for condition in _own_conditions(scope):
+        for pred in condition.find_all(exp.Predicate):
+            if isinstance(pred, exp.EQ) and isinstance(pred.left, exp.Column) and isinstance(pred.right, exp.Column):
+                continue
+            if pred.find_ancestor(exp.Select) is not select:
+                continue
+            owners = {c.table.casefold() for c in pred.find_all(exp.Column)
+                      if c.table and c.find_ancestor(exp.Select) is select}
+            if len(owners) > 1:
+                out |= owners
+    return out
+
+
+def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], repeated: dict[str, tuple[TableRef, str]],
+               dialect: str | None) -> list[Finding]:
+    if not repeated:
+        return []
+    findings = []
+    for agg in scope.expression.find_all(exp.Sum, exp.Count, exp.Avg):
+        if agg.find_ancestor(exp.Select) is not scope.expression:
+            continue
+        arg = agg.this
+        if isinstance(arg, exp.Distinct) or isinstance(arg, exp.Star) or arg is None:
+            continue
+        columns = list(arg.find_all(exp.Column))
+        if not columns:
+            continue
+        resolved = [_resolve_column(graph, tables, c) for c in columns]
+        aliases = {r[2].casefold() for r in resolved if r is not None}
+        for alias in sorted(aliases & set(repeated)):
+            ref, other = repeated[alias]
+            start, end = _span(agg)
+            findings.append(Finding(
+                "fan_trap", "Warning",
+                f"{agg.sql(dialect=dialect)} aggregates {ref.name} rows that the join to {tables[other].name} repeats "
+                f"(one {ref.name} row per matching {tables[other].name} row)",
+                suggestion=f"aggregate {ref.name} before joining, or use DISTINCT inside the aggregate",
+                start=start, end=end, subject=ref.name))
+    return findings
+
+
+# -- ids to tables, and resolve's "joins" section ----------------------------------------------------------
+
+
+def tables_of(ontology: Any, iris: Iterable[str]) -> dict[str, TableRef]:
+    """The table of each record IRI that has one: a Term (through its Mappings; the first table by
+    name when it maps to several), a Mapping, a ``csvw:Table`` or a ``csvw:Column``. One SELECT."""
+    from evoonto.tools.sparql import iri_ref, select
+
+    todo = sorted(set(iris))
+    if not todo:
+        return {}
+    rows = select(ontology, f"""
+        SELECT ?x ?table ?id WHERE {{
+          VALUES ?x {{ {' '.join(iri_ref(i) for i in todo)} }}
+          {{ ?x evo:hasMapping ?m . ?m evo:table ?t }} UNION {{ ?m evo:mapsTerm ?x ; evo:table ?t }}
+          UNION {{ ?x evo:table ?t }} UNION {{ ?x a csvw:Table . BIND(?x AS ?t) }}
+          UNION {{ ?x a csvw:Column ; dcterms:isPartOf ?t }}
+          ?t csvw:name ?table ; dcterms:isPartOf ?s . ?s dcterms:identifier ?id }} ORDER BY ?x ?id ?table""")
+    out: dict[str, TableRef] = {}
+    for row in rows:
+        out.setdefault(row["x"], TableRef(row["id"], row["table"]))
+    return out
+
+
+def joins_section(graph: JoinGraph, tables: Iterable[TableRef], id_of: Any = None) -> list[dict[str, Any]] | None:
+    """Resolve's compact ``joins`` section for records resolved together: the join tree over their
+    tables (per source, tables in first-seen order) as ``[{from, to, condition, cardinality,
+    evidence}]`` plus a ``warning`` on hops that repeat rows (fan-out); None when fewer than two
+    tables, ``[]`` when they do not connect."""
+    refs = list(dict.fromkeys(tables))
+    if len(refs) < 2:
+        return None
+    out: list[dict[str, Any]] = []
+    for source in dict.fromkeys(r.source for r in refs):
+        group = [r for r in refs if r.source == source]
+        if len(group) < 2:
+            continue
+        hops = graph.connect(group) or []
+        dialect = graph.dialects.get(source)
+        for hop in hops:
+            item = hop.to_dict(dialect, id_of)
+            item.pop("origin", None)
+            if not item["evidence"]:
+                item.pop("evidence")
+            if not hop.right_unique:
+                item["warning"] = f"{hop.cardinality}: aggregates over {hop.left} are multiplied by this join"
+            out.append(item)
+    return out

@@ -1,0 +1,187 @@
+"""Join paths (issue 15 item 1) and the join findings of check_sql (item 2): evoonto.tools.joinpaths."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlglot
+
+from evoonto.errors import ToolArgumentError
+from evoonto.tools.joinpaths import JoinEdge, JoinGraph, check_joins
+
+SHOP = """
+CREATE TABLE "Customers" ("CustomerID" TEXT PRIMARY KEY, "Country" TEXT, "Name" TEXT);
+CREATE TABLE "Orders" ("OrderID" INTEGER PRIMARY KEY, "CustomerID" TEXT REFERENCES "Customers"("CustomerID"),
+                       "Freight" REAL, "Year" INTEGER);
+CREATE TABLE "Products" ("ProductID" INTEGER PRIMARY KEY, "ProductName" TEXT);
+CREATE TABLE "Order Details" ("OrderID" INTEGER REFERENCES "Orders"("OrderID"),
+                              "ProductID" INTEGER REFERENCES "Products"("ProductID"),
+                              "Quantity" INTEGER, "Discount" REAL, PRIMARY KEY ("OrderID", "ProductID"));
+CREATE VIEW "Invoices" AS SELECT o."OrderID", c."Country", d."Quantity", d."Discount"
+  FROM "Orders" o JOIN "Customers" c ON o."CustomerID" = c."CustomerID"
+  JOIN "Order Details" d ON d."OrderID" = o."OrderID";
+"""
+
+
+def make_shop(path: Path) -> Path:
+    """A small Northwind-like SQLite database (a table name with a space, a composite key, a view)."""
+    db = path / "shop.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript(SHOP)
+    countries = ["USA", "Germany", "France", "Brazil", "Mexico", "Spain", "Italy", "UK"]
+    con.executemany('INSERT INTO "Customers" VALUES (?, ?, ?)',
+                    [(f"C{i:02}", countries[i % len(countries)], f"name {i}") for i in range(40)])
+    con.executemany('INSERT INTO "Orders" VALUES (?, ?, ?, ?)',
+                    [(i, f"C{i % 40:02}", 1.5 * i, 1996 + i % 3) for i in range(1, 201)])
+    con.executemany('INSERT INTO "Products" VALUES (?, ?)', [(i, f"product {i}") for i in range(1, 31)])
+    con.executemany('INSERT INTO "Order Details" VALUES (?, ?, ?, ?)',
+                    [(o, p, (o * p) % 17 + 1, 0.05 * (p % 3))
+                     for o in range(1, 201) for p in (o % 30 + 1, (o + 7) % 30 + 1)])
+    con.commit()
+    con.close()
+    return db
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    from evoonto.builder import build
+    from evoonto.ontology import Ontology
+
+    db = make_shop(tmp_path_factory.mktemp("shop"))
+    result = build([db], None, validate=False)
+    return Ontology.from_graphs(result.graphs), result.base_iri
+
+
+@pytest.fixture(scope="module")
+def graph(shop):
+    return JoinGraph.from_ontology(shop[0])
+
+
+def test_multi_hop_path_is_quoted_with_cardinality_and_evidence(shop, graph):
+    path = graph.path("Order Details", "customers")
+    assert path is not None and path.tables == ["Order Details", "Orders", "Customers"]
+    first, second = path.hops
+    assert first.condition("sqlite") == '"Order Details"."OrderID" = "Orders"."OrderID"'
+    assert second.condition("sqlite") == '"Orders"."CustomerID" = "Customers"."CustomerID"'
+    assert (first.cardinality, second.cardinality) == ("N:1", "N:1")
+    assert first.origin == "foreign_key" and first.evidence
+    ontology = shop[0]
+    assert ontology.query(f"ASK {{ <{first.evidence[0]}> a <https://w3id.org/evoonto/ns#Evidence> }}") is True
+    assert path.fan_out == [] and path.warnings() == []
+    parsed = sqlglot.parse_one(f"SELECT 1 {path.sql()}", read="sqlite")
+    assert {t.name for t in parsed.find_all(sqlglot.exp.Table)} == {"Order Details", "Orders", "Customers"}
+
+
+def test_reverse_path_warns_about_fan_out(graph):
+    path = graph.path("Customers", "Order Details")
+    assert [h.cardinality for h in path.hops] == ["1:N", "1:N"]
+    assert len(path.fan_out) == 2
+    assert "multiplied" in path.warnings()[0]
+
+
+def test_unknown_table_is_an_argument_error(graph):
+    with pytest.raises(ToolArgumentError, match="unknown table"):
+        graph.path("Orders", "Shipments")
+
+
+def test_later_sources_of_joins_add_edges(shop):
+    graph = JoinGraph.from_ontology(shop[0])  # a graph of its own: this test adds edges
+    edge = graph.add_edge(JoinEdge("shop", "Orders", ("CustomerID",), "Customers", ("CustomerID",),
+                                   origin="verified_query", evidence=("urn:example:query-1",)))
+    assert edge.origin == "foreign_key"  # the declared key keeps the better origin
+    assert "urn:example:query-1" in edge.evidence
+    new = graph.add_edge(JoinEdge("shop", "Products", ("ProductName",), "Customers", ("Name",),
+                                  origin="verified_query"))
+    assert new.origin == "verified_query" and new.cardinality in ("N:M", "N:1", "1:N", "1:1")
+    assert any(e.origin == "verified_query" for e in graph.between(graph.table("Products"), graph.table("Customers")))
+
+
+def _kinds(graph, sql):
+    return [(f.kind, f.severity) for f in check_joins(graph, sqlglot.parse_one(sql, read="sqlite"), dialect="sqlite")]
+
+
+def test_check_joins_accepts_known_joins(graph):
+    assert _kinds(graph, 'SELECT c.Country, COUNT(*) FROM Customers AS c JOIN Orders AS o '
+                         'ON o.CustomerID = c.CustomerID GROUP BY c.Country') == []
+    assert _kinds(graph, 'SELECT T1.ProductName FROM Products T1, "Order Details" T2 WHERE T1.ProductID = T2.ProductID '
+                         'AND T2.OrderID IN (SELECT T1.OrderID FROM Orders T1 WHERE T1.Year = 1997)') == []
+
+
+def test_check_joins_mismatched_keys(graph):
+    findings = check_joins(graph, sqlglot.parse_one(
+        'SELECT * FROM Orders o JOIN "Order Details" d ON o.OrderID = d.ProductID', read="sqlite"), dialect="sqlite")
+    assert [(f.kind, f.severity) for f in findings] == [("mismatched_join_keys", "Violation")]
+    assert findings[0].suggestion == '"o"."OrderID" = "d"."OrderID"'
+    sql = 'SELECT * FROM Orders o JOIN "Order Details" d ON o.OrderID = d.ProductID'
+    assert sql[findings[0].start:findings[0].end] == "o.OrderID = d.ProductID"
+
+
+def test_check_joins_cartesian_product(graph):
+    findings = check_joins(graph, sqlglot.parse_one("SELECT * FROM Orders, Customers WHERE Freight > 3", read="sqlite"),
+                           dialect="sqlite")
+    assert [(f.kind, f.severity) for f in findings] == [("unknown_join", "Violation")]
+    assert findings[0].suggestion == '"Orders"."CustomerID" = "Customers"."CustomerID"'
+
+
+def test_check_joins_fan_trap(graph):
+    sql = 'SELECT SUM(o.Freight) FROM Orders o JOIN "Order Details" d ON o.OrderID = d.OrderID'
+    assert _kinds(graph, sql) == [("fan_trap", "Warning")]
+    assert _kinds(graph, 'SELECT SUM(d.Quantity) FROM Orders o JOIN "Order Details" d ON o.OrderID = d.OrderID') == []
+    assert _kinds(graph, 'SELECT COUNT(DISTINCT o.OrderID) FROM Orders o '
+                         'JOIN "Order Details" d ON o.OrderID = d.OrderID') == []
+
+
+def test_check_joins_unrelated_tables(graph):
+    assert _kinds(graph, "SELECT * FROM Products p JOIN Customers c ON p.ProductName = c.Country") == [
+        ("unknown_join", "Warning")]
+
+
+def test_join_path_tool_and_resolve_joins_section(shop):
+    from evoonto.tools.toolkit import OntologyTools
+
+    ontology, base = shop
+    tools = OntologyTools(ontology, base_iri=base)
+    spec = tools.registry()["join_path"]
+    assert set(spec.input_schema["required"]) == {"from", "to"}
+    answer = tools.call("join_path", {"from": "Products", "to": "Customers"})
+    assert answer["tables"] == ["Products", "Order Details", "Orders", "Customers"]
+    assert answer["hops"][0]["condition"] == '"Products"."ProductID" = "Order Details"."ProductID"'
+    assert answer["hops"][0]["cardinality"] == "1:N" and answer["warnings"]
+    ids = [h["id"] for h in tools.browse("product name", n=3) if h["id"].endswith("ProductName")][:1]
+    ids += [h["id"] for h in tools.browse("customer country", n=5) if h["id"].endswith("Customers.Country")][:1]
+    assert len(ids) == 2
+    by_id = tools.call("join_path", {"from": ids[0], "to": ids[1]})
+    assert by_id["tables"] == answer["tables"]
+    resolved = tools.resolve(ids)
+    assert [j["condition"] for j in resolved["joins"]] == [h["condition"] for h in answer["hops"]]
+    assert "joins" not in tools.resolve(ids[:1])
+    with pytest.raises(ToolArgumentError):
+        tools.call("join_path", {"from": "Products"})
+
+
+def test_subquery_conditions_do_not_link_outer_tables(graph):
+    sql = ("SELECT T2.Country FROM Orders AS T1, Customers AS T2 WHERE T1.OrderID NOT IN "
+           "(SELECT T1.OrderID FROM Orders AS T1 JOIN Customers AS T2 ON T1.CustomerID = T2.CustomerID)")
+    assert _kinds(graph, sql) == [("unknown_join", "Violation")]
+
+
+def test_quoted_and_readable_join_conditions_are_both_read(graph):
+    readable = graph._parse_condition("Order Details.OrderID = Orders.OrderID")
+    quoted = graph._parse_condition('"Order Details"."OrderID" = "Orders"."OrderID"')
+    assert [e.pairs for e in readable] == [e.pairs for e in quoted] != []
+    assert graph._parse_condition("Orders.Freight > 3") == []
+
+
+def test_written_joins_resolve_aliases_per_select(graph):
+    from evoonto.tools.joinpaths import written_joins
+
+    sql = ('SELECT T1.Country FROM Customers AS T1 JOIN Orders AS T2 ON T1.CustomerID = T2.CustomerID '
+           'WHERE T2.OrderID IN (SELECT T1.OrderID FROM "Order Details" AS T1 '
+           'JOIN Orders AS T2 ON T1.OrderID = T2.OrderID)')
+    found = written_joins(graph, sqlglot.parse_one(sql, read="sqlite"))
+    assert sorted(sorted(t.name for t in w.tables) for w in found) == [
+        ["Customers", "Orders"], ["Order Details", "Orders"]]
+    for w in found:
+        assert w.pairs == frozenset().union(*(h.pairs for h in graph.connect(w.tables)))
