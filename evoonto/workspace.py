@@ -28,7 +28,7 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, SKOS
 
 from evoonto.errors import EvoontoError, ShapeViolationError, WorkspaceError
-from evoonto.fileio import WriterLock, atomic_write, remove_stale_temp_files
+from evoonto.fileio import WriterLock, atomic_write, make_dirs, remove_stale_temp_files
 from evoonto.history import PatchEntry, base_history, entry_from_meta, meta_triples
 from evoonto.iris import IriFactory, default_base
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta_graph
@@ -40,6 +40,8 @@ from evoonto.validation import validate, validate_patch
 FORMAT_VERSION = 1
 CONFIG_FILE, BASE_FILE, PATCH_DIR, LOCK_FILE = "config.json", "base.trig", "patches", ".lock"
 RESERVED_DIRS = ("trajectories", "runs")
+#: Graphs every base.trig holds triples in (``init`` writes them; a file without them is damaged).
+REQUIRED_BASE_GRAPHS = ("vocab", "shapes", "history")
 _PATCH_FILE = re.compile(r"^(\d{4,})-([A-Za-z0-9][A-Za-z0-9._-]*)\.trig$")
 
 
@@ -106,8 +108,7 @@ class Workspace:
         store = OxigraphStore()
         for gname, triples in graphs.items():
             store.add(triples, gname)
-        for folder in (path, path / PATCH_DIR, *(path / d for d in RESERVED_DIRS)):
-            folder.mkdir(parents=True, exist_ok=True)
+        make_dirs(path, path / PATCH_DIR, *(path / d for d in RESERVED_DIRS))
         atomic_write(path / BASE_FILE, store.dump(_TRIG()))
         atomic_write(path / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
         return cls(path, config, store, [], {}, _snapshot(path))
@@ -208,6 +209,16 @@ class Workspace:
         return {e.fingerprint for e in self._entries if e.decision != "accepted"}
 
     # ---------------------------------------------------------------------------- writing
+    def check_writable(self) -> None:
+        """Take and release the writer lock, so a command that will write fails before its work.
+
+        Raises:
+            WorkspaceError: the folder cannot be written (read-only or full disk), another writer
+                holds the lock, or the files changed on disk since this Workspace read them.
+        """
+        with self._writer():
+            pass
+
     def set_setting(self, key: str, value) -> None:
         """Store one JSON-serialisable setting in config.json (atomic)."""
         with self._writer():
@@ -442,10 +453,16 @@ def _read_config(path: Path) -> dict:
         raise WorkspaceError(f"{path} is not an evoonto workspace ({CONFIG_FILE} is missing)") from None
     except (OSError, ValueError) as exc:
         raise WorkspaceError(f"{file}: malformed JSON ({exc})") from None
-    if not isinstance(config, dict) or not isinstance(config.get("base_iri"), str) or "name" not in config:
-        raise WorkspaceError(f"{file}: needs the keys 'name' and 'base_iri'")
-    if config.get("format", FORMAT_VERSION) > FORMAT_VERSION:
-        raise WorkspaceError(f"{file}: workspace format {config['format']} is newer than this evoonto supports")
+    if not isinstance(config, dict) or not isinstance(config.get("base_iri"), str) \
+            or not isinstance(config.get("name"), str):
+        raise WorkspaceError(f"{file}: needs the keys 'name' and 'base_iri' (strings); the file is damaged")
+    fmt = config.get("format", FORMAT_VERSION)
+    if isinstance(fmt, bool) or not isinstance(fmt, int) or fmt < 1:
+        raise WorkspaceError(f"{file}: 'format' must be a positive integer, got {fmt!r}; the file is damaged")
+    if fmt > FORMAT_VERSION:
+        raise WorkspaceError(f"{file}: workspace format {fmt} is newer than this evoonto supports")
+    if not isinstance(config.get("settings", {}), dict):
+        raise WorkspaceError(f"{file}: 'settings' must be a JSON object, got {type(config['settings']).__name__}")
     try:
         IriFactory(config["base_iri"])
     except ValueError as exc:
@@ -458,8 +475,15 @@ def _load_base(path: Path) -> OxigraphStore:
     file = path / BASE_FILE
     if not file.exists():
         raise WorkspaceError(f"{file} is missing")
+    if file.stat().st_size == 0:
+        raise WorkspaceError(f"{file} is empty (truncated or overwritten); restore it from a copy or "
+                             "version control, it holds version 0 with the vocabulary and shapes")
     store = OxigraphStore()
     load_rdf_file(store, file)
+    missing = [g for g in REQUIRED_BASE_GRAPHS if not store.count(g)]
+    if missing:
+        raise WorkspaceError(f"{file} has no {' and no '.join(missing)} graph (truncated or damaged); "
+                             "restore it from a copy or version control")
     allowed = set(GRAPH.values())
     unexpected = [g for g in store.graph_names() if g not in allowed]
     default_graph = next(iter(store.ox.quads_for_pattern(None, None, None, _default_graph())), None)
