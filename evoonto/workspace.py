@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Mapping
 
@@ -28,7 +30,7 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, SKOS
 
 from evoonto.errors import EvoontoError, ShapeViolationError, WorkspaceError
-from evoonto.fileio import WriterLock, atomic_write, make_dirs, remove_stale_temp_files
+from evoonto.fileio import TMP_SUFFIX, WriterLock, atomic_write, fsync_dir, make_dirs, remove_stale_temp_files
 from evoonto.history import PatchEntry, base_history, entry_from_meta, meta_triples
 from evoonto.iris import IriFactory, default_base
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta_graph
@@ -42,6 +44,8 @@ CONFIG_FILE, BASE_FILE, PATCH_DIR, LOCK_FILE = "config.json", "base.trig", "patc
 RESERVED_DIRS = ("trajectories", "runs")
 #: Graphs every base.trig holds triples in (``init`` writes them; a file without them is damaged).
 REQUIRED_BASE_GRAPHS = ("vocab", "shapes", "history")
+#: Suffix of the hidden sibling folder :meth:`Workspace.init` assembles a workspace in.
+INIT_SUFFIX = ".init.tmp"
 _PATCH_FILE = re.compile(r"^(\d{4,})-([A-Za-z0-9][A-Za-z0-9._-]*)\.trig$")
 
 
@@ -91,7 +95,7 @@ class Workspace:
         from evoonto.resources import shapes_graph, vocab_graph
 
         path = Path(path)
-        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        if path.exists() and (not path.is_dir() or not _empty_or_unfinished(path)):
             raise WorkspaceError(f"{path} already exists and is not empty; open it or choose another path")
         name = name or path.resolve().name.lstrip(".") or "workspace"
         base_iri = base_iri or default_base(name)
@@ -108,9 +112,31 @@ class Workspace:
         store = OxigraphStore()
         for gname, triples in graphs.items():
             store.add(triples, gname)
-        make_dirs(path, path / PATCH_DIR, *(path / d for d in RESERVED_DIRS))
-        atomic_write(path / BASE_FILE, store.dump(_TRIG()))
-        atomic_write(path / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
+        if path.exists():  # an empty folder (maybe the current one): filled in place, config.json last
+            make_dirs(path / PATCH_DIR, *(path / d for d in RESERVED_DIRS))
+            atomic_write(path / BASE_FILE, store.dump(_TRIG()))
+            atomic_write(path / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
+            return cls(path, config, store, [], {}, _snapshot(path))
+        # a new folder is assembled as a hidden sibling and renamed into place (atomic on POSIX): a
+        # process killed at any moment leaves no half-made workspace
+        target = Path(os.path.abspath(path))
+        make_dirs(target.parent)
+        _remove_stale_init_folders(target)
+        staging = target.with_name(f".{target.name}.{os.getpid()}{INIT_SUFFIX}")
+        try:
+            make_dirs(staging, staging / PATCH_DIR, *(staging / d for d in RESERVED_DIRS))
+            atomic_write(staging / BASE_FILE, store.dump(_TRIG()))
+            atomic_write(staging / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
+            os.rename(staging, target)
+            fsync_dir(target.parent)
+        except (OSError, WorkspaceError) as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            cause = exc if isinstance(exc, OSError) else exc.__cause__
+            reason = getattr(cause, "strerror", None) or str(exc)
+            raise WorkspaceError(f"cannot create {path}: {reason}") from exc
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         return cls(path, config, store, [], {}, _snapshot(path))
 
     @classmethod
@@ -429,6 +455,38 @@ def _TRIG():
     import pyoxigraph as ox
 
     return ox.RdfFormat.TRIG
+
+
+def _empty_or_unfinished(path: Path) -> bool:
+    """True for an empty folder, or one an ``init`` killed before writing config.json left behind
+    (only the workspace layout: base.trig, empty patches/trajectories/runs folders, temp files)."""
+    if (path / CONFIG_FILE).exists():
+        return False
+    for entry in path.iterdir():
+        if entry.name in (*RESERVED_DIRS, PATCH_DIR) and entry.is_dir():
+            if any(not child.name.endswith(TMP_SUFFIX) for child in entry.iterdir()):
+                return False
+        elif entry.name not in (BASE_FILE, LOCK_FILE) and not entry.name.endswith(TMP_SUFFIX):
+            return False
+    return True
+
+
+def _remove_stale_init_folders(path: Path) -> None:
+    """Delete staging folders of ``init`` runs on ``path`` whose process is gone (killed mid-init)."""
+    for folder in path.parent.glob(f".{glob_escape(path.name)}.*{INIT_SUFFIX}"):
+        pid = folder.name[len(path.name) + 2:-len(INIT_SUFFIX)]
+        if pid.isdigit() and not _process_alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
 
 
 def _snapshot(path: Path) -> tuple:
