@@ -243,3 +243,25 @@ def test_a_reader_sees_one_consistent_version_while_a_writer_commits(tmp_path):
     assert writer.returncode == 0, writer.stderr.read() if writer.stderr else ""
     assert seen == sorted(seen) and len(set(seen)) > 1, seen
     assert provider.tools.version == 40
+
+
+def test_every_truncation_of_a_patch_file_is_an_error_naming_it(tmp_path):
+    """A patch file cut at any byte (a copy interrupted, a full disk outside evoonto) never opens as a
+    silently different version: opening fails with one line naming the file."""
+    from evoonto.errors import EvoontoError
+
+    ws = Workspace.init(tmp_path / "ws", name="cut")
+    ws.commit(term_patch(ws, "k1"))
+    ws.commit(term_patch(ws, "k2"))
+    file = sorted((tmp_path / "ws" / "patches").glob("*.trig"))[-1]
+    data = file.read_bytes()
+    for cut in [*range(0, len(data), 7), len(data) - 2]:
+        if not data[cut:].strip():
+            continue  # only trailing whitespace cut: the same content
+        file.write_bytes(data[:cut])
+        with pytest.raises(EvoontoError) as info:
+            Workspace.open(tmp_path / "ws")
+        message = str(info.value)
+        assert file.name in message and "\n" not in message, (cut, message)
+    file.write_bytes(data)
+    assert check_consistent(tmp_path / "ws") == 2
