@@ -80,17 +80,26 @@ class Workspace:
     # ---------------------------------------------------------------------------- create / open
     @classmethod
     def init(cls, path, base_iri: str | None = None, *, name: str | None = None,
-             settings: dict | None = None) -> "Workspace":
+             settings: dict | None = None, graphs: Mapping[str, rdflib.Graph] | None = None) -> "Workspace":
         """Create a workspace at ``path`` holding the packaged vocab and shapes (version 0).
+
+        A new folder is assembled aside and renamed into place, so a process killed at any moment
+        leaves either no workspace or a complete one; a folder left by an init killed before it wrote
+        config.json counts as empty.
 
         Args:
             path: a directory that does not exist yet or is empty.
             base_iri: base of instance IRIs (default ``https://example.org/evoonto/<name>/``).
             name: workspace name (default: the directory name without leading dots).
             settings: free-form settings stored in config.json.
+            graphs: ``{name: rdflib.Graph}`` making up version 0 with the packaged graphs (as
+                :meth:`replace_base`, SHACL-validated first); lets a builder create its workspace
+                in one atomic step.
 
         Raises:
-            WorkspaceError: ``path`` exists and is not an empty directory, or ``base_iri`` is invalid.
+            WorkspaceError: ``path`` exists and is not an empty directory, ``base_iri`` is invalid,
+                ``graphs`` has an unknown graph or a blank node, or the folder cannot be written.
+            ShapeViolationError: ``graphs`` violate the shapes.
         """
         from evoonto.resources import shapes_graph, vocab_graph
 
@@ -104,14 +113,16 @@ class Workspace:
         except ValueError as exc:
             raise WorkspaceError(str(exc)) from None
         config = {"format": FORMAT_VERSION, "name": name, "base_iri": base_iri, "settings": dict(settings or {})}
-        graphs = {
+        packaged: dict[str, list[tuple]] = {
             "vocab": list(vocab_graph()), "shapes": list(shapes_graph()), "catalog": [],
             "content": [(iris.scheme(), RDF.type, SKOS.ConceptScheme), (iris.scheme(), DCTERMS.title, Literal(name))],
             "tools": [], "history": base_history(iris),
         }
         store = OxigraphStore()
-        for gname, triples in graphs.items():
+        for gname, triples in packaged.items():
             store.add(triples, gname)
+        if graphs:
+            store = _new_base(store, graphs, iris.base, validate_shapes=True)
         if path.exists():  # an empty folder (maybe the current one): filled in place, config.json last
             make_dirs(path / PATCH_DIR, *(path / d for d in RESERVED_DIRS))
             atomic_write(path / BASE_FILE, store.dump(_TRIG()))
@@ -331,22 +342,7 @@ class Workspace:
             if self._entries:
                 raise WorkspaceError(f"{self.path} has {len(self._entries)} patch(es); replace_base needs a "
                                      "workspace without history (init a new one)")
-            unknown = set(graphs) - set(EVOLVABLE_GRAPHS)
-            if unknown:
-                raise WorkspaceError(f"replace_base: unknown or read-only graph(s) {sorted(unknown)}; "
-                                     f"expected some of {', '.join(EVOLVABLE_GRAPHS)}")
-            store = OxigraphStore()
-            for gname in GRAPH_NAMES:
-                triples = list(graphs[gname]) if gname in graphs else list(self.store.triples(gname))
-                for t in triples:
-                    if any(isinstance(x, rdflib.BNode) for x in t):
-                        raise WorkspaceError(f"replace_base: blank node in graph {gname!r} "
-                                             f"({t[0].n3()} {t[1].n3()} {t[2].n3()}); mint IRIs instead")
-                store.add(triples, gname)
-            if validate_shapes:
-                report = validate(Ontology(store, base_iri=self.iris.base))
-                if not report.conforms:
-                    raise ShapeViolationError(f"new base rejected by SHACL: {report.summary()}", report)
+            store = _new_base(self.store, graphs, self.iris.base, validate_shapes=validate_shapes)
             atomic_write(self.path / BASE_FILE, store.dump(_TRIG()))
             self.ontology = Ontology(store, version=0, base_iri=self.iris.base)
             self._files = _snapshot(self.path)
@@ -455,6 +451,33 @@ def _TRIG():
     import pyoxigraph as ox
 
     return ox.RdfFormat.TRIG
+
+
+def _new_base(current: OxigraphStore, graphs: Mapping[str, rdflib.Graph], base_iri: str, *,
+              validate_shapes: bool) -> OxigraphStore:
+    """A store holding ``graphs`` and, for graphs not given, those of ``current`` (replace_base, init).
+
+    Raises:
+        WorkspaceError: an unknown or read-only graph name, or a blank node.
+        ShapeViolationError: ``validate_shapes`` and the new base violates the shapes.
+    """
+    unknown = set(graphs) - set(EVOLVABLE_GRAPHS)
+    if unknown:
+        raise WorkspaceError(f"replace_base: unknown or read-only graph(s) {sorted(unknown)}; "
+                             f"expected some of {', '.join(EVOLVABLE_GRAPHS)}")
+    store = OxigraphStore()
+    for gname in GRAPH_NAMES:
+        triples = list(graphs[gname]) if gname in graphs else list(current.triples(gname))
+        for t in triples:
+            if any(isinstance(x, rdflib.BNode) for x in t):
+                raise WorkspaceError(f"replace_base: blank node in graph {gname!r} "
+                                     f"({t[0].n3()} {t[1].n3()} {t[2].n3()}); mint IRIs instead")
+        store.add(triples, gname)
+    if validate_shapes:
+        report = validate(Ontology(store, base_iri=base_iri))
+        if not report.conforms:
+            raise ShapeViolationError(f"new base rejected by SHACL: {report.summary()}", report)
+    return store
 
 
 def _empty_or_unfinished(path: Path) -> bool:

@@ -252,3 +252,22 @@ def test_inconsistent_files_are_reported(ws):
     base.write_text(base.read_text() + "\n<https://example.org/other-graph> { <urn:a> <urn:b> <urn:c> . }\n")
     with pytest.raises(WorkspaceError, match="unexpected graph"):
         Workspace.open(ws.path)
+
+
+def test_init_with_graphs_creates_version_0_in_one_step(tmp_path):
+    """``Workspace.init(graphs=…)`` writes a builder's base atomically: a refused base leaves nothing."""
+    source = Workspace.init(tmp_path / "a", name="a", base_iri="https://example.org/evoonto/b/")
+    source.commit(term_patch(source, "k1"))
+    content = source.ontology.graph("content")
+    made = Workspace.init(tmp_path / "b", name="b", graphs={"content": content})
+    assert made.version == 0 and not made.log()
+    reopened = Workspace.open(tmp_path / "b")
+    assert set(reopened.ontology.graph("content")) == set(content)
+    broken = rdflib.Graph()
+    broken.add((rdflib.BNode(), RDF.type, SKOS.Concept))
+    with pytest.raises(WorkspaceError, match="blank node"):
+        Workspace.init(tmp_path / "c", graphs={"content": broken})
+    with pytest.raises(WorkspaceError, match="unknown or read-only"):
+        Workspace.init(tmp_path / "c", graphs={"history": content})
+    assert not (tmp_path / "c").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
