@@ -14,7 +14,7 @@ from evoonto.errors import RDFParseError, ShapeViolationError, WorkspaceError
 from evoonto.fileio import WriterLock
 from evoonto.namespaces import EVO, GRAPH_NAMES
 from evoonto.patch import Patch, PatchError
-from evoonto.records import Mapping, Term
+from evoonto.records import Mapping
 from evoonto.workspace import Workspace
 from fixtures.core_support import finance_workspace, term_patch
 
@@ -24,7 +24,8 @@ def state(onto) -> dict:
 
 
 def files(path) -> dict:
-    return {p.relative_to(path).as_posix(): p.read_bytes() for p in path.rglob("*") if p.is_file() and p.name != ".lock"}
+    return {p.relative_to(path).as_posix(): p.read_bytes()
+            for p in path.rglob("*") if p.is_file() and p.name != ".lock"}
 
 
 @pytest.fixture
@@ -81,7 +82,8 @@ def test_commit_applies_and_reopens_identically(ws):
     assert (entry.decision, entry.version, entry.parent_version, entry.level) == ("accepted", 1, 0, "content")
     assert entry.scores == {"parent_score": 0.5, "candidate_score": 0.6} and entry.metadata == {"round": 2}
     assert entry.intervention == "add EBITDA"
-    hist = again.ontology.query("ASK { ?v prov:wasRevisionOf ?p ; evo:versionNumber 1 . ?g prov:generated ?v ; evo:decision 'accepted' }")
+    hist = again.ontology.query("ASK { ?v prov:wasRevisionOf ?p ; evo:versionNumber 1 . "
+                                "?g prov:generated ?v ; evo:decision 'accepted' }")
     assert hist is True
 
 
@@ -89,7 +91,8 @@ def test_invalid_commit_changes_nothing(ws):
     before_files, before_state = files(ws.path), state(ws.ontology)
     iris = ws.iris
     bad = Mapping(iris.mapping("finance", "fact_cost", "ghost"), iris.term("finance", "cost"),
-                  iris.source("finance"), iris.table("finance", "fact_cost"), iris.column("finance", "fact_cost", "ghost"))
+                  iris.source("finance"), iris.table("finance", "fact_cost"),
+                  iris.column("finance", "fact_cost", "ghost"))
     with pytest.raises(ShapeViolationError) as err:
         ws.commit(Patch.from_graphs("content", {"content": bad.to_graph()}))
     assert "evo:column" in str(err.value) and err.value.report.violations
