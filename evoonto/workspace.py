@@ -482,7 +482,8 @@ def _new_base(current: OxigraphStore, graphs: Mapping[str, rdflib.Graph], base_i
 
 def _empty_or_unfinished(path: Path) -> bool:
     """True for an empty folder, or one an ``init`` killed before writing config.json left behind
-    (only the workspace layout: base.trig, empty patches/trajectories/runs folders, temp files)."""
+    (only the workspace layout: empty patches/trajectories/runs folders, temp files, and a base.trig
+    without catalog or content beyond the concept scheme, so a built base is never overwritten)."""
     if (path / CONFIG_FILE).exists():
         return False
     for entry in path.iterdir():
@@ -490,6 +491,19 @@ def _empty_or_unfinished(path: Path) -> bool:
             if any(not child.name.endswith(TMP_SUFFIX) for child in entry.iterdir()):
                 return False
         elif entry.name not in (BASE_FILE, LOCK_FILE) and not entry.name.endswith(TMP_SUFFIX):
+            return False
+    base = path / BASE_FILE
+    if base.is_file() and base.stat().st_size:
+        try:
+            quads = parse_rdf_file(base)
+        except EvoontoError:
+            return True  # a base cut while written: nothing of value
+        built = {str(GRAPH["catalog"]): 0, str(GRAPH["content"]): 0}
+        for q in quads:
+            name = getattr(q.graph_name, "value", None)
+            if name in built:
+                built[name] += 1
+        if built[str(GRAPH["catalog"])] or built[str(GRAPH["content"])] > 2:
             return False
     return True
 

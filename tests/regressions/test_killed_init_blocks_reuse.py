@@ -15,6 +15,7 @@ import pytest
 from evoonto.cli import main
 from evoonto.errors import WorkspaceError
 from evoonto.workspace import Workspace
+from fixtures.core_support import term_patch
 
 # kill the process right after base.trig is written, before config.json
 CHILD = textwrap.dedent("""
@@ -57,3 +58,23 @@ def test_a_folder_with_other_files_is_still_refused(tmp_path):
     with pytest.raises(WorkspaceError, match="not empty"):
         Workspace.init(tmp_path / "ws2")
     assert os.listdir(tmp_path / "ws") == ["notes.txt"]
+
+
+def test_a_base_with_content_but_no_config_is_not_overwritten(tmp_path):
+    """Only an init's own leftovers count as unfinished: a base holding content (a build whose
+    config.json was lost) is refused rather than replaced."""
+    ws = Workspace.init(tmp_path / "ws", name="kept")
+    ws.commit(term_patch(ws, "k1"))
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "kept" / "base.trig").write_bytes(ws.ontology.store.dump(_trig()))
+    before = (tmp_path / "kept" / "base.trig").read_bytes()
+    with pytest.raises(WorkspaceError, match="not empty"):
+        Workspace.init(tmp_path / "kept")
+    assert (tmp_path / "kept" / "base.trig").read_bytes() == before
+
+
+def _trig():
+    import pyoxigraph
+
+    return pyoxigraph.RdfFormat.TRIG
+
