@@ -376,7 +376,8 @@ def run_evaluation(config: "EvalConfig", *, client: Any = None, progress: bool =
     Args:
         config: :class:`EvalConfig`.
         client: an ``anthropic.Anthropic`` client for ``ex`` (default :func:`~evoonto.evaluation.agent.make_client`).
-        progress: show a tqdm progress bar on stderr.
+        progress: show a progress bar on stderr when it is a terminal (never in a redirected
+            stderr; :func:`evoonto.progress.progress_bar`); False turns it off.
         conditions: a :class:`Conditions` (to share caches or plug in an ontology provider).
 
     Returns:
@@ -385,12 +386,11 @@ def run_evaluation(config: "EvalConfig", *, client: Any = None, progress: bool =
     Raises:
         ConfigurationError: bad settings or missing API key; WorkloadError: bad benchmark/splits.
     """
-    from tqdm import tqdm
-
     from evoonto.evaluation.benchmarks import load_benchmark
     from evoonto.evaluation.conditions import Conditions
     from evoonto.evaluation.runner import RunResult, _score_ex, _summarize, evaluate_linking
     from evoonto.evaluation.splits import load_or_create_splits
+    from evoonto.progress import progress_bar
 
     config.check()
     agent = None
@@ -422,7 +422,7 @@ def run_evaluation(config: "EvalConfig", *, client: Any = None, progress: bool =
     rows: list[dict] = []
     sizes: dict[str, dict] = {}
     with open(folder / "results.jsonl", "w", encoding="utf-8") as out, \
-            tqdm(total=total, disable=not progress, unit="q", desc=f"eval {config.scorer}") as bar:
+            progress_bar(total, desc=f"eval {config.scorer}", unit="q", enabled=progress) as bar:
         for plan in plans:
             rnd, db_id, held_out = plan.round, plan.db_id, plan.test
             for name in config.conditions:

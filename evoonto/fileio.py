@@ -69,6 +69,20 @@ def atomic_write(path: Path, data: bytes, *, hook: Callable[[str], object] | Non
         raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
+def make_dirs(*folders: Path) -> None:
+    """Create ``folders`` (with parents; existing ones are fine).
+
+    Raises:
+        WorkspaceError: a folder cannot be created (read-only or full disk, permissions); the
+            message names the folder and the reason in one line.
+    """
+    for folder in folders:
+        try:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot create {folder}: {exc.strerror or exc}") from exc
+
+
 def remove_stale_temp_files(folder: Path) -> int:
     """Delete leftover temporary files of crashed writers in ``folder``; returns how many."""
     count = 0
@@ -98,7 +112,11 @@ class WriterLock:
         self._fd: int | None = None
 
     def __enter__(self) -> "WriterLock":
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:  # a read-only mount, a full disk, no permission: nothing can be written
+            raise WorkspaceError(f"cannot write to {self.path.parent}: {exc.strerror or exc} "
+                                 f"(the writer lock {self.path.name} cannot be created)") from exc
         deadline = time.monotonic() + self.timeout_s
         while True:
             try:
@@ -112,8 +130,11 @@ class WriterLock:
                         f"{self.path.parent} is locked by another writer (pid {holder or '?'}); try again later"
                     ) from None
                 time.sleep(0.05)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+        except OSError:
+            pass  # the pid is only informative; the lock itself is held
         self._fd = fd
         return self
 
@@ -127,4 +148,4 @@ class WriterLock:
                 self._fd = None
 
 
-__all__ = ["atomic_write", "fsync_dir", "remove_stale_temp_files", "WriterLock", "TMP_SUFFIX"]
+__all__ = ["atomic_write", "fsync_dir", "make_dirs", "remove_stale_temp_files", "WriterLock", "TMP_SUFFIX"]

@@ -191,7 +191,9 @@ class Patch:
 
     def subjects(self, *, removals_only: bool = False) -> set[URIRef]:
         """Subjects of the patch's triples (of its removals only, if asked)."""
-        groups = list(self.removals.values()) if removals_only else list(self.additions.values()) + list(self.removals.values())
+        groups = list(self.removals.values())
+        if not removals_only:
+            groups += list(self.additions.values())
         return {s for triples in groups for s, _, _ in triples}
 
     def inverse(self, *, id: str | None = None) -> "Patch":

@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Mapping
 
@@ -28,7 +30,7 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, SKOS
 
 from evoonto.errors import EvoontoError, ShapeViolationError, WorkspaceError
-from evoonto.fileio import WriterLock, atomic_write, remove_stale_temp_files
+from evoonto.fileio import TMP_SUFFIX, WriterLock, atomic_write, fsync_dir, make_dirs, remove_stale_temp_files
 from evoonto.history import PatchEntry, base_history, entry_from_meta, meta_triples
 from evoonto.iris import IriFactory, default_base
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta_graph
@@ -40,6 +42,10 @@ from evoonto.validation import validate, validate_patch
 FORMAT_VERSION = 1
 CONFIG_FILE, BASE_FILE, PATCH_DIR, LOCK_FILE = "config.json", "base.trig", "patches", ".lock"
 RESERVED_DIRS = ("trajectories", "runs")
+#: Graphs every base.trig holds triples in (``init`` writes them; a file without them is damaged).
+REQUIRED_BASE_GRAPHS = ("vocab", "shapes", "history")
+#: Suffix of the hidden sibling folder :meth:`Workspace.init` assembles a workspace in.
+INIT_SUFFIX = ".init.tmp"
 _PATCH_FILE = re.compile(r"^(\d{4,})-([A-Za-z0-9][A-Za-z0-9._-]*)\.trig$")
 
 
@@ -74,22 +80,31 @@ class Workspace:
     # ---------------------------------------------------------------------------- create / open
     @classmethod
     def init(cls, path, base_iri: str | None = None, *, name: str | None = None,
-             settings: dict | None = None) -> "Workspace":
+             settings: dict | None = None, graphs: Mapping[str, rdflib.Graph] | None = None) -> "Workspace":
         """Create a workspace at ``path`` holding the packaged vocab and shapes (version 0).
+
+        A new folder is assembled aside and renamed into place, so a process killed at any moment
+        leaves either no workspace or a complete one; a folder left by an init killed before it wrote
+        config.json counts as empty.
 
         Args:
             path: a directory that does not exist yet or is empty.
             base_iri: base of instance IRIs (default ``https://example.org/evoonto/<name>/``).
             name: workspace name (default: the directory name without leading dots).
             settings: free-form settings stored in config.json.
+            graphs: ``{name: rdflib.Graph}`` making up version 0 with the packaged graphs (as
+                :meth:`replace_base`, SHACL-validated first); lets a builder create its workspace
+                in one atomic step.
 
         Raises:
-            WorkspaceError: ``path`` exists and is not an empty directory, or ``base_iri`` is invalid.
+            WorkspaceError: ``path`` exists and is not an empty directory, ``base_iri`` is invalid,
+                ``graphs`` has an unknown graph or a blank node, or the folder cannot be written.
+            ShapeViolationError: ``graphs`` violate the shapes.
         """
         from evoonto.resources import shapes_graph, vocab_graph
 
         path = Path(path)
-        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        if path.exists() and (not path.is_dir() or not _empty_or_unfinished(path)):
             raise WorkspaceError(f"{path} already exists and is not empty; open it or choose another path")
         name = name or path.resolve().name.lstrip(".") or "workspace"
         base_iri = base_iri or default_base(name)
@@ -98,18 +113,41 @@ class Workspace:
         except ValueError as exc:
             raise WorkspaceError(str(exc)) from None
         config = {"format": FORMAT_VERSION, "name": name, "base_iri": base_iri, "settings": dict(settings or {})}
-        graphs = {
+        packaged: dict[str, list[tuple]] = {
             "vocab": list(vocab_graph()), "shapes": list(shapes_graph()), "catalog": [],
             "content": [(iris.scheme(), RDF.type, SKOS.ConceptScheme), (iris.scheme(), DCTERMS.title, Literal(name))],
             "tools": [], "history": base_history(iris),
         }
         store = OxigraphStore()
-        for gname, triples in graphs.items():
+        for gname, triples in packaged.items():
             store.add(triples, gname)
-        for folder in (path, path / PATCH_DIR, *(path / d for d in RESERVED_DIRS)):
-            folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(path / BASE_FILE, store.dump(_TRIG()))
-        atomic_write(path / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
+        if graphs:
+            store = _new_base(store, graphs, iris.base, validate_shapes=True)
+        if path.exists():  # an empty folder (maybe the current one): filled in place, config.json last
+            make_dirs(path / PATCH_DIR, *(path / d for d in RESERVED_DIRS))
+            atomic_write(path / BASE_FILE, store.dump(_TRIG()))
+            atomic_write(path / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
+            return cls(path, config, store, [], {}, _snapshot(path))
+        # a new folder is assembled as a hidden sibling and renamed into place (atomic on POSIX): a
+        # process killed at any moment leaves no half-made workspace
+        target = Path(os.path.abspath(path))
+        make_dirs(target.parent)
+        _remove_stale_init_folders(target)
+        staging = target.with_name(f".{target.name}.{os.getpid()}{INIT_SUFFIX}")
+        try:
+            make_dirs(staging, staging / PATCH_DIR, *(staging / d for d in RESERVED_DIRS))
+            atomic_write(staging / BASE_FILE, store.dump(_TRIG()))
+            atomic_write(staging / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
+            os.rename(staging, target)
+            fsync_dir(target.parent)
+        except (OSError, WorkspaceError) as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            cause = exc if isinstance(exc, OSError) else exc.__cause__
+            reason = getattr(cause, "strerror", None) or str(exc)
+            raise WorkspaceError(f"cannot create {path}: {reason}") from exc
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         return cls(path, config, store, [], {}, _snapshot(path))
 
     @classmethod
@@ -208,6 +246,16 @@ class Workspace:
         return {e.fingerprint for e in self._entries if e.decision != "accepted"}
 
     # ---------------------------------------------------------------------------- writing
+    def check_writable(self) -> None:
+        """Take and release the writer lock, so a command that will write fails before its work.
+
+        Raises:
+            WorkspaceError: the folder cannot be written (read-only or full disk), another writer
+                holds the lock, or the files changed on disk since this Workspace read them.
+        """
+        with self._writer():
+            pass
+
     def set_setting(self, key: str, value) -> None:
         """Store one JSON-serialisable setting in config.json (atomic)."""
         with self._writer():
@@ -294,22 +342,7 @@ class Workspace:
             if self._entries:
                 raise WorkspaceError(f"{self.path} has {len(self._entries)} patch(es); replace_base needs a "
                                      "workspace without history (init a new one)")
-            unknown = set(graphs) - set(EVOLVABLE_GRAPHS)
-            if unknown:
-                raise WorkspaceError(f"replace_base: unknown or read-only graph(s) {sorted(unknown)}; "
-                                     f"expected some of {', '.join(EVOLVABLE_GRAPHS)}")
-            store = OxigraphStore()
-            for gname in GRAPH_NAMES:
-                triples = list(graphs[gname]) if gname in graphs else list(self.store.triples(gname))
-                for t in triples:
-                    if any(isinstance(x, rdflib.BNode) for x in t):
-                        raise WorkspaceError(f"replace_base: blank node in graph {gname!r} "
-                                             f"({t[0].n3()} {t[1].n3()} {t[2].n3()}); mint IRIs instead")
-                store.add(triples, gname)
-            if validate_shapes:
-                report = validate(Ontology(store, base_iri=self.iris.base))
-                if not report.conforms:
-                    raise ShapeViolationError(f"new base rejected by SHACL: {report.summary()}", report)
+            store = _new_base(self.store, graphs, self.iris.base, validate_shapes=validate_shapes)
             atomic_write(self.path / BASE_FILE, store.dump(_TRIG()))
             self.ontology = Ontology(store, version=0, base_iri=self.iris.base)
             self._files = _snapshot(self.path)
@@ -420,6 +453,79 @@ def _TRIG():
     return ox.RdfFormat.TRIG
 
 
+def _new_base(current: OxigraphStore, graphs: Mapping[str, rdflib.Graph], base_iri: str, *,
+              validate_shapes: bool) -> OxigraphStore:
+    """A store holding ``graphs`` and, for graphs not given, those of ``current`` (replace_base, init).
+
+    Raises:
+        WorkspaceError: an unknown or read-only graph name, or a blank node.
+        ShapeViolationError: ``validate_shapes`` and the new base violates the shapes.
+    """
+    unknown = set(graphs) - set(EVOLVABLE_GRAPHS)
+    if unknown:
+        raise WorkspaceError(f"replace_base: unknown or read-only graph(s) {sorted(unknown)}; "
+                             f"expected some of {', '.join(EVOLVABLE_GRAPHS)}")
+    store = OxigraphStore()
+    for gname in GRAPH_NAMES:
+        triples = list(graphs[gname]) if gname in graphs else list(current.triples(gname))
+        for t in triples:
+            if any(isinstance(x, rdflib.BNode) for x in t):
+                raise WorkspaceError(f"replace_base: blank node in graph {gname!r} "
+                                     f"({t[0].n3()} {t[1].n3()} {t[2].n3()}); mint IRIs instead")
+        store.add(triples, gname)
+    if validate_shapes:
+        report = validate(Ontology(store, base_iri=base_iri))
+        if not report.conforms:
+            raise ShapeViolationError(f"new base rejected by SHACL: {report.summary()}", report)
+    return store
+
+
+def _empty_or_unfinished(path: Path) -> bool:
+    """True for an empty folder, or one an ``init`` killed before writing config.json left behind
+    (only the workspace layout: empty patches/trajectories/runs folders, temp files, and a base.trig
+    without catalog or content beyond the concept scheme, so a built base is never overwritten)."""
+    if (path / CONFIG_FILE).exists():
+        return False
+    for entry in path.iterdir():
+        if entry.name in (*RESERVED_DIRS, PATCH_DIR) and entry.is_dir():
+            if any(not child.name.endswith(TMP_SUFFIX) for child in entry.iterdir()):
+                return False
+        elif entry.name not in (BASE_FILE, LOCK_FILE) and not entry.name.endswith(TMP_SUFFIX):
+            return False
+    base = path / BASE_FILE
+    if base.is_file() and base.stat().st_size:
+        try:
+            quads = parse_rdf_file(base)
+        except EvoontoError:
+            return True  # a base cut while written: nothing of value
+        built = {str(GRAPH["catalog"]): 0, str(GRAPH["content"]): 0}
+        for q in quads:
+            name = getattr(q.graph_name, "value", None)
+            if name in built:
+                built[name] += 1
+        if built[str(GRAPH["catalog"])] or built[str(GRAPH["content"])] > 2:
+            return False
+    return True
+
+
+def _remove_stale_init_folders(path: Path) -> None:
+    """Delete staging folders of ``init`` runs on ``path`` whose process is gone (killed mid-init)."""
+    for folder in path.parent.glob(f".{glob_escape(path.name)}.*{INIT_SUFFIX}"):
+        pid = folder.name[len(path.name) + 2:-len(INIT_SUFFIX)]
+        if pid.isdigit() and not _process_alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
 def _snapshot(path: Path) -> tuple:
     """Names of the patch files plus the base/config file stamps (detects other writers)."""
     stamps = []
@@ -442,10 +548,16 @@ def _read_config(path: Path) -> dict:
         raise WorkspaceError(f"{path} is not an evoonto workspace ({CONFIG_FILE} is missing)") from None
     except (OSError, ValueError) as exc:
         raise WorkspaceError(f"{file}: malformed JSON ({exc})") from None
-    if not isinstance(config, dict) or not isinstance(config.get("base_iri"), str) or "name" not in config:
-        raise WorkspaceError(f"{file}: needs the keys 'name' and 'base_iri'")
-    if config.get("format", FORMAT_VERSION) > FORMAT_VERSION:
-        raise WorkspaceError(f"{file}: workspace format {config['format']} is newer than this evoonto supports")
+    if not isinstance(config, dict) or not isinstance(config.get("base_iri"), str) \
+            or not isinstance(config.get("name"), str):
+        raise WorkspaceError(f"{file}: needs the keys 'name' and 'base_iri' (strings); the file is damaged")
+    fmt = config.get("format", FORMAT_VERSION)
+    if isinstance(fmt, bool) or not isinstance(fmt, int) or fmt < 1:
+        raise WorkspaceError(f"{file}: 'format' must be a positive integer, got {fmt!r}; the file is damaged")
+    if fmt > FORMAT_VERSION:
+        raise WorkspaceError(f"{file}: workspace format {fmt} is newer than this evoonto supports")
+    if not isinstance(config.get("settings", {}), dict):
+        raise WorkspaceError(f"{file}: 'settings' must be a JSON object, got {type(config['settings']).__name__}")
     try:
         IriFactory(config["base_iri"])
     except ValueError as exc:
@@ -458,8 +570,15 @@ def _load_base(path: Path) -> OxigraphStore:
     file = path / BASE_FILE
     if not file.exists():
         raise WorkspaceError(f"{file} is missing")
+    if file.stat().st_size == 0:
+        raise WorkspaceError(f"{file} is empty (truncated or overwritten); restore it from a copy or "
+                             "version control, it holds version 0 with the vocabulary and shapes")
     store = OxigraphStore()
     load_rdf_file(store, file)
+    missing = [g for g in REQUIRED_BASE_GRAPHS if not store.count(g)]
+    if missing:
+        raise WorkspaceError(f"{file} has no {' and no '.join(missing)} graph (truncated or damaged); "
+                             "restore it from a copy or version control")
     allowed = set(GRAPH.values())
     unexpected = [g for g in store.graph_names() if g not in allowed]
     default_graph = next(iter(store.ox.quads_for_pattern(None, None, None, _default_graph())), None)

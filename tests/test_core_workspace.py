@@ -14,7 +14,7 @@ from evoonto.errors import RDFParseError, ShapeViolationError, WorkspaceError
 from evoonto.fileio import WriterLock
 from evoonto.namespaces import EVO, GRAPH_NAMES
 from evoonto.patch import Patch, PatchError
-from evoonto.records import Mapping, Term
+from evoonto.records import Mapping
 from evoonto.workspace import Workspace
 from fixtures.core_support import finance_workspace, term_patch
 
@@ -24,7 +24,8 @@ def state(onto) -> dict:
 
 
 def files(path) -> dict:
-    return {p.relative_to(path).as_posix(): p.read_bytes() for p in path.rglob("*") if p.is_file() and p.name != ".lock"}
+    return {p.relative_to(path).as_posix(): p.read_bytes()
+            for p in path.rglob("*") if p.is_file() and p.name != ".lock"}
 
 
 @pytest.fixture
@@ -81,7 +82,8 @@ def test_commit_applies_and_reopens_identically(ws):
     assert (entry.decision, entry.version, entry.parent_version, entry.level) == ("accepted", 1, 0, "content")
     assert entry.scores == {"parent_score": 0.5, "candidate_score": 0.6} and entry.metadata == {"round": 2}
     assert entry.intervention == "add EBITDA"
-    hist = again.ontology.query("ASK { ?v prov:wasRevisionOf ?p ; evo:versionNumber 1 . ?g prov:generated ?v ; evo:decision 'accepted' }")
+    hist = again.ontology.query("ASK { ?v prov:wasRevisionOf ?p ; evo:versionNumber 1 . "
+                                "?g prov:generated ?v ; evo:decision 'accepted' }")
     assert hist is True
 
 
@@ -89,7 +91,8 @@ def test_invalid_commit_changes_nothing(ws):
     before_files, before_state = files(ws.path), state(ws.ontology)
     iris = ws.iris
     bad = Mapping(iris.mapping("finance", "fact_cost", "ghost"), iris.term("finance", "cost"),
-                  iris.source("finance"), iris.table("finance", "fact_cost"), iris.column("finance", "fact_cost", "ghost"))
+                  iris.source("finance"), iris.table("finance", "fact_cost"),
+                  iris.column("finance", "fact_cost", "ghost"))
     with pytest.raises(ShapeViolationError) as err:
         ws.commit(Patch.from_graphs("content", {"content": bad.to_graph()}))
     assert "evo:column" in str(err.value) and err.value.report.violations
@@ -252,3 +255,22 @@ def test_inconsistent_files_are_reported(ws):
     base.write_text(base.read_text() + "\n<https://example.org/other-graph> { <urn:a> <urn:b> <urn:c> . }\n")
     with pytest.raises(WorkspaceError, match="unexpected graph"):
         Workspace.open(ws.path)
+
+
+def test_init_with_graphs_creates_version_0_in_one_step(tmp_path):
+    """``Workspace.init(graphs=…)`` writes a builder's base atomically: a refused base leaves nothing."""
+    source = Workspace.init(tmp_path / "a", name="a", base_iri="https://example.org/evoonto/b/")
+    source.commit(term_patch(source, "k1"))
+    content = source.ontology.graph("content")
+    made = Workspace.init(tmp_path / "b", name="b", graphs={"content": content})
+    assert made.version == 0 and not made.log()
+    reopened = Workspace.open(tmp_path / "b")
+    assert set(reopened.ontology.graph("content")) == set(content)
+    broken = rdflib.Graph()
+    broken.add((rdflib.BNode(), RDF.type, SKOS.Concept))
+    with pytest.raises(WorkspaceError, match="blank node"):
+        Workspace.init(tmp_path / "c", graphs={"content": broken})
+    with pytest.raises(WorkspaceError, match="unknown or read-only"):
+        Workspace.init(tmp_path / "c", graphs={"history": content})
+    assert not (tmp_path / "c").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

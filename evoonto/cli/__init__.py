@@ -5,8 +5,9 @@ Each subcommand lives in its own module under :mod:`evoonto.cli` and exposes
 called with the parsed namespace and returns an exit status. Heavy imports (rdflib, mcp, anthropic)
 happen inside the command functions, so ``evoonto --help`` stays fast.
 
-Every :class:`~evoonto.errors.EvoontoError` is printed as one line ``evoonto: error: …`` on stderr with
-exit status 2; Ctrl-C exits with 130 without a traceback.
+Every :class:`~evoonto.errors.EvoontoError`, and every ``OSError`` the environment raises (a read-only
+or full disk), is printed as one line ``evoonto: error: …`` on stderr with exit status 2;
+Ctrl-C exits with 130 without a traceback.
 """
 
 from __future__ import annotations
@@ -89,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the environment refused (read-only or full disk, permissions): one line
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"evoonto: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 add_workspace_option = _add_workspace_option

@@ -54,7 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="folder for run outputs (default WORKSPACE/runs with --workspace, else ./runs)")
     parser.add_argument("--budget", type=int, default=None, metavar="CHARS",
                         help="linking policy: characters read per question, browse + resolve answers (default 8000)")
-    parser.add_argument("-n", type=int, default=None, metavar="N", help="linking policy: browse hits (default: the browse tool's default, 8 unless patched)")
+    parser.add_argument("-n", type=int, default=None, metavar="N",
+                        help="linking policy: browse hits (default: the browse tool's default, 8 unless patched)")
     parser.add_argument("--resolve", choices=("each", "batch"), default=None,
                         help="linking policy: resolve each hit separately (default) or all hits in one call")
     parser.add_argument("--max-turns", type=int, default=None, metavar="N", help="agent turns per question")

@@ -97,7 +97,8 @@ def _database_id(ws, requested: str | None) -> str:
     sources = sorted(OntologyView(ws.ontology).sources)
     if requested:
         if requested not in sources:
-            raise ConfigurationError(f"the workspace has no source {requested!r} (sources: {', '.join(sources) or 'none'})")
+            raise ConfigurationError(f"the workspace has no source {requested!r} "
+                                     f"(sources: {', '.join(sources) or 'none'})")
         return requested
     if len(sources) != 1:
         raise ConfigurationError(f"the workspace has {len(sources)} sources; choose one with --db")
@@ -270,8 +271,6 @@ def run(args: argparse.Namespace) -> int:
     """Run the loop and print one line per round and a summary; returns 0."""
     import sys
 
-    from tqdm import tqdm
-
     from evoonto.cli import workspace_path
     from evoonto.errors import ConfigurationError, WorkloadError
     from evoonto.evaluation.benchmarks import load_benchmark
@@ -280,6 +279,7 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.evolution.loop import LoopConfig
     from evoonto.evolution.probes import ValueProber
     from evoonto.experiment import Experiment
+    from evoonto.progress import progress_bar, progress_write
     from evoonto.sources import open_source
     from evoonto.workspace import Workspace
 
@@ -288,6 +288,7 @@ def run(args: argparse.Namespace) -> int:
     check_credentials(args.evolver, args.agent if args.scorer == "ex" else None)
     log_records, verdicts = _read_recorded(args)  # bad files fail here, before the workspace is touched
     ws = Workspace.open(workspace_path(args))
+    ws.check_writable()  # a read-only/full disk or another writer fails now, not after the first round
     data, benchmark = args.data, args.benchmark
     if data is None:
         recorded = recorded_benchmark(ws)
@@ -336,15 +337,15 @@ def run(args: argparse.Namespace) -> int:
         start = ws.version
         diagnosed = (f"{len(recorded)} recorded tasks" if recorded is not None
                      else f"{len(trajectory_questions)} trajectory questions")
-        print(f"evolving {db_id} from version {start}: {diagnosed}, "
-              f"|V| = {len(validation)}, gate {'off (ablation)' if args.no_gate else f'τ={args.tau} {args.test} α={args.alpha}'}",
+        gate_text = "off (ablation)" if args.no_gate else f"τ={args.tau} {args.test} α={args.alpha}"
+        print(f"evolving {db_id} from version {start}: {diagnosed}, |V| = {len(validation)}, gate {gate_text}",
               file=sys.stderr)
-        with tqdm(total=args.rounds, disable=args.no_progress, unit="round", desc="evolve", file=sys.stderr) as bar:
+        with progress_bar(args.rounds, desc="evolve", unit="round", enabled=not args.no_progress) as bar:
             def on_round(record):
                 bar.update(1)
                 bar.set_postfix_str(f"v{ws.version} {record.decision}")
-                tqdm.write(f"round {record.round}: {record.decision:8s} [{record.level}] "
-                           f"{record.intervention[:70]}  ({record.reason})", file=sys.stdout)
+                progress_write(f"round {record.round}: {record.decision:8s} [{record.level}] "
+                               f"{record.intervention[:70]}  ({record.reason})")
 
             result = experiment.evolve(ws, plan, backbone=backbone, evolver=evolver, config=config,
                                        on_round=on_round, recorded_trajectories=recorded)

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
@@ -198,10 +196,8 @@ def load_or_create_splits(path: Path | str, questions: Sequence, *, seed: int = 
                                 f"({len(splits.question_ids() ^ wanted)} differ); delete it to re-split")
         return splits
     splits = make_splits(questions, seed=seed, folds=folds, validation_fraction=validation_fraction)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".splits-", suffix=".json")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(splits.to_json(), fh, indent=1)
-        fh.write("\n")
-    os.replace(tmp, path)
+    from evoonto.fileio import atomic_write, make_dirs
+
+    make_dirs(path.parent)
+    atomic_write(path, (json.dumps(splits.to_json(), indent=1) + "\n").encode("utf-8"))
     return splits

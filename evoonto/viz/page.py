@@ -107,7 +107,10 @@ def write_page(model: dict, out: str | Path) -> Path:
     if not out.parent.is_dir():
         raise VizOutputError(f"directory does not exist: {out.parent}")
     page = render_page(model)
-    fd, tmp = tempfile.mkstemp(prefix=".evoonto-viz-", suffix=".html", dir=out.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".evoonto-viz-", suffix=".html", dir=out.parent)
+    except OSError as exc:  # a read-only or full disk
+        raise VizOutputError(f"cannot write {out}: {exc.strerror or exc}") from exc
     try:
         os.fchmod(fd, _file_mode(out))  # mkstemp's 0600 would make the page private
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
