@@ -24,7 +24,7 @@ Kinds (severity):
   differs from the literal only in case.
 - ``missing_constraint`` (the Constraint's severity; only Violation-severity Constraints are
   checked): a Constraint applies (a column of its target Term/Mapping is used and, when it has
-  trigger keywords, one of them occurs in the statement's string literals) and the columns of its
+  trigger keywords, one of them occurs in the statement's string literals, not negated) and the columns of its
   ``evo:condition`` are not restricted anywhere in the statement; the suggestion is the condition.
 
 Unqualified double-quoted names that match no column are string literals in SQLite (Spider's
@@ -318,6 +318,11 @@ def _quote(value: str) -> str:
 _CONDITION_PARENTS = (exp.Where, exp.Having, exp.Join, exp.If, exp.Case, exp.Qualify, exp.Filter)
 
 
+def _negated(node: exp.Expression) -> bool:
+    """True when a value is compared with ``<>`` or under ``NOT`` (it does not trigger a Constraint)."""
+    return isinstance(node.parent, exp.NEQ) or node.find_ancestor(exp.Not) is not None
+
+
 def _is_join_key(node: exp.Column) -> bool:
     """True when the column is one side of ``a = b`` between two columns (a join key, not a filter)."""
     parent = node.parent
@@ -372,7 +377,7 @@ class _Checker:
             if found is not None:
                 self.check_column(node, found, ctes)
         for node in self.statement.find_all(exp.Literal):
-            if node.is_string:
+            if node.is_string and not _negated(node):
                 self.literals.add(normalize(node.this))
         self.check_values()
         self.check_constraints()
@@ -419,7 +424,7 @@ class _Checker:
                 if col is None:
                     near = _nearest(name, [c.name for c in info.columns])
                     self.add("unknown_column", "Violation", f"table {info.name!r} has no column {name!r}",
-                             ", ".join(f"{info.name}.{c}" for c in near) or None, node, f"{info.name}.{name}")
+                             ", ".join(f"{info.name}.{c}" for c in near) or None, node.this, f"{info.name}.{name}")
                 else:
                     self.note(info.name, col.name, in_condition)
                 return
@@ -439,7 +444,8 @@ class _Checker:
             return
         if node.this.args.get("quoted") and self.dialect == "sqlite":
             self.string_columns.add(id(node))  # SQLite reads "text" that names no column as a string
-            self.literals.add(normalize(name))
+            if not _negated(node):
+                self.literals.add(normalize(name))
             return
         tables = [info for _a, info in candidates if info is not None]
         pool = [f"{t.name}.{c.name}" for t in tables for c in t.columns]
@@ -451,7 +457,7 @@ class _Checker:
             suggestion = [p for p in pool if p.split(".", 1)[1] in near][:SUGGESTIONS]
         scope_names = ", ".join(t.name for t in tables) or "the FROM clause"
         self.add("unknown_column", "Violation", f"no table of {scope_names} has a column {name!r}",
-                 ", ".join(suggestion) or None, node, name)
+                 ", ".join(suggestion) or None, node.this, name)
 
     def _is_output_alias(self, node: exp.Column, name: str) -> bool:
         select_node = node.find_ancestor(exp.Select)
