@@ -164,6 +164,12 @@ CHECK_OUTPUT: dict[str, Any] = {
                    "counts": {"type": "object"}},
     "required": ["ok", "findings"],
 }
+COVERAGE_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"status": {"type": "string", "enum": ["supported", "partial", "unavailable"]},
+                   "phrases": {"type": "array", "items": {"type": "object"}}},
+    "required": ["status", "phrases"],
+}
 ROWS_OUTPUT: dict[str, Any] = {
     "type": "object",
     "properties": {"columns": {"type": "array"}, "rows": {"type": "array", "items": {"type": "array"}},
@@ -183,5 +189,6 @@ TABLE_OUTPUT: dict[str, Any] = {
 }
 
 
-__all__ = ["ToolSpec", "error_text", "object_schema", "BROWSE_OUTPUT", "RESOLVE_OUTPUT", "ROWS_OUTPUT", "CHECK_OUTPUT",
+__all__ = ["ToolSpec", "error_text", "object_schema", "BROWSE_OUTPUT", "RESOLVE_OUTPUT", "ROWS_OUTPUT",
+           "CHECK_OUTPUT", "COVERAGE_OUTPUT",
            "TABLES_OUTPUT", "TABLE_OUTPUT"]

@@ -24,6 +24,7 @@ from typing import Any, Mapping
 from evoonto.errors import EvoontoError, SourceError, ToolArgumentError
 from evoonto.tools.browse import KIND_CHOICES, MAX_QUERY_CHARS
 from evoonto.tools.browse import browse as _browse
+from evoonto.tools.browse import coverage as _coverage
 from evoonto.tools.declared import DeclaredTool, load_declared_tools, run_declared
 from evoonto.tools.findings import Finding
 from evoonto.tools.index import SearchIndex, gather_documents
@@ -34,6 +35,7 @@ from evoonto.tools.sparql import SKOS, iri_ref, select
 from evoonto.tools.registry import (
     BROWSE_OUTPUT,
     CHECK_OUTPUT,
+    COVERAGE_OUTPUT,
     RESOLVE_OUTPUT,
     ROWS_OUTPUT,
     TABLE_OUTPUT,
@@ -143,6 +145,17 @@ class OntologyTools:
         built = self.built
         return _browse(built.index, built.settings.browse, q, kind=kind, n=n, id_of=built.codec.to_id)
 
+    def coverage(self, q: str) -> dict[str, Any]:
+        """Which phrases of a question map to which records and which to nothing
+        (``{status: supported | partial | unavailable, phrases: [...]}``); see
+        :func:`evoonto.tools.browse.coverage`.
+
+        Raises:
+            ToolArgumentError: empty or > 1,000-character question.
+        """
+        built = self.built
+        return _coverage(built.index, built.settings.browse, q, id_of=built.codec.to_id)
+
     def resolve(self, ids: Any, *, expand: Any = EXPANSIONS, depth: Any = 1) -> dict[str, Any]:
         """Records with linked objects; see :meth:`evoonto.tools.resolve.Resolver.resolve`.
 
@@ -223,8 +236,8 @@ class OntologyTools:
         return list(self.registry())
 
     def registry(self) -> dict[str, ToolSpec]:
-        """The tools of this version by name, in this order: browse, resolve, manifest, check_sql, the
-        declared tools, then (with ``data_tools``) list_tables, describe_table, run_sql. Descriptions and
+        """The tools of this version by name, in this order: browse, resolve, manifest, coverage,
+        check_sql, the declared tools, then (with ``data_tools``) list_tables, describe_table, run_sql. Descriptions and
         schemas are generated from the version's settings (e.g. browse's default number of results).
         The MCP server lists and calls exactly these (``manifest`` is served as its instructions)."""
         built = self.built
@@ -233,7 +246,7 @@ class OntologyTools:
             return cached[2]
         specs = [_browse_spec(self, built.settings.browse), _resolve_spec(self),
                  ToolSpec("manifest", "How to use this ontology layer (plain text).", object_schema({}),
-                          lambda: self.manifest(), listed=False), _check_sql_spec(self)]
+                          lambda: self.manifest(), listed=False), _coverage_spec(self), _check_sql_spec(self)]
         specs += [_declared_spec(self, decl) for decl in built.declared]
         if self.data_tools:
             specs += _data_specs(self)
@@ -343,6 +356,23 @@ def _resolve_spec(tools: OntologyTools) -> ToolSpec:
     return ToolSpec("resolve", RESOLVE_DESCRIPTION, schema,
                     lambda ids, expand=EXPANSIONS, depth=1: tools.resolve(ids, expand=expand, depth=depth),
                     output_schema=RESOLVE_OUTPUT)
+
+
+COVERAGE_DESCRIPTION = (
+    "Say what the ontology covers of a question before answering it: each concept phrase with the ids "
+    "it maps to, or none.\n\n"
+    "q: the question.\n"
+    "Returns JSON {status, phrases: [{phrase, status, ids, uncovered}]}; status is supported (every phrase "
+    "maps to records), partial or unavailable: on partial or unavailable, ask the user or say the data "
+    "does not cover it rather than guess."
+)
+
+
+def _coverage_spec(tools: OntologyTools) -> ToolSpec:
+    schema = object_schema({"q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
+                                  "description": "the question"}}, ("q",))
+    return ToolSpec("coverage", COVERAGE_DESCRIPTION, schema, lambda q: tools.coverage(q),
+                    output_schema=COVERAGE_OUTPUT)
 
 
 CHECK_SQL_DESCRIPTION = (
