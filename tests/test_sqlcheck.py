@@ -97,6 +97,14 @@ def test_missing_violation_constraint(onto):
     assert [f.kind for f in check_sql(onto, sql)] == ["missing_constraint"]
 
 
+def test_view_read_only_through_pass_through_columns(onto):
+    found = check_sql(onto, "SELECT v.name FROM banned_cards AS v")
+    assert kinds(found) == [("view_for_base", "Warning")] and found[0].suggestion == "cards.name"
+    assert "SELECT v.name FROM banned_cards AS v"[found[0].start:found[0].end] == "banned_cards"
+    # a computed view column is what the view is for: no finding
+    assert check_sql(onto, "SELECT name, fmt FROM banned_cards") == []
+
+
 def test_aliases_ctes_and_subqueries_are_resolved(onto):
     ok = [
         "SELECT COUNT(*) AS n FROM cards GROUP BY artist ORDER BY n DESC",

@@ -22,13 +22,17 @@ Kinds (severity):
   suggestion lists the nearest observed values (``'usa'`` -> ``'USA'``).
 - ``value_case`` (Warning): the Evidence shows only part of the vocabulary, and an observed value
   differs from the literal only in case.
+- ``view_for_base`` (Warning): the statement reads a view (``evo:isView``) only through columns
+  that pass a base-table column through unchanged (``evo:viewColumnOf``); the suggestion names the
+  base columns to query instead.
 - ``missing_constraint`` (the Constraint's severity; only Violation-severity Constraints are
   checked): a Constraint applies (a column of its target Term/Mapping is used and, when it has
   trigger keywords, one of them occurs in the statement's string literals, not negated) and the columns of its
   ``evo:condition`` are not restricted anywhere in the statement; the suggestion is the condition.
 
 Unqualified double-quoted names that match no column are string literals in SQLite (Spider's
-``WHERE name = "France"``), and are checked as such for SQLite sources.
+``WHERE name = "France"``), and are checked as such for SQLite sources when they are compared with
+something; anywhere else (a select list, an aggregate) they are reported as unknown columns.
 
 What the ontology knows is read once per ontology object (:func:`check_facts`, cached weakly), so a
 check costs one parse and a walk (a few milliseconds on Spider-sized ontologies).
@@ -113,12 +117,15 @@ class CheckFacts:
         columns: ``(source id, table casefold, column casefold)`` -> :class:`ColumnFacts`.
         constraints: the Violation-severity Constraints.
         table_labels: ``(source id, table name)`` -> labels of the Terms mapped to the table.
+        views: ``(source id, view casefold)`` -> ``{view column casefold: (base table, base column)}``
+            for the pass-through columns of each view (``evo:isView`` tables).
     """
 
     sources: dict[str, SourceSchema]
     columns: dict[tuple[str, str, str], ColumnFacts] = field(default_factory=dict)
     constraints: list[ConstraintFacts] = field(default_factory=list)
     table_labels: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    views: dict[tuple[str, str], dict[str, tuple[str, str]]] = field(default_factory=dict)
 
 
 _CACHE: "weakref.WeakKeyDictionary[Any, CheckFacts]" = weakref.WeakKeyDictionary()
@@ -183,6 +190,15 @@ def _read_facts(ontology: Any) -> CheckFacts:
         if place_t is not None:
             facts.table_labels.setdefault(place_t, []).append(row["label"])
     facts.constraints = _read_constraints(ontology, where, tables)
+    for row in select(ontology, """SELECT ?view ?vcol ?bcol WHERE {
+            ?view evo:isView true . OPTIONAL { ?vcol dcterms:isPartOf ?view ; evo:viewColumnOf ?bcol } }"""):
+        place_v = tables.get(row["view"])
+        if place_v is None:
+            continue
+        passes = facts.views.setdefault((place_v[0], place_v[1].casefold()), {})
+        view_col, base_col = where.get(row.get("vcol", "")), where.get(row.get("bcol", ""))
+        if view_col is not None and base_col is not None:
+            passes[view_col[2].casefold()] = (base_col[1], base_col[2])
     return facts
 
 
@@ -315,6 +331,9 @@ def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+#: Where an unresolved double-quoted name is a SQLite string: an operand of a comparison or IN list.
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between,
+                exp.NullSafeEQ, exp.NullSafeNEQ)
 _CONDITION_PARENTS = (exp.Where, exp.Having, exp.Join, exp.If, exp.Case, exp.Qualify, exp.Filter)
 
 
@@ -381,6 +400,7 @@ class _Checker:
                 self.literals.add(normalize(node.this))
         self.check_values()
         self.check_constraints()
+        self.check_views()
         return self.findings
 
     def check_table(self, node: exp.Table) -> None:
@@ -442,7 +462,7 @@ class _Checker:
             return  # may come from a derived table or CTE
         if self._is_output_alias(node, name):
             return
-        if node.this.args.get("quoted") and self.dialect == "sqlite":
+        if node.this.args.get("quoted") and self.dialect == "sqlite" and isinstance(node.parent, _COMPARISONS):
             self.string_columns.add(id(node))  # SQLite reads "text" that names no column as a string
             if not _negated(node):
                 self.literals.add(normalize(name))
@@ -456,7 +476,8 @@ class _Checker:
             near = _nearest(name, [p.split(".", 1)[1] for p in pool])
             suggestion = [p for p in pool if p.split(".", 1)[1] in near][:SUGGESTIONS]
         scope_names = ", ".join(t.name for t in tables) or "the FROM clause"
-        self.add("unknown_column", "Violation", f"no table of {scope_names} has a column {name!r}",
+        as_string = " (SQLite would read the double-quoted name as a string)" if node.this.args.get("quoted") else ""
+        self.add("unknown_column", "Violation", f"no table of {scope_names} has a column {name!r}{as_string}",
                  ", ".join(suggestion) or None, node.this, name)
 
     def _is_output_alias(self, node: exp.Column, name: str) -> bool:
@@ -538,6 +559,23 @@ class _Checker:
                 self.add("value_case", "Warning",
                          f"{where} holds {_quote(same_case[0])}, not {_quote(value)} (comparisons are case-sensitive)",
                          _quote(same_case[0]), node, where)
+
+    # -- views ----------------------------------------------------------------------------------
+
+    def check_views(self) -> None:
+        by_table: dict[str, list[str]] = {}
+        for table, column in sorted(self.used):
+            by_table.setdefault(table, []).append(column)
+        for table, columns in by_table.items():
+            passes = self.facts.views.get((self.schema.id, table.casefold()))
+            if not passes or not all(c.casefold() in passes for c in columns):
+                continue
+            bases = [passes[c.casefold()] for c in columns]
+            node = next((t for t in self.statement.find_all(exp.Table) if t.name.casefold() == table.casefold()), None)
+            self.add("view_for_base", "Warning",
+                     f"{table!r} is a view; the columns used ({', '.join(columns)}) are passed through from "
+                     f"{', '.join(sorted({b for b, _c in bases}))}",
+                     ", ".join(f"{b}.{c}" for b, c in bases), node.this if node is not None else None, table)
 
     # -- constraints ----------------------------------------------------------------------------
 
