@@ -16,9 +16,11 @@ SQL reaches the builder). Gold SQL is read here, on the scorer side, to measure:
     declares a Violation Constraint "``a = 'x'`` requires ``<predicate on b>``" (target: a's
     Mapping, trigger ``x``), as a data owner would, and drops the predicate on b. Flagged when a
     ``missing_constraint`` finding names that Constraint.
-  - ``dropped_join_condition``, ``wrong_join_key``, ``fan_trap``: checked by
-    :mod:`evoonto.tools.joinpaths` (the "joins" slice); reported as "needs joinpaths" while that
-    module is absent.
+  - ``dropped_join_condition`` (the ON of a join removed), ``wrong_join_key`` (one side of a join
+    condition replaced by another column of the same table), ``fan_trap`` (SUM/AVG/COUNT of a column
+    of one table gets a join to a table whose declared key references it, 1:N): checked by
+    :mod:`evoonto.tools.joinpaths` (the "joins" slice) through check_sql; generated here, and
+    reported as "needs joinpaths" while that module is absent.
 
   A mutation counts as flagged when check_sql raises a Violation (column ``viol``) or any finding
   of the expected kind (column ``any``).
@@ -146,6 +148,7 @@ def mutations(sql: str, schema, dialect: str, rng: random.Random) -> list[tuple[
                 continue
             lit.replace(exp.Literal.string(changed))
             out.append((kind, mutated.sql(dialect=dialect), None))
+    out += _join_mutations(tree, schema, dialect, rng)
     # missing constraint: a = 'x' AND <predicate on b> -> declare "a = 'x' requires it", drop it
     where = tree.find(exp.Where)
     if where is not None and isinstance(where.this, exp.And) and comparisons:
@@ -176,6 +179,47 @@ def mutations(sql: str, schema, dialect: str, rng: random.Random) -> list[tuple[
                 value = lit.this if isinstance(lit, exp.Literal) else lit.name
                 out.append(("missing_constraint", mutated.sql(dialect=dialect),
                             {"column": col, "trigger": value, "condition": condition.sql(dialect=dialect)}))
+    return out
+
+
+def _join_mutations(tree, schema, dialect: str, rng: random.Random) -> list[tuple[str, str, Any]]:
+    """dropped_join_condition, wrong_join_key and fan_trap mutations of one gold query."""
+    from sqlglot import exp
+
+    out: list[tuple[str, str, Any]] = []
+    joins = [j for j in tree.find_all(exp.Join) if isinstance(j.args.get("on"), exp.EQ)]
+    if joins:
+        index = rng.randrange(len(joins))
+        mutated = tree.copy()
+        target = [j for j in mutated.find_all(exp.Join) if isinstance(j.args.get("on"), exp.EQ)][index]
+        target.set("on", None)
+        out.append(("dropped_join_condition", mutated.sql(dialect=dialect), None))
+        mutated = tree.copy()
+        target = [j for j in mutated.find_all(exp.Join) if isinstance(j.args.get("on"), exp.EQ)][index]
+        right = target.args["on"].expression
+        table = _column_table(mutated, right, schema) if isinstance(right, exp.Column) else None
+        info = schema.table(table) if table else None
+        if info is not None:
+            others = [c.name for c in info.columns if c.name.casefold() != right.name.casefold()]
+            if others:
+                right.set("this", exp.to_identifier(rng.choice(others)))
+                out.append(("wrong_join_key", mutated.sql(dialect=dialect), None))
+    # fan trap: SUM/AVG/COUNT of a column of one table, joined to a child table that references it
+    select = tree if isinstance(tree, exp.Select) else None
+    tables = list(tree.find_all(exp.Table))
+    over_column = [a for a in tree.find_all(exp.Sum, exp.Avg, exp.Count) if isinstance(a.this, exp.Column)]
+    if select is not None and len(tables) == 1 and not joins and over_column:
+        parent = schema.table(tables[0].name)
+        children = [(t, c, ref_col) for t in schema.tables for c in t.columns
+                    for ref_table, ref_col in c.references
+                    if parent is not None and ref_table.casefold() == parent.name.casefold() and t.name != parent.name]
+        if children:
+            child, column, ref_col = children[rng.randrange(len(children))]
+            alias = tables[0].alias_or_name
+            mutated = tree.copy()
+            mutated = mutated.join(exp.to_table(child.name).as_("fan_child"),
+                                   on=f'fan_child."{column.name}" = "{alias}"."{ref_col}"', dialect=dialect)
+            out.append(("fan_trap", mutated.sql(dialect=dialect), None))
     return out
 
 
@@ -290,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
                     pending.append((f"{db_id}-{n}", extra, mutated))
                     continue
                 generated[kind] += 1
+                if kind in JOIN_KINDS and not have_joins:
+                    continue
                 findings = check_sql(onto, mutated)
                 kinds = {f.kind for f in findings}
                 if kinds & EXPECTED[kind]:
@@ -335,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {'kind':<24} {'n':>5} {'any':>7} {'viol':>7}")
     for kind in KINDS:
         if kind in JOIN_KINDS and not have_joins:
-            print(f"  {kind:<24} {'':>5} needs joinpaths (evoonto.tools.joinpaths is not on this branch)")
+            print(f"  {kind:<24} {generated[kind]:>5} needs joinpaths (evoonto.tools.joinpaths is not on this branch)")
             continue
         n = generated[kind]
         if not n:
