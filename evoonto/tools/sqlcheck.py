@@ -128,7 +128,7 @@ class CheckFacts:
     views: dict[tuple[str, str], dict[str, tuple[str, str]]] = field(default_factory=dict)
 
 
-_CACHE: "weakref.WeakKeyDictionary[Any, CheckFacts]" = weakref.WeakKeyDictionary()
+_CACHE: "weakref.WeakKeyDictionary[Any, tuple[Any, CheckFacts]]" = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
@@ -138,18 +138,19 @@ def _ontology_of(ontology_or_tools: Any) -> Any:
 
 def check_facts(ontology: Any) -> CheckFacts:
     """The facts of ``ontology`` (an :class:`~evoonto.ontology.Ontology` or anything ``select`` can
-    query), read with four SPARQL queries on first use and cached per ontology object."""
+    query), read with a few SPARQL queries on first use and cached per ontology object and version."""
+    version = getattr(ontology, "version", None)
     with _LOCK:
         try:
             cached = _CACHE.get(ontology)
         except TypeError:
             cached = None
-    if cached is not None:
-        return cached
+    if cached is not None and cached[0] == version:
+        return cached[1]
     facts = _read_facts(ontology)
     with _LOCK:
         try:
-            _CACHE[ontology] = facts
+            _CACHE[ontology] = (version, facts)
         except TypeError:
             pass
     return facts
@@ -250,8 +251,9 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
         dialect: a sqlglot dialect overriding the one of the source kind.
 
     Returns:
-        The findings in statement order (Violations first within one place); ``[]`` when the SQL
-        is consistent with the ontology. Offsets (``start``/``end``) index ``sql``.
+        The findings, grouped by check (tables, columns, values, Constraints, views), each group in
+        statement order; ``[]`` when the SQL is consistent with the ontology. Offsets
+        (``start``/``end``) index ``sql``.
 
     Raises:
         ToolArgumentError: empty or oversized SQL, or an unknown source id.
