@@ -58,9 +58,12 @@ ONTOLOGY_HINT = ("An ontology layer describes the data: browse(q) finds business
 
 SUBMIT_TOOL = {
     "name": "submit_sql",
-    "description": "Submit the final SQL query that answers the question. Call it once, at the end.",
-    "input_schema": {"type": "object", "properties": {"sql": {"type": "string", "description": "one SQLite SELECT"}},
-                     "required": ["sql"]},
+    "description": ("Submit the final SQL query that answers the question. Call it once, at the end. "
+                    "When the data does not cover the question, submit abstain: true (and no SQL) instead "
+                    "of guessing."),
+    "input_schema": {"type": "object", "properties": {
+        "sql": {"type": "string", "description": "one SQLite SELECT"},
+        "abstain": {"type": "boolean", "description": "true: the data does not answer the question"}}},
 }
 
 DATA_TOOL_DEFINITIONS = [
@@ -284,8 +287,9 @@ class AgentResult:
     Attributes:
         question_id: the task.
         final_sql: predicted SQL, or None.
-        finish: ``submitted`` | ``text`` (SQL taken from the final text) | ``last_run_sql`` |
-            ``max_turns`` | ``max_tokens`` | ``error`` (API failure, message in ``error``).
+        finish: ``submitted`` | ``abstained`` (submit_sql with ``abstain: true``: the agent says the
+            data does not cover the question; no SQL) | ``text`` (SQL taken from the final text) |
+            ``last_run_sql`` | ``max_turns`` | ``max_tokens`` | ``error`` (API failure, message in ``error``).
         turns: model calls made; input_tokens/output_tokens: summed usage.
         tool_calls: number of tool calls; error: one-line API error, if any.
     """
@@ -373,10 +377,12 @@ class ReactAgent:
                 break
             tool_results = []
             submitted = None
+            abstained = False
             for use in uses:
                 result.tool_calls += 1
                 if use.name == "submit_sql":
-                    submitted = str((use.input or {}).get("sql", "")).strip()
+                    abstained = (use.input or {}).get("abstain") is True
+                    submitted = str((use.input or {}).get("sql", "") or "").strip()
                     tool_results.append({"type": "tool_result", "tool_use_id": use.id, "content": "submitted"})
                     continue
                 content, is_error = self._call(toolbox, use.name, dict(use.input or {}), trajectory, result)
@@ -385,6 +391,9 @@ class ReactAgent:
                 tool_results.append({"type": "tool_result", "tool_use_id": use.id, "content": content,
                                      **({"is_error": True} if is_error else {})})
             messages.append({"role": "user", "content": tool_results})
+            if abstained:
+                result.final_sql, result.finish = None, "abstained"
+                break
             if submitted is not None:
                 result.final_sql, result.finish = submitted or None, "submitted"
                 break

@@ -83,6 +83,10 @@ class LinkingPolicy:
         expand: resolve expansions, or None for the tool's default.
         depth: resolve depth.
         resolve: ``"each"`` (one call per hit, the default) or ``"batch"`` (one call for all hits).
+        coverage: also ask the coverage tool (:meth:`~evoonto.tools.toolkit.OntologyTools.coverage`)
+            what the ontology covers of the question, and report its status (``supported``,
+            ``partial``, ``unavailable``) per question; the call is logged but its answer is not
+            added to what the policy surfaced (so recall does not change).
 
     The defaults were chosen on the gate validation sets V of Spider's two folds (not on the held-out
     folds): per-hit resolve gave higher strict and value recall than one batched call at a smaller
@@ -96,6 +100,7 @@ class LinkingPolicy:
     expand: tuple[str, ...] | None = None
     depth: int = 1
     resolve: str = "each"
+    coverage: bool = False
 
     def __post_init__(self):
         if self.resolve not in ("batch", "each"):
@@ -105,7 +110,7 @@ class LinkingPolicy:
         """Plain dict (stored with every run so results say which policy made them)."""
         return {"n": "tool default" if self.n is None else self.n, "kind": self.kind, "budget_chars": self.budget_chars,
                 "expand": list(self.expand) if self.expand else None, "depth": self.depth,
-                "resolve": self.resolve}
+                "resolve": self.resolve, **({"coverage": True} if self.coverage else {})}
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,8 @@ class Surfaced:
         events: the tool calls made, as :class:`evoonto.tools.trajectory.ToolEvent` records
             (``ToolEvent.to_dict()``: ``tool``, ``arguments``, ``result``, ``result_ids``, ``latency_ms``,
             ``error`` …), the shape the MCP trajectory log holds.
+        coverage: the coverage status of the question (``supported`` / ``partial`` /
+            ``unavailable``) when the policy asked for it, else None.
     """
 
     text: str
@@ -128,6 +135,7 @@ class Surfaced:
     tables: frozenset[str]
     columns: frozenset[Column]
     events: tuple[dict, ...] = ()
+    coverage: str | None = None
 
 
 @dataclass(frozen=True)
@@ -135,7 +143,8 @@ class LinkingResult:
     """Schema-linking outcome of one question (recalls in [0, 1]).
 
     ``value_recall`` is None when the gold query has no string value; ``missing_*`` name what was
-    not surfaced (useful for failure analysis; they come from gold, so they go to reports only).
+    not surfaced (useful for failure analysis; they come from gold, so they go to reports only);
+    ``coverage`` is the question's coverage status when the policy asked for it (else None).
     """
 
     question_id: str
@@ -147,13 +156,15 @@ class LinkingResult:
     tokens: int
     missing_columns: tuple[str, ...] = ()
     missing_values: tuple[str, ...] = ()
+    coverage: str | None = None
 
     def to_json(self) -> dict:
-        """Plain dict for the JSON Lines results file."""
+        """Plain dict for the JSON Lines results file (``coverage`` only when known)."""
         return {"table_recall": round(self.table_recall, 6), "column_recall": round(self.column_recall, 6),
                 "value_recall": None if self.value_recall is None else round(self.value_recall, 6),
                 "strict": int(self.strict), "chars": self.chars, "tokens": self.tokens,
-                "missing_columns": list(self.missing_columns), "missing_values": list(self.missing_values)}
+                "missing_columns": list(self.missing_columns), "missing_values": list(self.missing_values),
+                **({"coverage": self.coverage} if self.coverage is not None else {})}
 
 
 # -- recognition -------------------------------------------------------------------------------
@@ -301,7 +312,14 @@ def surface_with_tools(tools: Any, prompt: str, question: str, policy: LinkingPo
     shown = [compact_json(hits), compact_json(resolved)] if hits else [compact_json(hits)]
     text = "\n".join([prompt, *shown])
     tables, columns = recognise([prompt, hits, resolved], schema)
-    return Surfaced(text, len(text), len(prompt), tables, columns, tuple(events))
+    status = None
+    if policy.coverage and hasattr(tools, "coverage"):
+        start = time.perf_counter()
+        covered = tools.coverage(question)
+        status = covered["status"]
+        events.append(ToolEvent.from_call("coverage", {"q": question}, covered, version=getattr(tools, "version", None),
+                                          latency_ms=(time.perf_counter() - start) * 1000).to_dict())
+    return Surfaced(text, len(text), len(prompt), tables, columns, tuple(events), status)
 
 
 def surface_prompt_only(prompt: str, schema: Mapping[str, Iterable[str]]) -> Surfaced:
@@ -336,6 +354,7 @@ def score_linking(question_id: str, surfaced: Surfaced, gold: GoldAnalysis) -> L
         tokens=estimate_tokens(surfaced.chars),
         missing_columns=tuple(missing_columns),
         missing_values=tuple(missing_values),
+        coverage=surfaced.coverage,
     )
 
 
@@ -351,6 +370,8 @@ class LinkingSummary:
     value_questions: int
     avg_chars: float
     avg_tokens: float
+    #: questions per coverage status and their strict recall (only when the policy reported coverage)
+    coverage: dict | None = None
 
     def to_json(self) -> dict:
         return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
@@ -373,4 +394,17 @@ def summarize_linking(results: Sequence[LinkingResult]) -> LinkingSummary:
         value_questions=len(with_values),
         avg_chars=mean([r.chars for r in results]),
         avg_tokens=mean([r.tokens for r in results]),
+        coverage=_coverage_summary(results),
     )
+
+
+def _coverage_summary(results: Sequence[LinkingResult]) -> dict | None:
+    """``{status: {"questions": n, "strict_recall": r}}`` over results with a coverage status, or None."""
+    by_status: dict[str, list[LinkingResult]] = {}
+    for r in results:
+        if r.coverage is not None:
+            by_status.setdefault(r.coverage, []).append(r)
+    if not by_status:
+        return None
+    return {status: {"questions": len(rs), "strict_recall": round(sum(r.strict for r in rs) / len(rs), 4)}
+            for status, rs in sorted(by_status.items())}

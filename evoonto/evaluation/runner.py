@@ -112,12 +112,17 @@ def _summarize(rows: list[dict], scorer: str) -> dict:
         from evoonto.evaluation.linking import LinkingResult, summarize_linking
 
         results = [LinkingResult(r["question_id"], r["table_recall"], r["column_recall"], r["value_recall"],
-                                 bool(r["strict"]), r["chars"], r["tokens"]) for r in rows]
+                                 bool(r["strict"]), r["chars"], r["tokens"], coverage=r.get("coverage"))
+                   for r in rows]
         return summarize_linking(results).to_json()
     n = len(rows)
+    abstained = sum(1 for r in rows if r.get("finish") == "abstained")
     return {"questions": n, "ex": sum(r["ex"] for r in rows) / n if n else 0.0,
             "ves": sum(r["ves"] for r in rows) / n if n else 0.0,
-            "errors": sum(1 for r in rows if r["error"]),
+            # an abstention ("the data does not cover this") is not counted as a wrong answer
+            "abstained": abstained,
+            "wrong": sum(1 for r in rows if not r["ex"] and r.get("finish") != "abstained"),
+            "errors": sum(1 for r in rows if r["error"] and r.get("finish") != "abstained"),
             "avg_turns": sum(r["turns"] for r in rows) / n if n else 0.0,
             "avg_tokens": sum(r["input_tokens"] + r["output_tokens"] for r in rows) / n if n else 0.0}
 
@@ -188,10 +193,11 @@ def format_summary(result: RunResult, scorer: str, *, reference: str = "full") -
                          f"{ratio:>8}")
         lines.append("tokens are estimated as characters / 4")
     else:
-        lines.append(f"{'condition':<10} {'n':>5} {'EX':>7} {'VES':>7} {'errors':>7} {'turns':>6} {'tokens':>8}")
+        lines.append(f"{'condition':<10} {'n':>5} {'EX':>7} {'VES':>7} {'wrong':>6} {'abstain':>7} {'errors':>7} "
+                     f"{'turns':>6} {'tokens':>8}")
         for name, parts in result.summary.items():
             s = parts["all"]
-            lines.append(f"{name:<10} {s['questions']:>5} {s['ex']:>7.3f} {s['ves']:>7.3f} {s['errors']:>7} "
-                         f"{s['avg_turns']:>6.1f} {s['avg_tokens']:>8.0f}")
+            lines.append(f"{name:<10} {s['questions']:>5} {s['ex']:>7.3f} {s['ves']:>7.3f} {s.get('wrong', 0):>6} "
+                         f"{s.get('abstained', 0):>7} {s['errors']:>7} {s['avg_turns']:>6.1f} {s['avg_tokens']:>8.0f}")
     lines.append(f"results: {result.folder / 'results.jsonl'}")
     return "\n".join(lines)

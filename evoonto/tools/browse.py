@@ -148,3 +148,72 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
         hits.append({"id": id_of(doc.iri), "kind": doc.kind, "label": doc.label, "snippet": snippet,
                      "score": round(score, 3)})
     return hits
+
+
+# -- coverage (issue 15, item 3) ---------------------------------------------------------------------
+
+#: Coverage statuses: every phrase found Terms, some did, none did.
+COVERAGE_STATUSES = ("supported", "partial", "unavailable")
+
+
+def question_phrases(q: str) -> list[str]:
+    """The concept phrases of a question: maximal runs of words that are neither function words nor
+    query words (:data:`evoonto.text.QUESTION_STOP_WORDS`), in order, without repeats.
+
+    ``"What is the average age of singers from France?"`` → ``["age", "singers", "France"]``.
+    """
+    from evoonto.text import QUESTION_STOP_WORDS, words
+
+    phrases, run = [], []
+    for word in words(q) + [""]:
+        if word and tokenize(word, stop_words=QUESTION_STOP_WORDS):
+            run.append(word)
+            continue
+        if run:
+            phrases.append(" ".join(run))
+        run = []
+    return list(dict.fromkeys(phrases))
+
+
+def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3,
+             id_of=lambda iri: iri) -> dict[str, Any]:
+    """What the ontology covers of a question, phrase by phrase, so an agent can ask or abstain.
+
+    Each phrase of :func:`question_phrases` is browsed (``kind="any"``, ``n`` hits); a word of the
+    phrase is *covered* when one of those hits contains it (or a close vocabulary token, as browse
+    matches it). A phrase is ``supported`` when all its words are covered, ``partial`` when some
+    are, ``unavailable`` when none are (or nothing matches); the question is ``supported`` when
+    every phrase is, ``unavailable`` when none is covered at all (or it has no concept phrase),
+    else ``partial``.
+
+    Returns:
+        ``{"status", "phrases": [{"phrase", "status", "ids", "uncovered"}]}`` (``ids``: the hits'
+        ids, best first; ``uncovered``: the words no hit contains).
+    Raises:
+        ToolArgumentError: see :func:`check_browse_args` (``q`` empty or too long).
+    """
+    q, _kind, _n = check_browse_args(q, "any", None, settings)
+    position = {doc.iri: i for i, doc in enumerate(index.documents)}
+    phrases = []
+    for phrase in question_phrases(q):
+        hits = browse(index, settings, phrase, kind="any", n=min(n, settings.max_results),
+                      id_of=lambda iri: iri)
+        present: set[str] = set()
+        for hit in hits:
+            i = position.get(hit["id"])
+            if i is not None:
+                present |= set(index.doc_tokens[i].split())
+        uncovered = []
+        for word in phrase.split():
+            tokens = tokenize(word)
+            groups = index.expand(tokens) if tokens else []
+            if not any({t for t, _w in group} & present for group in groups):
+                uncovered.append(word)
+        status = ("unavailable" if not hits or len(uncovered) == len(phrase.split())
+                  else "partial" if uncovered else "supported")
+        phrases.append({"phrase": phrase, "status": status, "ids": [id_of(h["id"]) for h in hits],
+                        "uncovered": uncovered})
+    statuses = {p["status"] for p in phrases}
+    overall = ("supported" if statuses == {"supported"} else
+               "unavailable" if not phrases or statuses == {"unavailable"} else "partial")
+    return {"status": overall, "phrases": phrases}

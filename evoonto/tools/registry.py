@@ -151,10 +151,31 @@ RESOLVE_OUTPUT: dict[str, Any] = {
                    "joins": {"type": "array", "items": {"type": "object"}}},
     "required": ["records", "errors"],
 }
+FINDING_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"kind": {"type": "string"}, "severity": {"type": "string", "enum": ["Violation", "Warning", "Info"]},
+                   "message": {"type": "string"}, "suggestion": {"type": ["string", "null"]},
+                   "start": {"type": ["integer", "null"]}, "end": {"type": ["integer", "null"]},
+                   "subject": {"type": ["string", "null"]}},
+    "required": ["kind", "severity", "message"],
+}
+CHECK_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}, "findings": {"type": "array", "items": FINDING_SCHEMA},
+                   "counts": {"type": "object"}},
+    "required": ["ok", "findings"],
+}
+COVERAGE_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"status": {"type": "string", "enum": ["supported", "partial", "unavailable"]},
+                   "phrases": {"type": "array", "items": {"type": "object"}}},
+    "required": ["status", "phrases"],
+}
 ROWS_OUTPUT: dict[str, Any] = {
     "type": "object",
     "properties": {"columns": {"type": "array"}, "rows": {"type": "array", "items": {"type": "array"}},
-                   "truncated": {"type": "boolean"}},
+                   "truncated": {"type": "boolean"}, "findings": {"type": "array", "items": FINDING_SCHEMA},
+                   "counts": {"type": "object"}},
     "required": ["columns", "rows"],
 }
 JOIN_PATH_OUTPUT: dict[str, Any] = {
@@ -177,5 +198,5 @@ TABLE_OUTPUT: dict[str, Any] = {
 
 
 __all__ = ["ToolSpec", "error_text", "object_schema", "BROWSE_OUTPUT", "RESOLVE_OUTPUT", "ROWS_OUTPUT",
-           "JOIN_PATH_OUTPUT",
+           "JOIN_PATH_OUTPUT", "CHECK_OUTPUT", "COVERAGE_OUTPUT",
            "TABLES_OUTPUT", "TABLE_OUTPUT"]

@@ -24,7 +24,9 @@ from typing import Any, Mapping
 from evoonto.errors import EvoontoError, SourceError, ToolArgumentError
 from evoonto.tools.browse import KIND_CHOICES, MAX_QUERY_CHARS
 from evoonto.tools.browse import browse as _browse
+from evoonto.tools.browse import coverage as _coverage
 from evoonto.tools.declared import DeclaredTool, load_declared_tools, run_declared
+from evoonto.tools.findings import Finding
 from evoonto.tools.index import SearchIndex, gather_documents
 from evoonto.tools.manifest import build_manifest
 from evoonto.tools.resolve import EXPANSIONS, MAX_DEPTH, MAX_IDS, IdCodec, Resolver
@@ -33,6 +35,8 @@ from evoonto.tools.sparql import SKOS, iri_ref, select
 from evoonto.tools.registry import (
     BROWSE_OUTPUT,
     JOIN_PATH_OUTPUT,
+    CHECK_OUTPUT,
+    COVERAGE_OUTPUT,
     RESOLVE_OUTPUT,
     ROWS_OUTPUT,
     TABLE_OUTPUT,
@@ -152,6 +156,17 @@ class OntologyTools:
         built = self.built
         return _browse(built.index, built.settings.browse, q, kind=kind, n=n, id_of=built.codec.to_id)
 
+    def coverage(self, q: str) -> dict[str, Any]:
+        """Which phrases of a question map to which records and which to nothing
+        (``{status: supported | partial | unavailable, phrases: [...]}``); see
+        :func:`evoonto.tools.browse.coverage`.
+
+        Raises:
+            ToolArgumentError: empty or > 1,000-character question.
+        """
+        built = self.built
+        return _coverage(built.index, built.settings.browse, q, id_of=built.codec.to_id)
+
     def resolve(self, ids: Any, *, expand: Any = EXPANSIONS, depth: Any = 1) -> dict[str, Any]:
         """Records with linked objects; see :meth:`evoonto.tools.resolve.Resolver.resolve`.
 
@@ -189,6 +204,16 @@ class OntologyTools:
         """The manifest text (≤ 1,500 characters for a 12-table database); see :mod:`evoonto.tools.manifest`."""
         return build_manifest(self.ontology, version=self.version, declared=self.declared_tools(),
                               data_tools=self.data_tools, default_results=self.settings.browse.default_results)
+
+    def check_sql(self, sql: str, *, source: str | None = None) -> list[Finding]:
+        """Findings of :func:`evoonto.tools.sqlcheck.check_sql` for ``sql`` against this version.
+
+        Raises:
+            ToolArgumentError: empty or oversized SQL, unknown source id.
+        """
+        from evoonto.tools.sqlcheck import check_sql
+
+        return check_sql(self.ontology, sql, source=source)
 
     def declared_tools(self) -> list[DeclaredTool]:
         """The valid declared tools of this version, sorted by name."""
@@ -245,8 +270,8 @@ class OntologyTools:
         return list(self.registry())
 
     def registry(self) -> dict[str, ToolSpec]:
-        """The tools of this version by name, in this order: browse, resolve, manifest, join_path, the
-        declared tools, then (with ``data_tools``) list_tables, describe_table, run_sql. Descriptions and
+        """The tools of this version by name, in this order: browse, resolve, manifest, join_path,
+        coverage, check_sql, the declared tools, then (with ``data_tools``) list_tables, describe_table, run_sql. Descriptions and
         schemas are generated from the version's settings (e.g. browse's default number of results).
         The MCP server lists and calls exactly these (``manifest`` is served as its instructions)."""
         built = self.built
@@ -256,7 +281,7 @@ class OntologyTools:
         specs = [_browse_spec(self, built.settings.browse), _resolve_spec(self),
                  ToolSpec("manifest", "How to use this ontology layer (plain text).", object_schema({}),
                           lambda: self.manifest(), listed=False),
-                 _join_path_spec(self)]
+                 _join_path_spec(self), _coverage_spec(self), _check_sql_spec(self)]
         specs += [_declared_spec(self, decl) for decl in built.declared]
         if self.data_tools:
             specs += _data_specs(self)
@@ -385,6 +410,54 @@ def _join_path_spec(tools: OntologyTools) -> ToolSpec:
     }, ("from", "to"))
     return ToolSpec("join_path", JOIN_PATH_DESCRIPTION, schema,
                     lambda **kw: tools.join_path(kw["from"], kw["to"]), output_schema=JOIN_PATH_OUTPUT)
+COVERAGE_DESCRIPTION = (
+    "Say what the ontology covers of a question before answering it: each concept phrase with the ids "
+    "it maps to, or none.\n\n"
+    "q: the question.\n"
+    "Returns JSON {status, phrases: [{phrase, status, ids, uncovered}]}; status is supported (every phrase "
+    "maps to records), partial or unavailable: on partial or unavailable, ask the user or say the data "
+    "does not cover it rather than guess."
+)
+
+
+def _coverage_spec(tools: OntologyTools) -> ToolSpec:
+    schema = object_schema({"q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
+                                  "description": "the question"}}, ("q",))
+    return ToolSpec("coverage", COVERAGE_DESCRIPTION, schema, lambda q: tools.coverage(q),
+                    output_schema=COVERAGE_OUTPUT)
+
+
+CHECK_SQL_DESCRIPTION = (
+    "Check one SQL statement against the ontology before running it: unknown tables or columns, string "
+    "values the data never holds (with the observed spelling), required Constraints left out.\n\n"
+    "sql: one SELECT/WITH statement. source: source id (needed only when several sources are served).\n"
+    "Returns JSON {ok, findings: [{kind, severity, message, suggestion, start, end, subject}], counts}; "
+    "ok is false when a finding has severity Violation (fix it before running the SQL)."
+)
+
+
+def _check_sql_spec(tools: OntologyTools) -> ToolSpec:
+    from evoonto.tools.sqlcheck import MAX_SQL_CHARS, check_result
+
+    schema = object_schema({
+        "sql": {"type": "string", "minLength": 1, "maxLength": MAX_SQL_CHARS,
+                "description": "one SELECT or WITH statement"},
+        "source": {"type": "string", "description": "source id (needed only when several sources are served)"},
+    }, ("sql",))
+    return ToolSpec("check_sql", CHECK_SQL_DESCRIPTION, schema,
+                    lambda sql, source=None: check_result(tools.check_sql(sql, source=source)),
+                    output_schema=CHECK_OUTPUT)
+
+
+def _run_sql(tools: OntologyTools, sql: str, source: str | None, limit: int, check: bool) -> dict[str, Any]:
+    """run_sql, with ``check``: check_sql's findings first, added to the answer as ``findings``
+    and ``counts`` (the rows are returned either way)."""
+    if not check:
+        return tools.data.run_sql(sql, source, limit)
+    from evoonto.tools.sqlcheck import check_result
+
+    checked = check_result(tools.check_sql(sql, source=source))
+    return {**tools.data.run_sql(sql, source, limit), "findings": checked["findings"], "counts": checked["counts"]}
 
 
 def _declared_spec(tools: OntologyTools, decl: DeclaredTool) -> ToolSpec:
@@ -406,12 +479,15 @@ def _data_specs(tools: OntologyTools) -> list[ToolSpec]:
                                 "source": source}, ("table",)),
                  lambda table, source=None: tools.data.describe_table(table, source),
                  output_schema=TABLE_OUTPUT),
-        ToolSpec("run_sql", "Run one read-only SELECT/WITH statement; JSON {columns, rows, truncated}.",
+        ToolSpec("run_sql", "Run one read-only SELECT/WITH statement; JSON {columns, rows, truncated} "
+                 "(with check: true, also check_sql's findings and counts).",
                  object_schema({"sql": {"type": "string", "minLength": 1, "maxLength": MAX_SQL_CHARS,
                                         "description": "one SELECT or WITH statement"},
                                 "source": source,
                                 "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS, "default": 50,
-                                          "description": "maximum number of rows returned"}}, ("sql",)),
-                 lambda sql, source=None, limit=50: tools.data.run_sql(sql, source, limit),
+                                          "description": "maximum number of rows returned"},
+                                "check": {"type": "boolean", "default": False,
+                                          "description": "run check_sql first and add its findings"}}, ("sql",)),
+                 lambda sql, source=None, limit=50, check=False: _run_sql(tools, sql, source, limit, check),
                  output_schema=ROWS_OUTPUT),
     ]

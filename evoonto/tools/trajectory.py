@@ -29,7 +29,10 @@ Event schema (one JSON object per line, UTF-8, keys always present unless marked
       "result_ids": ["term/x/status"], # ids returned (browse hits, resolved records; [] otherwise)
       "result": [{"id": …, …}],        # the JSON result the agent read; null on error or when its
                                        #   text exceeds MAX_RESULT_CHARS (result_ids remain)
-      "task": "dev_0042"               # optional: task id set by the caller (evaluation harness)
+      "task": "dev_0042",              # optional: task id set by the caller (evaluation harness)
+      "findings": {"Violation": 1, "Warning": 0, "Info": 0, "unseen_value": 1}
+                                       # optional: counts of check_sql findings by severity and kind
+                                       #   (check_sql, run_sql with check=true), for diagnosis
     }
 
 Writers on several threads or processes may share a file: each event is serialised first and
@@ -120,6 +123,8 @@ class ToolEvent:
         result_ids: ids the result showed (see :func:`result_ids`).
         result_size: characters of the text returned to the agent (0 on error).
         session, seq, task: set by :meth:`TrajectoryLog.append` (None before).
+        findings: counts of the check_sql findings the result carried, by severity and by kind
+            (:func:`evoonto.tools.sqlcheck.finding_counts`), or None when it carried none.
     """
 
     tool: str
@@ -134,6 +139,7 @@ class ToolEvent:
     session: str | None = None
     seq: int | None = None
     task: str | None = None
+    findings: dict[str, int] | None = None
 
     @classmethod
     def from_call(cls, tool: str, arguments: Any, result: Any = None, *, error: str | None = None,
@@ -147,7 +153,7 @@ class ToolEvent:
                    result=result if text is not None and len(text) <= MAX_RESULT_CHARS else None,
                    error=error, version=version, timestamp=utc_timestamp(started),
                    latency_ms=round(float(latency_ms), 3), result_ids=result_ids(str(tool), result),
-                   result_size=0 if text is None else len(text))
+                   result_size=0 if text is None else len(text), findings=_finding_counts(result))
 
     @classmethod
     def from_dict(cls, data: Mapping) -> "ToolEvent":
@@ -166,6 +172,7 @@ class ToolEvent:
             result_size=int(data.get("result_size") or 0),
             session=data.get("session"), seq=seq if isinstance(seq, int) else None,
             task=data.get("task") if data.get("task") not in (None, "") else None,
+            findings=_counts(data.get("findings")),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -179,7 +186,24 @@ class ToolEvent:
         }
         if self.task is not None:
             out["task"] = self.task
+        if self.findings is not None:
+            out["findings"] = dict(self.findings)
         return out
+
+
+def _finding_counts(result: Any) -> dict[str, int] | None:
+    """Counts of the findings a tool result carries (``{"findings": [...]}``), else None."""
+    if not isinstance(result, dict) or not isinstance(result.get("findings"), list):
+        return None
+    from evoonto.tools.sqlcheck import finding_counts
+
+    return finding_counts(f for f in result["findings"] if isinstance(f, dict))
+
+
+def _counts(value: Any) -> dict[str, int] | None:
+    if not isinstance(value, dict):
+        return None
+    return {str(k): int(v) for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
 class _Health:

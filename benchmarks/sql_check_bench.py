@@ -1,0 +1,409 @@
+"""check_sql against gold SQL: precision on gold, recall on mutations, latency (issue 15).
+
+Ontologies are built with the offline builder from each database and its questions only (no gold
+SQL reaches the builder). Gold SQL is read here, on the scorer side, to measure:
+
+- **Precision**: over every gold query of ``spider`` (663) and ``bird_synth_dev`` (196), the share
+  on which ``check_sql`` raises no Violation (target ≥ 98%); the flagged ones are listed with why.
+- **Recall**: mutations generated from the gold queries on which check_sql raises no Violation, by
+  kind (target ≥ 90% flagged per kind):
+
+  - ``wrong_column``: a column reference replaced by a column name of another table of the same
+    database that no table of the query has (the agent's "right name, wrong table").
+  - ``value_case`` / ``value_spelling``: a string literal compared with a column, with its case
+    changed / one interior character dropped.
+  - ``missing_constraint``: for a gold query filtering ``a = 'x' AND <predicate on b>``, the bench
+    declares a Violation Constraint "``a = 'x'`` requires ``<predicate on b>``" (target: a's
+    Mapping, trigger ``x``), as a data owner would, and drops the predicate on b. Flagged when a
+    ``missing_constraint`` finding names that Constraint.
+  - ``dropped_join_condition`` (the ON of a join removed), ``wrong_join_key`` (one side of a join
+    condition replaced by another column of the same table), ``fan_trap`` (SUM/AVG/COUNT of a column
+    of one table gets a join to a table whose declared key references it, 1:N): checked by
+    :mod:`evoonto.tools.joinpaths` (the "joins" slice) through check_sql; generated here, and
+    reported as "needs joinpaths" while that module is absent.
+
+  A mutation counts as flagged when check_sql raises a Violation (column ``viol``) or any finding
+  of the expected kind (column ``any``).
+- **Latency**: check_sql p50/p99 over world_1's gold queries (a warm ontology; target p50 ≤ 20 ms).
+
+Usage::
+
+    python benchmarks/sql_check_bench.py [--data ../shared/data] [--cache DIR] [--db world_1 ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+JOIN_KINDS = ("dropped_join_condition", "wrong_join_key", "fan_trap")
+KINDS = ("wrong_column", "value_case", "value_spelling", "missing_constraint") + JOIN_KINDS
+EXPECTED = {"wrong_column": {"unknown_column"}, "value_case": {"unseen_value", "value_case"},
+            "value_spelling": {"unseen_value"}, "missing_constraint": {"missing_constraint"},
+            "dropped_join_condition": {"unknown_join"}, "wrong_join_key": {"mismatched_join_keys", "unknown_join"},
+            "fan_trap": {"fan_trap"}}
+
+
+def load_items(data: Path) -> list[dict[str, Any]]:
+    """Gold items ``{bench, db_id, question, sql, db_path}`` of spider and bird_synth_dev."""
+    items = []
+    for bench in ("spider", "bird_synth_dev"):
+        for row in json.loads((data / bench / "dev.json").read_text(encoding="utf-8")):
+            db = data / bench / "database" / row["db_id"] / f"{row['db_id']}.sqlite"
+            items.append({"bench": bench, "db_id": row["db_id"], "question": row["question"],
+                          "sql": row.get("query") or row.get("SQL"), "db_path": db})
+    return items
+
+
+def build_ontology(db_path: Path, questions: list[str], cache: Path | None):
+    """The builder's ontology of one database from its questions (cached as TriG when ``cache``)."""
+    import rdflib
+
+    from evoonto.builder.pipeline import build
+    from evoonto.ontology import Ontology
+
+    graphs: dict[str, rdflib.Graph]
+    target = cache / f"{db_path.stem}.json" if cache else None
+    if target is not None and target.exists():
+        stored = json.loads(target.read_text(encoding="utf-8"))
+        graphs = {name: rdflib.Graph().parse(data=text, format="nt") for name, text in stored.items()}
+    else:
+        graphs = dict(build([db_path], questions).graphs)
+        if target is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps({n: g.serialize(format="nt") for n, g in graphs.items()}), encoding="utf-8")
+    return Ontology.from_graphs(graphs), graphs
+
+
+# -- mutations (scorer side: they read gold SQL) ---------------------------------------------------
+
+
+def _columns_in_scope(tree, schema) -> set[str]:
+    from sqlglot import exp
+
+    names = set()
+    for table in tree.find_all(exp.Table):
+        info = schema.table(table.name)
+        if info is not None:
+            names |= {c.name.casefold() for c in info.columns}
+    return names
+
+
+def _string_comparisons(tree):
+    """(comparison, column node, literal node) for ``column = 'text'`` comparisons."""
+    from sqlglot import exp
+
+    for cmp in tree.find_all(exp.EQ):
+        left, right = cmp.this, cmp.expression
+        if isinstance(left, exp.Column) and isinstance(right, exp.Literal) and right.is_string:
+            yield cmp, left, right
+        elif isinstance(left, exp.Column) and isinstance(right, exp.Column) and right.this.args.get("quoted") \
+                and not right.table:
+            yield cmp, left, right
+
+
+def mutations(sql: str, schema, dialect: str, rng: random.Random) -> list[tuple[str, str, Any]]:
+    """``(kind, mutated sql, extra)`` for one gold query (extra: the synthetic Constraint)."""
+    import sqlglot
+    from sqlglot import exp
+
+    out: list[tuple[str, str, Any]] = []
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.SqlglotError:
+        return out
+    in_scope = _columns_in_scope(tree, schema)
+    # wrong column: a name from another table that no table of the query has
+    columns = [c for c in tree.find_all(exp.Column) if c.name and c.name.casefold() in in_scope]
+    foreign = sorted({c.name for t in schema.tables for c in t.columns if c.name.casefold() not in in_scope})
+    if columns and foreign:
+        mutated = tree.copy()
+        target = [c for c in mutated.find_all(exp.Column) if c.name and c.name.casefold() in in_scope]
+        node = target[rng.randrange(len(target))]
+        node.set("this", exp.to_identifier(rng.choice(foreign)))
+        out.append(("wrong_column", mutated.sql(dialect=dialect), None))
+    # values
+    comparisons = list(_string_comparisons(tree))
+    if comparisons:
+        index = rng.randrange(len(comparisons))
+        for kind in ("value_case", "value_spelling"):
+            mutated = tree.copy()
+            _cmp, _col, lit = list(_string_comparisons(mutated))[index]
+            text = lit.this if isinstance(lit, exp.Literal) else lit.name
+            if kind == "value_case":
+                changed = text.swapcase() if text.swapcase() != text else None
+            else:
+                letters = [i for i in range(1, len(text) - 1) if text[i].isalnum()]
+                middle = letters[len(letters) // 2] if letters else None
+                changed = None if middle is None else text[:middle] + text[middle + 1:]
+            if not changed or changed == text:
+                continue
+            lit.replace(exp.Literal.string(changed))
+            out.append((kind, mutated.sql(dialect=dialect), None))
+    out += _join_mutations(tree, schema, dialect, rng)
+    # missing constraint: a = 'x' AND <predicate on b> -> declare "a = 'x' requires it", drop it
+    where = tree.find(exp.Where)
+    if where is not None and isinstance(where.this, exp.And) and comparisons:
+        conjuncts = list(where.this.flatten())
+        trigger = next(((c, col, lit) for c, col, lit in comparisons if c in conjuncts), None)
+        if trigger is not None:
+            cmp, col, lit = trigger
+            others = [p for p in conjuncts if p is not cmp and isinstance(p, (exp.EQ, exp.GT, exp.LT, exp.GTE, exp.LTE,
+                                                                           exp.Like, exp.NEQ))
+                      and not p.find(exp.Select)
+                      and {c.name.casefold() for c in p.find_all(exp.Column)} - {col.name.casefold()}
+                      and all(isinstance(c, exp.Column) and (not c.this.args.get("quoted") or c.table)
+                              for c in p.find_all(exp.Column))
+                      and col.name.casefold() not in {c.name.casefold() for c in p.find_all(exp.Column)}]
+            if others:
+                required = others[0]
+                condition = required.copy()
+                for c in condition.find_all(exp.Column):
+                    c.set("table", None)
+                mutated = tree.copy()
+                position = conjuncts.index(required)
+                mutated_conjuncts = list(mutated.find(exp.Where).this.flatten())
+                kept = [p for i, p in enumerate(mutated_conjuncts) if i != position]
+                new_where = kept[0]
+                for p in kept[1:]:
+                    new_where = exp.and_(new_where, p)
+                mutated.find(exp.Where).set("this", new_where)
+                value = lit.this if isinstance(lit, exp.Literal) else lit.name
+                out.append(("missing_constraint", mutated.sql(dialect=dialect),
+                            {"column": col, "trigger": value, "condition": condition.sql(dialect=dialect)}))
+    return out
+
+
+def _join_mutations(tree, schema, dialect: str, rng: random.Random) -> list[tuple[str, str, Any]]:
+    """dropped_join_condition, wrong_join_key and fan_trap mutations of one gold query."""
+    from sqlglot import exp
+
+    out: list[tuple[str, str, Any]] = []
+    joins = [j for j in tree.find_all(exp.Join) if isinstance(j.args.get("on"), exp.EQ)]
+    if joins:
+        index = rng.randrange(len(joins))
+        mutated = tree.copy()
+        target = [j for j in mutated.find_all(exp.Join) if isinstance(j.args.get("on"), exp.EQ)][index]
+        target.set("on", None)
+        out.append(("dropped_join_condition", mutated.sql(dialect=dialect), None))
+        mutated = tree.copy()
+        target = [j for j in mutated.find_all(exp.Join) if isinstance(j.args.get("on"), exp.EQ)][index]
+        right = target.args["on"].expression
+        table = _column_table(mutated, right, schema) if isinstance(right, exp.Column) else None
+        info = schema.table(table) if table else None
+        if info is not None:
+            others = [c.name for c in info.columns if c.name.casefold() != right.name.casefold()]
+            if others:
+                right.set("this", exp.to_identifier(rng.choice(others)))
+                out.append(("wrong_join_key", mutated.sql(dialect=dialect), None))
+    # fan trap: SUM/AVG/COUNT of a column of one table, joined to a child table that references it
+    select = tree if isinstance(tree, exp.Select) else None
+    tables = list(tree.find_all(exp.Table))
+    over_column = [a for a in tree.find_all(exp.Sum, exp.Avg, exp.Count) if isinstance(a.this, exp.Column)]
+    if select is not None and len(tables) == 1 and not joins and over_column:
+        parent = schema.table(tables[0].name)
+        children = [(t, c, ref_col) for t in schema.tables for c in t.columns
+                    for ref_table, ref_col in c.references
+                    if parent is not None and ref_table.casefold() == parent.name.casefold() and t.name != parent.name]
+        if children:
+            child, column, ref_col = children[rng.randrange(len(children))]
+            alias = tables[0].alias_or_name
+            mutated = tree.copy()
+            mutated = mutated.join(exp.to_table(child.name).as_("fan_child"),
+                                   on=f'fan_child."{column.name}" = "{alias}"."{ref_col}"', dialect=dialect)
+            out.append(("fan_trap", mutated.sql(dialect=dialect), None))
+    return out
+
+
+def _column_table(tree, col, schema) -> str | None:
+    """The table a column of a gold query belongs to (alias resolved, else the only table having it)."""
+    from sqlglot import exp
+
+    aliases = {t.alias_or_name.casefold(): t.name for t in tree.find_all(exp.Table)}
+    if col.table and col.table.casefold() in aliases:
+        return aliases[col.table.casefold()]
+    owners = [t.name for t in tree.find_all(exp.Table)
+              if schema.table(t.name) is not None and schema.table(t.name).column(col.name) is not None]
+    return owners[0] if len(set(owners)) == 1 else None
+
+
+def add_constraints(graphs, onto, pending: list[tuple[int, dict, str]], schema):
+    """A new Ontology with one Violation Constraint per pending missing_constraint mutation."""
+    import rdflib
+    from rdflib import Literal, Namespace, URIRef
+    from rdflib.namespace import RDF, SH
+
+    from evoonto.ontology import Ontology
+    from evoonto.tools.sparql import select
+
+    evo = Namespace("https://w3id.org/evoonto/ns#")
+    content = rdflib.Graph()
+    content += graphs["content"]
+    iris = {}
+    for key, extra, _gold in pending:
+        tree_col = extra["column"]
+        table = _column_table(extra["tree"], tree_col, schema)
+        info = schema.table(table) if table else None
+        column = info.column(tree_col.name) if info else None
+        if column is None:
+            continue
+        rows = select(onto, f"SELECT ?m WHERE {{ ?m evo:column <{column.iri}> }} LIMIT 1")
+        if not rows:
+            continue
+        iri = URIRef(f"https://example.org/bench/constraint/{key}")
+        content.add((iri, RDF.type, evo.Constraint))
+        content.add((iri, evo.constrains, URIRef(rows[0]["m"])))
+        content.add((iri, evo.condition, Literal(extra["condition"])))
+        content.add((iri, evo.triggerKeyword, Literal(extra["trigger"])))
+        content.add((iri, evo.severity, SH.Violation))
+        iris[key] = str(iri)
+    return Ontology.from_graphs({**graphs, "content": content}), iris
+
+
+# -- the run -------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(REPO.parent / "shared" / "data"))
+    parser.add_argument("--cache", default=None, help="folder caching the built ontologies (N-Triples in JSON)")
+    parser.add_argument("--db", nargs="*", default=None, help="only these databases")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--show", type=int, default=40, help="flagged gold queries listed")
+    args = parser.parse_args(argv)
+
+    import sqlglot
+
+    from evoonto.tools.findings import has_violation
+    from evoonto.tools.sqlcheck import check_facts, check_sql
+
+    try:
+        from evoonto.tools import joinpaths  # noqa: F401
+        have_joins = True
+    except ImportError:
+        have_joins = False
+
+    data = Path(args.data)
+    cache = Path(args.cache) if args.cache else None
+    items = load_items(data)
+    by_db: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for item in items:
+        if args.db is None or item["db_id"] in args.db:
+            by_db[(item["bench"], item["db_id"])].append(item)
+
+    rng = random.Random(args.seed)
+    total, flagged_gold = Counter(), defaultdict(list)
+    generated, caught, caught_viol = Counter(), Counter(), Counter()
+    latency_world: list[float] = []
+    latency_all: list[float] = []
+    misses: dict[str, list[str]] = defaultdict(list)
+    started = time.perf_counter()
+    for (bench, db_id), group in sorted(by_db.items()):
+        t0 = time.perf_counter()
+        onto, graphs = build_ontology(group[0]["db_path"], [i["question"] for i in group], cache)
+        facts = check_facts(onto)
+        schema = next(iter(facts.sources.values()))
+        dialect = "sqlite"
+        build_s = time.perf_counter() - t0
+        clean = []
+        for item in group:
+            t1 = time.perf_counter()
+            findings = check_sql(onto, item["sql"])
+            ms = (time.perf_counter() - t1) * 1000.0
+            latency_all.append(ms)
+            if db_id == "world_1":
+                latency_world.append(ms)
+            total[bench] += 1
+            if has_violation(findings):
+                flagged_gold[bench].append((db_id, item["sql"], [f for f in findings if f.severity == "Violation"]))
+            else:
+                clean.append(item)
+        pending = []
+        for n, item in enumerate(clean):
+            for kind, mutated, extra in mutations(item["sql"], schema, dialect, rng):
+                if kind == "missing_constraint":
+                    extra["tree"] = sqlglot.parse_one(item["sql"], read=dialect)
+                    pending.append((f"{db_id}-{n}", extra, mutated))
+                    continue
+                generated[kind] += 1
+                if kind in JOIN_KINDS and not have_joins:
+                    continue
+                findings = check_sql(onto, mutated)
+                kinds = {f.kind for f in findings}
+                if kinds & EXPECTED[kind]:
+                    caught[kind] += 1
+                else:
+                    misses[kind].append(f"{db_id}: {mutated}")
+                if has_violation(findings):
+                    caught_viol[kind] += 1
+        if pending:
+            augmented, iris = add_constraints(graphs, onto, pending, schema)
+            for key, _extra, mutated in pending:
+                if key not in iris:
+                    continue
+                generated["missing_constraint"] += 1
+                findings = check_sql(augmented, mutated)
+                hit = any(f.kind == "missing_constraint" and f.subject == iris[key] for f in findings)
+                caught["missing_constraint"] += hit
+                caught_viol["missing_constraint"] += hit and has_violation(findings)
+                if not hit:
+                    misses["missing_constraint"].append(f"{db_id}: {mutated}")
+        print(f"{bench}/{db_id}: {len(group)} gold, ontology in {build_s:.1f}s", file=sys.stderr)
+
+    print(f"check_sql benchmark ({time.perf_counter() - started:.0f}s; seed {args.seed})\n")
+    print("Precision (gold queries without a Violation; target >= 98%)")
+    for bench in total:
+        ok = total[bench] - len(flagged_gold[bench])
+        print(f"  {bench:<16} {ok}/{total[bench]} = {ok / total[bench]:.1%}")
+    overall = sum(total.values())
+    ok_all = overall - sum(len(v) for v in flagged_gold.values())
+    print(f"  {'all':<16} {ok_all}/{overall} = {ok_all / max(overall, 1):.1%}")
+    shown = 0
+    for bench, rows in flagged_gold.items():
+        for db_id, sql, found in rows:
+            if shown >= args.show:
+                break
+            shown += 1
+            why = "; ".join(f"{f.kind}: {f.message}" for f in found)
+            print(f"  flagged {bench}/{db_id}: {sql}\n      why: {why}")
+    why_counts = Counter(f.kind for rows in flagged_gold.values() for _d, _s, found in rows for f in found)
+    print(f"  flagged gold by kind: {dict(why_counts)}")
+
+    print("\nRecall on mutations (target >= 90% per kind)")
+    print(f"  {'kind':<24} {'n':>5} {'any':>7} {'viol':>7}")
+    for kind in KINDS:
+        if kind in JOIN_KINDS and not have_joins:
+            print(f"  {kind:<24} {generated[kind]:>5} needs joinpaths (evoonto.tools.joinpaths is not on this branch)")
+            continue
+        n = generated[kind]
+        if not n:
+            print(f"  {kind:<24} {0:>5}")
+            continue
+        print(f"  {kind:<24} {n:>5} {caught[kind] / n:>7.1%} {caught_viol[kind] / n:>7.1%}")
+    for kind, rows in misses.items():
+        for row in rows[:3]:
+            print(f"  missed {kind}: {row}")
+
+    def pct(values: list[float], q: float) -> float:
+        values = sorted(values)
+        return values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
+
+    print("\nLatency of check_sql (warm ontology; target p50 <= 20 ms)")
+    if latency_world:
+        print(f"  world_1 ({len(latency_world)} gold): p50 {statistics.median(latency_world):.2f} ms, "
+              f"p99 {pct(latency_world, 0.99):.2f} ms")
+    print(f"  all ({len(latency_all)} gold, first call per database includes reading the ontology): "
+          f"p50 {statistics.median(latency_all):.2f} ms, p99 {pct(latency_all, 0.99):.2f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,626 @@
+"""``check_sql``: a deterministic check of an agent's SQL against the ontology (issue 15, item 2).
+
+The SQL is parsed with sqlglot in the dialect of its source and compared with what the ontology
+knows; every problem is a :class:`~evoonto.tools.findings.Finding` with a suggestion::
+
+    from evoonto.tools.sqlcheck import check_sql
+
+    for f in check_sql(tools, "SELECT name FROM country WHERE continent = 'europe'"):
+        print(f.severity, f.kind, f.message, "->", f.suggestion)
+    # Violation unseen_value  country.Continent never holds 'europe' (7 values observed) -> 'Europe'
+
+Kinds (severity):
+
+- ``parse_error`` (Violation): sqlglot cannot parse the statement.
+- ``unknown_table`` (Violation): a table (or a table qualifier) the source does not have; the
+  suggestion names the nearest tables (rapidfuzz over table names and the labels of their Terms).
+- ``unknown_column`` (Violation): a column that no table in scope has (nor a select alias); the
+  suggestion names the nearest ``table.column`` of the tables in scope, then of the source.
+- ``unseen_value`` (Violation for ``=``/``IN``, Warning for ``<>``/``NOT IN``): a string literal
+  compared with a column whose Evidence holds the column's *complete* value vocabulary
+  (``evo:sampleValue`` count = ``evo:distinctCount``) and does not contain the literal; the
+  suggestion lists the nearest observed values (``'usa'`` -> ``'USA'``).
+- ``value_case`` (Warning): the Evidence shows only part of the vocabulary, and an observed value
+  differs from the literal only in case.
+- ``view_for_base`` (Warning): the statement reads a view (``evo:isView``) only through columns
+  that pass a base-table column through unchanged (``evo:viewColumnOf``); the suggestion names the
+  base columns to query instead.
+- ``missing_constraint`` (the Constraint's severity; only Violation-severity Constraints are
+  checked): a Constraint applies (a column of its target Term/Mapping is used and, when it has
+  trigger keywords, one of them occurs in the statement's string literals, not negated) and the columns of its
+  ``evo:condition`` are not restricted anywhere in the statement; the suggestion is the condition.
+
+Unqualified double-quoted names that match no column are string literals in SQLite (Spider's
+``WHERE name = "France"``), and are checked as such for SQLite sources when they are compared with
+something; anywhere else (a select list, an aggregate) they are reported as unknown columns.
+
+What the ontology knows is read once per ontology object (:func:`check_facts`, cached weakly), so a
+check costs one parse and a walk (a few milliseconds on Spider-sized ontologies).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+import sqlglot
+from rapidfuzz import fuzz, process
+from sqlglot import exp
+from sqlglot.errors import ParseError, SqlglotError
+from sqlglot.optimizer.scope import Scope, traverse_scope
+
+from evoonto.catalog import SourceSchema, read_catalog
+from evoonto.errors import ToolArgumentError
+from evoonto.text import normalize
+from evoonto.tools.findings import Finding, Severity, has_violation
+from evoonto.tools.sparql import select
+
+__all__ = ["check_sql", "check_facts", "CheckFacts", "ColumnFacts", "ConstraintFacts", "dialect_of",
+           "finding_counts", "check_result", "MAX_SQL_CHARS"]
+
+#: Longest statement accepted (same cap as ``run_sql``).
+MAX_SQL_CHARS = 20_000
+#: How many alternatives a suggestion lists.
+SUGGESTIONS = 3
+_DIALECTS = {"sqlite": "sqlite", "files": "duckdb"}
+
+
+def dialect_of(kind: str, dialect: str | None = None) -> str | None:
+    """The sqlglot dialect for a source kind (``evo:sourceKind``): ``sqlite`` for SQLite, ``duckdb``
+    for folders of files; ``dialect`` when given; None (sqlglot's generic SQL) otherwise."""
+    return dialect or _DIALECTS.get(kind)
+
+
+@dataclass(frozen=True)
+class ColumnFacts:
+    """What the Evidence says about one column's values.
+
+    Attributes:
+        values: the observed values (``evo:sampleValue``), in sorted order.
+        distinct: ``evo:distinctCount`` (None when unknown).
+        complete: the values are the column's whole vocabulary (as many as ``distinct``).
+    """
+
+    values: tuple[str, ...]
+    distinct: int | None
+    complete: bool
+
+
+@dataclass(frozen=True)
+class ConstraintFacts:
+    """One Constraint of severity Violation, reduced to what the check needs.
+
+    Attributes:
+        iri: the Constraint IRI; condition: its ``evo:condition`` (SQL predicate).
+        severity: ``Violation`` / ``Warning`` / ``Info``; triggers: normalised trigger keywords.
+        targets: ``(source id, table, column)`` of the Mappings it constrains (directly, or through
+            its Term); column ``""`` for a table-level Mapping.
+        comment: its ``rdfs:comment`` (prose), or ``""``.
+    """
+
+    iri: str
+    condition: str
+    severity: Severity
+    triggers: frozenset[str]
+    targets: frozenset[tuple[str, str, str]]
+    comment: str = ""
+
+
+@dataclass
+class CheckFacts:
+    """Everything ``check_sql`` reads from one ontology version.
+
+    Attributes:
+        sources: source id -> :class:`~evoonto.catalog.SourceSchema`.
+        columns: ``(source id, table casefold, column casefold)`` -> :class:`ColumnFacts`.
+        constraints: the Violation-severity Constraints.
+        table_labels: ``(source id, table name)`` -> labels of the Terms mapped to the table.
+        views: ``(source id, view casefold)`` -> ``{view column casefold: (base table, base column)}``
+            for the pass-through columns of each view (``evo:isView`` tables).
+    """
+
+    sources: dict[str, SourceSchema]
+    columns: dict[tuple[str, str, str], ColumnFacts] = field(default_factory=dict)
+    constraints: list[ConstraintFacts] = field(default_factory=list)
+    table_labels: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    views: dict[tuple[str, str], dict[str, tuple[str, str]]] = field(default_factory=dict)
+
+
+_CACHE: "weakref.WeakKeyDictionary[Any, tuple[Any, CheckFacts]]" = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def _ontology_of(ontology_or_tools: Any) -> Any:
+    return getattr(ontology_or_tools, "ontology", None) if hasattr(ontology_or_tools, "registry") else ontology_or_tools
+
+
+def check_facts(ontology: Any) -> CheckFacts:
+    """The facts of ``ontology`` (an :class:`~evoonto.ontology.Ontology` or anything ``select`` can
+    query), read with a few SPARQL queries on first use and cached per ontology object and version."""
+    version = getattr(ontology, "version", None)
+    with _LOCK:
+        try:
+            cached = _CACHE.get(ontology)
+        except TypeError:
+            cached = None
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    facts = _read_facts(ontology)
+    with _LOCK:
+        try:
+            _CACHE[ontology] = (version, facts)
+        except TypeError:
+            pass
+    return facts
+
+
+def _read_facts(ontology: Any) -> CheckFacts:
+    catalog = read_catalog(ontology)
+    facts = CheckFacts(sources={s.id: s for s in catalog.sources if s.tables})
+    where: dict[str, tuple[str, str, str]] = {}  # column IRI -> (source, table, column)
+    tables: dict[str, tuple[str, str]] = {}
+    for s in facts.sources.values():
+        for t in s.tables:
+            tables[str(t.iri)] = (s.id, t.name)
+            for c in t.columns:
+                where[str(c.iri)] = (s.id, t.name, c.name)
+    # value vocabularies: Evidence with a distinct count behind a column's Mapping
+    evidence: dict[tuple[str, str], tuple[int | None, set[str]]] = {}
+    for row in select(ontology, """SELECT ?col ?e ?dc ?v WHERE {
+            ?m a evo:Mapping ; evo:column ?col ; prov:wasDerivedFrom ?e .
+            ?e evo:distinctCount ?dc . OPTIONAL { ?e evo:sampleValue ?v } }"""):
+        key = (row["col"], row["e"])
+        count, values = evidence.setdefault(key, (_int(row.get("dc")), set()))
+        if "v" in row:
+            values.add(row["v"])
+    for (col, _e), (count, values) in evidence.items():
+        place = where.get(col)
+        if place is None:
+            continue
+        column_key = (place[0], place[1].casefold(), place[2].casefold())
+        complete = bool(values) and count is not None and len(values) >= count
+        known = facts.columns.get(column_key)
+        if known is None or (complete, len(values)) > (known.complete, len(known.values)):
+            facts.columns[column_key] = ColumnFacts(tuple(sorted(values)), count, complete)
+    # Term labels per table (suggestions for unknown tables)
+    for row in select(ontology, """SELECT ?tbl ?label WHERE {
+            ?m a evo:Mapping ; evo:table ?tbl ; evo:mapsTerm ?t . ?t skos:prefLabel ?label }"""):
+        place_t = tables.get(row["tbl"])
+        if place_t is not None:
+            facts.table_labels.setdefault(place_t, []).append(row["label"])
+    facts.constraints = _read_constraints(ontology, where, tables)
+    for row in select(ontology, """SELECT ?view ?vcol ?bcol WHERE {
+            ?view evo:isView true . OPTIONAL { ?vcol dcterms:isPartOf ?view ; evo:viewColumnOf ?bcol } }"""):
+        place_v = tables.get(row["view"])
+        if place_v is None:
+            continue
+        passes = facts.views.setdefault((place_v[0], place_v[1].casefold()), {})
+        view_col, base_col = where.get(row.get("vcol", "")), where.get(row.get("bcol", ""))
+        if view_col is not None and base_col is not None:
+            passes[view_col[2].casefold()] = (base_col[1], base_col[2])
+    return facts
+
+
+def _read_constraints(ontology: Any, where: dict[str, tuple[str, str, str]],
+                      tables: dict[str, tuple[str, str]]) -> list[ConstraintFacts]:
+    rows = select(ontology, """SELECT ?c ?cond ?sev ?kw ?comment ?col ?tbl WHERE {
+            ?c a evo:Constraint ; evo:condition ?cond ; evo:severity ?sev ; evo:constrains ?target .
+            FILTER(?sev = sh:Violation)
+            FILTER NOT EXISTS { ?c owl:deprecated true }
+            OPTIONAL { ?c evo:triggerKeyword ?kw } OPTIONAL { ?c rdfs:comment ?comment }
+            { ?target a evo:Mapping . BIND(?target AS ?m) } UNION { ?target evo:hasMapping ?m }
+            UNION { ?m evo:mapsTerm ?target }
+            ?m evo:table ?tbl . OPTIONAL { ?m evo:column ?col } }""")
+    grouped: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        entry = grouped.setdefault(row["c"], {"condition": row["cond"], "triggers": set(), "targets": set(),
+                                              "comment": row.get("comment", "")})
+        if "kw" in row:
+            entry["triggers"].add(normalize(row["kw"]))
+        if "col" in row and row["col"] in where:
+            entry["targets"].add(where[row["col"]])
+        elif row.get("tbl") in tables:
+            entry["targets"].add((*tables[row["tbl"]], ""))
+    return [ConstraintFacts(iri, e["condition"], "Violation", frozenset(t for t in e["triggers"] if t),
+                            frozenset(e["targets"]), e["comment"])
+            for iri, e in sorted(grouped.items()) if e["targets"]]
+
+
+def _int(text: str | None) -> int | None:
+    try:
+        return int(float(text)) if text is not None else None
+    except ValueError:
+        return None
+
+
+# -- the check ----------------------------------------------------------------------------------
+
+
+def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
+              dialect: str | None = None) -> list[Finding]:
+    """Check one SQL statement against the ontology.
+
+    Args:
+        ontology_or_tools: an :class:`~evoonto.ontology.Ontology` or an
+            :class:`~evoonto.tools.toolkit.OntologyTools` (its ontology is used).
+        sql: one statement (SELECT/WITH), at most :data:`MAX_SQL_CHARS` characters.
+        source: the source id (``dcterms:identifier``) the SQL is meant for; default: the only
+            source, else the source whose tables the statement names most.
+        dialect: a sqlglot dialect overriding the one of the source kind.
+
+    Returns:
+        The findings, grouped by check (tables, columns, values, Constraints, views), each group in
+        statement order; ``[]`` when the SQL is consistent with the ontology. Offsets
+        (``start``/``end``) index ``sql``.
+
+    Raises:
+        ToolArgumentError: empty or oversized SQL, or an unknown source id.
+    """
+    if not isinstance(sql, str) or not sql.strip():
+        raise ToolArgumentError("check_sql: sql must be a non-empty SQL statement")
+    if len(sql) > MAX_SQL_CHARS:
+        raise ToolArgumentError(f"check_sql: sql is longer than {MAX_SQL_CHARS} characters")
+    facts = check_facts(_ontology_of(ontology_or_tools))
+    if source is not None and source not in facts.sources:
+        raise ToolArgumentError(f"check_sql: unknown source {str(source)[:60]!r}; use one of "
+                                f"{', '.join(sorted(facts.sources)) or 'none (the catalog has no table)'}")
+    first = facts.sources.get(source) if source else None
+    read = dialect_of(first.kind if first else _only_kind(facts), dialect)
+    try:
+        statements = [s for s in sqlglot.parse(sql, read=read) if s is not None]
+    except (ParseError, SqlglotError) as exc:
+        return [Finding("parse_error", "Violation", f"the SQL does not parse: {_first_line(exc)}",
+                        "write one SELECT statement")]
+    if len(statements) != 1:
+        return [Finding("parse_error", "Violation", f"expected one statement, found {len(statements)}",
+                        "send one SELECT statement")]
+    statement = statements[0]
+    if not isinstance(statement, exp.Query):
+        return [Finding("parse_error", "Violation", f"not a query: {statement.key.upper()} statement",
+                        "write one SELECT statement")]
+    schema = first or _pick_source(facts, statement)
+    if schema is None:
+        return []
+    return _Checker(facts, schema, statement, sql, dialect_of(schema.kind, dialect)).run()
+
+
+def _only_kind(facts: CheckFacts) -> str:
+    kinds = {s.kind for s in facts.sources.values()}
+    return kinds.pop() if len(kinds) == 1 else ""
+
+
+def _first_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200]
+
+
+def _pick_source(facts: CheckFacts, statement: exp.Query) -> SourceSchema | None:
+    if len(facts.sources) <= 1:
+        return next(iter(facts.sources.values()), None)
+    names = {t.name.casefold() for t in statement.find_all(exp.Table)}
+    return max(facts.sources.values(),
+               key=lambda s: (sum(1 for t in s.tables if t.name.casefold() in names), s.id == min(facts.sources)))
+
+
+def _span(node: exp.Expression | None) -> tuple[int | None, int | None]:
+    """Character offsets ``[start, end)`` of a node, from the token positions sqlglot records."""
+    if node is None:
+        return None, None
+    starts, ends = [], []
+    for part in (node, *node.find_all(exp.Identifier, exp.Literal)):
+        meta = part.meta if part.meta else {}
+        if "start" in meta and "end" in meta:
+            starts.append(meta["start"])
+            ends.append(meta["end"] + 1)
+    if not starts:
+        return None, None
+    return min(starts), max(ends)
+
+
+def _nearest(query: str, choices: Iterable[str], n: int = SUGGESTIONS, cutoff: float = 60.0) -> list[str]:
+    pool = list(dict.fromkeys(choices))
+    if not pool:
+        return []
+    exact = [c for c in pool if c.casefold() == query.casefold()]
+    found = process.extract(query.casefold(), {i: c.casefold() for i, c in enumerate(pool)}, scorer=fuzz.WRatio,
+                            limit=n + len(exact), score_cutoff=cutoff)
+    ranked = exact + [pool[key] for _c, _s, key in found if pool[key] not in exact]
+    return ranked[:n]
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+#: Where an unresolved double-quoted name is a SQLite string: an operand of a comparison or IN list.
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between,
+                exp.NullSafeEQ, exp.NullSafeNEQ)
+_CONDITION_PARENTS = (exp.Where, exp.Having, exp.Join, exp.If, exp.Case, exp.Qualify, exp.Filter)
+
+
+def _negated(node: exp.Expression) -> bool:
+    """True when a value is compared with ``<>`` or under ``NOT`` (it does not trigger a Constraint)."""
+    return isinstance(node.parent, exp.NEQ) or node.find_ancestor(exp.Not) is not None
+
+
+def _is_join_key(node: exp.Column) -> bool:
+    """True when the column is one side of ``a = b`` between two columns (a join key, not a filter)."""
+    parent = node.parent
+    if not isinstance(parent, exp.EQ):
+        return False
+    sides = (parent.this, parent.expression)
+    # an unqualified double-quoted name may be a SQLite string ("France"): then it is a filter
+    return all(isinstance(s, exp.Column) and (s.table or not s.this.args.get("quoted")) for s in sides)
+
+
+class _Checker:
+    """One check run: resolves every table and column of the statement's scopes."""
+
+    def __init__(self, facts: CheckFacts, schema: SourceSchema, statement: exp.Query, sql: str,
+                 dialect: str | None):
+        self.facts, self.schema, self.statement, self.sql, self.dialect = facts, schema, statement, sql, dialect
+        self.findings: list[Finding] = []
+        self.used: set[tuple[str, str]] = set()        # (table, column) referenced anywhere
+        self.restricted: set[str] = set()              # column names (casefold) inside conditions
+        self.literals: set[str] = set()                # normalised string literals
+        self.string_columns: set[int] = set()          # ids of Column nodes that are SQLite strings
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def add(self, kind: str, severity: Severity, message: str, suggestion: str | None,
+            node: exp.Expression | None = None, subject: str | None = None) -> None:
+        start, end = _span(node)
+        self.findings.append(Finding(kind, severity, message, suggestion, start, end, subject))
+
+    def table(self, name: str):
+        return self.schema.table(name)
+
+    # -- the walk -------------------------------------------------------------------------------
+
+    def run(self) -> list[Finding]:
+        try:
+            scopes = list(traverse_scope(self.statement))
+        except (SqlglotError, RecursionError) as exc:
+            return [Finding("parse_error", "Violation", f"the SQL cannot be analysed: {_first_line(exc)}", None)]
+        ctes = {c.alias_or_name.casefold() for c in self.statement.find_all(exp.CTE)}
+        owner: dict[int, Scope] = {}
+        for scope in scopes:
+            for node in scope.expression.walk():
+                if isinstance(node, exp.Column):
+                    owner.setdefault(id(node), scope)  # innermost scope first (traverse is bottom-up)
+        for scope in scopes:
+            for src in scope.sources.values():
+                if isinstance(src, exp.Table) and src.name.casefold() not in ctes:
+                    self.check_table(src)
+        for node in self.statement.find_all(exp.Column):
+            found = owner.get(id(node))
+            if found is not None:
+                self.check_column(node, found, ctes)
+        for node in self.statement.find_all(exp.Literal):
+            if node.is_string and not _negated(node):
+                self.literals.add(normalize(node.this))
+        self.check_values()
+        self.check_constraints()
+        self.check_views()
+        return self.findings
+
+    def check_table(self, node: exp.Table) -> None:
+        if node.args.get("db") or not node.name:
+            return  # schema-qualified or table function: not in a single-schema catalog
+        if self.table(node.name) is not None:
+            return
+        names = [t.name for t in self.schema.tables]
+        labelled = {label: t for (sid, t), labels in self.facts.table_labels.items() if sid == self.schema.id
+                    for label in labels}
+        near = _nearest(node.name, names) or [labelled[lab] for lab in _nearest(node.name, labelled)]
+        near = list(dict.fromkeys(near))[:SUGGESTIONS]
+        self.add("unknown_table", "Violation", f"source {self.schema.id!r} has no table {node.name!r}",
+                 ", ".join(near) or None, node.this, node.name)
+
+    def _real_tables(self, scope: Scope | None, ctes: set[str]) -> Iterator[tuple[str, Any]]:
+        """(alias, TableInfo or None for derived/CTE sources) of a scope and its parents."""
+        while scope is not None:
+            for alias, src in scope.sources.items():
+                if isinstance(src, exp.Table) and src.name.casefold() not in ctes:
+                    yield alias, self.table(src.name)
+                else:
+                    yield alias, None
+            scope = scope.parent
+
+    def check_column(self, node: exp.Column, scope: Scope, ctes: set[str]) -> None:
+        name = node.name
+        if not name or isinstance(node.this, exp.Star):
+            return
+        qualifier = node.table
+        in_condition = node.find_ancestor(*_CONDITION_PARENTS) is not None and not _is_join_key(node)
+        if qualifier:
+            found = False
+            for alias, info in self._real_tables(scope, ctes):
+                if alias.casefold() != qualifier.casefold():
+                    continue
+                found = True
+                if info is None:
+                    return  # a derived table or CTE: its columns are checked where they are defined
+                col = info.column(name)
+                if col is None:
+                    near = _nearest(name, [c.name for c in info.columns])
+                    self.add("unknown_column", "Violation", f"table {info.name!r} has no column {name!r}",
+                             ", ".join(f"{info.name}.{c}" for c in near) or None, node.this, f"{info.name}.{name}")
+                else:
+                    self.note(info.name, col.name, in_condition)
+                return
+            if not found:
+                if self.table(qualifier) is None:
+                    self.add("unknown_table", "Violation", f"{qualifier!r} is neither a table in FROM nor an alias",
+                             ", ".join(a for a, _ in self._real_tables(scope, ctes)) or None, node, qualifier)
+            return
+        candidates = list(self._real_tables(scope, ctes))
+        for _alias, info in candidates:
+            if info is not None and info.column(name) is not None:
+                self.note(info.name, info.column(name).name, in_condition)
+                return
+        if any(info is None for _a, info in candidates):
+            return  # may come from a derived table or CTE
+        if self._is_output_alias(node, name):
+            return
+        if node.this.args.get("quoted") and self.dialect == "sqlite" and isinstance(node.parent, _COMPARISONS):
+            self.string_columns.add(id(node))  # SQLite reads "text" that names no column as a string
+            if not _negated(node):
+                self.literals.add(normalize(name))
+            return
+        tables = [info for _a, info in candidates if info is not None]
+        pool = [f"{t.name}.{c.name}" for t in tables for c in t.columns]
+        near = _nearest(name, [p.split(".", 1)[1] for p in pool])
+        suggestion = [p for p in pool if p.split(".", 1)[1] in near][:SUGGESTIONS]
+        if not suggestion:
+            pool = [f"{t.name}.{c.name}" for t in self.schema.tables for c in t.columns]
+            near = _nearest(name, [p.split(".", 1)[1] for p in pool])
+            suggestion = [p for p in pool if p.split(".", 1)[1] in near][:SUGGESTIONS]
+        scope_names = ", ".join(t.name for t in tables) or "the FROM clause"
+        as_string = " (SQLite would read the double-quoted name as a string)" if node.this.args.get("quoted") else ""
+        self.add("unknown_column", "Violation", f"no table of {scope_names} has a column {name!r}{as_string}",
+                 ", ".join(suggestion) or None, node.this, name)
+
+    def _is_output_alias(self, node: exp.Column, name: str) -> bool:
+        select_node = node.find_ancestor(exp.Select)
+        while select_node is not None:
+            if any(isinstance(e, exp.Alias) and e.alias.casefold() == name.casefold() for e in select_node.expressions):
+                return True
+            select_node = select_node.find_ancestor(exp.Select)
+        return False
+
+    def note(self, table: str, column: str, in_condition: bool) -> None:
+        self.used.add((table, column))
+        if in_condition:
+            self.restricted.add(column.casefold())
+
+    # -- values ---------------------------------------------------------------------------------
+
+    def _resolve(self, node: exp.Expression) -> tuple[str, str] | None:
+        """(table, column) of a Column node that resolved to a real column, else None."""
+        if not isinstance(node, exp.Column) or id(node) in self.string_columns:
+            return None
+        name = node.name.casefold()
+        hits = [(t, c) for t, c in self.used if c.casefold() == name]
+        if node.table:
+            select_node = node.find_ancestor(exp.Select)
+            aliases: dict[str, str] = {}
+            while select_node is not None:
+                for tbl in select_node.find_all(exp.Table):
+                    aliases.setdefault(tbl.alias_or_name.casefold(), tbl.name)
+                select_node = select_node.find_ancestor(exp.Select)
+            table = aliases.get(node.table.casefold())
+            hits = [(t, c) for t, c in hits if table is not None and t.casefold() == table.casefold()]
+        return hits[0] if len(hits) == 1 else None
+
+    def _string(self, node: exp.Expression) -> str | None:
+        if isinstance(node, exp.Literal) and node.is_string:
+            return node.this
+        if isinstance(node, exp.Column) and id(node) in self.string_columns:
+            return node.name
+        return None
+
+    def check_values(self) -> None:
+        for cmp in self.statement.find_all(exp.EQ, exp.NEQ, exp.In):
+            negated = isinstance(cmp, exp.NEQ) or isinstance(cmp.parent, exp.Not)
+            if isinstance(cmp, exp.In):
+                column, values = cmp.this, list(cmp.expressions)
+            else:
+                left, right = cmp.this, cmp.expression
+                if self._string(right) is not None:
+                    column, values = left, [right]
+                elif self._string(left) is not None:
+                    column, values = right, [left]
+                else:
+                    continue
+            place = self._resolve(column)
+            if place is None:
+                continue
+            col_facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
+            if col_facts is None or not col_facts.values:
+                continue
+            for value_node in values:
+                value = self._string(value_node)
+                if value is None or value in col_facts.values:
+                    continue
+                self.check_value(place, value, value_node, col_facts, negated)
+
+    def check_value(self, place: tuple[str, str], value: str, node: exp.Expression, col: ColumnFacts,
+                    negated: bool) -> None:
+        where = f"{place[0]}.{place[1]}"
+        near = _nearest(value, col.values)
+        suggestion = ", ".join(_quote(v) for v in near) or None
+        if col.complete:
+            self.add("unseen_value", "Warning" if negated else "Violation",
+                     f"{where} never holds {_quote(value)} ({len(col.values)} values observed: the whole vocabulary)",
+                     suggestion, node, where)
+        else:
+            same_case = [v for v in col.values if v.casefold() == value.casefold()]
+            if same_case:
+                self.add("value_case", "Warning",
+                         f"{where} holds {_quote(same_case[0])}, not {_quote(value)} (comparisons are case-sensitive)",
+                         _quote(same_case[0]), node, where)
+
+    # -- views ----------------------------------------------------------------------------------
+
+    def check_views(self) -> None:
+        by_table: dict[str, list[str]] = {}
+        for table, column in sorted(self.used):
+            by_table.setdefault(table, []).append(column)
+        for table, columns in by_table.items():
+            passes = self.facts.views.get((self.schema.id, table.casefold()))
+            if not passes or not all(c.casefold() in passes for c in columns):
+                continue
+            bases = [passes[c.casefold()] for c in columns]
+            node = next((t for t in self.statement.find_all(exp.Table) if t.name.casefold() == table.casefold()), None)
+            self.add("view_for_base", "Warning",
+                     f"{table!r} is a view; the columns used ({', '.join(columns)}) are passed through from "
+                     f"{', '.join(sorted({b for b, _c in bases}))}",
+                     ", ".join(f"{b}.{c}" for b, c in bases), node.this if node is not None else None, table)
+
+    # -- constraints ----------------------------------------------------------------------------
+
+    def check_constraints(self) -> None:
+        used = {(self.schema.id, t.casefold(), c.casefold()) for t, c in self.used}
+        used_tables = {(self.schema.id, t.casefold()) for t, _c in self.used}
+        for constraint in self.facts.constraints:
+            applies = any((s, t.casefold(), c.casefold()) in used if c else (s, t.casefold()) in used_tables
+                          for s, t, c in constraint.targets)
+            if not applies:
+                continue
+            if constraint.triggers and not any(
+                    trigger in literal or literal in constraint.triggers for trigger in constraint.triggers
+                    for literal in self.literals):
+                continue
+            try:
+                condition = sqlglot.parse_one(constraint.condition, read=self.dialect)
+            except (ParseError, SqlglotError):
+                continue
+            needed = {c.name.casefold() for c in condition.find_all(exp.Column)}
+            if needed and not needed <= self.restricted:
+                missing = ", ".join(sorted(needed - self.restricted))
+                self.add("missing_constraint", constraint.severity,
+                         f"a required condition on {missing} is missing"
+                         + (f": {constraint.comment}" if constraint.comment else ""),
+                         f"add AND {constraint.condition}", None, constraint.iri)
+
+
+def finding_counts(findings: Iterable[Finding | dict[str, Any]]) -> dict[str, int]:
+    """Counts by severity and by kind: ``{"Violation": 1, "Warning": 0, "Info": 0, "unseen_value": 1}``
+    (the shape the trajectory log stores for diagnosis)."""
+    out: dict[str, int] = {"Violation": 0, "Warning": 0, "Info": 0}
+    for f in findings:
+        data = f.to_dict() if isinstance(f, Finding) else f
+        severity, kind = str(data.get("severity")), str(data.get("kind"))
+        if severity in out:
+            out[severity] += 1
+        out[kind] = out.get(kind, 0) + 1
+    return out
+
+
+def check_result(findings: list[Finding]) -> dict[str, Any]:
+    """The tool's JSON answer: ``{ok, findings: [Finding.to_dict()], counts}`` (``ok`` is False when
+    a Violation was found)."""
+    return {"ok": not has_violation(findings), "findings": [f.to_dict() for f in findings],
+            "counts": finding_counts(findings)}

@@ -1,0 +1,205 @@
+"""check_sql (issue 15, item 2): findings, the tool, run_sql's check option, the trajectory, the CLI."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from evoonto.errors import ToolArgumentError
+from evoonto.ontology import Ontology
+from evoonto.store import OxigraphStore, parse_rdf_file
+from evoonto.tools.findings import has_violation
+from evoonto.tools.sqlcheck import check_sql, finding_counts
+from evoonto.tools.toolkit import OntologyTools
+from evoonto.tools.trajectory import TrajectoryLog, ToolEvent, read_events
+
+FIXTURE = Path(__file__).parent / "fixtures" / "sqlcheck_cards.trig"
+BASE = "https://example.org/evoonto/sqlcheck-test/"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load() -> Ontology:
+    store = OxigraphStore()
+    store.load_quads(parse_rdf_file(FIXTURE))
+    return Ontology(store, version=1, base_iri=BASE)
+
+
+@pytest.fixture(scope="module")
+def onto() -> Ontology:
+    return load()
+
+
+def kinds(findings) -> list[tuple[str, str]]:
+    return [(f.kind, f.severity) for f in findings]
+
+
+def test_consistent_sql_has_no_finding(onto):
+    sql = ("SELECT c.name FROM cards AS c JOIN legalities AS l ON c.uuid = l.uuid "
+           "WHERE l.status = 'Banned' AND l.format = 'commander'")
+    assert check_sql(onto, sql) == []
+
+
+def test_unknown_column_names_the_nearest_with_its_offsets(onto):
+    sql = "SELECT c.nme FROM cards AS c"
+    [finding] = check_sql(onto, sql)
+    assert (finding.kind, finding.severity, finding.subject) == ("unknown_column", "Violation", "cards.nme")
+    assert finding.suggestion.split(", ")[0] == "cards.name"
+    assert sql[finding.start:finding.end] == "nme"
+
+
+def test_unknown_unqualified_column_and_unknown_table(onto):
+    [col] = check_sql(onto, "SELECT artst FROM cards")
+    assert col.kind == "unknown_column" and col.suggestion.startswith("cards.artist")
+    [table] = check_sql(onto, "SELECT * FROM legality")
+    assert (table.kind, table.suggestion.split(", ")[0]) == ("unknown_table", "legalities")
+    assert "legality" == "SELECT * FROM legality"[table.start:table.end]
+
+
+def test_unseen_value_with_the_complete_vocabulary_is_a_violation(onto):
+    sql = "SELECT uuid FROM legalities WHERE status = 'banned' AND format IN ('Vintage', 'legacy')"
+    found = check_sql(onto, sql)
+    assert kinds(found) == [("unseen_value", "Violation"), ("unseen_value", "Violation")]
+    assert [f.suggestion.split(", ")[0] for f in found] == ["'Banned'", "'vintage'"]
+    assert [sql[f.start:f.end] for f in found] == ["'banned'", "'Vintage'"]
+
+
+def test_negated_comparison_with_an_unseen_value_is_only_a_warning(onto):
+    assert kinds(check_sql(onto, "SELECT uuid FROM legalities WHERE status <> 'banned'")) == [
+        ("unseen_value", "Warning")]
+
+
+def test_partial_vocabulary_never_gives_a_violation(onto):
+    # artist's Evidence shows 2 of 40 values: an unseen artist is not an error, a case slip is a warning
+    assert check_sql(onto, "SELECT name FROM cards WHERE artist = 'Someone Else'") == []
+    found = check_sql(onto, "SELECT name FROM cards WHERE artist = 'john avon'")
+    assert kinds(found) == [("value_case", "Warning")] and found[0].suggestion == "'John Avon'"
+
+
+def test_sqlite_double_quoted_string_is_checked_as_a_value(onto):
+    found = check_sql(onto, 'SELECT uuid FROM legalities WHERE status = "restricted"')
+    assert kinds(found) == [("unseen_value", "Violation")] and found[0].suggestion.startswith("'Restricted'")
+    assert check_sql(onto, 'SELECT uuid FROM legalities WHERE status = "Restricted"') == []
+
+
+def test_missing_violation_constraint(onto):
+    found = check_sql(onto, "SELECT uuid FROM legalities WHERE status = 'Banned'")
+    assert kinds(found) == [("missing_constraint", "Violation")]
+    assert found[0].suggestion == "add AND format = 'commander'"
+    assert found[0].subject == BASE + "constraint/banned-needs-format"
+    # the trigger keyword is not used: the constraint does not apply
+    assert check_sql(onto, "SELECT uuid FROM legalities WHERE status = 'Legal'") == []
+    # a join on the column is not a filter on it
+    sql = ("SELECT l.uuid FROM legalities AS l JOIN legalities AS m ON l.format = m.format "
+           "WHERE l.status = 'Banned'")
+    assert [f.kind for f in check_sql(onto, sql)] == ["missing_constraint"]
+
+
+def test_view_read_only_through_pass_through_columns(onto):
+    found = check_sql(onto, "SELECT v.name FROM banned_cards AS v")
+    assert kinds(found) == [("view_for_base", "Warning")] and found[0].suggestion == "cards.name"
+    assert "SELECT v.name FROM banned_cards AS v"[found[0].start:found[0].end] == "banned_cards"
+    # a computed view column is what the view is for: no finding
+    assert check_sql(onto, "SELECT name, fmt FROM banned_cards") == []
+
+
+def test_aliases_ctes_and_subqueries_are_resolved(onto):
+    ok = [
+        "SELECT COUNT(*) AS n FROM cards GROUP BY artist ORDER BY n DESC",
+        "WITH b AS (SELECT uuid FROM legalities WHERE status = 'Legal') SELECT c.name FROM cards AS c "
+        "JOIN b ON c.uuid = b.uuid",
+        "SELECT name FROM cards WHERE uuid IN (SELECT uuid FROM legalities WHERE format = 'legacy')",
+        "SELECT x.name FROM (SELECT name FROM cards) AS x",
+        "SELECT name FROM cards AS c WHERE EXISTS (SELECT 1 FROM legalities AS l WHERE l.uuid = c.uuid)",
+    ]
+    for sql in ok:
+        assert check_sql(onto, sql) == [], sql
+    found = check_sql(onto, "SELECT z.name FROM cards AS c")
+    assert kinds(found) == [("unknown_table", "Violation")]
+
+
+def test_parse_errors_and_bad_arguments(onto):
+    assert kinds(check_sql(onto, "SELEC name FROM cards")) == [("parse_error", "Violation")]
+    assert kinds(check_sql(onto, "SELECT 1; SELECT 2")) == [("parse_error", "Violation")]
+    with pytest.raises(ToolArgumentError, match="non-empty"):
+        check_sql(onto, "  ")
+    with pytest.raises(ToolArgumentError, match="unknown source"):
+        check_sql(onto, "SELECT 1", source="nope")
+
+
+def test_finding_counts():
+    counts = finding_counts([{"kind": "unseen_value", "severity": "Violation"},
+                             {"kind": "value_case", "severity": "Warning"}])
+    assert counts == {"Violation": 1, "Warning": 1, "Info": 0, "unseen_value": 1, "value_case": 1}
+
+
+def _cards_db(path: Path) -> Path:
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE cards (uuid TEXT PRIMARY KEY, name TEXT, artist TEXT);
+        CREATE TABLE legalities (uuid TEXT REFERENCES cards(uuid), format TEXT, status TEXT);
+        INSERT INTO cards VALUES ('a', 'Ancestral Recall', 'John Avon'), ('b', 'Black Lotus', 'Rebecca Guay');
+        INSERT INTO legalities VALUES ('a', 'vintage', 'Restricted'), ('b', 'commander', 'Banned');
+    """)
+    con.commit()
+    con.close()
+    return path
+
+
+def test_tool_run_sql_check_and_trajectory_counts(tmp_path):
+    log = TrajectoryLog(tmp_path / "log.jsonl", session="s1")
+    tools = OntologyTools(load(), sources={"cards": _cards_db(tmp_path / "cards.sqlite")}, data_tools=True,
+                          trajectory=log)
+    assert "check_sql" in tools.registry() and tools.registry()["check_sql"].listed
+    answer = tools.call("check_sql", {"sql": "SELECT uuid FROM legalities WHERE format = 'Vintage'"})
+    assert answer["ok"] is False and answer["findings"][0]["kind"] == "unseen_value"
+    rows = tools.call("run_sql", {"sql": "SELECT uuid FROM legalities WHERE status = 'Banned'", "check": True})
+    assert rows["rows"] == [["b"]] and [f["kind"] for f in rows["findings"]] == ["missing_constraint"]
+    plain = tools.call("run_sql", {"sql": "SELECT uuid FROM legalities"})
+    assert "findings" not in plain
+    events = read_events(tmp_path / "log.jsonl")
+    assert [e.get("findings") for e in events] == [
+        {"Violation": 1, "Warning": 0, "Info": 0, "unseen_value": 1},
+        {"Violation": 1, "Warning": 0, "Info": 0, "missing_constraint": 1}, None]
+    assert ToolEvent.from_dict(events[0]).findings == events[0]["findings"]
+    tools.close()
+
+
+def test_cli_check_sql_exit_codes(tmp_path, capsys):
+    from evoonto.cli import main
+    from evoonto.workspace import Workspace
+
+    ws = Workspace.init(tmp_path / "ws", base_iri=BASE)
+    onto = load()
+    ws.replace_base({name: onto.graph(name) for name in ("catalog", "content")})
+    wsarg = ["--workspace", str(tmp_path / "ws")]
+    assert main(["check-sql", *wsarg, "SELECT name FROM cards"]) == 0
+    assert "ok: no finding" in capsys.readouterr().out
+    assert main(["check-sql", *wsarg, "--json", "SELECT nme FROM cards"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] is False and data["findings"][0]["suggestion"].startswith("cards.name")
+    assert main(["check-sql", *wsarg, "SELECT uuid FROM legalities WHERE status = 'Banned'"]) == 1
+    assert "suggestion: add AND format = 'commander'" in capsys.readouterr().out
+    assert main(["check-sql", *wsarg, "--source", "nope", "SELECT 1"]) == 2
+    with pytest.raises(SystemExit) as usage:
+        main(["check-sql", *wsarg])
+    assert usage.value.code == 2
+
+
+def test_bundled_demo_gold_passes_an_ontology_built_from_its_questions(tmp_path):
+    """Precision on the bundled database: no gold query of the demo gets a Violation (the builder
+    sees the questions only)."""
+    from evoonto.builder.pipeline import build
+
+    data = REPO / "evoonto" / "data" / "concert_singer"
+    questions = [json.loads(line)["question"] for line in (data / "questions.jsonl").read_text().splitlines() if line]
+    gold = [json.loads(line) for line in (data / "gold.jsonl").read_text().splitlines() if line]
+    onto = Ontology.from_graphs(build([data / "concert_singer.sqlite"], questions).graphs)
+    sqls = [g.get("sql") or g.get("query") for g in gold]
+    assert sqls and all(sqls)
+    flagged = [(sql, check_sql(onto, sql)) for sql in sqls if has_violation(check_sql(onto, sql))]
+    assert flagged == []
+    # and a case slip in one of them is caught
+    assert has_violation(check_sql(onto, "SELECT Name FROM singer WHERE Country = 'france'"))
