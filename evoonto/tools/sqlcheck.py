@@ -55,6 +55,7 @@ from evoonto.catalog import SourceSchema, read_catalog
 from evoonto.errors import ToolArgumentError
 from evoonto.text import normalize
 from evoonto.tools.findings import Finding, Severity, has_violation
+from evoonto.tools.joinpaths import JoinGraph, check_joins
 from evoonto.tools.sparql import select
 
 __all__ = ["check_sql", "check_facts", "CheckFacts", "ColumnFacts", "ConstraintFacts", "dialect_of",
@@ -126,6 +127,8 @@ class CheckFacts:
     constraints: list[ConstraintFacts] = field(default_factory=list)
     table_labels: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     views: dict[tuple[str, str], dict[str, tuple[str, str]]] = field(default_factory=dict)
+    #: the version's join graph (:class:`~evoonto.tools.joinpaths.JoinGraph`): joins and fan traps
+    joins: JoinGraph | None = None
 
 
 _CACHE: "weakref.WeakKeyDictionary[Any, tuple[Any, CheckFacts]]" = weakref.WeakKeyDictionary()
@@ -158,7 +161,8 @@ def check_facts(ontology: Any) -> CheckFacts:
 
 def _read_facts(ontology: Any) -> CheckFacts:
     catalog = read_catalog(ontology)
-    facts = CheckFacts(sources={s.id: s for s in catalog.sources if s.tables})
+    facts = CheckFacts(sources={s.id: s for s in catalog.sources if s.tables},
+                       joins=JoinGraph.from_ontology(ontology))
     where: dict[str, tuple[str, str, str]] = {}  # column IRI -> (source, table, column)
     tables: dict[str, tuple[str, str]] = {}
     for s in facts.sources.values():
@@ -251,7 +255,7 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
         dialect: a sqlglot dialect overriding the one of the source kind.
 
     Returns:
-        The findings, grouped by check (tables, columns, values, Constraints, views), each group in
+        The findings, grouped by check (tables, columns, values, Constraints, views, joins), each group in
         statement order; ``[]`` when the SQL is consistent with the ontology. Offsets
         (``start``/``end``) index ``sql``.
 
@@ -283,7 +287,11 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
     schema = first or _pick_source(facts, statement)
     if schema is None:
         return []
-    return _Checker(facts, schema, statement, sql, dialect_of(schema.kind, dialect)).run()
+    read_dialect = dialect_of(schema.kind, dialect)
+    findings = _Checker(facts, schema, statement, sql, read_dialect).run()
+    if facts.joins is not None:  # joins that follow no known path, mismatched keys, fan traps
+        findings += check_joins(facts.joins, statement, dialect=read_dialect)
+    return findings
 
 
 def _only_kind(facts: CheckFacts) -> str:
