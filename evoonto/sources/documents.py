@@ -265,7 +265,8 @@ class DocumentSource(BaseSource):
         so a Term can point at the section that defines it."""
         return iris.passage(iris.document(self.id, passage.document), passage.n)
 
-    def run(self, sql: str, *, limit: int = 1000, timeout_ms: int = 5000) -> QueryResult:
+    def run(self, sql: str, *, limit: int = 1000, timeout_ms: int = 5000,
+            max_chars: int = 10_000_000) -> QueryResult:
         """Documents have no SQL tables: always raises :class:`SourceError` (use :meth:`search`)."""
         raise SourceError(f"source {self.id!r} holds documents, not tables; use search() instead of SQL")
 

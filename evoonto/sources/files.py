@@ -10,7 +10,12 @@ Read-only by construction (DESIGN.md §4): the database is in memory (nothing to
 statement passes the guard (which also refuses ``read_csv``/``read_parquet``/``glob`` … so a query
 cannot open other files), and after the views are created DuckDB's configuration is locked with
 external access disabled except for exactly these files (``allowed_paths``), extension
-auto-loading off. Timeouts call ``interrupt()`` on the connection from a timer.
+auto-loading off. Timeouts call ``interrupt()`` on the connection from a watchdog thread (again
+every 50 ms until the query stops). Resources are bounded: DuckDB's ``memory_limit`` (default
+:data:`DEFAULT_MEMORY_LIMIT`), ``threads`` (default :data:`DEFAULT_THREADS`) and no spilling to a
+temporary directory (nothing is ever written to disk), so a statement such as
+``SELECT len(list(range(300000000)))`` fails with a one-line "memory limit" error instead of
+growing without bound; answers are streamed and bounded in rows and characters.
 
 Bad files never stop the source: a non-UTF-8 CSV is re-read as Latin-1 with a
 :class:`~evoonto.sources.base.SourceWarning`; an empty or unreadable file is skipped with a warning.
@@ -34,13 +39,22 @@ from evoonto.sources.base import (
     BaseSource,
     ColumnInfo,
     TableInfo,
-    column_names,
+    cursor_batches,
+    fetch_bounded,
     warn,
 )
 from evoonto.sources.quoting import quote_literal
 from evoonto.sources.registry import SourceKind, register_source_kind
 
-__all__ = ["FilesSource", "MATERIALIZE_BYTES", "TABLE_FILE_SUFFIXES"]
+__all__ = ["FilesSource", "MATERIALIZE_BYTES", "TABLE_FILE_SUFFIXES", "DEFAULT_MEMORY_LIMIT",
+           "DEFAULT_THREADS"]
+
+#: DuckDB ``memory_limit`` of a files source (loaded tables count against it too).
+DEFAULT_MEMORY_LIMIT = "1GB"
+#: DuckDB worker threads of a files source.
+DEFAULT_THREADS = 2
+#: Seconds between two ``interrupt()`` calls once a query is past its deadline.
+_REINTERRUPT_S = 0.05
 
 #: File suffixes opened as tables.
 TABLE_FILE_SUFFIXES = (".csv", ".tsv", ".parquet")
@@ -60,7 +74,9 @@ class FilesSource(BaseSource):
     Args:
         path: a folder, or a single ``.csv``/``.tsv``/``.parquet`` file.
         source_id: identifier (default: the folder name or file stem).
-        threads: DuckDB worker threads (default: DuckDB's choice).
+        threads: DuckDB worker threads (default :data:`DEFAULT_THREADS`).
+        memory_limit: DuckDB ``memory_limit``, e.g. ``"512MB"`` (default :data:`DEFAULT_MEMORY_LIMIT`);
+            a query needing more fails with :class:`~evoonto.errors.SourceError`.
 
     Raises:
         SourceError: the path is missing or holds no CSV/Parquet file.
@@ -69,7 +85,8 @@ class FilesSource(BaseSource):
     kind = "files"
     dialect = "duckdb"
 
-    def __init__(self, path: str | Path, *, source_id: str | None = None, threads: int | None = None):
+    def __init__(self, path: str | Path, *, source_id: str | None = None, threads: int | None = None,
+                 memory_limit: str = DEFAULT_MEMORY_LIMIT):
         import duckdb
 
         root = Path(path).expanduser()
@@ -84,11 +101,17 @@ class FilesSource(BaseSource):
             raise SourceError(f"no CSV/TSV/Parquet files in {path}")
         super().__init__(source_id or (root.resolve().name if root.is_dir() else root.stem), str(root))
         self.path = root
-        config = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-        if threads:
-            config["threads"] = int(threads)
+        config: dict[str, str | bool | int] = {
+            "autoinstall_known_extensions": False, "autoload_known_extensions": False,
+            "threads": int(threads or DEFAULT_THREADS), "memory_limit": str(memory_limit),
+            # no spilling: an in-memory database would otherwise write to ./.tmp
+            "temp_directory": "", "max_temp_directory_size": "0KB",
+        }
         self._duckdb = duckdb
-        self._con = duckdb.connect(":memory:", config=config)
+        try:
+            self._con = duckdb.connect(":memory:", config=config)
+        except duckdb.Error as err:
+            raise SourceError(f"cannot open files source {path}: {_first_line(err)}") from None
         self._files: dict[str, Path] = {}
         self._described: dict[str, tuple[list[tuple], int]] = {}
         try:
@@ -181,22 +204,35 @@ class FilesSource(BaseSource):
         return tables
 
     def _execute(self, sql: str, limit: int, timeout_ms: float):
-        timer = threading.Timer(timeout_ms / 1000.0, self._con.interrupt)
-        timer.start()
+        done, fired = threading.Event(), threading.Event()
+
+        def watchdog() -> None:
+            if done.wait(timeout_ms / 1000.0):
+                return
+            fired.set()
+            while not done.is_set():  # an operator may ignore one interrupt; repeat until it stops
+                self._con.interrupt()
+                done.wait(_REINTERRUPT_S)
+
+        guard = threading.Thread(target=watchdog, name="evoonto-duckdb-timeout", daemon=True)
+        guard.start()
         try:
             cursor = self._con.execute(sql)
-            rows = cursor.fetchmany(limit + 1)
-            columns = column_names(cursor.description)
+            columns = [d[0] for d in cursor.description or ()]
+            rows, truncated, note = fetch_bounded(cursor_batches(cursor), limit, self._max_chars)
         except self._duckdb.InterruptException:
             raise QueryTimeout(f"query interrupted after {timeout_ms:g} ms") from None
+        except self._duckdb.OutOfMemoryException as err:
+            raise SourceError(f"DuckDB error: the query needs more than the memory limit "
+                              f"({_first_line(err)})") from None
         except self._duckdb.Error as err:
-            if not timer.is_alive() and "interrupt" in str(err).lower():
+            if fired.is_set():
                 raise QueryTimeout(f"query interrupted after {timeout_ms:g} ms") from None
             raise SourceError(f"DuckDB error: {_first_line(err)}") from None
         finally:
-            timer.cancel()
-        truncated = len(rows) > limit
-        return columns, [tuple(r) for r in rows[:limit]], truncated
+            done.set()
+            guard.join()
+        return columns, rows, truncated, note
 
     def sample_from(self, table: TableInfo, expressions: str, rows: int) -> str:
         """A seeded reservoir sample of ``rows`` rows (DuckDB ``USING SAMPLE``)."""

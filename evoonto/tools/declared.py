@@ -225,7 +225,9 @@ def run_declared(tool: DeclaredTool, arguments: Any, *, ontology: Any,
         ontology: the Ontology (SPARQL templates run on it).
         open_source: maps ``tool.source`` (IRI or None) to an open read-only Source (SQL templates).
     Returns:
-        ``{"columns": [...], "rows": [[...], ...], "truncated": bool}`` with at most 100 rows.
+        ``{"columns": [...], "rows": [[...], ...], "truncated": bool}`` with at most 100 rows and,
+        for SQL tools, at most :data:`evoonto.tools.data.MAX_ANSWER_CHARS` characters of JSON
+        (plus ``"note"`` when the answer was cut).
     Raises:
         ToolArgumentError: bad arguments; SourceError: no source available or the query failed.
     """
@@ -239,6 +241,8 @@ def run_declared(tool: DeclaredTool, arguments: Any, *, ontology: Any,
         raise SourceError(f"{tool.name}: no data source is configured for declared SQL tools")
     source = open_source(tool.source)
     sql = bind_sql(tool.template, args, getattr(source, "dialect", None))
-    result = source.run(sql, limit=MAX_ROWS)
-    return {"columns": list(result.columns), "rows": [list(r) for r in result.rows],
-            "truncated": bool(result.truncated)}
+    from evoonto.tools.data import SOURCE_MAX_CHARS, bound_answer
+
+    result = source.run(sql, limit=MAX_ROWS, max_chars=SOURCE_MAX_CHARS)
+    return bound_answer(list(result.columns), [list(r) for r in result.rows], bool(result.truncated),
+                        getattr(result, "note", ""))
