@@ -9,9 +9,9 @@ Candidates ``A.x → B.y`` (``x`` references ``y``) come from:
   in type: Spider stores some keys as text);
 - values, when the source declares no key at all (a folder of CSV files, a schema without
   constraints): ``B.y`` is a text column whose non-null values are unique (checked with
-  ``COUNT(DISTINCT y) = COUNT(y)``) and a sample of the distinct values of the text column ``A.x``
-  lies in it (``assigned_to`` → ``sysuser.name``, whatever the names). For each left column only
-  the best-covering target is kept (ties: the most similar table name, so ``flag-14`` pairs with
+  ``COUNT(DISTINCT y) = COUNT(y)``), ``A.x`` is a text column that repeats its values (a
+  many-to-one reference) and a sample of its distinct values lies in ``B.y`` (``assigned_to`` → ``sysuser.name``, whatever the names). For each left column only
+  the best-covering target is kept (ties: the longest common table-name prefix, so ``flag-14`` pairs with
   ``flag-14-sysuser`` rather than ``flag-15-sysuser``), tables with the same columns (copies) are
   not paired; the candidate is then measured like any other.
 
@@ -44,6 +44,7 @@ Example::
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -380,21 +381,19 @@ def _value_candidates(source: BaseSource, min_inclusion: float, timeout_ms: int)
         for column in _text_columns(table):
             q = source.quote(column.name)
             try:
-                if (table.row_count or 0) >= 2 and (table.row_count or 0) <= VALUE_RIGHT_MAX:
-                    run = run_probe(source, f"SELECT COUNT(DISTINCT {q}), COUNT({q}) FROM {name}",
-                                    limit=1, timeout_ms=timeout_ms)
-                    distinct, non_null = (int(v or 0) for v in run.result.rows[0])
-                    if distinct == non_null >= 2:
-                        values = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL",
-                                           limit=VALUE_RIGHT_MAX, timeout_ms=timeout_ms).result.rows
-                        targets[(table.name, column.name)] = {v[0] for v in values}
-                sample = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL "
-                                   f"LIMIT {VALUE_SAMPLE}", limit=VALUE_SAMPLE, timeout_ms=timeout_ms)
+                run = run_probe(source, f"SELECT COUNT(DISTINCT {q}), COUNT({q}) FROM {name}",
+                                limit=1, timeout_ms=timeout_ms)
+                distinct, non_null = (int(v or 0) for v in run.result.rows[0])
+                if distinct == non_null >= 2 and distinct <= VALUE_RIGHT_MAX:
+                    values = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL",
+                                       limit=VALUE_RIGHT_MAX, timeout_ms=timeout_ms).result.rows
+                    targets[(table.name, column.name)] = {v[0] for v in values}
+                elif 2 <= distinct < non_null:  # a reference repeats its values (many-to-one)
+                    sample = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL "
+                                       f"LIMIT {VALUE_SAMPLE}", limit=VALUE_SAMPLE, timeout_ms=timeout_ms)
+                    samples[(table.name, column.name)] = {v[0] for v in sample.result.rows}
             except SourceError:
                 continue
-            values = {v[0] for v in sample.result.rows}
-            if len(values) >= 2:
-                samples[(table.name, column.name)] = values
     columns_of = {t.name: frozenset(c.name for c in t.columns) for t in tables}
     found = []
     for (left_table, left_column), values in samples.items():
@@ -405,12 +404,13 @@ def _value_candidates(source: BaseSource, min_inclusion: float, timeout_ms: int)
             share = len(values & domain) / len(values)
             if share < min_inclusion:
                 continue
-            rank = (share, fuzz.ratio(left_table.casefold(), right_table.casefold()),
+            a, b = left_table.casefold(), right_table.casefold()
+            rank = (share, len(os.path.commonprefix([a, b])), fuzz.ratio(a, b),
                     name_score(left_column, right_table, right_column, right_is_key=True))
             if best is None or rank > best[0]:
                 best = (rank, right_table, right_column)
         if best is not None:
-            found.append(JoinCandidate(left_table, left_column, best[1], best[2], False, best[0][2]))
+            found.append(JoinCandidate(left_table, left_column, best[1], best[2], False, best[0][3]))
     return found
 
 

@@ -29,12 +29,12 @@ def bound_answer(columns: list[str], rows: list[list[Any]], truncated: bool, not
         ToolArgumentError: not even the column names fit in ``max_chars``.
     """
     base = len(json.dumps({"columns": columns, "rows": [], "truncated": True, "note": " " * 120},
-                          default=str, ensure_ascii=False))
+                          default=str))
     if base > max_chars:
         raise ToolArgumentError(f"the answer's column names alone exceed {max_chars:,} characters")
     used, kept = base, []
     for row in rows:
-        size = len(json.dumps(row, default=str, ensure_ascii=False)) + 2
+        size = len(json.dumps(row, default=str)) + 2
         if used + size > max_chars:
             note = (f"answer cut at {len(kept):,} of {len(rows):,} rows: more than {max_chars:,} "
                     "characters; select fewer columns or rows")

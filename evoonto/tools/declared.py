@@ -188,13 +188,18 @@ def bind_sql(template: str, arguments: dict[str, Any], dialect: str | None = Non
         tree = sqlglot.parse_one(template, read=dialect)
     except SqlglotError as exc:
         raise ToolArgumentError(f"declared SQL template does not parse: {first_line(exc, 200)}") from None
+    except RecursionError:
+        raise ToolArgumentError("declared SQL template is nested too deeply to be parsed") from None
     missing = sorted({p.name for p in tree.find_all(exp.Placeholder) if p.name not in arguments})
     if missing:
         raise ToolArgumentError(f"declared SQL template uses undeclared placeholder(s) {', '.join(missing)}")
-    bound = tree.transform(
-        lambda node: exp.convert(arguments[node.name]) if isinstance(node, exp.Placeholder) else node
-    )
-    return bound.sql(dialect=dialect)
+    try:
+        bound = tree.transform(
+            lambda node: exp.convert(arguments[node.name]) if isinstance(node, exp.Placeholder) else node
+        )
+        return bound.sql(dialect=dialect)
+    except RecursionError:
+        raise ToolArgumentError("declared SQL template is nested too deeply to be bound") from None
 
 
 def bind_sparql(template: str, arguments: dict[str, Any]) -> str:
