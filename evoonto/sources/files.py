@@ -101,7 +101,7 @@ class FilesSource(BaseSource):
             raise SourceError(f"no CSV/TSV/Parquet files in {path}")
         super().__init__(source_id or (root.resolve().name if root.is_dir() else root.stem), str(root))
         self.path = root
-        config: dict[str, str | bool | int] = {
+        config: dict[str, str | bool | int | float | list[str]] = {
             "autoinstall_known_extensions": False, "autoload_known_extensions": False,
             "threads": int(threads or DEFAULT_THREADS), "memory_limit": str(memory_limit),
             # no spilling: an in-memory database would otherwise write to ./.tmp
@@ -165,8 +165,8 @@ class FilesSource(BaseSource):
         kind = "TABLE" if small and file.suffix.lower() != ".parquet" else "VIEW"
         self._con.execute(f"CREATE {kind} {quoted} AS {self._reader(file, encoding, standard)}")
         described = self._con.execute(f"DESCRIBE {quoted}").fetchall()
-        count = self._con.execute(f"SELECT COUNT(*) FROM {quoted}").fetchone()[0]
-        return described, int(count)
+        row = self._con.execute(f"SELECT COUNT(*) FROM {quoted}").fetchone()
+        return described, int(row[0]) if row else 0
 
     def _reader(self, file: Path, encoding: str | None, standard: bool) -> str:
         """``SELECT * FROM read_…(file)``; ``standard`` assumes an RFC 4180 file with a header row

@@ -77,7 +77,7 @@ DENIED_FUNCTIONS = frozenset(
         "read_json_auto", "read_json_objects", "read_ndjson", "read_ndjson_auto", "read_text",
         "read_blob", "sqlite_scan", "sqlite_attach", "postgres_scan", "postgres_attach",
         "mysql_scan", "iceberg_scan", "delta_scan", "read_xlsx", "install_extension",
-        "load_extension", "parquet_metadata", "parquet_schema",
+        "parquet_metadata", "parquet_schema",
     }
 )
 

@@ -383,25 +383,25 @@ def _value_candidates(source: BaseSource, min_inclusion: float, timeout_ms: int)
             try:
                 run = run_probe(source, f"SELECT COUNT(DISTINCT {q}), COUNT({q}) FROM {name}",
                                 limit=1, timeout_ms=timeout_ms)
-                distinct, non_null = (int(v or 0) for v in run.result.rows[0])
+                distinct, non_null = (int(v or 0) for v in run.rows[0])
                 if distinct == non_null >= 2 and distinct <= VALUE_RIGHT_MAX:
-                    values = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL",
-                                       limit=VALUE_RIGHT_MAX, timeout_ms=timeout_ms).result.rows
-                    targets[(table.name, column.name)] = {v[0] for v in values}
+                    unique = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL",
+                                       limit=VALUE_RIGHT_MAX, timeout_ms=timeout_ms).rows
+                    targets[(table.name, column.name)] = {v[0] for v in unique}
                 elif 2 <= distinct < non_null:  # a reference repeats its values (many-to-one)
                     sample = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL "
                                        f"LIMIT {VALUE_SAMPLE}", limit=VALUE_SAMPLE, timeout_ms=timeout_ms)
-                    samples[(table.name, column.name)] = {v[0] for v in sample.result.rows}
+                    samples[(table.name, column.name)] = {v[0] for v in sample.rows}
             except SourceError:
                 continue
     columns_of = {t.name: frozenset(c.name for c in t.columns) for t in tables}
     found = []
-    for (left_table, left_column), values in samples.items():
+    for (left_table, left_column), sampled in samples.items():
         best: tuple | None = None
         for (right_table, right_column), domain in targets.items():
             if right_table == left_table or columns_of[right_table] == columns_of[left_table]:
                 continue  # a table and its copy (same columns) are not joined
-            share = len(values & domain) / len(values)
+            share = len(sampled & domain) / len(sampled)
             if share < min_inclusion:
                 continue
             a, b = left_table.casefold(), right_table.casefold()
@@ -425,7 +425,7 @@ def _measure(source, iris, candidate: JoinCandidate, left_values: int, timeout_m
     except SourceError as err:
         warn(f"source {source.id!r}: join probe {candidate.join_path} failed ({err})")
         return None
-    n_left, matched, n_right, right_rows = (int(v or 0) for v in run.result.rows[0])
+    n_left, matched, n_right, right_rows = (int(v or 0) for v in run.rows[0])
     inclusion = matched / n_left if n_left else None
     unique = "unique" if n_right == right_rows else "not unique"
     share = f"{inclusion:.0%}" if inclusion is not None else "n/a"

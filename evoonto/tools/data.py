@@ -32,7 +32,8 @@ def bound_answer(columns: list[str], rows: list[list[Any]], truncated: bool, not
                           default=str))
     if base > max_chars:
         raise ToolArgumentError(f"the answer's column names alone exceed {max_chars:,} characters")
-    used, kept = base, []
+    used = base
+    kept: list[list[Any]] = []
     for row in rows:
         size = len(json.dumps(row, default=str)) + 2
         if used + size > max_chars:
