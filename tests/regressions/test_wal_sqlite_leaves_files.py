@@ -62,3 +62,11 @@ def test_a_live_writer_is_still_read(tmp_path: Path):
             assert src.run("SELECT COUNT(*) FROM t").scalar() == 11
     finally:
         writer.close()
+
+
+def test_benchmark_schema_reader_creates_no_file(tmp_path: Path):
+    from evoonto.evaluation.benchmarks import schema_ddl
+
+    db = _wal_db(tmp_path)
+    assert "CREATE TABLE t" in schema_ddl(db)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.sqlite"]
