@@ -49,7 +49,8 @@ from evoonto.sources.registry import SourceKind, register_source_kind
 __all__ = ["FilesSource", "MATERIALIZE_BYTES", "TABLE_FILE_SUFFIXES", "DEFAULT_MEMORY_LIMIT",
            "DEFAULT_THREADS"]
 
-#: DuckDB ``memory_limit`` of a files source (loaded tables count against it too).
+#: DuckDB ``memory_limit`` of a files source for queries; the CSV files loaded into memory are added
+#: to it (twice their size on disk), so a large folder still loads.
 DEFAULT_MEMORY_LIMIT = "1GB"
 #: DuckDB worker threads of a files source.
 DEFAULT_THREADS = 2
@@ -75,8 +76,10 @@ class FilesSource(BaseSource):
         path: a folder, or a single ``.csv``/``.tsv``/``.parquet`` file.
         source_id: identifier (default: the folder name or file stem).
         threads: DuckDB worker threads (default :data:`DEFAULT_THREADS`).
-        memory_limit: DuckDB ``memory_limit``, e.g. ``"512MB"`` (default :data:`DEFAULT_MEMORY_LIMIT`);
-            a query needing more fails with :class:`~evoonto.errors.SourceError`.
+        memory_limit: memory for queries, in DuckDB's notation, e.g. ``"512MB"`` (default
+            :data:`DEFAULT_MEMORY_LIMIT`); DuckDB's ``memory_limit`` is this plus twice the size of
+            the CSV files loaded into memory. A query needing more fails with
+            :class:`~evoonto.errors.SourceError`.
 
     Raises:
         SourceError: the path is missing or holds no CSV/Parquet file.
@@ -103,7 +106,8 @@ class FilesSource(BaseSource):
         self.path = root
         config: dict[str, str | bool | int | float | list[str]] = {
             "autoinstall_known_extensions": False, "autoload_known_extensions": False,
-            "threads": int(threads or DEFAULT_THREADS), "memory_limit": str(memory_limit),
+            "threads": int(threads or DEFAULT_THREADS),
+            "memory_limit": _memory_limit(str(memory_limit), files),
             # no spilling: an in-memory database would otherwise write to ./.tmp
             "temp_directory": "", "max_temp_directory_size": "0KB",
         }
@@ -243,6 +247,21 @@ class FilesSource(BaseSource):
 
     def _close(self) -> None:
         self._con.close()
+
+
+def _memory_limit(for_queries: str, files: list[Path]) -> str:
+    """DuckDB ``memory_limit``: ``for_queries`` plus twice the bytes of the CSV files to load in memory."""
+    import re
+
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?i?B)\s*", for_queries, re.IGNORECASE)
+    if match is None:
+        raise SourceError(f"memory_limit must look like '512MB' or '1GB', got {for_queries!r}")
+    unit = match.group(2).upper().replace("I", "")
+    scale = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}[unit]
+    loaded = sum(f.stat().st_size for f in files
+                 if f.suffix.lower() != ".parquet" and f.stat().st_size <= MATERIALIZE_BYTES)
+    total = int(float(match.group(1)) * scale) + 2 * loaded
+    return f"{max(total >> 20, 64)}MiB"
 
 
 def _has_text(file: Path) -> bool:

@@ -51,3 +51,18 @@ def test_runaway_query_stops_at_its_deadline(folder: Path):
             src.run("SELECT COUNT(*) FROM range(1000000000000) a", timeout_ms=500)
         assert time.monotonic() - started < 3.0
         assert src.run('SELECT COUNT(*) FROM "t"').scalar() == 2  # still usable
+
+
+def test_memory_limit_grows_with_the_loaded_files_and_is_validated(tmp_path: Path):
+    from evoonto.errors import SourceError
+    from evoonto.sources.files import FilesSource
+
+    data = tmp_path / "big"
+    data.mkdir()
+    (data / "t.csv").write_text("a,b\n" + "123456789,abcdefghij\n" * 200_000, encoding="utf-8")  # ~4 MB
+    with FilesSource(data, memory_limit="64MB") as src:
+        number, unit = src.run("SELECT current_setting('memory_limit')").scalar().split()
+        assert unit == "MiB" and 64 + 8 <= float(number) < 64 + 16
+        assert src.run('SELECT COUNT(*) FROM "t"').scalar() == 200_000
+    with pytest.raises(SourceError, match="memory_limit"):
+        FilesSource(data, memory_limit="lots")
