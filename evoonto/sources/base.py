@@ -181,7 +181,7 @@ class QueryResult:
 
     def records(self) -> list[dict[str, Any]]:
         """The rows as dictionaries keyed by column name (later duplicates win)."""
-        return [dict(zip(self.columns, row)) for row in self.rows]
+        return [dict(zip(self.columns, row, strict=False)) for row in self.rows]
 
     def scalar(self) -> Any:
         """The first value of the first row, or ``None`` when there is no row."""
@@ -401,9 +401,9 @@ def resolve_foreign_key(
             return None
         ref_columns = list(target.primary_key)
     pairs = []
-    for col, ref in zip(fk.columns, ref_columns):
+    for col, ref in zip(fk.columns, ref_columns, strict=True):  # lengths checked above
         try:
-            pairs.append((table.column(col).name, target.name, target.column(ref).name))
+            pairs.append((table.column(col).name, target.name, target.column(str(ref)).name))
         except SourceError:
             return None
     return pairs

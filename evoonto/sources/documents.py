@@ -258,7 +258,7 @@ class DocumentSource(BaseSource):
         if not tokens or not tokens[0]:
             return []
         ids, scores = self._index.retrieve(tokens, k=min(n, len(passages)), show_progress=False)
-        return [(passages[int(i)], float(s)) for i, s in zip(ids[0], scores[0]) if s > 0]
+        return [(passages[int(i)], float(s)) for i, s in zip(ids[0], scores[0], strict=False) if s > 0]
 
     def passage_iri(self, iris, passage: Passage):
         """The catalog IRI of ``passage`` (``<document>/passage/{n}``, as written by ``harvest``),

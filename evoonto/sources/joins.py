@@ -10,10 +10,11 @@ Candidates ``A.x → B.y`` (``x`` references ``y``) come from:
 - values, when the source declares no key at all (a folder of CSV files, a schema without
   constraints): ``B.y`` is a text column whose non-null values are unique (checked with
   ``COUNT(DISTINCT y) = COUNT(y)``), ``A.x`` is a text column that repeats its values (a
-  many-to-one reference) and a sample of its distinct values lies in ``B.y`` (``assigned_to`` → ``sysuser.name``, whatever the names). For each left column only
-  the best-covering target is kept (ties: the longest common table-name prefix, so ``flag-14`` pairs with
-  ``flag-14-sysuser`` rather than ``flag-15-sysuser``), tables with the same columns (copies) are
-  not paired; the candidate is then measured like any other.
+  many-to-one reference) and a sample of its distinct values lies in ``B.y`` (``assigned_to`` →
+  ``sysuser.name``, whatever the names). For each left column only the best-covering target is
+  kept (ties: the longest common table-name prefix, so ``flag-14`` pairs with ``flag-14-sysuser``
+  rather than ``flag-15-sysuser``); tables with the same columns (copies) are not paired; the
+  candidate is then measured like any other.
 
 Each candidate is measured by one read-only probe, the **inclusion ratio**: the share of distinct
 non-null values of ``A.x`` (at most :data:`DEFAULT_LEFT_VALUES` of them) that occur in ``B.y``::

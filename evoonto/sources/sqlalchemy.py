@@ -148,10 +148,10 @@ class SQLAlchemySource(BaseSource):
             with self._engine.connect() as conn:
                 try:
                     if self.backend == "sqlite":
-                        return execute_capped(
-                            conn.connection.driver_connection, sql, limit=limit, timeout_ms=timeout_ms,
-                            max_chars=self._max_chars,
-                        )
+                        raw = conn.connection.driver_connection
+                        assert raw is not None  # a checked-out pool connection always has one
+                        return execute_capped(raw, sql, limit=limit, timeout_ms=timeout_ms,
+                                              max_chars=self._max_chars)
                     self._begin_read_only(conn, timeout_ms)
                     result = conn.execution_options(stream_results=True).exec_driver_sql(sql)
                     columns = list(result.keys())
