@@ -67,7 +67,7 @@ EXTRA = [
 BATTERY = HOSTILE + EXTRA
 PATHS = ["sqlite", "duckdb", "sqlalchemy", "mcp_run_sql", "declared_sql_tool", "builder_probe"]
 
-#: (refused, bounded) counts per path, printed in the closing note
+#: time limit of the direct source and probe paths, in milliseconds (the tools use their own 5 s)
 TIMEOUT_MS = 1500
 
 
