@@ -77,7 +77,8 @@ class DeclaredTool:
 
     def input_schema(self) -> dict[str, Any]:
         """JSON Schema of the arguments (every parameter required, no extra properties)."""
-        props = {p.name: {"type": p.type, "description": f"{p.name} ({p.type})"} for p in self.parameters}
+        props: dict[str, dict[str, Any]] = {
+            p.name: {"type": p.type, "description": f"{p.name} ({p.type})"} for p in self.parameters}
         for p in self.parameters:
             if p.type == "string":
                 props[p.name]["maxLength"] = MAX_ARG_CHARS
