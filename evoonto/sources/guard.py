@@ -25,6 +25,8 @@ Example::
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
@@ -92,6 +94,9 @@ _DENIED_BY_DIALECT = {"duckdb": frozenset({"glob", "query", "query_table", "list
 #: interruptible) stays allowed.
 MAX_SCALAR_BUILD = 100_000
 _SIZED_BUILDERS = {"Repeat": "times", "Pad": "expression"}
+#: Formatting functions whose format string may ask for a huge width (``printf('%2000000000d', 1)``).
+_FORMATTERS = frozenset({"printf", "format", "sprintf"})
+_NUMBER = re.compile(r"\d+")
 
 _ALLOWED_FIRST_TOKENS = {TokenType.SELECT, TokenType.WITH, TokenType.L_PAREN}
 
@@ -192,6 +197,13 @@ def _check_scalar_build(node: exp.Func) -> None:
     """Refuse a DuckDB scalar that may build one unbounded value (see :data:`MAX_SCALAR_BUILD`)."""
     if isinstance(node, exp.GenerateSeries) and not isinstance(node.parent, exp.Table):
         raise _refuse("range()/generate_series() as a value is not allowed; use it in FROM")
+    if _function_names(node) & _FORMATTERS:
+        spec = node.this if isinstance(node, exp.Format) else (node.expressions or [None])[0]
+        if not (isinstance(spec, exp.Literal) and spec.is_string):
+            raise _refuse("printf()/format() needs a literal format string")
+        if any(int(n) > MAX_SCALAR_BUILD for n in _NUMBER.findall(spec.this)):
+            raise _refuse(f"printf()/format() widths are limited to {MAX_SCALAR_BUILD:,} characters")
+        return
     arg = _SIZED_BUILDERS.get(type(node).__name__)
     if arg is None:
         return

@@ -56,6 +56,8 @@ EXTRA = [
     "SELECT repeat('x', 2000000000)",
     "SELECT lpad('x', 2000000000, 'y')",
     "SELECT list_resize([1], 300000000)",
+    "SELECT printf('%2000000000d', 1)",
+    "SELECT format('{:>2000000000}', 'x')",
     "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT COUNT(*) FROM r",
     "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r",
     'SELECT COUNT(*) FROM frpm a, frpm b, frpm c, frpm d, frpm e, frpm f, frpm g, frpm h, frpm i, '
