@@ -176,7 +176,8 @@ def table_labels(table: str, *, lexicon: Lexicon | None = None) -> LabelSet:
     return LabelSet.make(pref, alts, [table])
 
 
-def column_labels(table: str, column: str, *, lexicon: Lexicon | None = None) -> LabelSet:
+def column_labels(table: str, column: str, *, lexicon: Lexicon | None = None,
+                  qualify: bool = True) -> LabelSet:
     """Labels of a column Term, qualified by its table so they read on their own.
 
     ``("singer", "Age")`` → pref ``"Singer age"``, alt ``["age", "how old", "ages", …]``, hidden
@@ -186,8 +187,18 @@ def column_labels(table: str, column: str, *, lexicon: Lexicon | None = None) ->
     Args:
         table: the table name; column: the column name (as the source spells them).
         lexicon: abbreviations and synonyms to use (default :func:`current_lexicon`).
+        qualify: prefix the table's words (default). ``False`` for tables named after files
+            (``flag-14.csv``), whose name is no word of the domain: ``("flag-14", "assigned_to")``
+            → pref ``"Assigned to"`` (the ``flag-14.assigned_to`` hidden label still names the table).
     """
     lexicon = lexicon or current_lexicon()
+    if not qualify:
+        raw = split_identifier(column)
+        plain = [t.lower() for t in raw]
+        pref = " ".join(_display(t) for t in raw) or column
+        pref = pref[0].upper() + pref[1:]
+        alts = [*_variants(plain, lexicon), *_variants(expand_tokens(raw, lexicon=lexicon), lexicon)]
+        return LabelSet.make(pref, alts, [column, f"{table}.{column}"])
     table_words = [singularize(t.lower()) for t in split_identifier(table)]
     raw = split_identifier(column)
     plain = [t.lower() for t in raw]

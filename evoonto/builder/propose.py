@@ -336,7 +336,8 @@ def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], C
             kind = column_kind(table, col, profile)
             proposal.terms.append(TermCandidate(
                 slug=term_slug(table.name, col.name), kind=kind, table=table.name, column=col.name,
-                labels=column_labels(table.name, col.name), definition=_definition(table, col, kind, profile),
+                labels=column_labels(table.name, col.name, qualify=schema.kind != "files"),
+                definition=_definition(table, col, kind, profile),
                 aggregation=_aggregation(kind, profile),
             ))
             if profile is not None and _is_value_term_column(kind, profile):

@@ -134,8 +134,10 @@ class Benchmark:
 
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:
-    """A SQLite connection that cannot write (URI ``mode=ro``); used only for schema metadata."""
-    return sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    """The source layer's read-only SQLite connection (no -wal/-shm files, authorizer); schema metadata only."""
+    from evoonto.sources.sqlite import connect_read_only
+
+    return connect_read_only(path)
 
 
 def schema_ddl(path: Path | str) -> str:

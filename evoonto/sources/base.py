@@ -8,10 +8,12 @@ of text/markdown documents. All of them expose the same small interface:
   ``"sqlalchemy"``, ``"files"``, ``"documents"``), ``src.dialect`` (sqlglot dialect name);
 - ``src.tables()`` → ``list[TableInfo]`` (columns with declared types, primary key, foreign keys,
   row count), cached after the first call;
-- ``src.run(sql, *, limit=1000, timeout_ms=5000)`` → :class:`QueryResult`; the statement must be a
-  single ``SELECT``/``WITH`` query (:mod:`evoonto.sources.guard`), at most ``limit`` rows are
-  returned (``truncated`` says whether more existed) and the query is interrupted after
-  ``timeout_ms`` milliseconds (:class:`~evoonto.errors.QueryTimeout`);
+- ``src.run(sql, *, limit=1000, timeout_ms=5000, max_chars=10_000_000)`` → :class:`QueryResult`;
+  the statement must be a single ``SELECT``/``WITH`` query (:mod:`evoonto.sources.guard`), at most
+  ``limit`` rows and about ``max_chars`` characters are returned (``truncated`` says whether more
+  existed, ``note`` says which bound cut the answer) and the query is interrupted after
+  ``timeout_ms`` milliseconds (:class:`~evoonto.errors.QueryTimeout`); rows are fetched in batches,
+  so a huge result never sits in memory whole;
 - ``src.quote(name)`` → the identifier quoted for the source's dialect (names with spaces, quotes,
   unicode and reserved words, e.g. ``"Free Meal Count (K-12)"``);
 - ``src.close()``, or use the source as a context manager.
@@ -53,6 +55,7 @@ from evoonto.sources.quoting import quote_identifier
 __all__ = [
     "DEFAULT_LIMIT",
     "DEFAULT_TIMEOUT_MS",
+    "DEFAULT_MAX_CHARS",
     "MAX_LIMIT",
     "ColumnInfo",
     "ForeignKey",
@@ -62,6 +65,8 @@ __all__ = [
     "BaseSource",
     "SourceWarning",
     "quote_identifier",
+    "fetch_bounded",
+    "value_chars",
 ]
 
 #: Rows returned by :meth:`Source.run` when no ``limit`` is given.
@@ -70,7 +75,11 @@ DEFAULT_LIMIT = 1000
 MAX_LIMIT = 1_000_000
 #: Time limit of :meth:`Source.run` when none is given, in milliseconds.
 DEFAULT_TIMEOUT_MS = 5000
-
+#: Largest answer of :meth:`Source.run` when no ``max_chars`` is given, in characters (see
+#: :func:`value_chars`): about 10 MB of text.
+DEFAULT_MAX_CHARS = 10_000_000
+#: Rows fetched from a cursor per batch while the answer is being bounded.
+FETCH_BATCH_ROWS = 256
 
 
 class SourceWarning(UserWarning):
@@ -159,6 +168,8 @@ class QueryResult:
         truncated: ``True`` when the query produced more than ``limit`` rows.
         elapsed_ms: wall-clock time of execution and fetching, in milliseconds.
         sql: the statement exactly as executed.
+        note: empty, or one line saying which bound cut the answer (row cap, size cap, clipped
+            cells), e.g. ``"answer cut at 12 rows: more than 10,000,000 characters"``.
     """
 
     columns: tuple[str, ...]
@@ -166,10 +177,11 @@ class QueryResult:
     truncated: bool
     elapsed_ms: float
     sql: str = ""
+    note: str = ""
 
     def records(self) -> list[dict[str, Any]]:
         """The rows as dictionaries keyed by column name (later duplicates win)."""
-        return [dict(zip(self.columns, row)) for row in self.rows]
+        return [dict(zip(self.columns, row, strict=False)) for row in self.rows]
 
     def scalar(self) -> Any:
         """The first value of the first row, or ``None`` when there is no row."""
@@ -189,7 +201,8 @@ class Source(Protocol):
     def table(self, name: str) -> TableInfo: ...
 
     def run(
-        self, sql: str, *, limit: int = DEFAULT_LIMIT, timeout_ms: int = DEFAULT_TIMEOUT_MS
+        self, sql: str, *, limit: int = DEFAULT_LIMIT, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+        max_chars: int = DEFAULT_MAX_CHARS,
     ) -> QueryResult: ...
 
     def quote(self, name: str) -> str: ...
@@ -219,6 +232,9 @@ class BaseSource(abc.ABC):
         self._lock = threading.RLock()
         self._tables: list[TableInfo] | None = None
         self._closed = False
+        #: answer-size bound of the running query (set by :meth:`run`; read by ``_execute``
+        #: implementations that stream with :func:`fetch_bounded`).
+        self._max_chars = DEFAULT_MAX_CHARS
 
     # -- public API -------------------------------------------------------------------------
     def tables(self) -> list[TableInfo]:
@@ -252,20 +268,24 @@ class BaseSource(abc.ABC):
         raise SourceError(f"source {self.id!r} has no table {name!r}")
 
     def run(
-        self, sql: str, *, limit: int = DEFAULT_LIMIT, timeout_ms: int = DEFAULT_TIMEOUT_MS
+        self, sql: str, *, limit: int = DEFAULT_LIMIT, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+        max_chars: int = DEFAULT_MAX_CHARS,
     ) -> QueryResult:
-        """Run one read-only query and return at most ``limit`` rows.
+        """Run one read-only query and return at most ``limit`` rows and about ``max_chars`` characters.
 
         Args:
             sql: a single ``SELECT``/``WITH`` statement in the source's dialect.
             limit: row cap, 1..:data:`MAX_LIMIT`; extra rows are not fetched.
             timeout_ms: the query is interrupted after this many milliseconds (1..3,600,000).
+            max_chars: answer-size cap in characters as counted by :func:`value_chars`
+                (1,000..:data:`DEFAULT_MAX_CHARS` × 10); rows past it are not fetched, a single
+                row larger than it has its long cells clipped; ``QueryResult.note`` says so.
 
         Raises:
             ReadOnlyViolation: the statement is not a single read-only query.
             QueryTimeout: the query ran longer than ``timeout_ms``.
-            SourceError: bad ``limit``/``timeout_ms``, closed source, or an engine error (the
-                message carries the engine's one-line reason, e.g. ``no such column``).
+            SourceError: bad ``limit``/``timeout_ms``/``max_chars``, closed source, or an engine
+                error (the message carries the engine's one-line reason, e.g. ``no such column``).
         """
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise SourceError(f"limit must be an integer in 1..{MAX_LIMIT}, got {limit!r}")
@@ -275,13 +295,29 @@ class BaseSource(abc.ABC):
             or not 1 <= timeout_ms <= 3_600_000
         ):
             raise SourceError(f"timeout_ms must be in 1..3600000, got {timeout_ms!r}")
+        if (
+            not isinstance(max_chars, int)
+            or isinstance(max_chars, bool)
+            or not 1000 <= max_chars <= 10 * DEFAULT_MAX_CHARS
+        ):
+            raise SourceError(f"max_chars must be an integer in 1000..{10 * DEFAULT_MAX_CHARS}, "
+                              f"got {max_chars!r}")
         check_read_only(sql, dialect=self.dialect)
         with self._lock:
             self._check_open()
+            self._max_chars = max_chars
             start = time.perf_counter()
-            columns, rows, truncated = self._execute(sql, limit, timeout_ms)
+            try:
+                out = self._execute(sql, limit, timeout_ms)
+            finally:
+                self._max_chars = DEFAULT_MAX_CHARS
             elapsed = (time.perf_counter() - start) * 1000.0
-        return QueryResult(tuple(columns), rows, truncated, elapsed, sql)
+        columns, rows, truncated = out[0], out[1], out[2]
+        note = out[3] if len(out) > 3 else ""
+        # a second pass bounds what any _execute returned (subclasses that fetch eagerly)
+        rows, cut, second = fetch_bounded(_batches(rows), limit, max_chars)
+        note = note or second or (f"answer cut at {limit:,} rows (the row limit)" if truncated else "")
+        return QueryResult(tuple(columns), rows, bool(truncated or cut), elapsed, sql, note)
 
     def quote(self, name: str) -> str:
         """``name`` quoted as an identifier in this source's dialect."""
@@ -317,8 +353,10 @@ class BaseSource(abc.ABC):
         """Tables with columns and keys; ``row_count`` may be left ``None`` (counted later)."""
 
     @abc.abstractmethod
-    def _execute(self, sql: str, limit: int, timeout_ms: float) -> tuple[list[str], list[tuple], bool]:
-        """Run a checked statement: (column names, at most ``limit`` rows, truncated)."""
+    def _execute(self, sql: str, limit: int, timeout_ms: float) -> tuple:
+        """Run a checked statement: ``(column names, at most limit rows, truncated)``, optionally
+        with a fourth item, the truncation note; stream with :func:`fetch_bounded` and
+        ``self._max_chars`` so a huge answer is never fetched whole."""
 
     @abc.abstractmethod
     def _close(self) -> None:
@@ -363,9 +401,9 @@ def resolve_foreign_key(
             return None
         ref_columns = list(target.primary_key)
     pairs = []
-    for col, ref in zip(fk.columns, ref_columns):
+    for col, ref in zip(fk.columns, ref_columns, strict=True):  # lengths checked above
         try:
-            pairs.append((table.column(col).name, target.name, target.column(ref).name))
+            pairs.append((table.column(col).name, target.name, target.column(str(ref)).name))
         except SourceError:
             return None
     return pairs
@@ -391,3 +429,67 @@ class _Deadline:
         if time.monotonic() >= self.at:
             self.fired = True
         return self.fired
+
+
+def value_chars(value: Any) -> int:
+    """Size of one result value in characters: text and bytes by length, anything else 8."""
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        return len(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return 8
+    return len(str(value))
+
+
+def _clip(value: Any, chars: int) -> Any:
+    if isinstance(value, str) and len(value) > chars:
+        return value[: max(chars - 1, 0)] + "…"
+    if isinstance(value, (bytes, bytearray, memoryview)) and len(value) > chars:
+        return bytes(value[:chars])
+    return value
+
+
+def _batches(rows: list) -> Any:
+    yield rows
+
+
+def fetch_bounded(batches: Any, limit: int, max_chars: int) -> tuple[list[tuple], bool, str]:
+    """Rows from an iterable of row batches until ``limit`` rows or ``max_chars`` characters.
+
+    Args:
+        batches: an iterable of row lists (e.g. ``iter(lambda: cursor.fetchmany(256), [])``);
+            it is consumed only as far as needed, so unfetched rows stay in the engine.
+        limit: row cap; max_chars: size cap, in characters as counted by :func:`value_chars`.
+
+    Returns:
+        ``(rows, truncated, note)``: rows as tuples; ``truncated`` when a row was left out (or a
+        cell clipped); ``note`` one line saying which bound cut the answer (``""`` when none did).
+        A first row larger than ``max_chars`` is kept with its long cells clipped.
+    """
+    rows: list[tuple] = []
+    used = 0
+    for batch in batches:
+        for raw in batch:
+            row = tuple(raw)
+            if len(rows) >= limit:
+                return rows, True, f"answer cut at {limit:,} rows (the row limit)"
+            size = sum(value_chars(v) for v in row)
+            if used + size > max_chars:
+                if rows:
+                    return rows, True, (f"answer cut at {len(rows):,} rows: more than "
+                                        f"{max_chars:,} characters")
+                share = max(max_chars // max(len(row), 1), 1)
+                rows.append(tuple(_clip(v, share) for v in row))
+                return rows, True, (f"answer cut at 1 row with cells clipped to {share:,} characters:"
+                                    f" more than {max_chars:,} characters")
+            used += size
+            rows.append(row)
+    return rows, False, ""
+
+
+def cursor_batches(cursor: Any, size: int = FETCH_BATCH_ROWS) -> Any:
+    """Batches of ``cursor.fetchmany(size)`` until the cursor is exhausted (for :func:`fetch_bounded`)."""
+    while True:
+        batch = cursor.fetchmany(size)
+        if not batch:
+            return
+        yield batch

@@ -258,14 +258,15 @@ class DocumentSource(BaseSource):
         if not tokens or not tokens[0]:
             return []
         ids, scores = self._index.retrieve(tokens, k=min(n, len(passages)), show_progress=False)
-        return [(passages[int(i)], float(s)) for i, s in zip(ids[0], scores[0]) if s > 0]
+        return [(passages[int(i)], float(s)) for i, s in zip(ids[0], scores[0], strict=False) if s > 0]
 
     def passage_iri(self, iris, passage: Passage):
         """The catalog IRI of ``passage`` (``<document>/passage/{n}``, as written by ``harvest``),
         so a Term can point at the section that defines it."""
         return iris.passage(iris.document(self.id, passage.document), passage.n)
 
-    def run(self, sql: str, *, limit: int = 1000, timeout_ms: int = 5000) -> QueryResult:
+    def run(self, sql: str, *, limit: int = 1000, timeout_ms: int = 5000,
+            max_chars: int = 10_000_000) -> QueryResult:
         """Documents have no SQL tables: always raises :class:`SourceError` (use :meth:`search`)."""
         raise SourceError(f"source {self.id!r} holds documents, not tables; use search() instead of SQL")
 

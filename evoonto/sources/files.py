@@ -10,7 +10,12 @@ Read-only by construction (DESIGN.md §4): the database is in memory (nothing to
 statement passes the guard (which also refuses ``read_csv``/``read_parquet``/``glob`` … so a query
 cannot open other files), and after the views are created DuckDB's configuration is locked with
 external access disabled except for exactly these files (``allowed_paths``), extension
-auto-loading off. Timeouts call ``interrupt()`` on the connection from a timer.
+auto-loading off. Timeouts call ``interrupt()`` on the connection from a watchdog thread (again
+every 50 ms until the query stops). Resources are bounded: DuckDB's ``memory_limit`` (default
+:data:`DEFAULT_MEMORY_LIMIT`), ``threads`` (default :data:`DEFAULT_THREADS`) and no spilling to a
+temporary directory (nothing is ever written to disk), so a statement such as
+``SELECT len(list(range(300000000)))`` fails with a one-line "memory limit" error instead of
+growing without bound; answers are streamed and bounded in rows and characters.
 
 Bad files never stop the source: a non-UTF-8 CSV is re-read as Latin-1 with a
 :class:`~evoonto.sources.base.SourceWarning`; an empty or unreadable file is skipped with a warning.
@@ -34,13 +39,23 @@ from evoonto.sources.base import (
     BaseSource,
     ColumnInfo,
     TableInfo,
-    column_names,
+    cursor_batches,
+    fetch_bounded,
     warn,
 )
 from evoonto.sources.quoting import quote_literal
 from evoonto.sources.registry import SourceKind, register_source_kind
 
-__all__ = ["FilesSource", "MATERIALIZE_BYTES", "TABLE_FILE_SUFFIXES"]
+__all__ = ["FilesSource", "MATERIALIZE_BYTES", "TABLE_FILE_SUFFIXES", "DEFAULT_MEMORY_LIMIT",
+           "DEFAULT_THREADS"]
+
+#: DuckDB ``memory_limit`` of a files source for queries; the CSV files loaded into memory are added
+#: to it (twice their size on disk), so a large folder still loads.
+DEFAULT_MEMORY_LIMIT = "1GB"
+#: DuckDB worker threads of a files source.
+DEFAULT_THREADS = 2
+#: Seconds between two ``interrupt()`` calls once a query is past its deadline.
+_REINTERRUPT_S = 0.05
 
 #: File suffixes opened as tables.
 TABLE_FILE_SUFFIXES = (".csv", ".tsv", ".parquet")
@@ -60,7 +75,11 @@ class FilesSource(BaseSource):
     Args:
         path: a folder, or a single ``.csv``/``.tsv``/``.parquet`` file.
         source_id: identifier (default: the folder name or file stem).
-        threads: DuckDB worker threads (default: DuckDB's choice).
+        threads: DuckDB worker threads (default :data:`DEFAULT_THREADS`).
+        memory_limit: memory for queries, in DuckDB's notation, e.g. ``"512MB"`` (default
+            :data:`DEFAULT_MEMORY_LIMIT`); DuckDB's ``memory_limit`` is this plus twice the size of
+            the CSV files loaded into memory. A query needing more fails with
+            :class:`~evoonto.errors.SourceError`.
 
     Raises:
         SourceError: the path is missing or holds no CSV/Parquet file.
@@ -69,7 +88,8 @@ class FilesSource(BaseSource):
     kind = "files"
     dialect = "duckdb"
 
-    def __init__(self, path: str | Path, *, source_id: str | None = None, threads: int | None = None):
+    def __init__(self, path: str | Path, *, source_id: str | None = None, threads: int | None = None,
+                 memory_limit: str = DEFAULT_MEMORY_LIMIT):
         import duckdb
 
         root = Path(path).expanduser()
@@ -84,11 +104,18 @@ class FilesSource(BaseSource):
             raise SourceError(f"no CSV/TSV/Parquet files in {path}")
         super().__init__(source_id or (root.resolve().name if root.is_dir() else root.stem), str(root))
         self.path = root
-        config = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-        if threads:
-            config["threads"] = int(threads)
+        config: dict[str, str | bool | int | float | list[str]] = {
+            "autoinstall_known_extensions": False, "autoload_known_extensions": False,
+            "threads": int(threads or DEFAULT_THREADS),
+            "memory_limit": _memory_limit(str(memory_limit), files),
+            # no spilling: an in-memory database would otherwise write to ./.tmp
+            "temp_directory": "", "max_temp_directory_size": "0KB",
+        }
         self._duckdb = duckdb
-        self._con = duckdb.connect(":memory:", config=config)
+        try:
+            self._con = duckdb.connect(":memory:", config=config)
+        except duckdb.Error as err:
+            raise SourceError(f"cannot open files source {path}: {_first_line(err)}") from None
         self._files: dict[str, Path] = {}
         self._described: dict[str, tuple[list[tuple], int]] = {}
         try:
@@ -142,8 +169,8 @@ class FilesSource(BaseSource):
         kind = "TABLE" if small and file.suffix.lower() != ".parquet" else "VIEW"
         self._con.execute(f"CREATE {kind} {quoted} AS {self._reader(file, encoding, standard)}")
         described = self._con.execute(f"DESCRIBE {quoted}").fetchall()
-        count = self._con.execute(f"SELECT COUNT(*) FROM {quoted}").fetchone()[0]
-        return described, int(count)
+        row = self._con.execute(f"SELECT COUNT(*) FROM {quoted}").fetchone()
+        return described, int(row[0]) if row else 0
 
     def _reader(self, file: Path, encoding: str | None, standard: bool) -> str:
         """``SELECT * FROM read_…(file)``; ``standard`` assumes an RFC 4180 file with a header row
@@ -181,22 +208,35 @@ class FilesSource(BaseSource):
         return tables
 
     def _execute(self, sql: str, limit: int, timeout_ms: float):
-        timer = threading.Timer(timeout_ms / 1000.0, self._con.interrupt)
-        timer.start()
+        done, fired = threading.Event(), threading.Event()
+
+        def watchdog() -> None:
+            if done.wait(timeout_ms / 1000.0):
+                return
+            fired.set()
+            while not done.is_set():  # an operator may ignore one interrupt; repeat until it stops
+                self._con.interrupt()
+                done.wait(_REINTERRUPT_S)
+
+        guard = threading.Thread(target=watchdog, name="evoonto-duckdb-timeout", daemon=True)
+        guard.start()
         try:
             cursor = self._con.execute(sql)
-            rows = cursor.fetchmany(limit + 1)
-            columns = column_names(cursor.description)
+            columns = [d[0] for d in cursor.description or ()]
+            rows, truncated, note = fetch_bounded(cursor_batches(cursor), limit, self._max_chars)
         except self._duckdb.InterruptException:
             raise QueryTimeout(f"query interrupted after {timeout_ms:g} ms") from None
+        except self._duckdb.OutOfMemoryException as err:
+            raise SourceError(f"DuckDB error: the query needs more than the memory limit "
+                              f"({_first_line(err)})") from None
         except self._duckdb.Error as err:
-            if not timer.is_alive() and "interrupt" in str(err).lower():
+            if fired.is_set():
                 raise QueryTimeout(f"query interrupted after {timeout_ms:g} ms") from None
             raise SourceError(f"DuckDB error: {_first_line(err)}") from None
         finally:
-            timer.cancel()
-        truncated = len(rows) > limit
-        return columns, [tuple(r) for r in rows[:limit]], truncated
+            done.set()
+            guard.join()
+        return columns, rows, truncated, note
 
     def sample_from(self, table: TableInfo, expressions: str, rows: int) -> str:
         """A seeded reservoir sample of ``rows`` rows (DuckDB ``USING SAMPLE``)."""
@@ -207,6 +247,21 @@ class FilesSource(BaseSource):
 
     def _close(self) -> None:
         self._con.close()
+
+
+def _memory_limit(for_queries: str, files: list[Path]) -> str:
+    """DuckDB ``memory_limit``: ``for_queries`` plus twice the bytes of the CSV files to load in memory."""
+    import re
+
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?i?B)\s*", for_queries, re.IGNORECASE)
+    if match is None:
+        raise SourceError(f"memory_limit must look like '512MB' or '1GB', got {for_queries!r}")
+    unit = match.group(2).upper().replace("I", "")
+    scale = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}[unit]
+    loaded = sum(f.stat().st_size for f in files
+                 if f.suffix.lower() != ".parquet" and f.stat().st_size <= MATERIALIZE_BYTES)
+    total = int(float(match.group(1)) * scale) + 2 * loaded
+    return f"{max(total >> 20, 64)}MiB"
 
 
 def _has_text(file: Path) -> bool:

@@ -25,6 +25,8 @@ Example::
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
@@ -77,12 +79,24 @@ DENIED_FUNCTIONS = frozenset(
         "read_json_auto", "read_json_objects", "read_ndjson", "read_ndjson_auto", "read_text",
         "read_blob", "sqlite_scan", "sqlite_attach", "postgres_scan", "postgres_attach",
         "mysql_scan", "iceberg_scan", "delta_scan", "read_xlsx", "install_extension",
-        "load_extension", "parquet_metadata", "parquet_schema",
+        "parquet_metadata", "parquet_schema",
     }
 )
 
 # Functions whose name is harmless in some dialects (SQLite's GLOB) but not in others.
-_DENIED_BY_DIALECT = {"duckdb": frozenset({"glob"})}
+_DENIED_BY_DIALECT = {"duckdb": frozenset({"glob", "query", "query_table", "list_resize", "array_resize",
+                                           "getenv", "read_text", "read_blob"})}
+
+#: DuckDB builds a scalar value (a list from ``range(n)``, a string from ``repeat(s, n)``) in one
+#: step that neither ``interrupt()`` nor ``memory_limit`` can stop (measured: 7.8 GB in 35 s for
+#: ``len(list(range(300000000)))``). Such builders are refused unless their size is a literal of at
+#: most this many items/characters; ``range``/``generate_series`` as a table in ``FROM`` (streamed,
+#: interruptible) stays allowed.
+MAX_SCALAR_BUILD = 100_000
+_SIZED_BUILDERS = {"Repeat": "times", "Pad": "expression"}
+#: Formatting functions whose format string may ask for a huge width (``printf('%2000000000d', 1)``).
+_FORMATTERS = frozenset({"printf", "format", "sprintf"})
+_NUMBER = re.compile(r"\d+")
 
 _ALLOWED_FIRST_TOKENS = {TokenType.SELECT, TokenType.WITH, TokenType.L_PAREN}
 
@@ -172,9 +186,32 @@ def check_read_only(
                 bad = _function_names(node) & denied_functions
                 if bad:
                     raise _refuse(f"function {sorted(bad)[0]}() is not allowed")
+                if dialect == "duckdb":
+                    _check_scalar_build(node)
     except RecursionError:
         raise _refuse("statement is nested too deeply to be checked") from None
     return tree
+
+
+def _check_scalar_build(node: exp.Func) -> None:
+    """Refuse a DuckDB scalar that may build one unbounded value (see :data:`MAX_SCALAR_BUILD`)."""
+    if isinstance(node, exp.GenerateSeries) and not isinstance(node.parent, exp.Table):
+        raise _refuse("range()/generate_series() as a value is not allowed; use it in FROM")
+    if _function_names(node) & _FORMATTERS:
+        spec = node.this if isinstance(node, exp.Format) else (node.expressions or [None])[0]
+        if not (isinstance(spec, exp.Literal) and spec.is_string):
+            raise _refuse("printf()/format() needs a literal format string")
+        if any(int(n) > MAX_SCALAR_BUILD for n in _NUMBER.findall(spec.this)):
+            raise _refuse(f"printf()/format() widths are limited to {MAX_SCALAR_BUILD:,} characters")
+        return
+    arg = _SIZED_BUILDERS.get(type(node).__name__)
+    if arg is None:
+        return
+    size = node.args.get(arg)
+    literal = size.to_py() if isinstance(size, exp.Literal) and not size.is_string else None
+    if not isinstance(literal, (int, float)) or literal > MAX_SCALAR_BUILD:
+        raise _refuse(f"{type(node).__name__.lower()}() needs a literal size of at most "
+                      f"{MAX_SCALAR_BUILD:,}")
 
 
 def _split_count(tokens) -> int:

@@ -6,7 +6,15 @@ Candidates ``A.x → B.y`` (``x`` references ``y``) come from:
 - names: ``B.y`` is key-like (the single-column primary key of ``B``, or an id-like column when
   ``B`` declares no key) and ``x`` is named like it (same name, ``<table>_<key>``, the table name,
   or a close fuzzy match by rapidfuzz), with compatible declared types (exact same names may differ
-  in type: Spider stores some keys as text).
+  in type: Spider stores some keys as text);
+- values, when the source declares no key at all (a folder of CSV files, a schema without
+  constraints): ``B.y`` is a text column whose non-null values are unique (checked with
+  ``COUNT(DISTINCT y) = COUNT(y)``), ``A.x`` is a text column that repeats its values (a
+  many-to-one reference) and a sample of its distinct values lies in ``B.y`` (``assigned_to`` →
+  ``sysuser.name``, whatever the names). For each left column only the best-covering target is
+  kept (ties: the longest common table-name prefix, so ``flag-14`` pairs with ``flag-14-sysuser``
+  rather than ``flag-15-sysuser``); tables with the same columns (copies) are not paired; the
+  candidate is then measured like any other.
 
 Each candidate is measured by one read-only probe, the **inclusion ratio**: the share of distinct
 non-null values of ``A.x`` (at most :data:`DEFAULT_LEFT_VALUES` of them) that occur in ``B.y``::
@@ -37,6 +45,7 @@ Example::
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +60,9 @@ __all__ = ["JoinCandidate", "discover_joins", "declared_joins", "name_score", "i
 DEFAULT_LEFT_VALUES = 10_000
 #: Most candidates measured per source (highest name scores first).
 DEFAULT_MAX_PROBES = 300
+#: Value-based discovery: distinct values sampled per left column, most values of a right column.
+VALUE_SAMPLE = 200
+VALUE_RIGHT_MAX = 100_000
 _GENERIC = {"id", "code", "key", "no", "num", "number", "name", "type", "value", "date", "year"}
 _ID_LIKE = re.compile(r"(id|code|key|no|num|number)$")
 
@@ -294,6 +306,10 @@ def discover_joins(
     declared = declared_joins(source)
     ids = {(c.left_table, c.left_column, c.right_table, c.right_column) for c in declared}
     candidates = _unique_targets(source, _name_candidates(source, ids), timeout_ms)
+    if not _declares_keys(source):
+        taken = {(c.left_table, c.left_column, c.right_table, c.right_column) for c in candidates}
+        candidates += [c for c in _value_candidates(source, min_inclusion, timeout_ms)
+                       if (c.left_table, c.left_column, c.right_table, c.right_column) not in taken]
     discovered = sorted(candidates, key=lambda c: -c.name_score)[:max_probes]
     results: list[JoinCandidate] = []
     for candidate in declared:
@@ -341,6 +357,64 @@ def _unique_targets(source: BaseSource, candidates: list[JoinCandidate], timeout
     return kept
 
 
+def _declares_keys(source: BaseSource) -> bool:
+    """Whether any table of ``source`` declares a primary or foreign key."""
+    return any(t.primary_key or t.foreign_keys for t in source.tables())
+
+
+def _text_columns(table: TableInfo) -> list[ColumnInfo]:
+    return [c for c in table.columns if _family(c.declared_type) == "text"]
+
+
+def _value_candidates(source: BaseSource, min_inclusion: float, timeout_ms: int) -> list[JoinCandidate]:
+    """Joins suggested by values alone (module docstring): text columns whose sampled distinct values
+    lie in a unique text column of another table; the best target per left column.
+
+    Probes here are filters (not recorded); kept candidates are measured by :func:`_measure`.
+    """
+    from rapidfuzz import fuzz
+
+    tables = [t for t in source.tables() if t.kind != "view" and _text_columns(t)]
+    targets: dict[tuple[str, str], set] = {}
+    samples: dict[tuple[str, str], set] = {}
+    for table in tables:
+        name = source.quote(table.name)
+        for column in _text_columns(table):
+            q = source.quote(column.name)
+            try:
+                run = run_probe(source, f"SELECT COUNT(DISTINCT {q}), COUNT({q}) FROM {name}",
+                                limit=1, timeout_ms=timeout_ms)
+                distinct, non_null = (int(v or 0) for v in run.rows[0])
+                if distinct == non_null >= 2 and distinct <= VALUE_RIGHT_MAX:
+                    unique = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL",
+                                       limit=VALUE_RIGHT_MAX, timeout_ms=timeout_ms).rows
+                    targets[(table.name, column.name)] = {v[0] for v in unique}
+                elif 2 <= distinct < non_null:  # a reference repeats its values (many-to-one)
+                    sample = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL "
+                                       f"LIMIT {VALUE_SAMPLE}", limit=VALUE_SAMPLE, timeout_ms=timeout_ms)
+                    samples[(table.name, column.name)] = {v[0] for v in sample.rows}
+            except SourceError:
+                continue
+    columns_of = {t.name: frozenset(c.name for c in t.columns) for t in tables}
+    found = []
+    for (left_table, left_column), sampled in samples.items():
+        best: tuple | None = None
+        for (right_table, right_column), domain in targets.items():
+            if right_table == left_table or columns_of[right_table] == columns_of[left_table]:
+                continue  # a table and its copy (same columns) are not joined
+            share = len(sampled & domain) / len(sampled)
+            if share < min_inclusion:
+                continue
+            a, b = left_table.casefold(), right_table.casefold()
+            rank = (share, len(os.path.commonprefix([a, b])), fuzz.ratio(a, b),
+                    name_score(left_column, right_table, right_column, right_is_key=True))
+            if best is None or rank > best[0]:
+                best = (rank, right_table, right_column)
+        if best is not None:
+            found.append(JoinCandidate(left_table, left_column, best[1], best[2], False, best[0][3]))
+    return found
+
+
 def _measure(source, iris, candidate: JoinCandidate, left_values: int, timeout_ms: int) -> JoinCandidate | None:
     from dataclasses import replace
 
@@ -352,7 +426,7 @@ def _measure(source, iris, candidate: JoinCandidate, left_values: int, timeout_m
     except SourceError as err:
         warn(f"source {source.id!r}: join probe {candidate.join_path} failed ({err})")
         return None
-    n_left, matched, n_right, right_rows = (int(v or 0) for v in run.result.rows[0])
+    n_left, matched, n_right, right_rows = (int(v or 0) for v in run.rows[0])
     inclusion = matched / n_left if n_left else None
     unique = "unique" if n_right == right_rows else "not unique"
     share = f"{inclusion:.0%}" if inclusion is not None else "n/a"

@@ -100,7 +100,8 @@ MAX_VALUE_CHARS = 200
 
 _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("datetime", re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")),
-    ("date", re.compile(r"^(\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}/\d{1,2}/\d{4}|\d{1,2}\.\d{1,2}\.\d{4})$")),
+    ("date", re.compile(r"^(\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}"
+                        r"|\d{1,2}/\d{1,2}/\d{4}|\d{1,2}\.\d{1,2}\.\d{4})$")),
     ("time", re.compile(r"^\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?$")),
     ("email", re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")),
     ("url", re.compile(r"^(https?|ftp)://\S+$", re.I)),
@@ -357,7 +358,8 @@ def infer_type(values: list[Any]) -> str:
     if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
         return "integer"
     if all(isinstance(v, (int, float, Decimal)) and not isinstance(v, bool) for v in values):
-        return "integer" if all(_is_whole(v) for v in values) and not all(isinstance(v, float) for v in values) else "decimal"
+        whole = all(_is_whole(v) for v in values) and not all(isinstance(v, float) for v in values)
+        return "integer" if whole else "decimal"
     shape = _text_shape([str(v) for v in values])
     return {"integer": "integer", "decimal": "decimal", "date": "date", "datetime": "datetime",
             "time": "time"}.get(shape or "", "text")
@@ -392,7 +394,7 @@ def value_pattern(values: list[Any]) -> str | None:
 
 def _text_shape(texts: list[str]) -> str | None:
     for name, regex in _PATTERNS:
-        if _share(texts, lambda t: bool(regex.match(t.strip()))) >= _MATCH_SHARE:
+        if _share(texts, lambda t, regex=regex: bool(regex.match(t.strip()))) >= _MATCH_SHARE:
             return name
     return None
 

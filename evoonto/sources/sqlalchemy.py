@@ -13,6 +13,9 @@ Read-only layers besides the statement guard:
 - other backends: the guard and the rollback only, and the timeout is not enforced (a
   :class:`~evoonto.sources.base.SourceWarning` says so once).
 
+Answers are streamed (``stream_results``) and bounded in rows and characters like every source
+(:func:`evoonto.sources.base.fetch_bounded`).
+
 Example::
 
     from evoonto.sources import open_source
@@ -28,7 +31,15 @@ import re
 from pathlib import Path
 
 from evoonto.errors import QueryTimeout, ReadOnlyViolation, SourceError
-from evoonto.sources.base import BaseSource, ColumnInfo, ForeignKey, TableInfo, warn
+from evoonto.sources.base import (
+    BaseSource,
+    ColumnInfo,
+    ForeignKey,
+    TableInfo,
+    cursor_batches,
+    fetch_bounded,
+    warn,
+)
 from evoonto.sources.registry import SourceKind, register_source_kind
 from evoonto.sources.sqlite import connect_read_only, execute_capped
 
@@ -137,15 +148,16 @@ class SQLAlchemySource(BaseSource):
             with self._engine.connect() as conn:
                 try:
                     if self.backend == "sqlite":
-                        return execute_capped(
-                            conn.connection.driver_connection, sql, limit=limit, timeout_ms=timeout_ms
-                        )
+                        raw = conn.connection.driver_connection
+                        assert raw is not None  # a checked-out pool connection always has one
+                        return execute_capped(raw, sql, limit=limit, timeout_ms=timeout_ms,
+                                              max_chars=self._max_chars)
                     self._begin_read_only(conn, timeout_ms)
-                    result = conn.exec_driver_sql(sql)
-                    rows = result.fetchmany(limit + 1)
+                    result = conn.execution_options(stream_results=True).exec_driver_sql(sql)
                     columns = list(result.keys())
+                    rows, truncated, note = fetch_bounded(cursor_batches(result), limit, self._max_chars)
                     result.close()
-                    return columns, [tuple(r) for r in rows[:limit]], len(rows) > limit
+                    return columns, rows, truncated, note
                 finally:
                     conn.rollback()
         except sqlalchemy.exc.SQLAlchemyError as err:

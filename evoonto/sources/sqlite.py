@@ -3,7 +3,11 @@
 Layers of protection (DESIGN.md §4), each sufficient on its own for the usual attacks:
 
 1. every statement passes :func:`evoonto.sources.guard.check_read_only`;
-2. the file is opened with the URI ``file:…?mode=ro`` (the OS-level open is read-only);
+2. the file is opened with the URI ``file:…?mode=ro`` (the OS-level open is read-only); a
+   WAL-mode database with no ``-wal`` file beside it (no writer has uncommitted pages) is opened
+   ``immutable=1`` as well, because SQLite would otherwise create ``-wal``/``-shm`` files next to
+   it (or fail in a read-only folder); when a ``-wal`` file exists a writer is active and the
+   plain ``mode=ro`` open reads its committed pages;
 3. ``PRAGMA query_only = ON``;
 4. an authorizer allows only reads, a few metadata pragmas, and functions other than
    ``load_extension``/``readfile``/``writefile``; ``ATTACH`` is disabled by a zero limit and
@@ -29,6 +33,7 @@ from pathlib import Path
 
 from evoonto.errors import QueryTimeout, ReadOnlyViolation, SourceError
 from evoonto.sources.base import (
+    DEFAULT_MAX_CHARS,
     DEFAULT_TIMEOUT_MS,
     BaseSource,
     ColumnInfo,
@@ -36,6 +41,8 @@ from evoonto.sources.base import (
     TableInfo,
     _Deadline,
     column_names,
+    cursor_batches,
+    fetch_bounded,
     warn,
 )
 from evoonto.sources.registry import SourceKind, register_source_kind
@@ -110,6 +117,11 @@ def connect_read_only(path: str | Path, *, busy_timeout_ms: int = 2000) -> sqlit
         raise SourceError(f"cannot read {path}: {err.strerror or err}") from None
     uri = file.resolve().as_uri() + "?mode=ro"
     try:
+        if is_wal_mode(file) and not Path(str(file) + "-wal").exists():
+            uri += "&immutable=1"  # nothing to recover, and no -wal/-shm file may be created
+    except OSError as err:
+        raise SourceError(f"cannot read {path}: {err.strerror or err}") from None
+    try:
         conn = sqlite3.connect(
             uri, uri=True, timeout=busy_timeout_ms / 1000.0, isolation_level=None,
             check_same_thread=False,
@@ -135,12 +147,16 @@ def _reason(err: sqlite3.Error) -> str:
 
 
 def execute_capped(
-    conn: sqlite3.Connection, sql: str, params: tuple = (), *, limit: int, timeout_ms: float
-) -> tuple[list[str], list[tuple], bool]:
-    """Execute ``sql`` on ``conn`` with a deadline and a row cap.
+    conn: sqlite3.Connection, sql: str, params: tuple = (), *, limit: int, timeout_ms: float,
+    max_chars: int = DEFAULT_MAX_CHARS,
+) -> tuple[list[str], list[tuple], bool, str]:
+    """Execute ``sql`` on ``conn`` with a deadline, a row cap and an answer-size cap.
+
+    Rows are fetched in batches until ``limit`` rows or ``max_chars`` characters
+    (:func:`~evoonto.sources.base.fetch_bounded`); the deadline also covers fetching.
 
     Returns:
-        (column names, at most ``limit`` rows, truncated).
+        (column names, at most ``limit`` rows, truncated, truncation note or ``""``).
 
     Raises:
         QueryTimeout: the deadline (``timeout_ms`` milliseconds) passed.
@@ -152,9 +168,8 @@ def execute_capped(
     cursor = None
     try:
         cursor = conn.execute(sql, params)
-        rows = cursor.fetchmany(limit + 1)
-        truncated = len(rows) > limit
-        return column_names(cursor.description), [tuple(r) for r in rows[:limit]], truncated
+        rows, truncated, note = fetch_bounded(cursor_batches(cursor), limit, max_chars)
+        return column_names(cursor.description), rows, truncated, note
     except sqlite3.Error as err:
         if deadline.fired:
             raise QueryTimeout(f"query interrupted after {timeout_ms:g} ms") from None
@@ -190,10 +205,9 @@ class SQLiteSource(BaseSource):
         self._conn = connect_read_only(file, busy_timeout_ms=busy_timeout_ms)
 
     def _meta(self, sql: str, params: tuple = ()) -> list[tuple]:
-        _, rows, _ = execute_capped(
+        return execute_capped(
             self._conn, sql, params, limit=1_000_000, timeout_ms=DEFAULT_TIMEOUT_MS
-        )
-        return rows
+        )[1]
 
     def _load_tables(self) -> list[TableInfo]:
         listed = self._meta(
@@ -247,7 +261,8 @@ class SQLiteSource(BaseSource):
         )
 
     def _execute(self, sql: str, limit: int, timeout_ms: float):
-        return execute_capped(self._conn, sql, limit=limit, timeout_ms=timeout_ms)
+        return execute_capped(self._conn, sql, limit=limit, timeout_ms=timeout_ms,
+                              max_chars=self._max_chars)
 
     def sample_from(self, table: TableInfo, expressions: str, rows: int) -> str:
         """Every k-th rowid, fetched by rowid lookups (``rows`` B-tree probes, not a full scan)."""
@@ -276,6 +291,13 @@ def is_sqlite_file(path: Path) -> bool:
     with open(path, "rb") as handle:
         head = handle.read(len(_SQLITE_MAGIC))
     return head == _SQLITE_MAGIC or head == b""
+
+
+def is_wal_mode(path: Path) -> bool:
+    """``True`` when the SQLite file ``path`` is in WAL journal mode (header bytes 18-19 are 2)."""
+    with open(path, "rb") as handle:
+        head = handle.read(20)
+    return len(head) == 20 and head[18] == 2 and head[19] == 2
 
 
 def _is_local_file(location: str) -> bool:

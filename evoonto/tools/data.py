@@ -6,6 +6,7 @@ Everything goes through :mod:`evoonto.sources` (single SELECT/WITH statements, r
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping
 
 from evoonto.errors import ToolArgumentError
@@ -13,6 +14,39 @@ from evoonto.errors import ToolArgumentError
 MAX_SQL_CHARS = 20_000
 MAX_ROWS = 200
 MAX_CELL_CHARS = 500
+#: Largest ``run_sql`` answer, in characters of its JSON text (rows past it are left out, with a note).
+MAX_ANSWER_CHARS = 100_000
+#: Answer-size bound handed to the source (characters fetched before cells are clipped).
+SOURCE_MAX_CHARS = 1_000_000
+
+
+def bound_answer(columns: list[str], rows: list[list[Any]], truncated: bool, note: str = "",
+                 *, max_chars: int = MAX_ANSWER_CHARS) -> dict[str, Any]:
+    """``{columns, rows, truncated[, note]}`` holding as many leading rows as fit in ``max_chars``
+    characters of JSON (``json.dumps`` with ``default=str``); ``note`` says when rows were cut.
+
+    Raises:
+        ToolArgumentError: not even the column names fit in ``max_chars``.
+    """
+    base = len(json.dumps({"columns": columns, "rows": [], "truncated": True, "note": " " * 120},
+                          default=str))
+    if base > max_chars:
+        raise ToolArgumentError(f"the answer's column names alone exceed {max_chars:,} characters")
+    used = base
+    kept: list[list[Any]] = []
+    for row in rows:
+        size = len(json.dumps(row, default=str)) + 2
+        if used + size > max_chars:
+            note = (f"answer cut at {len(kept):,} of {len(rows):,} rows: more than {max_chars:,} "
+                    "characters; select fewer columns or rows")
+            truncated = True
+            break
+        used += size
+        kept.append(row)
+    answer: dict[str, Any] = {"columns": columns, "rows": kept, "truncated": bool(truncated)}
+    if note:
+        answer["note"] = note
+    return answer
 
 
 def _cell(value: Any) -> Any:
@@ -81,7 +115,9 @@ class DataTools:
         """Run one read-only SELECT/WITH statement.
 
         Returns:
-            ``{columns, rows, truncated}``; at most ``limit`` (≤ 200) rows, cells clipped to 500 characters.
+            ``{columns, rows, truncated[, note]}``; at most ``limit`` (≤ 200) rows, cells clipped to
+            500 characters, at most :data:`MAX_ANSWER_CHARS` characters of JSON in all; ``note``
+            (present when the answer was cut) says which bound cut it.
         Raises:
             ToolArgumentError: empty/oversized SQL or bad limit; ReadOnlyViolation, QueryTimeout,
                 SourceError from the source layer.
@@ -92,9 +128,9 @@ class DataTools:
             raise ToolArgumentError(f"run_sql: sql is longer than {MAX_SQL_CHARS} characters")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_ROWS:
             raise ToolArgumentError(f"run_sql: limit must be an integer from 1 to {MAX_ROWS}")
-        result = self._source(source).run(sql, limit=limit)
-        return {"columns": list(result.columns), "rows": [[_cell(v) for v in row] for row in result.rows],
-                "truncated": bool(result.truncated)}
+        result = self._source(source).run(sql, limit=limit, max_chars=SOURCE_MAX_CHARS)
+        return bound_answer(list(result.columns), [[_cell(v) for v in row] for row in result.rows],
+                            bool(result.truncated), getattr(result, "note", ""))
 
     def close(self) -> None:
         """Close every source."""

@@ -77,7 +77,8 @@ class DeclaredTool:
 
     def input_schema(self) -> dict[str, Any]:
         """JSON Schema of the arguments (every parameter required, no extra properties)."""
-        props = {p.name: {"type": p.type, "description": f"{p.name} ({p.type})"} for p in self.parameters}
+        props: dict[str, dict[str, Any]] = {
+            p.name: {"type": p.type, "description": f"{p.name} ({p.type})"} for p in self.parameters}
         for p in self.parameters:
             if p.type == "string":
                 props[p.name]["maxLength"] = MAX_ARG_CHARS
@@ -188,13 +189,18 @@ def bind_sql(template: str, arguments: dict[str, Any], dialect: str | None = Non
         tree = sqlglot.parse_one(template, read=dialect)
     except SqlglotError as exc:
         raise ToolArgumentError(f"declared SQL template does not parse: {first_line(exc, 200)}") from None
+    except RecursionError:
+        raise ToolArgumentError("declared SQL template is nested too deeply to be parsed") from None
     missing = sorted({p.name for p in tree.find_all(exp.Placeholder) if p.name not in arguments})
     if missing:
         raise ToolArgumentError(f"declared SQL template uses undeclared placeholder(s) {', '.join(missing)}")
-    bound = tree.transform(
-        lambda node: exp.convert(arguments[node.name]) if isinstance(node, exp.Placeholder) else node
-    )
-    return bound.sql(dialect=dialect)
+    try:
+        bound = tree.transform(
+            lambda node: exp.convert(arguments[node.name]) if isinstance(node, exp.Placeholder) else node
+        )
+        return bound.sql(dialect=dialect)
+    except RecursionError:
+        raise ToolArgumentError("declared SQL template is nested too deeply to be bound") from None
 
 
 def bind_sparql(template: str, arguments: dict[str, Any]) -> str:
@@ -225,7 +231,9 @@ def run_declared(tool: DeclaredTool, arguments: Any, *, ontology: Any,
         ontology: the Ontology (SPARQL templates run on it).
         open_source: maps ``tool.source`` (IRI or None) to an open read-only Source (SQL templates).
     Returns:
-        ``{"columns": [...], "rows": [[...], ...], "truncated": bool}`` with at most 100 rows.
+        ``{"columns": [...], "rows": [[...], ...], "truncated": bool}`` with at most 100 rows and,
+        for SQL tools, at most :data:`evoonto.tools.data.MAX_ANSWER_CHARS` characters of JSON
+        (plus ``"note"`` when the answer was cut).
     Raises:
         ToolArgumentError: bad arguments; SourceError: no source available or the query failed.
     """
@@ -239,6 +247,8 @@ def run_declared(tool: DeclaredTool, arguments: Any, *, ontology: Any,
         raise SourceError(f"{tool.name}: no data source is configured for declared SQL tools")
     source = open_source(tool.source)
     sql = bind_sql(tool.template, args, getattr(source, "dialect", None))
-    result = source.run(sql, limit=MAX_ROWS)
-    return {"columns": list(result.columns), "rows": [list(r) for r in result.rows],
-            "truncated": bool(result.truncated)}
+    from evoonto.tools.data import SOURCE_MAX_CHARS, bound_answer
+
+    result = source.run(sql, limit=MAX_ROWS, max_chars=SOURCE_MAX_CHARS)
+    return bound_answer(list(result.columns), [list(r) for r in result.rows], bool(result.truncated),
+                        getattr(result, "note", ""))
