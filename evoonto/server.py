@@ -71,7 +71,7 @@ class ToolsProvider:
             self.trajectory = tools.trajectory
             self._tools = tools
         else:
-            self.trajectory = trajectory or TrajectoryLog.for_workspace(self.workspace)
+            self.trajectory = trajectory or TrajectoryLog.for_workspace(Path(str(workspace)))
             self._tools = self._load()
         self.listeners: list[Callable[[OntologyTools], None]] = []
         self._children: dict[str, TrajectoryLog] = {}
@@ -90,6 +90,8 @@ class ToolsProvider:
             return self._children[suffix]
 
     def _stat(self) -> tuple:
+        if self.workspace is None:
+            return ()
         entries = [self.workspace]
         try:
             entries += sorted(p for p in self.workspace.iterdir() if p.name not in _VOLATILE)
@@ -228,7 +230,8 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
 
     def listed() -> list[MCPTool]:
         return [MCPTool(name=spec.name, description=spec.description, input_schema=spec.input_schema,
-                        output_schema=spec.output_schema, annotations=ToolAnnotations(**spec.annotations()))
+                        output_schema=spec.output_schema,
+                        annotations=ToolAnnotations.model_validate(spec.annotations()))
                 for spec in provider.tools.registry().values() if spec.listed]
 
     def call(tool: str, arguments: Any, connection: str | None) -> CallToolResult:
@@ -260,6 +263,8 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
     class _EvoontoServer(MCPServer):
         """Lists and calls the tools of the version served (reloaded first when the workspace
         changed), each call in a worker thread."""
+
+        evoonto_provider: ToolsProvider
 
         async def list_tools(self) -> list[MCPTool]:
             return await anyio.to_thread.run_sync(listed)
@@ -337,7 +342,7 @@ def stdio_rejection(line: bytes) -> bytes | None:
     except ValueError:
         pass
     code = PARSE_ERROR if parse else INVALID_REQUEST
-    message = ("Parse error: " if parse else "Invalid Request: ") + first_line(reason, 200)
+    message = ("Parse error: " if parse else "Invalid Request: ") + (reason.strip().splitlines() or [""])[0][:200]
     answer = {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
     return (json.dumps(answer, ensure_ascii=True) + "\n").encode("ascii")
 
@@ -569,7 +574,7 @@ def http_app(server: Any, host: str = "127.0.0.1", *, allow_hosts: list[str] | t
 
 def serve(workspace: str | os.PathLike, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765,
           data_tools: bool = False, session: str | None = None, trajectory_file: str | None = None,
-          sources: list[str] = (), allow_hosts: list[str] | tuple[str, ...] = (),
+          sources: list[str] | tuple[str, ...] = (), allow_hosts: list[str] | tuple[str, ...] = (),
           allow_origins: list[str] | tuple[str, ...] = (), token_file: str | None = None) -> None:
     """Serve a workspace until interrupted (``transport`` = ``stdio`` or ``http``). Over HTTP one
     line naming the URL (``http://HOST:PORT/mcp``) goes to stderr first; stdio prints nothing.

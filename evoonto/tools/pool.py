@@ -18,8 +18,8 @@ Example::
 
 from __future__ import annotations
 
-import os
 import threading
+from pathlib import Path
 from typing import Any, Callable
 
 from evoonto.errors import SourceError
@@ -56,7 +56,7 @@ class SourcePool:
         self._closed = False
 
     @classmethod
-    def open(cls, location: str | os.PathLike, *, source_id: str | None = None, kind: str | None = None,
+    def open(cls, location: str | Path, *, source_id: str | None = None, kind: str | None = None,
              size: int = DEFAULT_POOL_SIZE) -> "SourcePool":
         """Open ``location`` with :func:`evoonto.sources.open_source` (now, so errors show at once)
         and pool up to ``size`` connections to it.
