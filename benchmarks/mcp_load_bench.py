@@ -61,6 +61,15 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds used so far by process ``pid`` (Linux /proc; 0.0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def workload(db: Path, seed: int = 0) -> tuple[list[str], list[str]]:
     """Browse queries and SQL statements drawn from the database ``db`` itself."""
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -176,16 +185,20 @@ def run(workspace: Path, db: Path, sessions: int, calls: int, deadline_s: float,
             solo: dict = {"calls": [], "errors": [], "failures": []}
             loaded: dict = {"calls": [], "errors": [], "failures": []}
 
+            marks: dict[str, float] = {}
+
             async def main() -> float:
                 with anyio.fail_after(deadline_s):
                     await run_session(url, plan(6, queries, sql, seed + 999), False,
                                       {"calls": [], "errors": [], "failures": []})  # warm-up, not counted
                     await run_session(url, plan(calls, queries, sql, seed), False, solo)  # one session alone
                     rss = rss_mb(proc.pid)
+                    marks["cpu0"], marks["t0"] = cpu_s(proc.pid), time.perf_counter()
                     async with anyio.create_task_group() as group:
                         for s in range(sessions):
                             group.start_soon(run_session, url, plan(calls, queries, sql, seed + 1 + s), s % 2 == 1,
                                              loaded)
+                    marks["cpu1"], marks["t1"] = cpu_s(proc.pid), time.perf_counter()
                     return rss
 
             t0 = time.perf_counter()
@@ -205,6 +218,10 @@ def run(workspace: Path, db: Path, sessions: int, calls: int, deadline_s: float,
         "transport_failures": len(loaded["failures"]), "error_samples": (loaded["errors"] + loaded["failures"])[:5],
         "solo_ms": summarize(solo["calls"]), "solo_errors": len(solo["errors"]) + len(solo["failures"]),
         "loaded_ms": summarize(loaded["calls"]), "wall_s": round(wall, 2),
+        "load_wall_s": round(marks["t1"] - marks["t0"], 2),
+        "server_cpu_s": round(marks["cpu1"] - marks["cpu0"], 2),
+        "calls_per_s": round(len(loaded["calls"]) / max(marks["t1"] - marks["t0"], 1e-9), 1),
+        "load_average_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
         "rss_mb_before": round(rss_before, 1), "rss_mb_after": round(rss_after, 1),
         "rss_mb_growth": round(rss_after - rss_before, 1),
     }
@@ -248,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"MCP streamable HTTP load: {args.sessions} sessions x {args.calls} calls on {args.db.name}")
         print(f"  answered {result['answered']}/{result['expected_calls']}, tool errors {result['tool_errors']}, "
               f"transport failures {result['transport_failures']}, wall {result['wall_s']} s")
+        print(f"  under load: {result['calls_per_s']} calls/s over {result['load_wall_s']} s; server CPU "
+              f"{result['server_cpu_s']} s ({os.cpu_count()} cores on this machine, load average "
+              f"{result['load_average_1min']})")
         for label in ("solo_ms", "loaded_ms"):
             for tool, stats in result[label].items():
                 print(f"  {label[:-3]:6} {tool:8} p50 {stats['p50']:8.1f} ms  p99 {stats['p99']:8.1f} ms  "

@@ -160,7 +160,7 @@ def _workspace_sources(ws: Any) -> dict[str, Any]:
     return out
 
 
-def open_sources(locations: list[str]) -> dict[str, Any]:
+def open_source_pools(locations: list[str]) -> dict[str, Any]:
     """Open read-only sources from paths/URLs; returns ``{source.id: SourcePool}`` (each a
     :class:`~evoonto.tools.pool.SourcePool`, so concurrent sessions get connections of their own).
 
@@ -265,6 +265,28 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
         changed), each call in a worker thread."""
 
         evoonto_provider: ToolsProvider
+        http_access: tuple[Any, str | None] | None = None  # (TransportSecuritySettings, token)
+
+        def configure_http(self, host: str, *, allow_hosts: list[str] | tuple[str, ...] = (),
+                           allow_origins: list[str] | tuple[str, ...] = (), token: str | None = None) -> None:
+            """Set the Host/Origin allow-lists (:func:`http_security`) and the bearer token
+            (:class:`BearerTokenMiddleware`) of :meth:`streamable_http_app`.
+
+            Raises:
+                ConfigurationError: a non-loopback ``host`` without ``allow_hosts`` or ``token``.
+            """
+            security = http_security(host, allow_hosts=allow_hosts, allow_origins=allow_origins, token=token)
+            self.http_access = (security, token)
+
+        def streamable_http_app(self, **kwargs: Any) -> Any:
+            """The SDK's streamable HTTP app with the Host/Origin checks always on (those of
+            :meth:`configure_http`, else the loopback defaults; a non-loopback ``host`` that was not
+            configured is refused) and, with a token, :class:`BearerTokenMiddleware` in front."""
+            security, token = self.http_access or (http_security(str(kwargs.get("host", "127.0.0.1"))), None)
+            app = super().streamable_http_app(**{**kwargs, "transport_security": security})
+            if token:
+                app.add_middleware(BearerTokenMiddleware, token=token)
+            return app
 
         async def list_tools(self) -> list[MCPTool]:
             return await anyio.to_thread.run_sync(listed)
@@ -361,7 +383,7 @@ def run_stdio(server: Any) -> None:
 
     try:
         sys.stdout.flush()
-        real_in, real_out = os.dup(0), os.dup(1)
+        real_in, real_out, saved_in = os.dup(0), os.dup(1), os.dup(0)
     except (OSError, ValueError):
         server.run("stdio")
         return
@@ -378,7 +400,9 @@ def run_stdio(server: Any) -> None:
 
     def pump_in() -> None:
         try:
-            with os.fdopen(real_in, "rb", closefd=False) as source, os.fdopen(w_in, "wb") as sink:
+            # this thread owns real_in (a duplicate of the real stdin) and closes it when done, so
+            # the descriptor is never closed (and its number reused) under a blocked read
+            with os.fdopen(real_in, "rb") as source, os.fdopen(w_in, "wb") as sink:
                 for line in source:
                     rejection = stdio_rejection(line)
                     if rejection is not None:
@@ -420,13 +444,12 @@ def run_stdio(server: Any) -> None:
     finally:
         stop.set()
         writer.join(timeout=5)
-        os.dup2(real_in, 0)
+        os.dup2(saved_in, 0)
         os.dup2(real_out, 1)
-        for fd in (real_in, real_out, r_out):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        os.close(saved_in)
+        if not writer.is_alive():  # else the writer still uses them (the process is ending anyway)
+            os.close(real_out)
+            os.close(r_out)
 
 
 # -- HTTP access: Host/Origin allow-lists and a bearer token -------------------------------------
@@ -559,19 +582,6 @@ class BearerTokenMiddleware:
         await send({"type": "http.response.body", "body": body})
 
 
-def http_app(server: Any, host: str = "127.0.0.1", *, allow_hosts: list[str] | tuple[str, ...] = (),
-             allow_origins: list[str] | tuple[str, ...] = (), token: str | None = None, path: str = "/mcp") -> Any:
-    """The ASGI app serving ``server`` over streamable HTTP at ``path``, with the Host/Origin checks
-    of :func:`http_security` and, when ``token`` is given, :class:`BearerTokenMiddleware`.
-
-    Raises:
-        ConfigurationError: as :func:`http_security`.
-    """
-    security = http_security(host, allow_hosts=allow_hosts, allow_origins=allow_origins, token=token)
-    app = server.streamable_http_app(streamable_http_path=path, transport_security=security, host=host)
-    return BearerTokenMiddleware(app, token) if token else app
-
-
 def serve(workspace: str | os.PathLike, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765,
           data_tools: bool = False, session: str | None = None, trajectory_file: str | None = None,
           sources: list[str] | tuple[str, ...] = (), allow_hosts: list[str] | tuple[str, ...] = (),
@@ -582,7 +592,8 @@ def serve(workspace: str | os.PathLike, *, transport: str = "stdio", host: str =
     ``sources`` are paths/URLs of the data sources (for ``data_tools`` and declared SQL tools),
     added to those recorded in the workspace settings. Over HTTP the Host/Origin checks are always
     on; a non-loopback ``host`` needs ``allow_hosts`` and a bearer token (``token_file`` or
-    ``$EVOONTO_MCP_TOKEN``), which every request must then send (see :func:`http_app`). On stdio a
+    ``$EVOONTO_MCP_TOKEN``), which every request must then send (see ``configure_http`` of the server
+    :func:`create_server` returns). On stdio a
     line that is not JSON-RPC gets a JSON-RPC error answer (see :func:`run_stdio`).
 
     Raises:
@@ -598,20 +609,19 @@ def serve(workspace: str | os.PathLike, *, transport: str = "stdio", host: str =
         http_security(host, allow_hosts=allow_hosts, allow_origins=allow_origins, token=token)
     log = (TrajectoryLog(trajectory_file, session=session) if trajectory_file
            else TrajectoryLog.for_workspace(workspace, session=session))
-    server = create_server(workspace, data_tools=data_tools, trajectory=log, sources=open_sources(list(sources)))
+    server = create_server(workspace, data_tools=data_tools, trajectory=log, sources=open_source_pools(list(sources)))
     if transport == "stdio":
         run_stdio(server)
         return
     import sys
 
-    import uvicorn
-
-    app = http_app(server, host, allow_hosts=allow_hosts, allow_origins=allow_origins, token=token)
+    server.configure_http(host, allow_hosts=allow_hosts, allow_origins=allow_origins, token=token)
+    server.settings.log_level = "WARNING"
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL (RFC 3986 §3.2.2)
     print(f"evoonto: serving MCP over streamable HTTP at http://{shown}:{port}/mcp"
           + (" (bearer token required)" if token else "") + " (Ctrl-C to stop)", file=sys.stderr, flush=True)
-    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
+    server.run("streamable-http", host=host, port=port, streamable_http_path="/mcp")
 
 
-__all__ = ["create_server", "serve", "ToolsProvider", "MANIFEST_URI", "http_app", "http_security",
+__all__ = ["create_server", "serve", "ToolsProvider", "MANIFEST_URI", "http_security",
            "BearerTokenMiddleware", "read_token", "is_loopback", "run_stdio", "TOKEN_ENV"]

@@ -67,7 +67,7 @@ class SourcePool:
         from evoonto.sources import open_source
 
         primary = open_source(location, source_id=source_id, kind=kind)
-        return cls(primary, lambda: open_source(location, source_id=primary.id, kind=primary.kind), size=size)
+        return cls(primary, lambda: open_source(location, source_id=primary.id, kind=kind), size=size)
 
     @property
     def connections(self) -> int:
