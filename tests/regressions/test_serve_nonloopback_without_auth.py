@@ -109,3 +109,17 @@ def test_non_loopback_serving_checks_host_and_bearer_token(tmp_path):
         proc.terminate()
         proc.wait(timeout=30)
         proc.stderr.close()
+
+
+def test_the_python_api_refuses_an_unprotected_non_loopback_app(tmp_path):
+    from evoonto.errors import ConfigurationError
+    from evoonto.server import BearerTokenMiddleware, create_server
+
+    server = create_server(concert_workspace(tmp_path / "ws"))
+    with pytest.raises(ConfigurationError, match="--allow-host .* and a bearer token"):
+        server.streamable_http_app(host="0.0.0.0")  # what server.run("streamable-http", host=...) builds
+    with pytest.raises(ConfigurationError, match="bearer token"):
+        server.configure_http("0.0.0.0", allow_hosts=["mcp.test"])
+    server.configure_http("0.0.0.0", allow_hosts=["mcp.test"], token=TOKEN)
+    app = server.streamable_http_app(host="0.0.0.0")
+    assert [m.cls for m in app.user_middleware].count(BearerTokenMiddleware) == 1
