@@ -9,8 +9,11 @@ values), the resolve ids from earlier browse answers, and the SQL is ``SELECT CO
 ``SELECT * … LIMIT 20`` over its tables.
 
 It prints: calls answered, tool errors, transport failures; p50/p99/max latency (ms) per tool and
-overall, under load and for one session alone (the same calls, one after the other, before the
-load); and the server's resident memory (RSS, MB, from /proc) before and after the load.
+overall, seen by the clients under load and for one session alone (the same calls, one after the
+other, before the load), and the server-side time of the loaded calls (``latency_ms`` of the
+trajectory: from the check of the arguments to the result, worker thread included); calls per
+second and the server's CPU seconds during the load; and the server's resident memory (RSS, MB,
+from /proc) before and after the load.
 A call that waited for other sessions' work shows up as a loaded p99 far above the solo p99.
 
 Default target: a world_1-sized ontology, built from Spider's ``world_1.sqlite`` into a
@@ -205,6 +208,11 @@ def run(workspace: Path, db: Path, sessions: int, calls: int, deadline_s: float,
             rss_before = anyio.run(main)
             wall = time.perf_counter() - t0
             rss_after = rss_mb(proc.pid)
+            from evoonto.tools.trajectory import read_events
+
+            # the trajectory holds the warm-up and solo calls first (sequential), then the load
+            events = read_events(Path(tmp) / "trajectory.jsonl")[6 + calls:]
+            server_calls = [(e["tool"], float(e.get("latency_ms") or 0.0), not e.get("error")) for e in events]
         finally:
             proc.terminate()
             try:
@@ -218,6 +226,7 @@ def run(workspace: Path, db: Path, sessions: int, calls: int, deadline_s: float,
         "transport_failures": len(loaded["failures"]), "error_samples": (loaded["errors"] + loaded["failures"])[:5],
         "solo_ms": summarize(solo["calls"]), "solo_errors": len(solo["errors"]) + len(solo["failures"]),
         "loaded_ms": summarize(loaded["calls"]), "wall_s": round(wall, 2),
+        "loaded_server_ms": summarize(server_calls),
         "load_wall_s": round(marks["t1"] - marks["t0"], 2),
         "server_cpu_s": round(marks["cpu1"] - marks["cpu0"], 2),
         "calls_per_s": round(len(loaded["calls"]) / max(marks["t1"] - marks["t0"], 1e-9), 1),
@@ -268,9 +277,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  under load: {result['calls_per_s']} calls/s over {result['load_wall_s']} s; server CPU "
               f"{result['server_cpu_s']} s ({os.cpu_count()} cores on this machine, load average "
               f"{result['load_average_1min']})")
-        for label in ("solo_ms", "loaded_ms"):
+        for label in ("solo_ms", "loaded_ms", "loaded_server_ms"):
             for tool, stats in result[label].items():
-                print(f"  {label[:-3]:6} {tool:8} p50 {stats['p50']:8.1f} ms  p99 {stats['p99']:8.1f} ms  "
+                print(f"  {label[:-3]:13} {tool:8} p50 {stats['p50']:8.1f} ms  p99 {stats['p99']:8.1f} ms  "
                       f"max {stats['max']:8.1f} ms  (n={stats['n']})")
         print(f"  server RSS {result['rss_mb_before']} MB -> {result['rss_mb_after']} MB "
               f"(+{result['rss_mb_growth']} MB)")
