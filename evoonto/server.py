@@ -343,7 +343,6 @@ def stdio_rejection(line: bytes) -> bytes | None:
     import json
 
     from mcp_types import jsonrpc_message_adapter
-    from pydantic import ValidationError
 
     text = line.decode("utf-8", errors="replace").strip()  # as the SDK decodes stdin
     if not text:
@@ -351,10 +350,11 @@ def stdio_rejection(line: bytes) -> bytes | None:
     try:
         jsonrpc_message_adapter.validate_json(text, by_name=False)
         return None
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
+    except Exception as exc:  # the SDK drops the line on any exception; a ValidationError lists why
+        details = getattr(exc, "errors", None)
+        errors = details(include_url=False) if callable(details) else []
         parse = bool(errors) and errors[0].get("type") == "json_invalid"
-        reason = str(errors[0].get("msg", "")) if errors else "invalid message"
+        reason = str(errors[0].get("msg", "")) if errors else first_line(exc, 200)
     ident: Any = None
     try:
         value = json.loads(text)
