@@ -27,7 +27,7 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from evoonto.errors import EvoontoError, ToolArgumentError, WorkspaceError, first_line
 from evoonto.tools.registry import error_text
@@ -71,7 +71,7 @@ class ToolsProvider:
             self.trajectory = tools.trajectory
             self._tools = tools
         else:
-            self.trajectory = trajectory or TrajectoryLog.for_workspace(self.workspace)
+            self.trajectory = trajectory or TrajectoryLog.for_workspace(Path(str(workspace)))
             self._tools = self._load()
         self.listeners: list[Callable[[OntologyTools], None]] = []
         self._children: dict[str, TrajectoryLog] = {}
@@ -90,6 +90,8 @@ class ToolsProvider:
             return self._children[suffix]
 
     def _stat(self) -> tuple:
+        if self.workspace is None:
+            return ()
         entries = [self.workspace]
         try:
             entries += sorted(p for p in self.workspace.iterdir() if p.name not in _VOLATILE)
@@ -112,7 +114,7 @@ class ToolsProvider:
         sources = {**_workspace_sources(ws), **self.sources}
         tools = OntologyTools(ws.ontology, version=ws.version, base_iri=getattr(ws, "base_iri", None),
                               sources=sources, trajectory=self.trajectory, data_tools=self.data_tools)
-        tools.built  # build the index now, not during the first call
+        _ = tools.built  # build the index now, not during the first call
         return tools
 
     @property
@@ -158,17 +160,18 @@ def _workspace_sources(ws: Any) -> dict[str, Any]:
     return out
 
 
-def open_sources(locations: list[str]) -> dict[str, Any]:
-    """Open read-only sources from paths/URLs; returns ``{source.id: Source}``.
+def open_source_pools(locations: list[str]) -> dict[str, Any]:
+    """Open read-only sources from paths/URLs; returns ``{source.id: SourcePool}`` (each a
+    :class:`~evoonto.tools.pool.SourcePool`, so concurrent sessions get connections of their own).
 
     Raises:
         SourceError: a source cannot be opened.
     """
-    from evoonto.sources import open_source
+    from evoonto.tools.pool import SourcePool
 
     out = {}
     for location in locations:
-        src = open_source(location)
+        src = SourcePool.open(location)
         out[src.id] = src
     return out
 
@@ -227,7 +230,8 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
 
     def listed() -> list[MCPTool]:
         return [MCPTool(name=spec.name, description=spec.description, input_schema=spec.input_schema,
-                        output_schema=spec.output_schema, annotations=ToolAnnotations(**spec.annotations()))
+                        output_schema=spec.output_schema,
+                        annotations=ToolAnnotations.model_validate(spec.annotations()))
                 for spec in provider.tools.registry().values() if spec.listed]
 
     def call(tool: str, arguments: Any, connection: str | None) -> CallToolResult:
@@ -259,6 +263,30 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
     class _EvoontoServer(MCPServer):
         """Lists and calls the tools of the version served (reloaded first when the workspace
         changed), each call in a worker thread."""
+
+        evoonto_provider: ToolsProvider
+        http_access: tuple[Any, str | None] | None = None  # (TransportSecuritySettings, token)
+
+        def configure_http(self, host: str, *, allow_hosts: list[str] | tuple[str, ...] = (),
+                           allow_origins: list[str] | tuple[str, ...] = (), token: str | None = None) -> None:
+            """Set the Host/Origin allow-lists (:func:`http_security`) and the bearer token
+            (:class:`BearerTokenMiddleware`) of :meth:`streamable_http_app`.
+
+            Raises:
+                ConfigurationError: a non-loopback ``host`` without ``allow_hosts`` or ``token``.
+            """
+            security = http_security(host, allow_hosts=allow_hosts, allow_origins=allow_origins, token=token)
+            self.http_access = (security, token)
+
+        def streamable_http_app(self, **kwargs: Any) -> Any:
+            """The SDK's streamable HTTP app with the Host/Origin checks always on (those of
+            :meth:`configure_http`, else the loopback defaults; a non-loopback ``host`` that was not
+            configured is refused) and, with a token, :class:`BearerTokenMiddleware` in front."""
+            security, token = self.http_access or (http_security(str(kwargs.get("host", "127.0.0.1"))), None)
+            app = super().streamable_http_app(**{**kwargs, "transport_security": security})
+            if token:
+                app.add_middleware(BearerTokenMiddleware, token=token)
+            return app
 
         async def list_tools(self) -> list[MCPTool]:
             return await anyio.to_thread.run_sync(listed)
@@ -298,35 +326,302 @@ def _session_id(context: Any) -> str | None:
     return headers.get("mcp-session-id")
 
 
+# -- stdio: every line gets an answer -------------------------------------------------------------
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+
+def stdio_rejection(line: bytes) -> bytes | None:
+    """The JSON-RPC error line answering ``line`` when the SDK's parser refuses it, else None.
+
+    The SDK's stdio transport drops a line it cannot parse (invalid JSON, a lone surrogate escape,
+    a non-message) without an answer, and the client waits forever. The answer is a parse error
+    (-32700) or an invalid request (-32600) whose id is the request's own when a lenient parse
+    (Python's ``json``) finds one, else null (JSON-RPC 2.0 §5.1). Blank lines get no answer.
+    """
+    import json
+
+    from mcp_types import jsonrpc_message_adapter
+
+    text = line.decode("utf-8", errors="replace").strip()  # as the SDK decodes stdin
+    if not text:
+        return None
+    try:
+        jsonrpc_message_adapter.validate_json(text, by_name=False)
+        return None
+    except Exception as exc:  # the SDK drops the line on any exception; a ValidationError lists why
+        details = getattr(exc, "errors", None)
+        errors = details(include_url=False) if callable(details) else []
+        parse = bool(errors) and errors[0].get("type") == "json_invalid"
+        reason = str(errors[0].get("msg", "")) if errors else first_line(exc, 200)
+    ident: Any = None
+    try:
+        value = json.loads(text)
+        candidate = value.get("id") if isinstance(value, dict) else None
+        if isinstance(candidate, (str, int)) and not isinstance(candidate, bool):
+            ident = candidate
+    except ValueError:
+        pass
+    code = PARSE_ERROR if parse else INVALID_REQUEST
+    message = ("Parse error: " if parse else "Invalid Request: ") + (reason.strip().splitlines() or [""])[0][:200]
+    answer = {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
+    return (json.dumps(answer, ensure_ascii=True) + "\n").encode("ascii")
+
+
+def run_stdio(server: Any) -> None:
+    """Run ``server`` over the process's stdin/stdout, answering refused lines (see
+    :func:`stdio_rejection`) instead of dropping them.
+
+    The SDK's own stdio transport (``server.run("stdio")``) serves two pipes put in place of fds
+    0 and 1; one thread copies stdin lines to it (or answers a refused line itself), another
+    copies its output lines to the real stdout, so the two writers never interleave inside a line.
+    Falls back to ``server.run("stdio")`` when fds 0/1 cannot be redirected.
+    """
+    import select
+    import sys
+
+    try:
+        sys.stdout.flush()
+        real_in, real_out, saved_in = os.dup(0), os.dup(1), os.dup(0)
+    except (OSError, ValueError):
+        server.run("stdio")
+        return
+    r_in, w_in = os.pipe()
+    r_out, w_out = os.pipe()
+    out_lock = threading.Lock()
+    stop = threading.Event()
+
+    def write_out(data: bytes) -> None:
+        with out_lock:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(real_out, view):]
+
+    def pump_in() -> None:
+        try:
+            # this thread owns real_in (a duplicate of the real stdin) and closes it when done, so
+            # the descriptor is never closed (and its number reused) under a blocked read
+            with os.fdopen(real_in, "rb") as source, os.fdopen(w_in, "wb") as sink:
+                for line in source:
+                    rejection = stdio_rejection(line)
+                    if rejection is not None:
+                        write_out(rejection)
+                    elif line.strip():
+                        sink.write(line if line.endswith(b"\n") else line + b"\n")
+                        sink.flush()
+        except (OSError, ValueError):  # the server went away: nothing more to forward
+            pass
+
+    def pump_out() -> None:
+        pending = b""
+        while True:
+            ready, _, _ = select.select([r_out], [], [], 0.05)
+            if not ready:
+                if stop.is_set():
+                    break
+                continue
+            chunk = os.read(r_out, 65536)
+            if not chunk:
+                break
+            pending += chunk
+            if b"\n" in pending:
+                lines, _, pending = pending.rpartition(b"\n")
+                write_out(lines + b"\n")
+        if pending:
+            write_out(pending)
+
+    os.dup2(r_in, 0)
+    os.dup2(w_out, 1)
+    os.close(r_in)
+    os.close(w_out)
+    reader = threading.Thread(target=pump_in, name="evoonto-stdin", daemon=True)
+    writer = threading.Thread(target=pump_out, name="evoonto-stdout", daemon=True)
+    reader.start()
+    writer.start()
+    try:
+        server.run("stdio")
+    finally:
+        stop.set()
+        writer.join(timeout=5)
+        os.dup2(saved_in, 0)
+        os.dup2(real_out, 1)
+        os.close(saved_in)
+        if not writer.is_alive():  # else the writer still uses them (the process is ending anyway)
+            os.close(real_out)
+            os.close(r_out)
+
+
+# -- HTTP access: Host/Origin allow-lists and a bearer token -------------------------------------
+
+#: Environment variable holding the bearer token (``--token-file`` takes precedence).
+TOKEN_ENV = "EVOONTO_MCP_TOKEN"
+#: Shortest bearer token accepted, in characters.
+MIN_TOKEN_CHARS = 16
+_LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
+
+
+def is_loopback(host: str) -> bool:
+    """True when ``host`` (a bind address) is a loopback address or ``localhost``."""
+    import ipaddress
+
+    name = host.strip("[]").lower()
+    if name in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def read_token(token_file: str | os.PathLike | None = None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The bearer token: the first line of ``token_file``, else ``$EVOONTO_MCP_TOKEN``, else None.
+
+    Raises:
+        ConfigurationError: the file cannot be read, or the token is shorter than 16 characters
+            or contains whitespace.
+    """
+    from evoonto.errors import ConfigurationError
+
+    environ = os.environ if environ is None else environ
+    if token_file is not None:
+        try:
+            lines = Path(token_file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigurationError(f"cannot read --token-file {token_file}: {first_line(exc, 200)}") from None
+        token, origin = (lines[0].strip() if lines else ""), f"--token-file {token_file}"
+    elif environ.get(TOKEN_ENV):
+        token, origin = environ[TOKEN_ENV].strip(), f"${TOKEN_ENV}"
+    else:
+        return None
+    if len(token) < MIN_TOKEN_CHARS or any(ch.isspace() for ch in token):
+        raise ConfigurationError(f"the bearer token in {origin} must be at least {MIN_TOKEN_CHARS} characters "
+                                 "without spaces (python -c 'import secrets; print(secrets.token_urlsafe())')")
+    return token
+
+
+def _with_any_port(entries: list[str] | tuple[str, ...]) -> list[str]:
+    out: list[str] = []
+    for entry in entries:
+        entry = entry.strip()
+        if not entry:
+            continue
+        out.append(entry)
+        if not entry.endswith(":*") and not re.search(r":\d+$", entry):
+            out.append(entry + ":*")  # the same host on any port
+    return out
+
+
+def http_security(host: str, *, allow_hosts: list[str] | tuple[str, ...] = (),
+                  allow_origins: list[str] | tuple[str, ...] = (), token: str | None = None):
+    """The ``TransportSecuritySettings`` (Host/Origin checks, always on) for serving on ``host``.
+
+    On a loopback address the loopback names are allowed (as the SDK does) plus ``allow_hosts`` /
+    ``allow_origins``. Any other bind address needs an explicit Host allow-list AND a bearer token.
+
+    Args:
+        host: the bind address.
+        allow_hosts: Host header values accepted (``name``, ``name:port`` or ``name:*``; a name
+            without port is accepted on any port).
+        allow_origins: Origin header values accepted (``https://app.example``); requests without an
+            Origin header (non-browser clients) are not affected.
+        token: the bearer token that will be required (only checked for presence here).
+    Raises:
+        ConfigurationError: a non-loopback ``host`` without ``allow_hosts`` or without ``token``.
+    """
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from evoonto.errors import ConfigurationError
+
+    hosts, origins = _with_any_port(allow_hosts), _with_any_port(allow_origins)
+    if is_loopback(host):
+        hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]", *hosts]
+        origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", *origins]
+    else:
+        missing = ([] if hosts else ["--allow-host NAME[:PORT] (the Host clients will use)"]) + (
+            [] if token else [f"a bearer token (--token-file FILE or ${TOKEN_ENV})"])
+        if missing:
+            raise ConfigurationError(f"serving on non-loopback address {host} needs " + " and ".join(missing)
+                                     + "; or bind to 127.0.0.1")
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
+                                     allowed_origins=origins)
+
+
+class BearerTokenMiddleware:
+    """ASGI middleware: HTTP requests must carry ``Authorization: Bearer <token>``, else 401.
+
+    Args:
+        app: the ASGI application to protect (lifespan and other non-HTTP scopes pass through).
+        token: the expected token (compared in constant time).
+    """
+
+    def __init__(self, app: Any, token: str):
+        self.app = app
+        self._expected = token.encode("utf-8")
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        import hmac
+
+        supplied = b""
+        for name, value in scope.get("headers") or ():
+            if name.lower() == b"authorization":
+                scheme, _, credential = value.partition(b" ")
+                if scheme.lower() == b"bearer":
+                    supplied = credential.strip()
+                break
+        if supplied and hmac.compare_digest(supplied, self._expected):
+            await self.app(scope, receive, send)
+            return
+        body = b'{"error": "unauthorized: send Authorization: Bearer <token>"}'
+        await send({"type": "http.response.start", "status": 401,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"www-authenticate", b'Bearer realm="evoonto"')]})
+        await send({"type": "http.response.body", "body": body})
+
+
 def serve(workspace: str | os.PathLike, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765,
           data_tools: bool = False, session: str | None = None, trajectory_file: str | None = None,
-          sources: list[str] = ()) -> None:
+          sources: list[str] | tuple[str, ...] = (), allow_hosts: list[str] | tuple[str, ...] = (),
+          allow_origins: list[str] | tuple[str, ...] = (), token_file: str | None = None) -> None:
     """Serve a workspace until interrupted (``transport`` = ``stdio`` or ``http``). Over HTTP one
     line naming the URL (``http://HOST:PORT/mcp``) goes to stderr first; stdio prints nothing.
 
     ``sources`` are paths/URLs of the data sources (for ``data_tools`` and declared SQL tools),
-    added to those recorded in the workspace settings.
+    added to those recorded in the workspace settings. Over HTTP the Host/Origin checks are always
+    on; a non-loopback ``host`` needs ``allow_hosts`` and a bearer token (``token_file`` or
+    ``$EVOONTO_MCP_TOKEN``), which every request must then send (see ``configure_http`` of the server
+    :func:`create_server` returns). On stdio a
+    line that is not JSON-RPC gets a JSON-RPC error answer (see :func:`run_stdio`).
 
     Raises:
-        WorkspaceError: no workspace; ConfigurationError: unknown transport.
+        WorkspaceError: no workspace; ConfigurationError: unknown transport, or a non-loopback
+        host without allow-list or token, or an unreadable/short token.
     """
     from evoonto.errors import ConfigurationError
 
+    if transport not in ("stdio", "http"):
+        raise ConfigurationError(f"unknown transport {transport!r}; use stdio or http")
+    token = read_token(token_file) if transport == "http" else None
+    if transport == "http":  # refuse before loading anything
+        http_security(host, allow_hosts=allow_hosts, allow_origins=allow_origins, token=token)
     log = (TrajectoryLog(trajectory_file, session=session) if trajectory_file
            else TrajectoryLog.for_workspace(workspace, session=session))
-    server = create_server(workspace, data_tools=data_tools, trajectory=log, sources=open_sources(list(sources)))
+    server = create_server(workspace, data_tools=data_tools, trajectory=log, sources=open_source_pools(list(sources)))
     if transport == "stdio":
-        server.run("stdio")
-    elif transport == "http":
-        server.settings.log_level = "WARNING"
-        import sys
+        run_stdio(server)
+        return
+    import sys
 
-        shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL (RFC 3986 §3.2.2)
-        print(f"evoonto: serving MCP over streamable HTTP at http://{shown}:{port}/mcp (Ctrl-C to stop)",
-              file=sys.stderr, flush=True)
-        server.run("streamable-http", host=host, port=port, streamable_http_path="/mcp")
-    else:
-        raise ConfigurationError(f"unknown transport {transport!r}; use stdio or http")
+    server.configure_http(host, allow_hosts=allow_hosts, allow_origins=allow_origins, token=token)
+    server.settings.log_level = "WARNING"
+    shown = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL (RFC 3986 §3.2.2)
+    print(f"evoonto: serving MCP over streamable HTTP at http://{shown}:{port}/mcp"
+          + (" (bearer token required)" if token else "") + " (Ctrl-C to stop)", file=sys.stderr, flush=True)
+    server.run("streamable-http", host=host, port=port, streamable_http_path="/mcp")
 
 
-__all__ = ["create_server", "serve", "ToolsProvider", "MANIFEST_URI"]
+__all__ = ["create_server", "serve", "ToolsProvider", "MANIFEST_URI", "http_security",
+           "BearerTokenMiddleware", "read_token", "is_loopback", "run_stdio", "TOKEN_ENV"]

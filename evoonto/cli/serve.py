@@ -17,9 +17,19 @@ appended to <workspace>/trajectories/<session>.jsonl (or --trajectory FILE) with
 result; when the log cannot be written (read-only or full disk) one warning goes to stderr and the
 tools keep answering.
 
+Over HTTP the Host and Origin headers are always checked. On a loopback address (127.0.0.1,
+localhost, ::1) the loopback names are allowed. Any other --host (e.g. 0.0.0.0) needs BOTH an
+explicit --allow-host (the Host name clients use; repeatable; --allow-origin for browser origins)
+AND a bearer token (--token-file FILE, first line, or $EVOONTO_MCP_TOKEN; at least 16 characters);
+otherwise serve refuses to start, saying what is missing. With a token, every request must send
+"Authorization: Bearer <token>" or gets 401. On stdio, a line that is not JSON-RPC is answered
+with a JSON-RPC error (-32700 parse error / -32600 invalid request), never left unanswered.
+
 Examples:
   evoonto serve --workspace .evoonto                      # stdio, for a local agent
   evoonto serve --transport http --port 8765 --data-tools # http://127.0.0.1:8765/mcp
+  EVOONTO_MCP_TOKEN=$(cat ~/.evoonto-token) evoonto serve --transport http --host 0.0.0.0 \\
+      --allow-host mcp.example.org                        # reachable from other machines
 """
 
 
@@ -33,6 +43,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="stdio (default) or http (streamable HTTP at /mcp)")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME[:PORT]",
+                        help="accept this Host header (repeatable; a name without port: any port); "
+                             "required with a non-loopback --host")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                        help="accept this browser Origin, e.g. https://app.example.org (repeatable)")
+    parser.add_argument("--token-file", default=None, metavar="FILE",
+                        help="bearer token (first line) every HTTP request must send; default "
+                             "$EVOONTO_MCP_TOKEN; required with a non-loopback --host")
     parser.add_argument("--data-tools", action="store_true",
                         help="also serve read-only list_tables, describe_table and run_sql")
     parser.add_argument("--source", "-s", action="append", default=[], metavar="URL_OR_PATH",
@@ -56,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         serve(workspace_path(args), transport=args.transport, host=args.host, port=args.port,
               data_tools=args.data_tools, session=args.session, trajectory_file=args.trajectory,
-              sources=args.source)
+              sources=args.source, allow_hosts=args.allow_host, allow_origins=args.allow_origin,
+              token_file=args.token_file)
     except ValueError as exc:  # malformed --session
         raise ConfigurationError(str(exc)) from None
     return 0

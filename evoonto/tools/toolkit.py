@@ -108,6 +108,7 @@ class OntologyTools:
         self._sources_spec = dict(sources or {})
         self._sources: dict[str, Any] = {}
         self._owned: list[Any] = []  # sources this facade opened itself (closed by close())
+        self._sources_lock = threading.RLock()  # calls arrive from several worker threads
         self.trajectory = trajectory
         self.data_tools = data_tools
         self._data = None
@@ -233,18 +234,24 @@ class OntologyTools:
     # -- sources ------------------------------------------------------------------------------
 
     def source(self, source_id: str) -> Any:
-        """The open Source with this id (opened on first use). Raises SourceError when unknown."""
-        if source_id not in self._sources:
-            spec = self._sources_spec.get(source_id)
-            if spec is None:
-                raise SourceError(f"no data source {source_id!r} is configured")
-            if isinstance(spec, (str, bytes)) or hasattr(spec, "__fspath__"):
-                from evoonto.sources import open_source
+        """The open Source with this id (opened on first use). Raises SourceError when unknown.
 
-                spec = open_source(spec, source_id=source_id)
-                self._owned.append(spec)
-            self._sources[source_id] = spec
-        return self._sources[source_id]
+        A source given as a path/URL is opened as a :class:`~evoonto.tools.pool.SourcePool`, so
+        concurrent callers (several MCP sessions) each get a connection of their own instead of
+        waiting for one another's statements; a Source passed in open is used as it is.
+        """
+        with self._sources_lock:
+            if source_id not in self._sources:
+                spec = self._sources_spec.get(source_id)
+                if spec is None:
+                    raise SourceError(f"no data source {source_id!r} is configured")
+                if isinstance(spec, str) or hasattr(spec, "__fspath__"):
+                    from evoonto.tools.pool import SourcePool
+
+                    spec = SourcePool.open(spec, source_id=source_id)
+                    self._owned.append(spec)
+                self._sources[source_id] = spec
+            return self._sources[source_id]
 
     def _source_for_iri(self, iri: str | None) -> Any:
         if iri is None:
@@ -260,7 +267,10 @@ class OntologyTools:
         if self._data is None:
             from evoonto.tools.data import DataTools
 
-            self._data = DataTools({sid: self.source(sid) for sid in self._sources_spec})
+            sources = {sid: self.source(sid) for sid in self._sources_spec}
+            with self._sources_lock:
+                if self._data is None:
+                    self._data = DataTools(sources)
         return self._data
 
     # -- dispatch with trajectory capture ----------------------------------------------------------
@@ -330,13 +340,14 @@ class OntologyTools:
 
     def close(self) -> None:
         """Close the sources this facade opened itself (Sources passed in open stay open)."""
-        for src in self._owned:
+        with self._sources_lock:
+            owned, self._owned = self._owned, []
+            self._sources.clear()
+            self._data = None
+        for src in owned:
             close = getattr(src, "close", None)
             if close:
                 close()
-        self._owned.clear()
-        self._sources.clear()
-        self._data = None
 
 
 
