@@ -44,8 +44,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build and write the workspace; prints a one-screen summary. Returns 0.
 
-    The progress bar goes to stderr only when it is a terminal (tqdm's ``disable=None``) and is
-    cleared before an error propagates, so ``evoonto: error: …`` starts its own line.
+    The progress bar goes to stderr only when it is a terminal (:func:`evoonto.progress.progress_bar`)
+    and is cleared before an error propagates, so ``evoonto: error: …`` starts its own line.
     """
     import sys
     import time
@@ -64,17 +64,15 @@ def _run(args: argparse.Namespace, started: float) -> int:
     """:func:`run` after the warning display is set up; ``started`` is its perf_counter (s)."""
     import time
 
-    from tqdm import tqdm
-
     from evoonto.builder.pipeline import STEPS, build, make_proposer, workspace_base_iri, write_workspace
     from evoonto.cli import workspace_path
     from evoonto.lexicon import Lexicon
+    from evoonto.progress import progress_bar
 
     path = workspace_path(args)
     proposer = make_proposer(args.proposer)  # fails fast (missing ANTHROPIC_API_KEY) before any work
     base_iri = workspace_base_iri(path)
-    with tqdm(total=len(args.source) * len(STEPS), unit="step", disable=True if args.no_progress else None,
-              leave=False) as bar:
+    with progress_bar(len(args.source) * len(STEPS), unit="step", enabled=not args.no_progress) as bar:
         def progress(source_id: str, step: str) -> None:
             bar.set_description(f"{source_id}: {step}")
             bar.update(1)
