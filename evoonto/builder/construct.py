@@ -21,9 +21,9 @@ import re
 
 from rdflib.namespace import DCTERMS, PROV, RDF, SKOS
 
-from evoonto.builder.labels import singularize, split_identifier
+from evoonto.builder.labels import LabelSet, column_labels, normalize, singularize, split_identifier
 from evoonto.builder.probe import ColumnProfile, ProbeResult
-from evoonto.builder.propose import term_slug
+from evoonto.builder.propose import TermCandidate, term_slug
 from evoonto.builder.verify import Rejection, Verified, VerifiedTerm
 from evoonto.catalog import SourceSchema, TableInfo
 from evoonto.iris import IriFactory
@@ -33,7 +33,7 @@ from evoonto.records import (
 )
 from evoonto.sources.quoting import quote_identifier, quote_literal
 
-__all__ = ["Construction", "construct", "scheme_triples", "ground_in_documents"]
+__all__ = ["Construction", "construct", "scheme_triples", "ground_in_documents", "distinct_pref_labels"]
 
 
 
@@ -120,8 +120,9 @@ class _Builder:
         return iri
 
     def add_terms(self, terms: Sequence[VerifiedTerm], synonyms_by_slug: dict[str, list[str]],
-                  join_paths: dict[tuple[str, str], str]) -> None:
+                  join_paths: dict[tuple[str, str | None], str]) -> None:
         per_location: dict[tuple[str, str | None], int] = defaultdict(int)
+        prefs = distinct_pref_labels([vt.candidate for vt in terms])
         for vt in terms:
             cand = vt.candidate
             table = self.schema.table(cand.table)
@@ -157,6 +158,9 @@ class _Builder:
                 confidence=cand.confidence, evidence=[ev],
             ))
             labels = cand.labels.merged(synonyms_by_slug.get(cand.slug, ()))
+            pref = prefs.get(cand.slug, labels.pref)
+            if pref != labels.pref:  # the shared label stays an alternative one
+                labels = LabelSet.make(pref, [labels.pref, *labels.alt], labels.hidden)
             self.out.terms.append(Term(
                 term, label=labels.pref, kinds=[cand.kind], alt_labels=list(labels.alt),
                 hidden_labels=list(labels.hidden), definition=cand.definition, scheme=self.iris.scheme(),
@@ -186,6 +190,35 @@ class _Builder:
 def _relation_text(rel_type: str, source: URIRef, target: URIRef, formula: str | None) -> str:
     """A relation's identity and single-valued fields as one readable line."""
     return f"{rel_type} <{source}> → <{target}>" + ("" if formula is None else f" ({formula})")
+
+
+def distinct_pref_labels(candidates: Sequence[TermCandidate]) -> dict[str, str]:
+    """Preferred labels that no two Terms of one source share: ``slug`` → new label, for the Terms
+    whose label another Term has too (case-insensitive).
+
+    A value Term is qualified by its column's label (``"Argentina"`` → ``"Argentina (Invoice billing
+    country)"``, when Customer.Country has the value too); a Term still sharing its label after that
+    by its table and column (``"… (invoice.total)"``). The shared label stays an ``skos:altLabel``.
+    """
+    def groups(labels: dict[str, str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = defaultdict(list)
+        for slug, label in labels.items():
+            out[normalize(label)].append(slug)
+        return out
+
+    by_slug = {c.slug: c for c in candidates}
+    labels = {c.slug: c.labels.pref for c in candidates}
+    for slugs in list(groups(labels).values()):
+        for slug in slugs if len(slugs) > 1 else ():
+            c = by_slug[slug]
+            if c.value is not None and c.column is not None:
+                labels[slug] = f"{c.labels.pref} ({column_labels(c.table, c.column).pref})"
+    for slugs in list(groups(labels).values()):
+        for slug in slugs if len(slugs) > 1 else ():
+            c = by_slug[slug]
+            where = c.table if c.column is None else f"{c.table}.{c.column}"
+            labels[slug] = f"{labels[slug]} ({where})" if c.value is None else f"{labels[slug]} [{where} = {c.value}]"
+    return {slug: label for slug, label in labels.items() if label != by_slug[slug].labels.pref}
 
 
 def _quote(name: str) -> str:
@@ -222,7 +255,7 @@ def _join_paths(verified: Verified) -> dict[tuple[str, str | None], str]:
     The Entity (``column`` None) gets its table's joins.
     """
     by_table: dict[str, list[str]] = defaultdict(list)
-    own: dict[tuple[str, str], list[str]] = defaultdict(list)
+    own: dict[tuple[str, str | None], list[str]] = defaultdict(list)
     for vj in verified.joins:
         j = vj.candidate
         by_table[j.child].append(j.condition())
@@ -364,7 +397,7 @@ def ground_in_documents(content: Graph, catalog: Graph) -> int:
         return 0
     lowered = [(p, " ".join(text.lower().split()), text) for p, text in passages]
     links = 0
-    for term in sorted(content.subjects(RDF.type, EVO.Term)):
+    for term in sorted(content.subjects(RDF.type, EVO.Term), key=str):
         labels = [str(content.value(term, SKOS.prefLabel) or "")]
         labels += [str(a) for a in content.objects(term, SKOS.altLabel) if " " in str(a)]
         patterns = [re.compile(r"(?<!\w)" + re.escape(" ".join(label.lower().split())) + r"(?!\w)")
