@@ -489,7 +489,8 @@ def write_workspace(result: BuildResult, path: str | Path, *, force: bool = Fals
     settings are kept) is written without ``force``. Any other workspace (with Terms, patches,
     trajectories or runs) is refused unless ``force``; with ``force`` its files (config.json,
     base.trig, patches/, trajectories/, runs/) are moved into ``path/backups/<UTC time>/`` and a new
-    workspace is made as ``init`` makes one (``lexicon.tsv`` stays). Foreign files are never moved.
+    workspace is made as ``init`` makes one, with the build's base IRI (``lexicon.tsv`` stays).
+    Foreign files are never moved, and nothing is deleted.
 
     Args:
         result: a :class:`BuildResult` built with ``base_iri=workspace_base_iri(path, force=force)``.
@@ -508,16 +509,19 @@ def write_workspace(result: BuildResult, path: str | Path, *, force: bool = Fals
     from evoonto.workspace import Workspace
 
     path = Path(path)
-    if check_workspace_target(path, force=force) is not None:
-        _move_aside(path)
-    if (path / "config.json").is_file():
-        ws = Workspace.open(path)
-        if ws.base_iri != result.base_iri:
-            raise WorkspaceError(f"{path}: the workspace base IRI {ws.base_iri} differs from the build's "
-                                 f"{result.base_iri}; rebuild with base_iri=workspace_base_iri(path)")
-    else:
-        path.mkdir(parents=True, exist_ok=True)
-        ws = _init_in_place(path, result.base_iri)
+    replacing = check_workspace_target(path, force=force) is not None
+    try:
+        if replacing:
+            _move_aside(path)
+        if not (path / "config.json").is_file():
+            path.mkdir(parents=True, exist_ok=True)
+            _init_in_place(path, result.base_iri)
+    except OSError as exc:  # read-only or full disk: one line, not a traceback
+        raise WorkspaceError(f"cannot write the workspace {path}: {exc.strerror or exc}") from None
+    ws = Workspace.open(path)
+    if ws.base_iri != result.base_iri:
+        raise WorkspaceError(f"{path}: the workspace base IRI {ws.base_iri} differs from the build's "
+                             f"{result.base_iri}; rebuild with base_iri=workspace_base_iri(path)")
     ws.replace_base(dict(result.graphs))
     locations = {r.source: _absolute_location(r.location) for r in result.sources if r.location}
     if locations:
