@@ -456,14 +456,17 @@ def _move_aside(path: Path) -> Path:
 
 
 def _init_in_place(path: Path, base_iri: str) -> Workspace:
-    """``Workspace.init`` at ``path`` although it holds leftovers, a lexicon or backups: the new
-    workspace is made in a hidden folder inside ``path`` and its files are moved up."""
+    """``Workspace.init`` at ``path`` although it holds leftovers, a lexicon or backups: a
+    ``base.trig`` without config is moved to ``backups/``, temp files and empty folders are removed,
+    and the new workspace is made in a hidden folder inside ``path`` whose files are moved up."""
     import shutil
     import tempfile
 
     from evoonto.workspace import Workspace
 
-    for entry in _entries(path):
+    if (path / "base.trig").is_file():  # a base.trig without its config is kept too, just in case
+        _move_aside(path)
+    for entry in _entries(path):  # temp files, a lock and empty folders of a killed writer
         if entry.name not in _KEPT_ENTRIES and _is_leftover(entry):
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     if not _entries(path):

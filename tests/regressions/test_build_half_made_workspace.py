@@ -18,9 +18,11 @@ def test_build_reuses_a_half_made_workspace(tmp_path):
     assert main(["build", "--source", str(make_cards_db(tmp_path)), "-w", str(ws), "--no-progress"]) == 0
     opened = Workspace.open(ws)
     assert opened.version == 0 and opened.name == "ws" and "cards" in opened.settings["sources"]
-    assert (ws / "lexicon.tsv").is_file() and not (ws / ".base.trig.4242.tmp").exists()
+    assert (ws / "lexicon.tsv").is_file() and not (ws / ".base.trig.4242.tmp").exists()  # moved with the orphan base
     assert sorted(p.name for p in ws.iterdir() if not p.name.startswith(".")) == [
-        "base.trig", "config.json", "lexicon.tsv", "patches", "runs", "trajectories"]
+        "backups", "base.trig", "config.json", "lexicon.tsv", "patches", "runs", "trajectories"]
+    (backup,) = (ws / "backups").iterdir()  # the orphan base.trig is kept, not deleted
+    assert [p.name for p in backup.iterdir() if p.is_file() and not p.name.startswith(".")] == ["base.trig"]
 
 
 def test_build_reuses_an_empty_folder_tree(tmp_path):
