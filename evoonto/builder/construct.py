@@ -129,7 +129,7 @@ class _Builder:
             if table is None:  # verify only passes Terms of catalog tables
                 continue
             term = self.iris.term(self.src, cand.slug)
-            if not self.claim(term, f"Term {cand.slug}", "term", cand.slug):
+            if not self.claim(term, f"Term {cand.slug} ({cand.kind} {cand.labels.pref!r})", "term", cand.slug):
                 continue
             self.term_iri[cand.slug] = term
             summary = None
