@@ -51,10 +51,15 @@ def slugify(text: str, *, max_length: int = 80) -> str:
     return slug or "x" + stable_key(text, length=10)
 
 
+#: The segment of an empty name (a SQL column may be named ``""``): ``%00`` is what a NUL character
+#: would encode to, which no SQL identifier holds, so it collides with no other name.
+EMPTY_SEGMENT = "%00"
+
+
 def _seg(value: object) -> str:
     text = str(value)
     if text == "":
-        raise ValueError("an IRI path segment must not be empty")
+        return EMPTY_SEGMENT
     return quote(text, safe="")
 
 

@@ -26,8 +26,11 @@ def test_build_writes_version_zero(cards_db, tmp_path, capsys):
 
     opened = Workspace.open(ws)
     assert opened.version == 0 and len(opened.ontology.graph("content")) > 100
-    # rebuilding into the same workspace replaces its base
-    assert main(["build", "--source", str(cards_db), "-w", str(ws), "--no-progress"]) == 0
+    # rebuilding into the same workspace is refused without --force, and replaces it with --force
+    assert main(["build", "--source", str(cards_db), "-w", str(ws), "--no-progress"]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert main(["build", "--source", str(cards_db), "-w", str(ws), "--no-progress", "--force"]) == 0
+    assert Workspace.open(ws).version == 0 and len(list((ws / "backups").iterdir())) == 1
 
 
 @pytest.mark.parametrize("extra, message", [
@@ -50,3 +53,4 @@ def test_help_lists_options(capsys):
         main(["build", "--help"])
     out = capsys.readouterr().out
     assert "--source" in out and "--workload" in out and "anthropic:MODEL" in out and "--workspace" in out
+    assert "--force" in out and "backups/" in out

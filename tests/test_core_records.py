@@ -46,8 +46,9 @@ def test_segments_are_percent_encoded(iris):
     col = iris.column("my db", 'o"rder', "sé/lect")
     assert str(col) == B + "source/my%20db/table/o%22rder/column/s%C3%A9%2Flect"
     rdflib.Graph().add((col, rdflib.RDF.type, EVO.Term))  # a valid IRI for rdflib
-    with pytest.raises(ValueError):
-        iris.column("s", "", "c")
+    # an empty name (SQL allows a column named "") gets a segment no other name encodes to
+    assert str(iris.column("s", "", "c")) == B + "source/s/table/%00/column/c"
+    assert iris.column("s", "t", "") not in {iris.column("s", "t", n) for n in ("_", "-", "%00", " ")}
 
 
 def test_bad_base_rejected():

@@ -21,10 +21,10 @@ import re
 
 from rdflib.namespace import DCTERMS, PROV, RDF, SKOS
 
-from evoonto.builder.labels import singularize, split_identifier
+from evoonto.builder.labels import LabelSet, column_labels, normalize, singularize, split_identifier
 from evoonto.builder.probe import ColumnProfile, ProbeResult
-from evoonto.builder.propose import term_slug
-from evoonto.builder.verify import Verified, VerifiedTerm
+from evoonto.builder.propose import TermCandidate, term_slug
+from evoonto.builder.verify import Rejection, Verified, VerifiedTerm
 from evoonto.catalog import SourceSchema, TableInfo
 from evoonto.iris import IriFactory
 from evoonto.namespaces import EVO, bind_prefixes
@@ -33,7 +33,7 @@ from evoonto.records import (
 )
 from evoonto.sources.quoting import quote_identifier, quote_literal
 
-__all__ = ["Construction", "construct", "scheme_triples", "ground_in_documents"]
+__all__ = ["Construction", "construct", "scheme_triples", "ground_in_documents", "distinct_pref_labels"]
 
 
 
@@ -47,6 +47,9 @@ class Construction:
     probes: dict[URIRef, ProbeActivity] = field(default_factory=dict)
     constraints: list[Constraint] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
+    #: candidates left out because they would mint an IRI another record already holds with
+    #: different single-valued fields (the first one, in the stable candidate order, is kept)
+    rejected: list[Rejection] = field(default_factory=list)
 
     def records(self) -> list:
         """Every record, in a stable order."""
@@ -82,6 +85,21 @@ class _Builder:
         self.src = schema.id
         self.out = Construction()
         self.term_iri: dict[str, URIRef] = {}
+        #: every Term, Constraint and Relation IRI minted so far → what it was minted for
+        self.minted: dict[URIRef, str] = {}
+
+    def claim(self, iri: URIRef, what: str, family: str, subject: str) -> bool:
+        """Mint ``iri`` for ``what``; ``False`` (and a :class:`Rejection` naming the holder) when a
+        different candidate already minted it. Two records on one IRI would merge into one node
+        with two values of single-valued fields (``evo:formula``, ``skos:prefLabel`` …), which the
+        shapes refuse; the first candidate in the stable order keeps the IRI."""
+        holder = self.minted.get(iri)
+        if holder is None:
+            self.minted[iri] = what
+            return True
+        if holder != what:
+            self.out.rejected.append(Rejection(family, subject, f"its IRI <{iri}> is already minted for {holder}"))
+        return False
 
     def evidence(self, probe: ProbeResult, profile: ColumnProfile | None = None, summary: str | None = None) -> URIRef:
         iri = self.iris.evidence(probe.key)
@@ -102,12 +120,17 @@ class _Builder:
         return iri
 
     def add_terms(self, terms: Sequence[VerifiedTerm], synonyms_by_slug: dict[str, list[str]],
-                  join_paths: dict[tuple[str, str], str]) -> None:
+                  join_paths: dict[tuple[str, str | None], str]) -> None:
         per_location: dict[tuple[str, str | None], int] = defaultdict(int)
+        prefs = distinct_pref_labels([vt.candidate for vt in terms])
         for vt in terms:
             cand = vt.candidate
             table = self.schema.table(cand.table)
+            if table is None:  # verify only passes Terms of catalog tables
+                continue
             term = self.iris.term(self.src, cand.slug)
+            if not self.claim(term, f"Term {cand.slug} ({cand.kind} {cand.labels.pref!r})", "term", cand.slug):
+                continue
             self.term_iri[cand.slug] = term
             summary = None
             if cand.column is None:
@@ -116,13 +139,15 @@ class _Builder:
                 summary = f"{_count(vt.probe)} rows of {table.name} have {cand.column} = {cand.value!r}"
             ev = self.evidence(vt.probe, vt.profile if cand.value is None else None, summary)
             column = None if cand.column is None else table.column(cand.column)
+            if cand.column is not None and column is None:
+                continue
             # the first Term of a location gets mapping/{src}/{table}[/{column}], later ones /{n}
             location = (table.name, None if column is None else column.name)
             n = per_location[location] or None
             per_location[location] += 1
             mapping = self.iris.mapping(self.src, table.name, None if column is None else column.name, n)
             filt = None
-            if cand.value is not None:
+            if cand.value is not None and column is not None:
                 filt = f"{_quote(column.name)} = {_literal(cand.value)}"
             self.out.mappings.append(Mapping(
                 mapping, term=term, source=self.schema.iri, table=table.iri,
@@ -133,15 +158,67 @@ class _Builder:
                 confidence=cand.confidence, evidence=[ev],
             ))
             labels = cand.labels.merged(synonyms_by_slug.get(cand.slug, ()))
+            pref = prefs.get(cand.slug, labels.pref)
+            if pref != labels.pref:  # the shared label stays an alternative one
+                labels = LabelSet.make(pref, [labels.pref, *labels.alt], labels.hidden)
             self.out.terms.append(Term(
                 term, label=labels.pref, kinds=[cand.kind], alt_labels=list(labels.alt),
                 hidden_labels=list(labels.hidden), definition=cand.definition, scheme=self.iris.scheme(),
                 mappings=[mapping], evidence=[ev],
             ))
 
-    def relation(self, rel_type: str, source: URIRef, target: URIRef, evidence: URIRef, **kw) -> None:
-        self.out.relations.append(Relation(self.iris.relation(rel_type, source, target), type=rel_type,
-                                           source=source, target=target, evidence=[evidence], **kw))
+    def relation(self, rel_type: str, source: URIRef, target: URIRef, evidence: URIRef, *,
+                 join_condition: str | None = None, formula: str | None = None) -> bool:
+        """Add a Relation unless its IRI is taken by one with another ``formula`` (see
+        :meth:`claim`); one with the same single-valued fields adds its multi-valued ones (join
+        conditions: alternatives; evidence) to the node. Returns whether it was added."""
+        iri = self.iris.relation(rel_type, source, target)
+        what = _relation_text(rel_type, source, target, formula)
+        if not self.claim(iri, what, "relation", what) and self.minted[iri] != what:
+            return False
+        self.out.relations.append(Relation(iri, type=rel_type, source=source, target=target,
+                                           evidence=[evidence], join_condition=join_condition, formula=formula))
+        return True
+
+    def conflict(self, rel_type: str, source: URIRef, target: URIRef, formula: str | None = None) -> str | None:
+        """Why :meth:`relation` would refuse this relation (the holder of its IRI), or ``None``."""
+        holder = self.minted.get(self.iris.relation(rel_type, source, target))
+        what = _relation_text(rel_type, source, target, formula)
+        return None if holder in (None, what) else f"its IRI is already minted for {holder}"
+
+
+def _relation_text(rel_type: str, source: URIRef, target: URIRef, formula: str | None) -> str:
+    """A relation's identity and single-valued fields as one readable line."""
+    return f"{rel_type} <{source}> → <{target}>" + ("" if formula is None else f" ({formula})")
+
+
+def distinct_pref_labels(candidates: Sequence[TermCandidate]) -> dict[str, str]:
+    """Preferred labels that no two Terms of one source share: ``slug`` → new label, for the Terms
+    whose label another Term has too (case-insensitive).
+
+    A value Term is qualified by its column's label (``"Argentina"`` → ``"Argentina (Invoice billing
+    country)"``, when Customer.Country has the value too); a Term still sharing its label after that
+    by its table and column (``"… (invoice.total)"``). The shared label stays an ``skos:altLabel``.
+    """
+    def groups(labels: dict[str, str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = defaultdict(list)
+        for slug, label in labels.items():
+            out[normalize(label)].append(slug)
+        return out
+
+    by_slug = {c.slug: c for c in candidates}
+    labels = {c.slug: c.labels.pref for c in candidates}
+    for slugs in list(groups(labels).values()):
+        for slug in slugs if len(slugs) > 1 else ():
+            c = by_slug[slug]
+            if c.value is not None and c.column is not None:
+                labels[slug] = f"{c.labels.pref} ({column_labels(c.table, c.column).pref})"
+    for slugs in list(groups(labels).values()):
+        for slug in slugs if len(slugs) > 1 else ():
+            c = by_slug[slug]
+            where = c.table if c.column is None else f"{c.table}.{c.column}"
+            labels[slug] = f"{labels[slug]} ({where})" if c.value is None else f"{labels[slug]} [{where} = {c.value}]"
+    return {slug: label for slug, label in labels.items() if label != by_slug[slug].labels.pref}
 
 
 def _quote(name: str) -> str:
@@ -178,7 +255,7 @@ def _join_paths(verified: Verified) -> dict[tuple[str, str | None], str]:
     The Entity (``column`` None) gets its table's joins.
     """
     by_table: dict[str, list[str]] = defaultdict(list)
-    own: dict[tuple[str, str], list[str]] = defaultdict(list)
+    own: dict[tuple[str, str | None], list[str]] = defaultdict(list)
     for vj in verified.joins:
         j = vj.candidate
         by_table[j.child].append(j.condition())
@@ -259,14 +336,22 @@ def construct(verified: Verified, schema: SourceSchema, iris: IriFactory, at: da
             b.relation("Association", slugs[ends[0]], slugs[ends[1]], ev,
                        join_condition=j.condition())
 
-    # derivations: target derived from each operand
+    # derivations: target derived from each operand. A derivation is added whole or not at all: a
+    # column that satisfies two formulas with a shared operand (total = a + b and total = a * c)
+    # would put two evo:formula values on the Derivation total → a; the first formula is kept.
     for d in verified.derivations:
-        ev = b.evidence(d.probe, summary=f"0 rows of {d.table} violate {d.formula}")
         target = slugs.get(term_slug(d.table, d.target))
-        for operand in (d.left, d.right):
-            source = slugs.get(term_slug(d.table, operand))
-            if target is not None and source is not None:
-                b.relation("Derivation", target, source, ev, formula=d.formula)
+        operands = [slugs.get(term_slug(d.table, operand)) for operand in dict.fromkeys((d.left, d.right))]
+        sources = [o for o in operands if o is not None]
+        if target is None or not sources:
+            continue
+        conflicts = [why for o in sources if (why := b.conflict("Derivation", target, o, d.formula))]
+        if conflicts:
+            b.out.rejected.append(Rejection("derivation", f"{d.table}.{d.formula}", conflicts[0]))
+            continue
+        ev = b.evidence(d.probe, summary=f"0 rows of {d.table} violate {d.formula}")
+        for source in sources:
+            b.relation("Derivation", target, source, ev, formula=d.formula)
 
     for vc in verified.constraints:
         c = vc.candidate
@@ -274,9 +359,12 @@ def construct(verified: Verified, schema: SourceSchema, iris: IriFactory, at: da
         if not targets:
             continue
         targets += [m.iri for m in b.out.mappings if m.term == targets[0]]
+        iri = iris.constraint(f"{schema.id}.{c.slug}")
+        if not b.claim(iri, f"Constraint {c.slug} ({c.rule}: {c.condition})", "constraint", c.slug):
+            continue
         ev = b.evidence(vc.probe, summary=f"{_count(vc.probe)} rows checked for {c.rule} rule on {c.table}.{c.column}")
         b.out.constraints.append(Constraint(
-            iris.constraint(f"{schema.id}.{c.slug}"), constrains=targets, condition=c.condition,
+            iri, constrains=targets, condition=c.condition,
             trigger_keywords=list(c.triggers), severity=c.severity, comment=c.comment, evidence=[ev],
         ))
     b.out.relations.sort(key=lambda r: str(r.iri))
@@ -309,7 +397,7 @@ def ground_in_documents(content: Graph, catalog: Graph) -> int:
         return 0
     lowered = [(p, " ".join(text.lower().split()), text) for p, text in passages]
     links = 0
-    for term in sorted(content.subjects(RDF.type, EVO.Term)):
+    for term in sorted(content.subjects(RDF.type, EVO.Term), key=str):
         labels = [str(content.value(term, SKOS.prefLabel) or "")]
         labels += [str(a) for a in content.objects(term, SKOS.altLabel) if " " in str(a)]
         patterns = [re.compile(r"(?<!\w)" + re.escape(" ".join(label.lower().split())) + r"(?!\w)")

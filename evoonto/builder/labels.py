@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from evoonto.lexicon import Lexicon
-from evoonto.text import normalize, pluralize, singularize, split_identifier
+from evoonto.text import STOP_WORDS, normalize, pluralize, singularize, split_identifier
 
 __all__ = [
     "LabelSet", "split_identifier", "expand_tokens", "humanize", "pluralize", "singularize",
@@ -103,11 +103,20 @@ def synonym_phrases(words: list[str], lexicon: Lexicon | None = None) -> list[st
     head = words[-1]
     phrases = list(lexicon.synonyms(" ".join(words))) if len(words) > 1 else []
     for alternative in lexicon.synonyms(head):
-        phrases.append(" ".join(words[:-1] + [alternative]))
+        # a question phrase ("how much" for price, "how old" for age) stands on its own but cannot
+        # replace the head noun of a longer name ("unit price" is not "unit how much")
+        if len(words) == 1 or not _is_phrase_cue(alternative):
+            phrases.append(" ".join(words[:-1] + [alternative]))
         phrases.append(alternative)
     for word in words[:-1]:
         phrases.extend(lexicon.synonyms(word))
     return phrases
+
+
+def _is_phrase_cue(phrase: str) -> bool:
+    """True for a synonym that holds a function word (``"how much"``, ``"years of age"``): a
+    question cue, not a noun that can stand in a compound name."""
+    return any(w in STOP_WORDS for w in phrase.lower().split())
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rdflib import Graph
+from rdflib import RDF, Graph
 
 from evoonto.builder.construct import construct, ground_in_documents, scheme_triples
 from evoonto.builder.labels import use_lexicon
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from evoonto.workspace import Workspace
 
 __all__ = ["BuildResult", "SourceReport", "build", "build_clock", "make_proposer", "write_workspace",
-           "workspace_base_iri",
+           "workspace_base_iri", "describe_workspace", "check_workspace_target", "BACKUP_DIR",
            "DEFAULT_BASE_IRI", "STEPS"]
 
 #: Base IRI used when none is given (a workspace passes its own ``base_iri``).
@@ -246,6 +246,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             rejected.extend(verified.rejected)
             _step(progress, src.id, "verify")
             built = construct(verified, schema, iris, clock)
+            rejected.extend(built.rejected)
             built.graph(content)
             _step(progress, src.id, "construct")
         finally:
@@ -260,6 +261,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             totals[key] = totals.get(key, 0) + value
         reports.append(SourceReport(src.id, counts, len(mine), (time.perf_counter() - t0) * 1000.0,
                                     str(location) if isinstance(location, (str, Path)) else None))
+    _warn_unmatched_questions(questions, [r.source for r in reports])
     if not totals.get("terms"):
         raise SourceError("no Terms built: the source(s) " + ", ".join(r.source for r in reports)
                           + " hold no tables with columns (documents only ground Terms of table sources)")
@@ -272,6 +274,25 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
         result.validation = _validate(result)
     result.elapsed_ms = (time.perf_counter() - started) * 1000.0
     return result
+
+
+def _warn_unmatched_questions(questions: Sequence[Question], source_ids: Sequence[str]) -> None:
+    """One :class:`~evoonto.sources.base.SourceWarning` when workload questions name a ``db_id``
+    that is no source's id (those questions are not used), naming the db_ids and the known ids."""
+    known = set(source_ids)
+    unmatched: dict[str, int] = {}
+    for q in questions:
+        if q.db_id is not None and q.db_id not in known:
+            unmatched[q.db_id] = unmatched.get(q.db_id, 0) + 1
+    if not unmatched:
+        return
+    from evoonto.sources.base import warn
+
+    names = sorted(unmatched)
+    shown = ", ".join(repr(n) for n in names[:5]) + (f", … ({len(names)} db_ids)" if len(names) > 5 else "")
+    warn(f"{sum(unmatched.values())} workload question(s) with db_id {shown} match no source and are not "
+         f"used; the sources are {', '.join(repr(s) for s in source_ids)} (a source's id is its file or "
+         f"folder name without extension)")
 
 
 def _discovered_joins(src: BaseSource, iris: IriFactory) -> list[JoinCandidate]:
@@ -320,53 +341,209 @@ def _validate(result: BuildResult) -> ValidationReport:
     return report
 
 
-def workspace_base_iri(path: str | Path) -> str:
+#: Files and folders a workspace (or a half-made one, from a build killed early) consists of;
+#: ``lexicon.tsv`` is the user's own label file (read by the build, kept in place).
+_WORKSPACE_ENTRIES = ("config.json", "base.trig", "patches", "trajectories", "runs", ".lock")
+_KEPT_ENTRIES = ("lexicon.tsv", "backups")
+#: The folder inside a workspace that ``force`` moves a replaced workspace into.
+BACKUP_DIR = "backups"
+
+
+def _entries(path: Path) -> list[Path]:
+    return sorted(path.iterdir()) if path.is_dir() else []
+
+
+def _is_leftover(entry: Path) -> bool:
+    """A temp file of a crashed writer, or an empty folder of a workspace."""
+    if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+        return True
+    return entry.name in ("patches", "trajectories", "runs", ".lock", "base.trig") and (
+        not entry.is_dir() or not any(entry.iterdir()))
+
+
+def describe_workspace(path: str | Path) -> str | None:
+    """One line saying what the workspace at ``path`` holds, or ``None`` when a build may write
+    there without replacing anything.
+
+    ``None`` for: a missing or empty folder; a half-made workspace (no ``config.json``; only
+    empty workspace folders, a ``base.trig`` written before its config, a lock and temp files: a
+    build or init killed early); a workspace just created by ``evoonto init`` (no patches, no
+    trajectories or runs, no Terms). A folder's ``lexicon.tsv`` and ``backups/`` never count.
+
+    Args:
+        path: the workspace directory.
+
+    Returns:
+        ``"workspace 'name' (base IRI …, version 3, 4 patches, 2 trajectories, 1 run)"``, a
+        description of foreign files, or ``None``.
+    """
+    from evoonto.errors import EvoontoError
+    from evoonto.namespaces import EVO
+    from evoonto.workspace import Workspace
+
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        return f"{path} is a file, not a workspace folder"
+    entries = [e for e in _entries(path) if e.name not in _KEPT_ENTRIES]
+    if not (path / "config.json").is_file():
+        if all(_is_leftover(e) for e in entries):
+            return None
+        foreign = [e.name for e in entries if not _is_leftover(e)]
+        return (f"{path} holds files that are not an evoonto workspace ({', '.join(foreign[:5])}"
+                f"{', …' if len(foreign) > 5 else ''})")
+    trajectories = sorted(p for p in (path / "trajectories").glob("*") if p.is_file())
+    runs = sorted(p for p in (path / "runs").glob("*"))
+    try:
+        ws = Workspace.open(path)
+    except EvoontoError as exc:
+        return f"an unreadable workspace ({exc})"
+    patches = len(ws.log())
+    terms = sum(1 for _ in ws.ontology.graph("content").subjects(RDF.type, EVO.Term))
+    if not (patches or trajectories or runs or terms):
+        return None
+    return (f"workspace {ws.name!r} (base IRI {ws.base_iri}, version {ws.version}, {terms} terms, "
+            f"{patches} patch(es), {len(trajectories)} trajectory file(s), {len(runs)} run(s))")
+
+
+def check_workspace_target(path: str | Path, *, force: bool = False) -> str | None:
+    """Whether a build may be written to ``path`` (see :func:`write_workspace`).
+
+    Returns:
+        ``None`` when nothing is replaced, else the one-line description of the workspace that
+        ``force`` will move aside.
+
+    Raises:
+        WorkspaceError: ``path`` holds a workspace and ``force`` is not set (the message says what
+            it holds), or ``path`` holds files that are not a workspace (never replaced).
+    """
+    from evoonto.errors import WorkspaceError
+
+    path = Path(path)
+    held = describe_workspace(path)
+    if held is None:
+        return None
+    if not (path / "config.json").is_file():
+        raise WorkspaceError(f"{held}; choose another --workspace")
+    if not force:
+        raise WorkspaceError(f"{path} already holds {held}; pass --force to replace it "
+                             f"(moved to {path / BACKUP_DIR}/<UTC time>/)")
+    return held
+
+
+def workspace_base_iri(path: str | Path, *, force: bool = False) -> str:
     """The base IRI a build for the workspace at ``path`` must use: the existing workspace's, or
     the default a new workspace there would get (:func:`evoonto.iris.default_base` of its name).
 
+    With ``force`` a workspace that :func:`describe_workspace` reports (one that would be replaced)
+    does not pass its base IRI on: the new workspace is made as ``init`` makes one at ``path``.
+
     Raises:
-        WorkspaceError: ``path`` holds a malformed workspace.
+        WorkspaceError: ``path`` holds a malformed workspace (and ``force`` is not set).
     """
     from evoonto.iris import default_base
     from evoonto.workspace import Workspace
 
     path = Path(path)
-    if (path / "config.json").is_file():
+    if (path / "config.json").is_file() and not (force and describe_workspace(path) is not None):
         return Workspace.open(path).base_iri
     return default_base(path.resolve().name.lstrip(".") or "workspace")
 
 
-def write_workspace(result: BuildResult, path: str | Path) -> Workspace:
-    """Write a build as version 0 of a workspace (created when missing or empty, else its base is
-    replaced; SHACL-validated by the workspace). The source locations are recorded in the
-    workspace settings (``sources``: ``{id: path or URL}``) for ``evoonto serve --data-tools``.
+def _absolute_location(location: str) -> str:
+    """A source location that does not depend on the working directory: a local path made
+    absolute; ``scheme:///relative/path`` URLs (SQLite, DuckDB) with an absolute path; other URLs
+    as given."""
+    if "://" in location:
+        scheme, _, rest = location.partition(":///")
+        if rest and not rest.startswith("/") and scheme.split("+")[0] in ("sqlite", "duckdb"):
+            return f"{scheme}:///{Path(rest).resolve()}"
+        return location
+    return str(Path(location).expanduser().resolve())
+
+
+def _move_aside(path: Path) -> Path:
+    """Move the workspace files of ``path`` into ``path/backups/<UTC time>/``; returns that folder."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    backup = path / BACKUP_DIR / stamp
+    backup.mkdir(parents=True)
+    for entry in _entries(path):
+        if entry.name not in _KEPT_ENTRIES and entry.name != ".lock":
+            os.replace(entry, backup / entry.name)
+    return backup
+
+
+def _init_in_place(path: Path, base_iri: str) -> Workspace:
+    """``Workspace.init`` at ``path`` although it holds leftovers, a lexicon or backups: a
+    ``base.trig`` without config is moved to ``backups/``, temp files and empty folders are removed,
+    and the new workspace is made in a hidden folder inside ``path`` whose files are moved up."""
+    import shutil
+    import tempfile
+
+    from evoonto.workspace import Workspace
+
+    if (path / "base.trig").is_file():  # a base.trig without its config is kept too, just in case
+        _move_aside(path)
+    for entry in _entries(path):  # temp files, a lock and empty folders of a killed writer
+        if entry.name not in _KEPT_ENTRIES and _is_leftover(entry):
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    if not _entries(path):
+        return Workspace.init(path, base_iri=base_iri)
+    name = path.resolve().name.lstrip(".") or "workspace"
+    scratch = Path(tempfile.mkdtemp(prefix=".init-", dir=path))
+    try:
+        Workspace.init(scratch / "ws", base_iri=base_iri, name=name)
+        # config.json last: a workspace is complete only once its config is in place
+        for entry in sorted((scratch / "ws").iterdir(), key=lambda e: e.name == "config.json"):
+            os.replace(entry, path / entry.name)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return Workspace.open(path)
+
+
+def write_workspace(result: BuildResult, path: str | Path, *, force: bool = False) -> Workspace:
+    """Write a build as version 0 of a workspace. The source locations are recorded, as absolute
+    paths, in the workspace settings (``sources``: ``{id: path or URL}``) for ``evoonto serve``.
+
+    Where it writes (see :func:`describe_workspace`): a missing or empty folder, a half-made
+    workspace (its leftovers are removed) or a workspace fresh from ``init`` (its name, base IRI and
+    settings are kept) is written without ``force``. Any other workspace (with Terms, patches,
+    trajectories or runs) is refused unless ``force``; with ``force`` its files (config.json,
+    base.trig, patches/, trajectories/, runs/) are moved into ``path/backups/<UTC time>/`` and a new
+    workspace is made as ``init`` makes one, with the build's base IRI (``lexicon.tsv`` stays).
+    Foreign files are never moved, and nothing is deleted.
 
     Args:
-        result: a :class:`BuildResult` built with ``base_iri=workspace_base_iri(path)``.
+        result: a :class:`BuildResult` built with ``base_iri=workspace_base_iri(path, force=force)``.
         path: the workspace directory.
+        force: replace an existing workspace (moved aside, nothing deleted).
 
     Returns:
         The open :class:`evoonto.workspace.Workspace`.
 
     Raises:
-        WorkspaceError: the workspace cannot be created or written, has patches already, or its base
-            IRI differs from the build's.
+        WorkspaceError: ``path`` holds a workspace and ``force`` is not set, or holds foreign files;
+            the workspace cannot be created or written; its base IRI differs from the build's.
         ShapeViolationError: the build does not validate.
     """
     from evoonto.errors import WorkspaceError
     from evoonto.workspace import Workspace
 
     path = Path(path)
-    exists = (path / "config.json").is_file()
-    if exists:
-        ws = Workspace.open(path)
-        if ws.base_iri != result.base_iri:
-            raise WorkspaceError(f"{path}: the workspace base IRI {ws.base_iri} differs from the build's "
-                                 f"{result.base_iri}; rebuild with base_iri=workspace_base_iri(path)")
-    else:
-        ws = Workspace.init(path, base_iri=result.base_iri)
+    replacing = check_workspace_target(path, force=force) is not None
+    try:
+        if replacing:
+            _move_aside(path)
+        if not (path / "config.json").is_file():
+            path.mkdir(parents=True, exist_ok=True)
+            _init_in_place(path, result.base_iri)
+    except OSError as exc:  # read-only or full disk: one line, not a traceback
+        raise WorkspaceError(f"cannot write the workspace {path}: {exc.strerror or exc}") from None
+    ws = Workspace.open(path)
+    if ws.base_iri != result.base_iri:
+        raise WorkspaceError(f"{path}: the workspace base IRI {ws.base_iri} differs from the build's "
+                             f"{result.base_iri}; rebuild with base_iri=workspace_base_iri(path)")
     ws.replace_base(dict(result.graphs))
-    locations = {r.source: r.location for r in result.sources if r.location}
+    locations = {r.source: _absolute_location(r.location) for r in result.sources if r.location}
     if locations:
         ws.set_setting("sources", locations)
     return ws

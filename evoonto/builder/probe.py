@@ -89,7 +89,7 @@ class Prober:
         """
         q = self.quote
         c, p = q(child), q(parent)
-        on = " AND ".join(f"c.{q(a)} = p.{q(b)}" for a, b in zip(child_cols, parent_cols))
+        on = " AND ".join(f"c.{q(a)} = p.{q(b)}" for a, b in zip(child_cols, parent_cols, strict=False))
         not_null = " AND ".join(f"c.{q(a)} IS NOT NULL" for a in child_cols)
         sql = (f"SELECT COUNT(*), COUNT(CASE WHEN EXISTS (SELECT 1 FROM {p} AS p WHERE {on}) THEN 1 END) "
                f"FROM {c} AS c WHERE {not_null}")

@@ -29,7 +29,7 @@ from typing import Protocol
 from rapidfuzz import fuzz
 
 from evoonto.builder.labels import (
-    LabelSet, column_labels, normalize, singularize, split_identifier, table_labels,
+    LabelSet, column_labels, expand_tokens, normalize, singularize, split_identifier, table_labels,
 )
 from evoonto.builder.probe import ColumnProfile, quote_identifier, sql_literal
 from evoonto.builder.workload import Question
@@ -40,7 +40,7 @@ from evoonto.text import QUESTION_STOP_WORDS
 __all__ = [
     "TERM_KINDS", "TermCandidate", "SynonymCandidate", "ValueCandidate", "JoinCandidate",
     "DerivationCandidate", "ConstraintCandidate", "Proposal", "Proposer", "OfflineProposer",
-    "schema_candidates", "workload_candidates", "term_slug",
+    "schema_candidates", "workload_candidates", "term_slug", "default_aggregation",
 ]
 
 #: Term kinds (local names of evo: classes, docs/architecture.md §3).
@@ -294,12 +294,73 @@ def _definition(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnPro
     return text + "."
 
 
-def _aggregation(kind: str, profile: ColumnProfile | None) -> str | None:
-    if kind == "Metric":
-        return "SUM" if profile is not None and profile.pattern == "decimal" else "AVG"
+# Measurement vocabulary of English (general knowledge, not read from any benchmark), used by
+# :func:`default_aggregation` on a column name's words after abbreviations are expanded.
+#: Quantities that are not aggregated at all: positions on a scale or on the map, ordinals.
+_UNAGGREGATED_WORDS = frozenset({
+    "latitude", "longitude", "lat", "lon", "lng", "coordinate", "coordinates", "altitude", "elevation",
+    "rank", "ranking", "position", "ordinal", "sequence", "seq", "version", "zip", "postal", "postcode",
+    "phone", "fax", "telephone",
+})
+#: Intensive quantities (per-unit values, ratios, levels, scores, physical attributes of one thing):
+#: their mean is meaningful, their sum is not.
+_INTENSIVE_WORDS = frozenset({
+    "price", "rate", "ratio", "percent", "percentage", "proportion", "fraction", "share", "discount",
+    "average", "mean", "median", "per", "age", "score", "rating", "grade", "gpa", "temperature", "speed",
+    "velocity", "density", "margin", "efficiency", "probability", "likelihood", "level", "index", "factor",
+    "height", "width", "depth", "weight", "tall", "capacity", "mpg", "horsepower", "latency", "yield",
+})
+#: Extensive quantities (amounts, counts, totals, sizes, durations): sums over rows are meaningful.
+_ADDITIVE_WORDS = frozenset({
+    "total", "sum", "amount", "count", "quantity", "qty", "volume", "revenue", "sales", "turnover", "cost",
+    "costs", "expense", "expenses", "income", "earnings", "profit", "loss", "budget", "spend", "spending",
+    "payment", "paid", "fee", "fees", "tax", "freight", "balance", "bytes", "byte", "kb", "mb", "gb",
+    "milliseconds", "ms", "seconds", "minutes", "hours", "days", "duration", "population", "units", "stock",
+    "inventory", "points", "goals", "wins", "losses", "visits", "views", "clicks", "downloads", "sold",
+})
+
+
+def default_aggregation(kind: str, column: str | None = None, profile: ColumnProfile | None = None) -> str | None:
+    """The default aggregation of a Term, or ``None`` when no single one is safe to sign.
+
+    * Entity: ``COUNT`` (rows); Identifier, Category, Dimension, TimeDimension (ids, codes, years,
+      dates): ``None``.
+    * Metric, by the words of the column name (abbreviations expanded): a position or ordinal
+      (latitude, rank, postal code) → ``None``; an explicit total (``total``, ``sum``) → ``SUM``;
+      an intensive quantity (price, rate, percentage, age, score, discount, per-unit values) →
+      ``AVG``; an extensive one (amount, quantity, cost, bytes, seconds, population) → ``SUM``;
+      otherwise values profiled within [0, 1] with decimals (a fraction) → ``AVG``; else ``None``.
+
+    Args:
+        kind: the Term kind (:data:`TERM_KINDS`).
+        column: the column name (``None`` for an Entity).
+        profile: the column profile (its ``pattern``, ``min_value`` and ``max_value`` are read).
+    """
     if kind == "Entity":
         return "COUNT"
+    if kind != "Metric" or column is None:
+        return None
+    words = expand_tokens(split_identifier(column))
+    singular = {singularize(w) for w in words} | set(words)
+    if singular & _UNAGGREGATED_WORDS:
+        return None
+    if singular & {"total", "sum"}:
+        return "SUM"
+    if singular & _INTENSIVE_WORDS:
+        return "AVG"
+    if singular & _ADDITIVE_WORDS or words[:1] == ["number"]:
+        return "SUM"
+    if profile is not None and profile.pattern == "decimal" and _within_unit_interval(profile):
+        return "AVG"
     return None
+
+
+def _within_unit_interval(profile: ColumnProfile) -> bool:
+    try:
+        low, high = float(profile.min_value or "nan"), float(profile.max_value or "nan")
+    except ValueError:
+        return False
+    return 0.0 <= low and high <= 1.0
 
 
 def _is_value_term_column(kind: str, profile: ColumnProfile | None) -> bool:
@@ -338,7 +399,7 @@ def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], C
                 slug=term_slug(table.name, col.name), kind=kind, table=table.name, column=col.name,
                 labels=column_labels(table.name, col.name, qualify=schema.kind != "files"),
                 definition=_definition(table, col, kind, profile),
-                aggregation=_aggregation(kind, profile),
+                aggregation=default_aggregation(kind, col.name, profile),
             ))
             if profile is not None and _is_value_term_column(kind, profile):
                 for value in profile.vocabulary:

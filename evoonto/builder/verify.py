@@ -278,7 +278,7 @@ def _verify_derivations(cand: DerivationCandidate, prober: Prober,
 
 def _holds(target, left, right, fn) -> bool:
     rows = 0
-    for t, a, b in zip(target, left, right):
+    for t, a, b in zip(target, left, right, strict=False):
         if t is None or a is None or b is None:
             continue
         value = fn(a, b)
@@ -290,8 +290,8 @@ def _holds(target, left, right, fn) -> bool:
     if rows < 3:
         return False
     # trivial identities (b always 0 for +/-, 1 for * and /) are not derivations
-    return not (all(t == a for t, a in zip(target, left) if t is not None and a is not None)
-                or all(t == b for t, b in zip(target, right) if t is not None and b is not None))
+    return not (all(t == a for t, a in zip(target, left, strict=False) if t is not None and a is not None)
+                or all(t == b for t, b in zip(target, right, strict=False) if t is not None and b is not None))
 
 
 def _verify_constraint(cand: ConstraintCandidate, schema: SourceSchema, prober: Prober, out: Verified) -> None:

@@ -19,8 +19,17 @@ question file; only the question text is read, never gold SQL or answers.
 Proposer: "offline" (default; deterministic, no network) or "anthropic:MODEL" (Claude, e.g.
 anthropic:claude-sonnet-5-5; needs ANTHROPIC_API_KEY in the environment).
 
+Workspace: a missing or empty folder, a workspace fresh from `evoonto init` (its name and base IRI
+are kept) or a half-made one (left by a build killed early) is written. A workspace that holds
+Terms, patches, trajectories or runs is refused with one line saying what it holds; --force
+replaces it: its config.json, base.trig, patches/, trajectories/ and runs/ are MOVED (not deleted)
+into WORKSPACE/backups/<UTC time>/ and a new workspace is made as `evoonto init` makes one, so old
+runs and trajectories never mix with the new base. WORKSPACE/lexicon.tsv stays in place.
+Source paths are recorded as absolute paths, so `evoonto serve` works from any directory.
+
 Examples:
   evoonto build --source db.sqlite --workload questions.jsonl --workspace ./onto
+  evoonto build --source other.sqlite --workspace ./onto --force   # replace ./onto (old one backed up)
   evoonto build --source db.sqlite --proposer anthropic:claude-sonnet-5-5 --workspace ./onto
 """
 
@@ -36,6 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="question workload: JSON Lines, plain text, or a Spider/BIRD JSON file")
     parser.add_argument("--proposer", default="offline", metavar="offline|anthropic:MODEL",
                         help="who proposes candidates (default: offline)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace an existing workspace; its files are moved to WORKSPACE/backups/<UTC time>/")
     parser.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
     add_workspace_option(parser)
     parser.set_defaults(func=run)
@@ -54,9 +65,10 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     with warnings.catch_warnings():
         # source warnings (an empty table source, a file read as Latin-1 …) as one stderr line each
-        from tqdm import tqdm
+        from evoonto.progress import progress_write
 
-        warnings.showwarning = lambda message, *rest, **kw: tqdm.write(f"evoonto: warning: {message}", file=sys.stderr)
+        warnings.showwarning = lambda message, *rest, **kw: progress_write(f"evoonto: warning: {message}",
+                                                                           file=sys.stderr)
         return _run(args, started)
 
 
@@ -64,14 +76,17 @@ def _run(args: argparse.Namespace, started: float) -> int:
     """:func:`run` after the warning display is set up; ``started`` is its perf_counter (s)."""
     import time
 
-    from evoonto.builder.pipeline import STEPS, build, make_proposer, workspace_base_iri, write_workspace
+    from evoonto.builder.pipeline import (
+        BACKUP_DIR, STEPS, build, check_workspace_target, make_proposer, workspace_base_iri, write_workspace,
+    )
     from evoonto.cli import workspace_path
     from evoonto.lexicon import Lexicon
     from evoonto.progress import progress_bar
 
     path = workspace_path(args)
     proposer = make_proposer(args.proposer)  # fails fast (missing ANTHROPIC_API_KEY) before any work
-    base_iri = workspace_base_iri(path)
+    replaced = check_workspace_target(path, force=args.force)  # refuse before any work, too
+    base_iri = workspace_base_iri(path, force=args.force)
     with progress_bar(len(args.source) * len(STEPS), unit="step", enabled=not args.no_progress) as bar:
         def progress(source_id: str, step: str) -> None:
             bar.set_description(f"{source_id}: {step}")
@@ -80,7 +95,7 @@ def _run(args: argparse.Namespace, started: float) -> int:
         # validate=False: the workspace validates the new base with the SHACL shapes before writing it
         result = build(args.source, args.workload, proposer=proposer, base_iri=base_iri, progress=progress,
                        validate=False, lexicon=Lexicon.load(path))  # + the workspace's lexicon.tsv
-    ws = write_workspace(result, path)
+    ws = write_workspace(result, path, force=args.force)
     total_s = time.perf_counter() - started
     build_s = result.elapsed_ms / 1000
     c = result.counts
@@ -90,6 +105,8 @@ def _run(args: argparse.Namespace, started: float) -> int:
     print(f"  {c['terms']} terms, {c['mappings']} mappings, {c['evidence']} evidence, "
           f"{c['constraints']} constraints, {c['relations']} relations; "
           f"{len(result.rejected)} candidates rejected by verification")
+    if replaced is not None:
+        print(f"  replaced {replaced}; its files are in {path / BACKUP_DIR}/")
     for report in result.sources:
         print(f"  {report.source}: {report.counts['terms']} terms, {report.questions} questions, "
               f"{report.elapsed_ms / 1000:.2f} s")
