@@ -24,7 +24,8 @@ def test_split_identifier(name, words):
 
 def test_abbreviations_and_humanize():
     assert expand_tokens(["amt", "Paid"]) == ["amount", "paid"]
-    assert expand_tokens(["qty", "dt", "num", "desc", "addr"]) == ["quantity", "date", "number", "description", "address"]
+    expected = ["quantity", "date", "number", "description", "address"]
+    assert expand_tokens(["qty", "dt", "num", "desc", "addr"]) == expected
     assert humanize("Song_release_year") == "Song release year"
     assert humanize("GNPOld") == "GNP old"
     assert (pluralize("country"), pluralize("class"), singularize("countries"), singularize("singers")) == \

@@ -13,12 +13,14 @@ from evoonto.errors import WorkloadError
 
 def test_json_lines_plain_text_and_spider_formats(tmp_path):
     jsonl = tmp_path / "q.jsonl"
-    jsonl.write_text('{"id": "a", "question": "How many singers?"}\n\n{"question": "List  stadiums"}\n', encoding="utf-8")
+    jsonl.write_text('{"id": "a", "question": "How many singers?"}\n\n{"question": "List  stadiums"}\n',
+                     encoding="utf-8")
     assert load_workload(jsonl) == [Question("a", "How many singers?"), Question("line-3", "List stadiums")]
 
     txt = tmp_path / "q.txt"
     txt.write_text("# comment\nHow many dogs?\n\n  Which owner has most dogs? \n", encoding="utf-8")
-    assert [(q.id, q.text) for q in load_workload(txt)] == [("line-2", "How many dogs?"), ("line-4", "Which owner has most dogs?")]
+    assert [(q.id, q.text) for q in load_workload(txt)] == [("line-2", "How many dogs?"),
+                                                             ("line-4", "Which owner has most dogs?")]
 
     spider = tmp_path / "dev.json"
     spider.write_text(json.dumps([

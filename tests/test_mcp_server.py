@@ -37,7 +37,8 @@ DATA_TOOLS = {"list_tables", "describe_table", "run_sql"}
 def make_workspace(path: Path) -> Path:
     db = path.parent / f"{path.name}-concert_singer.sqlite"
     con = sqlite3.connect(db)
-    con.execute("CREATE TABLE singer (Singer_ID INTEGER PRIMARY KEY, Name TEXT, Country TEXT, Age INTEGER, Status TEXT)")
+    con.execute("CREATE TABLE singer (Singer_ID INTEGER PRIMARY KEY, Name TEXT, Country TEXT, Age INTEGER, "
+                "Status TEXT)")
     con.executemany("INSERT INTO singer VALUES (?, ?, ?, ?, ?)", [
         (1, "Joe Sharp", "Netherlands", 52, "Active"), (2, "Timbaland", "United States", 32, "Banned"),
         (3, "Justin Brown", "France", 29, INJECTION)])
@@ -95,7 +96,8 @@ def test_in_process_contract(workspace):
             assert tables == [{"source": "concert_singer", "table": "singer", "rows": 3, "columns": 5}]
             desc = json.loads(text(await client.call_tool("describe_table", {"table": "singer"})))
             assert desc["columns"][0] == {"name": "Singer_ID", "type": "INTEGER", "pk": True}
-            rows = json.loads(text(await client.call_tool("run_sql", {"sql": "SELECT Status FROM singer WHERE Singer_ID = 3"})))
+            answer = await client.call_tool("run_sql", {"sql": "SELECT Status FROM singer WHERE Singer_ID = 3"})
+            rows = json.loads(text(answer))
             assert rows["rows"] == [[INJECTION]]
             refused = await client.call_tool("run_sql", {"sql": "DELETE FROM singer"})
             assert refused.is_error
@@ -170,7 +172,8 @@ def test_server_reloads_when_the_active_version_changes(tmp_path):
         async with Client(server) as client:
             assert "v0" in (await client.read_resource(MANIFEST_URI)).contents[0].text
             g = rdflib.Graph()
-            note, tool, param = (rdflib.URIRef(BASE + s) for s in ("tools/note-2", "tools/count_terms", "tools/count_terms/kind"))
+            note, tool, param = (rdflib.URIRef(BASE + s)
+                                 for s in ("tools/note-2", "tools/count_terms", "tools/count_terms/kind"))
             g.add((note, rdflib.RDF.type, EVO.ManifestNote))
             g.add((note, rdflib.RDFS.comment, rdflib.Literal("Ages are in years.")))
             g.add((note, EVO.order, rdflib.Literal(2)))

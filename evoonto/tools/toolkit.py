@@ -281,7 +281,8 @@ class OntologyTools:
 
     def registry(self) -> dict[str, ToolSpec]:
         """The tools of this version by name, in this order: browse, resolve, manifest, join_path,
-        coverage, check_sql, the declared tools, then (with ``data_tools``) list_tables, describe_table, run_sql. Descriptions and
+        coverage, check_sql, the declared tools, then (with ``data_tools``) list_tables, describe_table,
+        run_sql. Descriptions and
         schemas are generated from the version's settings (e.g. browse's default number of results).
         The MCP server lists and calls exactly these (``manifest`` is served as its instructions)."""
         built = self.built

@@ -30,6 +30,6 @@ def test_errors_are_one_line_and_prefixed_once(tmp_path):
         async with Client(server) as client:
             return [await client.call_tool(tool, args) for tool, args, _ in CASES]
 
-    for (tool, args, message), result in zip(CASES, anyio.run(main)):
+    for (tool, args, message), result in zip(CASES, anyio.run(main), strict=True):
         assert result.is_error, (tool, args)
         assert result.content[0].text == message
