@@ -8,7 +8,8 @@
   (SPARQL-gathered documents, BM25), :mod:`~evoonto.tools.browse`, :mod:`~evoonto.tools.resolve`,
   :mod:`~evoonto.tools.manifest`, :mod:`~evoonto.tools.declared` (SQL/SPARQL template tools),
   :mod:`~evoonto.tools.data` (raw read-only data tools), :mod:`~evoonto.tools.trajectory`
-  (JSON Lines call log of :class:`ToolEvent`, the one trajectory event type; schema documented there), :mod:`~evoonto.tools.sparql`
+  (JSON Lines call log of :class:`ToolEvent`, the one trajectory event type; schema documented there),
+  :mod:`~evoonto.tools.sparql`
   (escaping helpers).
 """
 
