@@ -30,7 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     db_root = args.data / "database"
     dbs = args.databases or sorted(p.name for p in db_root.iterdir() if (p / f"{p.name}.sqlite").is_file())
-    header = f"{'database':30} {'seconds':>8} {'terms':>6} {'maps':>6} {'evid':>6} {'cons':>5} {'rels':>5} {'rejected':>8} {'questions':>9}"
+    header = (f"{'database':30} {'seconds':>8} {'terms':>6} {'maps':>6} {'evid':>6} {'cons':>5} {'rels':>5} "
+              f"{'rejected':>8} {'questions':>9}")
     print(header)
     print("-" * len(header))
     total = 0.0
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         total += seconds
         c = result.counts
         row = [c["terms"], c["mappings"], c["evidence"], c["constraints"], c["relations"], len(result.rejected)]
-        sums = [a + b for a, b in zip(sums, row)]
+        sums = [a + b for a, b in zip(sums, row, strict=True)]
         print(f"{db:30} {seconds:8.2f} {row[0]:6} {row[1]:6} {row[2]:6} {row[3]:5} {row[4]:5} {row[5]:8} "
               f"{result.sources[0].questions:9}")
     print("-" * len(header))

@@ -56,7 +56,8 @@ def browser_numbers(page: Path, profile: str) -> dict:
         target = driver.execute_script(
             "var data = JSON.parse(document.getElementById('evoonto-data').textContent);"
             "for (var i = data.nodes.length - 1; i >= 0; i--) {"
-            "  if (data.nodes[i].family === 'term' && arguments[0].indexOf(String(i)) < 0) return data.nodes[i].label; }"
+            "  if (data.nodes[i].family === 'term' && arguments[0].indexOf(String(i)) < 0)"
+            "    return data.nodes[i].label; }"
             "return null;", sorted(drawn))
         box = driver.find_element(By.ID, "search")
         box.send_keys(target)

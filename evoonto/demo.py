@@ -425,7 +425,8 @@ def _score_row(name: str, metrics: dict[str, float], reference: float | None) ->
             f"{metrics['table_recall']:6.2f} {value:>6} {metrics['tokens']:7.0f} {ratio}")
 
 
-SCORE_HEADER = f"{'condition (held-out)':<24} {'strict':>6} {'column':>6} {'table':>6} {'value':>6} {'tokens':>7} {'vs full':>6}"
+SCORE_HEADER = (f"{'condition (held-out)':<24} {'strict':>6} {'column':>6} {'table':>6} {'value':>6} "
+                f"{'tokens':>7} {'vs full':>6}")
 
 
 def _step_evaluate(state: _State) -> list[str]:

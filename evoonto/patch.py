@@ -226,7 +226,7 @@ class Patch:
     # serialisation --------------------------------------------------------------------------
     def quads(self) -> list[tuple]:
         """The patch as quads ``(s, p, o, patch graph IRI)`` (additions/removals graphs)."""
-        out = []
+        out: list[tuple] = []
         for name, triples in self.additions.items():
             g = patch_additions_graph(self.id, name)
             out.extend((s, p, o, g) for s, p, o in triples)
@@ -247,9 +247,11 @@ class Patch:
         rems: dict[str, set] = {}
         for s, p, o, g in quads:
             parsed = parse_patch_graph(g)
-            if parsed is None or parsed[1] == "meta":
+            if parsed is None:
                 continue
             pid, kind, target = parsed
+            if target is None:  # the meta graph (the only patch graph without a target)
+                continue
             if id is None:
                 id = pid
             elif pid != id:
@@ -261,7 +263,7 @@ class Patch:
 
 
 def _ntriples_all(adds: Mapping, rems: Mapping) -> str:
-    parts = []
+    parts: list[str] = []
     for label, data in (("A", adds), ("D", rems)):
         for name in sorted(data):
             parts.extend(f"{label} {name} {line}" for line in _ntriples(data[name]))

@@ -180,6 +180,9 @@ class Store(Protocol):
     def graph(self, name) -> rdflib.Graph:
         """A copy of one named graph as an rdflib ``Graph``."""
 
+    def triples(self, name) -> Iterator[Triple]:
+        """Iterate the triples ``(s, p, o)`` (rdflib terms) of one named graph."""
+
     def replace_graph(self, name, graph: rdflib.Graph) -> None:
         """Replace the content of one named graph."""
 

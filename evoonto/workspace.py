@@ -193,8 +193,17 @@ class Workspace:
 
     @property
     def store(self) -> OxigraphStore:
-        """The Oxigraph store of the active version."""
-        return self.ontology.store
+        """The Oxigraph store of the active version.
+
+        Raises:
+            WorkspaceError: the active ontology is not held in an embedded :class:`OxigraphStore`
+                (a workspace always loads its versions into one).
+        """
+        store = self.ontology.store
+        if not isinstance(store, OxigraphStore):
+            raise WorkspaceError(f"workspace {self.path}: the active version is not in an embedded Oxigraph store "
+                                 f"(got {type(store).__name__})")
+        return store
 
     @property
     def name(self) -> str:
@@ -528,7 +537,7 @@ def _process_alive(pid: int) -> bool:
 
 def _snapshot(path: Path) -> tuple:
     """Names of the patch files plus the base/config file stamps (detects other writers)."""
-    stamps = []
+    stamps: list[tuple[str, int | None, int | None]] = []  # (file, mtime ns, size); None: missing
     for name in (BASE_FILE, CONFIG_FILE):
         try:
             st = os.stat(path / name)
@@ -613,7 +622,7 @@ def _read_patch_file(file: Path, pid: str, seq: int, iris: IriFactory) -> tuple[
             meta.append(triple)
             continue
         parsed = parse_patch_graph(gname) if gname else None
-        if parsed is None or parsed[0] != pid:
+        if gname is None or parsed is None or parsed[0] != pid:
             raise WorkspaceError(f"{file}: unexpected graph {gname or 'default'} (expected graphs of patch {pid})")
         body.append(triple + (URIRef(gname),))
     entry = entry_from_meta(meta, pid, iris, seq=seq, file=f"{PATCH_DIR}/{file.name}")

@@ -30,7 +30,8 @@ def test_init_and_errors(tmp_path, capsys):
     assert code == 0 and "created workspace" in out
     assert Workspace.open(tmp_path / "new").base_iri == "https://data.example.com/x/"
     code, _, err = run(capsys, "init", "-w", str(tmp_path / "new"))
-    assert code == 2 and err.startswith("evoonto: error:") and "already exists" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and err.startswith("evoonto: error:") and "already exists" in err
+    assert len(err.strip().splitlines()) == 1
     code, _, err = run(capsys, "validate", "-w", str(tmp_path / "missing"))
     assert code == 2 and "no workspace" in err
 

@@ -79,7 +79,8 @@ def test_parquet_files(tmp_path: Path):
     folder = tmp_path / "pq"
     folder.mkdir()
     con = duckdb.connect()
-    con.execute(f"COPY (SELECT range AS id, range % 3 AS grp FROM range(10)) TO '{folder / 'nums.parquet'}' (FORMAT parquet)")
+    con.execute(f"COPY (SELECT range AS id, range % 3 AS grp FROM range(10)) "
+                f"TO '{folder / 'nums.parquet'}' (FORMAT parquet)")
     con.close()
     with open_source(folder) as src:
         table = src.table("nums")

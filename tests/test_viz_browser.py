@@ -169,7 +169,8 @@ def test_selecting_a_version_highlights_its_diff(driver, small_page, screenshots
     assert diff.is_displayed() and not driver.find_element(By.ID, "record").is_displayed()
     text = diff.text
     assert "+8 added" in text and "−1 removed" in text and '"years"' in text and "wrong-filter:age" in text
-    assert "selected" in driver.find_element(By.CSS_SELECTOR, '#history tbody tr[data-patch="p3"]').get_attribute("class")
+    row = driver.find_element(By.CSS_SELECTOR, '#history tbody tr[data-patch="p3"]')
+    assert "selected" in row.get_attribute("class")
     assert len(driver.find_elements(By.CSS_SELECTOR, "#chart circle.point.selected")) == 1
     shot = screenshots / "viz-small-diff.png"
     driver.save_screenshot(str(shot))

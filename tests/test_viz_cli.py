@@ -67,7 +67,8 @@ def test_viz_on_a_missing_workspace(tmp_path, capsys):
 
 def test_a_trig_export_of_the_workspace_draws_the_same_page(workspace, tmp_path):
     def model(page):
-        return json.loads(re.search(r'id="evoonto-data">(.*?)</script>', page.read_text(encoding="utf-8"), re.S).group(1))
+        found = re.search(r'id="evoonto-data">(.*?)</script>', page.read_text(encoding="utf-8"), re.S)
+        return json.loads(found.group(1))
 
     trig = tmp_path / "all.trig"
     assert main(["export", "--workspace", str(workspace), "--format", "trig", "--output", str(trig)]) == 0

@@ -149,7 +149,7 @@ def test_workspace_path_matches_the_trig_fixture(tmp_path, model):
     assert from_ws["meta"]["version"] == 2 and from_ws["meta"]["title"] == "demo"
     keys = ("id", "level", "decision", "round", "version", "parentVersion", "parentScore", "candidateScore")
     assert [{k: r[k] for k in keys} for r in from_ws["history"]] == [{k: r[k] for k in keys} for r in model["history"]]
-    for ours, theirs in zip(from_ws["history"], model["history"]):
+    for ours, theirs in zip(from_ws["history"], model["history"], strict=True):
         for key in ("added", "removed", "byGraph", "nodesAdded", "nodesRemoved"):
             assert ours["diff"][key] == theirs["diff"][key], (ours["id"], key)
 

@@ -291,8 +291,8 @@ def run(args: argparse.Namespace) -> int:
     ws.check_writable()  # a read-only/full disk or another writer fails now, not after the first round
     data, benchmark = args.data, args.benchmark
     if data is None:
-        recorded = recorded_benchmark(ws)
-        data, benchmark = recorded["data"], benchmark or recorded.get("format")
+        recorded_bench = recorded_benchmark(ws)
+        data, benchmark = recorded_bench["data"], benchmark or recorded_bench.get("format")
     seed = args.seed
     if seed is None:  # the seed the workspace was split with, when recorded
         recorded_seed = (ws.settings.get("benchmark") or {}).get("seed")
@@ -313,8 +313,11 @@ def run(args: argparse.Namespace) -> int:
     trajectory_questions, validation = list(plan.construction), list(plan.validation)
     if not validation:
         raise WorkloadError(f"fold {args.fold} has no validation questions for {db_id}")
-    recorded = None if log_records is None else _recorded_trajectories(
-        args, ws, bench, db_id, trajectory_questions, log_records, verdicts)
+    recorded: list | None = None
+    if log_records is not None:
+        if verdicts is None:  # _read_recorded returns both or neither
+            raise ConfigurationError("--trajectories and --outcomes go together (the log has no pass/fail)")
+        recorded = _recorded_trajectories(args, ws, bench, db_id, trajectory_questions, log_records, verdicts)
     gate = GateConfig(tau=args.tau, test=args.test, alpha=args.alpha, seed=seed, enabled=not args.no_gate)
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch, gate=gate)
     source = open_source(str(bench.databases[db_id]))

@@ -249,7 +249,8 @@ class DocumentSource(BaseSource):
         if not isinstance(n, int) or n < 1:
             raise SourceError(f"n must be a positive integer, got {n!r}")
         passages = self.passages()
-        if self._index is None:
+        index = self._index
+        if index is None:
             corpus = [f"{p.heading}\n{p.text}" for p in passages]
             index = bm25s.BM25()
             index.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False)
@@ -257,7 +258,7 @@ class DocumentSource(BaseSource):
         tokens = bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)
         if not tokens or not tokens[0]:
             return []
-        ids, scores = self._index.retrieve(tokens, k=min(n, len(passages)), show_progress=False)
+        ids, scores = index.retrieve(tokens, k=min(n, len(passages)), show_progress=False)
         return [(passages[int(i)], float(s)) for i, s in zip(ids[0], scores[0], strict=False) if s > 0]
 
     def passage_iri(self, iris, passage: Passage):

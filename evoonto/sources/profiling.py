@@ -64,7 +64,7 @@ from typing import Any, Iterable
 from rdflib import URIRef
 
 from evoonto.errors import SourceError
-from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo, warn
+from evoonto.sources.base import BaseSource, ColumnInfo, QueryResult, TableInfo, warn
 from evoonto.sources.probe import ProbeRun, run_probe
 
 __all__ = [
@@ -269,9 +269,9 @@ def profile_column(
     sample = sample_rows if sampled else None
     run = run_probe(source, column_probe_sql(source, table, column, sample_rows=sample),
                     limit=fetch, timeout_ms=timeout_ms, at=at)
-    complete = not run.result.truncated
+    complete = not _result(run).truncated
     if complete:
-        groups = [(r[0], int(r[1])) for r in run.result.rows]
+        groups = [(r[0], int(r[1])) for r in _result(run).rows]
         values = [(v, n) for v, n in groups if v is not None]
         total = sum(n for _, n in groups)
         nulls = total - sum(n for _, n in values)
@@ -283,7 +283,7 @@ def profile_column(
     else:  # too many values to fetch: one query with the totals over all groups
         run = run_probe(source, column_probe_sql(source, table, column, sample_rows=sample, fetch=fetch),
                         limit=fetch, timeout_ms=timeout_ms, at=at)
-        rows = run.result.rows
+        rows = _result(run).rows
         total = int(rows[0][2] or 0) if rows else 0
         nulls = int(rows[0][3] or 0) if rows else 0
         distinct = int(rows[0][4] or 0) if rows else 0
@@ -291,7 +291,7 @@ def profile_column(
         low = _text(rows[0][5]) if rows else None
         high = _text(rows[0][6]) if rows else None
     raw_values = [v for v, _ in values]
-    texts = [(_text(v), n) for v, n in values]
+    texts = [(_stored_text(v), n) for v, n in values]  # NULLs were dropped from values
     top = texts[:top_k]
     kind = infer_type(raw_values)
     pattern = value_pattern(raw_values)
@@ -411,9 +411,12 @@ def _is_whole(value) -> bool:
 
 
 def _text(value: Any) -> str | None:
-    """A value as stored text: ISO dates, ``<n bytes>`` for blobs, cut at :data:`MAX_VALUE_CHARS`."""
-    if value is None:
-        return None
+    """:func:`_stored_text` of ``value``, or None for SQL NULL (``None``)."""
+    return None if value is None else _stored_text(value)
+
+
+def _stored_text(value: Any) -> str:
+    """A non-NULL value as stored text: ISO dates, ``<n bytes>`` for blobs, cut at :data:`MAX_VALUE_CHARS`."""
     if isinstance(value, (bytes, bytearray, memoryview)):
         return f"<{len(bytes(value))} bytes>"
     if isinstance(value, _dt.datetime):
@@ -425,6 +428,17 @@ def _text(value: Any) -> str | None:
     else:
         text = str(value)
     return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
+
+
+def _result(run: ProbeRun) -> QueryResult:
+    """The result of a probe run with ``errors="raise"`` (which always has one).
+
+    Raises:
+        SourceError: the run has no result (it failed and was kept with ``errors="keep"``).
+    """
+    if run.result is None:
+        raise SourceError(f"probe on source {run.source_id!r} has no result: {run.error or 'query failed'}")
+    return run.result
 
 
 def _summary(total, null_fraction, distinct, low, high, kind, sampled, table_rows) -> str:

@@ -614,7 +614,8 @@ class _Equality:
     right: tuple[TableRef, str, str]
 
 
-def check_joins(graph: JoinGraph, statement: exp.Expression, *, dialect: str | None) -> list[Finding]:
+def check_joins(graph: JoinGraph, statement: exp.Expression | exp.Query, *,
+                dialect: str | None) -> list[Finding]:
     """Findings about the joins of ``statement`` (parsed by sqlglot) against ``graph``.
 
     Per SELECT scope, table names are matched to the graph as written (aliases resolved per scope),
@@ -631,7 +632,8 @@ def check_joins(graph: JoinGraph, statement: exp.Expression, *, dialect: str | N
 
     Args:
         graph: the join graph of the version.
-        statement: a parsed statement (any sqlglot expression; non-SELECT parts are ignored).
+        statement: a parsed statement (any sqlglot expression or query, e.g. ``exp.Select``; non-SELECT
+            parts are ignored).
         dialect: the sqlglot dialect of the SQL (used for quoted suggestions).
 
     Returns:
@@ -657,7 +659,7 @@ class WrittenJoins:
     pairs: frozenset
 
 
-def written_joins(graph: JoinGraph, statement: exp.Expression) -> list[WrittenJoins]:
+def written_joins(graph: JoinGraph, statement: exp.Expression | exp.Query) -> list[WrittenJoins]:
     """Per SELECT of ``statement`` with two or more distinct known tables and a column equality
     between two of them: what it joins (aliases resolved per SELECT; self-joins left out, as a table
     joined to itself has no path to choose). Used to compare written joins with :meth:`JoinGraph.connect`."""

@@ -24,6 +24,7 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from collections.abc import Set as AbstractSet
 from typing import Any, Iterable
 
 from evoonto.errors import ToolArgumentError
@@ -444,7 +445,8 @@ class Resolver:
                 rec[pred] = values[0]
         return rec
 
-    def _evidence_list(self, graph: _Graph, iri: str, exclude: set[str] = frozenset()) -> list[dict[str, Any]]:
+    def _evidence_list(self, graph: _Graph, iri: str,
+                       exclude: AbstractSet[str] = frozenset()) -> list[dict[str, Any]]:
         """Up to ``evidence_budget`` Evidence records of ``iri`` (sorted by IRI), skipping ids in ``exclude``."""
         out = []
         chosen = [e for e in sorted(graph.objects(iri, "wasDerivedFrom"))
@@ -472,7 +474,8 @@ class Resolver:
         budget = self.settings.response_budget
         if _size(answer) <= budget:
             return answer
-        records, omitted = list(answer["records"]), []
+        records = list(answer["records"])
+        omitted: list[str] = []
         shell = {**answer, "records": [], "truncated": True}
         while True:
             if omitted:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rdflib import Graph, Literal, URIRef
+from rdflib.term import Node
 from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS
 
 from evoonto.namespaces import EVO, SSSOM
@@ -151,7 +152,7 @@ class ContentGraph:
         self._index: dict[URIRef, int] = {}
         self._alias: dict[URIRef, int] = {}            # probe activity -> its Evidence node
         self._edge_keys: dict[tuple[int, int, str], int] = {}
-        self._edge_of_relation: dict[URIRef, int] = {}  # qualified relation node -> its edge
+        self._edge_of_relation: dict[Node, int] = {}  # qualified relation node (IRI or blank) -> its edge
         self._collect_nodes(content)
         self._fill_nodes()
         self._collect_edges(content)
@@ -256,7 +257,8 @@ class ContentGraph:
             self._index[subject] = len(self.nodes)
             self.nodes.append({"iri": text, "family": family, "kind": kind})
         for evidence, probe in content.subject_objects(PROV.wasGeneratedBy):
-            if evidence in self._index and isinstance(probe, URIRef):
+            # node keys are IRIs only (the subjects kept in _props)
+            if isinstance(evidence, URIRef) and evidence in self._index and isinstance(probe, URIRef):
                 self._alias[probe] = self._index[evidence]
 
     def _label(self, iri: URIRef, family: str) -> str:
@@ -308,7 +310,7 @@ class ContentGraph:
             node["deprecated"] = any(p == _DEPRECATED and str(o).lower() in ("true", "1") for p, o in pairs)
             node["search"] = sorted({cut(str(o), 200) for p, o in pairs
                                      if p in _LABEL_PROPS and isinstance(o, Literal)} - {node["label"]})
-            extra = []
+            extra: list[tuple[str, Any]] = []
             if node["family"] == "evidence":  # fold the probe activity (query, source, times) into the record
                 for probe in (o for p, o in pairs if p == _GENERATED_BY):
                     extra.extend((p, o) for p, o in self._props.get(probe, ()) if p != _TYPE)
@@ -329,16 +331,17 @@ class ContentGraph:
         semantic: list[tuple[int, int, str]] = []
         for prop, key in self._direct.items():
             for s, o in content.subject_objects(URIRef(prop)):
-                if s in index and o in index and s != o:
+                if isinstance(s, URIRef) and isinstance(o, URIRef) and s in index and o in index and s != o:
                     semantic.append((index[s], index[o], key))
-        qualified: list[tuple[URIRef, int, int, str]] = []
+        qualified: list[tuple[Node, int, int, str]] = []
         for rel in sorted(set(content.subjects(RDF.type, EVO.Relation)), key=str):
-            s, o = content.value(rel, OWL.annotatedSource), content.value(rel, OWL.annotatedTarget)
+            src, dst = content.value(rel, OWL.annotatedSource), content.value(rel, OWL.annotatedTarget)
             key = by_type.get(str(content.value(rel, EVO.relationType))) or self._direct.get(
                 str(content.value(rel, OWL.annotatedProperty)))
-            if key and s in index and o in index:
-                qualified.append((rel, index[s], index[o], key))
-                semantic.append((index[s], index[o], key))
+            # index keys are IRIs: ends that are no IRI (or missing) are no node
+            if key and isinstance(src, URIRef) and isinstance(dst, URIRef) and src in index and dst in index:
+                qualified.append((rel, index[src], index[dst], key))
+                semantic.append((index[src], index[dst], key))
         pairs = {(min(a, b), max(a, b), k) for a, b, k in semantic}
         for a, b, key in sorted(set(semantic)):  # sorted: the page does not depend on triple order
             specific = _SUBSUMED.get(key)
@@ -354,19 +357,20 @@ class ContentGraph:
             if edge is None:
                 continue
             self._edge_of_relation[rel] = edge
-            pairs_ = [(p, o) for p, o in self._props[rel] if p not in _RELATION_NODE_FIELDS]
+            props = self._props.get(rel, []) if isinstance(rel, URIRef) else []  # only IRIs have _props
+            pairs_ = [(p, o) for p, o in props if p not in _RELATION_NODE_FIELDS]
             self.edges[edge]["fields"] = self._fields(pairs_) + [["relation IRI", [str(rel)]]]
         # structural references; one from or to a qualified relation node is drawn from or to the
         # relation's source Term
         structural = set()
         for prop, (kind, forward) in STRUCTURAL_PREDICATES.items():
             for s, o in content.subject_objects(URIRef(prop)):
-                a, b = self._endpoint(s), self._endpoint(o)
-                if a is None or b is None or a == b:
+                start, end = self._endpoint(s), self._endpoint(o)
+                if start is None or end is None or start == end:
                     continue
-                if kind == "evidence" and self.nodes[b]["family"] != "evidence":
+                if kind == "evidence" and self.nodes[end]["family"] != "evidence":
                     continue
-                structural.add((kind, a, b) if forward else (kind, b, a))
+                structural.add((kind, start, end) if forward else (kind, end, start))
         for kind, a, b in sorted(structural, key=lambda e: (_STRUCTURAL_ORDER.index(e[0]), e[1], e[2])):
             self._add_edge(a, b, kind)
 

@@ -89,9 +89,11 @@ def graphs_from_dataset(dataset) -> tuple[dict[str, Graph], dict[str, PatchGraph
             graphs[name] = graph
             continue
         parsed = parse_patch_graph(graph.identifier)
-        if parsed is None or parsed[1] == "meta":
+        if parsed is None:
             continue
         patch_id, kind, target = parsed
+        if target is None:  # the meta graph (the only patch graph without a target)
+            continue
         entry = patches.setdefault(patch_id, PatchGraphs(patch_id))
         (entry.additions if kind == "additions" else entry.removals)[target] = graph
     return graphs, patches

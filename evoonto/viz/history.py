@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from rdflib import Graph
 from rdflib.namespace import DCTERMS, PROV, RDF
@@ -114,8 +115,8 @@ def patch_diff(patch: PatchGraphs | None, content: ContentGraph, *, max_triples:
         added/removed triple) and ``"edgesAdded"``/``"edgesRemoved"`` (edges whose triple or
         qualified relation node was added/removed). All empty when ``patch`` is None.
     """
-    result = {"added": 0, "removed": 0, "byGraph": {}, "triples": [], "nodesAdded": [], "nodesRemoved": [],
-              "edgesAdded": [], "edgesRemoved": []}
+    result: dict[str, Any] = {"added": 0, "removed": 0, "byGraph": {}, "triples": [], "nodesAdded": [],
+                              "nodesRemoved": [], "edgesAdded": [], "edgesRemoved": []}
     if patch is None:
         return result
     for op, graphs, count_key, nodes_key, edges_key in (

@@ -32,7 +32,7 @@ def _parent() -> Ontology:
 def _scores(index: SearchIndex, query: str) -> dict[str, float]:
     weighted = [(token, 1.0) for token in tokenize(query)]
     docs, scores = index.candidates(weighted, {"prefLabel": 1.0, "altLabel": 1.0, "value": 1.0})
-    return {index.documents[i].iri: round(float(s), 9) for i, s in zip(docs, scores)}
+    return {index.documents[i].iri: round(float(s), 9) for i, s in zip(docs, scores, strict=True)}
 
 
 def test_candidate_index_tokenizes_only_the_patched_document():
