@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from evoonto.errors import SourceError
+from evoonto.sources.base import DEFAULT_LIMIT, DEFAULT_MAX_CHARS, DEFAULT_TIMEOUT_MS, QueryResult
 
 #: Default number of connections per source (the server runs calls in worker threads).
 DEFAULT_POOL_SIZE = 4
@@ -112,13 +113,16 @@ class SourcePool:
         finally:
             self._release(conn)
 
-    def run(self, sql: str, *, limit: int = 1000, timeout_ms: int = 5000) -> Any:
-        """Run one read-only statement on an idle connection; see :meth:`BaseSource.run`.
+    def run(self, sql: str, *, limit: int = DEFAULT_LIMIT, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+            max_chars: int = DEFAULT_MAX_CHARS) -> QueryResult:
+        """Run one read-only statement on an idle connection; see :meth:`BaseSource.run` (rows,
+        milliseconds and characters are bounded the same way).
 
         Raises:
             ReadOnlyViolation, QueryTimeout, SourceError: as the source does (closed pool too).
         """
-        return self._with_connection(lambda conn: conn.run(sql, limit=limit, timeout_ms=timeout_ms))
+        return self._with_connection(lambda conn: conn.run(sql, limit=limit, timeout_ms=timeout_ms,
+                                                           max_chars=max_chars))
 
     def tables(self) -> list[Any]:
         """The source's tables (read on one connection the first time, then cached)."""
