@@ -257,8 +257,11 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
             _LOG.exception("tool %r failed", str(tool)[:100])
             return CallToolResult(content=[TextContent(type="text", text=f"{tool}: internal error "
                                                        f"({type(exc).__name__})")], is_error=True)
-        return CallToolResult(content=[TextContent(type="text", text=to_text(result))],
-                              structured_content=spec.structured(result))
+        content = [TextContent(type="text", text=to_text(result))]
+        hint = spec.hint(result)
+        if hint:
+            content.append(TextContent(type="text", text=f"hint: {hint}"))
+        return CallToolResult(content=content, structured_content=spec.structured(result))
 
     class _EvoontoServer(MCPServer):
         """Lists and calls the tools of the version served (reloaded first when the workspace

@@ -56,6 +56,8 @@ class ToolSpec:
         listed: offered as an MCP tool (False for ``manifest``, served as instructions and resource).
         result_key: when the handler returns a non-object (a list), the structured result is
             ``{result_key: value}``.
+        empty_hint: what to try next when the result is empty (an empty list); sent beside the
+            empty answer (a second text block and ``hint`` in the structured result), or None.
     """
 
     name: str
@@ -66,6 +68,7 @@ class ToolSpec:
     read_only: bool = True
     listed: bool = True
     result_key: str | None = None
+    empty_hint: str | None = None
 
     def check_arguments(self, arguments: Any) -> dict[str, Any]:
         """The arguments as a new dict, after checking names and JSON types against ``input_schema``.
@@ -98,7 +101,14 @@ class ToolSpec:
             return None
         if isinstance(result, dict):
             return result
-        return {self.result_key or "result": result}
+        structured = {self.result_key or "result": result}
+        if self.hint(result):
+            structured["hint"] = self.hint(result)
+        return structured
+
+    def hint(self, result: Any) -> str | None:
+        """:attr:`empty_hint` when ``result`` is empty (``[]``), else None."""
+        return self.empty_hint if isinstance(result, list) and not result else None
 
     def annotations(self) -> dict[str, bool]:
         """MCP tool annotations (``readOnlyHint`` …) as keyword arguments of ``ToolAnnotations``."""
@@ -141,7 +151,8 @@ HIT_SCHEMA: dict[str, Any] = {
     "required": ["id", "kind"],
 }
 BROWSE_OUTPUT: dict[str, Any] = {
-    "type": "object", "properties": {"results": {"type": "array", "items": HIT_SCHEMA}}, "required": ["results"],
+    "type": "object", "properties": {"results": {"type": "array", "items": HIT_SCHEMA},
+                                     "hint": {"type": "string"}}, "required": ["results"],
 }
 RESOLVE_OUTPUT: dict[str, Any] = {
     "type": "object",

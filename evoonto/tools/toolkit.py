@@ -377,6 +377,12 @@ RESOLVE_DESCRIPTION = (
 )
 
 
+#: sent beside an empty browse answer, so an agent knows what to try instead of giving up or guessing
+BROWSE_EMPTY_HINT = ("no record matched: try fewer or other words (a business term, a column name or a data "
+                     "value), kind='any' to search every record kind, or the coverage tool to see which "
+                     "phrases of the question the ontology covers")
+
+
 def _browse_spec(tools: OntologyTools, settings: BrowseSettings) -> ToolSpec:
     schema = object_schema({
         "q": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
@@ -388,7 +394,7 @@ def _browse_spec(tools: OntologyTools, settings: BrowseSettings) -> ToolSpec:
     }, ("q",))
     return ToolSpec("browse", browse_description(settings), schema,
                     lambda q, kind=KIND_CHOICES[0], n=None: tools.browse(q, kind=kind, n=n),
-                    output_schema=BROWSE_OUTPUT, result_key="results")
+                    output_schema=BROWSE_OUTPUT, result_key="results", empty_hint=BROWSE_EMPTY_HINT)
 
 
 def _resolve_spec(tools: OntologyTools) -> ToolSpec:
