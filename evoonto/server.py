@@ -205,7 +205,7 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
     """
     import anyio
     from mcp.server.mcpserver import MCPServer
-    from mcp_types import CallToolResult, TextContent, ToolAnnotations
+    from mcp_types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
     from mcp_types import Tool as MCPTool
 
     from evoonto.version import __version__
@@ -257,7 +257,7 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
             _LOG.exception("tool %r failed", str(tool)[:100])
             return CallToolResult(content=[TextContent(type="text", text=f"{tool}: internal error "
                                                        f"({type(exc).__name__})")], is_error=True)
-        content = [TextContent(type="text", text=to_text(result))]
+        content: list[ContentBlock] = [TextContent(type="text", text=to_text(result))]
         hint = spec.hint(result)
         if hint:
             content.append(TextContent(type="text", text=f"hint: {hint}"))
