@@ -18,7 +18,9 @@ SQL reaches the builder). Gold SQL is read here, on the scorer side, to measure:
     ``missing_constraint`` finding names that Constraint.
   - ``dropped_join_condition`` (the ON of a join removed), ``wrong_join_key`` (one side of a join
     condition replaced by another column of the same table), ``fan_trap`` (SUM/AVG/COUNT of a column
-    of one table gets a join to a table whose declared key references it, 1:N): checked by
+    of one table gets a join to a table whose declared key references it and is not unique by
+    declared keys or probe Evidence, so 1:N; 1:1 children are skipped, and parent columns the child
+    also has are qualified so the SQL stays valid): checked by
     :mod:`evoonto.tools.joinpaths` (the "joins" slice) through check_sql; generated here, and
     reported as "needs joinpaths" while that module is absent.
 
