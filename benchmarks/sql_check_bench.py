@@ -18,7 +18,9 @@ SQL reaches the builder). Gold SQL is read here, on the scorer side, to measure:
     ``missing_constraint`` finding names that Constraint.
   - ``dropped_join_condition`` (the ON of a join removed), ``wrong_join_key`` (one side of a join
     condition replaced by another column of the same table), ``fan_trap`` (SUM/AVG/COUNT of a column
-    of one table gets a join to a table whose declared key references it, 1:N): checked by
+    of one table gets a join to a table whose declared key references it and is not unique by
+    declared keys or probe Evidence, so 1:N; 1:1 children are skipped, and parent columns the child
+    also has are qualified so the SQL stays valid): checked by
     :mod:`evoonto.tools.joinpaths` (the "joins" slice) through check_sql; generated here, and
     reported as "needs joinpaths" while that module is absent.
 
@@ -110,8 +112,11 @@ def _string_comparisons(tree):
             yield cmp, left, right
 
 
-def mutations(sql: str, schema, dialect: str, rng: random.Random) -> list[tuple[str, str, Any]]:
-    """``(kind, mutated sql, extra)`` for one gold query (extra: the synthetic Constraint)."""
+def mutations(sql: str, schema, dialect: str, rng: random.Random, joins=None) -> list[tuple[str, str, Any]]:
+    """``(kind, mutated sql, extra)`` for one gold query (extra: the synthetic Constraint).
+
+    ``joins`` (the version's :class:`~evoonto.tools.joinpaths.JoinGraph`) tells which columns are
+    unique (declared keys and probe Evidence); fan traps are generated only over 1:N joins it knows."""
     import sqlglot
     from sqlglot import exp
 
@@ -148,7 +153,7 @@ def mutations(sql: str, schema, dialect: str, rng: random.Random) -> list[tuple[
                 continue
             lit.replace(exp.Literal.string(changed))
             out.append((kind, mutated.sql(dialect=dialect), None))
-    out += _join_mutations(tree, schema, dialect, rng)
+    out += _join_mutations(tree, schema, dialect, rng, joins)
     # missing constraint: a = 'x' AND <predicate on b> -> declare "a = 'x' requires it", drop it
     where = tree.find(exp.Where)
     if where is not None and isinstance(where.this, exp.And) and comparisons:
@@ -182,9 +187,16 @@ def mutations(sql: str, schema, dialect: str, rng: random.Random) -> list[tuple[
     return out
 
 
-def _join_mutations(tree, schema, dialect: str, rng: random.Random) -> list[tuple[str, str, Any]]:
-    """dropped_join_condition, wrong_join_key and fan_trap mutations of one gold query."""
+def _join_mutations(tree, schema, dialect: str, rng: random.Random, graph=None) -> list[tuple[str, str, Any]]:
+    """dropped_join_condition, wrong_join_key and fan_trap mutations of one gold query.
+
+    A fan trap joins the one table of an aggregating query to a child table on a declared foreign key
+    whose referencing column is not unique (by declared keys and probe Evidence in ``graph``), so each
+    parent row is repeated once per child row; a 1:1 child (its key is the reference) is no fan trap.
+    Parent columns whose name the child also has are qualified, so the mutated SQL stays valid."""
     from sqlglot import exp
+
+    from evoonto.tools.joinpaths import TableRef
 
     out: list[tuple[str, str, Any]] = []
     joins = [j for j in tree.find_all(exp.Join) if isinstance(j.args.get("on"), exp.EQ)]
@@ -212,11 +224,16 @@ def _join_mutations(tree, schema, dialect: str, rng: random.Random) -> list[tupl
         parent = schema.table(tables[0].name)
         children = [(t, c, ref_col) for t in schema.tables for c in t.columns
                     for ref_table, ref_col in c.references
-                    if parent is not None and ref_table.casefold() == parent.name.casefold() and t.name != parent.name]
+                    if parent is not None and ref_table.casefold() == parent.name.casefold() and t.name != parent.name
+                    and (graph is None or not graph.is_unique(TableRef(schema.id, t.name), (c.name,)))]
         if children:
             child, column, ref_col = children[rng.randrange(len(children))]
             alias = tables[0].alias_or_name
             mutated = tree.copy()
+            shared = {c.name.casefold() for c in child.columns}
+            for col in mutated.find_all(exp.Column):
+                if not col.table and col.name.casefold() in shared and parent.column(col.name) is not None:
+                    col.set("table", exp.to_identifier(alias))
             mutated = mutated.join(exp.to_table(child.name).as_("fan_child"),
                                    on=f'fan_child."{column.name}" = "{alias}"."{ref_col}"', dialect=dialect)
             out.append(("fan_trap", mutated.sql(dialect=dialect), None))
@@ -328,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
                 clean.append(item)
         pending = []
         for n, item in enumerate(clean):
-            for kind, mutated, extra in mutations(item["sql"], schema, dialect, rng):
+            for kind, mutated, extra in mutations(item["sql"], schema, dialect, rng, facts.joins):
                 if kind == "missing_constraint":
                     extra["tree"] = sqlglot.parse_one(item["sql"], read=dialect)
                     pending.append((f"{db_id}-{n}", extra, mutated))
@@ -389,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"  {kind:<24} {n:>5} {caught[kind] / n:>7.1%} {caught_viol[kind] / n:>7.1%}")
     for kind, rows in misses.items():
-        for row in rows[:3]:
+        for row in rows[:3] if kind != "fan_trap" else rows:
             print(f"  missed {kind}: {row}")
 
     def pct(values: list[float], q: float) -> float:

@@ -9,7 +9,7 @@ import pytest
 import sqlglot
 
 from evoonto.errors import ToolArgumentError
-from evoonto.tools.joinpaths import JoinEdge, JoinGraph, check_joins
+from evoonto.tools.joinpaths import JoinEdge, JoinGraph, TableRef, check_joins
 
 SHOP = """
 CREATE TABLE "Customers" ("CustomerID" TEXT PRIMARY KEY, "Country" TEXT, "Name" TEXT);
@@ -131,6 +131,25 @@ def test_check_joins_fan_trap(graph):
     assert _kinds(graph, 'SELECT SUM(d.Quantity) FROM Orders o JOIN "Order Details" d ON o.OrderID = d.OrderID') == []
     assert _kinds(graph, 'SELECT COUNT(DISTINCT o.OrderID) FROM Orders o '
                          'JOIN "Order Details" d ON o.OrderID = d.OrderID') == []
+
+
+def test_check_joins_fan_trap_over_many_to_many_join():
+    """Neither side's join columns unique (a referenced key whose Evidence shows duplicates): the
+    join repeats the rows of both sides, so an aggregate over either is multiplied."""
+    sets, cards = TableRef("s", "Sets"), TableRef("s", "Cards")
+    g = JoinGraph(columns={sets: ["id", "code", "size"], cards: ["id", "setCode", "power"]})
+    g.mark_unique(sets, ["id"])
+    g.mark_unique(cards, ["id"])
+    g.add_edge(JoinEdge("s", "Cards", ("setCode",), "Sets", ("code",)))
+    assert g.between(cards, sets)[0].cardinality == "N:M"
+    assert _kinds(g, "SELECT SUM(s.size) FROM Cards c JOIN Sets s ON c.setCode = s.code") == [("fan_trap", "Warning")]
+    many = "SELECT COUNT(power) FROM Cards AS c JOIN Sets AS s ON s.code = c.setCode"  # unqualified column
+    findings = check_joins(g, sqlglot.parse_one(many, read="sqlite"), dialect="sqlite")
+    assert [(f.kind, f.subject) for f in findings] == [("fan_trap", "Cards")]
+    # once the referenced key is unique (declared, or by Evidence) the join is N:1: Cards rows are not repeated
+    g.mark_unique(sets, ["code"])
+    assert _kinds(g, many) == []
+    assert _kinds(g, "SELECT SUM(s.size) FROM Cards c JOIN Sets s ON c.setCode = s.code") == [("fan_trap", "Warning")]
 
 
 def test_check_joins_unrelated_tables(graph):

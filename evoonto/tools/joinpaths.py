@@ -628,7 +628,8 @@ def check_joins(graph: JoinGraph, statement: exp.Expression | exp.Query, *,
       all, a Cartesian product; Warning when two tables are joined on columns no known edge relates,
       and the graph knows no direct join between them);
     - ``fan_trap`` (Warning): SUM/COUNT/AVG (not DISTINCT, not ``COUNT(*)``) over a column of a table
-      whose rows a join of the scope repeats (its join columns are unique, the other side's are not).
+      whose rows a join of the scope repeats: the other side's join columns are not unique (1:N from
+      the unique side, or N:M where neither side is unique by declared keys or Evidence).
 
     Args:
         graph: the join graph of the version.
@@ -754,7 +755,7 @@ def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None) -> list[Fi
         return []
     findings: list[Finding] = []
     equalities = _equalities(graph, scope, tables)
-    # one-side tables per alias: their rows are repeated by a join on a unique key to a non-unique one
+    # tables per alias whose rows a join repeats (the other side's join columns are not unique)
     repeated: dict[str, tuple[TableRef, str]] = {}
     linked: dict[str, set[str]] = {alias: set() for alias in tables}
     grouped: dict[tuple[str, str], list[_Equality]] = {}
@@ -796,9 +797,12 @@ def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None) -> list[Fi
         fl, fr = left_alias.casefold(), right_alias.casefold()
         l_unique = graph.is_unique(lt, sides.get(fl, ()))
         r_unique = graph.is_unique(rt, sides.get(fr, ()))
-        if l_unique and not r_unique:
+        # a side's rows are repeated when the other side's join columns are not unique: 1:N repeats
+        # the one side, N:M (neither side unique, e.g. a referenced key whose Evidence shows
+        # duplicates) repeats both
+        if not r_unique:
             repeated[fl] = (lt, fr)
-        if r_unique and not l_unique:
+        if not l_unique:
             repeated[fr] = (rt, fl)
     findings += _cartesian(graph, scope, tables, linked, dialect)
     findings += _fan_traps(graph, scope, tables, repeated, dialect)
