@@ -10,6 +10,10 @@ SQL reaches the builder). Gold SQL is read here, on the scorer side, to measure:
 
   - ``wrong_column``: a column reference replaced by a column name of another table of the same
     database that no table of the query has (the agent's "right name, wrong table").
+  - ``same_table_column``: the issue's literal "wrong column of the same table": in a one-table
+    query, a column replaced by another real column of that table. No check against a schema can
+    know which of two real columns was meant; it is caught only where the column's observed values
+    contradict a literal compared with it. Reported on its own, with its (low) recall.
   - ``value_case`` / ``value_spelling``: a string literal compared with a column, with its case
     changed / one interior character dropped.
   - ``missing_constraint``: for a gold query filtering ``a = 'x' AND <predicate on b>``, the bench
@@ -47,8 +51,11 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 JOIN_KINDS = ("dropped_join_condition", "wrong_join_key", "fan_trap")
-KINDS = ("wrong_column", "value_case", "value_spelling", "missing_constraint") + JOIN_KINDS
-EXPECTED = {"wrong_column": {"unknown_column"}, "value_case": {"unseen_value", "value_case"},
+KINDS = ("wrong_column", "same_table_column", "value_case", "value_spelling", "missing_constraint") + JOIN_KINDS
+EXPECTED = {"wrong_column": {"unknown_column"},
+            # a real column of the same table: no schema check can know it is the wrong one; it is
+            # caught only where its values contradict the literal it is compared with
+            "same_table_column": {"unseen_value", "value_case", "unknown_column"}, "value_case": {"unseen_value", "value_case"},
             "value_spelling": {"unseen_value"}, "missing_constraint": {"missing_constraint"},
             "dropped_join_condition": {"unknown_join"}, "wrong_join_key": {"mismatched_join_keys", "unknown_join"},
             "fan_trap": {"fan_trap"}}
@@ -135,6 +142,17 @@ def mutations(sql: str, schema, dialect: str, rng: random.Random, joins=None) ->
         node = target[rng.randrange(len(target))]
         node.set("this", exp.to_identifier(rng.choice(foreign)))
         out.append(("wrong_column", mutated.sql(dialect=dialect), None))
+    # the "wrong column of the same table": in a one-table query, a column replaced by
+    # another real column of that table (reported on its own: a schema check cannot see it)
+    tables = list(tree.find_all(exp.Table))
+    if len(tables) == 1 and (info := schema.table(tables[0].name)) is not None and len(info.columns) > 1:
+        mutated = tree.copy()
+        target = [c for c in mutated.find_all(exp.Column) if c.name and c.name.casefold() in in_scope]
+        if target:
+            node = target[rng.randrange(len(target))]
+            others = sorted(c.name for c in info.columns if c.name.casefold() != node.name.casefold())
+            node.set("this", exp.to_identifier(rng.choice(others)))
+            out.append(("same_table_column", mutated.sql(dialect=dialect), None))
     # values
     comparisons = list(_string_comparisons(tree))
     if comparisons:
