@@ -55,7 +55,8 @@ KINDS = ("wrong_column", "same_table_column", "value_case", "value_spelling", "m
 EXPECTED = {"wrong_column": {"unknown_column"},
             # a real column of the same table: no schema check can know it is the wrong one; it is
             # caught only where its values contradict the literal it is compared with
-            "same_table_column": {"unseen_value", "value_case", "unknown_column"}, "value_case": {"unseen_value", "value_case"},
+            "same_table_column": {"unseen_value", "value_case", "unknown_column"},
+            "value_case": {"unseen_value", "value_case"},
             "value_spelling": {"unseen_value"}, "missing_constraint": {"missing_constraint"},
             "dropped_join_condition": {"unknown_join"}, "wrong_join_key": {"mismatched_join_keys", "unknown_join"},
             "fan_trap": {"fan_trap"}}
