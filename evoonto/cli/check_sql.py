@@ -12,7 +12,8 @@ HELP = "check a SQL statement against the ontology (exit 1 on a Violation)"
 DESCRIPTION = """\
 Parse SQL in the dialect of its source and report what the ontology says is wrong with it:
 unknown tables or columns (with the nearest ones), string values the data never holds (with the
-observed spelling), required Constraints left out. Each finding has a suggestion.
+observed spelling), required Constraints left out, joins that follow no known join path or join
+mismatched keys, aggregates over a join that repeats rows (fan trap). Each finding has a suggestion.
 
 Exit status: 0 when no finding has severity Violation, 1 when one has, 2 on usage errors.
 

@@ -447,7 +447,8 @@ def _coverage_spec(tools: OntologyTools) -> ToolSpec:
 
 CHECK_SQL_DESCRIPTION = (
     "Check one SQL statement against the ontology before running it: unknown tables or columns, string "
-    "values the data never holds (with the observed spelling), required Constraints left out.\n\n"
+    "values the data never holds (with the observed spelling), required Constraints left out, joins that follow "
+    "no known join path or join mismatched keys, aggregates over a join that repeats rows (fan trap).\n\n"
     "sql: one SELECT/WITH statement. source: source id (needed only when several sources are served).\n"
     "Returns JSON {ok, findings: [{kind, severity, message, suggestion, start, end, subject}], counts}; "
     "ok is false when a finding has severity Violation (fix it before running the SQL)."
