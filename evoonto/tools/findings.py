@@ -49,9 +49,40 @@ class Finding:
         return asdict(self)
 
 
+def node_span(node: Any) -> tuple[int | None, int | None]:
+    """Character offsets ``[start, end)`` of a sqlglot node in the SQL it was parsed from, from the
+    token positions sqlglot records on the node and its leaves; ``(None, None)`` when none is known.
+    Closing parentheses carry no position: :func:`balanced_span` completes a span over them."""
+    if node is None:
+        return None, None
+    starts, ends = [], []
+    for leaf in node.walk():
+        meta = getattr(leaf, "meta", None) or {}
+        if "start" in meta and "end" in meta:
+            starts.append(meta["start"])
+            ends.append(meta["end"] + 1)
+    return (min(starts), max(ends)) if starts else (None, None)
+
+
+def balanced_span(sql: str, start: int | None, end: int | None) -> tuple[int | None, int | None]:
+    """``(start, end)`` with ``end`` moved over the closing parentheses (and spaces before them) that
+    ``sql[start:end]`` leaves open, e.g. ``SUM(i.Total`` -> ``SUM(i.Total)``."""
+    if start is None or end is None:
+        return start, end
+    open_parens = sql[start:end].count("(") - sql[start:end].count(")")
+    while open_parens > 0:
+        rest = sql[end:]
+        stripped = rest.lstrip()
+        if not stripped.startswith(")"):
+            break
+        end += len(rest) - len(stripped) + 1
+        open_parens -= 1
+    return start, end
+
+
 def has_violation(findings: list[Finding]) -> bool:
     """True when any finding has severity ``Violation``."""
     return any(f.severity == "Violation" for f in findings)
 
 
-__all__ = ["Finding", "Severity", "SEVERITIES", "has_violation"]
+__all__ = ["Finding", "Severity", "SEVERITIES", "balanced_span", "has_violation", "node_span"]

@@ -44,6 +44,7 @@ from evoonto.errors import ToolArgumentError
 from evoonto.sources.quoting import quote_identifier
 from evoonto.sources.joins import _ID_LIKE  # the id-like name rule of join discovery, shared
 from evoonto.tools.findings import Finding
+from evoonto.tools.findings import node_span as _span
 
 __all__ = ["Cardinality", "JoinEdge", "JoinPath", "JoinGraph", "TableRef", "check_joins", "join_path_tool",
            "joins_section", "tables_of", "written_joins", "WrittenJoins", "ORIGIN_RANK", "ORIGIN_COST",
@@ -735,16 +736,6 @@ def _equalities(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef]) -> 
                 continue
             out.append(_Equality(eq, a, b))
     return out
-
-
-def _span(node: Any) -> tuple[int | None, int | None]:
-    starts, ends = [], []
-    for leaf in node.walk():
-        meta = getattr(leaf, "meta", None) or {}
-        if "start" in meta and "end" in meta:
-            starts.append(meta["start"])
-            ends.append(meta["end"] + 1)
-    return (min(starts), max(ends)) if starts else (None, None)
 
 
 def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None) -> list[Finding]:

@@ -40,9 +40,10 @@ check costs one parse and a walk (a few milliseconds on Spider-sized ontologies)
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator
 
 import sqlglot
@@ -54,7 +55,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 from evoonto.catalog import SourceSchema, read_catalog
 from evoonto.errors import ToolArgumentError
 from evoonto.text import normalize
-from evoonto.tools.findings import Finding, Severity, has_violation
+from evoonto.tools.findings import Finding, Severity, balanced_span, has_violation, node_span
 from evoonto.tools.joinpaths import JoinGraph, check_joins
 from evoonto.tools.sparql import select
 
@@ -275,8 +276,7 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
     try:
         statements = [s for s in sqlglot.parse(sql, read=read) if s is not None]
     except (ParseError, SqlglotError) as exc:
-        return [Finding("parse_error", "Violation", f"the SQL does not parse: {_first_line(exc)}",
-                        "write one SELECT statement")]
+        return [_parse_error(exc, sql)]
     if len(statements) != 1:
         return [Finding("parse_error", "Violation", f"expected one statement, found {len(statements)}",
                         "send one SELECT statement")]
@@ -291,7 +291,8 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
     findings = _Checker(facts, schema, statement, sql, read_dialect).run()
     if facts.joins is not None:  # joins that follow no known path, mismatched keys, fan traps
         findings += check_joins(facts.joins, statement, dialect=read_dialect)
-    return findings
+    return [replace(f, start=s, end=e) if (s, e) != (f.start, f.end) else f
+            for f in findings for s, e in [balanced_span(sql, f.start, f.end)]]
 
 
 def _only_kind(facts: CheckFacts) -> str:
@@ -303,6 +304,30 @@ def _first_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:200]
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_CLASS = re.compile(r"<class '(?:[\w]+\.)*(\w+)'>")
+
+
+def _parse_error(exc: Exception, sql: str) -> Finding:
+    """A ``parse_error`` finding from a sqlglot error: its description without terminal colour codes
+    or Python class paths, the token it stopped at, and that token's span in ``sql``."""
+    errors = getattr(exc, "errors", None) or []
+    first = errors[0] if errors and isinstance(errors[0], dict) else {}
+    description = _CLASS.sub(r"\1", _ANSI.sub("", str(first.get("description") or _first_line(exc))))
+    near = _ANSI.sub("", str(first.get("highlight") or "")).strip()
+    line, col = first.get("line"), first.get("col")
+    start = end = None
+    if isinstance(line, int) and isinstance(col, int) and line >= 1:
+        lines = sql.split("\n")
+        if line <= len(lines):
+            end = sum(len(row) + 1 for row in lines[:line - 1]) + col  # sqlglot's col: 1-based end of the token
+            start = max(end - len(near), 0) if near else max(end - 1, 0)
+    where = f" near {near!r}" if near else ""
+    position = f" (line {line}, column {col})" if start is not None else ""
+    return Finding("parse_error", "Violation", f"the SQL does not parse{where}{position}: "
+                   f"{' '.join(description.split())[:200]}", "write one SELECT statement", start, end)
+
+
 def _pick_source(facts: CheckFacts, statement: exp.Query) -> SourceSchema | None:
     if len(facts.sources) <= 1:
         return next(iter(facts.sources.values()), None)
@@ -312,18 +337,8 @@ def _pick_source(facts: CheckFacts, statement: exp.Query) -> SourceSchema | None
 
 
 def _span(node: exp.Expression | None) -> tuple[int | None, int | None]:
-    """Character offsets ``[start, end)`` of a node, from the token positions sqlglot records."""
-    if node is None:
-        return None, None
-    starts, ends = [], []
-    for part in (node, *node.find_all(exp.Identifier, exp.Literal)):
-        meta = part.meta if part.meta else {}
-        if "start" in meta and "end" in meta:
-            starts.append(meta["start"])
-            ends.append(meta["end"] + 1)
-    if not starts:
-        return None, None
-    return min(starts), max(ends)
+    """Character offsets ``[start, end)`` of a node (:func:`evoonto.tools.findings.node_span`)."""
+    return node_span(node)
 
 
 def _nearest(query: str, choices: Iterable[str], n: int = SUGGESTIONS, cutoff: float = 60.0) -> list[str]:
