@@ -30,9 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("validate", help=HELP, description=DESCRIPTION,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_workspace_option(parser)
-    parser.add_argument("--node", action="append", default=None, metavar="IRI",
-                        help="validate only this focus node, an absolute IRI present in the active "
-                             "version (repeatable)")
+    parser.add_argument("--node", action="append", default=None, metavar="ID",
+                        help="validate only this focus node: an id as browse prints it (term/…) or an "
+                             "absolute IRI, present in the active version (repeatable)")
     parser.add_argument("--limit", type=int, default=50, help="print at most this many results (default 50)")
     parser.add_argument("--owl", action="store_true",
                         help="also check OWL consistency of the vocabulary (HermiT, Java)")
@@ -46,9 +46,8 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.workspace import Workspace
 
     ws = Workspace.open(workspace_path(args))
-    for node in args.node or ():
-        _check_node(ws.ontology, node)
-    report = validate(ws.ontology, args.node)
+    nodes = [_check_node(ws.ontology, node) for node in args.node or ()]
+    report = validate(ws.ontology, nodes or None)
     print(f"version {ws.version}: " + report.text(limit=args.limit))
     status = 0 if report.conforms else 1
     if args.owl:
@@ -60,16 +59,28 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _check_node(ontology: Ontology, node: str) -> None:
-    """Raise a one-line :class:`~evoonto.errors.EvoontoError` unless ``node`` is an absolute IRI
-    (RFC 3987 scheme and no characters forbidden in IRIs) that occurs in the active version."""
+def _check_node(ontology: Ontology, node: str) -> str:
+    """The absolute IRI of ``node``, an id as browse and resolve print it (``term/…``, expanded under
+    the workspace base by the tools' :class:`~evoonto.tools.resolve.IdCodec`) or an absolute IRI.
+
+    Raises:
+        EvoontoError: (one line) not an IRI once expanded (RFC 3987 scheme, no characters forbidden
+            in IRIs), or absent from the active version.
+    """
     from urllib.parse import urlsplit
 
-    from evoonto.errors import EvoontoError
+    from evoonto.errors import EvoontoError, ToolArgumentError
+    from evoonto.tools.resolve import IdCodec
 
+    if not urlsplit(node).scheme:
+        try:
+            node = IdCodec(ontology.base_iri).to_iri(node)
+        except ToolArgumentError:
+            pass  # reported below as not an IRI
     parts = urlsplit(node)
     if (not parts.scheme or not (parts.netloc or parts.path)
             or any(c.isspace() or c in '<>"{}|\\^`' for c in node)):
         raise EvoontoError(f"not an absolute IRI: {node!r} (e.g. {ontology.base_iri}term/…)")
     if not ontology.query(f"ASK {{ {{ <{node}> ?p ?o }} UNION {{ ?s ?p <{node}> }} }}"):
         raise EvoontoError(f"no such node in the active version: {node}")
+    return node
