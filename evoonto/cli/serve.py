@@ -10,8 +10,9 @@ HELP = "serve the ontology tools to an agent over MCP (stdio or streamable HTTP)
 
 DESCRIPTION = """\
 Serve the workspace's active ontology version over the Model Context Protocol: the manifest as the
-server instructions (and the resource evoonto://manifest), the tools browse and resolve, the tools
-declared in the tools graph, and with --data-tools read-only list_tables / describe_table / run_sql.
+server instructions (and the resource evoonto://manifest), the tools browse, resolve, join_path,
+coverage and check_sql, the tools declared in the tools graph, and with --data-tools read-only
+list_tables / describe_table / run_sql.
 No admin operation is exposed. The server reloads when the active version changes. Every call is
 appended to <workspace>/trajectories/<session>.jsonl (or --trajectory FILE) with its arguments and
 result; when the log cannot be written (read-only or full disk) one warning goes to stderr and the
