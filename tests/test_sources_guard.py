@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixtures.sources_support import make_hostile_db, sha256
+from fixtures.sources_support import make_hostile_db, sha256, sqlite_tables_as_csv
 
 from evoonto.errors import ReadOnlyViolation, SourceError
 from evoonto.sources import open_source
@@ -97,20 +97,7 @@ def _engine(kind: str, tmp_path: Path) -> tuple[str | Path, Path]:
     if kind == "sqlalchemy":
         return f"sqlite:///{db}", data
     # DuckDB over a folder of CSV files with the same hostile table names
-    import sqlite3
-
-    folder = tmp_path / "csv"
-    folder.mkdir()
-    con = sqlite3.connect(db)
-    try:
-        for table in ("frpm", "schools"):
-            cur = con.execute(f'SELECT * FROM "{table}"')
-            header = ",".join('"' + d[0].replace('"', '""') + '"' for d in cur.description)
-            lines = [",".join("" if v is None else '"' + str(v).replace('"', '""') + '"' for v in row)
-                     for row in cur.fetchall()]
-            (folder / f"{table}.csv").write_text("\n".join([header, *lines]) + "\n", encoding="utf-8")
-    finally:
-        con.close()
+    folder = sqlite_tables_as_csv(db, tmp_path / "csv")
     return folder, folder
 
 

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import heapq
 import re
+import threading
+import weakref
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Literal
 
@@ -613,6 +615,24 @@ class _Equality:
     node: exp.Expression
     left: tuple[TableRef, str, str]   # (table, column, alias as written)
     right: tuple[TableRef, str, str]
+
+
+_GRAPHS: "weakref.WeakKeyDictionary[Any, tuple[Any, JoinGraph]]" = weakref.WeakKeyDictionary()
+_GRAPHS_LOCK = threading.Lock()
+
+
+def join_graph_of(ontology: Any) -> JoinGraph:
+    """The :class:`JoinGraph` of an ontology version, built on first use and cached per ontology
+    object and version, so ``join_path``, resolve's ``joins`` and ``check_sql`` share one graph."""
+    version = getattr(ontology, "version", None)
+    with _GRAPHS_LOCK:
+        cached = _GRAPHS.get(ontology)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    graph = JoinGraph.from_ontology(ontology)
+    with _GRAPHS_LOCK:
+        _GRAPHS[ontology] = (version, graph)
+    return graph
 
 
 def check_joins(graph: JoinGraph, statement: exp.Expression | exp.Query, *,

@@ -55,8 +55,9 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 from evoonto.catalog import SourceSchema, read_catalog
 from evoonto.errors import ToolArgumentError
 from evoonto.text import normalize
-from evoonto.tools.findings import Finding, Severity, balanced_span, has_violation, node_span
-from evoonto.tools.joinpaths import JoinGraph, check_joins
+from evoonto.tools.findings import Finding, Severity, balanced_span, has_violation
+from evoonto.tools.findings import node_span as _span
+from evoonto.tools.joinpaths import JoinGraph, check_joins, join_graph_of
 from evoonto.tools.sparql import select
 
 __all__ = ["check_sql", "check_facts", "CheckFacts", "ColumnFacts", "ConstraintFacts", "dialect_of",
@@ -163,7 +164,7 @@ def check_facts(ontology: Any) -> CheckFacts:
 def _read_facts(ontology: Any) -> CheckFacts:
     catalog = read_catalog(ontology)
     facts = CheckFacts(sources={s.id: s for s in catalog.sources if s.tables},
-                       joins=JoinGraph.from_ontology(ontology))
+                       joins=join_graph_of(ontology))
     where: dict[str, tuple[str, str, str]] = {}  # column IRI -> (source, table, column)
     tables: dict[str, tuple[str, str]] = {}
     for s in facts.sources.values():
@@ -334,11 +335,6 @@ def _pick_source(facts: CheckFacts, statement: exp.Query) -> SourceSchema | None
     names = {t.name.casefold() for t in statement.find_all(exp.Table)}
     return max(facts.sources.values(),
                key=lambda s: (sum(1 for t in s.tables if t.name.casefold() in names), s.id == min(facts.sources)))
-
-
-def _span(node: exp.Expression | None) -> tuple[int | None, int | None]:
-    """Character offsets ``[start, end)`` of a node (:func:`evoonto.tools.findings.node_span`)."""
-    return node_span(node)
 
 
 def _nearest(query: str, choices: Iterable[str], n: int = SUGGESTIONS, cutoff: float = 60.0) -> list[str]:

@@ -59,15 +59,13 @@ class _Built:
         self.index = SearchIndex(gather_documents(ontology), self.settings.browse.weights)
         self.declared: list[DeclaredTool] = load_declared_tools(ontology)
         self.ontology = ontology
-        self._join_graph: Any = None
 
     def join_graph(self) -> Any:
-        """The version's :class:`~evoonto.tools.joinpaths.JoinGraph` (built on first use)."""
-        if self._join_graph is None:
-            from evoonto.tools.joinpaths import JoinGraph
+        """The version's :class:`~evoonto.tools.joinpaths.JoinGraph` (:func:`join_graph_of`: built on
+        first use, shared with ``check_sql``)."""
+        from evoonto.tools.joinpaths import join_graph_of
 
-            self._join_graph = JoinGraph.from_ontology(self.ontology)
-        return self._join_graph
+        return join_graph_of(self.ontology)
 
 
 _CACHE: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()

@@ -14,12 +14,11 @@ no size cap, so the bounded-answer and scalar-builder cases failed.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from pathlib import Path
 
 import pytest
-from fixtures.sources_support import make_hostile_db, sha256
+from fixtures.sources_support import make_hostile_db, sha256, sqlite_tables_as_csv
 from test_sources_guard import HOSTILE
 
 from evoonto.errors import QueryTimeout, ReadOnlyViolation, SourceError, ToolArgumentError
@@ -73,21 +72,6 @@ PATHS = ["sqlite", "duckdb", "sqlalchemy", "mcp_run_sql", "declared_sql_tool", "
 TIMEOUT_MS = 1500
 
 
-def _csv_folder(db: Path, folder: Path) -> Path:
-    folder.mkdir()
-    con = sqlite3.connect(db)
-    try:
-        for table in ("frpm", "schools"):
-            cur = con.execute(f'SELECT * FROM "{table}"')
-            header = ",".join('"' + d[0].replace('"', '""') + '"' for d in cur.description)
-            lines = [",".join("" if v is None else '"' + str(v).replace('"', '""') + '"' for v in row)
-                     for row in cur.fetchall()]
-            (folder / f"{table}.csv").write_text("\n".join([header, *lines]) + "\n", encoding="utf-8")
-    finally:
-        con.close()
-    return folder
-
-
 def _snapshot(*folders: Path) -> dict[str, str]:
     return {str(p): sha256(p) for f in folders for p in sorted(f.rglob("*")) if p.is_file()}
 
@@ -123,7 +107,7 @@ def battery_sources(tmp_path_factory):
     data = root / "data"
     data.mkdir()
     db = make_hostile_db(data)
-    folder = _csv_folder(db, root / "csv")
+    folder = sqlite_tables_as_csv(db, root / "csv")
     sources = {
         "sqlite": open_source(db), "duckdb": open_source(folder), "sqlalchemy": open_source(f"sqlite:///{db}"),
     }
