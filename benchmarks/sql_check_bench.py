@@ -11,9 +11,12 @@ SQL reaches the builder). Gold SQL is read here, on the scorer side, to measure:
   - ``wrong_column``: a column reference replaced by a column name of another table of the same
     database that no table of the query has (the agent's "right name, wrong table").
   - ``same_table_column``: the issue's literal "wrong column of the same table": in a one-table
-    query, a column replaced by another real column of that table. No check against a schema can
-    know which of two real columns was meant; it is caught only where the column's observed values
-    contradict a literal compared with it. Reported on its own, with its (low) recall.
+    query, a column replaced by another real column of that table. No check against the schema
+    alone can know which of two real columns was meant; check_sql is given the question (as an
+    agent's call would give it) and flags it with ``question_mismatch`` when the column is named by
+    no word of the question while an unused column of that table is (or where observed values
+    contradict a literal). How often ``question_mismatch`` fires on the gold queries themselves is
+    printed as its false-alarm rate (it is a Warning, so it does not count against precision).
   - ``value_case`` / ``value_spelling``: a string literal compared with a column, with its case
     changed / one interior character dropped.
   - ``missing_constraint``: for a gold query filtering ``a = 'x' AND <predicate on b>``, the bench
@@ -55,7 +58,7 @@ KINDS = ("wrong_column", "same_table_column", "value_case", "value_spelling", "m
 EXPECTED = {"wrong_column": {"unknown_column"},
             # a real column of the same table: no schema check can know it is the wrong one; it is
             # caught only where its values contradict the literal it is compared with
-            "same_table_column": {"unseen_value", "value_case", "unknown_column"},
+            "same_table_column": {"unseen_value", "value_case", "unknown_column", "question_mismatch"},
             "value_case": {"unseen_value", "value_case"},
             "value_spelling": {"unseen_value"}, "missing_constraint": {"missing_constraint"},
             "dropped_join_condition": {"unknown_join"}, "wrong_join_key": {"mismatched_join_keys", "unknown_join"},
@@ -336,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
             by_db[(item["bench"], item["db_id"])].append(item)
 
     rng = random.Random(args.seed)
-    total, flagged_gold = Counter(), defaultdict(list)
+    total, flagged_gold, mismatch_gold = Counter(), defaultdict(list), defaultdict(list)
     generated, caught, caught_viol = Counter(), Counter(), Counter()
     latency_world: list[float] = []
     latency_all: list[float] = []
@@ -352,12 +355,15 @@ def main(argv: list[str] | None = None) -> int:
         clean = []
         for item in group:
             t1 = time.perf_counter()
-            findings = check_sql(onto, item["sql"])
+            findings = check_sql(onto, item["sql"], question=item["question"])
             ms = (time.perf_counter() - t1) * 1000.0
             latency_all.append(ms)
             if db_id == "world_1":
                 latency_world.append(ms)
             total[bench] += 1
+            if any(f.kind == "question_mismatch" for f in findings):
+                mismatch_gold[bench].append((db_id, item["question"], item["sql"],
+                                             [f for f in findings if f.kind == "question_mismatch"]))
             if has_violation(findings):
                 flagged_gold[bench].append((db_id, item["sql"], [f for f in findings if f.severity == "Violation"]))
             else:
@@ -372,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
                 generated[kind] += 1
                 if kind in JOIN_KINDS and not have_joins:
                     continue
-                findings = check_sql(onto, mutated)
+                findings = check_sql(onto, mutated, question=item["question"])
                 kinds = {f.kind for f in findings}
                 if kinds & EXPECTED[kind]:
                     caught[kind] += 1
@@ -412,6 +418,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  flagged {bench}/{db_id}: {sql}\n      why: {why}")
     why_counts = Counter(f.kind for rows in flagged_gold.values() for _d, _s, found in rows for f in found)
     print(f"  flagged gold by kind: {dict(why_counts)}")
+    print("\nquestion_mismatch (a Warning) on gold queries: its false-alarm rate")
+    for bench in total:
+        print(f"  {bench:<16} {len(mismatch_gold[bench])}/{total[bench]} = "
+              f"{len(mismatch_gold[bench]) / total[bench]:.1%}")
+    for bench, rows in mismatch_gold.items():
+        for db_id, question, sql, found in rows[:3]:
+            print(f"  warned {bench}/{db_id}: {question}\n      {sql}\n      why: {found[0].message}")
 
     print("\nRecall on mutations (target >= 90% per kind)")
     print(f"  {'kind':<24} {'n':>5} {'any':>7} {'viol':>7}")

@@ -203,3 +203,42 @@ def test_bundled_demo_gold_passes_an_ontology_built_from_its_questions(tmp_path)
     assert flagged == []
     # and a case slip in one of them is caught
     assert has_violation(check_sql(onto, "SELECT Name FROM singer WHERE Country = 'france'"))
+
+
+def test_question_mismatch_names_the_column_the_question_asks_for(onto):
+    """The right table, the wrong column: ``artist`` is asked for, ``name`` is selected."""
+    question = "Which artist drew the cards?"
+    found = check_sql(onto, "SELECT name FROM cards", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")]
+    assert found[0].subject == "cards.name" and found[0].suggestion == "cards.artist"
+    assert "SELECT name FROM cards"[found[0].start:found[0].end] == "name"
+    # the column the question names: nothing to say; without a question the check does not run
+    assert check_sql(onto, "SELECT artist FROM cards", question=question) == []
+    assert check_sql(onto, "SELECT name FROM cards") == []
+
+
+def test_question_mismatch_spares_join_keys_counts_and_literal_columns(onto):
+    question = "How many cards by John Avon are banned?"
+    sql = ("SELECT count(c.uuid) FROM cards AS c JOIN legalities AS l ON c.uuid = l.uuid "
+           "WHERE c.artist = 'John Avon' AND l.status = 'Banned' AND l.format = 'commander'")
+    assert [f for f in check_sql(onto, sql, question=question) if f.kind == "question_mismatch"] == []
+
+
+def test_question_argument_is_checked(onto):
+    with pytest.raises(ToolArgumentError, match="question"):
+        check_sql(onto, "SELECT name FROM cards", question="x" * 20_001)
+
+
+def test_tool_and_cli_take_the_question(tmp_path, capsys):
+    from evoonto.cli import main
+    from evoonto.workspace import Workspace
+
+    tools = OntologyTools(load())
+    answer = tools.call("check_sql", {"sql": "SELECT name FROM cards", "question": "Which artist drew the cards?"})
+    assert answer["ok"] is True and [f["kind"] for f in answer["findings"]] == ["question_mismatch"]
+    ws = Workspace.init(tmp_path / "ws", base_iri=BASE)
+    onto = load()
+    ws.replace_base({name: onto.graph(name) for name in ("catalog", "content")})
+    assert main(["check-sql", "--workspace", str(tmp_path / "ws"), "--question", "Which artist drew the cards?",
+                 "SELECT name FROM cards"]) == 0  # a Warning: exit 0
+    assert "question_mismatch" in capsys.readouterr().out

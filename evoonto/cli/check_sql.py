@@ -33,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("sql", metavar="SQL", help="one SELECT statement ('-' reads it from standard input)")
     parser.add_argument("--source", default=None, metavar="ID",
                         help="source id the SQL is meant for (default: the only source, or the one it names)")
+    parser.add_argument("--question", default=None, metavar="TEXT",
+                        help="the question the SQL answers: also warn (question_mismatch) when a column the SQL "
+                             "uses is named by no word of the question while another column of its table is")
     parser.add_argument("--json", action="store_true",
                         help="print {ok, findings, counts} as JSON")
     parser.set_defaults(func=run)
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.tools.sqlcheck import check_result
 
     sql = sys.stdin.read() if args.sql == "-" else args.sql
-    findings = open_tools(args).check_sql(sql, source=args.source)
+    findings = open_tools(args).check_sql(sql, source=args.source, question=args.question)
     if args.json:
         print(json.dumps(check_result(findings), ensure_ascii=False, indent=2))
     elif not findings:

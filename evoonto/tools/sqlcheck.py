@@ -25,6 +25,11 @@ Kinds (severity):
 - ``view_for_base`` (Warning): the statement reads a view (``evo:isView``) only through columns
   that pass a base-table column through unchanged (``evo:viewColumnOf``); the suggestion names the
   base columns to query instead.
+- ``question_mismatch`` (Warning; only when the question is given): a column the statement uses
+  (not as a join key) is named by no word of the question (its name, its Terms' labels and
+  values), while another column of the same table that the statement does not use is named by a
+  question word no used column explains; the suggestion names that column. It catches "the right
+  table, the wrong column", which no check against the schema alone can see.
 - ``missing_constraint`` (the Constraint's severity; only Violation-severity Constraints are
   checked): a Constraint applies (a column of its target Term/Mapping is used and, when it has
   trigger keywords, one of them occurs in the statement's string literals, not negated) and the columns of its
@@ -54,7 +59,8 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from evoonto.catalog import SourceSchema, read_catalog
 from evoonto.errors import ToolArgumentError
-from evoonto.text import normalize
+from evoonto.text import normalize, tokenize
+from evoonto.text import words as question_words
 from evoonto.tools.findings import Finding, Severity, balanced_span, has_violation
 from evoonto.tools.findings import node_span as _span
 from evoonto.tools.joinpaths import JoinGraph, check_joins, join_graph_of
@@ -129,6 +135,9 @@ class CheckFacts:
     constraints: list[ConstraintFacts] = field(default_factory=list)
     table_labels: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     views: dict[tuple[str, str], dict[str, tuple[str, str]]] = field(default_factory=dict)
+    #: ``(source id, table casefold, column casefold)`` -> the stemmed tokens of the column's name and
+    #: of the labels (pref/alt/hidden) of the Terms mapped to it (what a question may call it)
+    column_words: dict[tuple[str, str, str], frozenset[str]] = field(default_factory=dict)
     #: the version's join graph (:class:`~evoonto.tools.joinpaths.JoinGraph`): joins and fan traps
     joins: JoinGraph | None = None
 
@@ -197,6 +206,30 @@ def _read_facts(ontology: Any) -> CheckFacts:
         if place_t is not None:
             facts.table_labels.setdefault(place_t, []).append(row["label"])
     facts.constraints = _read_constraints(ontology, where, tables)
+    names: dict[tuple[str, str, str], set[str]] = {}
+    for place in where.values():
+        names.setdefault((place[0], place[1].casefold(), place[2].casefold()), set()).update(tokenize(place[2]))
+    for row in select(ontology, """SELECT ?col ?label WHERE {
+            ?m a evo:Mapping ; evo:column ?col ; evo:mapsTerm ?t .
+            ?t skos:prefLabel|skos:altLabel|skos:hiddenLabel ?label }"""):
+        place = where.get(row["col"])
+        if place is not None:
+            names.setdefault((place[0], place[1].casefold(), place[2].casefold()), set()).update(
+                tokenize(row["label"]))
+    # a table's own words (its name, its Terms' labels) name the table, not one of its columns
+    table_words: dict[tuple[str, str], set[str]] = {}
+    for sid, table, _column in where.values():
+        table_words.setdefault((sid, table.casefold()), set(tokenize(table)))
+    for row in select(ontology, """SELECT ?tbl ?label WHERE {
+            ?m a evo:Mapping ; evo:table ?tbl ; evo:mapsTerm ?t . FILTER NOT EXISTS { ?m evo:column ?c }
+            ?t skos:prefLabel|skos:altLabel ?label }"""):
+        place_t = tables.get(row["tbl"])
+        if place_t is not None:
+            table_words.setdefault((place_t[0], place_t[1].casefold()), set()).update(tokenize(row["label"]))
+    facts.column_words = {}
+    for column_key, column_words in names.items():
+        own = column_words - table_words.get((column_key[0], column_key[1]), set())
+        facts.column_words[column_key] = frozenset(own or column_words)
     for row in select(ontology, """SELECT ?view ?vcol ?bcol WHERE {
             ?view evo:isView true . OPTIONAL { ?vcol dcterms:isPartOf ?view ; evo:viewColumnOf ?bcol } }"""):
         place_v = tables.get(row["view"])
@@ -245,7 +278,7 @@ def _int(text: str | None) -> int | None:
 
 
 def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
-              dialect: str | None = None) -> list[Finding]:
+              dialect: str | None = None, question: str | None = None) -> list[Finding]:
     """Check one SQL statement against the ontology.
 
     Args:
@@ -255,6 +288,8 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
         source: the source id (``dcterms:identifier``) the SQL is meant for; default: the only
             source, else the source whose tables the statement names most.
         dialect: a sqlglot dialect overriding the one of the source kind.
+        question: the question the SQL answers (at most :data:`MAX_SQL_CHARS` characters); when
+            given, ``question_mismatch`` compares the columns used with the words of the question.
 
     Returns:
         The findings, grouped by check (tables, columns, values, Constraints, views, joins), each group in
@@ -268,6 +303,8 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
         raise ToolArgumentError("check_sql: sql must be a non-empty SQL statement")
     if len(sql) > MAX_SQL_CHARS:
         raise ToolArgumentError(f"check_sql: sql is longer than {MAX_SQL_CHARS} characters")
+    if question is not None and (not isinstance(question, str) or len(question) > MAX_SQL_CHARS):
+        raise ToolArgumentError(f"check_sql: question must be text of at most {MAX_SQL_CHARS} characters")
     facts = check_facts(_ontology_of(ontology_or_tools))
     if source is not None and source not in facts.sources:
         raise ToolArgumentError(f"check_sql: unknown source {str(source)[:60]!r}; use one of "
@@ -289,7 +326,10 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
     if schema is None:
         return []
     read_dialect = dialect_of(schema.kind, dialect)
-    findings = _Checker(facts, schema, statement, sql, read_dialect).run()
+    checker = _Checker(facts, schema, statement, sql, read_dialect)
+    findings = checker.run()
+    if question and question.strip():
+        findings += checker.check_question(question)
     if facts.joins is not None:  # joins that follow no known path, mismatched keys, fan traps
         findings += check_joins(facts.joins, statement, dialect=read_dialect)
     return [replace(f, start=s, end=e) if (s, e) != (f.start, f.end) else f
@@ -384,6 +424,7 @@ class _Checker:
         self.restricted: set[str] = set()              # column names (casefold) inside conditions
         self.literals: set[str] = set()                # normalised string literals
         self.string_columns: set[int] = set()          # ids of Column nodes that are SQLite strings
+        self.places: list[tuple[str, str, exp.Column]] = []  # resolved (table, column, node), not join keys
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -467,7 +508,7 @@ class _Checker:
                     self.add("unknown_column", "Violation", f"table {info.name!r} has no column {name!r}",
                              ", ".join(f"{info.name}.{c}" for c in near) or None, node.this, f"{info.name}.{name}")
                 else:
-                    self.note(info.name, col.name, in_condition)
+                    self.note(info.name, col.name, in_condition, node)
                 return
             if not found:
                 if self.table(qualifier) is None:
@@ -477,7 +518,7 @@ class _Checker:
         candidates = list(self._real_tables(scope, ctes))
         for _alias, info in candidates:
             if info is not None and info.column(name) is not None:
-                self.note(info.name, info.column(name).name, in_condition)
+                self.note(info.name, info.column(name).name, in_condition, node)
                 return
         if any(info is None for _a, info in candidates):
             return  # may come from a derived table or CTE
@@ -509,10 +550,82 @@ class _Checker:
             select_node = select_node.find_ancestor(exp.Select)
         return False
 
-    def note(self, table: str, column: str, in_condition: bool) -> None:
+    def note(self, table: str, column: str, in_condition: bool, node: exp.Column) -> None:
         self.used.add((table, column))
         if in_condition:
             self.restricted.add(column.casefold())
+        if not _is_join_key(node):
+            self.places.append((table, column, node))
+
+    # -- the question ---------------------------------------------------------------------------
+
+    def check_question(self, question: str) -> list[Finding]:
+        """``question_mismatch`` findings: see the module docstring. A column counts as named by the
+        question when a stemmed question word is one of its words (name, Term labels) or one of its
+        string literals in the statement occurs in the question."""
+        asked = set(tokenize(question))
+        if not asked:
+            return []
+        text = normalize(question)
+        surface: dict[str, str] = {}  # stemmed token -> the question's word, for the message
+        for word in question_words(question):
+            for token in tokenize(word):
+                surface.setdefault(token, word)
+        words = self.facts.column_words
+        sid = self.schema.id
+
+        def named(table: str, column: str) -> set[str]:
+            return set(words.get((sid, table.casefold(), column.casefold()), ())) & asked
+
+        used_cols = {(t.casefold(), c.casefold()) for t, c in self.used}
+        explained: set[str] = set()
+        for t, c in self.used:
+            explained |= named(t, c)
+        literal_columns = {place for place in (self._resolve(col) for col, _v in self._compared_literals(text))
+                           if place is not None}
+        found: list[Finding] = []
+        reported: set[tuple[str, str]] = set()
+        for table, column, node in self.places:
+            key = (table.casefold(), column.casefold())
+            if key in reported or named(table, column) or (table, column) in literal_columns:
+                continue
+            if node.find_ancestor(exp.Count) is not None:
+                continue  # COUNT(col) counts rows; its column is rarely named
+            info = self.table(table)
+            if info is None:
+                continue
+            better = []
+            for other in info.columns:
+                if (table.casefold(), other.name.casefold()) in used_cols:
+                    continue
+                unexplained = named(table, other.name) - explained
+                if unexplained:
+                    better.append((len(unexplained), other.name, sorted(unexplained)))
+            if not better:
+                continue
+            better.sort(key=lambda b: (-b[0], b[1]))
+            reported.add(key)
+            where = f"{table}.{column}"
+            said = ", ".join(repr(surface.get(w, w)) for w in better[0][2])
+            self.add("question_mismatch", "Warning",
+                     f"no word of the question names {where}; the question's {said} names "
+                     f"{table}.{better[0][1]}, which the SQL does not use",
+                     ", ".join(f"{table}.{b[1]}" for b in better[:SUGGESTIONS]), node.this, where)
+            found.append(self.findings.pop())
+        return found
+
+    def _compared_literals(self, question_text: str) -> Iterator[tuple[exp.Expression, str]]:
+        """(column node, literal) of every comparison with a literal (text or number) that occurs in the question."""
+        for cmp in self.statement.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like):
+            if isinstance(cmp, exp.In):
+                pairs = [(cmp.this, v) for v in cmp.expressions]
+            else:
+                pairs = [(cmp.this, cmp.expression), (cmp.expression, cmp.this)]
+            for column, value_node in pairs:
+                value = value_node.this if isinstance(value_node, exp.Literal) else self._string(value_node)
+                needle = normalize(value).strip("%") if isinstance(value, str) else ""
+                if needle and needle in question_text:
+                    yield column, str(value)
 
     # -- values ---------------------------------------------------------------------------------
 

@@ -204,15 +204,16 @@ class OntologyTools:
         return build_manifest(self.ontology, version=self.version, declared=self.declared_tools(),
                               data_tools=self.data_tools, default_results=self.settings.browse.default_results)
 
-    def check_sql(self, sql: str, *, source: str | None = None) -> list[Finding]:
-        """Findings of :func:`evoonto.tools.sqlcheck.check_sql` for ``sql`` against this version.
+    def check_sql(self, sql: str, *, source: str | None = None, question: str | None = None) -> list[Finding]:
+        """Findings of :func:`evoonto.tools.sqlcheck.check_sql` for ``sql`` against this version
+        (``question``: the question the SQL answers, for ``question_mismatch``).
 
         Raises:
-            ToolArgumentError: empty or oversized SQL, unknown source id.
+            ToolArgumentError: empty or oversized SQL or question, unknown source id.
         """
         from evoonto.tools.sqlcheck import check_sql
 
-        return check_sql(self.ontology, sql, source=source)
+        return check_sql(self.ontology, sql, source=source, question=question)
 
     def declared_tools(self) -> list[DeclaredTool]:
         """The valid declared tools of this version, sorted by name."""
@@ -447,7 +448,9 @@ CHECK_SQL_DESCRIPTION = (
     "Check one SQL statement against the ontology before running it: unknown tables or columns, string "
     "values the data never holds (with the observed spelling), required Constraints left out, joins that follow "
     "no known join path or join mismatched keys, aggregates over a join that repeats rows (fan trap).\n\n"
-    "sql: one SELECT/WITH statement. source: source id (needed only when several sources are served).\n"
+    "sql: one SELECT/WITH statement. source: source id (needed only when several sources are served). "
+    "question: the user's question (optional; also warns when a column is named by no word of it while the "
+    "question names another column of the same table).\n"
     "Returns JSON {ok, findings: [{kind, severity, message, suggestion, start, end, subject}], counts}; "
     "ok is false when a finding has severity Violation (fix it before running the SQL)."
 )
@@ -460,9 +463,13 @@ def _check_sql_spec(tools: OntologyTools) -> ToolSpec:
         "sql": {"type": "string", "minLength": 1, "maxLength": MAX_SQL_CHARS,
                 "description": "one SELECT or WITH statement"},
         "source": {"type": "string", "description": "source id (needed only when several sources are served)"},
+        "question": {"type": "string", "maxLength": MAX_SQL_CHARS,
+                     "description": "the question the SQL answers (adds question_mismatch warnings: a column "
+                                    "no word of the question names while the question names another)"},
     }, ("sql",))
     return ToolSpec("check_sql", CHECK_SQL_DESCRIPTION, schema,
-                    lambda sql, source=None: check_result(tools.check_sql(sql, source=source)),
+                    lambda sql, source=None, question=None: check_result(
+                        tools.check_sql(sql, source=source, question=question)),
                     output_schema=CHECK_OUTPUT)
 
 
