@@ -16,6 +16,9 @@ Kinds (severity):
   suggestion names the nearest tables (rapidfuzz over table names and the labels of their Terms).
 - ``unknown_column`` (Violation): a column that no table in scope has (nor a select alias); the
   suggestion names the nearest ``table.column`` of the tables in scope, then of the source.
+- ``ambiguous_column`` (Violation): an unqualified column that two tables of the same FROM clause
+  both have (the database refuses it); the suggestion lists the qualified names. Joins with
+  ``USING``/``NATURAL`` merge such columns and are not reported.
 - ``unseen_value`` (Violation for ``=``/``IN``, Warning for ``<>``/``NOT IN``): a string literal
   compared with a column whose Evidence holds the column's *complete* value vocabulary
   (``evo:sampleValue`` count = ``evo:distinctCount``) and does not contain the literal; the
@@ -336,6 +339,32 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
             for f in findings for s, e in [balanced_span(sql, f.start, f.end)]]
 
 
+def _merges_columns(scope: Scope | None) -> bool:
+    """True when a join of the scope merges same-named columns (``USING`` or ``NATURAL``)."""
+    select_node = scope.expression if scope is not None else None
+    joins = select_node.args.get("joins") or [] if isinstance(select_node, exp.Select) else []
+    return any(j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL" for j in joins)
+
+
+def _output_names(source: Any) -> set[str] | None:
+    """The casefolded output column names of a derived table or CTE scope, or None when they are
+    unknown (a ``*`` select, a set operation whose branches are not all SELECTs, or another source)."""
+    expression = getattr(source, "expression", None)
+    if not isinstance(expression, exp.Query):
+        return None
+    selects = [expression] if isinstance(expression, exp.Select) else \
+        [expression.left] if isinstance(expression, exp.SetOperation) else []
+    if not selects or not isinstance(selects[0], exp.Select) or selects[0].is_star:
+        return None
+    if any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+           for e in selects[0].expressions):
+        return None
+    names = [n for n in selects[0].named_selects]
+    if len(names) != len(selects[0].expressions):
+        return None  # an unnamed expression (e.g. count(*)): its name depends on the database
+    return {n.casefold() for n in names}
+
+
 def _only_kind(facts: CheckFacts) -> str:
     kinds = {s.kind for s in facts.sources.values()}
     return kinds.pop() if len(kinds) == 1 else ""
@@ -480,12 +509,18 @@ class _Checker:
 
     def _real_tables(self, scope: Scope | None, ctes: set[str]) -> Iterator[tuple[str, Any]]:
         """(alias, TableInfo or None for derived/CTE sources) of a scope and its parents."""
+        for alias, info, _outputs in self._sources_in_scope(scope, ctes):
+            yield alias, info
+
+    def _sources_in_scope(self, scope: Scope | None, ctes: set[str]) -> Iterator[tuple[str, Any, set[str] | None]]:
+        """(alias, TableInfo or None, output names of a derived table/CTE or None when unknown) of a
+        scope and its parents; the output names are unknown for ``*`` selects and non-SELECT sources."""
         while scope is not None:
             for alias, src in scope.sources.items():
                 if isinstance(src, exp.Table) and src.name.casefold() not in ctes:
-                    yield alias, self.table(src.name)
+                    yield alias, self.table(src.name), None
                 else:
-                    yield alias, None
+                    yield alias, None, _output_names(src)
             scope = scope.parent
 
     def check_column(self, node: exp.Column, scope: Scope, ctes: set[str]) -> None:
@@ -496,12 +531,17 @@ class _Checker:
         in_condition = node.find_ancestor(*_CONDITION_PARENTS) is not None and not _is_join_key(node)
         if qualifier:
             found = False
-            for alias, info in self._real_tables(scope, ctes):
+            for alias, info, outputs in self._sources_in_scope(scope, ctes):
                 if alias.casefold() != qualifier.casefold():
                     continue
                 found = True
-                if info is None:
-                    return  # a derived table or CTE: its columns are checked where they are defined
+                if info is None:  # a derived table or CTE: its own columns are checked where defined
+                    if outputs is not None and name.casefold() not in outputs:
+                        near = _nearest(name, sorted(outputs))
+                        self.add("unknown_column", "Violation", f"{qualifier!r} (a subquery or CTE) has no column "
+                                 f"{name!r}; it returns {', '.join(sorted(outputs)) or 'no named column'}",
+                                 ", ".join(f"{qualifier}.{c}" for c in near) or None, node.this, f"{qualifier}.{name}")
+                    return
                 col = info.column(name)
                 if col is None:
                     near = _nearest(name, [c.name for c in info.columns])
@@ -515,12 +555,23 @@ class _Checker:
                     self.add("unknown_table", "Violation", f"{qualifier!r} is neither a table in FROM nor an alias",
                              ", ".join(a for a, _ in self._real_tables(scope, ctes)) or None, node, qualifier)
             return
-        candidates = list(self._real_tables(scope, ctes))
-        for _alias, info in candidates:
-            if info is not None and info.column(name) is not None:
-                self.note(info.name, info.column(name).name, in_condition, node)
-                return
-        if any(info is None for _a, info in candidates):
+        sources = list(self._sources_in_scope(scope, ctes))
+        candidates = [(alias, info) for alias, info, _o in sources]
+        holders = [(alias, info) for alias, info in candidates if info is not None and info.column(name) is not None]
+        own = len(scope.sources) if scope is not None else 0  # the innermost scope's sources come first
+        local = [(alias, info) for alias, info in candidates[:own]
+                 if info is not None and info.column(name) is not None]
+        if len(local) > 1 and not self._is_output_alias(node, name) and not _merges_columns(scope):
+            in_tables = " and ".join(i.name for _a, i in local)
+            self.add("ambiguous_column", "Violation", f"column {name!r} is in {in_tables}: "
+                     "the database refuses an unqualified reference to it",
+                     ", ".join(f"{a}.{name}" for a, _i in local), node.this, name)
+            return
+        if holders:
+            info = holders[0][1]
+            self.note(info.name, info.column(name).name, in_condition, node)
+            return
+        if any(info is None and (outputs is None or name.casefold() in outputs) for _a, info, outputs in sources):
             return  # may come from a derived table or CTE
         if self._is_output_alias(node, name):
             return
