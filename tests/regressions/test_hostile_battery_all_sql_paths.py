@@ -72,8 +72,14 @@ PATHS = ["sqlite", "duckdb", "sqlalchemy", "mcp_run_sql", "declared_sql_tool", "
 TIMEOUT_MS = 1500
 
 
+#: folders other processes write into while the test runs (git of other worktrees, caches, the venv)
+_NOT_OURS = {".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+
+
 def _snapshot(*folders: Path) -> dict[str, str]:
-    return {str(p): sha256(p) for f in folders for p in sorted(f.rglob("*")) if p.is_file()}
+    """sha256 of every file under ``folders``, except in folders other processes write into."""
+    return {str(p): sha256(p) for f in folders for p in sorted(f.rglob("*"))
+            if p.is_file() and not _NOT_OURS & set(p.relative_to(f).parts)}
 
 
 def _evil_files() -> list[str]:
