@@ -46,8 +46,29 @@ def client_for(replay: Replay) -> anthropic.Anthropic:
 
 
 class FakeOntologyTools:
+    """Ontology tools with a registry of two tools (browse, resolve) plus the declared ones."""
+
     def __init__(self):
         self.calls = []
+
+    def registry(self):
+        from evoonto.tools.registry import ToolSpec, object_schema
+
+        specs = [
+            ToolSpec("browse", "Ranked ontology records.", object_schema(
+                {"q": {"type": "string", "description": "query"},
+                 "kind": {"type": "string", "description": "record kind"},
+                 "n": {"type": "integer", "description": "hits"}}, ("q",)),
+                lambda q, kind="term", n=5: self.browse(q, kind, n)),
+            ToolSpec("resolve", "Records by id.", object_schema(
+                {"ids": {"type": "array", "description": "ids"},
+                 "depth": {"type": "integer", "description": "depth"}}, ("ids",)),
+                lambda ids, depth=1: self.resolve(ids, depth)),
+        ]
+        specs += [ToolSpec(d.name, d.description or d.name, d.input_schema(),
+                           lambda _name=d.name, **args: self.run_declared(_name, args))
+                  for d in self.declared_tools()]
+        return {spec.name: spec for spec in specs}
 
     def browse(self, q, kind="term", n=5):
         self.calls.append(("browse", q))

@@ -37,7 +37,7 @@ from evoonto.tools.trajectory import ToolEvent
 if TYPE_CHECKING:
     from evoonto.builder.workload import Question
     from evoonto.tools.data import DataTools
-    from evoonto.tools.declared import DeclaredTool
+    from evoonto.tools.registry import ToolSpec
     from evoonto.tools.toolkit import OntologyTools
     from evoonto.tools.trajectory import TrajectoryLog
 
@@ -66,30 +66,6 @@ SUBMIT_TOOL = {
         "abstain": {"type": "boolean", "description": "true: the data does not answer the question"}}},
 }
 
-DATA_TOOL_DEFINITIONS = [
-    {"name": "list_tables", "description": "List the database tables with row and column counts.",
-     "input_schema": {"type": "object", "properties": {}}},
-    {"name": "describe_table", "description": "Columns (name, type, primary key) and foreign keys of one table.",
-     "input_schema": {"type": "object", "properties": {"table": {"type": "string"}}, "required": ["table"]}},
-    {"name": "run_sql", "description": "Run one read-only SELECT and see up to `limit` rows (default 50).",
-     "input_schema": {"type": "object", "properties": {"sql": {"type": "string"},
-                                                        "limit": {"type": "integer", "minimum": 1, "maximum": 200}},
-                      "required": ["sql"]}},
-]
-
-ONTOLOGY_TOOL_DEFINITIONS = [
-    {"name": "browse", "description": "Ranked ontology records (terms, mappings, values) matching a query.",
-     "input_schema": {"type": "object", "properties": {
-         "q": {"type": "string"},
-         "kind": {"type": "string", "enum": ["term", "mapping", "constraint", "evidence", "relation", "any"]},
-         "n": {"type": "integer", "minimum": 1, "maximum": 50}}, "required": ["q"]}},
-    {"name": "resolve", "description": "Records by id with their mappings, relations, constraints and evidence.",
-     "input_schema": {"type": "object", "properties": {
-         "ids": {"type": "array", "items": {"type": "string"}},
-         "depth": {"type": "integer", "minimum": 0, "maximum": 2}}, "required": ["ids"]}},
-]
-
-
 class Toolbox(Protocol):
     """What the agent calls: tool definitions (Anthropic ``tools`` params) and a synchronous call."""
 
@@ -101,51 +77,54 @@ class Toolbox(Protocol):
 
 
 class InProcessToolbox:
-    """Raw data tools ± ontology tools (browse, resolve and the version's declared tools) in process.
+    """The tools an MCP server would serve, called in process: the raw data tools (list_tables,
+    describe_table, run_sql) ± every listed tool of the ontology's one registry
+    (:meth:`evoonto.tools.toolkit.OntologyTools.registry`: browse, resolve, join_path, coverage,
+    check_sql and the version's declared tools), with the same names, descriptions and schemas.
 
     Args:
-        data_tools: a :class:`evoonto.tools.data.DataTools` (read-only SQL on the question's database).
-        ontology_tools: an :class:`evoonto.tools.toolkit.OntologyTools`, or None (no ontology tools).
+        data_tools: a :class:`evoonto.tools.data.DataTools` (read-only SQL on the question's database),
+            or None (no data tools).
+        ontology_tools: an :class:`evoonto.tools.toolkit.OntologyTools` (anything with a
+            ``registry()`` of :class:`~evoonto.tools.registry.ToolSpec` and ``check_sql``), or None.
         version: ontology version served (recorded in the trajectory).
     """
 
-    def __init__(self, data_tools: DataTools, ontology_tools: OntologyTools | None = None,
+    def __init__(self, data_tools: DataTools | None, ontology_tools: OntologyTools | None = None,
                  version: int | None = None):
         self.data_tools = data_tools
         self.ontology_tools = ontology_tools
         self.version = version
 
-    def _declared(self) -> list[DeclaredTool]:
-        return list(self.ontology_tools.declared_tools()) if self.ontology_tools is not None else []
+    def specs(self) -> dict[str, ToolSpec]:
+        """The tools offered, by name: the ontology's listed tools, then the data tools."""
+        from evoonto.tools.toolkit import DATA_TOOLS, data_tool_specs
+
+        specs: dict[str, ToolSpec] = {}
+        if self.ontology_tools is not None:
+            specs.update({name: spec for name, spec in self.ontology_tools.registry().items()
+                          if spec.listed and name not in DATA_TOOLS})
+        data = self.data_tools
+        if data is not None:
+            check = getattr(self.ontology_tools, "check_sql", None)
+            specs.update({spec.name: spec for spec in data_tool_specs(lambda: data, check)})
+        return specs
 
     def definitions(self) -> list[dict]:
-        if self.ontology_tools is None:
-            return list(DATA_TOOL_DEFINITIONS)
-        declared = [{"name": d.name, "description": d.description or d.name, "input_schema": d.input_schema()}
-                    for d in self._declared()]
-        return DATA_TOOL_DEFINITIONS + ONTOLOGY_TOOL_DEFINITIONS + declared
+        """Anthropic ``tools`` params: ``[{name, description, input_schema}]``."""
+        return [{"name": spec.name, "description": spec.description, "input_schema": spec.input_schema}
+                for spec in self.specs().values()]
 
     def call(self, name: str, arguments: dict) -> Any:
-        """Run one tool; ToolArgumentError for an unknown tool or bad arguments."""
-        args = dict(arguments or {})
-        try:
-            if name == "list_tables":
-                return self.data_tools.list_tables()
-            if name == "describe_table":
-                return self.data_tools.describe_table(args["table"])
-            if name == "run_sql":
-                return self.data_tools.run_sql(args["sql"], limit=int(args.get("limit", 50)))
-            if self.ontology_tools is not None and name == "browse":
-                return self.ontology_tools.browse(args["q"], kind=args.get("kind", "term"), n=int(args.get("n", 5)))
-            if self.ontology_tools is not None and name == "resolve":
-                return self.ontology_tools.resolve(args["ids"], depth=int(args.get("depth", 1)))
-            if self.ontology_tools is not None and any(d.name == name for d in self._declared()):
-                return self.ontology_tools.run_declared(name, args)
-        except KeyError as exc:
-            raise ToolArgumentError(f"{name}: missing argument {exc.args[0]!r}") from None
-        except (TypeError, ValueError) as exc:
-            raise ToolArgumentError(f"{name}: bad arguments ({exc})") from None
-        raise ToolArgumentError(f"unknown tool {name!r}")
+        """Run one tool with its arguments checked against its schema.
+
+        Raises:
+            ToolArgumentError: an unknown tool or bad arguments; other EvoontoError from the tool.
+        """
+        spec = self.specs().get(name)
+        if spec is None:
+            raise ToolArgumentError(f"unknown tool {str(name)[:60]!r}")
+        return spec.handler(**spec.check_arguments(dict(arguments or {})))
 
 
 class McpToolbox:

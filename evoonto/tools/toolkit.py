@@ -19,7 +19,7 @@ import threading
 import time
 import weakref
 from datetime import datetime, timezone
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from evoonto.errors import EvoontoError, SourceError, ToolArgumentError
 from evoonto.tools.browse import KIND_CHOICES, MAX_QUERY_CHARS
@@ -45,6 +45,9 @@ from evoonto.tools.registry import (
     object_schema,
 )
 from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, to_text  # noqa: F401 - to_text re-exported
+
+if TYPE_CHECKING:
+    from evoonto.tools.data import DataTools
 
 BUILTIN_TOOLS = ("browse", "resolve", "manifest", "join_path")
 DATA_TOOLS = ("list_tables", "describe_table", "run_sql")
@@ -473,15 +476,16 @@ def _check_sql_spec(tools: OntologyTools) -> ToolSpec:
                     output_schema=CHECK_OUTPUT)
 
 
-def _run_sql(tools: OntologyTools, sql: str, source: str | None, limit: int, check: bool) -> dict[str, Any]:
-    """run_sql, with ``check``: check_sql's findings first, added to the answer as ``findings``
+def _run_sql(data: Callable[[], DataTools], check: Callable[..., list[Finding]] | None, sql: str,
+             source: str | None, limit: int, run_check: bool) -> dict[str, Any]:
+    """run_sql, with ``run_check``: check_sql's findings first, added to the answer as ``findings``
     and ``counts`` (the rows are returned either way)."""
-    if not check:
-        return tools.data.run_sql(sql, source, limit)
+    if not run_check or check is None:
+        return data().run_sql(sql, source, limit)
     from evoonto.tools.sqlcheck import check_result
 
-    checked = check_result(tools.check_sql(sql, source=source))
-    return {**tools.data.run_sql(sql, source, limit), "findings": checked["findings"], "counts": checked["counts"]}
+    checked = check_result(check(sql, source=source))
+    return {**data().run_sql(sql, source, limit), "findings": checked["findings"], "counts": checked["counts"]}
 
 
 def _declared_spec(tools: OntologyTools, decl: DeclaredTool) -> ToolSpec:
@@ -490,28 +494,48 @@ def _declared_spec(tools: OntologyTools, decl: DeclaredTool) -> ToolSpec:
 
 
 def _data_specs(tools: OntologyTools) -> list[ToolSpec]:
+    return data_tool_specs(lambda: tools.data, tools.check_sql)
+
+
+def data_tool_specs(data: Callable[[], DataTools],
+                    check: Callable[..., list[Finding]] | None = None) -> list[ToolSpec]:
+    """The raw data tools (list_tables, describe_table, run_sql) as :class:`ToolSpec` s.
+
+    Args:
+        data: returns the :class:`~evoonto.tools.data.DataTools` to call (called per tool call, so
+            the sources may be opened lazily).
+        check: ``check(sql, source=...) -> list[Finding]`` (e.g. :meth:`OntologyTools.check_sql`);
+            when given, run_sql takes ``check: true`` and adds the findings to its answer.
+
+    Returns:
+        Three specs, in the order above; the same the MCP server serves with ``--data-tools``.
+    """
     from evoonto.tools.data import MAX_ROWS, MAX_SQL_CHARS
 
     source = {"type": "string", "description": "source id (needed only when several sources are served)"}
+    run_sql_args: dict[str, dict[str, Any]] = {
+        "sql": {"type": "string", "minLength": 1, "maxLength": MAX_SQL_CHARS,
+                "description": "one SELECT or WITH statement"},
+        "source": source,
+        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS, "default": 50,
+                  "description": "maximum number of rows returned"}}
+    check_fn = check
+    if check is not None:
+        run_sql_args["check"] = {"type": "boolean", "default": False,
+                                 "description": "run check_sql first and add its findings"}
     return [
         ToolSpec("list_tables", "Tables of the data sources: JSON [{source, table, rows, columns}].",
-                 object_schema({}), lambda: tools.data.list_tables(), output_schema=TABLES_OUTPUT,
+                 object_schema({}), lambda: data().list_tables(), output_schema=TABLES_OUTPUT,
                  result_key="tables"),
         ToolSpec("describe_table", "Columns (name, type, pk) and foreign keys of one table.",
                  object_schema({"table": {"type": "string", "minLength": 1, "maxLength": 500,
                                           "description": "table name (from list_tables)"},
                                 "source": source}, ("table",)),
-                 lambda table, source=None: tools.data.describe_table(table, source),
+                 lambda table, source=None: data().describe_table(table, source),
                  output_schema=TABLE_OUTPUT),
-        ToolSpec("run_sql", "Run one read-only SELECT/WITH statement; JSON {columns, rows, truncated} "
-                 "(with check: true, also check_sql's findings and counts).",
-                 object_schema({"sql": {"type": "string", "minLength": 1, "maxLength": MAX_SQL_CHARS,
-                                        "description": "one SELECT or WITH statement"},
-                                "source": source,
-                                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS, "default": 50,
-                                          "description": "maximum number of rows returned"},
-                                "check": {"type": "boolean", "default": False,
-                                          "description": "run check_sql first and add its findings"}}, ("sql",)),
-                 lambda sql, source=None, limit=50, check=False: _run_sql(tools, sql, source, limit, check),
+        ToolSpec("run_sql", "Run one read-only SELECT/WITH statement; JSON {columns, rows, truncated}"
+                 + (" (with check: true, also check_sql's findings and counts)." if check is not None else "."),
+                 object_schema(run_sql_args, ("sql",)),
+                 lambda sql, source=None, limit=50, check=False: _run_sql(data, check_fn, sql, source, limit, check),
                  output_schema=ROWS_OUTPUT),
     ]
