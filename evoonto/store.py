@@ -11,6 +11,8 @@ The same protocol is implemented over a remote SPARQL 1.1 endpoint by
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol, runtime_checkable
 
@@ -258,7 +260,7 @@ class OxigraphStore:
                                    use_default_graph_as_union=default_graph is None and default_union)
             return _convert_result(result)
         except (SyntaxError, OSError, ValueError, TypeError) as exc:
-            raise QueryError(f"SPARQL query failed: {first_line(exc)}") from exc
+            raise QueryError(f"SPARQL query failed: {sparql_error(exc, sparql)}") from exc
 
     def update(self, sparql: str) -> None:
         """Run a SPARQL 1.1 Update (standard prefixes predeclared). Raises QueryError."""
@@ -359,7 +361,14 @@ def _serialized(data: bytes | None) -> bytes:
     return data
 
 
-def solution_rows(solutions: ox.QuerySolutions, convert: Callable[[Any], Any] = from_ox) -> list[dict[str, Any]]:
+class SelectRows(list):
+    """The rows of a SELECT result (a ``list`` of ``{variable: value}`` dicts) and ``variables``, the
+    projected variable names in query order (known even when there is no row)."""
+
+    variables: tuple[str, ...] = ()
+
+
+def solution_rows(solutions: ox.QuerySolutions, convert: Callable[[Any], Any] = from_ox) -> SelectRows:
     """The rows of a pyoxigraph SELECT result, one ``{variable name: convert(term)}`` dict per solution.
 
     Args:
@@ -368,10 +377,12 @@ def solution_rows(solutions: ox.QuerySolutions, convert: Callable[[Any], Any] = 
             nodes); ``lambda term: term.value`` gives plain strings.
 
     Returns:
-        ``list[dict[str, value]]`` in solution order; unbound variables are left out of their row.
+        :class:`SelectRows` (``list[dict[str, value]]``) in solution order; unbound variables are left
+        out of their row; ``.variables`` names the projected variables.
     """
     names = [v.value for v in solutions.variables]
-    rows = []
+    rows = SelectRows()
+    rows.variables = tuple(names)
     for solution in solutions:
         row = {}
         for name in names:
@@ -380,6 +391,45 @@ def solution_rows(solutions: ox.QuerySolutions, convert: Callable[[Any], Any] = 
                 row[name] = convert(value)
         rows.append(row)
     return rows
+
+
+_SYNTAX_AT = re.compile(r"^error at (\d+):(\d+): (.*)$", re.S)
+_PREFIXED = re.compile(r"([A-Za-z][\w.-]*)?:[\w.%-]*$")
+
+
+def sparql_error(exc: BaseException, sparql: str) -> str:
+    """A one-line message for a SPARQL error of pyoxigraph, without its character-class lists.
+
+    ``error at 1:31: expected one of Prefix not found, ['%'], …`` on ``?t a foo:Bar`` becomes
+    ``unknown prefix 'foo:' at line 1, column 31 (declare it with PREFIX foo: <IRI>; predeclared:
+    evo:, skos:, …)``; other syntax errors keep their position and the words they expected.
+
+    Args:
+        exc: the exception pyoxigraph raised; sparql: the query text it was given.
+    Returns:
+        The message (at most about 300 characters).
+    """
+    text = " ".join(str(exc).split())
+    match = _SYNTAX_AT.match(text)
+    if not match:
+        return first_line(exc, 300)
+    line, col, detail = int(match.group(1)), int(match.group(2)), match.group(3)
+    where = f"line {line}, column {col}"
+    if "Prefix not found" in detail:
+        rows = sparql.split("\n")
+        before = rows[line - 1][:col] if 0 < line <= len(rows) else ""
+        found = _PREFIXED.search(before.rstrip())
+        name = (found.group(1) or "") if found else None
+        known = ", ".join(f"{p}:" for p in PREFIXES)
+        if name is not None:
+            return (f"unknown prefix '{name}:' at {where} (declare it with PREFIX {name}: <IRI>; "
+                    f"predeclared: {known})")
+        return f"unknown prefix at {where} (predeclared: {known})"
+    expected = [part.strip() for part in re.sub(r"\[[^\]]*\]", "", detail).split(",")]
+    words = [w for w in expected if w and w != "expected one of"]
+    head = detail.split(" one of ")[0] if " one of " in detail else detail
+    listed = ", ".join(w.replace("expected one of ", "") for w in words[:6])
+    return f"syntax error at {where}: {head} {listed}".strip()[:300] if listed else f"syntax error at {where}"
 
 
 def _convert_result(result):

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         print(bind_prefixes(result).serialize(format="turtle"))
         return 0
     rows = result[: args.limit] if args.limit else result
-    names = list(dict.fromkeys(k for row in rows for k in row))
+    names = list(getattr(result, "variables", ())) or list(dict.fromkeys(k for row in rows for k in row))
     if args.format == "json":
         print(json.dumps([{k: str(v) for k, v in row.items()} for row in rows], ensure_ascii=False, indent=2))
         return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from evoonto.errors import ToolArgumentError, first_line
+from evoonto.errors import ToolArgumentError
 
 if TYPE_CHECKING:
     from evoonto.catalog import Queryable
@@ -131,13 +131,12 @@ def select(ontology: Queryable, body: str) -> list[dict[str, str]]:
 
 def _select_oxigraph(engine: Any, sparql: str) -> list[dict[str, str]]:
     from evoonto.errors import EvoontoError
-    from evoonto.store import solution_rows
+    from evoonto.store import solution_rows, sparql_error
 
     try:
         solutions = engine.query(sparql, use_default_graph_as_union=True)
     except (SyntaxError, OSError, ValueError, TypeError) as exc:
-        detail = first_line(exc)
-        raise EvoontoError(f"SPARQL query failed: {detail}") from exc
+        raise EvoontoError(f"SPARQL query failed: {sparql_error(exc, sparql)}") from exc
     return solution_rows(solutions, lambda term: term.value)
 
 

@@ -20,7 +20,7 @@ def test_error_positions_refer_to_the_lines_of_the_cell(tmp_path):
     ws = Workspace.init(tmp_path / "ws")
     with pytest.raises(QueryError) as caught:
         run_query(ws, BROKEN)
-    position = re.search(r"error at (\d+):", str(caught.value))
+    position = re.search(r"at line (\d+), column", str(caught.value))
     assert position is not None, str(caught.value)
     assert position.group(1) == "3"
 
