@@ -38,7 +38,7 @@ Options of the magics (all optional):
 The standard prefixes (``evo:``, ``evog:``, ``skos:``, ``prov:``, ``dcat:``, ``dcterms:``, ``csvw:``,
 ``owl:``, ``rdfs:``, ``rdf:``, ``sh:``, ``xsd:``, ``sssom:``, ``evosh:``;
 :data:`evoonto.namespaces.PREFIXES`) are predeclared by the store, so error positions
-(``error at LINE:COLUMN``) refer to the lines of the cell as written.
+(``at line LINE, column COLUMN``) refer to the lines of the cell as written.
 
 **Labels are language-tagged.** ``skos:prefLabel`` and ``skos:altLabel`` values carry ``@en``, and
 in SPARQL a plain literal never equals a tagged one: ``ASK { ?t skos:prefLabel "Invoice total" }``
