@@ -89,7 +89,7 @@ def test_kinds_constraints_relations(built):
     formulas = {str(o) for o in content.objects(None, EVO.formula)}
     assert formulas == {"profit = revenue - cost"}
     joins = {str(o) for o in content.objects(None, EVO.joinCondition)}
-    assert {"card_sets.card_id = cards.card_id", "card_sets.set_code = sets.code"} <= joins
+    assert {'"card_sets"."card_id" = "cards"."card_id"', '"card_sets"."set_code" = "sets"."code"'} <= joins
     # qualified relation agrees with its direct triple
     for rel in content.subjects(RDF.type, EVO.Relation):
         s, p, o = (content.value(rel, x) for x in (OWL.annotatedSource, OWL.annotatedProperty, OWL.annotatedTarget))

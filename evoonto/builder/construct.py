@@ -31,7 +31,7 @@ from evoonto.namespaces import EVO, bind_prefixes
 from evoonto.records import (
     Constraint, Evidence, Mapping, ProbeActivity, Relation, Term, records_to_graph,
 )
-from evoonto.sources.quoting import quote_identifier, quote_literal
+from evoonto.sources.quoting import dialect_of_kind, quote_identifier, quote_literal
 
 __all__ = ["Construction", "construct", "scheme_triples", "ground_in_documents", "distinct_pref_labels"]
 
@@ -247,29 +247,35 @@ def _probe_summary(probe: ProbeResult) -> str:
 MAX_JOIN_PATHS = 4
 
 
-def _join_paths(verified: Verified) -> dict[tuple[str, str | None], str]:
-    """``(table, column)`` → the join conditions that connect the column's table to related tables.
+def _join_paths(verified: Verified, dialect: str | None = None) -> dict[tuple[str, str | None], str]:
+    """``(table, column)`` → the join conditions that connect the column's table to related tables,
+    quoted for ``dialect`` (executable SQL).
 
-    A column's own foreign keys come first, then the table's other joins (as child, then as
-    parent); at most :data:`MAX_JOIN_PATHS`, separated by ``"; "`` (alternatives, not a conjunction).
-    The Entity (``column`` None) gets its table's joins.
+    A column's Mapping gets the joins that keep its table's rows: its own foreign keys first, then the
+    table's other many-to-one joins (the table as child; the parent side is a key). Joins to the
+    table's children (one-to-many) are left out, since an aggregate of the column over them would
+    count each row once per child (a fan trap); they stay in the Association Relations and the
+    ``join_path`` tool, which report their cardinality. The Entity (``column`` None) gets all its
+    table's joins, as child, then as parent. At most :data:`MAX_JOIN_PATHS`, separated by ``"; "``
+    (alternatives, not a conjunction).
     """
     by_table: dict[str, list[str]] = defaultdict(list)
+    as_parent: dict[str, list[str]] = defaultdict(list)
     own: dict[tuple[str, str | None], list[str]] = defaultdict(list)
     for vj in verified.joins:
         j = vj.candidate
-        by_table[j.child].append(j.condition())
+        condition = j.condition(dialect, quoted=True)
+        by_table[j.child].append(condition)
         for col in j.child_columns:
-            own[(j.child, col)].append(j.condition())
-    for vj in verified.joins:
-        j = vj.candidate
+            own[(j.child, col)].append(condition)
         if j.parent != j.child:
-            by_table[j.parent].append(j.condition())
+            as_parent[j.parent].append(condition)
     out: dict[tuple[str, str | None], str] = {}
     tables = {vt.candidate.table for vt in verified.terms}
     columns = {(vt.candidate.table, vt.candidate.column) for vt in verified.terms}
     for table, column in columns | {(t, None) for t in tables}:
-        conditions = list(dict.fromkeys([*own.get((table, column), []), *by_table.get(table, [])]))
+        children = as_parent.get(table, []) if column is None else []
+        conditions = list(dict.fromkeys([*own.get((table, column), []), *by_table.get(table, []), *children]))
         if conditions:
             out[(table, column)] = "; ".join(conditions[:MAX_JOIN_PATHS])
     return out
@@ -306,7 +312,8 @@ def construct(verified: Verified, schema: SourceSchema, iris: IriFactory, at: da
     synonyms: dict[str, list[str]] = defaultdict(list)
     for syn in verified.synonyms:
         synonyms[syn.slug].append(syn.label)
-    b.add_terms(verified.terms, synonyms, _join_paths(verified))
+    dialect = dialect_of_kind(schema.kind)
+    b.add_terms(verified.terms, synonyms, _join_paths(verified, dialect))
     slugs = b.term_iri
     evidence_of = {t.iri: t.evidence[0] for t in b.out.terms}
 
@@ -328,13 +335,14 @@ def construct(verified: Verified, schema: SourceSchema, iris: IriFactory, at: da
                                           f"({'declared' if j.declared else 'discovered'} key)")
         child_col, parent_col = term_slug(j.child, j.child_columns[0]), term_slug(j.parent, j.parent_columns[0])
         if child_col in slugs and parent_col in slugs:
-            b.relation("Association", slugs[child_col], slugs[parent_col], ev, join_condition=j.condition())
+            b.relation("Association", slugs[child_col], slugs[parent_col], ev,
+                       join_condition=j.condition(dialect, quoted=True))
         pair = (j.child, j.parent)
         ends = (term_slug(j.child), term_slug(j.parent))
         if j.child != j.parent and pair not in entity_pairs and all(e in slugs for e in ends):
             entity_pairs.add(pair)
             b.relation("Association", slugs[ends[0]], slugs[ends[1]], ev,
-                       join_condition=j.condition())
+                       join_condition=j.condition(dialect, quoted=True))
 
     # derivations: target derived from each operand. A derivation is added whole or not at all: a
     # column that satisfies two formulas with a shared operand (total = a + b and total = a * c)

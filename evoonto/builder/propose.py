@@ -123,11 +123,19 @@ class JoinCandidate:
     declared: bool = True
     origin: str = "schema"
 
-    def condition(self) -> str:
-        """The join condition, ``"child.a = parent.b"`` (AND-joined for composite keys)."""
+    def condition(self, dialect: str | None = None, *, quoted: bool = False) -> str:
+        """The join condition, AND-joined for composite keys: readable ``"child.a = parent.b"`` by
+        default; with ``quoted``, executable SQL with every identifier quoted for ``dialect``
+        (a sqlglot dialect, :func:`evoonto.sources.quoting.quote_identifier`):
+        ``"Order Details"."OrderID" = "Orders"."OrderID"``."""
+        def name(table: str, column: str) -> str:
+            if not quoted:
+                return f"{table}.{column}"
+            return f"{quote_identifier(table, dialect)}.{quote_identifier(column, dialect)}"
+
         # strict=False keeps the historical behaviour (extra columns of the longer side are ignored);
         # every constructor in evoonto passes equal-length tuples.
-        return " AND ".join(f"{self.child}.{a} = {self.parent}.{b}"
+        return " AND ".join(f"{name(self.child, a)} = {name(self.parent, b)}"
                             for a, b in zip(self.child_columns, self.parent_columns, strict=False))
 
 

@@ -173,7 +173,7 @@ def _join_conditions(sql: str) -> list[str]:
 
 def _normalise_condition(text: str) -> set[str]:
     conds = set()
-    for part in re.split(r"\band\b|,", text, flags=re.IGNORECASE):
+    for part in re.split(r"\band\b|,|;", text, flags=re.IGNORECASE):
         sides = [s.strip().strip('"`').lower().replace('"', "") for s in part.split("=")]
         if len(sides) == 2 and all(sides):
             conds.add(" = ".join(sorted(sides)))

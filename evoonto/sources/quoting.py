@@ -23,7 +23,16 @@ from sqlglot import exp
 
 from evoonto.errors import SourceError
 
-__all__ = ["quote_identifier", "quote_literal", "sql_literal"]
+__all__ = ["DIALECT_OF_KIND", "dialect_of_kind", "quote_identifier", "quote_literal", "sql_literal"]
+
+#: The sqlglot dialect of each source kind (``evo:sourceKind``): SQLite files, folders of files read
+#: with DuckDB; SQLAlchemy URLs and unknown kinds use sqlglot's generic SQL (ANSI double quotes).
+DIALECT_OF_KIND: dict[str, str | None] = {"sqlite": "sqlite", "files": "duckdb", "sqlalchemy": None}
+
+
+def dialect_of_kind(kind: str | None, dialect: str | None = None) -> str | None:
+    """The sqlglot dialect for a source kind (:data:`DIALECT_OF_KIND`); ``dialect`` when given."""
+    return dialect or DIALECT_OF_KIND.get(kind or "")
 
 
 def quote_identifier(name: str, dialect: str | None = None) -> str:

@@ -43,7 +43,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from evoonto.errors import ToolArgumentError
-from evoonto.sources.quoting import quote_identifier
+from evoonto.sources.quoting import DIALECT_OF_KIND, quote_identifier
 from evoonto.sources.joins import _ID_LIKE  # the id-like name rule of join discovery, shared
 from evoonto.tools.findings import Finding
 from evoonto.tools.findings import node_span as _span
@@ -60,7 +60,6 @@ ORIGIN_RANK: dict[str, int] = {"foreign_key": 0, "probe": 1, "verified_query": 2
 #: half hops, so among paths of equal length the verified one wins, but one name hop beats two verified ones.
 ORIGIN_COST: dict[str, float] = {"name": 1.5}
 #: sqlglot dialect of each catalog source kind (``evo:sourceKind``) when none is given.
-DIALECT_OF_KIND: dict[str, str | None] = {"sqlite": "sqlite", "files": "duckdb", "sqlalchemy": None}
 
 
 @dataclass(frozen=True, order=True)

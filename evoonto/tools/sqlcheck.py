@@ -62,6 +62,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from evoonto.catalog import SourceSchema, read_catalog
 from evoonto.errors import ToolArgumentError
+from evoonto.sources.quoting import dialect_of_kind
 from evoonto.text import normalize, tokenize
 from evoonto.text import words as question_words
 from evoonto.tools.findings import Finding, Severity, balanced_span, has_violation
@@ -69,20 +70,14 @@ from evoonto.tools.findings import node_span as _span
 from evoonto.tools.joinpaths import JoinGraph, check_joins, join_graph_of
 from evoonto.tools.sparql import select
 
-__all__ = ["check_sql", "check_facts", "CheckFacts", "ColumnFacts", "ConstraintFacts", "dialect_of",
+__all__ = ["check_sql", "check_facts", "CheckFacts", "ColumnFacts", "ConstraintFacts",
            "finding_counts", "check_result", "MAX_SQL_CHARS"]
 
 #: Longest statement accepted (same cap as ``run_sql``).
 MAX_SQL_CHARS = 20_000
 #: How many alternatives a suggestion lists.
 SUGGESTIONS = 3
-_DIALECTS = {"sqlite": "sqlite", "files": "duckdb"}
 
-
-def dialect_of(kind: str, dialect: str | None = None) -> str | None:
-    """The sqlglot dialect for a source kind (``evo:sourceKind``): ``sqlite`` for SQLite, ``duckdb``
-    for folders of files; ``dialect`` when given; None (sqlglot's generic SQL) otherwise."""
-    return dialect or _DIALECTS.get(kind)
 
 
 @dataclass(frozen=True)
@@ -313,7 +308,7 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
         raise ToolArgumentError(f"check_sql: unknown source {str(source)[:60]!r}; use one of "
                                 f"{', '.join(sorted(facts.sources)) or 'none (the catalog has no table)'}")
     first = facts.sources.get(source) if source else None
-    read = dialect_of(first.kind if first else _only_kind(facts), dialect)
+    read = dialect_of_kind(first.kind if first else _only_kind(facts), dialect)
     try:
         statements = [s for s in sqlglot.parse(sql, read=read) if s is not None]
     except (ParseError, SqlglotError) as exc:
@@ -328,7 +323,7 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
     schema = first or _pick_source(facts, statement)
     if schema is None:
         return []
-    read_dialect = dialect_of(schema.kind, dialect)
+    read_dialect = dialect_of_kind(schema.kind, dialect)
     checker = _Checker(facts, schema, statement, sql, read_dialect)
     findings = checker.run()
     if question and question.strip():
