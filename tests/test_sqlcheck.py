@@ -242,3 +242,11 @@ def test_tool_and_cli_take_the_question(tmp_path, capsys):
     assert main(["check-sql", "--workspace", str(tmp_path / "ws"), "--question", "Which artist drew the cards?",
                  "SELECT name FROM cards"]) == 0  # a Warning: exit 0
     assert "question_mismatch" in capsys.readouterr().out
+
+
+def test_type_mismatch_warns_on_text_aggregates_and_numeric_comparisons(onto):
+    found = check_sql(onto, "SELECT avg(artist) FROM cards")
+    assert kinds(found) == [("type_mismatch", "Warning")] and found[0].subject == "cards.artist"
+    found = check_sql(onto, "SELECT name FROM cards WHERE artist > 3")
+    assert kinds(found) == [("type_mismatch", "Warning")]
+    assert check_sql(onto, "SELECT count(artist) FROM cards WHERE artist > 'M'") == []

@@ -33,6 +33,9 @@ Kinds (severity):
   values), while another column of the same table that the statement does not use is named by a
   question word no used column explains; the suggestion names that column. It catches "the right
   table, the wrong column", which no check against the schema alone can see.
+- ``type_mismatch`` (Warning): SUM/AVG of a text column, or a text column compared with a number
+  by ``<``/``>``/``<=``/``>=``/BETWEEN (a column counts as text when its declared type has SQLite's
+  TEXT affinity and the values its Evidence shows are not all numbers).
 - ``missing_constraint`` (the Constraint's severity; only Violation-severity Constraints are
   checked): a Constraint applies (a column of its target Term/Mapping is used and, when it has
   trigger keywords, one of them occurs in the statement's string literals, not negated) and the columns of its
@@ -360,6 +363,14 @@ def _output_names(source: Any) -> set[str] | None:
     return {n.casefold() for n in names}
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _only_kind(facts: CheckFacts) -> str:
     kinds = {s.kind for s in facts.sources.values()}
     return kinds.pop() if len(kinds) == 1 else ""
@@ -485,6 +496,7 @@ class _Checker:
             if node.is_string and not _negated(node):
                 self.literals.add(normalize(node.this))
         self.check_values()
+        self.check_types()
         self.check_constraints()
         self.check_views()
         return self.findings
@@ -698,6 +710,44 @@ class _Checker:
         if isinstance(node, exp.Column) and id(node) in self.string_columns:
             return node.name
         return None
+
+    # -- types --------------------------------------------------------------------------------------
+
+    def _is_text(self, place: tuple[str, str]) -> bool:
+        """True when a column holds text: its declared type has SQLite's TEXT affinity (CHAR, CLOB,
+        TEXT) and the values its Evidence shows are not all numbers."""
+        info = self.table(place[0])
+        column = info.column(place[1]) if info is not None else None
+        declared = column.declared_type.upper() if column is not None else ""
+        if "INT" in declared or not any(word in declared for word in ("CHAR", "CLOB", "TEXT")):
+            return False
+        facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
+        return facts is None or not facts.values or not all(_is_number(v) for v in facts.values)
+
+    def check_types(self) -> None:
+        """``type_mismatch`` warnings: SUM/AVG of a text column, a text column compared with a number
+        by ``<``, ``>``, ``<=``, ``>=`` or BETWEEN."""
+        for agg in self.statement.find_all(exp.Sum, exp.Avg):
+            column = agg.this
+            place = self._resolve(column) if isinstance(column, exp.Column) else None
+            if place is not None and self._is_text(place):
+                name = type(agg).__name__.upper()
+                self.add("type_mismatch", "Warning", f"{name} of {place[0]}.{place[1]}, a text column",
+                         "aggregate a numeric column, or COUNT the rows", column, f"{place[0]}.{place[1]}")
+        for cmp in self.statement.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between):
+            if isinstance(cmp, exp.Between):
+                column, others = cmp.this, [cmp.args.get("low"), cmp.args.get("high")]
+            else:
+                column, others = (cmp.this, [cmp.expression]) if isinstance(cmp.this, exp.Column) else \
+                    (cmp.expression, [cmp.this])
+            if not isinstance(column, exp.Column) or not others or not all(
+                    isinstance(o, exp.Literal) and not o.is_string for o in others):
+                continue
+            place = self._resolve(column)
+            if place is not None and self._is_text(place):
+                self.add("type_mismatch", "Warning", f"{place[0]}.{place[1]} is a text column compared with a number "
+                         "(text sorts after every number)", "compare a numeric column, or CAST it", column,
+                         f"{place[0]}.{place[1]}")
 
     def check_values(self) -> None:
         for cmp in self.statement.find_all(exp.EQ, exp.NEQ, exp.In):
