@@ -202,3 +202,14 @@ def test_failed_task_that_used_a_stale_record_is_a_signature(ws, drifted_db, cap
         ("stale_evidence", f"{opened.iris.base}mapping/cs/singer/Country", ("q1",))]
     assert "Atlantis" in sigs[0].detail("note")
     assert attribute(sigs[0]).level == "content"
+
+
+def test_serve_check_drift_without_sources_warns_and_serves(ws, tmp_path, capsys, monkeypatch):
+    import evoonto.server
+
+    served = []
+    monkeypatch.setattr(evoonto.server, "serve", lambda path, **kw: served.append(path))
+    Workspace.open(ws).set_setting("sources", {"cs": str(tmp_path / "gone.sqlite")})
+    assert main(["serve", "-w", str(ws), "--check-drift"]) == 0
+    err = capsys.readouterr().err
+    assert served and "drift check not done" in err and "gone.sqlite" in err

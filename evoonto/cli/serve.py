@@ -28,7 +28,7 @@ with a JSON-RPC error (-32700 parse error / -32600 invalid request), never left 
 
 With --check-drift, `evoonto drift` runs first (the stored probe queries are re-run against the
 sources and changed Evidence is marked stale, so resolve shows it as "stale since ..."); its report
-goes to stderr.
+goes to stderr. If the check cannot run (no source reachable), a warning says so and serving starts.
 
 Examples:
   evoonto serve --workspace .evoonto                      # stdio, for a local agent
@@ -94,11 +94,17 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_drift(args: argparse.Namespace) -> None:
     """``--check-drift``: mark stale records before serving; the report goes to stderr (stdout is
-    the MCP channel on stdio)."""
+    the MCP channel on stdio). When the check cannot run (no source reachable, another writer),
+    one warning goes to stderr and the server starts anyway."""
     import sys
 
     from evoonto.cli import workspace_path
     from evoonto.drift import run_drift
+    from evoonto.errors import EvoontoError, first_line
 
-    report = run_drift(workspace_path(args), sources=args.source, mark=True)
+    try:
+        report = run_drift(workspace_path(args), sources=args.source, mark=True)
+    except EvoontoError as exc:  # sources down or workspace busy: serve what there is, say so
+        print(f"evoonto: warning: drift check not done ({first_line(exc)}); serving anyway", file=sys.stderr)
+        return
     print(report.format(), file=sys.stderr)
