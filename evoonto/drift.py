@@ -39,7 +39,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from rdflib import RDF, RDFS, Literal, URIRef
 from rdflib.namespace import PROV, SKOS, XSD
@@ -136,7 +136,7 @@ class DriftReport:
                 "findings": [f.to_json() for f in self.findings], "stale": dict(sorted(self.stale.items())),
                 "already_stale": self.already_stale, "notes": self.notes, "version": self.version}
 
-    def format(self, *, short=None) -> str:
+    def format(self, *, short: Callable[[str], str] | None = None) -> str:
         """Text report: a summary line, then one line per finding with the Evidence it invalidates.
 
         Args:
@@ -177,7 +177,6 @@ class _Evidence:
     low: str | None = None
     high: str | None = None
     samples: set[str] = field(default_factory=set)
-    stale: bool = False
 
 
 def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 5000,
@@ -484,7 +483,7 @@ def _finding(kind, sid, table, column, detail, evidence: list[_Evidence], mappin
 
 def _read_evidence(ontology) -> list[_Evidence]:
     rows = ontology.query("""
-        SELECT ?ev ?query ?src ?rows ?nulls ?distinct ?low ?high ?stale WHERE {
+        SELECT ?ev ?query ?src ?rows ?nulls ?distinct ?low ?high WHERE {
           GRAPH evog:content {
             ?ev a evo:Evidence ; prov:wasGeneratedBy ?probe .
             ?probe evo:query ?query .
@@ -494,7 +493,6 @@ def _read_evidence(ontology) -> list[_Evidence]:
             OPTIONAL { ?ev evo:distinctCount ?distinct }
             OPTIONAL { ?ev evo:minValue ?low }
             OPTIONAL { ?ev evo:maxValue ?high }
-            OPTIONAL { ?ev prov:wasInvalidatedBy ?stale }
           }
         }""", default_union=False)
     samples: dict[str, set[str]] = {}
@@ -512,7 +510,7 @@ def _read_evidence(ontology) -> list[_Evidence]:
             rows=_int(row.get("rows")), null_fraction=_float(row.get("nulls")), distinct=_int(row.get("distinct")),
             low=str(row["low"]) if row.get("low") is not None else None,
             high=str(row["high"]) if row.get("high") is not None else None,
-            samples=samples.get(iri, set()), stale=row.get("stale") is not None)
+            samples=samples.get(iri, set()))
     return sorted(out.values(), key=lambda e: str(e.iri))
 
 
