@@ -36,7 +36,7 @@ LAYERS: dict[str, int] = {
     "evoonto.evaluation": 6,
     # 7: applications of the library
     "evoonto.experiment": 7, "evoonto.server": 7, "evoonto.viz": 7, "evoonto.sparql_magic": 7,
-    "evoonto.demo": 7,
+    "evoonto.demo": 7, "evoonto.drift": 7,
     # 8: the command line
     "evoonto.cli": 8, "evoonto.__main__": 8,
 }

@@ -63,14 +63,17 @@ GOLD_ORDERED = Gold("q2", "cs", "SELECT Name FROM singer ORDER BY Age DESC")
     (GOLD_ORDERED, "SELECT Name FROM singer", 0),
 ])
 def test_ex_on_hand_made_predictions(db, gold, pred, ex):
-    result = score_ex(gold, db, pred)
+    # Spider rules: row order counts when the gold has ORDER BY (BIRD's official rule ignores it:
+    # tests/test_ex_agreement.py and test_bird_official_order_rule)
+    result = score_ex(gold, db, pred, mode="spider")
     assert int(result.correct) == ex and result.error is None
     assert (result.ves > 0) == bool(ex)
 
 
 def test_bird_official_order_rule(db):
     pred = "SELECT Name FROM singer ORDER BY Age ASC"
-    assert score_ex(GOLD_ORDERED, db, pred, order_by_sensitive=False).correct  # BIRD: sets only
+    assert score_ex(GOLD_ORDERED, db, pred).correct  # BIRD's default: sets only
+    assert not score_ex(GOLD_ORDERED, db, pred, order_by_sensitive=True).correct  # the non-official option
     assert not score_ex(GOLD_ORDERED, db, pred, mode="spider").correct
 
 
@@ -103,7 +106,11 @@ def test_broken_gold_is_reported(db):
 def test_ves_with_iterations(db):
     result = score_ex(GOLD, db, GOLD.sql, ves_iterations=3)
     assert result.correct and result.ves > 0 and result.gold_ms is not None
-    assert set(result.to_json()) == {"ex", "ves", "error", "gold_error", "gold_ms", "pred_ms"}
+    assert set(result.to_json()) == {"ex", "ves", "r_ves", "time_ratio", "error", "gold_error", "gold_ms",
+                                     "pred_ms"}
+    # BIRD's scale: sqrt(t_gold / t_pred) x 100 (the same query: around 100), R-VES from its rewards
+    assert result.ves == pytest.approx(100 * result.time_ratio ** 0.5)
+    assert result.r_ves in (100 * r ** 0.5 for r in (0.25, 0.5, 0.75, 1.0, 1.25))
 
 
 def test_every_gold_query_matches_itself_on_spider(spider_dir):

@@ -15,7 +15,19 @@ tested on the held-out fold; then the folds swap. Gold SQL is read only by the s
 
 Scorers:
   linking  offline schema-linking recall of a deterministic browse+resolve policy (default)
-  ex       execution accuracy and VES of a Claude ReAct agent (needs --agent and ANTHROPIC_API_KEY)
+  ex       execution accuracy and VES of a Claude ReAct agent (needs --agent and ANTHROPIC_API_KEY),
+           or, with --predictions FILE, of an existing prediction file (no agent, no folds)
+
+EX rules (--ex-mode; default: the benchmark's own, named in the output):
+  spider   the Spider test-suite evaluator's exec match with its default options: DISTINCT removed
+           from both queries (--keep-distinct keeps it), bag of rows, column permutations allowed,
+           row order counts iff the gold SQL has ORDER BY
+  bird     BIRD's evaluator: the set of result rows (row order and duplicates ignored, column order
+           counts); VES and R-VES on BIRD's scale (sqrt(time ratio) x 100, mini-dev rewards)
+
+Prediction files (--predictions): one SQL per line in question-file order (a line may end with
+TAB db_id or BIRD's TAB----- bird -----TAB db_id), or BIRD's predict_dev.json. The summary line
+starts with EX and gives the accuracy and the rules; per-question results go to RUNS/.
 
 Conditions:
   baseline  raw schema only (bare table/column terms) behind browse/resolve
@@ -28,6 +40,8 @@ splits are stored once (WORKSPACE/splits.json, or RUNS/splits-<benchmark>.json) 
 Example:
   evoonto eval --benchmark spider --data ../shared/data/spider --scorer linking
   evoonto eval --benchmark spider --data DIR --scorer ex --agent anthropic:claude-sonnet-5-5 --db concert_singer
+  evoonto eval --benchmark spider --data ../shared/data/spider --scorer ex --predictions pred.sql
+  evoonto eval --benchmark bird --data minidev/ --scorer ex --predictions predict_dev.json --ves-iterations 100
 """
 
 
@@ -61,10 +75,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-turns", type=int, default=None, metavar="N", help="agent turns per question")
     parser.add_argument("--max-tokens", type=int, default=None, metavar="N",
                         help="agent input+output token budget per question")
-    parser.add_argument("--ex-mode", choices=("bird", "spider"), default="bird",
-                        help="EX result comparison: BIRD sets (order counts with ORDER BY) or Spider test-suite")
+    parser.add_argument("--ex-mode", choices=("bird", "spider"), default=None,
+                        help="EX rules: spider (test-suite exec match) or bird (set of rows); "
+                             "default: the benchmark's own")
+    parser.add_argument("--keep-distinct", action="store_true",
+                        help="spider rules: keep DISTINCT (the official evaluator's --keep_distinct)")
+    parser.add_argument("--predictions", default=None, metavar="FILE",
+                        help="score this prediction file with --scorer ex instead of running an agent")
     parser.add_argument("--ves-iterations", type=int, default=1, metavar="N",
-                        help="executions per query averaged for VES timing (default 1)")
+                        help="timed runs per correct query for VES / R-VES (default 1; BIRD uses 100)")
     parser.add_argument("--timeout-ms", type=int, default=30_000, metavar="MS",
                         help="EX per-query time limit in milliseconds (default 30000)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -85,6 +104,12 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.evaluation.runner import EvalConfig, format_summary
     from evoonto.experiment import run_evaluation
 
+    data = Path(args.data)
+    mode = args.ex_mode or ("bird" if args.benchmark == "bird" else "spider")
+    if args.keep_distinct and mode != "spider":
+        raise ConfigurationError("--keep-distinct applies to the spider rules only")
+    if args.predictions is not None:
+        return _score_predictions(args, data, mode)
     agent = None
     if args.agent:
         from evoonto.evaluation.agent import make_client, parse_agent_spec
@@ -95,7 +120,6 @@ def run(args: argparse.Namespace) -> int:
         make_client()  # fail fast with a one-line message when ANTHROPIC_API_KEY is missing
     elif args.scorer == "ex":
         raise ConfigurationError("--scorer ex needs --agent anthropic:MODEL")
-    data = Path(args.data)
     if not data.exists():
         raise ConfigurationError(f"--data {data} does not exist")
     if args.folds < 2:
@@ -114,11 +138,59 @@ def run(args: argparse.Namespace) -> int:
         conditions=tuple(dict.fromkeys(args.condition or CONDITIONS)), folds=args.folds, seed=args.seed,
         splits_path=(workspace / "splits.json") if workspace else None, out=runs,
         databases=args.db, max_questions=args.max_questions, policy=policy, agent=agent,
-        ex_mode=args.ex_mode, ves_iterations=args.ves_iterations, timeout_ms=args.timeout_ms,
+        ex_mode=("spider-keep-distinct" if args.keep_distinct else mode),
+        ves_iterations=args.ves_iterations, timeout_ms=args.timeout_ms,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = lambda message, *rest, **kw: print(f"evoonto: warning: {message}", file=sys.stderr)
         result = run_evaluation(config, progress=not args.no_progress)
     print(format_summary(result, args.scorer))
+    if args.scorer == "ex":
+        from evoonto.evaluation.execution import rules_for
+
+        print(f"EX rules: {rules_for(config.ex_mode).describe()}")
+    return 0
+
+
+def _score_predictions(args: argparse.Namespace, data, mode: str) -> int:
+    """``--predictions FILE``: score a prediction file, print the EX line, write per-question results."""
+    import datetime as dt
+    import json
+    import sys
+    import warnings
+    from pathlib import Path
+
+    from evoonto.errors import ConfigurationError
+    from evoonto.evaluation.benchmarks import load_benchmark
+    from evoonto.evaluation.execution import Rules, read_predictions, score_predictions
+
+    if args.scorer != "ex":
+        raise ConfigurationError("--predictions needs --scorer ex")
+    if args.agent:
+        raise ConfigurationError("--predictions scores a file; leave out --agent")
+    if not data.exists():
+        raise ConfigurationError(f"--data {data} does not exist")
+    if args.ves_iterations < 1 or args.timeout_ms < 1:
+        raise ConfigurationError("--ves-iterations and --timeout-ms must be positive")
+    predictions = read_predictions(args.predictions)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, *rest, **kw: print(f"evoonto: warning: {message}", file=sys.stderr)
+        bench = load_benchmark(args.benchmark, data)
+    rules = Rules(mode, keep_distinct=args.keep_distinct)  # type: ignore[arg-type]
+    scores = score_predictions(bench, predictions, rules, databases=args.db, max_questions=args.max_questions,
+                               timeout_ms=args.timeout_ms, ves_iterations=args.ves_iterations,
+                               progress=not args.no_progress)
+    runs = Path(args.runs) if args.runs else (Path(args.workspace) / "runs" if args.workspace else Path("runs"))
+    folder = runs / f"predictions-{dt.datetime.now(dt.timezone.utc).strftime('%Y%m%dT%H%M%SZ')}"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "results.jsonl", "w", encoding="utf-8") as out:
+        for result in scores.results:
+            out.write(json.dumps({"id": result.question_id, **result.to_json()}) + "\n")
+    summary = {"rules": rules.name, "questions": len(scores.results), "ex": scores.ex, "ves": scores.ves,
+               "r_ves": scores.r_ves, "predictions": str(args.predictions), "data": str(data)}
+    (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    print(scores.summary())
+    print(f"per-question results: {folder / 'results.jsonl'}")
     return 0

@@ -26,8 +26,13 @@ otherwise serve refuses to start, saying what is missing. With a token, every re
 "Authorization: Bearer <token>" or gets 401. On stdio, a line that is not JSON-RPC is answered
 with a JSON-RPC error (-32700 parse error / -32600 invalid request), never left unanswered.
 
+With --check-drift, `evoonto drift` runs first (the stored probe queries are re-run against the
+sources and changed Evidence is marked stale, so resolve shows it as "stale since ..."); its report
+goes to stderr. If the check cannot run (no source reachable), a warning says so and serving starts.
+
 Examples:
   evoonto serve --workspace .evoonto                      # stdio, for a local agent
+  evoonto serve --check-drift                             # mark drifted Evidence, then serve
   evoonto serve --transport http --port 8765 --data-tools # http://127.0.0.1:8765/mcp
   EVOONTO_MCP_TOKEN=$(cat ~/.evoonto-token) evoonto serve --transport http --host 0.0.0.0 \\
       --allow-host mcp.example.org                        # reachable from other machines
@@ -59,6 +64,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "default: the sources recorded in the workspace)")
     parser.add_argument("--session", default=None, metavar="ID",
                         help="session id written into the trajectory (default: random)")
+    parser.add_argument("--check-drift", action="store_true",
+                        help="first run `evoonto drift` (re-run the stored probe queries, mark changed "
+                             "Evidence stale; report on stderr), then serve")
     parser.add_argument("--trajectory", default=None, metavar="FILE",
                         help="append calls to this JSON Lines file instead of <workspace>/trajectories/")
     parser.set_defaults(func=run)
@@ -72,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 < args.port < 65536:
         raise ConfigurationError(f"--port must be from 1 to 65535, got {args.port}")
+    if args.check_drift:
+        _check_drift(args)
     try:
         serve(workspace_path(args), transport=args.transport, host=args.host, port=args.port,
               data_tools=args.data_tools, session=args.session, trajectory_file=args.trajectory,
@@ -80,3 +90,21 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:  # malformed --session
         raise ConfigurationError(str(exc)) from None
     return 0
+
+
+def _check_drift(args: argparse.Namespace) -> None:
+    """``--check-drift``: mark stale records before serving; the report goes to stderr (stdout is
+    the MCP channel on stdio). When the check cannot run (no source reachable, another writer),
+    one warning goes to stderr and the server starts anyway."""
+    import sys
+
+    from evoonto.cli import workspace_path
+    from evoonto.drift import run_drift
+    from evoonto.errors import EvoontoError, first_line
+
+    try:
+        report = run_drift(workspace_path(args), sources=args.source, mark=True)
+    except EvoontoError as exc:  # sources down or workspace busy: serve what there is, say so
+        print(f"evoonto: warning: drift check not done ({first_line(exc)}); serving anyway", file=sys.stderr)
+        return
+    print(report.format(), file=sys.stderr)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
@@ -46,6 +46,10 @@ DATABASE_FOLDERS = ("database", "dev_databases", "train_databases", "databases",
 
 class MissingDatabaseWarning(UserWarning):
     """Questions were skipped because their database file is missing."""
+
+
+class DuplicateQuestionIdWarning(UserWarning):
+    """A question file repeats an id; the later questions were kept under a suffixed id."""
 
 
 @dataclass(frozen=True)
@@ -212,7 +216,15 @@ def _assemble(name: str, rows: Iterator[tuple[Question, Gold | None, str | None]
     skipped: list[str] = []
     databases: dict[str, Path] = {}
     missing: dict[str, int] = {}
+    seen: set[str] = set()
+    renamed: list[str] = []
     for question, answer, hint in rows:
+        if question.id in seen:  # e.g. BIRD mini-dev repeats ids 137 and 138: keep both
+            new_id = next(f"{question.id}_{n}" for n in range(2, len(seen) + 3) if f"{question.id}_{n}" not in seen)
+            renamed.append(f"{question.id} -> {new_id}")
+            question = replace(question, id=new_id)
+            answer = replace(answer, question_id=new_id) if answer is not None else None
+        seen.add(question.id)
         db_id = question.db_id
         if db_id is None:  # the loaders reject such rows before they get here
             raise WorkloadError(f"{name}: question {question.id!r} has no db_id")
@@ -231,6 +243,9 @@ def _assemble(name: str, rows: Iterator[tuple[Question, Gold | None, str | None]
             gold[question.id] = answer
         if hint:
             hints[question.id] = hint
+    if renamed:
+        warnings.warn(f"{name}: {len(renamed)} repeated question id(s) kept with a suffix: {', '.join(renamed)}",
+                      DuplicateQuestionIdWarning, stacklevel=3)
     for db_id, count in missing.items():
         warnings.warn(f"database {db_id!r} not found under {data_dir}: skipped {count} question(s)",
                       MissingDatabaseWarning, stacklevel=3)

@@ -21,14 +21,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 from evoonto.errors import ConfigurationError
 from evoonto.evaluation.conditions import CONDITIONS
 from evoonto.evaluation.linking import LinkingPolicy
-
-if TYPE_CHECKING:
-    from evoonto.evaluation.execution import Mode
 
 SCORERS = ("linking", "ex")
 
@@ -50,7 +47,8 @@ class EvalConfig:
         agent: :class:`~evoonto.evaluation.agent.AgentConfig` for ``ex``.
         proposer: builder proposer for the evoonto condition.
         timeout_ms: EX per-query time limit (milliseconds).
-        ex_mode: result comparison, ``bird`` or ``spider`` (see :mod:`~evoonto.evaluation.execution`).
+        ex_mode: EX rules, a name of :func:`~evoonto.evaluation.execution.rules_for` (``spider``,
+            ``spider-keep-distinct``, ``bird``; see :mod:`~evoonto.evaluation.execution`).
         ves_iterations: runs per query averaged for VES timing.
     """
 
@@ -69,7 +67,7 @@ class EvalConfig:
     agent: Any = None
     proposer: str = "offline"
     timeout_ms: int = 30_000
-    ex_mode: Mode = "bird"
+    ex_mode: str = "bird"
     ves_iterations: int = 1
 
     def check(self) -> None:
@@ -82,8 +80,12 @@ class EvalConfig:
                                      f"choose from {', '.join(CONDITIONS)}")
         if self.scorer == "ex" and self.agent is None:
             raise ConfigurationError("--scorer ex needs --agent anthropic:MODEL")
-        if self.ex_mode not in ("bird", "spider"):
-            raise ConfigurationError(f"unknown EX comparison {self.ex_mode!r}; choose bird or spider")
+        from evoonto.evaluation.execution import rules_for
+
+        try:
+            rules_for(self.ex_mode)
+        except ValueError as exc:
+            raise ConfigurationError(str(exc)) from None
         if self.ves_iterations < 1 or self.timeout_ms < 1:
             raise ConfigurationError("--ves-iterations and the timeout must be positive")
 
@@ -160,7 +162,7 @@ def evaluate_linking(context, questions: Sequence, benchmark, policy: LinkingPol
 
 def _score_ex(agent, context, question, bench, config: EvalConfig, folder: Path) -> dict:
     from evoonto.evaluation.agent import InProcessToolbox
-    from evoonto.evaluation.execution import score_ex
+    from evoonto.evaluation.execution import rules_for, score_ex
     from evoonto.sources import open_source
     from evoonto.tools.data import DataTools
     from evoonto.tools.trajectory import TrajectoryLog
@@ -172,7 +174,7 @@ def _score_ex(agent, context, question, bench, config: EvalConfig, folder: Path)
         box = InProcessToolbox(DataTools({context.db_id: src}), context.tools, version=version)
         started = time.perf_counter()
         answer = agent.run(question, box, context=context.prompt, hint=bench.hints.get(question.id), trajectory=log)
-    scored = score_ex(bench.gold[question.id], context.database, answer.final_sql, mode=config.ex_mode,
+    scored = score_ex(bench.gold[question.id], context.database, answer.final_sql, rules=rules_for(config.ex_mode),
                       timeout_ms=config.timeout_ms, ves_iterations=config.ves_iterations)
     return {**answer.to_json(), **scored.to_json(), "agent_ms": round((time.perf_counter() - started) * 1000, 1)}
 

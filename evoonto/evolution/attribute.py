@@ -39,6 +39,7 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
       first). Without a view the Schema layer is unknown and Content is assumed.
     * ``unknown_column``: Content — a label led the agent to a column name that does not exist
       (a hidden label / Mapping correction is needed).
+    * ``stale_evidence``: Content — a record the agent used was invalidated by a drift check.
     * ``shallow_retrieval``, ``crowded_retrieval``, ``ignored_constraint``, ``repeated_probe``: Tool —
       the content is there
       (every phrase linked / the Constraint exists / the agent kept asking) but the tools did not
@@ -53,6 +54,8 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
                            f"value {signature.key!r} is in the source but in no Evidence")
     if kind == "unknown_column":
         return Attribution(signature, "content", f"the agent used a non-existent column {signature.key!r}")
+    if kind == "stale_evidence":  # a drift check invalidated it: re-probe, update or deprecate
+        return Attribution(signature, "content", f"{signature.key} is stale: {signature.detail('note', '')}")
     if kind == "guessed_join":
         from evoonto.namespaces import EVO
 

@@ -21,6 +21,9 @@ Signature kinds:
                       the final SQL
 ``repeated_probe``    the same tool call (tool + arguments) three or more times in one task
 ``unknown_column``    an SQL error naming a column that does not exist
+``stale_evidence``    the failed task was shown a record that a drift check marked stale
+                      (``prov:wasInvalidatedBy``, :mod:`evoonto.drift`); key: the record's IRI,
+                      details: the drift note (re-probe, update or deprecate it)
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from evoonto.text import normalize
 from evoonto.tools.browse import collapse_key
 
 KINDS = ("unlinked_phrase", "missing_value", "shallow_retrieval", "crowded_retrieval", "guessed_join",
-         "ignored_constraint", "repeated_probe", "unknown_column")
+         "ignored_constraint", "repeated_probe", "unknown_column", "stale_evidence")
 
 #: Hits on one column in one browse answer from which the answer counts as crowded.
 CROWDED = 3
@@ -137,6 +140,11 @@ def _crowded_columns(traj: TaskTrajectory, view: OntologyView) -> set[str]:
     return out
 
 
+def _ids_in(text: str) -> set[str]:
+    """The record ids (``evidence/…``, ``mapping/…``, ``constraint/…``, ``relation/…``) in a text."""
+    return set(re.findall(r"\b(?:evidence|mapping|constraint|relation)/[^\s\"',\]}]+", text))
+
+
 def _sqls(traj: TaskTrajectory) -> list[str]:
     out = [str(e.arguments.get("sql") or e.arguments.get("query")) for e in traj.events
            if e.tool in ("run_sql", "sql", "query") and (e.arguments.get("sql") or e.arguments.get("query"))]
@@ -217,10 +225,22 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
         if kws and cond is not None:
             constraints.append((str(c), kws, str(cond)))
 
+    from rdflib.namespace import PROV, SKOS
+
+    stale = {str(node): str(view.content.value(node, SKOS.changeNote) or "")
+             for node in set(view.content.subjects(PROV.wasInvalidatedBy, None))} \
+        if "stale_evidence" in kinds else {}
+
     for traj in trajectories:
         if not traj.failed:
             continue
         src = traj.db_id
+        if stale:
+            shown = "\n".join(surfaced_texts(traj))
+            for iri, note in sorted(stale.items()):
+                # resolve shows ids relative to the workspace base: match the IRI's tail
+                if iri in shown or any(iri.endswith("/" + ident) for ident in _ids_in(shown)):
+                    add("stale_evidence", iri, src, traj, note=note)
         words = tx.content_words(traj.question)
         if words and ({"unlinked_phrase", "shallow_retrieval"} & kinds) and traj.events:
             stems = _surfaced_stems(traj)

@@ -59,7 +59,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from rdflib import URIRef
 
@@ -69,6 +69,8 @@ from evoonto.sources.probe import ProbeRun, run_probe
 
 __all__ = [
     "ColumnProfile",
+    "GroupStatistics",
+    "group_statistics",
     "profile",
     "profile_column",
     "column_probe_sql",
@@ -270,26 +272,12 @@ def profile_column(
     run = run_probe(source, column_probe_sql(source, table, column, sample_rows=sample),
                     limit=fetch, timeout_ms=timeout_ms, at=at)
     complete = not _result(run).truncated
-    if complete:
-        groups = [(r[0], int(r[1])) for r in _result(run).rows]
-        values = [(v, n) for v, n in groups if v is not None]
-        total = sum(n for _, n in groups)
-        nulls = total - sum(n for _, n in values)
-        distinct = len(values)
-        # every value was seen: compare numbers stored as text as numbers ("9" < "10")
-        ordered = sorted((v for v, _ in values), key=_sort_key)
-        low = _text(ordered[0]) if ordered else None
-        high = _text(ordered[-1]) if ordered else None
-    else:  # too many values to fetch: one query with the totals over all groups
+    if not complete:  # too many values to fetch: one query with the totals over all groups
         run = run_probe(source, column_probe_sql(source, table, column, sample_rows=sample, fetch=fetch),
                         limit=fetch, timeout_ms=timeout_ms, at=at)
-        rows = _result(run).rows
-        total = int(rows[0][2] or 0) if rows else 0
-        nulls = int(rows[0][3] or 0) if rows else 0
-        distinct = int(rows[0][4] or 0) if rows else 0
-        values = [(r[0], int(r[1])) for r in rows if r[0] is not None]
-        low = _text(rows[0][5]) if rows else None
-        high = _text(rows[0][6]) if rows else None
+    stats = group_statistics(_result(run).columns, _result(run).rows)
+    total, nulls, distinct, low, high = stats.total, stats.nulls, stats.distinct, stats.low, stats.high
+    values = list(stats.values)
     raw_values = [v for v, _ in values]
     texts = [(_stored_text(v), n) for v, n in values]  # NULLs were dropped from values
     top = texts[:top_k]
@@ -321,6 +309,57 @@ def profile_column(
         evidence=evidence, probe=probe, null_count=nulls, complete=complete, vocabulary=vocabulary,
         run=run,
     )
+
+
+@dataclass(frozen=True)
+class GroupStatistics:
+    """What one column probe observed (either query form of :func:`column_probe_sql`).
+
+    Attributes:
+        total: rows observed; nulls: NULL values among them; distinct: distinct non-NULL values.
+        low, high: the smallest and largest value as text (numbers stored as text compared as
+            numbers when every value was fetched), ``None`` when every value is NULL.
+        values: ``[(raw value, count)]`` of the fetched non-NULL groups, most frequent first.
+    """
+
+    total: int
+    nulls: int
+    distinct: int
+    low: str | None
+    high: str | None
+    values: tuple[tuple[Any, int], ...]
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """The fetched non-NULL values as stored text (as ``evo:sampleValue`` records them)."""
+        return tuple(_stored_text(v) for v, _ in self.values)
+
+
+def group_statistics(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> GroupStatistics:
+    """The :class:`GroupStatistics` of a column probe's result rows.
+
+    Args:
+        columns: the result's column names: ``(v, n)`` for the plain value-frequency query (all
+            groups fetched), ``(v, n, total_rows, null_rows, distinct_values, min_value,
+            max_value)`` for the query with window totals.
+        rows: the result rows.
+
+    Used by :func:`profile_column` and by drift detection (:mod:`evoonto.drift`), which re-runs the
+    recorded query and compares the two observations.
+    """
+    if "total_rows" not in [str(c).lower() for c in columns]:
+        groups = [(r[0], int(r[1])) for r in rows]
+        values = [(v, n) for v, n in groups if v is not None]
+        # every value was seen: compare numbers stored as text as numbers ("9" < "10")
+        ordered = sorted((v for v, _ in values), key=_sort_key)
+        return GroupStatistics(sum(n for _, n in groups), sum(n for v, n in groups if v is None), len(values),
+                               _text(ordered[0]) if ordered else None, _text(ordered[-1]) if ordered else None,
+                               tuple(values))
+    first = rows[0] if rows else None
+    return GroupStatistics(
+        int(first[2] or 0) if first else 0, int(first[3] or 0) if first else 0,
+        int(first[4] or 0) if first else 0, _text(first[5]) if first else None,
+        _text(first[6]) if first else None, tuple((r[0], int(r[1])) for r in rows if r[0] is not None))
 
 
 _NUMBER = re.compile(r"^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$")

@@ -43,6 +43,8 @@ _STRUCTURAL = {"hasMapping", "wasDerivedFrom", "mapsTerm", "constrains", "annota
                "annotatedTarget", "annotatedProperty", "inScheme", "wasGeneratedBy", "type",
                # direct relation triples: shown through their qualified evo:Relation nodes
                "related", "broader", "narrower", "exactMatch", "derivedFrom", "partOf"}
+# PROV invalidation (drift): shown as one "status" line instead
+_STATUS = {"wasInvalidatedBy", "invalidatedAtTime", "changeNote"}
 _FIRST_KEYS = ("prefLabel", "altLabel", "hiddenLabel", "definition", "table", "column", "source", "filter",
                "aggregation", "grain", "joinPath", "condition", "triggerKeyword", "severity", "comment", "summary")
 _KIND_OF_CLASS = {iri: kind for kind, iri in KIND_CLASSES.items()}
@@ -373,6 +375,10 @@ class Resolver:
 
     def _properties(self, graph: _Graph, iri: str, kind: str) -> dict[str, Any]:
         rec: dict[str, Any] = {"id": self.codec.to_id(iri), "kind": kind}
+        stale = graph.literals(iri, "invalidatedAtTime")
+        if stale:  # marked by a drift check (evoonto.drift): PROV invalidation shown as a status
+            notes = graph.literals(iri, "changeNote")
+            rec["status"] = f"stale since {min(stale)}" + (f": {_cut(notes[-1], EVIDENCE_TEXT_CHARS)}" if notes else "")
         types = [local_name(t) for t, _ in graph.props.get(iri, {}).get("types", ())]
         subtypes = [t for t in types if t.lower() != kind and t not in ("Concept", "Entity_", "Thing")]
         if subtypes:
@@ -381,7 +387,7 @@ class Resolver:
         order = [k for k in _FIRST_KEYS if k in props] + sorted(k for k in props if k not in _FIRST_KEYS)
         for pred in order:
             values = sorted(props[pred], key=lambda entry: (str(entry[0]), entry[1]))
-            if pred in _STRUCTURAL or pred == "types":
+            if pred in _STRUCTURAL or pred in _STATUS or pred == "types":
                 continue
             if pred in ("table", "column", "source", "severity", "relationType", "isReplacedBy"):
                 shown = [graph.label(v) if pred != "isReplacedBy" else self.codec.to_id(v) for v, _ in values]
