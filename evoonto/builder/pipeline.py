@@ -265,9 +265,9 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             if verified_items:
                 from evoonto.builder.verified import items_for_source, mine_verified
 
-                mine = items_for_source(verified_items, src.id, [t.name for t in schema.tables], taken)
-                if mine:
-                    mined = mine_verified(mine, source=src, catalog=source_catalog, content=content, iris=iris,
+                for_source = items_for_source(verified_items, src.id, [t.name for t in schema.tables], taken)
+                if for_source:
+                    mined = mine_verified(for_source, source=src, catalog=source_catalog, content=content, iris=iris,
                                           at=clock)
                     content += mined.graph
                     for key, value in mined.counts.items():

@@ -42,7 +42,7 @@ from typing import Any
 from urllib.parse import quote
 
 from rdflib import Graph, Literal, URIRef
-from rdflib.namespace import PROV, RDF, SKOS
+from rdflib.namespace import OWL, PROV, RDF, SKOS
 
 from evoonto.builder.labels import column_labels, table_labels
 from evoonto.builder.propose import term_slug
@@ -148,7 +148,7 @@ def load_verified(path: str | Path) -> list[VerifiedItem]:
         where = f"{path}:{n}"
         try:
             obj = json.loads(line)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             _warn(f"{where}: verified query skipped: not a JSON object ({exc.msg})")
             continue
         item = _item(obj, where)
@@ -638,8 +638,8 @@ class _Miner:
             left, right = self.term(a), self.term(c)
             if left is None or right is None or left == right:
                 continue
-            known = [r for r in self.content.subjects(EVO.joinCondition, None)
-                     if {self.content.value(r, _ANNOTATED_SOURCE), self.content.value(r, _ANNOTATED_TARGET)}
+            known = [URIRef(str(r)) for r in self.content.subjects(EVO.joinCondition, None)
+                     if {self.content.value(r, OWL.annotatedSource), self.content.value(r, OWL.annotatedTarget)}
                      == {left, right}]
             if known:
                 self.exercises[query].extend(known)
@@ -782,6 +782,3 @@ def _is_key(column: tuple[str, str], analysis: _Analysis) -> bool:
     """A column only used to join (it names nothing the question asks for)."""
     return any(column in ((a, b), (c, d)) for a, b, c, d in analysis.joins)
 
-
-_ANNOTATED_SOURCE = URIRef("http://www.w3.org/2002/07/owl#annotatedSource")
-_ANNOTATED_TARGET = URIRef("http://www.w3.org/2002/07/owl#annotatedTarget")
