@@ -56,7 +56,7 @@ from evoonto.text import QUESTION_STOP_WORDS, stem, tokenize, words
 from evoonto.tools.joinpaths import JoinGraph, written_joins
 
 __all__ = ["VerifiedItem", "VerifiedMining", "load_verified", "as_verified", "mine_verified", "GRAIN_WORDS",
-           "items_for_source",
+           "items_for_source", "computed_term", "grain_term", "grain_expression",
            "verified_iri", "MAX_PHRASE_WORDS"]
 
 #: Longest question phrase (words) used as a name.
@@ -687,25 +687,14 @@ class _Miner:
         term = self.iris.term(self.src, slug)
         if self.has(term):
             return
-        table = agg.columns[0][0]
-        mapping = _sub_iri(self.iris.mapping(self.src, table), slug)
         queries = sorted(dict.fromkeys(iri for _i, iri, _a, _an in uses))
         label = phrase[:1].upper() + phrase[1:]
-        alt_labels = list(dict.fromkeys([*alts, f"{phrase} ({agg.function.lower()})"]))
-        Term(term, label=label, kinds=["Metric"], alt_labels=alt_labels,
-             hidden_labels=[expression],
-             definition=f"{label} = {expression} (mined from {len(queries)} verified quer"
-                        f"{'y' if len(queries) == 1 else 'ies'}).",
-             scheme=self.iris.scheme(), mappings=[mapping], evidence=queries).to_graph(self.graph)
-        MappingRecord(mapping, term=term, source=self.src_iri, table=self.iris.table(self.src, table),
-                      column=self.iris.column(self.src, *agg.columns[0]) if len(agg.columns) == 1 else None,
-                      aggregation=agg.function, expression=expression, confidence=0.9,
-                      evidence=queries).to_graph(self.graph)
-        for table_name, column in agg.columns:
-            target = self.term(table_name, column)
-            if target is not None:
-                Relation(self.iris.relation("Derivation", term, target), type="Derivation", source=term,
-                         target=target, formula=expression, evidence=queries).to_graph(self.graph)
+        mapping = computed_term(
+            self.graph, self.content, self.iris, self.src, slug, kind="Metric", label=label,
+            alt_labels=[*alts, f"{phrase} ({agg.function.lower()})"], columns=agg.columns, expression=expression,
+            aggregation=agg.function, evidence=queries,
+            definition=f"{label} = {expression} (mined from {len(queries)} verified quer"
+                       f"{'y' if len(queries) == 1 else 'ies'}).")
         for _item, iri, _agg, _an in uses:
             self.exercises[iri] += [term, mapping]
             self.claimed[iri].update(p for name in (phrase, *alts) for p in _sub_phrases(name))
@@ -736,27 +725,14 @@ class _Miner:
     def grains(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
         for _item, iri, analysis in kept:
             for g in analysis.grains:
-                base = self.term(g.table, g.column)
                 slug = f"{term_slug(g.table, g.column)}.grain-{g.unit}"
                 term = self.iris.term(self.src, slug)
                 if self.has(term):
                     self.graph.add((term, PROV.wasDerivedFrom, iri))
                     self.exercises[iri].append(term)
                     continue
-                column_label = column_labels(g.table, g.column).pref.lower()
-                adverb = GRAIN_WORDS[g.unit][0]
-                mapping = _sub_iri(self.iris.mapping(self.src, g.table, g.column), f"grain-{g.unit}")
-                Term(term, label=f"{column_label} by {g.unit}", kinds=["TimeDimension"],
-                     alt_labels=[f"{adverb} {column_label}", f"{g.unit} of {column_label}",
-                                 *GRAIN_WORDS[g.unit][:-1]],
-                     definition=f"{g.table}.{g.column} truncated to the {g.unit}: {g.expression}.",
-                     scheme=self.iris.scheme(), mappings=[mapping], evidence=[iri]).to_graph(self.graph)
-                MappingRecord(mapping, term=term, source=self.src_iri, table=self.iris.table(self.src, g.table),
-                              column=self.iris.column(self.src, g.table, g.column), expression=g.expression,
-                              grain=f"one value per {g.unit}", evidence=[iri]).to_graph(self.graph)
-                if base is not None:
-                    Relation(self.iris.relation("Derivation", term, base), type="Derivation", source=term,
-                             target=base, formula=g.expression, evidence=[iri]).to_graph(self.graph)
+                mapping = grain_term(self.graph, self.content, self.iris, self.src, g.table, g.column, g.unit,
+                                     g.expression, [iri])
                 self.exercises[iri] += [term, mapping]
                 self.counts["grains"] += 1
 
@@ -776,6 +752,62 @@ class _Miner:
             self.graph.add((target, PROV.wasDerivedFrom, iri))
             self.claimed[iri].add(runs[0])
             self.counts["synonyms"] += 1
+
+
+# -- computed Terms (shared with evoonto.builder.concepts) -----------------------------------------
+
+
+def computed_term(graph: Graph, content: Graph, iris: IriFactory, source_id: str, slug: str, *, kind: str,
+                  label: str, alt_labels: Sequence[str], columns: Sequence[tuple[str, str]], evidence: Sequence[URIRef],
+                  definition: str, expression: str | None = None, aggregation: str | None = None,
+                  filter: str | None = None, grain: str | None = None, confidence: float = 0.9) -> URIRef:
+    """Write a Term computed from columns into ``graph``: the Term (kind ``Metric``, ``Category``,
+    ``TimeDimension`` …, its expression as an ``skos:hiddenLabel``), one Mapping on the table of the
+    first column (``evo:expression``, ``evo:aggregation``, ``evo:filter``, ``evo:grain``; ``evo:column``
+    when one column) and a Derivation relation (``evo:formula``) to each column's Term found in
+    ``content``. Everything cites ``evidence`` (``prov:wasDerivedFrom``). Returns the Mapping IRI.
+    """
+    src_iri = iris.source(source_id)
+    term = iris.term(source_id, slug)
+    table = columns[0][0]
+    single = len(dict.fromkeys(columns)) == 1
+    mapping = _sub_iri(iris.mapping(source_id, table, columns[0][1] if single else None), slug)
+    formula = expression or filter
+    Term(term, label=label, kinds=[kind], alt_labels=list(dict.fromkeys(a for a in alt_labels if a != label)),
+         hidden_labels=[formula] if formula else [], definition=definition, scheme=iris.scheme(),
+         mappings=[mapping], evidence=list(evidence)).to_graph(graph)
+    MappingRecord(mapping, term=term, source=src_iri, table=iris.table(source_id, table),
+                  column=iris.column(source_id, *columns[0]) if single else None, aggregation=aggregation,
+                  expression=expression, filter=filter, grain=grain, confidence=confidence,
+                  evidence=list(evidence)).to_graph(graph)
+    for table_name, column in dict.fromkeys(columns):
+        target = iris.term(source_id, term_slug(table_name, column))
+        if _existing(content, target):
+            Relation(iris.relation("Derivation", term, target), type="Derivation", source=term, target=target,
+                     formula=formula, evidence=list(evidence)).to_graph(graph)
+    return mapping
+
+
+def grain_term(graph: Graph, content: Graph, iris: IriFactory, source_id: str, table: str, column: str, unit: str,
+               expression: str, evidence: Sequence[URIRef]) -> URIRef:
+    """A date-grain TimeDimension Term (``Invoice date by month``, also ``monthly invoice date`` …)
+    with its truncation ``expression``, through :func:`computed_term`; returns the Mapping IRI."""
+    column_label = column_labels(table, column).pref.lower()
+    return computed_term(
+        graph, content, iris, source_id, f"{term_slug(table, column)}.grain-{unit}", kind="TimeDimension",
+        label=f"{column_label} by {unit}",
+        alt_labels=[f"{GRAIN_WORDS[unit][0]} {column_label}", f"{unit} of {column_label}", *GRAIN_WORDS[unit][:-1]],
+        columns=[(table, column)], expression=expression, grain=f"one value per {unit}", evidence=evidence,
+        definition=f"{table}.{column} truncated to the {unit}: {expression}.")
+
+
+def grain_expression(unit: str, column_sql: str, dialect: str | None) -> str | None:
+    """The SQL that truncates a date column to ``unit`` in ``dialect``: SQLite ``strftime`` (no
+    quarter), else ``DATE_TRUNC('unit', column)``; None when the dialect has no form for it."""
+    if dialect == "sqlite":
+        fmt = {"year": "%Y", "month": "%Y-%m", "week": "%Y-%W", "day": "%Y-%m-%d", "hour": "%Y-%m-%d %H"}.get(unit)
+        return None if fmt is None else f"strftime('{fmt}', {column_sql})"
+    return f"DATE_TRUNC('{unit}', {column_sql})"
 
 
 def _is_key(column: tuple[str, str], analysis: _Analysis) -> bool:
