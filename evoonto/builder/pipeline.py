@@ -262,6 +262,13 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             rejected.extend(built.rejected)
             built.graph(content)
             counts = built.counts()
+            if proposal.concepts:  # concepts for workload phrases that name no Term (issue 18.3)
+                from evoonto.builder.concepts import build_concepts
+
+                made = build_concepts(proposal.normalized().concepts, schema, prober, content, iris, clock)
+                content += made.graph
+                rejected.extend(made.rejected)
+                counts["concepts"] = made.count
             if verified_items:
                 from evoonto.builder.verified import items_for_source, mine_verified
 

@@ -685,9 +685,12 @@ class _Miner:
             slug += "-" + stable_key(expression, length=6)
         names[slug] = expression
         term = self.iris.term(self.src, slug)
-        if self.has(term):
-            return
         queries = sorted(dict.fromkeys(iri for _i, iri, _a, _an in uses))
+        if self.has(term):  # a concept of that name exists (e.g. proposed for the workload): cite the queries
+            for q in queries:
+                self.graph.add((term, PROV.wasDerivedFrom, q))
+                self.exercises[q].append(term)
+            return
         label = phrase[:1].upper() + phrase[1:]
         mapping = computed_term(
             self.graph, self.content, self.iris, self.src, slug, kind="Metric", label=label,
