@@ -73,7 +73,8 @@ def _check(candidate: ConceptCandidate, schema: SourceSchema, prober: Prober,
                          f"WHERE {not_null}", limit=1)
         total, hits = _number(run, 0), _number(run, 1)
         if not run.ok or total is None or hits is None or not 0 < hits < total:
-            return None, f"{candidate.expression} holds for {hits} of {total} rows", None
+            shown = [None if x is None else int(x) for x in (hits, total)]
+            return None, f"{candidate.expression} holds for {shown[0]} of {shown[1]} rows", None
         return run, "", candidate.expression
     if candidate.kind == "grain" and candidate.unit:
         expression = grain_expression(candidate.unit, candidate.expression, dialect)
@@ -82,7 +83,7 @@ def _check(candidate: ConceptCandidate, schema: SourceSchema, prober: Prober,
         run = prober.run(f"SELECT COUNT(DISTINCT {expression}) FROM {source}", limit=1)
         distinct = _number(run)
         if not run.ok or distinct is None or distinct < 2:
-            return None, f"{expression} takes {distinct} distinct values", None
+            return None, f"{expression} takes {None if distinct is None else int(distinct)} distinct values", None
         return run, "", expression
     return None, f"unknown concept kind {candidate.kind!r}", None
 
