@@ -8,20 +8,23 @@ links to the Terms, Mappings and Relations its SQL uses. Its SQL is then **mined
 source's dialect), each mined piece pointing at the query with ``prov:wasDerivedFrom``:
 
 - **metric Terms** (``evo:Metric``) for aggregate expressions of a SELECT list over real columns
-  (``SUM(InvoiceLine.UnitPrice * InvoiceLine.Quantity)``), named by the question phrase that names
-  them (the words no table, column, value or grain of the query explains; over several queries with
-  the same expression, the phrase most of them share), with a Mapping carrying the expression
+  (``SUM(InvoiceLine.UnitPrice * InvoiceLine.Quantity)``; not ``MIN``/``MAX`` of a bare column),
+  named by the question phrase that names them (the words no table, column, value or grain of
+  the query explains; over several queries with the same expression, the phrase most of them
+  share), with a Mapping carrying the expression
   (``evo:expression``) and ``evo:Derivation`` relations to the column Terms (``evo:formula``);
 - **named filters** as Constraints: a WHERE comparison between two columns, or of a column with a
-  number, named by the unexplained question phrase (``long`` → ``Track.Milliseconds > 300000``);
+  number the question does not state, named by the unexplained question phrase (``long`` →
+  ``Track.Milliseconds > 300000``);
 - **date grains** as TimeDimension Terms with their expression (``strftime('%Y-%m', …)``,
   ``date_trunc('month', …)``, ``EXTRACT(YEAR FROM …)``: ``monthly``/``yearly`` …);
 - **join paths actually used** (``evo:joinUsed`` on the query; :class:`evoonto.tools.joinpaths.JoinGraph`
   reads them as ``verified_query`` edges) and an Association Relation between two Entities that no
   relation joined yet;
 - **phrase → column synonyms**: when exactly one column the query selects, groups or filters by is
-  named by no word of the question and exactly one question phrase is left unexplained, the phrase
-  becomes an ``skos:altLabel`` of that column's Term.
+  named by no word of the question and exactly one question phrase is left unexplained, in at
+  least :data:`MIN_SYNONYM_SUPPORT` queries alike, the phrase becomes an ``skos:altLabel`` of that
+  column's Term.
 
 Bad input changes nothing: a malformed JSON line, SQL that does not parse, names a missing table or
 column (:func:`evoonto.tools.sqlcheck.check_sql`) or fails to run gives one
@@ -61,6 +64,9 @@ __all__ = ["VerifiedItem", "VerifiedMining", "load_verified", "as_verified", "mi
 
 #: Longest question phrase (words) used as a name.
 MAX_PHRASE_WORDS = 3
+#: Verified queries that must pair the same question phrase with the same unnamed column before the
+#: phrase becomes a synonym of the column's Term.
+MIN_SYNONYM_SUPPORT = 2
 #: Rows a verified query's execution probe reads (the run only proves that the SQL runs).
 RUN_LIMIT = 20
 #: The calendar grains of SQL date functions and the English words that name them (general English).
@@ -72,8 +78,8 @@ GRAIN_WORDS: dict[str, tuple[str, ...]] = {
     "quarter": ("quarterly", "per quarter", "by quarter", "quarter"),
     "year": ("yearly", "annual", "per year", "by year", "year"),
 }
-#: Prepositions of rates and comparisons that end a phrase (general English).
-_CONNECTIVES = frozenset({"per", "vs", "versus", "via"})
+#: Prepositions of rates and comparisons, and negations, that end a phrase (general English).
+_CONNECTIVES = frozenset({"per", "vs", "versus", "via", "not", "no", "never"})
 
 
 @dataclass(frozen=True)
@@ -271,6 +277,7 @@ class _Analysis:
     grains: list[_Grain] = field(default_factory=list)
     joins: list[tuple[str, str, str, str]] = field(default_factory=list)  # (t1, c1, t2, c2)
     literals: list[str] = field(default_factory=list)
+    numbers: list[str] = field(default_factory=list)                     # thresholds of filters
 
 
 _GRAIN_FORMATS = (("%S", None), ("%M", None), ("%H", "hour"), ("%d", "day"), ("%j", "day"), ("%W", "week"),
@@ -348,6 +355,8 @@ class _Analyzer:
                     out.tables.append(info.name)
             for col in scope.columns:
                 place = self.real(col.table, col.name, scope_tables)
+                if place is None and col.this.args.get("quoted") and not col.table:
+                    out.literals.append(col.name)  # SQLite reads a double-quoted unknown name as a string
                 if place is not None and place not in out.columns:
                     out.columns.append(place)
                     if col.find_ancestor(exp.AggFunc) is None:
@@ -358,6 +367,8 @@ class _Analyzer:
                         continue
                     if isinstance(agg.this, exp.Star) or not list(agg.find_all(exp.Column)):
                         continue
+                    if type(agg).__name__ in ("Min", "Max") and isinstance(agg.this, exp.Column):
+                        continue  # the largest/smallest value of a column is a superlative, not a measure
                     rendered = self.render(agg, scope_tables)
                     if rendered is not None:
                         out.aggregates.append(_Aggregate(_AGGREGATES[type(agg).__name__], *rendered))
@@ -397,6 +408,7 @@ class _Analyzer:
         elif isinstance(left, exp.Column) and isinstance(right, exp.Literal) and not right.is_string:
             if isinstance(part, (exp.EQ, exp.NEQ)):
                 return  # an equality with a number is an id or a code, not a named condition
+            out.numbers.append(right.this)
         else:
             return
         rendered = self.render(part, scope_tables)
@@ -434,12 +446,17 @@ class _Analyzer:
 # -- phrases of the question ---------------------------------------------------------------------
 
 
-def _explained_stems(analysis: _Analysis, *, skip_aggregated: bool = True) -> set[str]:
-    """Stems of every word the query's tables, plain columns, string values and grains explain."""
+def _explained_stems(analysis: _Analysis, *, skip_aggregated: bool = True,
+                     naming: _Aggregate | None = None) -> set[str]:
+    """Stems of every word the query's tables, plain columns, string values and grains explain
+    (with ``naming``: the columns of every other aggregate too, not those of ``naming``)."""
     texts: list[str] = []
     for table in analysis.tables:
         texts += table_labels(table).all()
-    columns = analysis.plain if skip_aggregated else analysis.columns
+    columns = list(analysis.plain if skip_aggregated else analysis.columns)
+    if naming is not None:
+        columns += [c for agg in analysis.aggregates if agg is not naming for c in agg.columns
+                    if c not in naming.columns]
     for table, column in columns:
         texts += column_labels(table, column).all()
     texts += analysis.literals
@@ -653,8 +670,9 @@ class _Miner:
                 self.graph.add((rel, PROV.wasDerivedFrom, query))
             self.exercises[query].append(rel)
 
-    def _runs(self, query: URIRef, question: str, analysis: _Analysis, skip_aggregated: bool) -> list[str]:
-        runs = _runs(question, _explained_stems(analysis, skip_aggregated=skip_aggregated))
+    def _runs(self, query: URIRef, question: str, analysis: _Analysis, skip_aggregated: bool,
+              naming: _Aggregate | None = None) -> list[str]:
+        runs = _runs(question, _explained_stems(analysis, skip_aggregated=skip_aggregated, naming=naming))
         return [r for r in runs if r not in self.claimed[query]]
 
     def metrics(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
@@ -665,7 +683,8 @@ class _Miner:
         names: dict[str, str] = {}
         for expression in sorted(by_expression):
             uses = by_expression[expression]
-            runs = [self._runs(iri, item.question, analysis, True) for item, iri, _agg, analysis in uses]
+            runs = [self._runs(iri, item.question, analysis, True, naming=agg_use)
+                    for item, iri, agg_use, analysis in uses]
             phrase = _best_phrase(runs)
             if phrase is None:
                 continue
@@ -707,8 +726,8 @@ class _Miner:
         for item, iri, analysis in kept:
             for filt in analysis.filters:
                 runs = self._runs(iri, item.question, analysis, False)
-                if len(runs) != 1:
-                    continue
+                if len(runs) != 1 or any(n in words(item.question) for n in analysis.numbers):
+                    continue  # a threshold the question states is spelled out, not a named filter
                 phrase = runs[0]
                 constraint = self.iris.constraint(f"{self.src}.filter.{slugify(phrase, max_length=40)}")
                 targets = [t for t in (self.term(*c) for c in filt.columns) if t is not None]
@@ -740,20 +759,23 @@ class _Miner:
                 self.counts["grains"] += 1
 
     def synonyms(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
+        support: dict[tuple[tuple[str, str], str], list[URIRef]] = defaultdict(list)
         for item, iri, analysis in kept:
             question = set(tokenize(item.question))
             unnamed = [c for c in dict.fromkeys(analysis.plain)
                        if not (set(tokenize(" ".join(column_labels(*c).all()))) & question)
                        and not _is_key(c, analysis)]
             runs = self._runs(iri, item.question, analysis, False)
-            if len(unnamed) != 1 or len(runs) != 1:
-                continue
-            target = self.term(*unnamed[0])
-            if target is None:
-                continue
-            self.graph.add((target, SKOS.altLabel, Literal(runs[0], lang="en")))
-            self.graph.add((target, PROV.wasDerivedFrom, iri))
-            self.claimed[iri].add(runs[0])
+            if len(unnamed) == 1 and len(runs) == 1:
+                support[(unnamed[0], runs[0])].append(iri)
+        for (column, phrase), queries in sorted(support.items()):
+            target = self.term(*column)
+            if target is None or len(queries) < MIN_SYNONYM_SUPPORT:
+                continue  # one question's leftover word is as often a verb as a name: two must agree
+            self.graph.add((target, SKOS.altLabel, Literal(phrase, lang="en")))
+            for iri in queries:
+                self.graph.add((target, PROV.wasDerivedFrom, iri))
+                self.claimed[iri].add(phrase)
             self.counts["synonyms"] += 1
 
 
