@@ -164,3 +164,17 @@ def test_cli_build_verified_add_list_log_and_rollback(chinook: Path, tmp_path: P
     capsys.readouterr()
     assert main(["verified", "list", "-w", str(ws_path)]) == 0
     assert len(capsys.readouterr().out.strip().splitlines()) == 5
+
+
+def test_same_verified_queries_give_byte_identical_content(chinook: Path, built):
+    result, _onto, _tools = built
+    again = build([chinook], verified=EXAMPLES, at=result.at)
+    assert again.serialize("content") == result.serialize("content")
+
+
+def test_unreadable_verified_file_is_a_usage_error_and_writes_nothing(chinook: Path, tmp_path: Path):
+    ws_path = tmp_path / "ws"
+    assert main(["build", "--source", str(chinook), "--verified", str(tmp_path / "missing.jsonl"),
+                 "-w", str(ws_path), "--no-progress"]) == 2
+    assert not ws_path.exists()
+    assert main(["verified"]) == 2
