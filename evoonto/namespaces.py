@@ -55,12 +55,14 @@ class EVO(DefinedNamespace):
     Term: URIRef  # Term
     TimeDimension: URIRef  # Time dimension
     ToolSetting: URIRef  # Tool setting
+    VerifiedQuery: URIRef  # Verified query
     Version: URIRef  # Version
 
     # object properties
     column: URIRef  # column
     constrains: URIRef  # constrains
     derivedFrom: URIRef  # derived from
+    exercises: URIRef  # exercises
     fieldWeight: URIRef  # field weight
     hasMapping: URIRef  # has mapping
     mapsTerm: URIRef  # maps term
@@ -84,6 +86,7 @@ class EVO(DefinedNamespace):
     defaultResults: URIRef  # default results
     distinctCount: URIRef  # distinct count
     evidenceBudget: URIRef  # evidence budget
+    expression: URIRef  # expression
     field: URIRef  # field
     filter: URIRef  # filter
     fingerprint: URIRef  # fingerprint
@@ -95,6 +98,7 @@ class EVO(DefinedNamespace):
     isView: URIRef  # is view
     joinCondition: URIRef  # join condition
     joinPath: URIRef  # join path
+    joinUsed: URIRef  # join used
     level: URIRef  # level
     maxResults: URIRef  # maximum results
     maxValue: URIRef  # maximum value
@@ -108,6 +112,7 @@ class EVO(DefinedNamespace):
     parentScore: URIRef  # parent score
     primaryKey: URIRef  # primary key
     query: URIRef  # query
+    question: URIRef  # question
     responseBudget: URIRef  # response budget
     rowCount: URIRef  # row count
     rowsObserved: URIRef  # rows observed
@@ -116,6 +121,7 @@ class EVO(DefinedNamespace):
     signature: URIRef  # signature
     sourceKind: URIRef  # source kind
     sparqlTemplate: URIRef  # SPARQL template
+    sql: URIRef  # SQL
     sqlTemplate: URIRef  # SQL template
     summary: URIRef  # summary
     text: URIRef  # text

@@ -241,7 +241,9 @@ class Mapping(_Record):
         iri: ``IriFactory.mapping``; term: the Term IRI (``evo:mapsTerm``; ``to_triples`` also writes
         the inverse ``<term> evo:hasMapping <mapping>``); source/table/column: catalog node IRIs;
         filter: SQL predicate; aggregation: SUM | AVG | COUNT | COUNT DISTINCT | MIN | MAX | NONE;
-        grain, join_path: text; confidence: ``sssom:confidence`` in [0, 1]; evidence: IRIs.
+        grain, join_path: text; confidence: ``sssom:confidence`` in [0, 1]; evidence: IRIs;
+        expression: an SQL expression computing the Term (``evo:expression``, e.g. a metric's
+        ``SUM(InvoiceLine.UnitPrice * InvoiceLine.Quantity)`` mined from verified queries).
     """
 
     iri: URIRef
@@ -257,6 +259,7 @@ class Mapping(_Record):
     evidence: list[URIRef] = field(default_factory=list)
     deprecated: bool | None = None
     replaced_by: URIRef | None = None
+    expression: str | None = None
 
     RDF_TYPE: ClassVar[URIRef] = EVO.Mapping
     FIELDS: ClassVar[tuple[_Field, ...]] = (
@@ -269,6 +272,7 @@ class Mapping(_Record):
         _f("grain", EVO.grain, "text"),
         _f("join_path", EVO.joinPath, "text"),
         _f("confidence", SSSOM.confidence, "float"),
+        _f("expression", EVO.expression, "text"),
     ) + _PROVENANCE
 
     def _extra_triples(self) -> list[tuple]:
@@ -392,6 +396,66 @@ class ProbeActivity(_Record):
     )
 
 
+@dataclass
+class VerifiedQuery(_Record):
+    """A question and the SQL a person vouches for (``evo:VerifiedQuery ⊑ prov:Entity``).
+
+    Attributes:
+        iri: ``B verified/{src}/{id}``; question: the question text; sql: the SQL (source dialect);
+        identifier: the id given in the verified-query file (``dcterms:identifier``);
+        source: the source IRI (``evo:source``); verified_by: the agent IRI
+        (``prov:wasAttributedTo``; ``verifier`` is its ``rdfs:label``, written on the agent node
+        typed ``prov:Agent``); verified_at: ``prov:generatedAtTime``; exercises: IRIs of the Terms,
+        Mappings and Relations the SQL uses (``evo:exercises``); joins_used: join conditions it
+        writes (``evo:joinUsed``); evidence: the Evidence of its execution probe; deprecated.
+    """
+
+    iri: URIRef
+    question: str
+    sql: str
+    identifier: str | None = None
+    source: URIRef | None = None
+    verified_by: URIRef | None = None
+    verifier: str | None = None
+    verified_at: _dt.datetime | str | None = None
+    exercises: list[URIRef] = field(default_factory=list)
+    joins_used: list[str] = field(default_factory=list)
+    evidence: list[URIRef] = field(default_factory=list)
+    deprecated: bool | None = None
+
+    RDF_TYPE: ClassVar[URIRef] = EVO.VerifiedQuery
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("question", EVO.question, "text", required=True),
+        _f("sql", EVO.sql, "text", required=True),
+        _f("identifier", DCTERMS.identifier, "text"),
+        _f("source", EVO.source, "iri"),
+        _f("verified_by", PROV.wasAttributedTo, "iri"),
+        _f("verified_at", PROV.generatedAtTime, "datetime"),
+        _f("exercises", EVO.exercises, "iri", many=True),
+        _f("joins_used", EVO.joinUsed, "text", many=True),
+        _f("evidence", PROV.wasDerivedFrom, "iri", many=True),
+        _f("deprecated", OWL.deprecated, "bool"),
+    )
+
+    def _extra_triples(self) -> list[tuple]:
+        if self.verified_by is None:
+            return []
+        agent = URIRef(str(self.verified_by))
+        out: list[tuple] = [(agent, RDF.type, PROV.Agent)]
+        if self.verifier:
+            out.append((agent, RDFS.label, Literal(self.verifier)))
+        return out
+
+    @classmethod
+    def from_graph(cls, graph: rdflib.Graph, iri) -> "VerifiedQuery":
+        kwargs = cls._kwargs_from_graph(graph, iri)
+        agent = kwargs.get("verified_by")
+        label = graph.value(agent, RDFS.label) if agent is not None else None
+        if label is not None:
+            kwargs["verifier"] = str(label)
+        return cls(**kwargs)
+
+
 #: Direct (navigation) property of each built-in relation type. Custom types added by a schema patch
 #: declare theirs with ``evo:directProperty`` in the vocab graph; pass ``direct_property`` for them.
 DIRECT_PROPERTIES: dict[str, URIRef] = {
@@ -480,7 +544,7 @@ class Relation(_Record):
 
 #: Record class of each content family, by its rdf:type.
 RECORD_TYPES: dict[URIRef, type[_Record]] = {
-    cls.RDF_TYPE: cls for cls in (Term, Mapping, Constraint, Evidence, ProbeActivity, Relation)
+    cls.RDF_TYPE: cls for cls in (Term, Mapping, Constraint, Evidence, ProbeActivity, Relation, VerifiedQuery)
 }
 
 
@@ -623,7 +687,7 @@ def replace(record, **changes):
 
 
 __all__ = [
-    "Term", "Mapping", "Constraint", "Evidence", "ProbeActivity", "Relation", "RecordError",
+    "Term", "Mapping", "Constraint", "Evidence", "ProbeActivity", "Relation", "VerifiedQuery", "RecordError",
     "Source", "Table", "Column", "Document", "Passage", "CATALOG_RECORD_TYPES",
     "TERM_KINDS", "SEVERITIES", "DIRECT_PROPERTIES", "RECORD_TYPES", "direct_properties",
     "records_to_graph", "replace",

@@ -2,7 +2,9 @@
 
 Claude sees the catalog (tables, columns, kinds, a few sample values) and the workload questions —
 never a gold answer — and answers with JSON: synonyms for existing columns, question phrases that
-denote column values (``"French"`` → ``singer.Country = 'France'``) and extra business Terms. The JSON
+denote column values (``"French"`` → ``singer.Country = 'France'``), extra business Terms, and
+concepts for phrases that name no column (``"revenue"`` → ``SUM(price * quantity)``, ``"late"`` →
+``shipped > required``, ``"monthly"`` → a date grain; probed by :mod:`evoonto.builder.concepts`). The JSON
 is parsed into the same typed candidates as the offline proposer's and goes through the same
 probe → verify → construct path, so an invented column or value is rejected by a probe like any other
 candidate. The schema-driven candidates of :class:`~evoonto.builder.propose.OfflineProposer` are
@@ -22,7 +24,8 @@ from typing import Any
 from evoonto.builder.labels import LabelSet, normalize
 from evoonto.builder.probe import ColumnProfile
 from evoonto.builder.propose import (
-    TERM_KINDS, OfflineProposer, Proposal, SynonymCandidate, TermCandidate, ValueCandidate, term_slug,
+    TERM_KINDS, ConceptCandidate, OfflineProposer, Proposal, SynonymCandidate, TermCandidate, ValueCandidate,
+    term_slug,
 )
 from evoonto.builder.workload import Question
 from evoonto.catalog import SourceSchema
@@ -48,7 +51,13 @@ sample values) and example questions. Reply with ONE JSON object and nothing els
  "terms":    [{"label": "business concept", "kind": "Metric|Dimension|Category|TimeDimension|Identifier|Entity",
                "table": T, "column": C or null, "value": "stored value or null",
                "aggregation": "SUM|AVG|COUNT|COUNT DISTINCT|MIN|MAX|NONE or null",
-               "synonyms": ["..."], "definition": "one sentence"}]
+               "synonyms": ["..."], "definition": "one sentence"}],
+ "concepts": [{"phrase": "question words that name no table, column or value (e.g. revenue, late, monthly)",
+               "kind": "metric|filter|grain", "table": T,
+               "expression": "metric: an aggregate over T's columns, e.g. SUM(T.price * T.quantity);
+                              filter: a condition, e.g. T.shipped_date > T.required_date;
+                              grain: the date column T.c",
+               "unit": "day|week|month|quarter|year (grain only)"}]
 }
 Use only tables and columns that exist. Values must be spelled exactly as stored. Prefer phrases that
 the questions actually use (plural forms, demonyms such as French -> France, paraphrases such as
@@ -168,7 +177,54 @@ def parse_response(text: str, schema: SourceSchema) -> Proposal:
             column=column, labels=LabelSet.make(label, synonyms), definition=definition, value=value,
             aggregation=aggregation if aggregation != "NONE" else None, origin="llm", confidence=0.7,
         ))
+    for item in data.get("concepts", []) if isinstance(data.get("concepts"), list) else []:
+        concept = _concept(item, canonical)
+        if concept is not None:
+            proposal.concepts.append(concept)
     return proposal
+
+
+_GRAIN_UNITS = ("hour", "day", "week", "month", "quarter", "year")
+
+
+def _concept(item: Any, canonical: Any) -> ConceptCandidate | None:
+    """A :class:`ConceptCandidate` from one ``concepts`` item (origin ``llm``), or None when it is
+    malformed: unknown kind, no table or phrase, an expression sqlglot cannot read or that names
+    no column. Columns without a table qualifier belong to the item's table; whether they exist is
+    left to the probe (:mod:`evoonto.builder.concepts`)."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    if not isinstance(item, dict):
+        return None
+    kind, phrase, table, text = (_str(item.get(k)) for k in ("kind", "phrase", "table", "expression"))
+    unit = (_str(item.get("unit")) or "").lower() or None
+    if kind not in ("metric", "filter", "grain") or not phrase or not table or not text:
+        return None
+    if kind == "grain" and unit not in _GRAIN_UNITS:
+        return None
+    table = canonical(table, None)[0] or table
+    try:
+        node = sqlglot.parse_one(text)
+    except SqlglotError:
+        return None
+    columns = []
+    for col in node.find_all(exp.Column):
+        t, c = canonical(col.table or table, col.name)
+        columns.append((t or table, c or col.name))
+    if not columns or (kind == "grain" and not isinstance(node, exp.Column)):
+        return None
+    aggregation = None
+    if kind == "metric":
+        outer = next(iter(node.find_all(exp.AggFunc)), None)
+        aggregation = {"Sum": "SUM", "Avg": "AVG", "Count": "COUNT", "Min": "MIN", "Max": "MAX"}.get(
+            type(outer).__name__) if outer is not None else None
+        if aggregation is None:
+            return None
+    return ConceptCandidate(kind, phrase, table, tuple(dict.fromkeys(columns)), expression=node.sql(),
+                            alt_labels=(phrase,), aggregation=aggregation, unit=unit if kind == "grain" else None,
+                            phrases=(phrase.lower(),), origin="llm")
 
 
 class ClaudeProposer:

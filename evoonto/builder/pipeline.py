@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -159,6 +159,7 @@ def build(
     at: datetime | None = None,
     progress: Callable[[str, str], None] | None = None,
     lexicon: Lexicon | None = None,
+    verified: str | Path | Iterable[Mapping[str, Any]] | None = None,
 ) -> BuildResult:
     """Build the initial ontology ``L_0`` from read-only sources and an optional question workload.
 
@@ -175,6 +176,14 @@ def build(
         progress: called as ``progress(source_id, step)`` after each step of :data:`STEPS`.
         lexicon: abbreviations and synonyms for the labels (default: the packaged
             :class:`~evoonto.lexicon.Lexicon`; ``Lexicon.load(workspace)`` adds a workspace's own).
+        verified: verified queries (question + SQL a person vouches for): a JSON Lines file or an
+            iterable of ``{"question", "sql"[, "id", "db_id", "verified_by", "verified_at"]}`` dicts.
+            Each becomes an ``evo:VerifiedQuery`` and is mined into metric Terms, named filters,
+            date grains, synonyms and joins (:mod:`evoonto.builder.verified`); a bad one (malformed,
+            SQL that does not parse, names a missing column or fails to run) is left out with one
+            :class:`~evoonto.sources.base.SourceWarning` naming its file and line. Counts are in
+            ``BuildResult.counts`` (``verified_queries``, ``metrics``, ``filters``, ``grains``,
+            ``synonyms``, ``joins``).
 
     A table source (not documents) that yields no Term is reported as a
     :class:`~evoonto.sources.base.SourceWarning`.
@@ -189,13 +198,16 @@ def build(
         ConfigurationError: bad proposer or base IRI.
         ShapeViolationError: the constructed graphs violate the shapes (a builder bug).
     """
+    from evoonto.builder.verified import as_verified
+
+    items = as_verified(verified)  # read (and warned about) before any probe runs
     with use_lexicon(lexicon):
-        return _build(sources, workload, proposer, base_iri, validate, at, progress)
+        return _build(sources, workload, proposer, base_iri, validate, at, progress, items)
 
 
 def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[Question | str] | None,
            proposer: str | Proposer, base_iri: str, validate: bool, at: datetime | None,
-           progress: Callable[[str, str], None] | None) -> BuildResult:
+           progress: Callable[[str, str], None] | None, verified_items: Sequence[Any] = ()) -> BuildResult:
     """:func:`build` with the lexicon set for the label functions."""
     started = time.perf_counter()
     if isinstance(sources, (str, Path)):
@@ -218,6 +230,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
     rejected: list[Rejection] = []
     reports: list[SourceReport] = []
     seen_ids: set[str] = set()
+    taken: set[int] = set()  # positions of the verified queries given to a source
     for location in sources:
         t0 = time.perf_counter()
         src, owned = _open(location)
@@ -248,11 +261,28 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             built = construct(verified, schema, iris, clock)
             rejected.extend(built.rejected)
             built.graph(content)
+            counts = built.counts()
+            if proposal.concepts:  # concepts for workload phrases that name no Term (issue 18.3)
+                from evoonto.builder.concepts import build_concepts
+
+                made = build_concepts(proposal.normalized().concepts, schema, prober, content, iris, clock)
+                content += made.graph
+                rejected.extend(made.rejected)
+                counts["concepts"] = made.count
+            if verified_items:
+                from evoonto.builder.verified import items_for_source, mine_verified
+
+                for_source = items_for_source(verified_items, src.id, [t.name for t in schema.tables], taken)
+                if for_source:
+                    mined = mine_verified(for_source, source=src, catalog=source_catalog, content=content, iris=iris,
+                                          at=clock)
+                    content += mined.graph
+                    for key, value in mined.counts.items():
+                        counts[key] = counts.get(key, 0) + value
             _step(progress, src.id, "construct")
         finally:
             if owned:
                 src.close()
-        counts = built.counts()
         if not counts.get("terms") and getattr(src, "kind", "") != "documents":
             from evoonto.sources.base import warn
 
@@ -262,6 +292,12 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
         reports.append(SourceReport(src.id, counts, len(mine), (time.perf_counter() - t0) * 1000.0,
                                     str(location) if isinstance(location, (str, Path)) else None))
     _warn_unmatched_questions(questions, [r.source for r in reports])
+    for n, item in enumerate(verified_items):
+        if n not in taken:
+            from evoonto.sources.base import warn
+
+            warn(f"{item.where or 'verified query'}: verified query {item.key!r} skipped: "
+                 + (f"db_id {item.db_id!r} is no source's id" if item.db_id else "its tables are in no source"))
     if not totals.get("terms"):
         raise SourceError("no Terms built: the source(s) " + ", ".join(r.source for r in reports)
                           + " hold no tables with columns (documents only ground Terms of table sources)")

@@ -39,8 +39,9 @@ from evoonto.text import QUESTION_STOP_WORDS
 
 __all__ = [
     "TERM_KINDS", "TermCandidate", "SynonymCandidate", "ValueCandidate", "JoinCandidate",
-    "DerivationCandidate", "ConstraintCandidate", "Proposal", "Proposer", "OfflineProposer",
-    "schema_candidates", "workload_candidates", "term_slug", "default_aggregation",
+    "DerivationCandidate", "ConstraintCandidate", "ConceptCandidate", "Proposal", "Proposer", "OfflineProposer",
+    "schema_candidates", "workload_candidates", "phrase_concepts", "unmatched_phrases", "term_slug",
+    "default_aggregation",
 ]
 
 #: Term kinds (local names of evo: classes, docs/architecture.md §3).
@@ -172,6 +173,35 @@ class ConstraintCandidate:
     severity: str = "Info"
 
 
+@dataclass(frozen=True)
+class ConceptCandidate:
+    """A concept computed from columns, proposed for workload phrases that name no Term (issue 18.3).
+
+    Attributes:
+        kind: ``metric`` (an aggregate expression over numeric columns), ``filter`` (a condition,
+            e.g. a comparison of two date columns) or ``grain`` (a date column truncated to a unit).
+        label: the preferred label; alt_labels: other wordings (the workload phrases first).
+        table: the table; columns: the columns it is computed from (``(table, column)``).
+        expression: the SQL expression (metric), condition (filter) or the date column (grain),
+            with table-qualified column names (quoted where a name needs it).
+        aggregation: SUM/AVG/… for a metric; unit: the grain's unit (``month`` …).
+        phrases: the workload phrases it answers; origin: ``workload`` or ``llm``;
+        question_ids: the questions that use the phrases.
+    """
+
+    kind: str
+    label: str
+    table: str
+    columns: tuple[tuple[str, str], ...]
+    expression: str
+    alt_labels: tuple[str, ...] = ()
+    aggregation: str | None = None
+    unit: str | None = None
+    phrases: tuple[str, ...] = ()
+    origin: str = "workload"
+    question_ids: tuple[str, ...] = ()
+
+
 @dataclass
 class Proposal:
     """Everything a proposer suggests for one source (lists are kept sorted by :meth:`normalized`)."""
@@ -182,10 +212,12 @@ class Proposal:
     joins: list[JoinCandidate] = field(default_factory=list)
     derivations: list[DerivationCandidate] = field(default_factory=list)
     constraints: list[ConstraintCandidate] = field(default_factory=list)
+    #: concepts for workload phrases that name no Term (verified and built by evoonto.builder.concepts)
+    concepts: list[ConceptCandidate] = field(default_factory=list)
 
     def extend(self, other: Proposal) -> Proposal:
         """Add ``other``'s candidates (duplicates are merged by :meth:`normalized`)."""
-        for name in ("terms", "synonyms", "values", "joins", "derivations", "constraints"):
+        for name in ("terms", "synonyms", "values", "joins", "derivations", "constraints", "concepts"):
             getattr(self, name).extend(getattr(other, name))
         return self
 
@@ -221,6 +253,8 @@ class Proposal:
                          key=lambda j: (j.child, j.child_columns, j.parent, j.parent_columns, not j.declared)),
             derivations=sorted(set(self.derivations), key=lambda d: (d.table, d.columns)),
             constraints=sorted({c.slug: c for c in self.constraints}.values(), key=lambda c: c.slug),
+            concepts=sorted({(c.kind, c.expression): c for c in self.concepts}.values(),
+                            key=lambda c: (c.kind, c.expression)),
         )
 
 
@@ -590,4 +624,162 @@ class OfflineProposer:
         """See :class:`Proposer`."""
         proposal = schema_candidates(schema, profiles)
         proposal.extend(workload_candidates(schema, profiles, questions, proposal.terms))
+        proposal.concepts.extend(phrase_concepts(schema, profiles, questions, proposal.terms))
         return proposal
+
+
+# -- concepts for workload phrases that name nothing (issue 18.3) -----------------------------------
+
+#: Calendar grains and the English words of a question that ask for them (general English).
+GRAIN_CUES: dict[str, tuple[str, ...]] = {
+    "hour": ("hourly",), "day": ("daily",), "week": ("weekly",), "month": ("monthly",),
+    "quarter": ("quarterly",), "year": ("yearly", "annual", "annually"),
+}
+_PERIOD_PREFIXES = ("per", "by", "each", "every")
+#: Words of a column name that mark a per-unit amount, and a count of units (general accounting:
+#: price × quantity is the amount of a line).
+_UNIT_PRICE_WORDS = frozenset({"price", "rate", "fare", "cost", "fee", "tariff"})
+_UNIT_COUNT_WORDS = frozenset({"quantity", "qty", "units", "count", "volume", "pieces"})
+#: Words of a date column name that mark a date something is due by, and one that records when it
+#: happened (general business English: happened after due = late).
+_DUE_WORDS = frozenset({"due", "required", "expected", "planned", "scheduled", "promised", "deadline", "target",
+                        "estimated", "committed"})
+_ACTUAL_WORDS = frozenset({"shipped", "delivered", "completed", "actual", "paid", "closed", "returned", "arrived",
+                           "finished", "resolved", "received", "done", "ship", "delivery", "completion", "payment"})
+_LATE_WORDS = ("late", "overdue", "delayed", "past due", "behind schedule")
+
+
+def unmatched_phrases(questions: Sequence[Question], terms: Sequence[TermCandidate]) -> dict[str, tuple[str, ...]]:
+    """Workload words and phrases (1–2 words, lower case) that no Term's label or value covers:
+    ``{phrase: question ids}``. A phrase is covered when each of its stems occurs in some Term
+    label (stems as :func:`evoonto.text.tokenize` makes them)."""
+    from evoonto.text import tokenize
+
+    covered = {t for term in terms for label in term.labels.all() for t in tokenize(label)}
+    covered |= {t for term in terms if term.value is not None for t in tokenize(term.value)}
+    found: dict[str, set[str]] = defaultdict(set)
+    for q in questions:
+        words = [w.lower() for w in re.split(r"[^A-Za-z]+", q.text) if w]
+        for i, word in enumerate(words):
+            for phrase in (word, " ".join(words[i:i + 2]) if i + 1 < len(words) else ""):
+                if not phrase or phrase.split()[0] in _STOPWORDS or phrase.split()[-1] in _STOPWORDS:
+                    continue
+                stems = tokenize(phrase)
+                if stems and not all(s in covered for s in stems):
+                    found[phrase].add(q.id)
+    return {p: tuple(sorted(ids)) for p, ids in sorted(found.items())}
+
+
+def _question_grains(questions: Sequence[Question]) -> dict[str, set[str]]:
+    """``{unit: question ids}`` of the questions that ask for a calendar grain (``monthly``, ``per month``)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for q in questions:
+        words = [w.lower() for w in re.split(r"[^A-Za-z]+", q.text) if w]
+        for unit, cues in GRAIN_CUES.items():
+            pairs = {f"{p} {unit}" for p in _PERIOD_PREFIXES}
+            if set(words) & set(cues) or any(" ".join(words[i:i + 2]) in pairs for i in range(len(words))):
+                out[unit].add(q.id)
+    return out
+
+
+def phrase_concepts(schema: SourceSchema, profiles: Mapping[tuple[str, str], ColumnProfile],
+                    questions: Sequence[Question], terms: Sequence[TermCandidate]) -> list[ConceptCandidate]:
+    """Candidate concepts from the schema and data for workload phrases that match no Term.
+
+    * **date grains**: a question asking for a calendar grain (``monthly``, ``per year``) gives one
+      grain candidate per date column of the tables the question names (all date tables when it
+      names none; at most 5);
+    * **an expression over numeric columns**: a table with a per-unit amount column (price, rate,
+      fee …) and a count column (quantity, units …) gives ``SUM(price * quantity)``, labelled as a
+      sales amount with the packaged lexicon's synonyms of "sales", when an unmatched workload
+      phrase is one of those labels;
+    * **a comparison of two date columns**: an actual date (shipped, delivered, paid …) after a due
+      date (required, due, expected …) of one table gives the filter ``actual > due`` labelled
+      ``late`` (overdue, delayed), when an unmatched phrase is one of those words.
+
+    Only general English is used; each candidate is verified by a probe before it enters
+    (:mod:`evoonto.builder.concepts`).
+    """
+    if not questions:
+        return []
+    from evoonto.builder.labels import current_lexicon
+
+    unmatched = unmatched_phrases(questions, terms)
+    out: list[ConceptCandidate] = []
+    date_columns = [(t, c) for t in schema.tables if not t.is_view for c in t.columns
+                    if (profiles.get((t.name, c.name)) and profiles[(t.name, c.name)].pattern in ("date", "datetime"))
+                    or any(x in c.declared_type.upper() for x in ("DATE", "TIME"))]
+    by_id = {q.id: q for q in questions}
+    for unit, ids in sorted(_question_grains(questions).items()):
+        named = {t.name for q in (by_id[i] for i in ids) for t in schema.tables
+                 if set(_table_stems(t.name)) & set(_stems(q.text))}
+        chosen = [(t, c) for t, c in date_columns if t.name in named] or date_columns
+        chosen = chosen[:5]
+        for table, col in chosen:
+            out.append(ConceptCandidate(
+                "grain", f"{table.name}.{col.name} by {unit}", table.name, ((table.name, col.name),),
+                expression=_qualified(table.name, col.name), unit=unit, phrases=GRAIN_CUES[unit][:1],
+                question_ids=tuple(sorted(ids))))
+    lexicon = current_lexicon()
+    amount_words = ["sales amount", "sales", *lexicon.synonyms("sales"), "line amount"]
+    asked = {p: ids for p, ids in unmatched.items() if p in amount_words}
+    if asked:
+        for table in schema.tables:
+            numeric = [c for c in table.columns if _numeric(table, c, profiles) and not c.primary_key
+                       and not c.references]
+            prices = [c for c in numeric if _name_words(c.name) & _UNIT_PRICE_WORDS]
+            counts = [c for c in numeric if _name_words(c.name) & _UNIT_COUNT_WORDS and c not in prices]
+            if len(prices) == 1 and len(counts) == 1:
+                p, n = prices[0], counts[0]
+                phrases = tuple(sorted(asked))
+                out.append(ConceptCandidate(
+                    "metric", f"{table.name} sales amount", table.name, ((table.name, p.name), (table.name, n.name)),
+                    expression=f"SUM({_qualified(table.name, p.name)} * {_qualified(table.name, n.name)})",
+                    alt_labels=tuple(dict.fromkeys([*phrases, *amount_words])), aggregation="SUM",
+                    phrases=phrases, question_ids=tuple(sorted({i for ids in asked.values() for i in ids}))))
+    late = {p: ids for p, ids in unmatched.items() if p in _LATE_WORDS}
+    if late:
+        for table in schema.tables:
+            dates = [c for t, c in date_columns if t.name == table.name]
+            for actual in dates:
+                for due in dates:
+                    if actual is due or not (_name_words(actual.name) & _ACTUAL_WORDS) \
+                            or not (_name_words(due.name) & _DUE_WORDS):
+                        continue
+                    phrases = tuple(sorted(late))
+                    out.append(ConceptCandidate(
+                        "filter", f"{table.name} late ({actual.name} after {due.name})", table.name,
+                        ((table.name, actual.name), (table.name, due.name)),
+                        expression=f"{_qualified(table.name, actual.name)} > {_qualified(table.name, due.name)}",
+                        alt_labels=tuple(dict.fromkeys([*phrases, *_LATE_WORDS])), phrases=phrases,
+                        question_ids=tuple(sorted({i for ids in late.values() for i in ids}))))
+    return out
+
+
+def _qualified(table: str, column: str) -> str:
+    """``table.column`` as SQL, each name quoted only where it must be (``"Order Details".Quantity``)."""
+    from sqlglot import exp
+
+    return exp.column(exp.to_identifier(column), table=exp.to_identifier(table)).sql()
+
+
+def _name_words(name: str) -> set[str]:
+    words = [w.lower() for w in split_identifier(name)]
+    return set(words) | {singularize(w) for w in words} | set(expand_tokens(words))
+
+
+def _stems(text: str) -> list[str]:
+    from evoonto.text import tokenize
+
+    return tokenize(text)
+
+
+def _table_stems(name: str) -> list[str]:
+    return _stems(" ".join(table_labels(name).all()))
+
+
+def _numeric(table: TableInfo, col: ColumnInfo, profiles: Mapping[tuple[str, str], ColumnProfile]) -> bool:
+    profile = profiles.get((table.name, col.name))
+    if profile is not None and profile.pattern in ("integer", "decimal"):
+        return True
+    return any(t in col.declared_type.upper() for t in ("INT", "REAL", "NUM", "DEC", "FLOA", "DOUB", "MONEY"))

@@ -19,8 +19,8 @@ from pathlib import Path
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (
-    "init", "build", "validate", "browse", "resolve", "check_sql", "sparql", "serve", "eval", "evolve",
-    "log", "diff", "rollback", "drift", "export", "viz", "demo",
+    "init", "build", "verified", "validate", "browse", "resolve", "check_sql", "sparql", "serve", "eval",
+    "evolve", "log", "diff", "rollback", "drift", "export", "viz", "demo",
 )
 
 DESCRIPTION = """\

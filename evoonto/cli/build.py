@@ -16,6 +16,10 @@ construct Terms, Mappings, Evidence, Constraints and relations (validated with t
 Sources: SQLite files, SQLAlchemy URLs, folders of CSV/Parquet files, folders of documents.
 Workload: JSON Lines ({"id", "question"}), plain text (one question per line), or a Spider/BIRD
 question file; only the question text is read, never gold SQL or answers.
+Verified queries (--verified FILE, JSON Lines {"question", "sql", "id", "db_id", "verified_by",
+"verified_at"}): SQL a person vouches for, kept as evo:VerifiedQuery and mined into metric Terms
+with their expression, named filters, date grains, joins and synonyms (see `evoonto verified --help`;
+a bad line is reported as FILE:LINE and left out).
 Proposer: "offline" (default; deterministic, no network) or "anthropic:MODEL" (Claude, e.g.
 anthropic:claude-sonnet-5-5; needs ANTHROPIC_API_KEY in the environment).
 
@@ -31,6 +35,7 @@ Examples:
   evoonto build --source db.sqlite --workload questions.jsonl --workspace ./onto
   evoonto build --source other.sqlite --workspace ./onto --force   # replace ./onto (old one backed up)
   evoonto build --source db.sqlite --proposer anthropic:claude-sonnet-5-5 --workspace ./onto
+  evoonto build --source chinook.sqlite --verified examples/chinook/verified.jsonl --workspace ./onto
 """
 
 
@@ -43,6 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a data source (repeat for several): SQLite file, SQLAlchemy URL, folder")
     parser.add_argument("--workload", metavar="FILE", default=None,
                         help="question workload: JSON Lines, plain text, or a Spider/BIRD JSON file")
+    parser.add_argument("--verified", metavar="FILE", default=None,
+                        help="verified queries, JSON Lines: {question, sql[, id, db_id, verified_by, verified_at]} "
+                             "per line; mined into metrics, named filters, date grains, joins and synonyms")
     parser.add_argument("--proposer", default="offline", metavar="offline|anthropic:MODEL",
                         help="who proposes candidates (default: offline)")
     parser.add_argument("--force", action="store_true",
@@ -94,7 +102,8 @@ def _run(args: argparse.Namespace, started: float) -> int:
 
         # validate=False: the workspace validates the new base with the SHACL shapes before writing it
         result = build(args.source, args.workload, proposer=proposer, base_iri=base_iri, progress=progress,
-                       validate=False, lexicon=Lexicon.load(path))  # + the workspace's lexicon.tsv
+                       validate=False, lexicon=Lexicon.load(path),  # + the workspace's lexicon.tsv
+                       verified=args.verified)
     ws = write_workspace(result, path, force=args.force)
     total_s = time.perf_counter() - started
     build_s = result.elapsed_ms / 1000
@@ -105,6 +114,10 @@ def _run(args: argparse.Namespace, started: float) -> int:
     print(f"  {c['terms']} terms, {c['mappings']} mappings, {c['evidence']} evidence, "
           f"{c['constraints']} constraints, {c['relations']} relations; "
           f"{len(result.rejected)} candidates rejected by verification")
+    if args.verified:
+        print(f"  {c.get('verified_queries', 0)} verified queries: {c.get('metrics', 0)} metrics, "
+              f"{c.get('filters', 0)} named filters, {c.get('grains', 0)} date grains, "
+              f"{c.get('synonyms', 0)} synonyms, {c.get('joins', 0)} new joins")
     if replaced is not None:
         print(f"  replaced {replaced}; its files are in {path / BACKUP_DIR}/")
     for report in result.sources:

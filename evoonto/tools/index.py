@@ -27,7 +27,7 @@ from evoonto.text import stem, tokenize
 from evoonto.tools.settings import DEFAULT_WEIGHTS
 from evoonto.tools.sparql import KIND_CLASSES, local_name, select
 
-KINDS = tuple(KIND_CLASSES)  # term, mapping, constraint, evidence, relation
+KINDS = tuple(KIND_CLASSES)  # term, mapping, constraint, evidence, relation, verified
 
 
 @dataclass
@@ -59,6 +59,8 @@ _LITERAL_FIELDS = {
     "summary": "definition", "filter": "expression", "condition": "expression",
     "joinCondition": "expression", "formula": "expression", "joinPath": "expression",
     "grain": "expression", "triggerKeyword": "keyword", "sampleValue": "value",
+    # verified queries (kind "verified"): found by their question; a metric's expression
+    "question": "prefLabel", "sql": "expression", "identifier": "hiddenLabel", "expression": "expression",
 }
 
 
@@ -94,12 +96,13 @@ def gather_documents(ontology: Any) -> list[Document]:
     kind_of = {iri: kind for kind, iri in KIND_CLASSES.items()}
     for row in _rows(ontology, """
         SELECT ?s ?type ?p ?o WHERE {
-          VALUES ?type { evo:Term evo:Mapping evo:Constraint evo:Evidence evo:Relation }
+          VALUES ?type { evo:Term evo:Mapping evo:Constraint evo:Evidence evo:Relation evo:VerifiedQuery }
           ?s a ?type ; ?p ?o .
           VALUES ?p { skos:prefLabel skos:altLabel skos:hiddenLabel skos:definition skos:scopeNote
                       rdfs:comment rdfs:label evo:summary evo:filter evo:condition evo:joinCondition
                       evo:formula evo:joinPath evo:grain evo:triggerKeyword evo:sampleValue
-                      evo:valueDistribution owl:deprecated }
+                      evo:valueDistribution owl:deprecated evo:question evo:sql dcterms:identifier
+                      evo:expression }
         }"""):
         iri, kind = row["s"], kind_of[row["type"]]
         doc = docs.get(iri)
@@ -117,7 +120,8 @@ def gather_documents(ontology: Any) -> list[Document]:
     # Records typed but without any literal field still get a document.
     for row in _rows(ontology, """
         SELECT ?s ?type WHERE {
-          VALUES ?type { evo:Term evo:Mapping evo:Constraint evo:Evidence evo:Relation } ?s a ?type }"""):
+          VALUES ?type { evo:Term evo:Mapping evo:Constraint evo:Evidence evo:Relation evo:VerifiedQuery }
+          ?s a ?type }"""):
         if row["s"] not in docs:
             docs[row["s"]] = Document(row["s"], kind_of[row["type"]])
 
@@ -256,6 +260,9 @@ def _finish(doc: Document) -> None:
         summary = first("definition")
         doc.snippet = _short(summary, 160)
         doc.label = _short(f"evidence for {doc.label}" if doc.label else (summary or local_name(doc.iri)), 80)
+    elif doc.kind == "verified":
+        doc.label = _short(first("prefLabel") or local_name(doc.iri), 120)
+        doc.snippet = _short(first("expression"), 160)
     elif doc.kind == "relation":
         doc.label = doc.label or local_name(doc.iri)
         doc.snippet = _short("; ".join(fields.get("expression", ())[:2]) or first("definition"), 160)

@@ -265,7 +265,8 @@ class JoinGraph:
         Reads the catalog (:func:`evoonto.catalog.read_catalog`, views by ``evo:isView``), column
         uniqueness from Evidence (``evo:distinctCount`` equal to the table's ``evo:rowCount``), and
         every non-deprecated ``evo:Relation`` with an ``evo:joinCondition`` whose condition names
-        catalog columns (``table.column = table.column``, AND-joined), with its Evidence.
+        catalog columns (``table.column = table.column``, AND-joined), with its Evidence, and the
+        joins of verified queries (``evo:joinUsed``, origin ``verified_query``, the query as evidence).
         """
         from evoonto.catalog import read_catalog
         from evoonto.tools.sparql import select
@@ -290,6 +291,11 @@ class JoinGraph:
             for edge in graph._parse_condition(row["cond"]):
                 graph.add_edge(replace(edge, origin="probe", evidence=(row["ev"],) if row.get("ev") else (),
                                        relation=row["rel"]))
+        for row in select(ontology, """
+                SELECT ?q ?cond WHERE { ?q a evo:VerifiedQuery ; evo:joinUsed ?cond .
+                  FILTER NOT EXISTS { ?q owl:deprecated true } } ORDER BY ?q ?cond"""):
+            for edge in graph._parse_condition(row["cond"]):  # joins verified queries write
+                graph.add_edge(replace(edge, origin="verified_query", evidence=(row["q"],)))
         graph.add_name_edges()
         graph.add_shared_key_edges()
         return graph

@@ -5,8 +5,9 @@ nodes, then names/labels of everything referenced) build compact JSON:
 
 - a Term with its Mappings (table/column/source by name, filter, aggregation, grain, join path,
   confidence), Relations (type, direction, the other end's id and label, join condition/formula),
-  Constraints on the Term *and* on its Mappings, and Evidence (summary, trimmed value distribution,
-  samples, probe query);
+  Constraints on the Term *and* on its Mappings, Evidence (summary, trimmed value distribution,
+  samples, probe query), and ``examples``: the verified queries that use it (question and SQL,
+  at most :data:`MAX_EXAMPLES`);
 - a Mapping, Constraint, Evidence or Relation with its own links; any other node as its properties.
 
 Each Evidence body is printed once per answer; later occurrences are ``{"id": ...}`` references
@@ -36,6 +37,8 @@ MAX_IDS = 50
 MAX_DEPTH = 2
 EVIDENCE_TEXT_CHARS = 300
 EVIDENCE_VALUES = 10
+#: Verified queries listed as examples of a Term (``evo:exercises``; the rest are counted).
+MAX_EXAMPLES = 3
 
 _MULTI = {"altLabel", "hiddenLabel", "sampleValue", "triggerKeyword", "types"}
 # Links rendered structurally, not as plain properties.
@@ -314,9 +317,12 @@ class Resolver:
         links: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         if not expand:
             return links
-        incoming = graph.incoming(focus, "evo:mapsTerm owl:annotatedSource owl:annotatedTarget evo:constrains")
+        incoming = graph.incoming(focus, "evo:mapsTerm owl:annotatedSource owl:annotatedTarget evo:constrains "
+                                         "evo:exercises")
         for row in incoming:
             links[row["s"]][local_name(row["p"])].append(row["x"])
+        # the verified queries that use a Term (its examples), first MAX_EXAMPLES by IRI
+        graph.fetch(q for iri in focus for q in sorted(set(links[iri]["exercises"]))[:MAX_EXAMPLES])
         mappings = {m for iri in focus for m in graph.objects(iri, "hasMapping") + links[iri]["mapsTerm"]}
         if "constraints" in expand and mappings:
             for row in graph.incoming(mappings, "evo:constrains"):
@@ -354,6 +360,12 @@ class Resolver:
                 rec["relations"] = [self._relation(graph, r, focus=iri) for r in rels]
             if "constraints" in expand:
                 rec["constraints"] = [self._constraint(graph, c) for c in sorted(set(links[iri]["constrains"]))]
+            examples = sorted(set(links[iri]["exercises"]))
+            if examples:
+                rec["examples"] = [{"id": self.codec.to_id(q), "question": (graph.literals(q, "question") or [""])[0],
+                                    "sql": (graph.literals(q, "sql") or [""])[0]} for q in examples[:MAX_EXAMPLES]]
+                if len(examples) > MAX_EXAMPLES:
+                    rec["more_examples"] = len(examples) - MAX_EXAMPLES
         elif kind == "mapping":
             terms = graph.objects(iri, "mapsTerm")
             if terms:

@@ -46,6 +46,7 @@ KIND_CLASSES = {
     "constraint": EVO + "Constraint",
     "evidence": EVO + "Evidence",
     "relation": EVO + "Relation",
+    "verified": EVO + "VerifiedQuery",
 }
 
 # Characters that may not appear in an IRIREF (SPARQL 1.1 grammar rule [139]).

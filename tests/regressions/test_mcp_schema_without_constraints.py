@@ -31,7 +31,8 @@ def test_schemas_state_enums_bounds_and_descriptions(tmp_path):
     listed, hits, resolved, rows = anyio.run(main)
     browse = listed["browse"].input_schema
     assert browse["additionalProperties"] is False and browse["required"] == ["q"]
-    assert browse["properties"]["kind"]["enum"] == ["term", "mapping", "constraint", "evidence", "relation", "any"]
+    assert browse["properties"]["kind"]["enum"] == ["term", "mapping", "constraint", "evidence", "relation",
+                                                    "verified", "any"]
     assert (browse["properties"]["n"]["minimum"], browse["properties"]["n"]["maximum"]) == (1, 20)  # evo:maxResults
     resolve = listed["resolve"].input_schema
     assert resolve["properties"]["ids"]["maxItems"] == 50

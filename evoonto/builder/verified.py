@@ -1,0 +1,841 @@
+"""Verified queries: question + SQL pairs a person vouches for, kept and mined into Content.
+
+A verified query (the "golden SQL" of a team) becomes an ``evo:VerifiedQuery ⊑ prov:Entity`` record
+(:class:`evoonto.records.VerifiedQuery`) with its question, SQL, who verified it
+(``prov:wasAttributedTo``) and when (``prov:generatedAtTime``), the Evidence of one read-only run
+of its SQL (the one probe path, :func:`evoonto.sources.probe.run_probe`), and ``evo:exercises``
+links to the Terms, Mappings and Relations its SQL uses. Its SQL is then **mined** (sqlglot, in the
+source's dialect), each mined piece pointing at the query with ``prov:wasDerivedFrom``:
+
+- **metric Terms** (``evo:Metric``) for aggregate expressions of a SELECT list over real columns
+  (``SUM(InvoiceLine.UnitPrice * InvoiceLine.Quantity)``; not ``MIN``/``MAX`` of a bare column),
+  named by the question phrase that names them (the words no table, column, value or grain of
+  the query explains; over several queries with the same expression, the phrase most of them
+  share), with a Mapping carrying the expression
+  (``evo:expression``) and ``evo:Derivation`` relations to the column Terms (``evo:formula``);
+- **named filters** as Constraints: a WHERE comparison between two columns, or of a column with a
+  number the question does not state, named by the unexplained question phrase (``long`` →
+  ``Track.Milliseconds > 300000``);
+- **date grains** as TimeDimension Terms with their expression (``strftime('%Y-%m', …)``,
+  ``date_trunc('month', …)``, ``EXTRACT(YEAR FROM …)``: ``monthly``/``yearly`` …);
+- **join paths actually used** (``evo:joinUsed`` on the query; :class:`evoonto.tools.joinpaths.JoinGraph`
+  reads them as ``verified_query`` edges) and an Association Relation between two Entities that no
+  relation joined yet;
+- **phrase → column synonyms**: when exactly one column the query selects, groups or filters by is
+  named by no word of the question and exactly one question phrase is left unexplained, in at
+  least :data:`MIN_SYNONYM_SUPPORT` queries alike, the phrase becomes an ``skos:altLabel`` of that
+  column's Term.
+
+Bad input changes nothing: a malformed JSON line, SQL that does not parse, names a missing table or
+column (:func:`evoonto.tools.sqlcheck.check_sql`) or fails to run gives one
+:class:`~evoonto.sources.base.SourceWarning` naming the file and line, and that query is left out
+whole. Only general rules of English and SQL are used (no word list of any benchmark).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from rdflib import Graph, Literal, URIRef
+from rdflib.namespace import OWL, PROV, RDF, SKOS
+
+from evoonto.builder.labels import column_labels, table_labels
+from evoonto.builder.propose import term_slug
+from evoonto.catalog import SourceSchema
+from evoonto.errors import WorkloadError
+from evoonto.iris import IriFactory, slugify, stable_key
+from evoonto.namespaces import EVO, bind_prefixes
+from evoonto.records import Constraint, Evidence, Mapping as MappingRecord, ProbeActivity, Relation, Term
+from evoonto.records import VerifiedQuery as VerifiedQueryRecord
+from evoonto.text import QUESTION_STOP_WORDS, stem, tokenize, words
+from evoonto.tools.joinpaths import JoinGraph, written_joins
+
+__all__ = ["VerifiedItem", "VerifiedMining", "load_verified", "as_verified", "mine_verified", "GRAIN_WORDS",
+           "items_for_source", "computed_term", "grain_term", "grain_expression",
+           "verified_iri", "MAX_PHRASE_WORDS"]
+
+#: Longest question phrase (words) used as a name.
+MAX_PHRASE_WORDS = 3
+#: Verified queries that must pair the same question phrase with the same unnamed column before the
+#: phrase becomes a synonym of the column's Term.
+MIN_SYNONYM_SUPPORT = 2
+#: Rows a verified query's execution probe reads (the run only proves that the SQL runs).
+RUN_LIMIT = 20
+#: The calendar grains of SQL date functions and the English words that name them (general English).
+GRAIN_WORDS: dict[str, tuple[str, ...]] = {
+    "hour": ("hourly", "per hour", "by hour", "hour"),
+    "day": ("daily", "per day", "by day", "day"),
+    "week": ("weekly", "per week", "by week", "week"),
+    "month": ("monthly", "per month", "by month", "month"),
+    "quarter": ("quarterly", "per quarter", "by quarter", "quarter"),
+    "year": ("yearly", "annual", "per year", "by year", "year"),
+}
+#: Prepositions of rates and comparisons, and negations, that end a phrase (general English).
+_CONNECTIVES = frozenset({"per", "vs", "versus", "via", "not", "no", "never"})
+
+
+@dataclass(frozen=True)
+class VerifiedItem:
+    """One verified query as given.
+
+    Attributes:
+        question: the question text; sql: its SQL; id: the given id (default: derived from the SQL);
+        db_id: the source id it is for (default: the source whose tables it names);
+        verified_by: who vouches for it; verified_at: when (ISO date or date-time text);
+        where: ``"FILE:LINE"`` (or ``"item N"``) for warnings.
+    """
+
+    question: str
+    sql: str
+    id: str | None = None
+    db_id: str | None = None
+    verified_by: str | None = None
+    verified_at: str | None = None
+    where: str = ""
+
+    @property
+    def key(self) -> str:
+        """The id, or a stable key of the question and SQL."""
+        return self.id or stable_key(self.question, self.sql, length=12)
+
+
+def _warn(message: str) -> None:
+    from evoonto.sources.base import warn
+
+    warn(message)
+
+
+def _item(obj: Any, where: str) -> VerifiedItem | str:
+    """A :class:`VerifiedItem` from one JSON object, or the reason it is not one."""
+    if not isinstance(obj, Mapping):
+        return "expected a JSON object with 'question' and 'sql'"
+    question, sql = obj.get("question"), obj.get("sql")
+    if not isinstance(question, str) or not question.strip():
+        return "missing or empty 'question'"
+    if not isinstance(sql, str) or not sql.strip():
+        return "missing or empty 'sql'"
+    extra = {}
+    for name in ("id", "db_id", "verified_by", "verified_at"):
+        value = obj.get(name)
+        if value is not None and not isinstance(value, (str, int)):
+            return f"'{name}' must be a string"
+        extra[name] = None if value is None else str(value).strip() or None
+    if extra["verified_at"] is not None and _parse_time(extra["verified_at"]) is None:
+        return f"'verified_at' {extra['verified_at']!r} is not an ISO date or date-time"
+    return VerifiedItem(" ".join(question.split()), sql.strip(), where=where, **extra)
+
+
+def load_verified(path: str | Path) -> list[VerifiedItem]:
+    """Read a verified-query file: JSON Lines, one object per line with ``question`` and ``sql``,
+    optional ``id``, ``db_id``, ``verified_by``, ``verified_at``. Blank lines and ``#`` lines are
+    skipped; a malformed line gives one warning ``FILE:LINE: …`` and is left out.
+
+    Raises:
+        WorkloadError: the file cannot be read.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise WorkloadError(f"cannot read the verified queries {path}: {reason}") from None
+    out: list[VerifiedItem] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        where = f"{path}:{n}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            _warn(f"{where}: verified query skipped: not a JSON object ({exc.msg})")
+            continue
+        item = _item(obj, where)
+        if isinstance(item, str):
+            _warn(f"{where}: verified query skipped: {item}")
+        else:
+            out.append(item)
+    return out
+
+
+def as_verified(verified: str | Path | Iterable[Mapping[str, Any] | VerifiedItem] | None) -> list[VerifiedItem]:
+    """Verified queries from a file path, an iterable of ``{"question", "sql", …}`` dicts or
+    :class:`VerifiedItem` objects, or None (no queries). Malformed items are warned about and
+    left out (``where`` is ``"item N"``, 1-based)."""
+    if verified is None:
+        return []
+    if isinstance(verified, (str, Path)):
+        return load_verified(verified)
+    out: list[VerifiedItem] = []
+    for n, obj in enumerate(verified, start=1):
+        if isinstance(obj, VerifiedItem):
+            out.append(obj)
+            continue
+        item = _item(obj, f"item {n}")
+        if isinstance(item, str):
+            _warn(f"verified item {n}: skipped: {item}")
+        else:
+            out.append(item)
+    return out
+
+
+def items_for_source(items: Sequence[VerifiedItem], source_id: str, table_names: Iterable[str],
+                     taken: set[int]) -> list[VerifiedItem]:
+    """The items meant for one source: those whose ``db_id`` is ``source_id``; those without a
+    ``db_id`` whose SQL names only tables of ``table_names`` (case-insensitive), or that do not parse
+    (so their warning is given once). ``taken`` holds the positions already given to a source
+    (updated)."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    names = {n.casefold() for n in table_names}
+    out = []
+    for n, item in enumerate(items):
+        if n in taken or item.db_id not in (None, source_id):
+            continue
+        if item.db_id is None:
+            try:
+                named = {t.name.casefold() for t in sqlglot.parse_one(item.sql).find_all(exp.Table)}
+            except SqlglotError:
+                named = set()
+            ctes = set()
+            try:
+                ctes = {c.alias_or_name.casefold() for c in sqlglot.parse_one(item.sql).find_all(exp.CTE)}
+            except SqlglotError:
+                pass
+            if named and not (named - ctes) <= names:
+                continue
+        taken.add(n)
+        out.append(item)
+    return out
+
+
+def _parse_time(text: str) -> datetime | None:
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            day = date.fromisoformat(text)
+        except ValueError:
+            return None
+        value = datetime(day.year, day.month, day.day)
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def verified_iri(iris: IriFactory, source_id: str, key: str) -> URIRef:
+    """``B verified/{src}/{key}`` (segments percent-encoded as :mod:`evoonto.iris` does)."""
+    return URIRef(f"{iris.base}verified/{quote(source_id, safe='')}/{quote(key, safe='')}")
+
+
+def _agent_iri(iris: IriFactory, name: str) -> URIRef:
+    return URIRef(f"{iris.base}agent/{quote(name, safe='')}")
+
+
+def _sub_iri(iri: URIRef, *segments: str) -> URIRef:
+    return URIRef(str(iri) + "".join("/" + quote(s, safe="") for s in segments))
+
+
+# -- analysis of one query -------------------------------------------------------------------------
+
+
+@dataclass
+class _Aggregate:
+    function: str              # SUM, AVG, COUNT, MIN, MAX
+    expression: str            # with real table names, in the source dialect
+    columns: tuple[tuple[str, str], ...]
+
+
+@dataclass
+class _Filter:
+    condition: str
+    columns: tuple[tuple[str, str], ...]
+
+
+@dataclass
+class _Grain:
+    unit: str
+    table: str
+    column: str
+    expression: str
+
+
+@dataclass
+class _Analysis:
+    tables: list[str] = field(default_factory=list)
+    columns: list[tuple[str, str]] = field(default_factory=list)        # every real column used
+    plain: list[tuple[str, str]] = field(default_factory=list)          # selected/grouped/filtered, not aggregated
+    aggregates: list[_Aggregate] = field(default_factory=list)
+    filters: list[_Filter] = field(default_factory=list)
+    grains: list[_Grain] = field(default_factory=list)
+    joins: list[tuple[str, str, str, str]] = field(default_factory=list)  # (t1, c1, t2, c2)
+    literals: list[str] = field(default_factory=list)
+    numbers: list[str] = field(default_factory=list)                     # thresholds of filters
+
+
+_GRAIN_FORMATS = (("%S", None), ("%M", None), ("%H", "hour"), ("%d", "day"), ("%j", "day"), ("%W", "week"),
+                  ("%U", "week"), ("%V", "week"), ("%m", "month"), ("%Y", "year"))
+_AGGREGATES = {"Sum": "SUM", "Avg": "AVG", "Count": "COUNT", "Min": "MIN", "Max": "MAX"}
+
+
+def _grain_of_format(fmt: str) -> str | None:
+    """The calendar grain a strftime format keeps: the finest date part it prints (None when it
+    prints a time of day finer than an hour)."""
+    for spec, unit in _GRAIN_FORMATS:
+        if spec in fmt:
+            return unit
+    return None
+
+
+class _Analyzer:
+    def __init__(self, schema: SourceSchema, dialect: str | None, joins: JoinGraph):
+        self.schema = schema
+        self.dialect = dialect
+        self.joins = joins  # the catalog's join graph: written_joins resolves the joins a query writes
+        self.tables = {t.name.casefold(): t for t in schema.tables}
+
+    def real(self, table_alias: str, column: str, scope_tables: Mapping[str, str]) -> tuple[str, str] | None:
+        if table_alias:
+            table = scope_tables.get(table_alias.casefold())
+            if table is None:
+                return None
+            info = self.tables.get(table.casefold())
+            col = info.column(column) if info is not None else None
+            if col is None and info is not None:
+                col = next((c for c in info.columns if c.name.casefold() == column.casefold()), None)
+            return (info.name, col.name) if info is not None and col is not None else None
+        owners = []
+        for table in dict.fromkeys(scope_tables.values()):
+            info = self.tables.get(table.casefold())
+            if info is None:
+                continue
+            col = next((c for c in info.columns if c.name.casefold() == column.casefold()), None)
+            if col is not None:
+                owners.append((info.name, col.name))
+        return owners[0] if len(owners) == 1 else None
+
+    def render(self, node: Any, scope_tables: Mapping[str, str]) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+        """``node`` with every column qualified by its real table name, and those columns; None when
+        a column does not resolve to a real column (a derived table's or an output alias)."""
+        from sqlglot import exp
+
+        node = node.copy()
+        found: list[tuple[str, str]] = []
+        for col in list(node.find_all(exp.Column)):
+            if isinstance(col.this, exp.Star):
+                continue
+            place = self.real(col.table, col.name, scope_tables)
+            if place is None:
+                return None
+            found.append(place)
+            col.replace(exp.column(exp.to_identifier(place[1]), table=exp.to_identifier(place[0])))
+        return node.sql(dialect=self.dialect), tuple(dict.fromkeys(found))
+
+    def analyze(self, statement: Any) -> _Analysis:
+        from sqlglot import exp
+        from sqlglot.optimizer.scope import traverse_scope
+
+        out = _Analysis()
+        for scope in traverse_scope(statement):
+            select = scope.expression
+            if not isinstance(select, exp.Select):
+                continue
+            scope_tables = {alias.casefold(): src.name for alias, src in scope.sources.items()
+                            if isinstance(src, exp.Table) and src.name.casefold() in self.tables}
+            for name in scope_tables.values():
+                info = self.tables[name.casefold()]
+                if info.name not in out.tables:
+                    out.tables.append(info.name)
+            for col in scope.columns:
+                place = self.real(col.table, col.name, scope_tables)
+                if place is None and col.this.args.get("quoted") and not col.table:
+                    out.literals.append(col.name)  # SQLite reads a double-quoted unknown name as a string
+                if place is not None and place not in out.columns:
+                    out.columns.append(place)
+                    if col.find_ancestor(exp.AggFunc) is None:
+                        out.plain.append(place)
+            for projection in select.expressions:
+                for agg in projection.find_all(exp.AggFunc):
+                    if agg.find_ancestor(exp.AggFunc) is not None or type(agg).__name__ not in _AGGREGATES:
+                        continue
+                    if isinstance(agg.this, exp.Star) or not list(agg.find_all(exp.Column)):
+                        continue
+                    if type(agg).__name__ in ("Min", "Max") and isinstance(agg.this, exp.Column):
+                        continue  # the largest/smallest value of a column is a superlative, not a measure
+                    rendered = self.render(agg, scope_tables)
+                    if rendered is not None:
+                        out.aggregates.append(_Aggregate(_AGGREGATES[type(agg).__name__], *rendered))
+            where = select.args.get("where")
+            if where is not None:
+                for part in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
+                    self.filter(part, scope_tables, out)
+            for node in select.find_all(exp.TimeToStr, exp.DateTrunc, exp.TimestampTrunc, exp.Extract,
+                                        exp.Year, exp.Month, exp.Day):
+                self.grain(node, scope_tables, out)
+            for lit in select.find_all(exp.Literal):
+                if lit.is_string:
+                    out.literals.append(lit.this)
+        for written in written_joins(self.joins, statement):
+            for pair in sorted(written.pairs):
+                (t1, c1), (t2, c2) = (self.place(*side) for side in pair)
+                if (t1, c1, t2, c2) not in out.joins:
+                    out.joins.append((t1, c1, t2, c2))
+        return out
+
+    def place(self, table: str, column: str) -> tuple[str, str]:
+        """Catalog spelling of a case-folded ``(table, column)`` of :attr:`WrittenJoins.pairs`."""
+        info = self.tables[table.casefold()]
+        return info.name, next(c.name for c in info.columns if c.name.casefold() == column.casefold())
+
+    def filter(self, part: Any, scope_tables: Mapping[str, str], out: _Analysis) -> None:
+        from sqlglot import exp
+
+        if not isinstance(part, (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NEQ, exp.EQ)):
+            return
+        left, right = part.left, part.right
+        if isinstance(left, exp.Column) and isinstance(right, exp.Column):
+            a = self.real(left.table, left.name, scope_tables)
+            b = self.real(right.table, right.name, scope_tables)
+            if a is None or b is None or isinstance(part, exp.EQ):
+                return  # an equality of two columns is a join (read by written_joins), not a filter
+        elif isinstance(left, exp.Column) and isinstance(right, exp.Literal) and not right.is_string:
+            if isinstance(part, (exp.EQ, exp.NEQ)):
+                return  # an equality with a number is an id or a code, not a named condition
+            out.numbers.append(right.this)
+        else:
+            return
+        rendered = self.render(part, scope_tables)
+        if rendered is not None:
+            out.filters.append(_Filter(*rendered))
+
+    def grain(self, node: Any, scope_tables: Mapping[str, str], out: _Analysis) -> None:
+        from sqlglot import exp
+
+        unit: str | None = None
+        target = node.this
+        if isinstance(node, exp.TimeToStr):
+            fmt = node.args.get("format")
+            unit = _grain_of_format(fmt.this) if isinstance(fmt, exp.Literal) else None
+        elif isinstance(node, (exp.DateTrunc, exp.TimestampTrunc)):
+            unit_node = node.args.get("unit")
+            unit = unit_node.name.lower() if unit_node is not None else None
+        elif isinstance(node, exp.Extract):
+            unit, target = node.this.name.lower(), node.expression
+        else:
+            unit = type(node).__name__.lower()
+        while isinstance(target, (exp.Cast, exp.TsOrDsToTimestamp, exp.TsOrDsToDate, exp.TimeStrToTime,
+                                  exp.StrToTime, exp.Date)) and target.this is not None:
+            target = target.this  # the date column inside a conversion the dialect adds
+        if unit not in GRAIN_WORDS or not isinstance(target, exp.Column):
+            return
+        place = self.real(target.table, target.name, scope_tables)
+        rendered = self.render(node, scope_tables)
+        if place is None or rendered is None:
+            return
+        if not any(g.unit == unit and (g.table, g.column) == place for g in out.grains):
+            out.grains.append(_Grain(unit, place[0], place[1], rendered[0]))
+
+
+# -- phrases of the question ---------------------------------------------------------------------
+
+
+def _explained_stems(analysis: _Analysis, *, skip_aggregated: bool = True,
+                     naming: _Aggregate | None = None) -> set[str]:
+    """Stems of every word the query's tables, plain columns, string values and grains explain
+    (with ``naming``: the columns of every other aggregate too, not those of ``naming``)."""
+    texts: list[str] = []
+    for table in analysis.tables:
+        texts += table_labels(table).all()
+    columns = list(analysis.plain if skip_aggregated else analysis.columns)
+    if naming is not None:
+        columns += [c for agg in analysis.aggregates if agg is not naming for c in agg.columns
+                    if c not in naming.columns]
+    for table, column in columns:
+        texts += column_labels(table, column).all()
+    texts += analysis.literals
+    for g in analysis.grains:
+        texts += GRAIN_WORDS[g.unit]
+    return {t for text in texts for t in tokenize(text)}
+
+
+def _runs(question: str, explained: set[str]) -> list[str]:
+    """Maximal runs of consecutive question words that are neither stop/query words, numbers nor
+    explained by the query (at most :data:`MAX_PHRASE_WORDS` words each), lower case."""
+    runs: list[list[str]] = [[]]
+    for word in re.split(r"[\s\-/]+", " ".join(words(question))):
+        low = word.lower().strip("'")
+        if (not low or low in QUESTION_STOP_WORDS or low in _CONNECTIVES or low.isdigit()
+                or stem(low) in explained or len(low) < 2):
+            runs.append([])
+        else:
+            runs[-1].append(low.removesuffix("'s"))
+    return [" ".join(r[:MAX_PHRASE_WORDS]) for r in runs if r]
+
+
+def _sub_phrases(run: str) -> list[str]:
+    parts = run.split()
+    return [" ".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)]
+
+
+def _best_phrase(runs_per_query: Sequence[Sequence[str]]) -> str | None:
+    """The phrase most of the queries share (a sub-phrase of one of their runs); ties → the longer,
+    then the earlier one."""
+    counts: dict[str, int] = defaultdict(int)
+    order: dict[str, int] = {}
+    for runs in runs_per_query:
+        for phrase in dict.fromkeys(p for run in runs for p in _sub_phrases(run)):
+            counts[phrase] += 1
+            order.setdefault(phrase, len(order))
+    if not counts:
+        return None
+    return max(counts, key=lambda p: (counts[p], len(p.split()), -order[p]))
+
+
+# -- mining ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class VerifiedMining:
+    """What :func:`mine_verified` made for one source.
+
+    Attributes:
+        graph: the new content triples (records and added labels), to be added to the content graph.
+        queries: the IRIs of the verified queries kept; skipped: ``(where, reason)`` of those left out.
+        counts: ``verified_queries``, ``metrics``, ``filters``, ``grains``, ``synonyms``, ``joins``.
+    """
+
+    graph: Graph
+    queries: list[URIRef] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def _existing(content: Graph, iri: URIRef, rdf_type: URIRef = EVO.Term) -> bool:
+    return (iri, RDF.type, rdf_type) in content
+
+
+def _check(ontology: Any, item: VerifiedItem, source_id: str) -> str | None:
+    """Why ``item`` is not a usable query of the source (parse error, unknown table or column), or None."""
+    from evoonto.errors import ToolArgumentError
+    from evoonto.tools.sqlcheck import check_sql
+
+    try:
+        findings = check_sql(ontology, item.sql, source=source_id)
+    except ToolArgumentError as exc:
+        return str(exc)
+    bad = [f for f in findings if f.kind in ("parse_error", "unknown_table", "unknown_column")]
+    return bad[0].message if bad else None
+
+
+def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph, content: Graph,
+                  iris: IriFactory, at: datetime, ontology: Any = None) -> VerifiedMining:
+    """Turn the verified queries of one source into content records (see the module docstring).
+
+    Args:
+        items: the verified queries meant for this source.
+        source: the open source (``id``, ``kind``, ``dialect``, ``run``): each query is run once,
+            read-only, through :func:`evoonto.sources.probe.run_probe` (:data:`RUN_LIMIT` rows).
+        catalog, content: the source's catalog graph and the content graph built so far (read only).
+        iris: the workspace's IRI factory; at: the logical time of the run probes.
+        ontology: an Ontology over ``catalog`` + ``content`` for :func:`~evoonto.tools.sqlcheck.check_sql`
+            (made from the two graphs when None).
+
+    Returns:
+        A :class:`VerifiedMining`; every skipped query was also warned about (one line naming its
+        file and line).
+    """
+    import sqlglot
+
+    from evoonto.catalog import read_catalog
+    from evoonto.sources.probe import run_probe
+    from evoonto.tools.sqlcheck import dialect_of
+
+    result = VerifiedMining(bind_prefixes(Graph()))
+    if not items:
+        return result
+    src_iri = iris.source(source.id)
+    schema = read_catalog(catalog).source(src_iri)
+    dialect = dialect_of(getattr(source, "kind", ""), getattr(source, "dialect", None))
+    if ontology is None:
+        from evoonto.ontology import Ontology
+        from evoonto.resources import vocab_graph
+
+        ontology = Ontology.from_graphs({"catalog": catalog, "content": content, "vocab": vocab_graph()},
+                                       base_iri=iris.base)
+    analyzer = _Analyzer(schema, dialect, JoinGraph.from_catalog(read_catalog(catalog), dialects={source.id: dialect}))
+    kept: list[tuple[VerifiedItem, URIRef, _Analysis]] = []
+    seen: set[URIRef] = set()
+    for item in items:
+        iri = verified_iri(iris, source.id, item.key)
+        reason = _check(ontology, item, source.id)
+        run = None
+        if reason is None:
+            run = run_probe(source, item.sql, limit=RUN_LIMIT, timeout_ms=10_000, at=at, errors="keep")
+            if not run.ok:
+                reason = f"the SQL does not run: {run.error}"
+        if reason is None and (iri in seen or _existing(content, iri, EVO.VerifiedQuery)):
+            reason = f"a verified query with id {item.key!r} exists already"
+        if reason is not None:
+            where = item.where or f"verified query {item.key}"
+            _warn(f"{where}: verified query {item.key!r} skipped: {reason}")
+            result.skipped.append((where, reason))
+            continue
+        assert run is not None
+        seen.add(iri)
+        statement = sqlglot.parse_one(item.sql, read=dialect)
+        analysis = analyzer.analyze(statement)
+        ev_iri, probe_iri = iris.evidence(run.key), iris.probe(run.key)
+        rows = len(run.rows)
+        for record in (
+            ProbeActivity(probe_iri, query=item.sql, used=src_iri, started_at=at, ended_at=at),
+            Evidence(ev_iri, probe=probe_iri, generated_at=at, rows_observed=rows,
+                     summary=f"the verified query ran: {rows}{'+' if rows >= RUN_LIMIT else ''} row(s)"),
+        ):
+            record.to_graph(result.graph)
+        kept.append((item, iri, analysis))
+    exercises: dict[URIRef, list[URIRef]] = defaultdict(list)
+    counts = {"verified_queries": len(kept), "metrics": 0, "filters": 0, "grains": 0, "synonyms": 0, "joins": 0}
+    miner = _Miner(result.graph, content, iris, source.id, src_iri, exercises, counts)
+    for _item, iri, analysis in kept:
+        miner.link_columns(iri, analysis)
+        miner.joins(iri, analysis)
+    miner.metrics(kept)
+    miner.filters(kept)
+    miner.grains(kept)
+    miner.synonyms(kept)
+    for item, iri, analysis in kept:
+        agent = _agent_iri(iris, item.verified_by) if item.verified_by else None
+        VerifiedQueryRecord(
+            iri, question=item.question, sql=item.sql, identifier=item.key, source=src_iri, verified_by=agent,
+            verifier=item.verified_by, verified_at=_parse_time(item.verified_at) if item.verified_at else None,
+            exercises=sorted(dict.fromkeys(exercises[iri])),
+            joins_used=[f"{a}.{b} = {c}.{d}" for a, b, c, d in dict.fromkeys(analysis.joins)],
+            evidence=[iris.evidence(stable_key(source.id, item.sql))],
+        ).to_graph(result.graph)
+        result.queries.append(iri)
+    result.counts = counts
+    return result
+
+
+class _Miner:
+    def __init__(self, graph: Graph, content: Graph, iris: IriFactory, source_id: str, src_iri: URIRef,
+                 exercises: dict[URIRef, list[URIRef]], counts: dict[str, int]):
+        self.graph, self.content, self.iris = graph, content, iris
+        self.src, self.src_iri = source_id, src_iri
+        self.exercises, self.counts = exercises, counts
+        self.claimed: dict[URIRef, set[str]] = defaultdict(set)   # query → phrases used as names
+
+    def term(self, table: str, column: str | None = None) -> URIRef | None:
+        iri = self.iris.term(self.src, term_slug(table, column))
+        return iri if _existing(self.content, iri) else None
+
+    def has(self, iri: URIRef, rdf_type: URIRef = EVO.Term) -> bool:
+        return _existing(self.content, iri, rdf_type) or (iri, RDF.type, rdf_type) in self.graph
+
+    def link_columns(self, query: URIRef, analysis: _Analysis) -> None:
+        for table in analysis.tables:
+            found = self.term(table)
+            if found is not None:
+                self.exercises[query].append(found)
+        for table, column in analysis.columns:
+            found = self.term(table, column)
+            if found is not None:
+                self.exercises[query].append(found)
+                self.exercises[query].extend(URIRef(str(m)) for m in self.content.objects(found, EVO.hasMapping))
+
+    def joins(self, query: URIRef, analysis: _Analysis) -> None:
+        for a, b, c, d in dict.fromkeys(analysis.joins):
+            left, right = self.term(a), self.term(c)
+            if left is None or right is None or left == right:
+                continue
+            known = [URIRef(str(r)) for r in self.content.subjects(EVO.joinCondition, None)
+                     if {self.content.value(r, OWL.annotatedSource), self.content.value(r, OWL.annotatedTarget)}
+                     == {left, right}]
+            if known:
+                self.exercises[query].extend(known)
+                continue
+            rel = self.iris.relation("Association", left, right)
+            if not self.has(rel, EVO.Relation):
+                Relation(rel, type="Association", source=left, target=right,
+                         join_condition=f"{a}.{b} = {c}.{d}", evidence=[query]).to_graph(self.graph)
+                self.counts["joins"] += 1
+            else:
+                self.graph.add((rel, PROV.wasDerivedFrom, query))
+            self.exercises[query].append(rel)
+
+    def _runs(self, query: URIRef, question: str, analysis: _Analysis, skip_aggregated: bool,
+              naming: _Aggregate | None = None) -> list[str]:
+        runs = _runs(question, _explained_stems(analysis, skip_aggregated=skip_aggregated, naming=naming))
+        return [r for r in runs if r not in self.claimed[query]]
+
+    def metrics(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
+        by_expression: dict[str, list[tuple[VerifiedItem, URIRef, _Aggregate, _Analysis]]] = defaultdict(list)
+        for item, iri, analysis in kept:
+            for agg in analysis.aggregates:
+                by_expression[agg.expression].append((item, iri, agg, analysis))
+        names: dict[str, str] = {}
+        for expression in sorted(by_expression):
+            uses = by_expression[expression]
+            runs = [self._runs(iri, item.question, analysis, True, naming=agg_use)
+                    for item, iri, agg_use, analysis in uses]
+            phrase = _best_phrase(runs)
+            if phrase is None:
+                continue
+            agg = uses[0][2]
+            own = {t for table, column in agg.columns for t in tokenize(" ".join(column_labels(table, column).all()))}
+            if set(tokenize(phrase)) <= own:
+                continue  # the phrase names the column itself: no new concept
+            alts = [p for runs_of_use in runs if phrase not in {q for r in runs_of_use for q in _sub_phrases(r)}
+                    for p in [_best_phrase([runs_of_use])] if p is not None and not set(tokenize(p)) <= own]
+            self._metric(phrase, expression, agg, uses, names, alts)
+
+    def _metric(self, phrase: str, expression: str, agg: _Aggregate,
+                uses: Sequence[tuple[VerifiedItem, URIRef, _Aggregate, _Analysis]], names: dict[str, str],
+                alts: Sequence[str] = ()) -> None:
+        slug = "metric." + slugify(phrase, max_length=40)
+        if slug in names and names[slug] != expression:
+            slug += "-" + stable_key(expression, length=6)
+        names[slug] = expression
+        term = self.iris.term(self.src, slug)
+        queries = sorted(dict.fromkeys(iri for _i, iri, _a, _an in uses))
+        if self.has(term):  # a concept of that name exists (e.g. proposed for the workload): cite the queries
+            for q in queries:
+                self.graph.add((term, PROV.wasDerivedFrom, q))
+                self.exercises[q].append(term)
+            return
+        label = phrase[:1].upper() + phrase[1:]
+        mapping = computed_term(
+            self.graph, self.content, self.iris, self.src, slug, kind="Metric", label=label,
+            alt_labels=[*alts, f"{phrase} ({agg.function.lower()})"], columns=agg.columns, expression=expression,
+            aggregation=agg.function, evidence=queries,
+            definition=f"{label} = {expression} (mined from {len(queries)} verified quer"
+                       f"{'y' if len(queries) == 1 else 'ies'}).")
+        for _item, iri, _agg, _an in uses:
+            self.exercises[iri] += [term, mapping]
+            self.claimed[iri].update(p for name in (phrase, *alts) for p in _sub_phrases(name))
+        self.counts["metrics"] += 1
+
+    def filters(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
+        for item, iri, analysis in kept:
+            for filt in analysis.filters:
+                runs = self._runs(iri, item.question, analysis, False)
+                if len(runs) != 1 or any(n in words(item.question) for n in analysis.numbers):
+                    continue  # a threshold the question states is spelled out, not a named filter
+                phrase = runs[0]
+                constraint = self.iris.constraint(f"{self.src}.filter.{slugify(phrase, max_length=40)}")
+                targets = [t for t in (self.term(*c) for c in filt.columns) if t is not None]
+                if not targets:
+                    continue
+                if self.has(constraint, EVO.Constraint):
+                    self.graph.add((constraint, PROV.wasDerivedFrom, iri))
+                else:
+                    Constraint(constraint, constrains=targets, condition=filt.condition,
+                               trigger_keywords=[phrase], severity="Info",
+                               comment=f"{phrase!r} means {filt.condition} (named filter mined from the "
+                                       f"verified query {item.key!r}).",
+                               evidence=[iri]).to_graph(self.graph)
+                    self.counts["filters"] += 1
+                self.claimed[iri].update(_sub_phrases(phrase))
+
+    def grains(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
+        for _item, iri, analysis in kept:
+            for g in analysis.grains:
+                slug = f"{term_slug(g.table, g.column)}.grain-{g.unit}"
+                term = self.iris.term(self.src, slug)
+                if self.has(term):
+                    self.graph.add((term, PROV.wasDerivedFrom, iri))
+                    self.exercises[iri].append(term)
+                    continue
+                mapping = grain_term(self.graph, self.content, self.iris, self.src, g.table, g.column, g.unit,
+                                     g.expression, [iri])
+                self.exercises[iri] += [term, mapping]
+                self.counts["grains"] += 1
+
+    def synonyms(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
+        support: dict[tuple[tuple[str, str], str], list[URIRef]] = defaultdict(list)
+        for item, iri, analysis in kept:
+            question = set(tokenize(item.question))
+            unnamed = [c for c in dict.fromkeys(analysis.plain)
+                       if not (set(tokenize(" ".join(column_labels(*c).all()))) & question)
+                       and not _is_key(c, analysis)]
+            runs = self._runs(iri, item.question, analysis, False)
+            if len(unnamed) == 1 and len(runs) == 1:
+                support[(unnamed[0], runs[0])].append(iri)
+        for (column, phrase), queries in sorted(support.items()):
+            target = self.term(*column)
+            if target is None or len(queries) < MIN_SYNONYM_SUPPORT:
+                continue  # one question's leftover word is as often a verb as a name: two must agree
+            self.graph.add((target, SKOS.altLabel, Literal(phrase, lang="en")))
+            for iri in queries:
+                self.graph.add((target, PROV.wasDerivedFrom, iri))
+                self.claimed[iri].add(phrase)
+            self.counts["synonyms"] += 1
+
+
+# -- computed Terms (shared with evoonto.builder.concepts) -----------------------------------------
+
+
+def computed_term(graph: Graph, content: Graph, iris: IriFactory, source_id: str, slug: str, *, kind: str,
+                  label: str, alt_labels: Sequence[str], columns: Sequence[tuple[str, str]], evidence: Sequence[URIRef],
+                  definition: str, expression: str | None = None, aggregation: str | None = None,
+                  filter: str | None = None, grain: str | None = None, confidence: float = 0.9) -> URIRef:
+    """Write a Term computed from columns into ``graph``: the Term (kind ``Metric``, ``Category``,
+    ``TimeDimension`` …, its expression as an ``skos:hiddenLabel``), one Mapping on the table of the
+    first column (``evo:expression``, ``evo:aggregation``, ``evo:filter``, ``evo:grain``; ``evo:column``
+    when one column) and a Derivation relation (``evo:formula``) to each column's Term found in
+    ``content``. Everything cites ``evidence`` (``prov:wasDerivedFrom``). Returns the Mapping IRI.
+    """
+    src_iri = iris.source(source_id)
+    term = iris.term(source_id, slug)
+    table = columns[0][0]
+    single = len(dict.fromkeys(columns)) == 1
+    mapping = _sub_iri(iris.mapping(source_id, table, columns[0][1] if single else None), slug)
+    formula = expression or filter
+    Term(term, label=label, kinds=[kind], alt_labels=list(dict.fromkeys(a for a in alt_labels if a != label)),
+         hidden_labels=[formula] if formula else [], definition=definition, scheme=iris.scheme(),
+         mappings=[mapping], evidence=list(evidence)).to_graph(graph)
+    MappingRecord(mapping, term=term, source=src_iri, table=iris.table(source_id, table),
+                  column=iris.column(source_id, *columns[0]) if single else None, aggregation=aggregation,
+                  expression=expression, filter=filter, grain=grain, confidence=confidence,
+                  evidence=list(evidence)).to_graph(graph)
+    for table_name, column in dict.fromkeys(columns):
+        target = iris.term(source_id, term_slug(table_name, column))
+        if _existing(content, target):
+            Relation(iris.relation("Derivation", term, target), type="Derivation", source=term, target=target,
+                     formula=formula, evidence=list(evidence)).to_graph(graph)
+    return mapping
+
+
+def grain_term(graph: Graph, content: Graph, iris: IriFactory, source_id: str, table: str, column: str, unit: str,
+               expression: str, evidence: Sequence[URIRef]) -> URIRef:
+    """A date-grain TimeDimension Term (``Invoice date by month``, also ``monthly invoice date`` …)
+    with its truncation ``expression``, through :func:`computed_term`; returns the Mapping IRI."""
+    column_label = column_labels(table, column).pref.lower()
+    return computed_term(
+        graph, content, iris, source_id, f"{term_slug(table, column)}.grain-{unit}", kind="TimeDimension",
+        label=f"{column_label} by {unit}",
+        alt_labels=[f"{GRAIN_WORDS[unit][0]} {column_label}", f"{unit} of {column_label}", *GRAIN_WORDS[unit][:-1]],
+        columns=[(table, column)], expression=expression, grain=f"one value per {unit}", evidence=evidence,
+        definition=f"{table}.{column} truncated to the {unit}: {expression}.")
+
+
+def grain_expression(unit: str, column_sql: str, dialect: str | None) -> str | None:
+    """The SQL that truncates a date column to ``unit`` in ``dialect``: SQLite ``strftime`` (no
+    quarter), else ``DATE_TRUNC('unit', column)``; None when the dialect has no form for it."""
+    if dialect == "sqlite":
+        fmt = {"year": "%Y", "month": "%Y-%m", "week": "%Y-%W", "day": "%Y-%m-%d", "hour": "%Y-%m-%d %H"}.get(unit)
+        return None if fmt is None else f"strftime('{fmt}', {column_sql})"
+    return f"DATE_TRUNC('{unit}', {column_sql})"
+
+
+def _is_key(column: tuple[str, str], analysis: _Analysis) -> bool:
+    """A column only used to join (it names nothing the question asks for)."""
+    return any(column in ((a, b), (c, d)) for a, b, c, d in analysis.joins)
+
