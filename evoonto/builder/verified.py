@@ -555,14 +555,14 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
 
     from evoonto.catalog import read_catalog
     from evoonto.sources.probe import run_probe
-    from evoonto.tools.sqlcheck import dialect_of
+    from evoonto.sources.quoting import dialect_of_kind
 
     result = VerifiedMining(bind_prefixes(Graph()))
     if not items:
         return result
     src_iri = iris.source(source.id)
     schema = read_catalog(catalog).source(src_iri)
-    dialect = dialect_of(getattr(source, "kind", ""), getattr(source, "dialect", None))
+    dialect = dialect_of_kind(getattr(source, "kind", ""), getattr(source, "dialect", None))
     if ontology is None:
         from evoonto.ontology import Ontology
         from evoonto.resources import vocab_graph
