@@ -48,6 +48,7 @@ class EVO(DefinedNamespace):
     Parameter: URIRef  # Parameter
     Passage: URIRef  # Passage
     Patch: URIRef  # Patch
+    PatchGraph: URIRef  # patch graph
     Probe: URIRef  # Probe
     Relation: URIRef  # Relation
     RelationType: URIRef  # Relation type
@@ -64,6 +65,7 @@ class EVO(DefinedNamespace):
     fieldWeight: URIRef  # field weight
     hasMapping: URIRef  # has mapping
     mapsTerm: URIRef  # maps term
+    ofPatch: URIRef  # of patch
     parameter: URIRef  # parameter
     partOf: URIRef  # part of
     readsTable: URIRef  # reads table
@@ -73,11 +75,13 @@ class EVO(DefinedNamespace):
     severity: URIRef  # severity
     source: URIRef  # source
     table: URIRef  # table
+    targetGraph: URIRef  # target graph
     viewColumnOf: URIRef  # view column of
 
     # datatype properties
     aggregation: URIRef  # aggregation
     candidateScore: URIRef  # candidate score
+    changeKind: URIRef  # change kind
     condition: URIRef  # condition
     decision: URIRef  # decision
     declaredType: URIRef  # declared type
@@ -106,6 +110,7 @@ class EVO(DefinedNamespace):
     parameterName: URIRef  # parameter name
     parameterType: URIRef  # parameter type
     parentScore: URIRef  # parent score
+    patchStatus: URIRef  # patch status
     primaryKey: URIRef  # primary key
     query: URIRef  # query
     responseBudget: URIRef  # response budget
