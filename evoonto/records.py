@@ -186,7 +186,7 @@ TERM_KINDS = ("Entity", "Identifier", "Metric", "Dimension", "Category", "TimeDi
 
 @dataclass
 class Term(_Record):
-    """A business concept (``evo:Term ⊑ skos:Concept``).
+    """A business concept (``evo:Term ⊑ skos:Concept``; ``to_triples`` asserts ``a skos:Concept`` too).
 
     Attributes:
         iri: the Term's IRI (``IriFactory.term``).
@@ -224,12 +224,15 @@ class Term(_Record):
     ) + _PROVENANCE
 
     def _extra_types(self) -> list[URIRef]:
-        return [_evo_iri(kind) for kind in self.kinds]  # kinds may come from a schema patch
+        # skos:Concept asserted, not only inferred from evo:Term ⊑ skos:Concept: SKOS tools (Skosmos,
+        # `SELECT ?t { ?t a skos:Concept }`) do no RDFS inference
+        return [SKOS.Concept] + [_evo_iri(kind) for kind in self.kinds]  # kinds may come from a schema patch
 
     @classmethod
     def from_graph(cls, graph: rdflib.Graph, iri) -> "Term":
         kwargs = cls._kwargs_from_graph(graph, iri)
-        kwargs["kinds"] = sorted(_local_name(t, EVO) for t in graph.objects(kwargs["iri"], RDF.type) if t != EVO.Term)
+        kwargs["kinds"] = sorted(_local_name(t, EVO) for t in graph.objects(kwargs["iri"], RDF.type)
+                                 if t not in (EVO.Term, SKOS.Concept))
         return cls(**kwargs)
 
 
