@@ -113,6 +113,7 @@ class EVO(DefinedNamespace):
     patchStatus: URIRef  # patch status
     primaryKey: URIRef  # primary key
     query: URIRef  # query
+    replacedCharacters: URIRef  # replaced characters
     responseBudget: URIRef  # response budget
     rowCount: URIRef  # row count
     rowsObserved: URIRef  # rows observed

@@ -14,6 +14,7 @@ import json
 import pyoxigraph as ox
 from fixtures.core_support import finance_workspace, term_patch
 
+from evoonto.cli import main
 from evoonto.export import to_sparql_update, to_trig
 from evoonto.namespaces import EVOG, workspace_graph_iri
 from evoonto.store import serialize_ox
@@ -75,13 +76,14 @@ def test_format_1_workspace_opens_upgrades_and_migrates(tmp_path):
     assert old.version == 1 and [e.decision for e in old.log()] == ["accepted", "rejected"]
     assert {g: set(old.store.triples(g)) for g in before} == before
 
-    assert old.migrate() is True
+    assert main(["migrate", "-w", str(ws.path)]) == 0
     assert str(EVOG) not in (ws.path / BASE_FILE).read_text()
     assert all(str(EVOG) not in f.read_text() for f in (ws.path / PATCH_DIR).iterdir())
     assert json.loads((ws.path / CONFIG_FILE).read_text())["format"] == FORMAT_VERSION
     migrated = Workspace.open(ws.path)
     assert {g: set(migrated.store.triples(g)) for g in before} == before
     assert migrated.migrate() is False
+    assert main(["migrate", "-w", str(ws.path)]) == 0  # nothing to do, still fine
 
     _downgrade(migrated)  # a first write upgrades the config; old and new files read alike
     again = Workspace.open(ws.path)
