@@ -55,7 +55,7 @@ def test_trig_export_holds_the_active_graphs_or_the_history(ws):
     for entry in ws.log():
         assert published(ws, patch_meta_graph(entry.id)) in names
     first = ws.log()[0].id
-    assert len(full.graph(rdflib.URIRef(published(ws, patch_additions_graph(first, "content"))))) == 3
+    assert len(full.graph(rdflib.URIRef(published(ws, patch_additions_graph(first, "content"))))) == 4
 
 
 def apply_rdf_patch(text: str) -> ox.Store:
