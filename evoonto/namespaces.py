@@ -296,6 +296,22 @@ def workspace_graph_iri(name_or_iri: str, base_iri: str) -> URIRef:
     raise ValueError(f"not a workspace graph: {text!r} (expected a graph name, an evog: IRI or <{prefix}…>)")
 
 
+_PUBLISHED_GRAPH = re.compile(
+    r"^.*?/graph/((?:vocab|shapes|catalog|content|tools|history)"
+    r"|patch/[A-Za-z0-9][A-Za-z0-9._-]*/(?:meta|(?:additions|removals)/[a-z]+))$")
+
+
+def local_graph_iri_of_export(iri: str) -> URIRef:
+    """The workspace-local name of a graph read from an export whose base IRI is not known (the
+    explorer's ``viz --trig``): ``<anything>/graph/content`` -> ``evog:content``, likewise for patch
+    graphs; ``evog:`` IRIs and other IRIs are returned unchanged."""
+    text = str(iri)
+    if text.startswith(str(EVOG)):
+        return URIRef(text)
+    match = _PUBLISHED_GRAPH.match(text)
+    return URIRef(str(EVOG) + match.group(1)) if match else URIRef(text)
+
+
 def local_graph_iri(iri: str, base_iri: str) -> URIRef:
     """The workspace-local name (``evog:…``) of a graph IRI read from a file or an endpoint.
 
@@ -321,5 +337,6 @@ __all__ = [
     "EVO", "EVOG", "EVOSH", "SSSOM", "CSVW", "GRAPH", "GRAPH_NAMES", "PREFIXES", "bind_prefixes",
     "check_patch_id", "patch_additions_graph", "patch_removals_graph", "patch_meta_graph",
     "parse_patch_graph", "workspace_graph_iri", "local_graph_iri", "workspace_graph_prefix",
+    "local_graph_iri_of_export",
     "WORKSPACE_GRAPH_PATH",
 ]
