@@ -14,7 +14,8 @@ in-memory Oxigraph store first.
 The builder, evolution (:class:`evoonto.evolution.view.OntologyView`), the baseline condition, the
 manifest and the explorer all read the catalog through it, with the same rules:
 
-- names are ``csvw:name`` (``dcterms:identifier`` for sources); a node without one is named after
+- names are ``csvw:name`` for columns, ``dcterms:title`` for tables (``dcterms:identifier`` for
+  sources); a node without one (e.g. a table an older evoonto named with ``csvw:name``) is named after
   the last segment of its IRI, percent-decoded; when a node has several values, the smallest wins
   (the rule of :meth:`evoonto.records.Term.from_graph`);
 - declared types are upper case, ``""`` when undeclared;

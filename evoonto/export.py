@@ -1,12 +1,21 @@
-"""Exports: Turtle (active layers), TriG (everything), RDF Patch (accepted history), SPARQL Update.
+"""Exports: Turtle (active layers), TriG (active dataset, or with history), RDF Patch, SPARQL Update.
+
+Graph names in every export are the workspace's published names, under its base IRI
+(``<base>graph/content``, :func:`evoonto.namespaces.workspace_graph_iri`), so exports of two
+workspaces loaded into one store stay separate.
 
 - :func:`to_turtle`: the active vocab, shapes, catalog, content and tools graphs merged into one
   Turtle document any triple store can load (W3C RDF 1.1 Turtle).
-- :func:`to_trig`: the six active graphs plus every patch's additions/removals/meta graphs (TriG).
-- :func:`to_rdf_patch`: the base (optional) and the accepted patches in order, as RDF Patch
-  (https://afs.github.io/rdf-delta/rdf-patch.html): per patch ``H id <…> .``, ``H prev <…> .``,
-  ``TX .``, ``D``/``A`` quad rows on the target graphs, ``TC .``. Header rows end with `` .`` as
-  the grammar requires (rdflib's writer omits it on ``H prev``, DESIGN.md §9).
+- :func:`to_trig`: the active dataset (the six graphs of the active version) as TriG, safe to load
+  with a union default graph; ``history=True`` adds every patch's additions/removals/meta graphs
+  (``<base>graph/patch/P/…``), each described in its meta graph as an ``evo:PatchGraph`` with its
+  ``evo:patchStatus`` (accepted, rejected, invalid), so none is mistaken for an active graph.
+- :func:`rdf_patches`: the base (optional) and the accepted patches in order, one RDF Patch each
+  (https://afs.github.io/rdf-delta/rdf-patch.html): ``H id <…> .``, ``H prev <…> .`` (all but the
+  first), ``TX .``, ``PA "prefix" <iri> .`` rows (prefix as a string, as RDF Delta's reader wants),
+  ``D``/``A`` quad rows, ``TC .``. :func:`to_rdf_patch` joins them into one patch log (RDF Delta's
+  layout: patches in order, each with its own header, chained by ``H prev``); a reader that takes one
+  patch per file reads the files of :func:`write_rdf_patches` (``evoonto export --format patch -o DIR/``).
 - :func:`sparql_update`: one patch as a SPARQL 1.1 Update (``DELETE DATA``; ``INSERT DATA``);
   :func:`to_sparql_update` the whole accepted history (for pushing to a remote store);
   :func:`data_update` / :func:`data_operation` any ``{graph: triples}`` (used by
@@ -21,12 +30,14 @@ import io
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 import pyoxigraph as ox
-from rdflib.term import Node
+from rdflib import RDF, Literal
+from rdflib.term import Node, URIRef
 
-from evoonto.namespaces import GRAPH, GRAPH_NAMES, patch_meta_graph
+from evoonto.namespaces import (EVO, GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta_graph,
+                                workspace_graph_iri)
 from evoonto.patch import EVOLVABLE_GRAPHS, Patch
 from evoonto.errors import EvoontoError
-from evoonto.store import FILE_PREFIXES, OxigraphStore, graph_iri, to_ox, to_ox_quad
+from evoonto.store import FILE_PREFIXES, OxigraphStore, graph_iri, publish_quads, to_ox, to_ox_quad
 
 if TYPE_CHECKING:
     from evoonto.ontology import Ontology
@@ -57,17 +68,44 @@ def to_turtle(ontology: Ontology, graphs: Iterable[str] = TURTLE_GRAPHS) -> byte
     return _serialize(triples, ox.RdfFormat.TURTLE)
 
 
-def to_trig(workspace: Workspace) -> bytes:
-    """Everything of a workspace as TriG: the six active graphs and every patch's graphs
-    (additions/removals per target and the meta graph), accepted or not."""
+def to_trig(workspace: Workspace, *, history: bool = False) -> bytes:
+    """A workspace as TriG (UTF-8), graph names under its base IRI.
+
+    Args:
+        history: False (default): the active dataset only, the six graphs of the active version
+            (``<base>graph/vocab`` … ``<base>graph/history``): loading it with a union default graph
+            answers like the workspace. True: also every patch's graphs, accepted or not
+            (``<base>graph/patch/P/additions/<target>``, ``…/removals/<target>``, ``…/meta``); each
+            is described in the patch's meta graph (``a evo:PatchGraph ; evo:ofPatch <patch> ;
+            evo:patchStatus "accepted"|"rejected"|"invalid" ; evo:changeKind …``). Query those
+            graphs by name; a union default graph over a history export mixes the history in.
+    """
+    base = workspace.iris.base
     quads = list(workspace.store.ox.quads_for_pattern(None, None, None, None))
-    for entry in workspace.log():
-        patch = workspace.patch(entry.id)
-        meta = patch_meta_graph(entry.id)
-        rows = patch.quads() + [(s, p, o, meta) for s, p, o in workspace.patch_metadata(entry.id)]
-        quads.extend(to_ox_quad((s, p, o), ox.NamedNode(str(g))) for s, p, o, g in rows)
-    quads.sort(key=lambda q: (str(q.graph_name), str(q.subject), str(q.predicate), str(q.object)))
-    return _serialize(quads, ox.RdfFormat.TRIG)
+    if history:
+        for entry in workspace.log():
+            patch = workspace.patch(entry.id)
+            meta = patch_meta_graph(entry.id)
+            rows = patch.quads() + [(s, p, o, meta) for s, p, o in workspace.patch_metadata(entry.id)]
+            graphs = sorted({g for _, _, _, g in rows} | {meta}, key=str)
+            rows += [(s, p, o, meta) for g in graphs for s, p, o in _patch_graph_description(
+                workspace, entry.id, entry.decision, g)]
+            quads.extend(to_ox_quad((s, p, o), ox.NamedNode(str(g))) for s, p, o, g in rows)
+    return _serialize(publish_quads(quads, base), ox.RdfFormat.TRIG)
+
+
+def _patch_graph_description(workspace: Workspace, patch_id: str, decision: str, graph) -> list[tuple]:
+    """Triples describing one patch graph of the history export (subject: its published IRI)."""
+    base = workspace.iris.base
+    parsed = parse_patch_graph(str(graph))
+    assert parsed is not None  # graphs of Patch.quads() and patch_meta_graph are patch graphs
+    _, kind, target = parsed
+    node = workspace_graph_iri(graph, base)
+    out = [(node, RDF.type, EVO.PatchGraph), (node, EVO.ofPatch, workspace.iris.patch(patch_id)),
+           (node, EVO.patchStatus, Literal(decision)), (node, EVO.changeKind, Literal(kind))]
+    if target is not None:
+        out.append((node, EVO.targetGraph, workspace_graph_iri(target, base)))
+    return out
 
 
 def _embedded(ontology: Ontology, what: str) -> OxigraphStore:
@@ -89,47 +127,109 @@ def _row(op: str, s: Node, p: Node, o: Node, graph: str) -> str:
     return f"{op} {to_ox(s)} {to_ox(p)} {to_ox(o)} {ox.NamedNode(str(graph))} ."
 
 
-def patch_rows(patch: Patch) -> list[str]:
-    """The ``D`` then ``A`` rows of ``patch`` on its target graphs (sorted, canonical N-Triples terms)."""
+def _graph_name(name: str, base_iri: str | None) -> URIRef:
+    """The IRI rows on graph ``name`` carry: published under ``base_iri``, or ``evog:<name>`` without one."""
+    return workspace_graph_iri(name, base_iri) if base_iri is not None else GRAPH[name]
+
+
+def patch_rows(patch: Patch, base_iri: str | None = None) -> list[str]:
+    """The ``D`` then ``A`` rows of ``patch`` on its target graphs (sorted, canonical N-Triples terms).
+
+    Args:
+        base_iri: the workspace base IRI: rows name the published graphs ``<base>graph/<target>``;
+            None keeps the workspace-local ``evog:<target>`` names.
+    """
     rows = []
     for op, data in (("D", patch.removals), ("A", patch.additions)):
         for name in sorted(data, key=GRAPH_NAMES.index):
-            rows.extend(sorted(_row(op, s, p, o, GRAPH[name]) for s, p, o in data[name]))
+            graph = _graph_name(name, base_iri)
+            rows.extend(sorted(_row(op, s, p, o, graph) for s, p, o in data[name]))
     return rows
 
 
-def to_rdf_patch(workspace: Workspace, *, include_base: bool = True) -> str:
-    """The accepted history of ``workspace`` as an RDF Patch log (text).
+def prefix_rows() -> list[str]:
+    """``PA "prefix" <iri> .`` rows for :data:`~evoonto.store.FILE_PREFIXES`, sorted by prefix: the
+    prefix as an N-Triples string literal (RDF Delta's reader refuses a bare word there)."""
+    return [f"PA {ox.Literal(prefix)} {ox.NamedNode(iri)} ." for prefix, iri in sorted(FILE_PREFIXES.items())]
+
+
+def rdf_patches(workspace: Workspace, *, include_base: bool = True) -> list[tuple[str, str]]:
+    """The accepted history of ``workspace`` as RDF Patches, one per version, in order.
+
+    Each patch is complete on its own (RDF Patch, https://afs.github.io/rdf-delta/rdf-patch.html)::
+
+        H id <B version/0> .            # the base; later patches: H id <B patch/P> .
+        H prev <previous id> .          # every patch but the first
+        TX .
+        PA "csvw" <http://www.w3.org/ns/csvw#> .   # prefix rows (prefix as a string)
+        A <s> <p> <o> <B graph/content> .          # D rows first, then A rows, sorted
+        TC .
+
+    Graph names are the workspace's published ones (``<base>graph/<name>``).
 
     Args:
         include_base: start with the base (version 0) as an all-``A`` patch with id ``<B version/0>``,
-            so applying the log to an empty dataset reproduces the active evolvable graphs.
+            so applying the patches in order to an empty dataset reproduces the active evolvable graphs.
+
+    Returns:
+        ``[(file stem, patch text)]``: ``"0000-base"``, then ``"NNNN-<patch id>"`` (NNNN = version).
     """
-    out: list[str] = []
+    base_iri = workspace.iris.base
+    out: list[tuple[str, str]] = []
     prev = None
     if include_base:
         base = workspace.ontology_at(0)
         ident = workspace.iris.version(0)
-        out += [f"H id {ox.NamedNode(str(ident))} .", "TX ."]
-        for prefix, iri in sorted(FILE_PREFIXES.items()):
-            out.append(f"PA {prefix} {ox.NamedNode(iri)} .")
+        rows = [f"H id {ox.NamedNode(str(ident))} .", "TX .", *prefix_rows()]
         for name in EVOLVABLE_GRAPHS:
-            rows = _embedded(base, "the RDF Patch export").triples(name)
-            out.extend(sorted(_row("A", s, p, o, GRAPH[name]) for s, p, o in rows))
-        out.append("TC .")
+            triples = _embedded(base, "the RDF Patch export").triples(name)
+            graph = _graph_name(name, base_iri)
+            rows.extend(sorted(_row("A", s, p, o, graph) for s, p, o in triples))
+        rows.append("TC .")
+        out.append(("0000-base", "\n".join(rows) + "\n"))
         prev = ident
     for entry in workspace.log():
         if entry.decision != "accepted":
             continue
         ident = workspace.iris.patch(entry.id)
-        out.append(f"H id {ox.NamedNode(str(ident))} .")
+        rows = [f"H id {ox.NamedNode(str(ident))} ."]
         if prev is not None:
-            out.append(f"H prev {ox.NamedNode(str(prev))} .")
-        out.append("TX .")
-        out.extend(patch_rows(workspace.patch(entry.id)))
-        out.append("TC .")
+            rows.append(f"H prev {ox.NamedNode(str(prev))} .")
+        rows += ["TX .", *prefix_rows(), *patch_rows(workspace.patch(entry.id), base_iri), "TC ."]
+        out.append((f"{entry.version or 0:04d}-{entry.id}", "\n".join(rows) + "\n"))
         prev = ident
-    return "\n".join(out) + "\n"
+    return out
+
+
+def to_rdf_patch(workspace: Workspace, *, include_base: bool = True) -> str:
+    """The accepted history of ``workspace`` as one RDF Patch log (text): the patches of
+    :func:`rdf_patches` in order, each with its own ``H id`` (and ``H prev`` chaining it to the one
+    before), as RDF Delta stores a patch log. For one patch per file use :func:`write_rdf_patches`."""
+    return "".join(text for _, text in rdf_patches(workspace, include_base=include_base))
+
+
+def write_rdf_patches(workspace: Workspace, folder, *, include_base: bool = True) -> list[str]:
+    """Write :func:`rdf_patches` as ``folder/<stem>.rdfp`` files, one patch each (atomic writes).
+
+    Returns:
+        The file names written, in order (apply them in this order).
+
+    Raises:
+        EvoontoError: ``folder`` exists and is not a directory, or cannot be written.
+    """
+    from pathlib import Path
+
+    from evoonto.fileio import atomic_write, make_dirs
+
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise EvoontoError(f"{folder} is not a directory")
+    make_dirs(folder)
+    names = []
+    for stem, text in rdf_patches(workspace, include_base=include_base):
+        atomic_write(folder / f"{stem}.rdfp", text.encode("utf-8"))
+        names.append(f"{stem}.rdfp")
+    return names
 
 
 def data_operation(op: str, triples_by_graph: TriplesByGraph) -> str:
@@ -182,32 +282,45 @@ def insert_graphs_update(graphs: TriplesByGraph) -> str:
 
 
 def to_sparql_update(workspace: Workspace, *, include_base: bool = True) -> str:
-    """The accepted history as SPARQL Update requests separated by `` ;`` (base first if asked)."""
+    """The accepted history as SPARQL Update requests separated by `` ;`` (base first if asked),
+    on the workspace's published graph names (``<base>graph/<name>``)."""
+    base_iri = workspace.iris.base
+
+    def published(data: TriplesByGraph) -> dict[str, list]:
+        return {str(workspace_graph_iri(n, base_iri)): list(t) for n, t in data.items()}
+
     ops = []
     if include_base:
         base = workspace.ontology_at(0)
         store = _embedded(base, "the SPARQL Update export")
-        op = insert_graphs_update({n: list(store.triples(n)) for n in EVOLVABLE_GRAPHS})
+        op = insert_graphs_update(published({n: store.triples(n) for n in EVOLVABLE_GRAPHS}))
         if op:
             ops.append(op)
     for entry in workspace.log():
         if entry.decision == "accepted":
-            op = sparql_update(workspace.patch(entry.id))
+            patch = workspace.patch(entry.id)
+            op = data_update(published(patch.removals), published(patch.additions))
             if op:
                 ops.append(op)
     return " ;\n".join(ops) + "\n"
 
 
-def export(workspace: Workspace, fmt: str) -> bytes:
+def export(workspace: Workspace, fmt: str, *, history: bool = False) -> bytes:
     """Export ``workspace`` as ``fmt`` (one of ``ttl``, ``trig``, ``patch``, ``update``); UTF-8 bytes.
 
+    Args:
+        history: TriG only: add every patch's graphs, marked with their status (see :func:`to_trig`).
+
     Raises:
-        evoonto.errors.EvoontoError: unknown format.
+        evoonto.errors.EvoontoError: unknown format, or ``history`` with a format other than trig.
     """
+    if history and fmt != "trig":
+        raise EvoontoError(f"--history needs --format trig (the {fmt} export has the accepted history "
+                           "or the active layers only)")
     if fmt == "ttl":
         return to_turtle(workspace.ontology)
     if fmt == "trig":
-        return to_trig(workspace)
+        return to_trig(workspace, history=history)
     if fmt == "patch":
         return to_rdf_patch(workspace).encode("utf-8")
     if fmt == "update":
@@ -215,5 +328,6 @@ def export(workspace: Workspace, fmt: str) -> bytes:
     raise EvoontoError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
-__all__ = ["to_turtle", "to_trig", "to_rdf_patch", "sparql_update", "to_sparql_update", "patch_rows",
+__all__ = ["to_turtle", "to_trig", "to_rdf_patch", "rdf_patches", "write_rdf_patches", "prefix_rows",
+           "sparql_update", "to_sparql_update", "patch_rows",
            "insert_graphs_update", "data_operation", "data_update", "export", "FORMATS"]

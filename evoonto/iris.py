@@ -63,6 +63,16 @@ def _seg(value: object) -> str:
     return quote(text, safe="")
 
 
+def table_schema_of(table: str) -> URIRef:
+    """``{table IRI}/schema``: the ``csvw:Schema`` node of a table (``IriFactory.table_schema``)."""
+    return URIRef(f"{table}/schema")
+
+
+def distribution_of(source: str) -> URIRef:
+    """``{source IRI}/distribution``: the ``dcat:Distribution`` of a source (``IriFactory.distribution``)."""
+    return URIRef(f"{source}/distribution")
+
+
 class IriFactory:
     """Mints the instance IRIs of one workspace (all methods return :class:`rdflib.URIRef`).
 
@@ -101,6 +111,14 @@ class IriFactory:
     def table(self, src: str, table: str) -> URIRef:
         """``B source/{src}/table/{table}`` (a ``csvw:Table``)."""
         return self._iri("source", src, "table", table)
+
+    def table_schema(self, src: str, table: str) -> URIRef:
+        """``B source/{src}/table/{table}/schema`` (the table's ``csvw:Schema``, listing its columns)."""
+        return table_schema_of(self.table(src, table))
+
+    def distribution(self, src: str) -> URIRef:
+        """``B source/{src}/distribution`` (the ``dcat:Distribution`` the source is read through)."""
+        return distribution_of(self.source(src))
 
     def column(self, src: str, table: str, column: str) -> URIRef:
         """``B source/{src}/table/{table}/column/{column}`` (a ``csvw:Column``)."""

@@ -48,6 +48,7 @@ class EVO(DefinedNamespace):
     Parameter: URIRef  # Parameter
     Passage: URIRef  # Passage
     Patch: URIRef  # Patch
+    PatchGraph: URIRef  # patch graph
     Probe: URIRef  # Probe
     Relation: URIRef  # Relation
     RelationType: URIRef  # Relation type
@@ -66,6 +67,7 @@ class EVO(DefinedNamespace):
     fieldWeight: URIRef  # field weight
     hasMapping: URIRef  # has mapping
     mapsTerm: URIRef  # maps term
+    ofPatch: URIRef  # of patch
     parameter: URIRef  # parameter
     partOf: URIRef  # part of
     readsTable: URIRef  # reads table
@@ -75,11 +77,13 @@ class EVO(DefinedNamespace):
     severity: URIRef  # severity
     source: URIRef  # source
     table: URIRef  # table
+    targetGraph: URIRef  # target graph
     viewColumnOf: URIRef  # view column of
 
     # datatype properties
     aggregation: URIRef  # aggregation
     candidateScore: URIRef  # candidate score
+    changeKind: URIRef  # change kind
     condition: URIRef  # condition
     decision: URIRef  # decision
     declaredType: URIRef  # declared type
@@ -110,9 +114,11 @@ class EVO(DefinedNamespace):
     parameterName: URIRef  # parameter name
     parameterType: URIRef  # parameter type
     parentScore: URIRef  # parent score
+    patchStatus: URIRef  # patch status
     primaryKey: URIRef  # primary key
     query: URIRef  # query
     question: URIRef  # question
+    replacedCharacters: URIRef  # replaced characters
     responseBudget: URIRef  # response budget
     rowCount: URIRef  # row count
     rowsObserved: URIRef  # rows observed
@@ -255,6 +261,77 @@ def parse_patch_graph(iri: str) -> tuple[str, str, str | None] | None:
     return patch_id, kind, target
 
 
+#: Path under a workspace's base IRI that holds its named graphs (``<base>graph/content`` …).
+WORKSPACE_GRAPH_PATH = "graph/"
+
+
+def workspace_graph_prefix(base_iri: str) -> str:
+    """``<base_iri>graph/``: the namespace of the named graphs of the workspace with ``base_iri``."""
+    return f"{base_iri}{WORKSPACE_GRAPH_PATH}"
+
+
+def workspace_graph_iri(name_or_iri: str, base_iri: str) -> URIRef:
+    """The published name of a workspace graph: the one function that decides graph IRIs outside
+    the embedded store (workspace files, exports, RDF Patch, SPARQL Update, remote endpoints).
+
+    Inside a workspace's embedded store, in SPARQL typed at the CLI or the notebook magic and in
+    Python code the graphs keep their workspace-local names ``evog:<name>`` (:data:`GRAPH`,
+    ``evog:patch/P/…``); outside, every name is moved under the workspace's base IRI, so two
+    workspaces pushed to one endpoint stay separate::
+
+        workspace_graph_iri("content", "https://example.org/evoonto/a/")
+        -> <https://example.org/evoonto/a/graph/content>
+        workspace_graph_iri(EVOG["patch/p1/meta"], B) -> <B graph/patch/p1/meta>
+
+    Args:
+        name_or_iri: one of :data:`GRAPH_NAMES`, an ``evog:`` IRI (named or patch graph), or an IRI
+            already under ``base_iri`` (returned unchanged).
+        base_iri: the workspace base IRI (``config.json`` ``base_iri``; ends with ``/`` or ``#``).
+
+    Raises:
+        ValueError: ``name_or_iri`` is neither a graph name nor an ``evog:`` / workspace graph IRI.
+    """
+    text = str(name_or_iri)
+    if text in GRAPH_NAMES:
+        text = str(EVOG) + text
+    prefix = workspace_graph_prefix(base_iri)
+    if text.startswith(prefix):
+        return URIRef(text)
+    if text.startswith(str(EVOG)):
+        return URIRef(prefix + text[len(str(EVOG)):])
+    raise ValueError(f"not a workspace graph: {text!r} (expected a graph name, an evog: IRI or <{prefix}…>)")
+
+
+_PUBLISHED_GRAPH = re.compile(
+    r"^.*?/graph/((?:vocab|shapes|catalog|content|tools|history)"
+    r"|patch/[A-Za-z0-9][A-Za-z0-9._-]*/(?:meta|(?:additions|removals)/[a-z]+))$")
+
+
+def local_graph_iri_of_export(iri: str) -> URIRef:
+    """The workspace-local name of a graph read from an export whose base IRI is not known (the
+    explorer's ``viz --trig``): ``<anything>/graph/content`` -> ``evog:content``, likewise for patch
+    graphs; ``evog:`` IRIs and other IRIs are returned unchanged."""
+    text = str(iri)
+    if text.startswith(str(EVOG)):
+        return URIRef(text)
+    match = _PUBLISHED_GRAPH.match(text)
+    return URIRef(str(EVOG) + match.group(1)) if match else URIRef(text)
+
+
+def local_graph_iri(iri: str, base_iri: str) -> URIRef:
+    """The workspace-local name (``evog:…``) of a graph IRI read from a file or an endpoint.
+
+    The inverse of :func:`workspace_graph_iri`: ``<base>graph/X`` -> ``evog:X``. An ``evog:`` IRI is
+    returned unchanged, so files written before graph names moved under the base IRI (workspace
+    format 1) are read transparently. Any other IRI is returned unchanged too (callers reject it).
+    """
+    text = str(iri)
+    prefix = workspace_graph_prefix(base_iri)
+    if text.startswith(prefix):
+        return URIRef(str(EVOG) + text[len(prefix):])
+    return URIRef(text)
+
+
 def bind_prefixes(graph: _GraphT) -> _GraphT:
     """Bind every prefix of :data:`PREFIXES` on an rdflib ``Graph``/``Dataset``; returns the graph."""
     for prefix, iri in PREFIXES.items():
@@ -265,5 +342,7 @@ def bind_prefixes(graph: _GraphT) -> _GraphT:
 __all__ = [
     "EVO", "EVOG", "EVOSH", "SSSOM", "CSVW", "GRAPH", "GRAPH_NAMES", "PREFIXES", "bind_prefixes",
     "check_patch_id", "patch_additions_graph", "patch_removals_graph", "patch_meta_graph",
-    "parse_patch_graph",
+    "parse_patch_graph", "workspace_graph_iri", "local_graph_iri", "workspace_graph_prefix",
+    "local_graph_iri_of_export",
+    "WORKSPACE_GRAPH_PATH",
 ]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable
 
@@ -29,6 +30,7 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import DCAT, DCTERMS, OWL, PROV, RDF, RDFS, SH, SKOS, XSD
 
 from evoonto.errors import EvoontoError
+from evoonto.iris import distribution_of, table_schema_of
 from evoonto.namespaces import CSVW, EVO, SSSOM, bind_prefixes
 
 
@@ -46,13 +48,30 @@ class _Field:
     bulky: bool = False  # large text that catalog queries leave out (passage text)
 
 
+#: Characters outside XML 1.0's ``Char`` production (C0 controls but tab/LF/CR, surrogates, U+FFFE/U+FFFF):
+#: not valid in an ``xsd:string`` (HermiT refuses them, rapper truncates at U+0000).
+_NOT_XML_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+#: What replaces such a character in a literal.
+REPLACEMENT_CHARACTER = "\ufffd"
+
+
+def xml_safe(text: str) -> tuple[str, int]:
+    """``text`` with every character not allowed in XML 1.0 / ``xsd:string`` (U+0000, other C0
+    controls but tab, LF and CR, lone surrogates, U+FFFE, U+FFFF) replaced by U+FFFD.
+
+    Returns:
+        ``(safe text, number of characters replaced)``.
+    """
+    return _NOT_XML_CHAR.subn(REPLACEMENT_CHARACTER, text)
+
+
 def _literal(kind: str, value: Any, lang: str) -> rdflib.term.Node:
     if kind == "iri":
         return URIRef(str(value))
     if kind == "text_en":
-        return Literal(str(value), lang=lang)
+        return Literal(xml_safe(str(value))[0], lang=lang)
     if kind == "text":
-        return Literal(str(value))
+        return Literal(xml_safe(str(value))[0])
     if kind == "int":
         return Literal(int(value), datatype=XSD.integer)
     if kind == "float":
@@ -127,11 +146,16 @@ class _Record:
         lang = getattr(self, "lang", "en")
         triples: list[tuple[URIRef, URIRef, rdflib.term.Node]] = [(subject, RDF.type, self.RDF_TYPE)]
         triples += [(subject, RDF.type, t) for t in self._extra_types()]
+        replaced = 0
         for spec in self.FIELDS:
             value = getattr(self, spec.attr)
             values = value if spec.many else ([] if value is None else [value])
             for v in values:
+                if spec.kind in ("text", "text_en"):
+                    replaced += xml_safe(str(v))[1]
                 triples.append((subject, spec.predicate, _literal(spec.kind, v, lang)))
+        if replaced:  # source data held characters RDF/XML tools refuse: sanitized, and recorded here
+            triples.append((subject, EVO.replacedCharacters, Literal(replaced, datatype=XSD.integer)))
         return triples + self._extra_triples()
 
     def to_graph(self, graph: rdflib.Graph | None = None) -> rdflib.Graph:
@@ -186,7 +210,7 @@ TERM_KINDS = ("Entity", "Identifier", "Metric", "Dimension", "Category", "TimeDi
 
 @dataclass
 class Term(_Record):
-    """A business concept (``evo:Term ⊑ skos:Concept``).
+    """A business concept (``evo:Term ⊑ skos:Concept``; ``to_triples`` asserts ``a skos:Concept`` too).
 
     Attributes:
         iri: the Term's IRI (``IriFactory.term``).
@@ -224,12 +248,15 @@ class Term(_Record):
     ) + _PROVENANCE
 
     def _extra_types(self) -> list[URIRef]:
-        return [_evo_iri(kind) for kind in self.kinds]  # kinds may come from a schema patch
+        # skos:Concept asserted, not only inferred from evo:Term ⊑ skos:Concept: SKOS tools (Skosmos,
+        # `SELECT ?t { ?t a skos:Concept }`) do no RDFS inference
+        return [SKOS.Concept] + [_evo_iri(kind) for kind in self.kinds]  # kinds may come from a schema patch
 
     @classmethod
     def from_graph(cls, graph: rdflib.Graph, iri) -> "Term":
         kwargs = cls._kwargs_from_graph(graph, iri)
-        kwargs["kinds"] = sorted(_local_name(t, EVO) for t in graph.objects(kwargs["iri"], RDF.type) if t != EVO.Term)
+        kwargs["kinds"] = sorted(_local_name(t, EVO) for t in graph.objects(kwargs["iri"], RDF.type)
+                                 if t not in (EVO.Term, SKOS.Concept))
         return cls(**kwargs)
 
 
@@ -529,6 +556,11 @@ class Relation(_Record):
         """The navigation triple ``(source, direct_property, target)``."""
         return (URIRef(str(self.source)), URIRef(str(self.direct_property)), URIRef(str(self.target)))
 
+    def _extra_types(self) -> list[URIRef]:
+        # OWL 2 annotation reification: the node carrying owl:annotatedSource/Property/Target is an
+        # owl:Axiom (OWL 2 Mapping to RDF, table 16); without the type OWLAPI drops the node's triples
+        return [OWL.Axiom]
+
     def _extra_triples(self) -> list[tuple]:
         return [(URIRef(str(self.iri)), EVO.relationType, self.type_iri), self.direct_triple()]
 
@@ -549,6 +581,22 @@ RECORD_TYPES: dict[URIRef, type[_Record]] = {
 
 
 # --- catalog records (graph ``catalog``; docs/architecture.md §3) ---------------------------------
+
+
+def distribution_triples(source: URIRef, identifier: str, kind: str) -> list[tuple]:
+    """DCAT for a source: ``<source> dcat:distribution <source/distribution>``, the distribution typed
+    ``dcat:Distribution`` with a title and ``dcterms:format`` (the source kind). No access URL: a
+    connection URL may hold credentials; the workspace settings say where the source is."""
+    dist = distribution_of(source)
+    return [(source, DCAT.distribution, dist), (dist, RDF.type, DCAT.Distribution),
+            (dist, DCTERMS.title, Literal(f"{identifier} ({kind})")), (dist, DCTERMS["format"], Literal(kind))]
+
+
+def table_schema_triples(table: URIRef) -> list[tuple]:
+    """CSVW for a table: ``<table> csvw:tableSchema <table/schema>``, ``<table/schema> a csvw:Schema``
+    (each column adds ``<table/schema> csvw:column <column>``)."""
+    schema = table_schema_of(table)
+    return [(table, CSVW.tableSchema, schema), (schema, RDF.type, CSVW.Schema)]
 
 
 @dataclass
@@ -572,13 +620,21 @@ class Source(_Record):
         _f("kind", EVO.sourceKind, "text"),
     )
 
+    def _extra_triples(self) -> list[tuple]:
+        if self.identifier is None or self.kind is None:
+            return []
+        return distribution_triples(URIRef(str(self.iri)), self.identifier, self.kind)
+
 
 @dataclass
 class Table(_Record):
     """A table (or view, or file) of a source (``csvw:Table``).
 
     Attributes:
-        iri: ``IriFactory.table(source, name)``; name: ``csvw:name`` as in the source;
+        iri: ``IriFactory.table(source, name)``; name: ``dcterms:title``, the name as in the source
+        (not ``csvw:name``: CSVW gives that property the domain ``csvw:Column``, so RDFS inference
+        would make every table a column; a table written with ``csvw:name`` by an older evoonto reads
+        its name from its IRI);
         source: the Source IRI (``dcterms:isPartOf``); row_count: ``evo:rowCount`` or None;
         is_view: ``evo:isView`` (None when not stated: a base table); reads: Table IRIs a view reads
         (``evo:readsTable``).
@@ -593,12 +649,15 @@ class Table(_Record):
 
     RDF_TYPE: ClassVar[URIRef] = CSVW.Table
     FIELDS: ClassVar[tuple[_Field, ...]] = (
-        _f("name", CSVW.name, "text", required=True),
+        _f("name", DCTERMS.title, "text", required=True),
         _f("source", DCTERMS.isPartOf, "iri", required=True),
         _f("row_count", EVO.rowCount, "int"),
         _f("is_view", EVO.isView, "bool"),
         _f("reads", EVO.readsTable, "iri", many=True),
     )
+
+    def _extra_triples(self) -> list[tuple]:
+        return table_schema_triples(URIRef(str(self.iri)))
 
 
 @dataclass
@@ -632,6 +691,9 @@ class Column(_Record):
         _f("references", EVO.references, "iri", many=True),
         _f("view_of", EVO.viewColumnOf, "iri"),
     )
+
+    def _extra_triples(self) -> list[tuple]:
+        return [(table_schema_of(self.table), CSVW.column, URIRef(str(self.iri)))]
 
 
 @dataclass

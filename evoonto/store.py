@@ -22,7 +22,7 @@ from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
 from evoonto.errors import EvoontoError, RDFParseError, first_line
-from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES, bind_prefixes
+from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES, bind_prefixes, local_graph_iri, workspace_graph_iri
 
 Triple = tuple  # (subject, predicate, object) of rdflib terms
 Row = dict  # {variable name: rdflib term}
@@ -354,6 +354,44 @@ class OxigraphStore:
         return _serialized(self.ox.dump(format=fmt, from_graph=from_graph, prefixes=prefixes))
 
 
+def rename_graphs(quads: Iterable[ox.Quad], rename: Callable[[str], str]) -> list[ox.Quad]:
+    """``quads`` with every named graph ``g`` replaced by ``rename(g)`` (default-graph quads unchanged)."""
+    out = []
+    cache: dict[str, ox.NamedNode] = {}
+    for q in quads:
+        g = q.graph_name
+        if isinstance(g, ox.NamedNode):
+            node = cache.get(g.value)
+            if node is None:
+                node = cache[g.value] = ox.NamedNode(str(rename(g.value)))
+            q = ox.Quad(q.subject, q.predicate, q.object, node)
+        out.append(q)
+    return out
+
+
+def publish_quads(quads: Iterable[ox.Quad], base_iri: str) -> list[ox.Quad]:
+    """``quads`` with their workspace-local graph names (``evog:…``) moved under ``base_iri``
+    (:func:`evoonto.namespaces.workspace_graph_iri`), sorted by graph, subject, predicate, object.
+
+    Raises:
+        ValueError: a quad is in a graph that is not a workspace graph.
+    """
+    renamed = rename_graphs(quads, lambda g: workspace_graph_iri(g, base_iri))
+    renamed.sort(key=lambda q: (str(q.graph_name), str(q.subject), str(q.predicate), str(q.object)))
+    return renamed
+
+
+def localize_quads(quads: Iterable[ox.Quad], base_iri: str) -> list[ox.Quad]:
+    """``quads`` read from a file or an endpoint with graph names ``<base_iri>graph/…`` renamed to
+    their workspace-local ``evog:…`` names; ``evog:`` names (format-1 files) are kept as they are."""
+    return rename_graphs(quads, lambda g: local_graph_iri(g, base_iri))
+
+
+def serialize_ox(quads: Iterable[ox.Quad], fmt: ox.RdfFormat = ox.RdfFormat.TRIG) -> bytes:
+    """pyoxigraph quads serialized in ``fmt`` (TriG by default) with :data:`FILE_PREFIXES`."""
+    return _serialized(ox.serialize(list(quads), format=fmt, prefixes=FILE_PREFIXES))
+
+
 def _serialized(data: bytes | None) -> bytes:
     """The bytes pyoxigraph returns when serializing without an output (it returns None only with one)."""
     if data is None:
@@ -512,5 +550,6 @@ def serialize_quads(quads: Iterable[tuple], fmt: ox.RdfFormat = ox.RdfFormat.TRI
 
 __all__ = [
     "Store", "OxigraphStore", "QueryError", "refuse_update", "to_ox", "to_ox_quad", "from_ox", "graph_iri",
-    "parse_rdf_file", "load_rdf_file", "serialize_quads", "solution_rows",
+    "parse_rdf_file", "load_rdf_file", "serialize_quads", "solution_rows", "rename_graphs", "publish_quads",
+    "localize_quads", "serialize_ox",
 ]

@@ -2,10 +2,18 @@
 
 Layout (DESIGN.md §3; git-friendly, one file per change)::
 
-    config.json                 {"format": 1, "name": …, "base_iri": …, "settings": {…}}
-    base.trig                   the six named graphs of version 0
+    config.json                 {"format": 2, "name": …, "base_iri": …, "settings": {…}}
+    base.trig                   the six named graphs of version 0 (<base>graph/vocab, …)
     patches/NNNN-<id>.trig      one file per patch (accepted, rejected or invalid): graphs
-                                evog:patch/<id>/additions/<target>, …/removals/<target>, …/meta
+                                <base>graph/patch/<id>/additions/<target>, …/removals/<target>, …/meta
+
+Graph names in the files are under the workspace's base IRI (``<base>graph/content``, see
+:func:`evoonto.namespaces.workspace_graph_iri`), so two workspaces loaded into one store or pushed to
+one endpoint stay separate; in memory they are the workspace-local ``evog:`` names. Format-1
+workspaces (files with the shared ``https://w3id.org/evoonto/graph/…`` names) open transparently;
+their first write (commit, rejected patch, new base) writes the new names and sets format 2, and
+:meth:`Workspace.migrate` rewrites all their files at once (``evoonto migrate``). Nothing is lost:
+both namings map to the same in-memory graphs.
     trajectories/  runs/        reserved for the tool layer / evaluation (JSON Lines, results)
     .lock                       writer lock (fcntl; released by the kernel if a writer dies)
 
@@ -33,13 +41,17 @@ from evoonto.errors import EvoontoError, ShapeViolationError, WorkspaceError
 from evoonto.fileio import TMP_SUFFIX, WriterLock, atomic_write, fsync_dir, make_dirs, remove_stale_temp_files
 from evoonto.history import PatchEntry, base_history, entry_from_meta, meta_triples
 from evoonto.iris import IriFactory, default_base
-from evoonto.namespaces import GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta_graph
+from evoonto.namespaces import EVOG, GRAPH_NAMES, parse_patch_graph, patch_meta_graph, workspace_graph_iri
 from evoonto.ontology import Ontology
 from evoonto.patch import EVOLVABLE_GRAPHS, RESTORE_LEVEL, Patch, PatchError
-from evoonto.store import OxigraphStore, from_ox, load_rdf_file, parse_rdf_file, serialize_quads
+from evoonto.store import (OxigraphStore, from_ox, localize_quads, parse_rdf_file, publish_quads,
+                           serialize_ox, serialize_quads)
 from evoonto.validation import validate, validate_patch
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Formats :meth:`Workspace.open` reads: 1 = graph names ``https://w3id.org/evoonto/graph/…`` in the
+#: files (read transparently), 2 = graph names under the workspace's base IRI.
+READABLE_FORMATS = (1, 2)
 CONFIG_FILE, BASE_FILE, PATCH_DIR, LOCK_FILE = "config.json", "base.trig", "patches", ".lock"
 RESERVED_DIRS = ("trajectories", "runs")
 #: Graphs every base.trig holds triples in (``init`` writes them; a file without them is damaged).
@@ -125,7 +137,7 @@ class Workspace:
             store = _new_base(store, graphs, iris.base, validate_shapes=True)
         if path.exists():  # an empty folder (maybe the current one): filled in place, config.json last
             make_dirs(path / PATCH_DIR, *(path / d for d in RESERVED_DIRS))
-            atomic_write(path / BASE_FILE, store.dump(_TRIG()))
+            atomic_write(path / BASE_FILE, _base_bytes(store, iris.base))
             atomic_write(path / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
             return cls(path, config, store, [], {}, _snapshot(path))
         # a new folder is assembled as a hidden sibling and renamed into place (atomic on POSIX): a
@@ -136,7 +148,7 @@ class Workspace:
         staging = target.with_name(f".{target.name}.{os.getpid()}{INIT_SUFFIX}")
         try:
             make_dirs(staging, staging / PATCH_DIR, *(staging / d for d in RESERVED_DIRS))
-            atomic_write(staging / BASE_FILE, store.dump(_TRIG()))
+            atomic_write(staging / BASE_FILE, _base_bytes(store, iris.base))
             atomic_write(staging / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
             os.rename(staging, target)
             fsync_dir(target.parent)
@@ -161,7 +173,7 @@ class Workspace:
         path = Path(path)
         config = _read_config(path)
         iris = IriFactory(config["base_iri"])
-        store = _load_base(path)
+        store = _load_base(path, iris.base)
         entries: list[PatchEntry] = []
         patches: dict[str, Patch] = {}
         metas: dict[str, list] = {}
@@ -352,7 +364,8 @@ class Workspace:
                 raise WorkspaceError(f"{self.path} has {len(self._entries)} patch(es); replace_base needs a "
                                      "workspace without history (init a new one)")
             store = _new_base(self.store, graphs, self.iris.base, validate_shapes=validate_shapes)
-            atomic_write(self.path / BASE_FILE, store.dump(_TRIG()))
+            atomic_write(self.path / BASE_FILE, _base_bytes(store, self.iris.base))
+            self._upgrade_format()
             self.ontology = Ontology(store, version=0, base_iri=self.iris.base)
             self._files = _snapshot(self.path)
 
@@ -383,7 +396,7 @@ class Workspace:
         """
         if not 0 <= version <= self.version:
             raise WorkspaceError(f"no version {version} (versions 0..{self.version})")
-        store = _load_base(self.path)
+        store = _load_base(self.path, self.iris.base)
         for entry in self._entries:
             if entry.decision == "accepted" and entry.version is not None and entry.version <= version:
                 self._patches[entry.id].apply_to(store)
@@ -412,7 +425,52 @@ class Workspace:
         seq = len(self._entries) + 1
         meta_graph = patch_meta_graph(patch.id)
         quads = patch.quads() + [(s, p, o, meta_graph) for s, p, o in meta]
-        atomic_write(self.path / PATCH_DIR / f"{seq:04d}-{patch.id}.trig", serialize_quads(quads), hook=self._hook)
+        published = [(s, p, o, workspace_graph_iri(g, self.iris.base)) for s, p, o, g in quads]
+        atomic_write(self.path / PATCH_DIR / f"{seq:04d}-{patch.id}.trig", serialize_quads(published),
+                     hook=self._hook)
+        self._upgrade_format()
+
+    def _upgrade_format(self) -> None:
+        """After a write in a format-1 workspace: record format 2 in config.json (the file just
+        written uses graph names under the base IRI, which an older evoonto could not read)."""
+        if self.config.get("format", 1) < FORMAT_VERSION:
+            config = dict(self.config, format=FORMAT_VERSION)
+            atomic_write(self.path / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
+            self.config = config
+
+    def migrate(self) -> bool:
+        """Rewrite a format-1 workspace's files with graph names under its base IRI (format 2).
+
+        base.trig and every patch file are rewritten atomically one by one (same triples, new graph
+        names), config.json last; a process killed half-way leaves files of both namings, which
+        :meth:`open` reads alike, so running ``migrate`` again finishes the job. Nothing is lost:
+        the active version, the history and every rejected patch stay as they were.
+
+        Returns:
+            True when files were rewritten, False when the workspace was already format 2.
+
+        Raises:
+            WorkspaceError: another writer holds the lock or changed the files, or they cannot be written.
+        """
+        with self._writer():
+            if self.config.get("format", 1) >= FORMAT_VERSION and not self._has_legacy_names():
+                return False
+            base = _load_base(self.path, self.iris.base)
+            atomic_write(self.path / BASE_FILE, _base_bytes(base, self.iris.base))
+            for _, _, file in _patch_files(self.path):
+                quads = localize_quads(parse_rdf_file(file), self.iris.base)
+                atomic_write(file, serialize_ox(publish_quads(quads, self.iris.base)))
+            config = dict(self.config, format=FORMAT_VERSION)
+            atomic_write(self.path / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
+            self.config = config
+            self._files = _snapshot(self.path)
+            return True
+
+    def _has_legacy_names(self) -> bool:
+        """True when base.trig or a patch file still names a graph ``https://w3id.org/evoonto/graph/…``."""
+        legacy = LEGACY_GRAPH_PREFIX.encode()
+        files = [self.path / BASE_FILE] + [f for _, _, f in _patch_files(self.path)]
+        return any(legacy in f.read_bytes() for f in files)
 
     def _remember(self, patch: Patch, meta: list[tuple]) -> None:
         seq = len(self._entries) + 1
@@ -456,12 +514,6 @@ def _default_graph():
     return ox.DefaultGraph()
 
 
-def _TRIG():
-    import pyoxigraph as ox
-
-    return ox.RdfFormat.TRIG
-
-
 def _new_base(current: OxigraphStore, graphs: Mapping[str, rdflib.Graph], base_iri: str, *,
               validate_shapes: bool) -> OxigraphStore:
     """A store holding ``graphs`` and, for graphs not given, those of ``current`` (replace_base, init).
@@ -489,6 +541,11 @@ def _new_base(current: OxigraphStore, graphs: Mapping[str, rdflib.Graph], base_i
     return store
 
 
+def _base_bytes(store: OxigraphStore, base_iri: str) -> bytes:
+    """base.trig of ``store``: its quads with graph names under ``base_iri``, sorted, as TriG."""
+    return serialize_ox(publish_quads(store.ox.quads_for_pattern(None, None, None, None), base_iri))
+
+
 def _empty_or_unfinished(path: Path) -> bool:
     """True for an empty folder, or one an ``init`` killed before writing config.json left behind
     (only the workspace layout: empty patches/trajectories/runs folders, temp files, and a base.trig
@@ -507,12 +564,13 @@ def _empty_or_unfinished(path: Path) -> bool:
             quads = parse_rdf_file(base)
         except EvoontoError:
             return True  # a base cut while written: nothing of value
-        built = {str(GRAPH["catalog"]): 0, str(GRAPH["content"]): 0}
+        built = {"catalog": 0, "content": 0}  # graph names of either format end with graph/<name>
         for q in quads:
-            name = getattr(q.graph_name, "value", None)
-            if name in built:
-                built[name] += 1
-        if built[str(GRAPH["catalog"])] or built[str(GRAPH["content"])] > 2:
+            name = getattr(q.graph_name, "value", "") or ""
+            for key in built:
+                if name.endswith(f"graph/{key}"):
+                    built[key] += 1
+        if built["catalog"] or built["content"] > 2:
             return False
     return True
 
@@ -563,7 +621,7 @@ def _read_config(path: Path) -> dict:
     fmt = config.get("format", FORMAT_VERSION)
     if isinstance(fmt, bool) or not isinstance(fmt, int) or fmt < 1:
         raise WorkspaceError(f"{file}: 'format' must be a positive integer, got {fmt!r}; the file is damaged")
-    if fmt > FORMAT_VERSION:
+    if fmt not in READABLE_FORMATS:
         raise WorkspaceError(f"{file}: workspace format {fmt} is newer than this evoonto supports")
     if not isinstance(config.get("settings", {}), dict):
         raise WorkspaceError(f"{file}: 'settings' must be a JSON object, got {type(config['settings']).__name__}")
@@ -575,7 +633,7 @@ def _read_config(path: Path) -> dict:
     return config
 
 
-def _load_base(path: Path) -> OxigraphStore:
+def _load_base(path: Path, base_iri: str) -> OxigraphStore:
     file = path / BASE_FILE
     if not file.exists():
         raise WorkspaceError(f"{file} is missing")
@@ -583,13 +641,13 @@ def _load_base(path: Path) -> OxigraphStore:
         raise WorkspaceError(f"{file} is empty (truncated or overwritten); restore it from a copy or "
                              "version control, it holds version 0 with the vocabulary and shapes")
     store = OxigraphStore()
-    load_rdf_file(store, file)
+    store.load_quads(localize_quads(parse_rdf_file(file), base_iri))
     missing = [g for g in REQUIRED_BASE_GRAPHS if not store.count(g)]
     if missing:
         raise WorkspaceError(f"{file} has no {' and no '.join(missing)} graph (truncated or damaged); "
                              "restore it from a copy or version control")
-    allowed = set(GRAPH.values())
-    unexpected = [g for g in store.graph_names() if g not in allowed]
+    allowed = {str(EVOG) + name for name in GRAPH_NAMES}
+    unexpected = [g for g in store.graph_names() if str(g) not in allowed]
     default_graph = next(iter(store.ox.quads_for_pattern(None, None, None, _default_graph())), None)
     if unexpected or default_graph is not None:
         what = f"graph <{unexpected[0]}>" if unexpected else "triples in the default graph"
@@ -611,7 +669,7 @@ def _patch_files(path: Path) -> list[tuple[int, str, Path]]:
 
 
 def _read_patch_file(file: Path, pid: str, seq: int, iris: IriFactory) -> tuple[Patch, PatchEntry, list[tuple]]:
-    quads = parse_rdf_file(file)
+    quads = localize_quads(parse_rdf_file(file), iris.base)
     meta_graph = str(patch_meta_graph(pid))
     meta, body = [], []
     for q in quads:
@@ -623,7 +681,8 @@ def _read_patch_file(file: Path, pid: str, seq: int, iris: IriFactory) -> tuple[
             continue
         parsed = parse_patch_graph(gname) if gname else None
         if gname is None or parsed is None or parsed[0] != pid:
-            raise WorkspaceError(f"{file}: unexpected graph {gname or 'default'} (expected graphs of patch {pid})")
+            raise WorkspaceError(f"{file}: unexpected graph {gname or 'default'} (expected graphs of patch {pid}, "
+                                 f"<{iris.base}graph/patch/{pid}/…>)")
         body.append(triple + (URIRef(gname),))
     entry = entry_from_meta(meta, pid, iris, seq=seq, file=f"{PATCH_DIR}/{file.name}")
     try:
@@ -634,4 +693,7 @@ def _read_patch_file(file: Path, pid: str, seq: int, iris: IriFactory) -> tuple[
     return patch, entry, meta
 
 
-__all__ = ["Workspace", "FORMAT_VERSION"]
+#: Namespace of graph names in format-1 workspace files (shared by every workspace; read transparently).
+LEGACY_GRAPH_PREFIX = str(EVOG)
+
+__all__ = ["Workspace", "FORMAT_VERSION", "READABLE_FORMATS", "LEGACY_GRAPH_PREFIX"]

@@ -61,7 +61,7 @@ def test_export_log_diff_rollback(ws, capsys, tmp_path):
     code, out, _ = run(capsys, "log", "-w", str(ws.path), "--json")
     assert [e["decision"] for e in json.loads(out)] == ["base", "accepted", "rejected"]
     code, out, _ = run(capsys, "diff", "-w", str(ws.path), "0", "1")
-    assert code == 0 and "+3 -0" in out and "Ebitda" in out
+    assert code == 0 and "+4 -0" in out and "Ebitda" in out
     code, out, _ = run(capsys, "rollback", "-w", str(ws.path), "0")
     assert code == 0 and "version 1 -> 2" in out
     assert Workspace.open(ws.path).version == 2

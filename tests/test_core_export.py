@@ -12,7 +12,7 @@ from evoonto.export import (
     data_update, export, sparql_update, to_rdf_patch, to_sparql_update, to_trig, to_turtle,
 )
 from evoonto.errors import EvoontoError
-from evoonto.namespaces import GRAPH, patch_additions_graph, patch_meta_graph
+from evoonto.namespaces import GRAPH, patch_additions_graph, patch_meta_graph, workspace_graph_iri
 from evoonto.patch import EVOLVABLE_GRAPHS, Patch
 from fixtures.core_support import finance_workspace, term_patch
 
@@ -39,16 +39,23 @@ def test_turtle_export_loads_in_rdflib_and_oxigraph(ws):
     assert len(list(ox.parse(data, format=ox.RdfFormat.TURTLE))) == len(union)
 
 
+def published(ws, graph) -> str:
+    return str(workspace_graph_iri(graph, ws.base_iri))
+
+
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
-def test_trig_export_holds_active_and_patch_graphs(ws):
+def test_trig_export_holds_the_active_graphs_or_the_history(ws):
     ds = rdflib.Dataset()
     ds.parse(data=to_trig(ws), format="trig")
-    names = {str(g.identifier) for g in ds.graphs()}
-    assert {str(GRAPH[n]) for n in ("vocab", "content", "history")} <= names
+    names = {str(g.identifier) for g in ds.graphs() if len(g)}
+    assert {published(ws, n) for n in ("vocab", "content", "history")} <= names <= {published(ws, n) for n in GRAPH}
+    full = rdflib.Dataset()
+    full.parse(data=to_trig(ws, history=True), format="trig")
+    names = {str(g.identifier) for g in full.graphs() if len(g)}
     for entry in ws.log():
-        assert str(patch_meta_graph(entry.id)) in names
+        assert published(ws, patch_meta_graph(entry.id)) in names
     first = ws.log()[0].id
-    assert len(ds.graph(patch_additions_graph(first, "content"))) == 3
+    assert len(full.graph(rdflib.URIRef(published(ws, patch_additions_graph(first, "content"))))) == 4
 
 
 def apply_rdf_patch(text: str) -> ox.Store:
@@ -69,6 +76,8 @@ def test_rdf_patch_is_spec_valid_and_replays_to_active_state(ws):
         op = line.split(" ", 1)[0]
         assert op in ("H", "TX", "TC", "PA", "A", "D"), line
         assert line.endswith(" ."), line
+        if op == "PA":
+            assert re.fullmatch(r'PA "[A-Za-z][A-Za-z0-9_-]*" <[^>]+> \.', line), line
     headers = [line for line in lines if line.startswith("H ")]
     assert sum(h.startswith("H id ") for h in headers) == 3  # base + 2 accepted (rejected is left out)
     assert sum(h.startswith("H prev ") for h in headers) == 2
@@ -77,7 +86,7 @@ def test_rdf_patch_is_spec_valid_and_replays_to_active_state(ws):
     ds.parse(data=text, format="patch")  # rdflib's RDF Patch parser accepts it
     store = apply_rdf_patch(text)
     for name, triples in active(ws).items():
-        quads = store.quads_for_pattern(None, None, None, ox.NamedNode(str(GRAPH[name])))
+        quads = store.quads_for_pattern(None, None, None, ox.NamedNode(published(ws, name)))
         got = {(q.subject, q.predicate, q.object) for q in quads}
         assert len(got) == len(triples), name
     assert "\\n" in text  # multi-line literal kept on one row
@@ -87,7 +96,8 @@ def test_sparql_update_replays_to_active_state(ws):
     store = ox.Store()
     store.update(to_sparql_update(ws))
     for name, triples in active(ws).items():
-        assert sum(1 for _ in store.quads_for_pattern(None, None, None, ox.NamedNode(str(GRAPH[name])))) == len(triples)
+        graph = ox.NamedNode(published(ws, name))
+        assert sum(1 for _ in store.quads_for_pattern(None, None, None, graph)) == len(triples)
     one = sparql_update(ws.patch(ws.log()[1].id))
     assert one.startswith("DELETE DATA") and "INSERT DATA" in one
     assert sparql_update(Patch.from_graphs("content")) == ""

@@ -200,7 +200,7 @@ def test_rollback_restores_state_as_new_version(ws):
     with pytest.raises(WorkspaceError):
         ws.rollback(9)
     diff = ws.diff(0, 2)
-    assert len(diff.additions["content"]) == 6 and not diff.removals
+    assert len(diff.additions["content"]) == 8 and not diff.removals  # 2 Terms, each also a skos:Concept
 
 
 def test_second_writer_must_reopen(ws):

@@ -71,7 +71,7 @@ def test_a_trig_export_of_the_workspace_draws_the_same_page(workspace, tmp_path)
         return json.loads(found.group(1))
 
     trig = tmp_path / "all.trig"
-    assert main(["export", "--workspace", str(workspace), "--format", "trig", "--output", str(trig)]) == 0
+    assert main(["export", "--workspace", str(workspace), "--format", "trig", "--history", "--output", str(trig)]) == 0
     assert main(["viz", "--trig", str(trig), "--out", str(tmp_path / "a.html")]) == 0
     assert main(["viz", "--workspace", str(workspace), "--out", str(tmp_path / "b.html")]) == 0
     a, b = model(tmp_path / "a.html"), model(tmp_path / "b.html")

@@ -66,11 +66,24 @@ class Construction:
         return records_to_graph(self.records(), graph if graph is not None else bind_prefixes(Graph()))
 
 
-def scheme_triples(iris: IriFactory, title: str) -> list[tuple]:
-    """The ``skos:ConceptScheme`` node every Term is ``skos:inScheme`` of."""
+def scheme_triples(iris: IriFactory, title: str, content: Graph | None = None) -> list[tuple]:
+    """The ``skos:ConceptScheme`` node every Term is ``skos:inScheme`` of, and its top concepts.
+
+    Args:
+        content: the built content graph: every Term ``skos:inScheme`` the scheme with no
+            ``skos:broader`` (nor a sub-property of it, such as ``evo:partOf``) becomes a top concept
+            (``<scheme> skos:hasTopConcept <term>`` and ``<term> skos:topConceptOf <scheme>``), so
+            SKOS browsers have a hierarchy to start from.
+    """
     scheme = iris.scheme()
-    return [(scheme, RDF.type, SKOS.ConceptScheme), (scheme, SKOS.prefLabel, Literal(title, lang="en")),
-            (scheme, DCTERMS.title, Literal(title, lang="en"))]
+    out: list[tuple] = [(scheme, RDF.type, SKOS.ConceptScheme), (scheme, SKOS.prefLabel, Literal(title, lang="en")),
+                        (scheme, DCTERMS.title, Literal(title, lang="en"))]
+    if content is not None:
+        narrower = {s for s, _, _ in content.triples((None, SKOS.broader, None))}
+        narrower |= {s for s, _, _ in content.triples((None, EVO.partOf, None))}
+        for term in sorted(set(content.subjects(SKOS.inScheme, scheme)) - narrower, key=str):
+            out += [(scheme, SKOS.hasTopConcept, term), (term, SKOS.topConceptOf, scheme)]
+    return out
 
 
 def _text(value) -> str | None:

@@ -301,7 +301,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
     if not totals.get("terms"):
         raise SourceError("no Terms built: the source(s) " + ", ".join(r.source for r in reports)
                           + " hold no tables with columns (documents only ground Terms of table sources)")
-    for triple in scheme_triples(iris, "evoonto ontology of " + ", ".join(r.source for r in reports)):
+    for triple in scheme_triples(iris, "evoonto ontology of " + ", ".join(r.source for r in reports), content):
         content.add(triple)
     totals["document_links"] = ground_in_documents(content, catalog)
     result = BuildResult({"catalog": catalog, "content": content}, totals, rejected, reports,

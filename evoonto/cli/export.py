@@ -12,13 +12,21 @@ HELP = "export the ontology (ttl, trig, RDF Patch, SPARQL Update)"
 DESCRIPTION = """\
 Formats:
   ttl     the active vocab, shapes, catalog, content and tools graphs as one Turtle document
-  trig    everything: the six active graphs plus every patch's additions/removals/meta graphs
-  patch   the accepted history as RDF Patch (base first, then one TX..TC block per patch)
+  trig    the active dataset: the six graphs of the active version, safe to load with a union
+          default graph; --history adds every patch's graphs (accepted, rejected, invalid), each
+          described in its meta graph as an evo:PatchGraph with its evo:patchStatus
+  patch   the accepted history as RDF Patch: base first, then one patch per accepted change, each
+          with its own H id / H prev header; -o DIR/ writes one .rdfp file per patch
   update  the accepted history as SPARQL 1.1 Update requests (INSERT DATA / DELETE DATA)
+
+Graph names are under the workspace's base IRI (<base>graph/content, ...), so exports of two
+workspaces loaded into one store stay separate.
 
 Examples:
   evoonto export --format ttl -o ontology.ttl
-  evoonto export --format patch > history.rdfp
+  evoonto export --format trig --history -o everything.trig
+  evoonto export --format patch -o patches/      # patches/0000-base.rdfp, 0001-<id>.rdfp, ...
+  evoonto export --format patch > history.rdfp   # one patch log
 """
 
 
@@ -29,7 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_workspace_option(parser)
     parser.add_argument("--format", "-f", choices=("ttl", "trig", "patch", "update"), default="ttl",
                         help="output format (default ttl)")
-    parser.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE (default stdout)")
+    parser.add_argument("--output", "-o", default=None, metavar="FILE",
+                        help="write to FILE (default stdout); with --format patch, a folder (an existing "
+                             "one, or a path ending in /) gets one .rdfp file per patch")
+    parser.add_argument("--history", action="store_true",
+                        help="trig only: add every patch's graphs (accepted, rejected, invalid), marked "
+                             "with their status (default: the active dataset only)")
     parser.set_defaults(func=run)
 
 
@@ -39,7 +52,20 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.export import export
     from evoonto.workspace import Workspace
 
-    data = export(Workspace.open(workspace_path(args)), args.format)
+    import os
+
+    from evoonto.errors import EvoontoError
+
+    if args.history and args.format != "trig":
+        raise EvoontoError("--history needs --format trig")
+    ws = Workspace.open(workspace_path(args))
+    if args.format == "patch" and args.output and (args.output.endswith(("/", os.sep)) or os.path.isdir(args.output)):
+        from evoonto.export import write_rdf_patches
+
+        names = write_rdf_patches(ws, args.output)
+        print(f"wrote {len(names)} RDF Patch file(s) to {args.output} (apply them in name order)", file=sys.stderr)
+        return 0
+    data = export(ws, args.format, history=args.history)
     if args.output:
         from pathlib import Path
 

@@ -5,7 +5,8 @@ columns, DCTERMS for names and containment, ``evo:`` for what those lack)::
 
     <src> a dcat:Dataset ; dcterms:identifier "concert_singer" ; dcterms:title "concert_singer" ;
           evo:sourceKind "sqlite" .
-    <tbl> a csvw:Table ; csvw:name "singer" ; dcterms:isPartOf <src> ; evo:rowCount 6 .
+    <tbl> a csvw:Table ; dcterms:title "singer" ; dcterms:isPartOf <src> ; evo:rowCount 6 ;
+          csvw:tableSchema <tbl/schema> .   # <tbl/schema> a csvw:Schema ; csvw:column <col> …
     <col> a csvw:Column ; csvw:name "Singer_ID" ; dcterms:isPartOf <tbl> ;
           evo:declaredType "INT" ; evo:primaryKey true ; evo:references <other col> ; evo:ordinal 0 .
 
@@ -45,6 +46,7 @@ from rdflib import Literal
 from rdflib.namespace import DCAT, DCTERMS, RDF, XSD
 
 from evoonto.namespaces import CSVW, EVO, bind_prefixes
+from evoonto.records import distribution_triples, table_schema_triples
 from evoonto.sources.base import BaseSource, resolve_foreign_key, warn
 
 __all__ = ["harvest", "view_lineage", "view_sql"]
@@ -73,6 +75,8 @@ def harvest(source: BaseSource, iris, *, graph: rdflib.Graph | None = None, join
     g.add((src, DCTERMS.identifier, Literal(source.id)))
     g.add((src, DCTERMS.title, Literal(source.id)))
     g.add((src, EVO.sourceKind, Literal(source.kind)))
+    for triple in distribution_triples(src, source.id, source.kind):  # dcat:Distribution
+        g.add(triple)
     if source.kind == "documents":
         _add_documents(g, source, iris, src)
         return g
@@ -80,8 +84,13 @@ def harvest(source: BaseSource, iris, *, graph: rdflib.Graph | None = None, join
     for table in tables:
         tbl = iris.table(source.id, table.name)
         g.add((tbl, RDF.type, CSVW.Table))
-        g.add((tbl, CSVW.name, Literal(table.name)))
+        # the table's name is its dcterms:title: csvw:name has the domain csvw:Column (CSVW namespace),
+        # so under RDFS inference a table with a csvw:name would become a column
+        g.add((tbl, DCTERMS.title, Literal(table.name)))
         g.add((tbl, DCTERMS.isPartOf, src))
+        for triple in table_schema_triples(tbl):  # csvw:tableSchema -> csvw:Schema
+            g.add(triple)
+        schema = iris.table_schema(source.id, table.name)
         if table.row_count is not None:
             g.add((tbl, EVO.rowCount, Literal(table.row_count, datatype=XSD.integer)))
         if table.kind == "view":
@@ -91,6 +100,7 @@ def harvest(source: BaseSource, iris, *, graph: rdflib.Graph | None = None, join
             g.add((col, RDF.type, CSVW.Column))
             g.add((col, CSVW.name, Literal(column.name)))
             g.add((col, DCTERMS.isPartOf, tbl))
+            g.add((schema, CSVW.column, col))
             if column.declared_type:
                 g.add((col, EVO.declaredType, Literal(column.declared_type)))
             g.add((col, EVO.primaryKey, Literal(column.primary_key)))

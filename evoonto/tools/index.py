@@ -155,13 +155,13 @@ def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str
         SELECT ?m ?term ?table ?column WHERE {
           ?m a evo:Mapping .
           OPTIONAL { ?m evo:mapsTerm ?term }
-          OPTIONAL { ?m evo:table ?t . ?t csvw:name ?table }
+          OPTIONAL { ?m evo:table ?t . ?t dcterms:title|csvw:name ?table }
           OPTIONAL { ?m evo:column ?c . ?c csvw:name ?column }
         }""") + _rows(ontology, """
         SELECT ?m ?term ?table ?column WHERE {
           ?term evo:hasMapping ?m .
           FILTER NOT EXISTS { ?m evo:mapsTerm ?term }
-          OPTIONAL { ?m evo:table ?t . ?t csvw:name ?table }
+          OPTIONAL { ?m evo:table ?t . ?t dcterms:title|csvw:name ?table }
           OPTIONAL { ?m evo:column ?c . ?c csvw:name ?column }
         }"""):
         mdoc = docs.get(row["m"])

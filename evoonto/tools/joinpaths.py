@@ -278,7 +278,8 @@ class JoinGraph:
                   FILTER NOT EXISTS { ?m evo:filter ?f }
                   ?term prov:wasDerivedFrom ?e . ?e evo:distinctCount ?n .
                   FILTER(?n > 1)
-                  ?t evo:rowCount ?n ; csvw:name ?table ; dcterms:isPartOf ?s . ?s dcterms:identifier ?id .
+                  ?t evo:rowCount ?n ; dcterms:title|csvw:name ?table ; dcterms:isPartOf ?s .
+                  ?s dcterms:identifier ?id .
                   ?c csvw:name ?column .
                   FILTER NOT EXISTS { ?e evo:nullFraction ?z FILTER(?z > 0) } }"""):
             graph.mark_unique(TableRef(row["id"], row["table"]), (row["column"],))
@@ -923,7 +924,8 @@ def tables_of(ontology: Any, iris: Iterable[str]) -> dict[str, TableRef]:
           {{ ?x evo:hasMapping ?m . ?m evo:table ?t }} UNION {{ ?m evo:mapsTerm ?x ; evo:table ?t }}
           UNION {{ ?x evo:table ?t }} UNION {{ ?x a csvw:Table . BIND(?x AS ?t) }}
           UNION {{ ?x a csvw:Column ; dcterms:isPartOf ?t }}
-          ?t csvw:name ?table ; dcterms:isPartOf ?s . ?s dcterms:identifier ?id }} ORDER BY ?x ?id ?table""")
+          ?t dcterms:title|csvw:name ?table ; dcterms:isPartOf ?s . ?s dcterms:identifier ?id }}
+        ORDER BY ?x ?id ?table""")
     out: dict[str, TableRef] = {}
     for row in rows:
         out.setdefault(row["x"], TableRef(row["id"], row["table"]))

@@ -60,7 +60,7 @@ from pathlib import Path
 from rdflib import Graph
 
 from evoonto.errors import RDFParseError, WorkspaceError, first_line
-from evoonto.namespaces import GRAPH, parse_patch_graph
+from evoonto.namespaces import GRAPH, local_graph_iri_of_export, parse_patch_graph
 from evoonto.viz.content import ContentGraph
 from evoonto.viz.history import PatchGraphs, history_rows
 
@@ -75,7 +75,8 @@ def graphs_from_dataset(dataset) -> tuple[dict[str, Graph], dict[str, PatchGraph
 
     Args:
         dataset: an ``rdflib.Dataset`` (or ``ConjunctiveGraph``) holding named graphs ``evog:content``,
-            ``evog:history``, … and ``evog:patch/{id}/additions|removals/{target}``.
+            ``evog:history``, … and ``evog:patch/{id}/additions|removals/{target}``, or the same names
+            under a workspace base IRI (``<base>graph/content``, as exports write them).
 
     Returns:
         ``(graphs, patches)``: ``{name: Graph}`` for the six workspace graphs present and
@@ -84,11 +85,12 @@ def graphs_from_dataset(dataset) -> tuple[dict[str, Graph], dict[str, PatchGraph
     graphs: dict[str, Graph] = {}
     patches: dict[str, PatchGraphs] = {}
     for graph in dataset.graphs():
-        name = GRAPH.name_of(graph.identifier)
+        local = local_graph_iri_of_export(graph.identifier)  # exports name graphs under the base IRI
+        name = GRAPH.name_of(local)
         if name is not None:
             graphs[name] = graph
             continue
-        parsed = parse_patch_graph(graph.identifier)
+        parsed = parse_patch_graph(local)
         if parsed is None:
             continue
         patch_id, kind, target = parsed

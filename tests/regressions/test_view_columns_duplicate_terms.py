@@ -14,7 +14,7 @@ from evoonto.namespaces import EVO
 
 EVO_NS = "https://w3id.org/evoonto/ns#"
 IS_VIEW, READS_TABLE, VIEW_COLUMN_OF = (URIRef(EVO_NS + n) for n in ("isView", "readsTable", "viewColumnOf"))
-CSVW_NAME = URIRef("http://www.w3.org/ns/csvw#name")
+TABLE_NAME = URIRef("http://purl.org/dc/terms/title")  # tables are named by dcterms:title (issue 16)
 
 
 def _db(tmp_path):
@@ -45,8 +45,8 @@ def test_views_are_views_and_mint_no_duplicate_terms(tmp_path):
     result = build([_db(tmp_path)], None)
     catalog, content = result.graphs["catalog"], result.graphs["content"]
     views = [t for t in catalog.subjects(IS_VIEW, Literal(True))]
-    assert [str(catalog.value(v, CSVW_NAME)) for v in views] == ["Invoices"]
-    read = {str(catalog.value(t, CSVW_NAME)) for t in catalog.objects(views[0], READS_TABLE)}
+    assert [str(catalog.value(v, TABLE_NAME)) for v in views] == ["Invoices"]
+    read = {str(catalog.value(t, TABLE_NAME)) for t in catalog.objects(views[0], READS_TABLE)}
     assert read == {"Orders", "Order Details"}
     assert len(list(catalog.subject_objects(VIEW_COLUMN_OF))) == 3  # ShipCountry, Quantity, Discount
 
