@@ -41,6 +41,9 @@ class Document:
     snippet: str = ""
     values: list[str] = field(default_factory=list)
     locations: list[str] = field(default_factory=list)
+    #: ``table.column`` location -> the column's declared SQL type (``evo:declaredType``), for the
+    #: compact browse answer
+    types: dict[str, str] = field(default_factory=dict)
 
     _seen: set = field(default_factory=set, repr=False, compare=False)
 
@@ -122,6 +125,7 @@ def gather_documents(ontology: Any) -> list[Document]:
             docs[row["s"]] = Document(row["s"], kind_of[row["type"]])
 
     term_of = _add_mapping_locations(ontology, docs)
+    _add_column_types(ontology, docs)
     _add_evidence_values(ontology, docs)
     _add_relation_ends(ontology, docs)
     _add_constraint_targets(ontology, docs, term_of)
@@ -177,6 +181,19 @@ def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str
             mdoc.add("prefLabel", _labels(docs, row["term"]))
             term_of[row["m"]] = row["term"]
     return term_of
+
+
+def _add_column_types(ontology: Any, docs: dict[str, Document]) -> None:
+    """Declared SQL types of the mapped columns (``evo:declaredType``) on Term and Mapping documents."""
+    for row in _rows(ontology, """
+        SELECT ?x ?table ?column ?type WHERE {
+          { ?x evo:hasMapping ?m } UNION { ?m evo:mapsTerm ?x } UNION { ?m a evo:Mapping BIND(?m AS ?x) }
+          ?m evo:column ?c . ?c csvw:name ?column ; evo:declaredType ?type ; dcterms:isPartOf ?t .
+          ?t csvw:name ?table .
+        }"""):
+        doc = docs.get(row["x"])
+        if doc is not None and row.get("type"):
+            doc.types.setdefault(f"{row['table']}.{row['column']}", row["type"])
 
 
 def _add_evidence_values(ontology: Any, docs: dict[str, Document]) -> None:
@@ -316,6 +333,7 @@ class SearchIndex:
             by_initial[token[0]].append(token)
         self._by_initial = dict(by_initial)
         self._surface: dict[str, list[str]] | None = None  # see _surface_words
+        self._layout: SchemaLayout | None = None  # see layout
         self._stem_of: dict[str, str] = {}
         #: normalised label text (label, first synonyms and hidden labels) for fuzzy re-scoring
         self.label_norm = [
@@ -367,6 +385,13 @@ class SearchIndex:
                 out.append([])
         return out
 
+    def layout(self) -> "SchemaLayout":
+        """Which Term documents stand for which tables and columns (built on first use); see
+        :class:`SchemaLayout`."""
+        if self._layout is None:
+            self._layout = SchemaLayout.of(self.documents)
+        return self._layout
+
     def _surface_words(self) -> dict[str, list[str]]:
         """Indexed words (case-folded, unstemmed) by first character; built on first use."""
         if self._surface is None:
@@ -417,3 +442,45 @@ class SearchIndex:
         totals = np.bincount(docs - start, weights=weights_all, minlength=end - start)
         positive = np.flatnonzero(totals > 0)
         return positive + start, totals[positive]
+
+
+def value_of(doc: Document) -> str | None:
+    """The data value a value Term stands for (the builder gives it the hidden label
+    ``table.column = value``), or None when ``doc`` is not a value Term."""
+    for location in doc.locations[:1]:
+        prefix = f"{location} = "
+        for hidden in doc.fields.get("hiddenLabel", ()):
+            if hidden.startswith(prefix):
+                return hidden[len(prefix):]
+    return None
+
+
+@dataclass
+class SchemaLayout:
+    """The schema as the Term documents map it, for browse's two-stage (tables, then columns) answer.
+
+    Attributes:
+        column_term: ``table.column`` -> position of the column's Term document (the first Term
+            mapping exactly that column that is not a value Term).
+        table_term: table -> position of the table's Term document (a Term mapping only the table).
+        table_columns: table -> its mapped ``table.column`` locations, in document order.
+    """
+
+    column_term: dict[str, int] = field(default_factory=dict)
+    table_term: dict[str, int] = field(default_factory=dict)
+    table_columns: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, documents: list[Document]) -> "SchemaLayout":
+        layout = cls()
+        for i, doc in enumerate(documents):
+            if doc.kind != "term" or len(doc.locations) != 1:
+                continue
+            location = doc.locations[0]
+            table, dot, _column = location.partition(".")
+            if not dot:
+                layout.table_term.setdefault(table, i)
+            elif location not in layout.column_term and value_of(doc) is None:
+                layout.column_term[location] = i
+                layout.table_columns.setdefault(table, []).append(location)
+        return layout
