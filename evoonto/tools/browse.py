@@ -348,6 +348,10 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                     groups[location] = {"score": TABLE_PRIOR * score, "doc": layout.column_term[location],
                                         "location": location, "values": [], "matched": False}
     ordered = sorted(groups.values(), key=lambda g: (-g["score"], documents[g["doc"]].iri))
+    # what naming every remaining column tersely would cost (a table line's own overhead included)
+    tail_cost = {id(g): len(_quoted(g["location"])) + 4 for g in ordered if g["location"] and "." in g["location"]}
+    tail_left = sum(tail_cost.values()) + 60 * len({g["location"].partition(".")[0] for g in ordered
+                                                    if id(g) in tail_cost})
     out: list[dict[str, Any]] = []
     size = 1  # the list's brackets; each entry adds its JSON and a separator
     head = True
@@ -355,13 +359,16 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     for group in ordered:
         doc = documents[group["doc"]]
         location = group["location"]
-        if head and group["matched"] and (limit is None or len(out) < limit):
+        if head and (limit is None or len(out) < limit):
             entry = {"id": id_of(doc.iri), "kind": doc.kind,
                      "label": compact_line(doc, location, list(dict.fromkeys(group["values"])))}
             cost = _json_size(entry) + 1
-            if not out or size + cost <= HEAD_SHARE * budget:
+            left = tail_left - tail_cost.get(id(group), 0)
+            # a full line when the rest still fits tersely, or a match within the head's share
+            if not out or size + cost + left <= budget or (group["matched"] and size + cost <= HEAD_SHARE * budget):
                 out.append(entry)
                 size += cost
+                tail_left = left
                 continue
         head = False
         if not location or "." not in location:
