@@ -66,8 +66,10 @@ MEANING_CHARS = 80
 VALUE_CHARS = 40
 #: Smallest and largest ``budget`` a caller may ask for (characters).
 MIN_BUDGET, MAX_BUDGET = 200, 200_000
-#: The score below which fuzzy label similarity alone is not a candidate (zero-hit fallback).
-FALLBACK_CUTOFF = 50.0
+#: The zero-hit fallback: rapidfuzz WRatio (0..100) a label needs, and the query terms it needs.
+FALLBACK_CUTOFF = 60.0
+FALLBACK_TERMS = 3
+LABEL_FIELDS = {"prefLabel", "altLabel", "hiddenLabel"}
 
 
 def check_browse_args(q: Any, kind: Any, n: Any, settings: BrowseSettings) -> tuple[str, str, int]:
@@ -140,8 +142,11 @@ def query_terms(index: SearchIndex, q: str) -> list[str]:
 
 
 def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: str,
-         shortlist: int = SHORTLIST) -> tuple[list[tuple[float, int]], set[str]]:
+         shortlist: int = SHORTLIST, *, fallback: bool = True) -> tuple[list[tuple[float, int]], set[str]]:
     """Ranked documents for query terms (the module docstring's score), best first.
+
+    ``fallback``: when no term is indexed and the query has at least :data:`FALLBACK_TERMS` terms
+    (a question, not a phrase) and labels are searched fields, rank by fuzzy label similarity.
 
     Returns:
         ``(ranked, matched)``: ``[(score in 0..1, document position)]`` over the BM25 shortlist of
@@ -160,9 +165,12 @@ def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: 
     query_text = " ".join(tokens)
     docs, scores = index.candidates(weighted, settings.weights, start, end) if weighted else (np.empty(0), None)
     if len(docs) == 0:
-        # nothing indexed matches: the best partial candidates by label similarity, not "no match"
+        if not (fallback and len(tokens) >= FALLBACK_TERMS and set(settings.weights) & LABEL_FIELDS):
+            return [], set()
+        # a question none of whose terms is indexed: the best partial candidates by label
+        # similarity (rapidfuzz WRatio), not "no match"
         labels = {i: index.label_norm[i] for i in range(start, end) if index.label_norm[i]}
-        found = process.extract(query_text, labels, scorer=fuzz.partial_token_set_ratio,
+        found = process.extract(query_text, labels, scorer=fuzz.WRatio,
                                 score_cutoff=FALLBACK_CUTOFF, limit=shortlist)
         ranked = [(round(score / 100.0 * (1 - settings.fuzzy_weight), 6), int(i)) for _label, score, i in found]
         ranked.sort(key=lambda pair: (-pair[0], index.documents[pair[1]].iri))
@@ -202,7 +210,8 @@ def _fit(hits: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
 
 
 def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = "term", n: int | None = None,
-           id_of=lambda iri: iri, format: str | None = None, budget: int | None = None) -> list[dict[str, Any]]:
+           id_of=lambda iri: iri, format: str | None = None, budget: int | None = None,
+           fallback: bool = True) -> list[dict[str, Any]]:
     """Ranked records for ``q``.
 
     Args:
@@ -217,6 +226,7 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
         format: ``verbose`` or ``compact`` (default ``settings.answer_format``); see the module docstring.
         budget: characters of the answer as compact JSON (compact default ``settings.answer_budget``;
             verbose: no budget unless given).
+        fallback: allow the fuzzy-label fallback of :func:`rank` (coverage turns it off).
     Returns:
         verbose: up to ``n`` dicts ``{id, kind, label, snippet, score}`` (score in 0..1, 3 decimals);
         compact: dicts ``{id, kind, label}`` with the one-line candidate as ``label``; best first;
@@ -237,10 +247,10 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
     q, kind, n = check_browse_args(q, kind, n, settings)
     tokens = query_terms(index, q)
     if fmt == "compact":
-        ranked, matched = rank(index, settings, tokens, kind, shortlist=max(COMPACT_SHORTLIST, n))
+        ranked, matched = rank(index, settings, tokens, kind, shortlist=max(COMPACT_SHORTLIST, n), fallback=fallback)
         return compact_answer(index, ranked, matched, kind=kind, id_of=id_of, limit=limit,
                               budget=settings.answer_budget if budget is None else budget)
-    ranked, token_set = rank(index, settings, tokens, kind, shortlist=max(SHORTLIST, n))
+    ranked, token_set = rank(index, settings, tokens, kind, shortlist=max(SHORTLIST, n), fallback=fallback)
     ranked = collapse_by_column(ranked, index.documents, settings.hits_per_column)
     hits: list[dict[str, Any]] = []
     value_hit_of: dict[str, dict[str, Any]] = {}  # column -> the first value-Term hit shown for it
@@ -454,7 +464,7 @@ def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3
     phrases = []
     for phrase in question_phrases(q):
         hits = browse(index, settings, phrase, kind="any", n=min(n, settings.max_results),
-                      id_of=lambda iri: iri)
+                      id_of=lambda iri: iri, format="verbose", fallback=False)
         present: set[str] = set()
         for hit in hits:
             i = position.get(hit["id"])

@@ -33,7 +33,7 @@ def test_offline_and_mcp_trajectories_give_the_same_diagnosis(tmp_path):
     path = concert_workspace(tmp_path / "ws")
     ws = Workspace.open(path)
     tools = OntologyTools(ws.ontology, version=ws.version)
-    policy = LinkingPolicy(budget_chars=1_000_000)  # nothing trimmed: the agent read every answer
+    policy = LinkingPolicy(budget_chars=1_000_000, format="verbose")  # browse + resolve; nothing trimmed: the agent read every answer
 
     offline: list[dict] = []
     for task, question in QUESTIONS.items():
