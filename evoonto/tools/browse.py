@@ -370,8 +370,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         doc = documents[group["doc"]]
         location = group["location"]
         if head and (limit is None or len(out) < limit):
-            entry = {"id": id_of(doc.iri), "kind": doc.kind,
-                     "label": compact_line(doc, location, list(dict.fromkeys(group["values"])))}
+            values = sorted(dict.fromkeys(group["values"]), key=lambda v: -len(matched & set(tokenize(v))))
+            entry = {"id": id_of(doc.iri), "kind": doc.kind, "label": compact_line(doc, location, values)}
             cost = _json_size(entry) + 1
             left = tail_left - tail_cost.get(id(group), 0)
             # a full line when the rest still fits tersely, or a match within the head's share
