@@ -314,9 +314,10 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     the group, value Terms and the values matching the query become its inline values. Stage two
     ranks tables by their best group and adds their other columns at :data:`TABLE_PRIOR` × that
     score; stage three adds the remaining tables' columns at score 0 (stages two and three only for
-    Term answers: ``kind`` term or any). The matched groups, best first, get a full line
-    (:func:`compact_line`) while those lines take at most :data:`HEAD_SHARE` of the budget (and at
-    most ``limit`` lines); every later candidate is named in a per-table line
+    Term answers: ``kind`` term or any). Candidates, best first, get a full line
+    (:func:`compact_line`) while every remaining candidate still fits tersely; when not all of them
+    can fit, the matched ones may also take up to :data:`HEAD_SHARE` of the budget for full lines
+    (at most ``limit`` full lines in all); every later candidate is named in a per-table line
     ``"t"."a", "t"."b", …`` (id: the table's Term), in score order, while the answer fits.
     Returns:
         ``[{id, kind, label}]``; at least one entry when anything matched.
@@ -362,6 +363,9 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     tail_cost = {id(g): len(_quoted(g["location"])) + 4 for g in ordered if g["location"] and "." in g["location"]}
     tail_left = sum(tail_cost.values()) + 60 * len({g["location"].partition(".")[0] for g in ordered
                                                     if id(g) in tail_cost})
+    # when every candidate fits tersely, full lines may only use the room that leaves; when not,
+    # the best matches may take up to HEAD_SHARE of the budget for their full lines
+    share = HEAD_SHARE * budget if tail_left + 1 > budget else 0.0
     out: list[dict[str, Any]] = []
     size = 1  # the list's brackets; each entry adds its JSON and a separator
     head = True
@@ -375,7 +379,7 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             cost = _json_size(entry) + 1
             left = tail_left - tail_cost.get(id(group), 0)
             # a full line when the rest still fits tersely, or a match within the head's share
-            if not out or size + cost + left <= budget or (group["matched"] and size + cost <= HEAD_SHARE * budget):
+            if not out or size + cost + left <= budget or (group["matched"] and size + cost <= share):
                 out.append(entry)
                 size += cost
                 tail_left = left
