@@ -88,7 +88,8 @@ def test_policy_drops_lowest_ranked_hits_to_fit_the_budget():
 
 
 def test_per_hit_policy_keeps_records_within_the_budget():
-    hits, resolved, events = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=BROWSED + 300, format="verbose"))
+    policy = LinkingPolicy(n=5, budget_chars=BROWSED + 300, format="verbose")
+    hits, resolved, events = run_policy(BudgetTools(), "q", policy)
     assert [r["id"] for r in resolved["records"]] == ["t0", "t1"]  # each record is 122 characters
     assert [e["arguments"].get("ids") for e in events[1:]] == [["t0"], ["t1"]]  # t2 did not fit
     with pytest.raises(ValueError):

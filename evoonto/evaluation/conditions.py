@@ -203,7 +203,8 @@ class BM25ColumnList:
         ids = [vocab[t] for t in dict.fromkeys(self._tokenize(query)) if t in vocab]
         scores = self.retriever.get_scores(ids) if ids else np.zeros(len(self.names))
         order = sorted(range(len(self.names)), key=lambda i: (-float(scores[i]), i))
-        out, size = [], 1
+        out: list[str] = []
+        size = 1
         for i in order:
             size += len(self.names[i]) + 3  # quotes and separator of the JSON string
             if out and size > budget:
