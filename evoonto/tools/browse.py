@@ -60,7 +60,7 @@ KIND_CHOICES = KINDS + ("any",)
 TABLE_PRIOR = 0.5
 #: Share of a compact answer's budget given to full lines (the best matches, with type, values and
 #: meaning); the rest names further candidates tersely, table by table, so the budget buys breadth.
-HEAD_SHARE = 0.5
+HEAD_SHARE = 0.3
 #: Characters of a compact line's meaning and of one inline value.
 MEANING_CHARS = 80
 VALUE_CHARS = 40
@@ -354,9 +354,12 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         # stage three: the other tables, unranked (score 0), when the budget has room for them
         ranked_tables += [(table, 0.0) for table in layout.table_columns if table not in table_score]
         for table, score in ranked_tables:
-            for location in layout.table_columns.get(table, ()):
+            # keys first, then schema order (SchemaLayout.table_columns), a hair apart so they stay
+            # in that order after the score sort
+            for rank_in_table, location in enumerate(layout.table_columns.get(table, ())):
                 if location not in groups:
-                    groups[location] = {"score": TABLE_PRIOR * score, "doc": layout.column_term[location],
+                    groups[location] = {"score": TABLE_PRIOR * score - rank_in_table * 1e-9,
+                                        "doc": layout.column_term[location],
                                         "location": location, "values": [], "matched": False}
     ordered = sorted(groups.values(), key=lambda g: (-g["score"], documents[g["doc"]].iri))
     # what naming every remaining column tersely would cost (a table line's own overhead included)

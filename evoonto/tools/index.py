@@ -44,6 +44,10 @@ class Document:
     #: ``table.column`` location -> the column's declared SQL type (``evo:declaredType``), for the
     #: compact browse answer
     types: dict[str, str] = field(default_factory=dict)
+    #: mapped ``table.column`` locations that are keys (primary, referencing or referenced)
+    keys: set[str] = field(default_factory=set)
+    #: ``table.column`` -> its position in the table (``evo:ordinal``)
+    ordinals: dict[str, int] = field(default_factory=dict)
 
     _seen: set = field(default_factory=set, repr=False, compare=False)
 
@@ -184,16 +188,32 @@ def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str
 
 
 def _add_column_types(ontology: Any, docs: dict[str, Document]) -> None:
-    """Declared SQL types of the mapped columns (``evo:declaredType``) on Term and Mapping documents."""
+    """Declared SQL types (``evo:declaredType``), key roles (``evo:primaryKey``, ``evo:references``,
+    or referenced by another column) and schema positions (``evo:ordinal``) of the mapped columns, on
+    Term and Mapping documents."""
     for row in _rows(ontology, """
-        SELECT ?x ?table ?column ?type WHERE {
+        SELECT ?x ?table ?column ?type ?pk ?ordinal (COUNT(?ref) AS ?refs) WHERE {
           { ?x evo:hasMapping ?m } UNION { ?m evo:mapsTerm ?x } UNION { ?m a evo:Mapping BIND(?m AS ?x) }
-          ?m evo:column ?c . ?c csvw:name ?column ; evo:declaredType ?type ; dcterms:isPartOf ?t .
+          ?m evo:column ?c . ?c csvw:name ?column ; dcterms:isPartOf ?t .
           ?t csvw:name ?table .
-        }"""):
+          OPTIONAL { ?c evo:declaredType ?type }
+          OPTIONAL { ?c evo:primaryKey ?pk }
+          OPTIONAL { ?c evo:ordinal ?ordinal }
+          OPTIONAL { { ?c evo:references ?ref } UNION { ?ref evo:references ?c } }
+        } GROUP BY ?x ?table ?column ?type ?pk ?ordinal"""):
         doc = docs.get(row["x"])
-        if doc is not None and row.get("type"):
-            doc.types.setdefault(f"{row['table']}.{row['column']}", row["type"])
+        if doc is None:
+            continue
+        location = f"{row['table']}.{row['column']}"
+        if row.get("type"):
+            doc.types.setdefault(location, row["type"])
+        if str(row.get("pk", "")).lower() in ("true", "1") or int(row.get("refs") or 0) > 0:
+            doc.keys.add(location)
+        if row.get("ordinal"):
+            try:
+                doc.ordinals.setdefault(location, int(row["ordinal"]))
+            except ValueError:
+                pass
 
 
 def _add_evidence_values(ontology: Any, docs: dict[str, Document]) -> None:
@@ -463,7 +483,8 @@ class SchemaLayout:
         column_term: ``table.column`` -> position of the column's Term document (the first Term
             mapping exactly that column that is not a value Term).
         table_term: table -> position of the table's Term document (a Term mapping only the table).
-        table_columns: table -> its mapped ``table.column`` locations, in document order.
+        table_columns: table -> its mapped ``table.column`` locations: keys first (primary,
+            referencing or referenced columns, needed by any join), then in schema order.
     """
 
     column_term: dict[str, int] = field(default_factory=dict)
@@ -483,4 +504,7 @@ class SchemaLayout:
             elif location not in layout.column_term and value_of(doc) is None:
                 layout.column_term[location] = i
                 layout.table_columns.setdefault(table, []).append(location)
+        for table, locations in layout.table_columns.items():
+            docs = {loc: documents[layout.column_term[loc]] for loc in locations}
+            locations.sort(key=lambda loc: (loc not in docs[loc].keys, docs[loc].ordinals.get(loc, 1 << 30)))
         return layout
