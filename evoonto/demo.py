@@ -431,7 +431,9 @@ SCORE_HEADER = (f"{'condition (held-out)':<24} {'strict':>6} {'column':>6} {'tab
 
 def _step_evaluate(state: _State) -> list[str]:
     assert state.report is not None and state.plan is not None
-    state.policy = LinkingPolicy()
+    # the verbose policy (n hits + resolve): on a 4-table schema the compact default lists the whole
+    # schema, leaving the evolution loop nothing to show
+    state.policy = LinkingPolicy(format="verbose", budget_chars=8000)
     scores = state.report.scores
     for condition, label in (("full", "full schema prompt"), ("baseline", "baseline (raw schema)"),
                              ("evoonto", "evoonto v0 (builder)")):

@@ -44,6 +44,12 @@ def test_value_recognition(value, text, found):
     assert value_surfaced(value, text) is found
 
 
+def test_quoted_table_listings_are_recognised():
+    schema = {"frpm": ["School Code", "Free Meal Count (K-12)", "Other"], "singer": ["Name"]}
+    tables, columns = recognise(['"frpm"("School Code", "Free Meal Count (K-12)")', "singer(Name)"], schema)
+    assert columns == {("frpm", "school code"), ("frpm", "free meal count (k-12)")} and tables == {"frpm"}
+
+
 def test_score_linking_counts_what_was_surfaced():
     gold = analyze_sql("SELECT T1.Name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.Singer_ID = T2.Singer_ID "
                        "WHERE T1.Country = 'France' AND T1.Name = 'Joe'", SCHEMA)

@@ -33,7 +33,8 @@ as compact JSON (``ensure_ascii=False``).
 
 * a column ``(t, c)``: a resolved Mapping shows ``"table": t`` and ``"column": c`` (the catalog
   ``csvw:name`` values the resolver prints), or the text names it table-qualified (``t.c``,
-  ``"t"."c"``, as in join paths, join conditions, filters), or a catalog column IRI/id
+  ``"t"."c"``, as in join paths, join conditions, filters), or in a quoted table listing
+  ``"t"("a", "c", …)`` (browse's compact answer, like a ``CREATE TABLE`` head), or a catalog column IRI/id
   ``…/table/t/column/c`` appears; for the full-schema condition every column of the schema is shown
   (recall 1 by construction);
 * a table: one of its columns is surfaced, a Mapping or id names it, or the prompt lists it;
@@ -188,6 +189,8 @@ class LinkingResult:
 
 _IDENT = r'(?:"([^"\n]{1,128})"|`([^`\n]{1,128})`|\[([^\]\n]{1,128})\]|([A-Za-z_][A-Za-z0-9_$]*))'
 _QUALIFIED = re.compile(_IDENT + r"\s*\.\s*" + _IDENT)
+_TABLE_LIST = re.compile(r'"([^"\n]{1,128})"\(((?:"[^"\n]{1,128}"(?:, )?)+)\)')
+_LISTED = re.compile(r'"([^"\n]{1,128})"')
 _CATALOG_ID = re.compile(r"table/([^/\"\s,]+)(?:/column/([^/\"\s,]+))?")
 
 
@@ -222,6 +225,9 @@ def recognise(payload: Any, schema: Mapping[str, Iterable[str]]) -> tuple[frozen
     def scan(text: str) -> None:
         for match in _QUALIFIED.finditer(text):
             add(_pick(match.groups()[:4]), _pick(match.groups()[4:]))
+        for match in _TABLE_LIST.finditer(text):
+            for column in _LISTED.findall(match.group(2)):
+                add(match.group(1), column)
         for match in _CATALOG_ID.finditer(text):
             add(unquote(match.group(1)), unquote(match.group(2)) if match.group(2) else None)
 

@@ -24,7 +24,7 @@ inline.
 * ``compact``: ``{id, kind, label}`` entries: for the best matches one line each,
   ``"table"."column" TYPE = 'matched value' -- meaning`` (identifiers quoted so the text can be
   pasted into SQL), then further candidates named tersely in one line per table
-  (``"t"."a", "t"."b"``). Two stages, as schema-linking systems do: the tables of the ranked hits
+  (``"t"("a", "b")``, as schema-linking prompts list a table). Two stages, as schema-linking systems do: the tables of the ranked hits
   are ranked by their best hit, then the other columns of those tables join the candidates with
   :data:`TABLE_PRIOR` times their table's score; candidates are kept in score order while the
   answer's compact JSON fits the character ``budget`` (default ``evo:answerBudget``, 6,000), so the
@@ -318,7 +318,7 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     (:func:`compact_line`) while every remaining candidate still fits tersely; when not all of them
     can fit, the matched ones may also take up to :data:`HEAD_SHARE` of the budget for full lines
     (at most ``limit`` full lines in all); every later candidate is named in a per-table line
-    ``"t"."a", "t"."b", …`` (id: the table's Term), in score order, while the answer fits.
+    ``"t"("a", "b", …)`` (id: the table's Term), in score order, while the answer fits.
     Returns:
         ``[{id, kind, label}]``; at least one entry when anything matched.
     """
@@ -363,8 +363,9 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                                         "location": location, "values": [], "matched": False}
     ordered = sorted(groups.values(), key=lambda g: (-g["score"], documents[g["doc"]].iri))
     # what naming every remaining column tersely would cost (a table line's own overhead included)
-    tail_cost = {id(g): len(_quoted(g["location"])) + 4 for g in ordered if g["location"] and "." in g["location"]}
-    tail_left = sum(tail_cost.values()) + 60 * len({g["location"].partition(".")[0] for g in ordered
+    tail_cost = {id(g): len(_quoted(g["location"].partition(".")[2])) + 4 for g in ordered
+                 if g["location"] and "." in g["location"]}
+    tail_left = sum(tail_cost.values()) + 70 * len({g["location"].partition(".")[0] for g in ordered
                                                     if id(g) in tail_cost})
     # when every candidate fits tersely, full lines may only use the room that leaves; when not,
     # the best matches may take up to HEAD_SHARE of the budget for their full lines
@@ -390,13 +391,13 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         head = False
         if not location or "." not in location:
             continue  # tables and records without a column: named by their columns in the tail
-        table = location.partition(".")[0]
-        name = _quoted(location)
+        table, _dot, column = location.partition(".")
+        name = _quoted(column)
         tail = tails.get(table)
         if tail is None:
             owner = layout.table_term.get(table)
             tail = {"id": id_of(documents[owner].iri if owner is not None else doc.iri), "kind": "term",
-                    "label": name}
+                    "label": f"{_quoted(table)}({name})"}
             cost = _json_size(tail) + 1
             if out and size + cost > budget:
                 break
@@ -406,14 +407,14 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             cost = len(json.dumps(", " + name, ensure_ascii=False)) - 2
             if size + cost > budget:
                 break
-            tail["label"] += ", " + name
+            tail["label"] = f"{tail['label'][:-1]}, {name})"
         size += cost
     return out
 
 
 def _quoted(location: str) -> str:
-    """``"table"."column"`` (ANSI quotes) of a ``table.column`` location (the location itself when a
-    name cannot be quoted)."""
+    """``"table"."column"`` (ANSI quotes) of a ``table.column`` location, ``"name"`` of a bare name
+    (the text itself when a name cannot be quoted)."""
     from evoonto.errors import SourceError
     from evoonto.sources.quoting import quote_identifier
 
