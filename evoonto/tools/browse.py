@@ -55,8 +55,10 @@ SHORTLIST = 50
 COMPACT_SHORTLIST = 300
 KIND_CHOICES = KINDS + ("any",)
 #: Compact answer, stage two: an unmatched column of a matched table scores this share of its
-#: table's best hit, so the columns of the most relevant tables (keys, attributes to select) come
-#: before weak matches in unrelated tables. A prior, not fitted to any benchmark.
+#: table's best hit, so the columns of the most relevant tables (attributes to select) come before
+#: weak matches in unrelated tables; its key columns (primary, referencing or referenced) score as
+#: much as the table, since any join needs them (schema filters such as RESDSQL's and CHESS's keep
+#: the keys of every selected table). Priors, not fitted to any benchmark.
 TABLE_PRIOR = 0.5
 #: Share of a compact answer's budget given to full lines (the best matches, with type, values and
 #: meaning); the rest names further candidates tersely, table by table, so the budget buys breadth.
@@ -313,7 +315,7 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     Stage one groups the hits by the column (or table) they map: the column's own Term stands for
     the group, value Terms and the values matching the query become its inline values. Stage two
     ranks tables by their best group and adds their other columns at :data:`TABLE_PRIOR` × that
-    score; stage three adds the remaining tables' columns at score 0 (stages two and three only for
+    score (key columns at the table's score); stage three adds the remaining tables' columns at score 0 (stages two and three only for
     Term answers: ``kind`` term or any). Candidates, best first, get a full line
     (:func:`compact_line`) while every remaining candidate still fits tersely; when not all of them
     can fit, the matched ones may also take up to :data:`HEAD_SHARE` of the budget for full lines
@@ -358,7 +360,9 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             # in that order after the score sort
             for rank_in_table, location in enumerate(layout.table_columns.get(table, ())):
                 if location not in groups:
-                    groups[location] = {"score": TABLE_PRIOR * score - rank_in_table * 1e-9,
+                    doc = documents[layout.column_term[location]]
+                    prior = 1.0 if location in doc.keys else TABLE_PRIOR  # keys: as relevant as their table
+                    groups[location] = {"score": prior * score - rank_in_table * 1e-9,
                                         "doc": layout.column_term[location],
                                         "location": location, "values": [], "matched": False}
     ordered = sorted(groups.values(), key=lambda g: (-g["score"], documents[g["doc"]].iri))
