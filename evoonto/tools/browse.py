@@ -367,10 +367,16 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                                         "location": location, "values": [], "matched": False}
     ordered = sorted(groups.values(), key=lambda g: (-g["score"], documents[g["doc"]].iri))
     # what naming every remaining column tersely would cost (a table line's own overhead included)
-    tail_cost = {id(g): len(_quoted(g["location"].partition(".")[2])) + 4 for g in ordered
-                 if g["location"] and "." in g["location"]}
-    tail_left = sum(tail_cost.values()) + 70 * len({g["location"].partition(".")[0] for g in ordered
-                                                    if id(g) in tail_cost})
+    tail_cost = {id(g): len(json.dumps(_quoted(g["location"].partition(".")[2]), ensure_ascii=False))
+                 for g in ordered if g["location"] and "." in g["location"]}  # name, escaped quotes, ", "
+
+    def table_overhead(table: str) -> int:
+        owner = layout.table_term.get(table)
+        ident = id_of(documents[owner].iri) if owner is not None else table
+        return _json_size({"id": ident, "kind": "term", "label": f"{_quoted(table)}()"}) + 1
+
+    tail_left = sum(tail_cost.values()) + sum(table_overhead(t) for t in {
+        g["location"].partition(".")[0] for g in ordered if id(g) in tail_cost})
     # when every candidate fits tersely, full lines may only use the room that leaves; when not,
     # the best matches may take up to HEAD_SHARE of the budget for their full lines
     share = HEAD_SHARE * budget if tail_left + 1 > budget else 0.0
