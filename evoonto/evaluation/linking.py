@@ -131,6 +131,13 @@ class LinkingPolicy:
                 **({"evidence": True} if self.evidence else {})}
 
 
+#: The earlier policy (browse ``n`` hits, then resolve them within 8,000 characters): the evolution
+#: gate's and the demo's default, because on small schemas the compact answer lists the whole schema
+#: and leaves the loop no failure to learn from, and the Tool settings the loop edits
+#: (``evo:defaultResults``, ``evo:hitsPerColumn``) act on this format.
+VERBOSE_POLICY = LinkingPolicy(format="verbose", budget_chars=8000)
+
+
 @dataclass(frozen=True)
 class Surfaced:
     """What one question's retrieval put in front of the agent.

@@ -24,7 +24,8 @@ inline.
 * ``compact``: ``{id, kind, label}`` entries: for the best matches one line each,
   ``"table"."column" TYPE = 'matched value' -- meaning`` (identifiers quoted so the text can be
   pasted into SQL), then further candidates named tersely in one line per table
-  (``"t"("a", "b")``, as schema-linking prompts list a table). Two stages, as schema-linking systems do: the tables of the ranked hits
+  (``"t"("a", "b")``, as schema-linking prompts list a table). Two stages, as schema-linking
+  systems do: the tables of the ranked hits
   are ranked by their best hit, then the other columns of those tables join the candidates with
   :data:`TABLE_PRIOR` times their table's score; candidates are kept in score order while the
   answer's compact JSON fits the character ``budget`` (default ``evo:answerBudget``, 6,000), so the
@@ -315,7 +316,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     Stage one groups the hits by the column (or table) they map: the column's own Term stands for
     the group, value Terms and the values matching the query become its inline values. Stage two
     ranks tables by their best group and adds their other columns at :data:`TABLE_PRIOR` × that
-    score (key columns at the table's score); stage three adds the remaining tables' columns at score 0 (stages two and three only for
+    score (key columns at the table's score); stage three adds the remaining tables' columns at
+    score 0 (stages two and three only for
     Term answers: ``kind`` term or any). Candidates, best first, get a full line
     (:func:`compact_line`) while every remaining candidate still fits tersely; when not all of them
     can fit, the matched ones may also take up to :data:`HEAD_SHARE` of the budget for full lines

@@ -504,7 +504,7 @@ class SchemaLayout:
             elif location not in layout.column_term and value_of(doc) is None:
                 layout.column_term[location] = i
                 layout.table_columns.setdefault(table, []).append(location)
-        for table, locations in layout.table_columns.items():
+        for locations in layout.table_columns.values():
             docs = {loc: documents[layout.column_term[loc]] for loc in locations}
             locations.sort(key=lambda loc: (loc not in docs[loc].keys, docs[loc].ordinals.get(loc, 1 << 30)))
         return layout
