@@ -1,100 +1,167 @@
-"""Schema-linking recall on the 12 Spider databases, reciprocal two-fold, offline builder.
+"""Schema-linking recall on Spider- or BIRD-layout data, reciprocal two-fold, offline builder.
 
 For each fold pair (build on fold A's construction pool, test on fold B; swap), every held-out
-question is scored under the three conditions; the numbers are means over all held-out questions
-(each question is held out exactly once, so this is the average of the two rounds weighted by size).
+question is scored under each condition; the numbers are means over all held-out questions (each
+question is held out exactly once, so this is the average of the two rounds weighted by size).
 
-Prints per condition: strict recall, column recall, table recall, value recall (over questions whose
-gold SQL has a string value), average surfaced characters and estimated tokens (chars / 4), and the
-ratio of surfaced size to the full-schema prompt. Also prints the failure causes for evoonto: the
-most frequent missing columns / values by kind. Targets for evoonto (issue 5): strict ≥ 0.90 and
-value ≥ 0.85 at ≤ 40% of the full-schema prompt.
+``--data`` takes the Spider layout (``dev.json`` with ``query``) or the BIRD layout (``dev.json``
+with ``evidence`` and ``SQL``/``query``; databases under ``database/`` or ``dev_databases/``); the
+layout is detected from the rows unless ``--benchmark`` names it. On BIRD the run is repeated with
+the question's ``evidence`` appended to the query (``--evidence both``, the default there).
+
+Conditions (``--conditions``, default all; see :mod:`evoonto.evaluation.conditions`): baseline,
+evoonto (built without documentation), evoonto+dictionary (``documentation=True``),
+evoonto+verified (the construction fold's gold SQL as verified queries, never the held-out
+fold's), full (whole schema + layer pasted), bm25 (``"table"."column"`` names ranked by BM25 at the
+same character budget as evoonto's answer), ddl (bare ``CREATE TABLE`` text), ddl+rows (DDL + 3
+sample rows per table). A condition whose builder keyword this checkout lacks is skipped with a note.
+
+Prints per condition: strict recall, table, column and value recall, average surfaced characters
+and estimated tokens (chars / 4); per database for evoonto; gold columns surfaced by evoonto and by
+the BM25 list at equal characters; the most often missing columns and values.
 
 Usage::
 
-    python benchmarks/linking_bench.py [--data ../shared/data/spider] [--seed 0] [--budget 8000] [-n N] \
-        [--resolve each|batch]
+    python benchmarks/linking_bench.py [--data ../shared/data/spider] [--conditions evoonto,bm25]
+        [--evidence off|on|both] [--databases a,b] [--max-questions N] [--budget 6000]
+        [--format compact|verbose] [-n N] [--resolve each|batch] [--seed 0]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import inspect
+import json
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+ALL = ("baseline", "evoonto", "evoonto+dictionary", "evoonto+verified", "full", "bm25", "ddl", "ddl+rows")
+NEEDS_KEYWORD = {"evoonto+dictionary": "documentation", "evoonto+verified": "verified"}
+
+
+def detect_benchmark(data: Path) -> str:
+    """``bird`` when the question file's rows carry ``evidence`` or ``SQL``, else ``spider``."""
+    path = data / "dev.json" if data.is_dir() else data
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "spider"
+    first = rows[0] if isinstance(rows, list) and rows and isinstance(rows[0], dict) else {}
+    return "bird" if ("evidence" in first or "SQL" in first) else "spider"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "spider"))
+    parser.add_argument("--benchmark", choices=("auto", "spider", "bird"), default="auto")
+    parser.add_argument("--conditions", default=",".join(ALL), help=f"comma-separated subset of {', '.join(ALL)}")
+    parser.add_argument("--evidence", choices=("off", "on", "both"), default=None,
+                        help="append BIRD evidence to the query (default: both on BIRD, off on Spider)")
+    parser.add_argument("--databases", default=None, help="comma-separated db ids (default: all)")
+    parser.add_argument("--max-questions", type=int, default=None, help="held-out questions per round and database")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--budget", type=int, default=8000,
-                        help="characters read per question (browse + resolve answers)")
+    parser.add_argument("--budget", type=int, default=6000,
+                        help="characters read per question (browse + resolve answers; the BM25 list's size)")
+    parser.add_argument("--format", choices=("compact", "verbose"), default="compact")
     parser.add_argument("-n", type=int, default=None,
-                        help="browse hits (default: the browse tool's default of each version, 8 unless patched)")
+                        help="browse hits (default: the tool's default; compact: the budget decides)")
     parser.add_argument("--kind", default="term")
     parser.add_argument("--resolve", choices=("each", "batch"), default="each")
     parser.add_argument("--runs", default=None, help="output folder (default: a temporary folder)")
     args = parser.parse_args(argv)
 
+    from evoonto.builder.pipeline import build
+    from evoonto.evaluation.benchmarks import find_database, load_benchmark, schema_ddl
+    from evoonto.evaluation.conditions import Conditions
     from evoonto.evaluation.linking import LinkingPolicy
     from evoonto.evaluation.runner import EvalConfig, format_summary
     from evoonto.experiment import run_evaluation
 
+    data = Path(args.data)
+    benchmark = detect_benchmark(data) if args.benchmark == "auto" else args.benchmark
+    conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
+    unknown = [c for c in conditions if c not in ALL]
+    if unknown:
+        parser.error(f"unknown condition {unknown[0]!r}; choose from {', '.join(ALL)}")
+    keywords = set(inspect.signature(build).parameters)
+    for name, keyword in NEEDS_KEYWORD.items():
+        if name in conditions and keyword not in keywords:
+            print(f"note: skipping {name}: build() of this checkout has no {keyword}= keyword")
+            conditions.remove(name)
+    evidence = args.evidence or ("both" if benchmark == "bird" else "off")
+    settings = {"off": [False], "on": [True], "both": [False, True]}[evidence]
+
+    bench = load_benchmark(benchmark, data)
+    shared = Conditions(verified_of=lambda questions: [{"question": q.text, "sql": bench.gold[q.id].sql}
+                                                       for q in questions])
     runs = Path(args.runs) if args.runs else Path(tempfile.mkdtemp(prefix="evoonto-linking-"))
-    config = EvalConfig(benchmark="spider", data=Path(args.data), scorer="linking", seed=args.seed,
-                        out=runs, policy=LinkingPolicy(n=args.n, budget_chars=args.budget, kind=args.kind,
-                                                         resolve=args.resolve))
-    started = time.perf_counter()
-    result = run_evaluation(config, progress=sys.stderr.isatty())
-    elapsed = time.perf_counter() - started
-
-    print(f"Spider dev, 12 databases, reciprocal two-fold (seed {args.seed}), policy {config.policy.to_json()}")
-    print(format_summary(result, "linking"))
-    sizes = result.sizes
-    if "full" in sizes:
-        print("full-schema prompt parts (mean chars per database and round): "
-              + ", ".join(f"{k} {v:.0f}" for k, v in sizes["full"].items()))
-    from evoonto.evaluation.benchmarks import find_database, schema_ddl
-
-    ddl = {}
-    for r in result.rows:
-        if r["db_id"] not in ddl:
-            ddl[r["db_id"]] = len(schema_ddl(find_database(Path(args.data), r["db_id"])))
-    for name in result.summary:
-        rows = [r for r in result.rows if r["condition"] == name]
-        mean_ddl = sum(ddl[r["db_id"]] for r in rows) / len(rows)
-        print(f"{name}: avg surfaced chars / schema DDL alone ({mean_ddl:.0f} chars per question on average): "
-              f"{result.summary[name]['all']['avg_chars'] / mean_ddl:.2f}x")
-    for name in ("baseline", "evoonto"):
-        if name in sizes:
-            print(f"{name} manifest: {sizes[name].get('manifest', 0):.0f} chars on average")
-    for name in result.summary:
-        rounds = result.summary[name]["rounds"]
-        print(f"{name} per round (strict recall): " + ", ".join(f"{r['strict_recall']:.3f}" for r in rounds))
-
-    rows = [r for r in result.rows if r["condition"] == "evoonto"]
-    print("\nevoonto per database: db (questions) strict / column / value / avg chars")
-    for db_id in sorted({r["db_id"] for r in rows}):
-        mine = [r for r in rows if r["db_id"] == db_id]
-        values = [r["value_recall"] for r in mine if r["value_recall"] is not None]
-        value = f"{sum(values) / len(values):.3f}" if values else "  -  "
-        print(f"  {db_id:<30} ({len(mine):>3}) {sum(r['strict'] for r in mine) / len(mine):.3f} / "
-              f"{sum(r['column_recall'] for r in mine) / len(mine):.3f} / {value} / "
-              f"{sum(r['chars'] for r in mine) / len(mine):.0f}")
-    missing_cols = collections.Counter(c for r in rows for c in r["missing_columns"])
-    missing_vals = collections.Counter(v for r in rows for v in r["missing_values"])
-    failed = [r for r in rows if not r["strict"]]
-    print(f"\nevoonto failures: {len(failed)} of {len(rows)} questions miss at least one gold column; "
-          f"{sum(1 for r in rows if r['missing_values'])} miss a value")
-    print("most often missing columns:", ", ".join(f"{c} ({n})" for c, n in missing_cols.most_common(12)))
-    print("most often missing values:", ", ".join(f"{v!r} ({n})" for v, n in missing_vals.most_common(12)))
-    print(f"\nelapsed {elapsed:.1f} s; results in {result.folder}")
+    databases = args.databases.split(",") if args.databases else None
+    ddl: dict[str, int] = {}
+    for with_evidence in settings:
+        policy = LinkingPolicy(n=args.n, budget_chars=args.budget, kind=args.kind, resolve=args.resolve,
+                               format=args.format, evidence=with_evidence)
+        config = EvalConfig(benchmark=benchmark, data=data, scorer="linking", seed=args.seed, out=runs,
+                            conditions=tuple(conditions), databases=databases, max_questions=args.max_questions,
+                            policy=policy)
+        started = time.perf_counter()
+        result = run_evaluation(config, progress=sys.stderr.isatty(), conditions=shared)
+        elapsed = time.perf_counter() - started
+        label = "with evidence" if with_evidence else "question only"
+        print(f"\n=== {data.name} ({benchmark}), {label}, reciprocal two-fold (seed {args.seed}), "
+              f"policy {policy.to_json()}")
+        print(format_summary(result, "linking"))
+        for r in result.rows:
+            if r["db_id"] not in ddl:
+                ddl[r["db_id"]] = len(schema_ddl(find_database(data, r["db_id"])))
+        for name in result.summary:
+            rows = [r for r in result.rows if r["condition"] == name]
+            mean_ddl = sum(ddl[r["db_id"]] for r in rows) / len(rows)
+            print(f"{name}: avg surfaced chars / schema DDL alone ({mean_ddl:.0f} chars per question on average): "
+                  f"{result.summary[name]['all']['avg_chars'] / mean_ddl:.2f}x; strict per round: "
+                  + ", ".join(f"{r['strict_recall']:.3f}" for r in result.summary[name]["rounds"]))
+        for name in ("baseline", "evoonto"):
+            if name in result.sizes:
+                print(f"{name} manifest: {result.sizes[name].get('manifest', 0):.0f} chars on average")
+        by_condition = {name: {r["question_id"]: r for r in result.rows if r["condition"] == name}
+                        for name in result.summary}
+        if "evoonto" in by_condition and "bm25" in by_condition:
+            mine, theirs = by_condition["evoonto"], by_condition["bm25"]
+            common = sorted(set(mine) & set(theirs))
+            found = {n: sum(len(analysis_columns(bench, q)) - len(rows[q]["missing_columns"]) for q in common)
+                     for n, rows in (("evoonto", mine), ("bm25", theirs))}
+            total = sum(len(analysis_columns(bench, q)) for q in common)
+            print(f"gold columns surfaced at equal characters ({args.budget} per answer): evoonto {found['evoonto']} "
+                  f"/ {total}, BM25 table.column list {found['bm25']} / {total}")
+        rows = [r for r in result.rows if r["condition"] == "evoonto"]
+        if rows:
+            print("evoonto per database: db (questions) strict / column / value / avg chars")
+            for db_id in sorted({r["db_id"] for r in rows}):
+                own = [r for r in rows if r["db_id"] == db_id]
+                values = [r["value_recall"] for r in own if r["value_recall"] is not None]
+                value = f"{sum(values) / len(values):.3f}" if values else "  -  "
+                print(f"  {db_id:<30} ({len(own):>3}) {sum(r['strict'] for r in own) / len(own):.3f} / "
+                      f"{sum(r['column_recall'] for r in own) / len(own):.3f} / {value} / "
+                      f"{sum(r['chars'] for r in own) / len(own):.0f}")
+            missing_cols = collections.Counter(c for r in rows for c in r["missing_columns"])
+            missing_vals = collections.Counter(v for r in rows for v in r["missing_values"])
+            failed = [r for r in rows if not r["strict"]]
+            print(f"evoonto failures: {len(failed)} of {len(rows)} questions miss at least one gold column; "
+                  f"{sum(1 for r in rows if r['missing_values'])} miss a value")
+            print("most often missing columns:", ", ".join(f"{c} ({n})" for c, n in missing_cols.most_common(12)))
+            print("most often missing values:", ", ".join(f"{v!r} ({n})" for v, n in missing_vals.most_common(12)))
+        print(f"elapsed {elapsed:.1f} s; results in {result.folder}")
     return 0
+
+
+def analysis_columns(bench, question_id: str) -> frozenset:
+    """The gold columns of one question (scorer side only: reports, never the builder)."""
+    from evoonto.evaluation.benchmarks import analysis_of
+
+    return analysis_of(bench.gold[question_id], bench).columns
 
 
 if __name__ == "__main__":

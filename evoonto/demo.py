@@ -41,7 +41,7 @@ from evoonto.builder.pipeline import BuildResult
 from evoonto.builder.workload import load_workload
 from evoonto.errors import ConfigurationError, EvoontoError, WorkspaceError
 from evoonto.evaluation.benchmarks import Benchmark, Question, load_jsonl
-from evoonto.evaluation.linking import LinkingPolicy, summarize_linking
+from evoonto.evaluation.linking import VERBOSE_POLICY, LinkingPolicy, summarize_linking
 from evoonto.evaluation.splits import load_or_create_splits
 from evoonto.evolution.gate import GateConfig
 from evoonto.evolution.loop import EvolutionResult, LoopConfig, RoundRecord
@@ -431,7 +431,7 @@ SCORE_HEADER = (f"{'condition (held-out)':<24} {'strict':>6} {'column':>6} {'tab
 
 def _step_evaluate(state: _State) -> list[str]:
     assert state.report is not None and state.plan is not None
-    state.policy = LinkingPolicy()
+    state.policy = VERBOSE_POLICY  # on a 4-table schema the compact policy lists the whole schema
     scores = state.report.scores
     for condition, label in (("full", "full schema prompt"), ("baseline", "baseline (raw schema)"),
                              ("evoonto", "evoonto v0 (builder)")):

@@ -44,6 +44,12 @@ def test_value_recognition(value, text, found):
     assert value_surfaced(value, text) is found
 
 
+def test_quoted_table_listings_are_recognised():
+    schema = {"frpm": ["School Code", "Free Meal Count (K-12)", "Other"], "singer": ["Name"]}
+    tables, columns = recognise(['"frpm"("School Code", "Free Meal Count (K-12)")', "singer(Name)"], schema)
+    assert columns == {("frpm", "school code"), ("frpm", "free meal count (k-12)")} and tables == {"frpm"}
+
+
 def test_score_linking_counts_what_was_surfaced():
     gold = analyze_sql("SELECT T1.Name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.Singer_ID = T2.Singer_ID "
                        "WHERE T1.Country = 'France' AND T1.Name = 'Joe'", SCHEMA)
@@ -67,7 +73,7 @@ def test_summary_averages_value_recall_only_where_gold_has_values():
 
 
 class BudgetTools:
-    def browse(self, q, kind="term", n=5):
+    def browse(self, q, kind="term", n=5, format="verbose", budget=None):
         return [{"id": f"t{i}", "kind": "term", "label": f"T{i}", "snippet": "", "score": 1 - i / 10} for i in range(n)]
 
     def resolve(self, ids, **kw):
@@ -78,7 +84,7 @@ BROWSED = len(compact_json(BudgetTools().browse("q", n=5)))  # the 5-hit browse 
 
 
 def test_policy_drops_lowest_ranked_hits_to_fit_the_budget():
-    policy = LinkingPolicy(n=5, budget_chars=BROWSED + 300, resolve="batch")
+    policy = LinkingPolicy(n=5, budget_chars=BROWSED + 300, resolve="batch", format="verbose")
     hits, resolved, events = run_policy(BudgetTools(), "q", policy)
     assert [r["id"] for r in resolved["records"]] == ["t0", "t1"]
     # the over-budget answers were not shown, so only the call whose answer was read is in the trajectory
@@ -88,7 +94,8 @@ def test_policy_drops_lowest_ranked_hits_to_fit_the_budget():
 
 
 def test_per_hit_policy_keeps_records_within_the_budget():
-    hits, resolved, events = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=BROWSED + 300))
+    policy = LinkingPolicy(n=5, budget_chars=BROWSED + 300, format="verbose")
+    hits, resolved, events = run_policy(BudgetTools(), "q", policy)
     assert [r["id"] for r in resolved["records"]] == ["t0", "t1"]  # each record is 122 characters
     assert [e["arguments"].get("ids") for e in events[1:]] == [["t0"], ["t1"]]  # t2 did not fit
     with pytest.raises(ValueError):
@@ -97,20 +104,35 @@ def test_per_hit_policy_keeps_records_within_the_budget():
 
 def test_the_browse_answer_counts_against_the_budget_and_is_cut_to_fit():
     # the same 300 characters left for resolve answers, but the browse answer must fit too
-    hits, resolved, events = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=300))
+    hits, resolved, events = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=300, format="verbose"))
     assert len(compact_json(hits)) <= 300 and 1 <= len(hits) < 5
     assert [h["id"] for h in hits] == [f"t{i}" for i in range(len(hits))]  # a rank-order prefix
     assert events[0]["result"] == hits  # the trajectory records what was read, not what was returned
     assert [r["id"] for r in resolved["records"]] == ["t0"]  # the first record is always kept
     # a budget smaller than one hit still reads the top hit
-    hits, _, _ = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=10))
+    hits, _, _ = run_policy(BudgetTools(), "q", LinkingPolicy(n=5, budget_chars=10, format="verbose"))
     assert [h["id"] for h in hits] == ["t0"]
 
 
 def test_policy_without_n_uses_the_browse_tools_default():
-    hits, _, events = run_policy(BudgetTools(), "q", LinkingPolicy(budget_chars=10_000))
+    hits, _, events = run_policy(BudgetTools(), "q", LinkingPolicy(budget_chars=10_000, format="verbose"))
     assert "n" not in events[0]["arguments"] and len(hits) == 5  # BudgetTools' own default
     assert LinkingPolicy().to_json()["n"] == "tool default"
+
+
+def test_compact_policy_asks_one_budgeted_compact_browse_and_no_resolve():
+    calls = []
+
+    class Compact(BudgetTools):
+        def browse(self, q, kind="term", n=None, format="verbose", budget=None):
+            calls.append((format, budget))
+            return [{"id": f"t{i}", "kind": "term", "label": f'"t"."c{i}" TEXT'} for i in range(200)]
+
+    hits, resolved, events = run_policy(Compact(), "q", LinkingPolicy(budget_chars=1000))
+    assert calls == [("compact", 1000)] and resolved == {} and [e["tool"] for e in events] == ["browse"]
+    assert len(compact_json(hits)) <= 1000 and hits[0]["id"] == "t0"  # what was read fits the budget
+    with pytest.raises(ValueError):
+        LinkingPolicy(format="short")
 
 
 # --- conditions and the runner on a real (tiny) database --------------------------------------------
@@ -266,11 +288,12 @@ def test_tool_errors_are_recorded_not_raised():
     from evoonto.errors import ToolArgumentError
 
     class Broken(BudgetTools):
-        def browse(self, q, kind="term", n=5):
+        def browse(self, q, kind="term", n=5, **kw):
             raise ToolArgumentError("browse: empty query")
 
-    hits, resolved, events = run_policy(Broken(), "", LinkingPolicy())
-    assert hits == [] and resolved == {} and events[0]["error"] == "browse: empty query"
+    for policy in (LinkingPolicy(), LinkingPolicy(format="verbose")):
+        hits, resolved, events = run_policy(Broken(), "", policy)
+        assert hits == [] and resolved == {} and events[0]["error"] == "browse: empty query"
 
 
 def test_database_subsets_share_the_benchmark_splits(spider_folder, tmp_path):

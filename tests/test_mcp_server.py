@@ -115,7 +115,7 @@ HOSTILE = [
     ("browse", {"q": "age", "n": 0}, "n must be"),
     ("browse", {"q": "age", "n": 10**9}, "n must be"),
     ("browse", {"q": "age", "kind": "table"}, "unknown kind"),
-    ("browse", {"q": "x" * 100_000}, "maximum is 1000"),
+    ("browse", {"q": "x" * 100_000}, "maximum is 20000"),
     ("browse", {"q": 17}, "browse: q must be a string, got integer"),
     ("browse", {"q": "artist", "limit": 3}, "browse: unknown argument(s) 'limit'; accepted: q, kind, n"),
     ("resolve", {"ids": []}, "non-empty list"),

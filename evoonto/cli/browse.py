@@ -6,7 +6,7 @@ import argparse
 
 from evoonto.cli import add_workspace_option
 from evoonto.tools.browse import KIND_CHOICES
-from evoonto.tools.settings import BrowseSettings
+from evoonto.tools.settings import ANSWER_FORMATS, BrowseSettings
 
 HELP = "search the ontology: ranked Terms, Mappings, Constraints, Evidence or Relations"
 
@@ -19,6 +19,11 @@ Examples (on the workspace `evoonto demo` creates):
   evoonto browse -w evoonto-demo "average singer age"
   evoonto browse -w evoonto-demo France --kind any -n 10
   evoonto browse -w evoonto-demo Singer_ID --json
+  evoonto browse -w evoonto-demo "names of singers from France" --format compact --budget 2000
+
+--format compact prints one line per candidate, '"table"."column" TYPE = matched values -- meaning'
+(ready to paste into SQL), the matching tables first, then their columns, as many as --budget
+characters hold (default: the version's evo:answerBudget, 6000).
 """
 
 
@@ -34,6 +39,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-n", type=int, default=None, metavar="N",
                         help="number of results (default: the version's browse setting evo:defaultResults, "
                              f"{BrowseSettings().default_results} unless a Tool patch changed it)")
+    parser.add_argument("--format", choices=ANSWER_FORMATS, default=None,
+                        help="verbose hits or compact pasteable lines (default: the version's evo:answerFormat, "
+                             f"{BrowseSettings().answer_format})")
+    parser.add_argument("--budget", type=int, default=None, metavar="CHARS",
+                        help="characters of the answer (compact JSON); decides how many candidates fit")
     parser.add_argument("--json", action="store_true", help="print the hits as JSON")
     parser.set_defaults(func=run)
 
@@ -56,11 +66,14 @@ def run(args: argparse.Namespace) -> int:
     """Print the hits (a table, or JSON with --json); returns 0 (1 when nothing matched)."""
     import json
 
-    hits = open_tools(args).browse(args.query, kind=args.kind, n=args.n)
+    hits = open_tools(args).browse(args.query, kind=args.kind, n=args.n, format=args.format, budget=args.budget)
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))
     elif not hits:
         print("no match")
+    elif "score" not in hits[0]:  # the compact format
+        for hit in hits:
+            print(f"{hit['label']}  [{hit['id']}]")
     else:
         for hit in hits:
             print(f"{hit['score']:.3f}  {hit['kind']:<10} {hit['id']}  {hit['label']}")

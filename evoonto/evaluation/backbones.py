@@ -51,12 +51,12 @@ class LinkingBackbone:
     sources: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        from evoonto.evaluation.linking import LinkingPolicy
+        from evoonto.evaluation.linking import VERBOSE_POLICY
 
         if self.metric not in METRICS:
             raise ConfigurationError(f"unknown linking metric {self.metric!r}; choose strict or column")
         if self.policy is None:
-            self.policy = LinkingPolicy()
+            self.policy = VERBOSE_POLICY  # the gate's policy (see evaluation.linking.VERBOSE_POLICY)
         self.key = ("linking", self.metric, tuple(sorted((k, str(v)) for k, v in self.policy.to_json().items())))
 
     def surface(self, ontology, questions):

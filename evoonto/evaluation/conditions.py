@@ -13,6 +13,22 @@ tools. The scorers then treat every condition the same way.
   prompt, so schema-linking recall is 1 by construction; its size is the reference for the others.
 * ``evoonto`` — the ontology the builder makes from the database and the training workload: the
   manifest in the prompt, browse/resolve as tools.
+
+Extra conditions (:data:`EXTRA_CONDITIONS`, run when asked; ``benchmarks/linking_bench.py`` runs them):
+
+* ``evoonto+dictionary`` — as ``evoonto``, built with ``documentation=True`` (data dictionaries and
+  schema comments next to the database become content);
+* ``evoonto+verified`` — as ``evoonto``, built with the *construction fold's* gold SQL given as
+  verified queries (``verified=[{"question", "sql"}]``; the held-out fold's gold never reaches the
+  builder): it models a team that verified its past queries. Needs ``Conditions(verified_of=...)``;
+* ``bm25`` — no ontology: the schema's ``"table"."column"`` names ranked by BM25 (bm25s over the
+  package's tokenizer) for the question, listed while they fit the policy's character budget (the
+  columns without a match follow in schema order), i.e. evoonto's compact answer at equal characters;
+* ``ddl`` — the bare ``CREATE TABLE`` text pasted (what a user would paste instead);
+* ``ddl+rows`` — the DDL plus 3 sample rows per table.
+
+The keywords ``documentation=`` and ``verified=`` of :func:`evoonto.builder.pipeline.build` are passed
+only by the conditions that need them.
 """
 
 from __future__ import annotations
@@ -25,6 +41,10 @@ from evoonto.errors import ConfigurationError
 from evoonto.evaluation.benchmarks import schema_ddl
 
 CONDITIONS = ("baseline", "full", "evoonto")
+#: Conditions run only when named (see the module docstring).
+EXTRA_CONDITIONS = ("evoonto+dictionary", "evoonto+verified", "bm25", "ddl", "ddl+rows")
+ALL_CONDITIONS = CONDITIONS + EXTRA_CONDITIONS
+SAMPLE_ROWS = 3
 DEFAULT_BASE_IRI = "https://example.org/evoonto/eval/"
 
 
@@ -39,6 +59,8 @@ class Context:
         tools: :class:`~evoonto.tools.toolkit.OntologyTools` or None (no ontology tools).
         schema_in_prompt: the prompt lists every table and column (recall 1 by construction).
         sizes: named character counts of the prompt's parts (e.g. ``ddl``, ``layer``).
+        lister: for list conditions (``bm25``), ``f(query, budget characters) -> [lines]``: what is
+            shown for one question instead of tool answers.
     """
 
     condition: str
@@ -48,6 +70,7 @@ class Context:
     tools: Any | None = None
     schema_in_prompt: bool = False
     sizes: dict[str, int] = field(default_factory=dict)
+    lister: Callable[[str, int], list[str]] | None = None
 
 
 def _tools_for(ontology, db_id: str, database: Path):
@@ -57,16 +80,19 @@ def _tools_for(ontology, db_id: str, database: Path):
 
 
 def build_evoonto_ontology(database: Path, workload: Sequence, *, proposer: str = "offline",
-                           base_iri: str = DEFAULT_BASE_IRI):
+                           base_iri: str = DEFAULT_BASE_IRI, options: dict[str, Any] | None = None):
     """The builder's ontology of one database from a training workload (Questions only).
 
+    Args:
+        options: extra keywords for :func:`~evoonto.builder.pipeline.build` (``documentation``,
+            ``verified``), passed only when given.
     Returns:
         an in-memory :class:`~evoonto.ontology.Ontology` (version 0).
     """
     from evoonto.builder.pipeline import build
     from evoonto.ontology import Ontology
 
-    result = build([str(database)], list(workload), proposer=proposer, base_iri=base_iri)
+    result = build([str(database)], list(workload), proposer=proposer, base_iri=base_iri, **(options or {}))
     return Ontology.from_graphs(result.graphs, base_iri=result.base_iri)
 
 
@@ -128,6 +154,65 @@ def full_layer_text(tools) -> tuple[str, int]:
     return "\n".join(parts), len(ids)
 
 
+def sample_rows_text(database: Path, rows: int = SAMPLE_ROWS) -> str:
+    """``rows`` rows of every table of a SQLite database as text (``-- table: 3 rows`` then one
+    tab-separated line per row, values cut to 60 characters), read through the read-only connection."""
+    from evoonto.evaluation.benchmarks import _connect_read_only
+    from evoonto.sources.quoting import quote_identifier
+
+    con = _connect_read_only(Path(database))
+    parts = []
+    try:
+        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                            "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        for name in names:
+            found = con.execute(f"SELECT * FROM {quote_identifier(name)} LIMIT {int(rows)}").fetchall()
+            lines = ["\t".join(str(v)[:60] for v in row) for row in found]
+            parts.append(f"-- {name}: {len(lines)} sample rows\n" + "\n".join(lines))
+    finally:
+        con.close()
+    return "\n".join(parts)
+
+
+class BM25ColumnList:
+    """The BM25 baseline: a database's ``"table"."column"`` names ranked for a query (bm25s over
+    :func:`evoonto.text.tokenize` of table and column name), listed within a character budget.
+
+    Args:
+        schema: ``{table: [columns]}``.
+    """
+
+    def __init__(self, schema: dict[str, list[str]]):
+        import bm25s
+
+        from evoonto.sources.quoting import quote_identifier
+        from evoonto.text import tokenize
+
+        self._tokenize = tokenize
+        self.names = [f"{quote_identifier(t)}.{quote_identifier(c)}" for t, cols in schema.items() for c in cols]
+        corpus = [tokenize(f"{t} {c}") or ["_"] for t, cols in schema.items() for c in cols]
+        self.retriever = bm25s.BM25()
+        self.retriever.index(corpus, show_progress=False)
+
+    def __call__(self, query: str, budget: int) -> list[str]:
+        """Names best first (BM25 score, then the unmatched ones in schema order) while the list's
+        compact JSON fits ``budget`` characters (at least one name)."""
+        import numpy as np
+
+        vocab = self.retriever.vocab_dict
+        ids = [vocab[t] for t in dict.fromkeys(self._tokenize(query)) if t in vocab]
+        scores = self.retriever.get_scores(ids) if ids else np.zeros(len(self.names))
+        order = sorted(range(len(self.names)), key=lambda i: (-float(scores[i]), i))
+        out: list[str] = []
+        size = 1
+        for i in order:
+            size += len(self.names[i]) + 3  # quotes and separator of the JSON string
+            if out and size > budget:
+                break
+            out.append(self.names[i])
+        return out
+
+
 class Conditions:
     """Prepares contexts, caching what several conditions share.
 
@@ -138,26 +223,44 @@ class Conditions:
         proposer: builder proposer for the evoonto condition (``offline`` or ``anthropic:MODEL``).
         ontology_provider: optional ``f(db_id, database, workload) -> Ontology`` replacing the builder
             (e.g. an evolved workspace version); the workload it receives holds Questions only.
+        verified_of: for ``evoonto+verified`` only: ``f(construction questions) -> [{"question",
+            "sql"}]``, the gold SQL of exactly those (construction-fold) questions.
     """
 
     def __init__(self, *, proposer: str = "offline",
-                 ontology_provider: Callable[[str, Path, Sequence], Any] | None = None):
+                 ontology_provider: Callable[[str, Path, Sequence], Any] | None = None,
+                 verified_of: Callable[[Sequence], list[dict]] | None = None):
         self.proposer = proposer
         self.ontology_provider = ontology_provider
+        self.verified_of = verified_of
         self._evoonto: dict[tuple, Any] = {}
         self._baseline: dict[str, Any] = {}
+        self._lists: dict[str, BM25ColumnList] = {}
 
-    def evoonto_tools(self, db_id: str, database: Path, workload: Sequence):
-        """OntologyTools over the (cached) evoonto ontology of this database and workload."""
+    def evoonto_tools(self, db_id: str, database: Path, workload: Sequence, *, variant: str = "evoonto"):
+        """OntologyTools over the (cached) evoonto ontology of this database and workload
+        (``variant``: ``evoonto``, ``evoonto+dictionary`` or ``evoonto+verified``).
+
+        Raises:
+            ConfigurationError: ``evoonto+verified`` without ``verified_of``.
+        """
         from evoonto.builder.workload import as_questions
 
         questions = as_questions(workload)  # refuses anything that carries gold
-        key = (db_id, tuple(q.id for q in questions))
+        key = (variant, db_id, tuple(q.id for q in questions))
         if key not in self._evoonto:
-            if self.ontology_provider is not None:
+            options: dict[str, Any] = {}
+            if variant == "evoonto+dictionary":
+                options["documentation"] = True
+            elif variant == "evoonto+verified":
+                if self.verified_of is None:
+                    raise ConfigurationError("condition evoonto+verified needs the construction fold's "
+                                             "verified queries (Conditions(verified_of=...))")
+                options["verified"] = self.verified_of(questions)
+            if self.ontology_provider is not None and variant == "evoonto":
                 ontology = self.ontology_provider(db_id, database, questions)
             else:
-                ontology = build_evoonto_ontology(database, questions, proposer=self.proposer)
+                ontology = build_evoonto_ontology(database, questions, proposer=self.proposer, options=options)
             self._evoonto[key] = _tools_for(ontology, db_id, database)
         return self._evoonto[key]
 
@@ -168,8 +271,8 @@ class Conditions:
             ConfigurationError: unknown condition.
         """
         database = Path(database)
-        if condition == "evoonto":
-            tools = self.evoonto_tools(db_id, database, workload)
+        if condition in ("evoonto", "evoonto+dictionary", "evoonto+verified"):
+            tools = self.evoonto_tools(db_id, database, workload, variant=condition)
             manifest = tools.manifest()
             return Context(condition, db_id, database, manifest, tools, sizes={"manifest": len(manifest)})
         if condition == "baseline":
@@ -184,4 +287,14 @@ class Conditions:
             prompt = f"Database schema:\n{ddl}\n\nOntology layer ({n_terms} terms):\n{layer}"
             return Context(condition, db_id, database, prompt, None, schema_in_prompt=True,
                            sizes={"ddl": len(ddl), "layer": len(layer)})
-        raise ConfigurationError(f"unknown condition {condition!r}; choose from {', '.join(CONDITIONS)}")
+        if condition in ("ddl", "ddl+rows"):
+            ddl = schema_ddl(database)
+            prompt = ddl if condition == "ddl" else f"{ddl}\n{sample_rows_text(database)}"
+            return Context(condition, db_id, database, prompt, None, schema_in_prompt=True, sizes={"ddl": len(ddl)})
+        if condition == "bm25":
+            if db_id not in self._lists:
+                from evoonto.evaluation.benchmarks import _sqlite_schema
+
+                self._lists[db_id] = BM25ColumnList(_sqlite_schema(database))
+            return Context(condition, db_id, database, "", None, lister=self._lists[db_id])
+        raise ConfigurationError(f"unknown condition {condition!r}; choose from {', '.join(ALL_CONDITIONS)}")

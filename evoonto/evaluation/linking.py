@@ -4,7 +4,14 @@ A fixed retrieval policy stands in for an agent: it browses the question text, r
 within a size budget, and the scorer checks which gold tables, columns and values the agent would now
 have seen. Nothing here calls an LLM; the same inputs give the same numbers.
 
-**Policy** (:class:`LinkingPolicy`): ``browse(question, kind, n)`` → the hit ids, then resolve them.
+**Policy** (:class:`LinkingPolicy`). The default, ``format="compact"``: one
+``browse(question, kind, format="compact", budget=budget_chars)``; the tool ranks tables, then their
+columns, and returns one pasteable line per candidate (``"table"."column" TYPE = values -- meaning``)
+while the answer fits the budget, so the budget, not a fixed number of hits, decides the depth; no
+resolve call. With ``evidence=True`` the question's external knowledge (BIRD's ``evidence``) is
+appended to the query, as the official BIRD protocol gives it to the model.
+
+``format="verbose"`` (the earlier policy): ``browse(question, kind, n)`` → the hit ids, then resolve them.
 ``budget_chars`` bounds everything the policy reads from the tools per question — the browse answer
 *and* the resolve answers (compact JSON) — so a version that returns more browse hits pays for them
 with fewer resolved records, and parent and candidate versions are compared under the same budget
@@ -26,7 +33,8 @@ as compact JSON (``ensure_ascii=False``).
 
 * a column ``(t, c)``: a resolved Mapping shows ``"table": t`` and ``"column": c`` (the catalog
   ``csvw:name`` values the resolver prints), or the text names it table-qualified (``t.c``,
-  ``"t"."c"``, as in join paths, join conditions, filters), or a catalog column IRI/id
+  ``"t"."c"``, as in join paths, join conditions, filters), or in a quoted table listing
+  ``"t"("a", "c", …)`` (browse's compact answer, like a ``CREATE TABLE`` head), or a catalog column IRI/id
   ``…/table/t/column/c`` appears; for the full-schema condition every column of the schema is shown
   (recall 1 by construction);
 * a table: one of its columns is surfaced, a Mapping or id names it, or the prompt lists it;
@@ -77,12 +85,17 @@ class LinkingPolicy:
             calls browse without ``n``.
         kind: browse kind filter (``term``, ``any``, …).
         budget_chars: maximum characters the policy reads per question: the browse answer plus the
-            resolve answers (compact JSON). 8,000 by default: the 6,000 characters of resolve answers
-            the policy read before the budget covered browse, plus an 8-hit browse answer (about
-            1,700 characters).
+            resolve answers (compact JSON). 6,000 by default, so that with a manifest of up to 2,000
+            characters a question costs at most 2,000 tokens (characters / 4). The verbose policy's
+            earlier numbers were measured at 8,000.
         expand: resolve expansions, or None for the tool's default.
         depth: resolve depth.
-        resolve: ``"each"`` (one call per hit, the default) or ``"batch"`` (one call for all hits).
+        resolve: ``"each"`` (one call per hit, the default) or ``"batch"`` (one call for all hits);
+            verbose format only.
+        format: ``"compact"`` (the default: one budgeted compact browse answer, no resolve) or
+            ``"verbose"`` (browse ``n`` hits, then resolve them within the budget).
+        evidence: append the question's evidence text (BIRD ``evidence``, given to the model as input
+            in the official protocol) to the browse query when the benchmark has one.
         coverage: also ask the coverage tool (:meth:`~evoonto.tools.toolkit.OntologyTools.coverage`)
             what the ontology covers of the question, and report its status (``supported``,
             ``partial``, ``unavailable``) per question; the call is logged but its answer is not
@@ -96,21 +109,33 @@ class LinkingPolicy:
 
     n: int | None = None
     kind: str = "term"
-    budget_chars: int = 8000
+    budget_chars: int = 6000
     expand: tuple[str, ...] | None = None
     depth: int = 1
     resolve: str = "each"
     coverage: bool = False
+    format: str = "compact"
+    evidence: bool = False
 
     def __post_init__(self):
         if self.resolve not in ("batch", "each"):
             raise ValueError(f"resolve mode must be 'batch' or 'each', got {self.resolve!r}")
+        if self.format not in ("compact", "verbose"):
+            raise ValueError(f"format must be 'compact' or 'verbose', got {self.format!r}")
 
     def to_json(self) -> dict:
         """Plain dict (stored with every run so results say which policy made them)."""
         return {"n": "tool default" if self.n is None else self.n, "kind": self.kind, "budget_chars": self.budget_chars,
                 "expand": list(self.expand) if self.expand else None, "depth": self.depth,
-                "resolve": self.resolve, **({"coverage": True} if self.coverage else {})}
+                "resolve": self.resolve, "format": self.format, **({"coverage": True} if self.coverage else {}),
+                **({"evidence": True} if self.evidence else {})}
+
+
+#: The earlier policy (browse ``n`` hits, then resolve them within 8,000 characters): the evolution
+#: gate's and the demo's default, because on small schemas the compact answer lists the whole schema
+#: and leaves the loop no failure to learn from, and the Tool settings the loop edits
+#: (``evo:defaultResults``, ``evo:hitsPerColumn``) act on this format.
+VERBOSE_POLICY = LinkingPolicy(format="verbose", budget_chars=8000)
 
 
 @dataclass(frozen=True)
@@ -171,6 +196,8 @@ class LinkingResult:
 
 _IDENT = r'(?:"([^"\n]{1,128})"|`([^`\n]{1,128})`|\[([^\]\n]{1,128})\]|([A-Za-z_][A-Za-z0-9_$]*))'
 _QUALIFIED = re.compile(_IDENT + r"\s*\.\s*" + _IDENT)
+_TABLE_LIST = re.compile(r'"([^"\n]{1,128})"\(((?:"[^"\n]{1,128}"(?:, )?)+)\)')
+_LISTED = re.compile(r'"([^"\n]{1,128})"')
 _CATALOG_ID = re.compile(r"table/([^/\"\s,]+)(?:/column/([^/\"\s,]+))?")
 
 
@@ -205,6 +232,9 @@ def recognise(payload: Any, schema: Mapping[str, Iterable[str]]) -> tuple[frozen
     def scan(text: str) -> None:
         for match in _QUALIFIED.finditer(text):
             add(_pick(match.groups()[:4]), _pick(match.groups()[4:]))
+        for match in _TABLE_LIST.finditer(text):
+            for column in _LISTED.findall(match.group(2)):
+                add(match.group(1), column)
         for match in _CATALOG_ID.finditer(text):
             add(unquote(match.group(1)), unquote(match.group(2)) if match.group(2) else None)
 
@@ -274,6 +304,13 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
         return read
 
     depth = {} if policy.n is None else {"n": policy.n}
+    if policy.format == "compact":
+        # one budgeted compact answer: the tool fits it to the budget (tables first, then columns)
+        hits = call("browse", lambda q, kind, **kw: tools.browse(q, kind=kind, **kw),
+                    shown=lambda found: _within_budget(found, policy.budget_chars),
+                    q=question, kind=policy.kind, format="compact", budget=max(policy.budget_chars, 200),
+                    **depth) or []
+        return hits, {}, events
     # the trajectory records what was read: the hits that fit the budget
     hits = call("browse", lambda q, kind, **n: tools.browse(q, kind=kind, **n),
                 shown=lambda found: _within_budget(found, policy.budget_chars),
@@ -320,6 +357,14 @@ def surface_with_tools(tools: Any, prompt: str, question: str, policy: LinkingPo
         events.append(ToolEvent.from_call("coverage", {"q": question}, covered, version=getattr(tools, "version", None),
                                           latency_ms=(time.perf_counter() - start) * 1000).to_dict())
     return Surfaced(text, len(text), len(prompt), tables, columns, tuple(events), status)
+
+
+def surface_list(prompt: str, lines: list[str], schema: Mapping[str, Iterable[str]]) -> Surfaced:
+    """A list condition (e.g. BM25-ranked ``"table"."column"`` names): the prompt plus the list as
+    compact JSON, recognised like a tool answer."""
+    text = "\n".join([prompt, compact_json(lines)]) if prompt else compact_json(lines)
+    tables, columns = recognise([prompt, lines], schema)
+    return Surfaced(text, len(text), len(prompt), tables, columns)
 
 
 def surface_prompt_only(prompt: str, schema: Mapping[str, Iterable[str]]) -> Surfaced:

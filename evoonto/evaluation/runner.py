@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from evoonto.errors import ConfigurationError
-from evoonto.evaluation.conditions import CONDITIONS
+from evoonto.evaluation.conditions import ALL_CONDITIONS, CONDITIONS
 from evoonto.evaluation.linking import LinkingPolicy
 
 SCORERS = ("linking", "ex")
@@ -74,10 +74,10 @@ class EvalConfig:
         """Raise ConfigurationError for inconsistent settings."""
         if self.scorer not in SCORERS:
             raise ConfigurationError(f"unknown scorer {self.scorer!r}; choose from {', '.join(SCORERS)}")
-        unknown = [c for c in self.conditions if c not in CONDITIONS]
+        unknown = [c for c in self.conditions if c not in ALL_CONDITIONS]
         if unknown or not self.conditions:
             raise ConfigurationError(f"unknown condition {unknown[0] if unknown else ''!r}; "
-                                     f"choose from {', '.join(CONDITIONS)}")
+                                     f"choose from {', '.join(ALL_CONDITIONS)}")
         if self.scorer == "ex" and self.agent is None:
             raise ConfigurationError("--scorer ex needs --agent anthropic:MODEL")
         from evoonto.evaluation.execution import rules_for
@@ -140,22 +140,29 @@ def evaluate_linking(context, questions: Sequence, benchmark, policy: LinkingPol
         context: from :meth:`Conditions.prepare <evoonto.evaluation.conditions.Conditions.prepare>`.
         questions: Questions of ``context.db_id``.
         benchmark: the :class:`~evoonto.evaluation.benchmarks.Benchmark` (its gold is read here only).
-        policy: the retrieval policy (default :class:`LinkingPolicy`).
+        policy: the retrieval policy (default :class:`LinkingPolicy`); with ``policy.evidence`` the
+            question's evidence text (``benchmark.hints``) is appended to its query.
 
     Returns:
         one :class:`~evoonto.evaluation.linking.LinkingResult` per question, in order.
     """
     from evoonto.evaluation.benchmarks import analysis_of
-    from evoonto.evaluation.linking import score_linking, surface_prompt_only, surface_with_tools
+    from evoonto.evaluation.linking import score_linking, surface_list, surface_prompt_only, surface_with_tools
 
     policy = policy or LinkingPolicy()
     schema = benchmark.schema(context.db_id)
     results = []
     for question in questions:
-        if context.tools is None:
+        query = question.text
+        hint = benchmark.hints.get(question.id) if policy.evidence else None
+        if hint:
+            query = f"{query} {hint}"  # BIRD evidence: input knowledge, given as the protocol gives it
+        if context.lister is not None:
+            surfaced = surface_list(context.prompt, context.lister(query, policy.budget_chars), schema)
+        elif context.tools is None:
             surfaced = surface_prompt_only(context.prompt, schema)
         else:
-            surfaced = surface_with_tools(context.tools, context.prompt, question.text, policy, schema)
+            surfaced = surface_with_tools(context.tools, context.prompt, query, policy, schema)
         results.append(score_linking(question.id, surfaced, analysis_of(benchmark.gold[question.id], benchmark)))
     return results
 

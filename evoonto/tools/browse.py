@@ -1,15 +1,38 @@
 """``browse(q, kind, n)``: ranked candidates for a query (paper §3, Tool layer; DESIGN.md §5).
 
-Ranking: per-field BM25 (bm25s, weights from the Tool graph) over the query tokens, where query
-tokens missing from the vocabulary are replaced by close vocabulary tokens (rapidfuzz ``ratio``).
-On the BM25 shortlist (50 records) each score is multiplied by the share of query tokens the record
-matches (the coord factor of Lucene's classic similarity), then fused with rapidfuzz
-``token_sort_ratio`` between the query and the record's labels::
+Ranking: per-field BM25 (bm25s, weights from the Tool graph) over the query terms, where query
+terms missing from the vocabulary are replaced by close vocabulary tokens (rapidfuzz ``ratio``).
+On the BM25 shortlist each score is multiplied by the share of query terms the record matches (the
+coord factor of Lucene's classic similarity), then fused with rapidfuzz ``token_sort_ratio`` between
+the query and the record's labels::
 
     score = (1 - f) * s / max_s + f * label_similarity / 100     (s = bm25 * coverage; f = 0.3)
 
-A hit whose match came from Evidence values (``evo:sampleValue``, ``evo:valueDistribution``) says so
-in its snippet, with the value quoted: data is always returned as a quoted string inside a field.
+Long queries (a question with its evidence, up to :data:`MAX_QUERY_CHARS` characters) are searched
+by their first :data:`MAX_QUERY_TERMS` distinct terms (terms the index knows first), never refused
+for their length; a query none of whose terms is indexed falls back to fuzzy label similarity, so
+it still returns the best partial candidates.
+
+**Values under their column**: value Terms (the builder's Terms for ``column = value``) never crowd
+the answer: in the verbose format the value Terms of one column after the first are merged into the
+first one's snippet; in the compact format every hit of a column is one line with the matched values
+inline.
+
+**Two formats** (``format=``, default ``evo:answerFormat`` of the tools graph, ``verbose``):
+
+* ``verbose``: ``[{id, kind, label, snippet, score}]``, ``n`` hits;
+* ``compact``: ``{id, kind, label}`` entries: for the best matches one line each,
+  ``"table"."column" TYPE = 'matched value' -- meaning`` (identifiers quoted so the text can be
+  pasted into SQL), then further candidates named tersely in one line per table
+  (``"t"("a", "b")``, as schema-linking prompts list a table). Two stages, as schema-linking
+  systems do: the tables of the ranked hits
+  are ranked by their best hit, then the other columns of those tables join the candidates with
+  :data:`TABLE_PRIOR` times their table's score; candidates are kept in score order while the
+  answer's compact JSON fits the character ``budget`` (default ``evo:answerBudget``, 6,000), so the
+  budget, not a fixed ``n``, decides the depth (see :func:`compact_answer`).
+
+A verbose hit whose match came from Evidence values (``evo:sampleValue``, ``evo:valueDistribution``)
+says so in its snippet, with the value quoted: data is always returned as a quoted string inside a field.
 """
 
 from __future__ import annotations
@@ -20,19 +43,43 @@ from typing import Any
 import numpy as np
 
 from evoonto.errors import ToolArgumentError
-from evoonto.tools.index import KINDS, SearchIndex, tokenize
-from evoonto.tools.settings import BrowseSettings
+from evoonto.tools.index import KINDS, Document, SearchIndex, tokenize, value_of
+from evoonto.tools.settings import ANSWER_FORMATS, BrowseSettings
 
-MAX_QUERY_CHARS = 1000
+#: Longest query accepted (characters); longer queries are searched by their terms, not refused,
+#: up to this hard bound on input size.
+MAX_QUERY_CHARS = 20_000
+#: Distinct query terms searched; a longer query keeps its indexed terms first, in query order.
+MAX_QUERY_TERMS = 64
 SHORTLIST = 50
+#: Shortlist of the compact format (it lists more candidates per answer).
+COMPACT_SHORTLIST = 300
 KIND_CHOICES = KINDS + ("any",)
+#: Compact answer, stage two: an unmatched column of a matched table scores this share of its
+#: table's best hit, so the columns of the most relevant tables (attributes to select) come before
+#: weak matches in unrelated tables; its key columns (primary, referencing or referenced) score as
+#: much as the table, since any join needs them (schema filters such as RESDSQL's and CHESS's keep
+#: the keys of every selected table). Priors, not fitted to any benchmark.
+TABLE_PRIOR = 0.5
+#: Share of a compact answer's budget given to full lines (the best matches, with type, values and
+#: meaning); the rest names further candidates tersely, table by table, so the budget buys breadth.
+HEAD_SHARE = 0.3
+#: Characters of a compact line's meaning and of one inline value.
+MEANING_CHARS = 80
+VALUE_CHARS = 40
+#: Smallest and largest ``budget`` a caller may ask for (characters).
+MIN_BUDGET, MAX_BUDGET = 200, 200_000
+#: The zero-hit fallback: rapidfuzz WRatio (0..100) a label needs, and the query terms it needs.
+FALLBACK_CUTOFF = 60.0
+FALLBACK_TERMS = 3
+LABEL_FIELDS = {"prefLabel", "altLabel", "hiddenLabel"}
 
 
 def check_browse_args(q: Any, kind: Any, n: Any, settings: BrowseSettings) -> tuple[str, str, int]:
     """Validate browse arguments; returns ``(q, kind, n)`` with ``n`` defaulted.
 
     Raises:
-        ToolArgumentError: ``q`` not a non-blank string of at most 1,000 characters; ``kind`` not one
+        ToolArgumentError: ``q`` not a non-blank string of at most :data:`MAX_QUERY_CHARS` characters; ``kind`` not one
             of term/mapping/constraint/evidence/relation/any; ``n`` not an integer in
             1..``settings.max_results``.
     """
@@ -85,40 +132,54 @@ def collapse_by_column(ranked: list[tuple[float, int]], documents: list, per_col
     return kept
 
 
-def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = "term", n: int | None = None,
-           id_of=lambda iri: iri) -> list[dict[str, Any]]:
-    """Ranked records for ``q``.
+def query_terms(index: SearchIndex, q: str) -> list[str]:
+    """The terms a query is searched by: its distinct tokens in order, at most
+    :data:`MAX_QUERY_TERMS` (when there are more, the ones the index knows, exactly or fuzzily,
+    come first), so a long question with its evidence is cut by terms instead of refused."""
+    tokens = list(dict.fromkeys(tokenize(q)))
+    if len(tokens) <= MAX_QUERY_TERMS:
+        return tokens
+    known = [t for t, group in zip(tokens, index.expand(tokens), strict=True) if group]
+    kept = set((known + [t for t in tokens if t not in set(known)])[:MAX_QUERY_TERMS])
+    return [t for t in tokens if t in kept]
 
-    Args:
-        index: the :class:`SearchIndex` of the ontology version.
-        settings: browse settings (field weights, limits, fuzzy weight).
-        q: free text or identifiers (``singer age``, ``Singer_ID``, a value like ``Banned``).
-        kind: term, mapping, constraint, evidence, relation or any.
-        n: number of hits (default ``settings.default_results``).
-        id_of: maps a record IRI to the id shown to the agent.
+
+def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: str,
+         shortlist: int = SHORTLIST, *, fallback: bool = True) -> tuple[list[tuple[float, int]], set[str]]:
+    """Ranked documents for query terms (the module docstring's score), best first.
+
+    ``fallback``: when no term is indexed and the query has at least :data:`FALLBACK_TERMS` terms
+    (a question, not a phrase) and labels are searched fields, rank by fuzzy label similarity.
+
     Returns:
-        Up to ``n`` dicts ``{id, kind, label, snippet, score}`` (score in 0..1, 3 decimals), best
-        first; ``[]`` when nothing matches.
-    Raises:
-        ToolArgumentError: see :func:`check_browse_args`.
+        ``(ranked, matched)``: ``[(score in 0..1, document position)]`` over the BM25 shortlist of
+        ``shortlist`` documents of ``kind`` (or the fuzzy-label fallback when no term is indexed),
+        and the vocabulary tokens the query matched.
     """
-    from rapidfuzz import fuzz
+    from rapidfuzz import fuzz, process
 
-    q, kind, n = check_browse_args(q, kind, n, settings)
-    tokens = tokenize(q)
     if not tokens or index.size == 0:
-        return []
-    groups = index.expand(tokens)
-    weighted = [pair for group in groups for pair in group]
-    if not weighted:
-        return []
+        return [], set()
     start, end = (0, index.size) if kind == "any" else index.kind_ranges.get(kind, (0, 0))
     if start == end:
-        return []
-    docs, scores = index.candidates(weighted, settings.weights, start, end)
+        return [], set()
+    groups = index.expand(tokens)
+    weighted = [pair for group in groups for pair in group]
+    query_text = " ".join(tokens)
+    docs, scores = index.candidates(weighted, settings.weights, start, end) if weighted else (np.empty(0), None)
     if len(docs) == 0:
-        return []
-    k = min(max(SHORTLIST, n), len(docs))
+        if not (fallback and len(tokens) >= FALLBACK_TERMS and set(settings.weights) & LABEL_FIELDS):
+            return [], set()
+        # a question none of whose terms is indexed: the best partial candidates by label
+        # similarity (rapidfuzz WRatio), not "no match"
+        labels = {i: index.label_norm[i] for i in range(start, end) if index.label_norm[i]}
+        found = process.extract(query_text, labels, scorer=fuzz.WRatio,
+                                score_cutoff=FALLBACK_CUTOFF, limit=shortlist)
+        ranked = [(round(score / 100.0 * (1 - settings.fuzzy_weight), 6), int(i)) for _label, score, i in found]
+        ranked.sort(key=lambda pair: (-pair[0], index.documents[pair[1]].iri))
+        return ranked, set()
+    assert scores is not None
+    k = min(shortlist, len(docs))
     top_k = np.argpartition(-scores, k - 1)[:k] if k < len(docs) else np.arange(len(docs))
     bm25 = {int(docs[j]): float(scores[j]) for j in top_k}
     # coverage (Lucene's classic coord factor): the share of query tokens a record matches
@@ -128,26 +189,252 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
         present = set(index.doc_tokens[i].split())
         raw[i] = score * sum(1 for g in token_groups if g & present) / len(token_groups)
     top = max(raw.values()) or 1.0
-    query_text = " ".join(tokens)
     f = settings.fuzzy_weight
     ranked = []
     for i in bm25:
         similarity = fuzz.token_sort_ratio(query_text, index.label_norm[i])
         ranked.append(((1 - f) * raw[i] / top + f * similarity / 100.0, i))
     ranked.sort(key=lambda pair: (-pair[0], index.documents[pair[1]].iri))
+    return ranked, {t for t, _ in weighted}
+
+
+def _json_size(obj: Any) -> int:
+    return len(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+
+
+def _fit(hits: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """The longest prefix of ``hits`` whose compact JSON list fits ``budget`` characters (at least one)."""
+    size = 1
+    for count, hit in enumerate(hits):
+        size += _json_size(hit) + 1
+        if count and size > budget:
+            return hits[:count]
+    return hits
+
+
+def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = "term", n: int | None = None,
+           id_of=lambda iri: iri, format: str | None = None, budget: int | None = None,
+           fallback: bool = True) -> list[dict[str, Any]]:
+    """Ranked records for ``q``.
+
+    Args:
+        index: the :class:`SearchIndex` of the ontology version.
+        settings: browse settings (field weights, limits, fuzzy weight, answer format and budget).
+        q: free text or identifiers (``singer age``, ``Singer_ID``, a value like ``Banned``), or a
+            whole question with its evidence (searched by its terms, see :func:`query_terms`).
+        kind: term, mapping, constraint, evidence, relation or any.
+        n: number of hits (verbose default ``settings.default_results``; with a ``budget`` or in the
+            compact format, at most ``n`` hits, default ``settings.max_results`` / no limit).
+        id_of: maps a record IRI to the id shown to the agent.
+        format: ``verbose`` or ``compact`` (default ``settings.answer_format``); see the module docstring.
+        budget: characters of the answer as compact JSON (compact default ``settings.answer_budget``;
+            verbose: no budget unless given).
+        fallback: allow the fuzzy-label fallback of :func:`rank` (coverage turns it off).
+    Returns:
+        verbose: up to ``n`` dicts ``{id, kind, label, snippet, score}`` (score in 0..1, 3 decimals);
+        compact: dicts ``{id, kind, label}`` with the one-line candidate as ``label``; best first;
+        ``[]`` when nothing matches.
+    Raises:
+        ToolArgumentError: see :func:`check_browse_args`; an unknown ``format``; ``budget`` not an
+            integer in 200..200,000.
+    """
+    fmt = settings.answer_format if format is None else format
+    if fmt not in ANSWER_FORMATS:
+        raise ToolArgumentError(f"browse: unknown format {str(fmt)[:40]!r}; use one of {', '.join(ANSWER_FORMATS)}")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
+                               or not MIN_BUDGET <= budget <= MAX_BUDGET):
+        raise ToolArgumentError(f"browse: budget must be an integer from {MIN_BUDGET} to {MAX_BUDGET} characters")
+    limit = n
+    if n is None and (budget is not None or fmt == "compact"):
+        n = settings.max_results  # only validated below; the budget decides the depth
+    q, kind, n = check_browse_args(q, kind, n, settings)
+    tokens = query_terms(index, q)
+    if fmt == "compact":
+        ranked, matched = rank(index, settings, tokens, kind, shortlist=max(COMPACT_SHORTLIST, n), fallback=fallback)
+        return compact_answer(index, ranked, matched, kind=kind, id_of=id_of, limit=limit,
+                              budget=settings.answer_budget if budget is None else budget)
+    ranked, token_set = rank(index, settings, tokens, kind, shortlist=max(SHORTLIST, n), fallback=fallback)
     ranked = collapse_by_column(ranked, index.documents, settings.hits_per_column)
-    token_set = {t for t, _ in weighted}
-    hits = []
-    for score, i in ranked[:n]:
+    hits: list[dict[str, Any]] = []
+    value_hit_of: dict[str, dict[str, Any]] = {}  # column -> the first value-Term hit shown for it
+    for score, i in ranked:
+        if len(hits) >= n:
+            break
         doc = index.documents[i]
+        value = value_of(doc)
+        if value is not None and doc.locations[0] in value_hit_of:
+            # values under their column: later value Terms of a column never take a slot of their own
+            first = value_hit_of[doc.locations[0]]
+            if len(first["snippet"]) < 300:
+                first["snippet"] += f"; also {json.dumps(value[:VALUE_CHARS], ensure_ascii=False)}"
+            continue
         snippet = doc.snippet
         if not (token_set & set(tokenize(doc.label))):
             value_hit = _value_snippet(token_set, doc.values)
             if value_hit:
                 snippet = f"{value_hit}; {snippet}" if snippet else value_hit
-        hits.append({"id": id_of(doc.iri), "kind": doc.kind, "label": doc.label, "snippet": snippet,
-                     "score": round(score, 3)})
-    return hits
+        hit = {"id": id_of(doc.iri), "kind": doc.kind, "label": doc.label, "snippet": snippet,
+               "score": round(score, 3)}
+        if value is not None:
+            value_hit_of[doc.locations[0]] = hit
+        hits.append(hit)
+    return hits if budget is None else _fit(hits, budget)
+
+
+def _meaning(doc: Document, type_name: str) -> str:
+    """The first definition of ``doc``, without a repeated ``(TYPE)``, cut to :data:`MEANING_CHARS`."""
+    texts = doc.fields.get("definition") or [doc.snippet]
+    text = " ".join(texts[0].split())
+    if type_name:
+        text = text.replace(f" ({type_name})", "")
+    return text if len(text) <= MEANING_CHARS else text[: MEANING_CHARS - 1] + "…"
+
+
+def compact_line(doc: Document, location: str | None, values: list[str]) -> str:
+    """One compact candidate: ``"table"."column" TYPE = 'v1', 'v2' -- meaning`` (identifiers and
+    values quoted with :mod:`evoonto.sources.quoting`, ANSI double quotes), or ``label -- meaning``
+    for a record that maps no table."""
+    from evoonto.sources.quoting import quote_literal
+
+    type_name = doc.types.get(location or "", "")
+    name = _quoted(location) if location else doc.label
+    parts = [name]
+    if type_name:
+        parts.append(type_name)
+    if values:
+        parts.append("= " + ", ".join(quote_literal(v[:VALUE_CHARS]) for v in values[:3]))
+    meaning = _meaning(doc, type_name)
+    if meaning:
+        parts.append(f"-- {meaning}")
+    return " ".join(parts)
+
+
+def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched: set[str], *, kind: str,
+                   budget: int, id_of=lambda iri: iri, limit: int | None = None) -> list[dict[str, Any]]:
+    """The compact answer of a ranked list, best first, within ``budget`` characters of compact JSON.
+
+    Stage one groups the hits by the column (or table) they map: the column's own Term stands for
+    the group, value Terms and the values matching the query become its inline values. Stage two
+    ranks tables by their best group and adds their other columns at :data:`TABLE_PRIOR` × that
+    score (key columns at the table's score); stage three adds the remaining tables' columns at
+    score 0 (stages two and three only for
+    Term answers: ``kind`` term or any). Candidates, best first, get a full line
+    (:func:`compact_line`) while every remaining candidate still fits tersely; when not all of them
+    can fit, the matched ones may also take up to :data:`HEAD_SHARE` of the budget for full lines
+    (at most ``limit`` full lines in all); every later candidate is named in a per-table line
+    ``"t"("a", "b", …)`` (id: the table's Term), in score order, while the answer fits.
+    Returns:
+        ``[{id, kind, label}]``; at least one entry when anything matched.
+    """
+    documents, layout = index.documents, index.layout()
+    groups: dict[str, dict[str, Any]] = {}
+    for score, i in ranked:
+        doc = documents[i]
+        location = doc.locations[0] if doc.kind == "term" and doc.locations else None
+        key = location or doc.iri
+        if location:
+            table, dot, _ = location.partition(".")
+            own = layout.column_term.get(location) if dot else layout.table_term.get(table)
+            shown = own if own is not None else i
+        else:
+            shown = i
+        group = groups.setdefault(key, {"score": score, "doc": shown, "location": location, "values": [],
+                                        "matched": True})
+        value = value_of(doc)
+        if not matched:
+            continue
+        if value is not None:
+            if matched & set(tokenize(value)):  # the value itself matched, not only its column's words
+                group["values"].append(value)
+        else:
+            group["values"].extend(v for v in doc.values[:200] if matched & set(tokenize(v)))
+    if kind in ("term", "any"):
+        table_score: dict[str, float] = {}
+        for group in groups.values():
+            if group["location"]:
+                table = group["location"].partition(".")[0]
+                table_score[table] = max(table_score.get(table, 0.0), group["score"])
+        ranked_tables = sorted(table_score.items(), key=lambda pair: -pair[1])
+        # stage three: the other tables, unranked (score 0), when the budget has room for them
+        ranked_tables += [(table, 0.0) for table in layout.table_columns if table not in table_score]
+        for table, score in ranked_tables:
+            # keys first, then schema order (SchemaLayout.table_columns), a hair apart so they stay
+            # in that order after the score sort
+            for rank_in_table, location in enumerate(layout.table_columns.get(table, ())):
+                if location not in groups:
+                    doc = documents[layout.column_term[location]]
+                    prior = 1.0 if location in doc.keys else TABLE_PRIOR  # keys: as relevant as their table
+                    groups[location] = {"score": prior * score - rank_in_table * 1e-9,
+                                        "doc": layout.column_term[location],
+                                        "location": location, "values": [], "matched": False}
+    ordered = sorted(groups.values(), key=lambda g: (-g["score"], documents[g["doc"]].iri))
+    # what naming every remaining column tersely would cost (a table line's own overhead included)
+    tail_cost = {id(g): len(json.dumps(_quoted(g["location"].partition(".")[2]), ensure_ascii=False))
+                 for g in ordered if g["location"] and "." in g["location"]}  # name, escaped quotes, ", "
+
+    def table_overhead(table: str) -> int:
+        owner = layout.table_term.get(table)
+        ident = id_of(documents[owner].iri) if owner is not None else table
+        return _json_size({"id": ident, "kind": "term", "label": f"{_quoted(table)}()"}) + 1
+
+    tail_left = sum(tail_cost.values()) + sum(table_overhead(t) for t in {
+        g["location"].partition(".")[0] for g in ordered if id(g) in tail_cost})
+    # when every candidate fits tersely, full lines may only use the room that leaves; when not,
+    # the best matches may take up to HEAD_SHARE of the budget for their full lines
+    share = HEAD_SHARE * budget if tail_left + 1 > budget else 0.0
+    out: list[dict[str, Any]] = []
+    size = 1  # the list's brackets; each entry adds its JSON and a separator
+    head = True
+    tails: dict[str, dict[str, Any]] = {}  # table -> its tail entry
+    for group in ordered:
+        doc = documents[group["doc"]]
+        location = group["location"]
+        if head and (limit is None or len(out) < limit):
+            values = sorted(dict.fromkeys(group["values"]), key=lambda v: -len(matched & set(tokenize(v))))
+            entry = {"id": id_of(doc.iri), "kind": doc.kind, "label": compact_line(doc, location, values)}
+            cost = _json_size(entry) + 1
+            left = tail_left - tail_cost.get(id(group), 0)
+            # a full line when the rest still fits tersely, or a match within the head's share
+            if not out or size + cost + left <= budget or (group["matched"] and size + cost <= share):
+                out.append(entry)
+                size += cost
+                tail_left = left
+                continue
+        head = False
+        if not location or "." not in location:
+            continue  # tables and records without a column: named by their columns in the tail
+        table, _dot, column = location.partition(".")
+        name = _quoted(column)
+        tail = tails.get(table)
+        if tail is None:
+            owner = layout.table_term.get(table)
+            tail = {"id": id_of(documents[owner].iri if owner is not None else doc.iri), "kind": "term",
+                    "label": f"{_quoted(table)}({name})"}
+            cost = _json_size(tail) + 1
+            if out and size + cost > budget:
+                break
+            tails[table] = tail
+            out.append(tail)
+        else:
+            cost = len(json.dumps(", " + name, ensure_ascii=False)) - 2
+            if size + cost > budget:
+                break
+            tail["label"] = f"{tail['label'][:-1]}, {name})"
+        size += cost
+    return out
+
+
+def _quoted(location: str) -> str:
+    """``"table"."column"`` (ANSI quotes) of a ``table.column`` location, ``"name"`` of a bare name
+    (the text itself when a name cannot be quoted)."""
+    from evoonto.errors import SourceError
+    from evoonto.sources.quoting import quote_identifier
+
+    table, _dot, column = location.partition(".")
+    try:
+        return quote_identifier(table) + (f".{quote_identifier(column)}" if column else "")
+    except SourceError:
+        return location
 
 
 # -- coverage (issue 15, item 3) ---------------------------------------------------------------------
@@ -197,7 +484,7 @@ def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3
     phrases = []
     for phrase in question_phrases(q):
         hits = browse(index, settings, phrase, kind="any", n=min(n, settings.max_results),
-                      id_of=lambda iri: iri)
+                      id_of=lambda iri: iri, format="verbose", fallback=False)
         present: set[str] = set()
         for hit in hits:
             i = position.get(hit["id"])

@@ -41,6 +41,13 @@ class Document:
     snippet: str = ""
     values: list[str] = field(default_factory=list)
     locations: list[str] = field(default_factory=list)
+    #: ``table.column`` location -> the column's declared SQL type (``evo:declaredType``), for the
+    #: compact browse answer
+    types: dict[str, str] = field(default_factory=dict)
+    #: mapped ``table.column`` locations that are keys (primary, referencing or referenced)
+    keys: set[str] = field(default_factory=set)
+    #: ``table.column`` -> its position in the table (``evo:ordinal``)
+    ordinals: dict[str, int] = field(default_factory=dict)
 
     _seen: set = field(default_factory=set, repr=False, compare=False)
 
@@ -126,6 +133,7 @@ def gather_documents(ontology: Any) -> list[Document]:
             docs[row["s"]] = Document(row["s"], kind_of[row["type"]])
 
     term_of = _add_mapping_locations(ontology, docs)
+    _add_column_types(ontology, docs)
     _add_evidence_values(ontology, docs)
     _add_relation_ends(ontology, docs)
     _add_constraint_targets(ontology, docs, term_of)
@@ -181,6 +189,35 @@ def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str
             mdoc.add("prefLabel", _labels(docs, row["term"]))
             term_of[row["m"]] = row["term"]
     return term_of
+
+
+def _add_column_types(ontology: Any, docs: dict[str, Document]) -> None:
+    """Declared SQL types (``evo:declaredType``), key roles (``evo:primaryKey``, ``evo:references``,
+    or referenced by another column) and schema positions (``evo:ordinal``) of the mapped columns, on
+    Term and Mapping documents."""
+    for row in _rows(ontology, """
+        SELECT ?x ?table ?column ?type ?pk ?ordinal (COUNT(?ref) AS ?refs) WHERE {
+          { ?x evo:hasMapping ?m } UNION { ?m evo:mapsTerm ?x } UNION { ?m a evo:Mapping BIND(?m AS ?x) }
+          ?m evo:column ?c . ?c csvw:name ?column ; dcterms:isPartOf ?t .
+          ?t csvw:name ?table .
+          OPTIONAL { ?c evo:declaredType ?type }
+          OPTIONAL { ?c evo:primaryKey ?pk }
+          OPTIONAL { ?c evo:ordinal ?ordinal }
+          OPTIONAL { { ?c evo:references ?ref } UNION { ?ref evo:references ?c } }
+        } GROUP BY ?x ?table ?column ?type ?pk ?ordinal"""):
+        doc = docs.get(row["x"])
+        if doc is None:
+            continue
+        location = f"{row['table']}.{row['column']}"
+        if row.get("type"):
+            doc.types.setdefault(location, row["type"])
+        if str(row.get("pk", "")).lower() in ("true", "1") or int(row.get("refs") or 0) > 0:
+            doc.keys.add(location)
+        if row.get("ordinal"):
+            try:
+                doc.ordinals.setdefault(location, int(row["ordinal"]))
+            except ValueError:
+                pass
 
 
 def _add_evidence_values(ontology: Any, docs: dict[str, Document]) -> None:
@@ -323,6 +360,7 @@ class SearchIndex:
             by_initial[token[0]].append(token)
         self._by_initial = dict(by_initial)
         self._surface: dict[str, list[str]] | None = None  # see _surface_words
+        self._layout: SchemaLayout | None = None  # see layout
         self._stem_of: dict[str, str] = {}
         #: normalised label text (label, first synonyms and hidden labels) for fuzzy re-scoring
         self.label_norm = [
@@ -374,6 +412,13 @@ class SearchIndex:
                 out.append([])
         return out
 
+    def layout(self) -> "SchemaLayout":
+        """Which Term documents stand for which tables and columns (built on first use); see
+        :class:`SchemaLayout`."""
+        if self._layout is None:
+            self._layout = SchemaLayout.of(self.documents)
+        return self._layout
+
     def _surface_words(self) -> dict[str, list[str]]:
         """Indexed words (case-folded, unstemmed) by first character; built on first use."""
         if self._surface is None:
@@ -424,3 +469,49 @@ class SearchIndex:
         totals = np.bincount(docs - start, weights=weights_all, minlength=end - start)
         positive = np.flatnonzero(totals > 0)
         return positive + start, totals[positive]
+
+
+def value_of(doc: Document) -> str | None:
+    """The data value a value Term stands for (the builder gives it the hidden label
+    ``table.column = value``), or None when ``doc`` is not a value Term."""
+    for location in doc.locations[:1]:
+        prefix = f"{location} = "
+        for hidden in doc.fields.get("hiddenLabel", ()):
+            if hidden.startswith(prefix):
+                return hidden[len(prefix):]
+    return None
+
+
+@dataclass
+class SchemaLayout:
+    """The schema as the Term documents map it, for browse's two-stage (tables, then columns) answer.
+
+    Attributes:
+        column_term: ``table.column`` -> position of the column's Term document (the first Term
+            mapping exactly that column that is not a value Term).
+        table_term: table -> position of the table's Term document (a Term mapping only the table).
+        table_columns: table -> its mapped ``table.column`` locations: keys first (primary,
+            referencing or referenced columns, needed by any join), then in schema order.
+    """
+
+    column_term: dict[str, int] = field(default_factory=dict)
+    table_term: dict[str, int] = field(default_factory=dict)
+    table_columns: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, documents: list[Document]) -> "SchemaLayout":
+        layout = cls()
+        for i, doc in enumerate(documents):
+            if doc.kind != "term" or len(doc.locations) != 1:
+                continue
+            location = doc.locations[0]
+            table, dot, _column = location.partition(".")
+            if not dot:
+                layout.table_term.setdefault(table, i)
+            elif location not in layout.column_term and value_of(doc) is None:
+                layout.column_term[location] = i
+                layout.table_columns.setdefault(table, []).append(location)
+        for locations in layout.table_columns.values():
+            docs = {loc: documents[layout.column_term[loc]] for loc in locations}
+            locations.sort(key=lambda loc: (loc not in docs[loc].keys, docs[loc].ordinals.get(loc, 1 << 30)))
+        return layout

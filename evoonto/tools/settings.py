@@ -7,7 +7,8 @@ The settings are RDF so a Tool-level patch can change them (architecture.md §3,
         evo:fieldWeight <B tools/browse/weight/prefLabel> ;
         evo:defaultResults 8 ; evo:maxResults 50 ;
         evo:fuzzyWeight 0.3 ;                                              # a number in [0, 1]
-        evo:hitsPerColumn 1 .                                              # 0 / absent: no collapsing
+        evo:hitsPerColumn 1 ;                                              # 0 / absent: no collapsing
+        evo:answerFormat "compact" ; evo:answerBudget 6000 .               # default "verbose"; characters
     <B tools/browse/weight/prefLabel> evo:field "prefLabel" ; evo:weight 3.0 .
     <B tools/resolve> a evo:ResolveSettings ; evo:responseBudget 6000 ; evo:evidenceBudget 3 .
 
@@ -43,6 +44,10 @@ FIELD_ALIASES = {"label": "prefLabel", "synonym": "altLabel", "columnName": "col
 
 HARD_MAX_RESULTS = 100
 
+#: Browse answer formats (see :mod:`evoonto.tools.browse`): ``verbose`` hits with label, snippet and
+#: score; ``compact`` one pasteable line per candidate, as many as the character budget holds.
+ANSWER_FORMATS = ("verbose", "compact")
+
 
 @dataclass(frozen=True)
 class BrowseSettings:
@@ -51,13 +56,18 @@ class BrowseSettings:
     ``evo:fuzzyWeight``). ``default_results`` (``evo:defaultResults``) is the number of hits when the
     caller gives no ``n``: 8 unless the tools graph says otherwise (a Tool-level patch may change it).
     ``hits_per_column`` (``evo:hitsPerColumn``) collapses results: at most that many hits mapping the
-    same table column (0 = no limit, the default), like field collapsing in search engines."""
+    same table column (0 = no limit, the default), like field collapsing in search engines.
+    ``answer_format`` (``evo:answerFormat``, one of :data:`ANSWER_FORMATS`) is the format when the
+    caller names none; ``answer_budget`` (``evo:answerBudget``, characters of compact JSON, ≥ 200)
+    bounds a compact answer when the caller gives no budget."""
 
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     default_results: int = 8
     max_results: int = 50
     fuzzy_weight: float = 0.3
     hits_per_column: int = 0
+    answer_format: str = "verbose"
+    answer_budget: int = 6000
 
 
 @dataclass(frozen=True)
@@ -146,6 +156,9 @@ def load_settings(ontology: Any) -> ToolSettings:
         max_results=max_results,
         fuzzy_weight=_fraction(scalars.get("fuzzyWeight"), default.fuzzy_weight),
         hits_per_column=_number(scalars.get("hitsPerColumn"), int) or default.hits_per_column,
+        answer_format=(str(scalars["answerFormat"]) if str(scalars.get("answerFormat")) in ANSWER_FORMATS
+                       else default.answer_format),
+        answer_budget=min(max(_number(scalars.get("answerBudget"), int) or default.answer_budget, 200), 200_000),
     )
     rdefault = ResolveSettings()
     evidence = _number(scalars.get("evidenceBudget"), int)

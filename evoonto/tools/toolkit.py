@@ -22,7 +22,8 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from evoonto.errors import EvoontoError, SourceError, ToolArgumentError
-from evoonto.tools.browse import KIND_CHOICES, MAX_QUERY_CHARS
+from evoonto.tools.browse import KIND_CHOICES, MAX_BUDGET, MAX_QUERY_CHARS, MIN_BUDGET
+from evoonto.tools.settings import ANSWER_FORMATS
 from evoonto.tools.browse import browse as _browse
 from evoonto.tools.browse import coverage as _coverage
 from evoonto.tools.declared import DeclaredTool, load_declared_tools, run_declared
@@ -149,14 +150,19 @@ class OntologyTools:
 
     # -- the agent-facing tools -------------------------------------------------------------------
 
-    def browse(self, q: str, *, kind: str = "term", n: int | None = None) -> list[dict[str, Any]]:
-        """Ranked candidates ``[{id, kind, label, snippet, score}]``; see :func:`evoonto.tools.browse.browse`.
+    def browse(self, q: str, *, kind: str = "term", n: int | None = None, format: str | None = None,
+               budget: int | None = None) -> list[dict[str, Any]]:
+        """Ranked candidates: verbose ``[{id, kind, label, snippet, score}]`` or compact
+        ``[{id, kind, label}]`` (one pasteable line per candidate within ``budget`` characters);
+        see :func:`evoonto.tools.browse.browse`.
 
         Raises:
-            ToolArgumentError: empty or > 1,000-character query, unknown kind, n outside 1..max.
+            ToolArgumentError: empty or over-long query (> 20,000 characters), unknown kind or
+                format, n outside 1..max, budget outside 200..200,000.
         """
         built = self.built
-        return _browse(built.index, built.settings.browse, q, kind=kind, n=n, id_of=built.codec.to_id)
+        return _browse(built.index, built.settings.browse, q, kind=kind, n=n, id_of=built.codec.to_id,
+                       format=format, budget=budget)
 
     def coverage(self, q: str) -> dict[str, Any]:
         """Which phrases of a question map to which records and which to nothing
@@ -164,7 +170,7 @@ class OntologyTools:
         :func:`evoonto.tools.browse.coverage`.
 
         Raises:
-            ToolArgumentError: empty or > 1,000-character question.
+            ToolArgumentError: empty or > 20,000-character question.
         """
         built = self.built
         return _coverage(built.index, built.settings.browse, q, id_of=built.codec.to_id)
@@ -364,8 +370,12 @@ def browse_description(settings: BrowseSettings) -> str:
         "q: words of the question, a column name (snake_case/camelCase ok) or a value seen in the data.\n"
         f"kind: {KIND_CHOICES[0]} (default), {', '.join(KIND_CHOICES[1:-1])} or {KIND_CHOICES[-1]}.\n"
         f"n: number of results (default {settings.default_results}, at most {settings.max_results}).\n"
-        "Returns JSON [{id, kind, label, snippet, score}] (an empty list when nothing matches: try other "
-        "words, a column name or kind='any'); pass ids to resolve."
+        f"format: verbose or compact (default {settings.answer_format}); compact gives one line per candidate, "
+        "'\"table\".\"column\" TYPE = matched values -- meaning', ready to paste into SQL, as many as fit "
+        f"budget characters (default {settings.answer_budget}): the tables that match first, then their columns.\n"
+        "A whole question (with its evidence) may be passed as q.\n"
+        "Returns JSON [{id, kind, label, snippet, score}] (compact: [{id, kind, label}]; an empty list when "
+        "nothing matches: try other words, a column name or kind='any'); pass ids to resolve."
     )
 
 
@@ -393,9 +403,15 @@ def _browse_spec(tools: OntologyTools, settings: BrowseSettings) -> ToolSpec:
                  "description": "record kind to return ('any' for all kinds)"},
         "n": {"type": "integer", "minimum": 1, "maximum": settings.max_results,
               "default": settings.default_results, "description": "number of results"},
+        "format": {"type": "string", "enum": list(ANSWER_FORMATS), "default": settings.answer_format,
+                   "description": "verbose hits or compact pasteable lines"},
+        "budget": {"type": "integer", "minimum": MIN_BUDGET, "maximum": MAX_BUDGET,
+                   "description": "characters of the answer (compact default "
+                                  f"{settings.answer_budget}); decides how many candidates fit"},
     }, ("q",))
     return ToolSpec("browse", browse_description(settings), schema,
-                    lambda q, kind=KIND_CHOICES[0], n=None: tools.browse(q, kind=kind, n=n),
+                    lambda q, kind=KIND_CHOICES[0], n=None, format=None, budget=None: tools.browse(
+                        q, kind=kind, n=n, format=format, budget=budget),
                     output_schema=BROWSE_OUTPUT, result_key="results", empty_hint=BROWSE_EMPTY_HINT)
 
 

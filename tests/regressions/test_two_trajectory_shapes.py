@@ -33,7 +33,8 @@ def test_offline_and_mcp_trajectories_give_the_same_diagnosis(tmp_path):
     path = concert_workspace(tmp_path / "ws")
     ws = Workspace.open(path)
     tools = OntologyTools(ws.ontology, version=ws.version)
-    policy = LinkingPolicy(budget_chars=1_000_000)  # nothing trimmed: the agent read every answer
+    # browse + resolve, nothing trimmed: the agent read every answer
+    policy = LinkingPolicy(budget_chars=1_000_000, format="verbose")
 
     offline: list[dict] = []
     for task, question in QUESTIONS.items():
