@@ -313,14 +313,8 @@ def load_bird(data: Path | str, *, questions_file: str = "dev.json") -> Benchmar
     Raises:
         WorkloadError: missing or malformed file.
     """
-    seen: set[str] = set()
-
     def parse(row: dict, i: int, path: Path, db_id: str) -> tuple[Question, Gold, str | None]:
-        qid = f"{db_id}/{row.get('question_id', i)}"
-        if qid in seen:  # BIRD mini-dev repeats ids 137 and 138: keep both, the repeat suffixed
-            warnings.warn(f"{path}: question #{i} repeats id {qid!r}; kept as {qid}#{i}", stacklevel=2)
-            qid = f"{qid}#{i}"
-        seen.add(qid)
+        qid = f"{db_id}/{row.get('question_id', i)}"  # a repeated id is suffixed by _assemble
         sql = row.get("SQL", row.get("query"))
         if not isinstance(sql, str):
             raise WorkloadError(f"{path}: question #{i} has no 'SQL' string")

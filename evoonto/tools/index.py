@@ -199,7 +199,7 @@ def _add_column_types(ontology: Any, docs: dict[str, Document]) -> None:
         SELECT ?x ?table ?column ?type ?pk ?ordinal (COUNT(?ref) AS ?refs) WHERE {
           { ?x evo:hasMapping ?m } UNION { ?m evo:mapsTerm ?x } UNION { ?m a evo:Mapping BIND(?m AS ?x) }
           ?m evo:column ?c . ?c csvw:name ?column ; dcterms:isPartOf ?t .
-          ?t csvw:name ?table .
+          ?t dcterms:title|csvw:name ?table .
           OPTIONAL { ?c evo:declaredType ?type }
           OPTIONAL { ?c evo:primaryKey ?pk }
           OPTIONAL { ?c evo:ordinal ?ordinal }
