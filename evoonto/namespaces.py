@@ -37,6 +37,7 @@ class EVO(DefinedNamespace):
     DeclaredTool: URIRef  # Declared tool
     Dimension: URIRef  # Dimension
     Document: URIRef  # Document
+    DocumentReading: URIRef  # document reading
     Entity: URIRef  # Entity
     Evidence: URIRef  # Evidence
     FieldWeight: URIRef  # Field weight
@@ -117,6 +118,7 @@ class EVO(DefinedNamespace):
     sourceKind: URIRef  # source kind
     sparqlTemplate: URIRef  # SPARQL template
     sqlTemplate: URIRef  # SQL template
+    status: URIRef  # status
     summary: URIRef  # summary
     text: URIRef  # text
     toolName: URIRef  # tool name

@@ -159,6 +159,7 @@ def build(
     at: datetime | None = None,
     progress: Callable[[str, str], None] | None = None,
     lexicon: Lexicon | None = None,
+    documentation: bool = True,
 ) -> BuildResult:
     """Build the initial ontology ``L_0`` from read-only sources and an optional question workload.
 
@@ -175,6 +176,11 @@ def build(
         progress: called as ``progress(source_id, step)`` after each step of :data:`STEPS`.
         lexicon: abbreviations and synonyms for the labels (default: the packaged
             :class:`~evoonto.lexicon.Lexicon`; ``Lexicon.load(workspace)`` adds a workspace's own).
+        documentation: read the documentation of each table source (default ``True``): the
+            table/column comments its connector reflects (SQLite DDL comments, PostgreSQL
+            ``COMMENT ON``) and, beside a database file or in a source folder, a BIRD-style
+            ``database_description/`` folder, dbt property files and a ``tables.json``
+            (:mod:`evoonto.builder.documentation`). ``False`` builds from the data alone.
 
     A table source (not documents) that yields no Term is reported as a
     :class:`~evoonto.sources.base.SourceWarning`.
@@ -190,12 +196,12 @@ def build(
         ShapeViolationError: the constructed graphs violate the shapes (a builder bug).
     """
     with use_lexicon(lexicon):
-        return _build(sources, workload, proposer, base_iri, validate, at, progress)
+        return _build(sources, workload, proposer, base_iri, validate, at, progress, documentation)
 
 
 def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[Question | str] | None,
            proposer: str | Proposer, base_iri: str, validate: bool, at: datetime | None,
-           progress: Callable[[str, str], None] | None) -> BuildResult:
+           progress: Callable[[str, str], None] | None, documentation: bool = True) -> BuildResult:
     """:func:`build` with the lexicon set for the label functions."""
     started = time.perf_counter()
     if isinstance(sources, (str, Path)):
@@ -214,6 +220,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
 
     catalog = bind_prefixes(Graph())
     content = bind_prefixes(Graph())
+    documented = bind_prefixes(Graph())  # documents of dictionaries, added after grounding
     totals: dict[str, int] = {}
     rejected: list[Rejection] = []
     reports: list[SourceReport] = []
@@ -241,6 +248,9 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             proposal = chosen.propose(schema, profiles, mine)
             proposal.joins.extend(_discovered_joins(src, iris))
             _drop_view_passthrough(proposal, schema)
+            intake = _documentation(location, src, schema, iris, clock) if documentation else None
+            if intake is not None:
+                intake.prepare(proposal, src)
             _step(progress, src.id, "propose")
             verified = verify(proposal, schema, profiles, prober)
             rejected.extend(verified.rejected)
@@ -248,11 +258,12 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             built = construct(verified, schema, iris, clock)
             rejected.extend(built.rejected)
             built.graph(content)
+            doc_counts = intake.record(content, documented) if intake is not None else {}
             _step(progress, src.id, "construct")
         finally:
             if owned:
                 src.close()
-        counts = built.counts()
+        counts = {**built.counts(), **{k: v for k, v in doc_counts.items() if v}}
         if not counts.get("terms") and getattr(src, "kind", "") != "documents":
             from evoonto.sources.base import warn
 
@@ -268,12 +279,21 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
     for triple in scheme_triples(iris, "evoonto ontology of " + ", ".join(r.source for r in reports)):
         content.add(triple)
     totals["document_links"] = ground_in_documents(content, catalog)
+    catalog += documented
     result = BuildResult({"catalog": catalog, "content": content}, totals, rejected, reports,
                          getattr(chosen, "name", type(chosen).__name__), iris.base, clock)
     if validate:
         result.validation = _validate(result)
     result.elapsed_ms = (time.perf_counter() - started) * 1000.0
     return result
+
+
+def _documentation(location: Any, src: BaseSource, schema: Any, iris: IriFactory, clock: datetime) -> Any:
+    """The documentation intake of one table source, or ``None`` when it has no documentation."""
+    from evoonto.builder.documentation import DocumentationIntake, gather
+
+    docs = gather(location if isinstance(location, (str, Path)) else None, src)
+    return DocumentationIntake(schema, iris, clock, docs) if docs else None
 
 
 def _warn_unmatched_questions(questions: Sequence[Question], source_ids: Sequence[str]) -> None:

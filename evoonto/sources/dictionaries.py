@@ -228,7 +228,7 @@ def _group_code(m: re.Match) -> str:
     return next(g for g in (m.group("dq"), m.group("sq"), m.group("cq")) if g is not None)
 
 
-def _pairs(line: str) -> list[tuple[str, str, bool]]:
+def _pairs(line: str) -> list[tuple[str, str | None, bool]]:
     """``(code, meaning, quoted)`` of each ``code SEP meaning`` in one line; a meaning runs up to the
     next pair, a ``;``, or the end of the line. A quoted code may stand anywhere; an unquoted one
     only at the start of the line or after an earlier pair of the line (``0: no, 1: yes``), so
@@ -240,14 +240,23 @@ def _pairs(line: str) -> list[tuple[str, str, bool]]:
                                  or (m.start() > 0 and not matches)):
             continue
         matches.append(m)
-    out: list[tuple[str, str, bool]] = []
+    out: list[tuple[str, str | None, bool]] = []
     for i, m in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(line)
         meaning = _LEAD.sub("", line[m.end():end].split(";")[0]).strip(" ,;.")
+        quoted = m.group("bare") is None
+        code = _group_code(m) if quoted else m.group("bare")
+        alone = _QUOTED_ONE.fullmatch(meaning)
+        if alone and m.group("sep") != ":":  # "'A' = 'alpha'": a quoted meaning
+            meaning, alone = _group_code(alone), None
+        if quoted and (not meaning or alone):  # '"A" : "B" : "C"': a list of values without meanings
+            out.append((code, None, True))
+            if alone:
+                out.append((_group_code(alone), None, True))
+            continue
         if not meaning or len(meaning) > 200:
             continue
-        quoted = m.group("bare") is None
-        out.append((_group_code(m) if quoted else m.group("bare"), _clean(meaning), quoted))
+        out.append((code, _clean(meaning), quoted))
     return out
 
 
