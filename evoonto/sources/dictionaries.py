@@ -318,14 +318,14 @@ def _bird_rows(path: Path, text: str, table: TableInfo) -> list[ColumnDoc]:
     out: list[ColumnDoc] = []
     column_names = [c.name for c in table.columns]
     while True:
+        line = reader.line_num + 1  # a row's first line (a quoted field may span several)
         try:
             row = next(reader)
         except StopIteration:
             break
         except csv.Error as exc:
-            warn(f"{path}:{reader.line_num}: malformed row ({exc}); row skipped")
+            warn(f"{path}:{line}: malformed row ({exc}); row skipped")
             continue
-        line = reader.line_num
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(header):
