@@ -259,7 +259,7 @@ class DocumentationIntake:
         documents: dict[str, URIRef] = {}
         passages: dict[str, int] = defaultdict(int)
         terms = set(content.subjects(RDF.type, EVO.Term))
-        links: list[tuple[URIRef, URIRef, URIRef]] = []
+        links: list[tuple[URIRef, URIRef, URIRef | Literal]] = []
         for doc in self.docs:
             name = _document_name(doc)
             doc_iri = documents.get(name)
@@ -333,7 +333,7 @@ class DocumentationIntake:
             term = self.iris.term(self.source_id, term_slug(doc.table, doc.column))
             if term not in terms:
                 continue
-            targets = [term, *sorted(content.objects(term, EVO.hasMapping))]
+            targets = [term, *sorted(URIRef(str(m)) for m in content.objects(term, EVO.hasMapping))]
             qcol, qtable = quote_identifier(doc.column, self.dialect), quote_identifier(doc.table, self.dialect)
             tests: list[tuple[str, str, str]] = []
             if doc.not_null:

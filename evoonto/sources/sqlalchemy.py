@@ -60,8 +60,8 @@ class SQLAlchemySource(BaseSource):
     """A database behind a SQLAlchemy URL (see the module docstring).
 
     Args:
-        url: a SQLAlchemy URL, e.g. ``sqlite:///path.db`` or ``postgresql://u@h/db`` (psycopg 3 is
-            used when psycopg2 is not installed; ``pip install 'evoonto[postgres]'``).
+        url: a SQLAlchemy URL, e.g. ``sqlite:///path.db`` or ``postgresql://u@h/db`` (driver:
+            ``pip install 'evoonto[postgres]'``).
         source_id: identifier (default: the URL's database name).
         engine_options: extra keyword arguments for ``sqlalchemy.create_engine``.
 
@@ -90,7 +90,6 @@ class SQLAlchemySource(BaseSource):
             path = Path(database).expanduser()
             connect_read_only(path).close()  # clear errors for missing/corrupt/locked files
             options["creator"] = lambda: connect_read_only(path)
-        parsed = _installed_postgres_driver(parsed)
         try:
             self._engine = sqlalchemy.create_engine(parsed, **options)
             with self._engine.connect():
@@ -187,18 +186,6 @@ class SQLAlchemySource(BaseSource):
 
     def _close(self) -> None:
         self._engine.dispose()
-
-
-def _installed_postgres_driver(parsed):
-    """A plain ``postgresql://`` URL names SQLAlchemy's default driver, psycopg2; when only psycopg
-    (3, the ``postgres`` extra) is installed, the URL is read as ``postgresql+psycopg://``."""
-    import importlib.util
-
-    if parsed.drivername != "postgresql" or importlib.util.find_spec("psycopg2") is not None:
-        return parsed
-    if importlib.util.find_spec("psycopg") is None:
-        return parsed
-    return parsed.set(drivername="postgresql+psycopg")
 
 
 def _table_comment(inspector, name: str) -> str | None:
