@@ -60,6 +60,8 @@ _SUMMARY_CHARS = 400
 _DEFINITION_CHARS = 600
 _NUMERIC_TYPE = re.compile(r"int|real|num|dec|float|double|bool|serial|money", re.IGNORECASE)
 _NUMBER = re.compile(r"^[+-]?\d+(?:\.\d+)?$")
+#: The "; values: a, b, c." tail of a profiled definition (evoonto.builder.propose).
+_PROFILED_VALUES = re.compile(r"; values: ([^\n]*)\.$")
 
 
 def gather(location: str | Path | None, source: Any, *, extra: Sequence[str | Path] = ()) -> list[ColumnDoc]:
@@ -237,8 +239,12 @@ class DocumentationIntake:
         text = ". ".join(parts)
         if len(text) > _DEFINITION_CHARS:
             text = text[: _DEFINITION_CHARS - 1] + "…"
-        return dataclasses.replace(cand, labels=labels, definition=f"{text}. {cand.definition}",
-                                   origin=cand.origin)
+        generic = cand.definition
+        profiled = _PROFILED_VALUES.search(generic)
+        documented = {v.code.strip().casefold() for d in docs for v in d.values}
+        if profiled and {p.strip().casefold() for p in profiled.group(1).split(", ")} <= documented:
+            generic = generic[: profiled.start()] + "."  # the profiled value list repeats the documented one
+        return dataclasses.replace(cand, labels=labels, definition=f"{text}. {generic}")
 
     # -- after construction ---------------------------------------------------------------------------
 
