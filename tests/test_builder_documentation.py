@@ -252,3 +252,17 @@ def test_cli_no_documentation(shop, tmp_path, capsys):
     assert main(["build", "--source", str(shop), "-w", str(tmp_path / "b"), "--no-progress",
                  "--no-documentation"]) == 0
     assert "documentation statements" not in capsys.readouterr().out
+
+
+def test_find_documentation_beside_a_database_and_given_explicitly(shop, tmp_path):
+    from evoonto.sources.dictionaries import find_documentation
+
+    assert find_documentation(shop) == [("dictionary", shop.parent / "database_description")]
+    assert find_documentation("postgresql://u@h/db") == []
+    project = tmp_path / "project"
+    (project / "models").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text("name: p\n", encoding="utf-8")
+    (tmp_path / "t.json").write_text("[]", encoding="utf-8")
+    assert find_documentation(None, extra=[project, shop.parent / "database_description", tmp_path / "t.json"]) == [
+        ("dbt", project / "models"), ("dictionary", shop.parent / "database_description"),
+        ("tables.json", tmp_path / "t.json")]

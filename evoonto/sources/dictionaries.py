@@ -34,7 +34,7 @@ import io
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -585,13 +585,6 @@ def read_tables_json(path: Path, tables: Sequence[TableInfo], db_id: str) -> lis
 
 # --- discovery ------------------------------------------------------------------------------------------
 
-@dataclass
-class _Found:
-    kind: str
-    path: Path
-    extra: dict[str, str] = field(default_factory=dict)
-
-
 def find_documentation(location: str | Path | None, *, extra: Sequence[str | Path] = ()) -> list[tuple[str, Path]]:
     """Documentation files that belong to the source at ``location``.
 
@@ -624,12 +617,12 @@ def find_documentation(location: str | Path | None, *, extra: Sequence[str | Pat
         else:
             found.extend(("dbt", p) for p in sorted(place.glob("*.y*ml")) if _holds_models(p))
     for path in map(Path, extra):
-        if path.is_dir() and path.name == DICTIONARY_DIR or any(path.glob("*.csv")) if path.is_dir() else False:
-            found.append(("dictionary", path))
-        elif path.name == "tables.json" or path.suffix == ".json":
-            found.append(("tables.json", path))
-        elif path.is_dir() and (path / "dbt_project.yml").is_file():
+        if path.is_dir() and (path / "dbt_project.yml").is_file():
             found.append(("dbt", path / "models" if (path / "models").is_dir() else path))
+        elif path.is_dir() and (path.name == DICTIONARY_DIR or any(path.glob("*.csv"))):
+            found.append(("dictionary", path))
+        elif path.suffix == ".json":
+            found.append(("tables.json", path))
         else:
             found.append(("dbt", path))
     return list(dict.fromkeys(found))
