@@ -37,6 +37,7 @@ class EVO(DefinedNamespace):
     DeclaredTool: URIRef  # Declared tool
     Dimension: URIRef  # Dimension
     Document: URIRef  # Document
+    DocumentReading: URIRef  # document reading
     Entity: URIRef  # Entity
     Evidence: URIRef  # Evidence
     FieldWeight: URIRef  # Field weight
@@ -129,6 +130,7 @@ class EVO(DefinedNamespace):
     sparqlTemplate: URIRef  # SPARQL template
     sql: URIRef  # SQL
     sqlTemplate: URIRef  # SQL template
+    status: URIRef  # status
     summary: URIRef  # summary
     text: URIRef  # text
     toolName: URIRef  # tool name

@@ -11,6 +11,7 @@ extra       package             feature
 ``llm``     ``anthropic``       Claude proposer, evolver and data agent (``anthropic:MODEL``)
 ``owl``     ``owlready2``       ``evoonto validate --owl`` (HermiT consistency check, needs Java)
 ``remote``  ``SPARQLWrapper``   :class:`evoonto.remote.RemoteSparqlStore` and ``evoonto push``
+``dbt``     ``PyYAML``          dbt ``schema.yml`` documentation (``evoonto build``)
 ==========  ==================  ==================================================
 """
 
@@ -26,6 +27,7 @@ OPTIONAL: dict[str, tuple[str, str]] = {
     "anthropic": ("llm", "the Claude proposer, evolver and agent (anthropic:MODEL)"),
     "owlready2": ("owl", "the OWL consistency check (validate --owl)"),
     "SPARQLWrapper": ("remote", "remote SPARQL endpoints (RemoteSparqlStore, push)"),
+    "yaml": ("dbt", "reading dbt schema.yml documentation"),
 }
 
 

@@ -160,6 +160,7 @@ def build(
     progress: Callable[[str, str], None] | None = None,
     lexicon: Lexicon | None = None,
     verified: str | Path | Iterable[Mapping[str, Any]] | None = None,
+    documentation: bool = True,
 ) -> BuildResult:
     """Build the initial ontology ``L_0`` from read-only sources and an optional question workload.
 
@@ -184,6 +185,11 @@ def build(
             :class:`~evoonto.sources.base.SourceWarning` naming its file and line. Counts are in
             ``BuildResult.counts`` (``verified_queries``, ``metrics``, ``filters``, ``grains``,
             ``synonyms``, ``joins``).
+        documentation: read the documentation of each table source (default ``True``): the
+            table/column comments its connector reflects (SQLite DDL comments, PostgreSQL
+            ``COMMENT ON``) and, beside a database file or in a source folder, a BIRD-style
+            ``database_description/`` folder, dbt property files and a ``tables.json``
+            (:mod:`evoonto.builder.documentation`). ``False`` builds from the data alone.
 
     A table source (not documents) that yields no Term is reported as a
     :class:`~evoonto.sources.base.SourceWarning`.
@@ -202,12 +208,13 @@ def build(
 
     items = as_verified(verified)  # read (and warned about) before any probe runs
     with use_lexicon(lexicon):
-        return _build(sources, workload, proposer, base_iri, validate, at, progress, items)
+        return _build(sources, workload, proposer, base_iri, validate, at, progress, items, documentation)
 
 
 def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[Question | str] | None,
            proposer: str | Proposer, base_iri: str, validate: bool, at: datetime | None,
-           progress: Callable[[str, str], None] | None, verified_items: Sequence[Any] = ()) -> BuildResult:
+           progress: Callable[[str, str], None] | None, verified_items: Sequence[Any] = (),
+           documentation: bool = True) -> BuildResult:
     """:func:`build` with the lexicon set for the label functions."""
     started = time.perf_counter()
     if isinstance(sources, (str, Path)):
@@ -226,6 +233,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
 
     catalog = bind_prefixes(Graph())
     content = bind_prefixes(Graph())
+    documented = bind_prefixes(Graph())  # documents of dictionaries, added after grounding
     totals: dict[str, int] = {}
     rejected: list[Rejection] = []
     reports: list[SourceReport] = []
@@ -254,6 +262,9 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             proposal = chosen.propose(schema, profiles, mine)
             proposal.joins.extend(_discovered_joins(src, iris))
             _drop_view_passthrough(proposal, schema)
+            intake = _documentation(location, src, schema, iris, clock) if documentation else None
+            if intake is not None:
+                intake.prepare(proposal, src)
             _step(progress, src.id, "propose")
             verified = verify(proposal, schema, profiles, prober)
             rejected.extend(verified.rejected)
@@ -261,7 +272,8 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             built = construct(verified, schema, iris, clock)
             rejected.extend(built.rejected)
             built.graph(content)
-            counts = built.counts()
+            doc_counts = intake.record(content, documented) if intake is not None else {}
+            counts = {**built.counts(), **{k: v for k, v in doc_counts.items() if v}}
             if proposal.concepts:  # concepts for workload phrases that name no Term (issue 18.3)
                 from evoonto.builder.concepts import build_concepts
 
@@ -304,12 +316,21 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
     for triple in scheme_triples(iris, "evoonto ontology of " + ", ".join(r.source for r in reports), content):
         content.add(triple)
     totals["document_links"] = ground_in_documents(content, catalog)
+    catalog += documented
     result = BuildResult({"catalog": catalog, "content": content}, totals, rejected, reports,
                          getattr(chosen, "name", type(chosen).__name__), iris.base, clock)
     if validate:
         result.validation = _validate(result)
     result.elapsed_ms = (time.perf_counter() - started) * 1000.0
     return result
+
+
+def _documentation(location: Any, src: BaseSource, schema: Any, iris: IriFactory, clock: datetime) -> Any:
+    """The documentation intake of one table source, or ``None`` when it has no documentation."""
+    from evoonto.builder.documentation import DocumentationIntake, gather
+
+    docs = gather(location if isinstance(location, (str, Path)) else None, src)
+    return DocumentationIntake(schema, iris, clock, docs) if docs else None
 
 
 def _warn_unmatched_questions(questions: Sequence[Question], source_ids: Sequence[str]) -> None:

@@ -31,6 +31,14 @@ into WORKSPACE/backups/<UTC time>/ and a new workspace is made as `evoonto init`
 runs and trajectories never mix with the new base. WORKSPACE/lexicon.tsv stays in place.
 Source paths are recorded as absolute paths, so `evoonto serve` works from any directory.
 
+Documentation (skip it with --no-documentation): table and column comments (SQLite `-- …` after a
+column in CREATE TABLE, PostgreSQL COMMENT ON, any comment SQLAlchemy reflects) and, beside a
+database file, a BIRD-style database_description/<table>.csv data dictionary, dbt property files
+(schema.yml / _models.yml, or a dbt_project.yml folder's models/) and a Spider-style tables.json.
+They give labels, definitions, value meanings ('POS' = point of sale) and dbt tests; each statement
+is kept as Evidence pointing at its file and line, and a documented value the data never shows is
+recorded as contradicted. A malformed row or an unknown column is one warning naming file and line.
+
 Examples:
   evoonto build --source db.sqlite --workload questions.jsonl --workspace ./onto
   evoonto build --source other.sqlite --workspace ./onto --force   # replace ./onto (old one backed up)
@@ -56,6 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--force", action="store_true",
                         help="replace an existing workspace; its files are moved to WORKSPACE/backups/<UTC time>/")
     parser.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
+    parser.add_argument("--no-documentation", action="store_true",
+                        help="do not read comments, data dictionaries, dbt files or tables.json beside the sources")
     add_workspace_option(parser)
     parser.set_defaults(func=run)
 
@@ -103,7 +113,7 @@ def _run(args: argparse.Namespace, started: float) -> int:
         # validate=False: the workspace validates the new base with the SHACL shapes before writing it
         result = build(args.source, args.workload, proposer=proposer, base_iri=base_iri, progress=progress,
                        validate=False, lexicon=Lexicon.load(path),  # + the workspace's lexicon.tsv
-                       verified=args.verified)
+                       verified=args.verified, documentation=not args.no_documentation)
     ws = write_workspace(result, path, force=args.force)
     total_s = time.perf_counter() - started
     build_s = result.elapsed_ms / 1000
@@ -118,6 +128,9 @@ def _run(args: argparse.Namespace, started: float) -> int:
         print(f"  {c.get('verified_queries', 0)} verified queries: {c.get('metrics', 0)} metrics, "
               f"{c.get('filters', 0)} named filters, {c.get('grains', 0)} date grains, "
               f"{c.get('synonyms', 0)} synonyms, {c.get('joins', 0)} new joins")
+    if c.get("documentation"):
+        print(f"  {c['documentation']} documentation statements read; {c.get('documented_values', 0)} documented "
+              f"value lists probed, {c.get('contradicted', 0)} contradicted by the data")
     if replaced is not None:
         print(f"  replaced {replaced}; its files are in {path / BACKUP_DIR}/")
     for report in result.sources:

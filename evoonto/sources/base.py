@@ -111,13 +111,15 @@ class ForeignKey:
 @dataclass(frozen=True)
 class ColumnInfo:
     """One column: ``name``, ``declared_type`` (as declared, ``""`` if none), ``nullable``,
-    ``primary_key`` (part of the table's primary key) and ``ordinal`` (0-based position)."""
+    ``primary_key`` (part of the table's primary key), ``ordinal`` (0-based position) and
+    ``comment`` (the column's documentation in the DDL or the database's catalog, if any)."""
 
     name: str
     declared_type: str = ""
     nullable: bool = True
     primary_key: bool = False
     ordinal: int = 0
+    comment: str | None = None
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,7 @@ class TableInfo:
         row_count: number of rows, or ``None`` when counting failed or timed out.
         kind: ``"table"``, ``"view"`` or ``"file"``.
         has_rowid: SQLite only: the table has a ``rowid`` (used for cheap systematic sampling).
+        comment: the table's documentation in the DDL or the database's catalog, if any.
     """
 
     name: str
@@ -141,6 +144,7 @@ class TableInfo:
     row_count: int | None = None
     kind: str = "table"
     has_rowid: bool = False
+    comment: str | None = None
 
     def column(self, name: str) -> ColumnInfo:
         """The column called ``name`` (exact match first, then case-insensitive).

@@ -1,8 +1,10 @@
 """Any database reachable through a SQLAlchemy URL, read-only.
 
 The catalog comes from SQLAlchemy's inspector (tables and views of the default schema, columns with
-declared types, primary and foreign keys); queries are sent as driver SQL (no bind-parameter
-parsing, so ``':30'`` in a literal stays a literal) inside a transaction that is always rolled back.
+declared types, primary and foreign keys, and the table and column comments such as PostgreSQL
+``COMMENT ON``, which :mod:`evoonto.sources.dictionaries` reads as documentation); queries are sent
+as driver SQL (no bind-parameter parsing, so ``':30'`` in a literal stays a literal) inside a
+transaction that is always rolled back.
 
 Read-only layers besides the statement guard:
 
@@ -58,7 +60,8 @@ class SQLAlchemySource(BaseSource):
     """A database behind a SQLAlchemy URL (see the module docstring).
 
     Args:
-        url: a SQLAlchemy URL, e.g. ``sqlite:///path.db`` or ``postgresql+psycopg://u@h/db``.
+        url: a SQLAlchemy URL, e.g. ``sqlite:///path.db`` or ``postgresql://u@h/db`` (driver:
+            ``pip install 'evoonto[postgres]'``).
         source_id: identifier (default: the URL's database name).
         engine_options: extra keyword arguments for ``sqlalchemy.create_engine``.
 
@@ -123,7 +126,7 @@ class SQLAlchemySource(BaseSource):
             ColumnInfo(
                 name=col["name"], declared_type=_type_name(col.get("type"), self._engine.dialect),
                 nullable=bool(col.get("nullable", True)), primary_key=col["name"] in primary_key,
-                ordinal=i,
+                ordinal=i, comment=col.get("comment") or None,
             )
             for i, col in enumerate(raw_columns)
         )
@@ -139,6 +142,7 @@ class SQLAlchemySource(BaseSource):
                 )
         return TableInfo(
             name=name, columns=columns, primary_key=primary_key, foreign_keys=tuple(foreign_keys), kind=kind,
+            comment=_table_comment(inspector, name),
         )
 
     def _execute(self, sql: str, limit: int, timeout_ms: float):
@@ -182,6 +186,17 @@ class SQLAlchemySource(BaseSource):
 
     def _close(self) -> None:
         self._engine.dispose()
+
+
+def _table_comment(inspector, name: str) -> str | None:
+    """The table's comment (PostgreSQL ``COMMENT ON TABLE``, MySQL ``COMMENT=``), or ``None`` where
+    the dialect keeps none."""
+    import sqlalchemy
+
+    try:
+        return (inspector.get_table_comment(name) or {}).get("text") or None
+    except (NotImplementedError, sqlalchemy.exc.SQLAlchemyError):
+        return None
 
 
 def _type_name(type_, dialect) -> str:

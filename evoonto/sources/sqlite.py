@@ -231,10 +231,11 @@ class SQLiteSource(BaseSource):
 
     def _describe(self, name: str, kind: str, without_rowid: bool) -> TableInfo:
         info = self._meta("SELECT cid, name, type, \"notnull\", pk FROM pragma_table_info(?)", (name,))
+        comments = self._column_comments(name) if kind == "table" else {}
         columns = tuple(
             ColumnInfo(
                 name=col_name, declared_type=(col_type or "").strip(), nullable=not notnull,
-                primary_key=pk > 0, ordinal=cid,
+                primary_key=pk > 0, ordinal=cid, comment=comments.get(col_name.casefold()),
             )
             for cid, col_name, col_type, notnull, pk in sorted(info)
         )
@@ -259,6 +260,28 @@ class SQLiteSource(BaseSource):
             name=name, columns=columns, primary_key=primary_key, foreign_keys=tuple(foreign_keys),
             kind="view" if kind == "view" else "table", has_rowid=kind == "table" and not without_rowid,
         )
+
+    def _column_comments(self, name: str) -> dict[str, str]:
+        """``{column name casefolded: comment}`` from the ``-- …`` / ``/* … */`` comments that follow
+        the columns in the stored ``CREATE TABLE`` text (sqlglot keeps them on each column
+        definition); ``{}`` when there are none or the text does not parse."""
+        rows = self._meta("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+        text = rows[0][0] if rows and rows[0][0] else ""
+        if "--" not in text and "/*" not in text:
+            return {}
+        import sqlglot
+        from sqlglot import exp
+
+        try:
+            tree = sqlglot.parse_one(text, read="sqlite")
+        except sqlglot.errors.SqlglotError:
+            return {}
+        out: dict[str, str] = {}
+        for col in tree.find_all(exp.ColumnDef):
+            note = " ".join(" ".join(c.split()) for c in (col.comments or []) if c.strip())
+            if note:
+                out[col.name.casefold()] = note
+        return out
 
     def _execute(self, sql: str, limit: int, timeout_ms: float):
         return execute_capped(self._conn, sql, limit=limit, timeout_ms=timeout_ms,
