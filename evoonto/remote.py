@@ -140,6 +140,9 @@ class RemoteSparqlStore:
         result = self._run(wrapper).convert()
         if "boolean" in result:
             return bool(result["boolean"])
+        if form == "ASK":  # Virtuoso answers ASK as rows: one {"__ASK_RETVAL": 1} when true, none when false
+            rows = result["results"]["bindings"]
+            return any(v.get("value") not in ("0", "false") for row in rows for v in row.values())
         return [{k: _term(v) for k, v in row.items()} for row in result["results"]["bindings"]]
 
     def _run(self, wrapper):

@@ -14,7 +14,9 @@ Formats:
   ttl     the active vocab, shapes, catalog, content and tools graphs as one Turtle document
   trig    everything: the six active graphs plus every patch's additions/removals/meta graphs
   patch   the accepted history as RDF Patch (base first, then one TX..TC block per patch)
-  update  the accepted history as SPARQL 1.1 Update requests (INSERT DATA / DELETE DATA)
+  update  the accepted history as SPARQL 1.1 Update (INSERT DATA / DELETE DATA), at most 1,000
+          triples per request, requests separated by lines holding only ";": POST the whole file
+          to a store that takes any size, or the parts one by one (Virtuoso; `evoonto push` does it)
 
 Examples:
   evoonto export --format ttl -o ontology.ttl

@@ -37,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the SPARQL update endpoint (default: the query endpoint)")
     parser.add_argument("--max-triples", type=int, default=None, metavar="N",
                         help="most triples per update request (default 1,000; lowered automatically when refused)")
-    parser.add_argument("--timeout", type=int, default=60, metavar="SECONDS", help="HTTP timeout per request (default 60)")
+    parser.add_argument("--timeout", type=int, default=60, metavar="SECONDS",
+                        help="HTTP timeout per request (default 60)")
     parser.set_defaults(func=run)
 
 
