@@ -1,4 +1,4 @@
-"""``evoonto export``: Turtle, TriG, RDF Patch or SPARQL Update of a workspace."""
+"""``evoonto export``: Turtle, TriG, RDF Patch, SPARQL Update or R2RML of a workspace."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 from evoonto.cli import add_workspace_option
 
-HELP = "export the ontology (ttl, trig, RDF Patch, SPARQL Update)"
+HELP = "export the ontology (ttl, trig, RDF Patch, SPARQL Update, R2RML)"
 
 DESCRIPTION = """\
 Formats:
@@ -17,10 +17,15 @@ Formats:
   update  the accepted history as SPARQL 1.1 Update (INSERT DATA / DELETE DATA), at most 1,000
           triples per request, requests separated by lines holding only ";": POST the whole file
           to a store that takes any size, or the parts one by one (Virtuoso; `evoonto push` does it)
+  r2rml   a W3C R2RML mapping of the SQL sources (Ontop, morph-kgc, D2RQ serve the data as a virtual
+          knowledge graph): one TriplesMap per entity Term (subject IRIs from the primary key, class
+          the Term), one predicate-object map per attribute Mapping (datatype from the SQL type),
+          joins from the join Relations; tables without a primary key are listed as # comments
 
 Examples:
   evoonto export --format ttl -o ontology.ttl
   evoonto export --format patch > history.rdfp
+  evoonto export --format r2rml -o mapping.r2rml.ttl
 """
 
 
@@ -29,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("export", help=HELP, description=DESCRIPTION,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_workspace_option(parser)
-    parser.add_argument("--format", "-f", choices=("ttl", "trig", "patch", "update"), default="ttl",
+    parser.add_argument("--format", "-f", choices=("ttl", "trig", "patch", "update", "r2rml"), default="ttl",
                         help="output format (default ttl)")
     parser.add_argument("--output", "-o", default=None, metavar="FILE", help="write to FILE (default stdout)")
     parser.set_defaults(func=run)
@@ -41,7 +46,13 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.export import export
     from evoonto.workspace import Workspace
 
-    data = export(Workspace.open(workspace_path(args)), args.format)
+    workspace = Workspace.open(workspace_path(args))
+    if args.format == "r2rml":
+        from evoonto.r2rml import to_r2rml
+
+        data = to_r2rml(workspace.ontology)
+    else:
+        data = export(workspace, args.format)
     if args.output:
         from pathlib import Path
 
