@@ -29,7 +29,7 @@ LAYERS: dict[str, int] = {
     # 3: the Tool layer
     "evoonto.tools": 3,
     # 4: cold start
-    "evoonto.builder": 4,
+    "evoonto.builder": 4, "evoonto.imports": 4,
     # 5: the evolution loop (protocols only; no gold)
     "evoonto.evolution": 5,
     # 6: evaluation (owns gold and the scorers)
