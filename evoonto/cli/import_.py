@@ -6,7 +6,7 @@ import argparse
 
 from evoonto.cli import add_workspace_option
 
-HELP = "import a SKOS glossary as a Content patch"
+HELP = "import a SKOS glossary or dbt MetricFlow semantic models as a Content patch"
 
 DESCRIPTION = """\
 Import knowledge a team already has into the workspace as one Content patch (validated with the
@@ -18,10 +18,17 @@ shapes, then committed; `evoonto log` shows it, `evoonto rollback` undoes it).
               Mappings and probe Evidence the builder gave it; any other concept becomes a new Term
               (term/glossary/<slug>) with no Mapping yet; skos:broader/narrower become Hierarchy
               relations.
+  dbt DIR     dbt MetricFlow semantic models and metrics (YAML files under DIR): primary entities
+              enrich the table's entity Term, foreign entities become Association relations with a
+              join condition, dimensions enrich (or add) column Terms, measures become Metric Terms
+              with a Mapping (column, aggregation), metrics become Metric Terms derived from their
+              measures/metrics (Derivation relations with the formula); a metric filter becomes a
+              Mapping filter and a Constraint. Needs PyYAML: pip install 'evoonto[dbt]'.
 
 Examples:
   evoonto import skos glossary.ttl
   evoonto import skos glossary.rdf --dry-run     # print what would change, commit nothing
+  evoonto import dbt ./jaffle_shop
 """
 
 
@@ -36,22 +43,43 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     skos.add_argument("file", metavar="FILE", help="the SKOS file")
     skos.add_argument("--dry-run", action="store_true", help="print what would change; commit nothing")
     skos.set_defaults(func=run_skos)
+    dbt = kinds.add_parser("dbt", help="dbt MetricFlow semantic models and metrics", description=DESCRIPTION,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_workspace_option(dbt)
+    dbt.add_argument("folder", metavar="DIR", help="the dbt project folder")
+    dbt.add_argument("--dry-run", action="store_true", help="print what would change; commit nothing")
+    dbt.set_defaults(func=run_dbt)
 
 
 def run_skos(args: argparse.Namespace) -> int:
-    """Import, print the summary and the new version; returns 0 (errors exit 2 via the CLI)."""
-    from evoonto.cli import workspace_path
+    """Import a SKOS file; returns 0 (errors exit 2 via the CLI)."""
     from evoonto.imports.skos import skos_patch
+
+    return _commit(args, "skos", args.file, skos_patch)
+
+
+def run_dbt(args: argparse.Namespace) -> int:
+    """Import a dbt project; returns 0 (errors exit 2 via the CLI)."""
+    from evoonto.imports.dbt import dbt_patch
+
+    return _commit(args, "dbt", args.folder, dbt_patch)
+
+
+def _commit(args: argparse.Namespace, kind: str, location: str, make) -> int:
+    """Make the patch, print the summary, commit it unless --dry-run or empty; returns 0."""
+    from evoonto.cli import workspace_path
     from evoonto.workspace import Workspace
 
     workspace = Workspace.open(workspace_path(args))
-    patch, summary = skos_patch(workspace.ontology, args.file)
+    patch, summary = make(workspace.ontology, location)
+    for note in getattr(summary, "skipped", []):
+        print(f"skipped: {note}")
     if patch.normalized(workspace.store.contains).is_empty():
-        print(f"nothing new to import from {args.file}: every label, definition and relation is already there")
+        print(f"nothing new to import from {location}: everything it says is already there")
         return 0
     if args.dry_run:
         print(f"would import {summary.line()} (dry run: nothing committed)")
         return 0
-    version = workspace.commit(patch, metadata={"import": "skos", "file": str(args.file)})
+    version = workspace.commit(patch, metadata={"import": kind, "file": str(location)})
     print(f"imported {summary.line()}; patch {patch.id} -> version {version}")
     return 0
