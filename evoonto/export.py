@@ -281,28 +281,63 @@ def insert_graphs_update(graphs: TriplesByGraph) -> str:
     return data_update({}, graphs)
 
 
-def to_sparql_update(workspace: Workspace, *, include_base: bool = True) -> str:
-    """The accepted history as SPARQL Update requests separated by `` ;`` (base first if asked),
-    on the workspace's published graph names (``<base>graph/<name>``)."""
+#: Most triples per request of the SPARQL Update export (Virtuoso refuses about 1,400 and more).
+UPDATE_MAX_TRIPLES = 1000
+
+
+def update_requests(workspace: Workspace, *, include_base: bool = True,
+                    max_triples: int = UPDATE_MAX_TRIPLES) -> list[str]:
+    """The accepted history as SPARQL 1.1 Update requests of at most ``max_triples`` triples each.
+
+    The base (if asked) is one ``INSERT DATA`` request per chunk; a patch of at most ``max_triples``
+    triples is one request (``DELETE DATA {…} ; INSERT DATA {…}``, atomic on transactional stores),
+    a larger one is split into ``DELETE DATA`` chunks then ``INSERT DATA`` chunks.
+
+    Raises:
+        ValueError: ``max_triples`` < 1.
+    """
+    if max_triples < 1:
+        raise ValueError(f"max_triples must be at least 1, not {max_triples}")
+
     base_iri = workspace.iris.base
 
     def published(data: TriplesByGraph) -> dict[str, list]:
         return {str(workspace_graph_iri(n, base_iri)): list(t) for n, t in data.items()}
 
-    ops = []
+    def chunked(op: str, graphs: TriplesByGraph) -> list[str]:
+        out = []
+        for name, triples in published(graphs).items():
+            rows = list(triples)
+            out += [data_operation(op, {name: rows[i:i + max_triples]}) for i in range(0, len(rows), max_triples)]
+        return out
+
+    requests: list[str] = []
     if include_base:
-        base = workspace.ontology_at(0)
-        store = _embedded(base, "the SPARQL Update export")
-        op = insert_graphs_update(published({n: store.triples(n) for n in EVOLVABLE_GRAPHS}))
-        if op:
-            ops.append(op)
+        store = _embedded(workspace.ontology_at(0), "the SPARQL Update export")
+        requests += chunked("INSERT", {n: list(store.triples(n)) for n in EVOLVABLE_GRAPHS})
     for entry in workspace.log():
-        if entry.decision == "accepted":
-            patch = workspace.patch(entry.id)
+        if entry.decision != "accepted":
+            continue
+        patch = workspace.patch(entry.id)
+        if sum(len(t) for t in patch.removals.values()) + sum(len(t) for t in patch.additions.values()) <= max_triples:
             op = data_update(published(patch.removals), published(patch.additions))
-            if op:
-                ops.append(op)
-    return " ;\n".join(ops) + "\n"
+            requests += [op] if op else []
+        else:
+            requests += chunked("DELETE", patch.removals) + chunked("INSERT", patch.additions)
+    return requests
+
+
+def to_sparql_update(workspace: Workspace, *, include_base: bool = True,
+                     max_triples: int = UPDATE_MAX_TRIPLES) -> str:
+    """The accepted history (base first if asked) as the requests of :func:`update_requests`, each
+    separated from the next by a line holding only ``;``.
+
+    The whole text is one valid SPARQL 1.1 Update request (``;`` separates operations), for stores
+    that take any size (Oxigraph, Fuseki); a store that compiles one request as one unit (Virtuoso)
+    takes the parts between the ``;`` lines one request at a time (``evoonto push`` does that
+    itself). No other line is exactly ``;`` (terms are canonical N-Triples, newlines escaped).
+    """
+    return "\n;\n".join(update_requests(workspace, include_base=include_base, max_triples=max_triples)) + "\n"
 
 
 def export(workspace: Workspace, fmt: str, *, history: bool = False) -> bytes:
@@ -329,5 +364,5 @@ def export(workspace: Workspace, fmt: str, *, history: bool = False) -> bytes:
 
 
 __all__ = ["to_turtle", "to_trig", "to_rdf_patch", "rdf_patches", "write_rdf_patches", "prefix_rows",
-           "sparql_update", "to_sparql_update", "patch_rows",
+           "sparql_update", "to_sparql_update", "patch_rows", "update_requests", "UPDATE_MAX_TRIPLES",
            "insert_graphs_update", "data_operation", "data_update", "export", "FORMATS"]

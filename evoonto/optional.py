@@ -1,7 +1,7 @@
 """Optional dependencies: one place that imports them and says how to install a missing one.
 
 The core (RDF store, SHACL, browse/resolve, builder, MCP server, SQLite/DuckDB/SQLAlchemy sources)
-installs with ``pip install evoonto``. Three features need extra packages, declared as extras in
+installs with ``pip install evoonto``. Four features need extra packages, declared as extras in
 ``pyproject.toml`` and all installed by ``pip install 'evoonto[all]'`` (the README's ``[test]``
 install includes them):
 
@@ -11,7 +11,7 @@ extra       package             feature
 ``llm``     ``anthropic``       Claude proposer, evolver and data agent (``anthropic:MODEL``)
 ``owl``     ``owlready2``       ``evoonto validate --owl`` (HermiT consistency check, needs Java)
 ``remote``  ``SPARQLWrapper``   :class:`evoonto.remote.RemoteSparqlStore` and ``evoonto push``
-``dbt``     ``PyYAML``          dbt ``schema.yml`` documentation (``evoonto build``)
+``dbt``     ``PyYAML``          dbt ``schema.yml`` documentation (``evoonto build``), semantic models and metrics (``evoonto import dbt``)
 ==========  ==================  ==================================================
 """
 
@@ -27,7 +27,7 @@ OPTIONAL: dict[str, tuple[str, str]] = {
     "anthropic": ("llm", "the Claude proposer, evolver and agent (anthropic:MODEL)"),
     "owlready2": ("owl", "the OWL consistency check (validate --owl)"),
     "SPARQLWrapper": ("remote", "remote SPARQL endpoints (RemoteSparqlStore, push)"),
-    "yaml": ("dbt", "reading dbt schema.yml documentation"),
+    "yaml": ("dbt", "reading dbt YAML (schema.yml documentation, semantic models, metrics)"),
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -36,3 +37,27 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def spider_dir(shared_data: Path) -> Path:
     return shared_data / "spider"
+
+
+@pytest.fixture(scope="session")
+def virtuoso_session(tmp_path_factory) -> Iterator[tuple[str, set[str]]]:
+    """One Virtuoso 7 server for the session: ``(SPARQL endpoint URL, its own system graphs)``.
+
+    Skipped with the reason when the Debian package is not installed (.ci/run installs it as root).
+    """
+    from fixtures.remote_support import graphs_of, virtuoso_binaries, virtuoso_server
+
+    if virtuoso_binaries() is None:
+        pytest.skip("Virtuoso is not installed: apt-get install virtuoso-opensource-7-bin (.ci/run does it as root)")
+    with virtuoso_server(tmp_path_factory.mktemp("virtuoso")) as endpoint:
+        yield endpoint, graphs_of(endpoint)
+
+
+@pytest.fixture
+def virtuoso(virtuoso_session) -> str:
+    """The session's Virtuoso SPARQL endpoint, emptied of every graph but its system graphs."""
+    from fixtures.remote_support import drop_graphs
+
+    endpoint, system = virtuoso_session
+    drop_graphs(endpoint, system)
+    return endpoint

@@ -23,13 +23,13 @@ LAYERS: dict[str, int] = {
     # 1: the RDF core (records, store, shapes, patches, versions, exports)
     "evoonto.records": 1, "evoonto.catalog": 1, "evoonto.store": 1, "evoonto.validation": 1,
     "evoonto.patch": 1, "evoonto.ontology": 1, "evoonto.history": 1, "evoonto.workspace": 1,
-    "evoonto.export": 1, "evoonto.remote": 1, "evoonto.reasoning": 1,
+    "evoonto.export": 1, "evoonto.remote": 1, "evoonto.reasoning": 1, "evoonto.r2rml": 1,
     # 2: read-only data access
     "evoonto.sources": 2,
     # 3: the Tool layer
     "evoonto.tools": 3,
     # 4: cold start
-    "evoonto.builder": 4,
+    "evoonto.builder": 4, "evoonto.imports": 4,
     # 5: the evolution loop (protocols only; no gold)
     "evoonto.evolution": 5,
     # 6: evaluation (owns gold and the scorers)

@@ -2,14 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
-
 import pytest
 
 from evoonto.errors import EvoontoError
@@ -19,42 +11,17 @@ from evoonto.remote import RemoteSparqlStore, RemoteStoreError, push
 from evoonto.store import QueryError
 from evoonto.validation import validate
 from fixtures.core_support import finance_workspace, term_patch
+from fixtures.remote_support import oxigraph_binary, oxigraph_server
 
 pytestmark = pytest.mark.slow
 
 
-def oxigraph_binary() -> str | None:
-    local = Path(sys.executable).with_name("oxigraph")
-    return str(local) if local.exists() else shutil.which("oxigraph")
-
-
 @pytest.fixture
 def server(tmp_path):
-    binary = oxigraph_binary()
-    if binary is None:
+    if oxigraph_binary() is None:
         pytest.skip("the oxigraph server binary (pip package 'oxigraph') is not installed")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([binary, "serve", "--location", str(tmp_path / "oxdata"), "--bind", f"127.0.0.1:{port}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            urllib.request.urlopen(f"{base}/query?query=ASK%7B%7D", timeout=1).read()
-            break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail("oxigraph serve did not start")
-            time.sleep(0.1)
-    yield base
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with oxigraph_server(tmp_path) as base:
+        yield base
 
 
 @pytest.mark.filterwarnings("ignore:not detected query type:RuntimeWarning", "ignore:unknown query type:RuntimeWarning")

@@ -1,4 +1,4 @@
-"""``evoonto export``: Turtle, TriG, RDF Patch or SPARQL Update of a workspace."""
+"""``evoonto export``: Turtle, TriG, RDF Patch, SPARQL Update or R2RML of a workspace."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 from evoonto.cli import add_workspace_option
 
-HELP = "export the ontology (ttl, trig, RDF Patch, SPARQL Update)"
+HELP = "export the ontology (ttl, trig, RDF Patch, SPARQL Update, R2RML)"
 
 DESCRIPTION = """\
 Formats:
@@ -17,7 +17,13 @@ Formats:
           described in its meta graph as an evo:PatchGraph with its evo:patchStatus
   patch   the accepted history as RDF Patch: base first, then one patch per accepted change, each
           with its own H id / H prev header; -o DIR/ writes one .rdfp file per patch
-  update  the accepted history as SPARQL 1.1 Update requests (INSERT DATA / DELETE DATA)
+  update  the accepted history as SPARQL 1.1 Update (INSERT DATA / DELETE DATA), at most 1,000
+          triples per request, requests separated by lines holding only ";": POST the whole file
+          to a store that takes any size, or the parts one by one (Virtuoso; `evoonto push` does it)
+  r2rml   a W3C R2RML mapping of the SQL sources (Ontop, morph-kgc, D2RQ serve the data as a virtual
+          knowledge graph): one TriplesMap per entity Term (subject IRIs from the primary key, class
+          the Term), one predicate-object map per attribute Mapping (datatype from the SQL type),
+          joins from the join Relations; tables without a primary key are listed as # comments
 
 Graph names are under the workspace's base IRI (<base>graph/content, ...), so exports of two
 workspaces loaded into one store stay separate.
@@ -27,6 +33,7 @@ Examples:
   evoonto export --format trig --history -o everything.trig
   evoonto export --format patch -o patches/      # patches/0000-base.rdfp, 0001-<id>.rdfp, ...
   evoonto export --format patch > history.rdfp   # one patch log
+  evoonto export --format r2rml -o mapping.r2rml.ttl
 """
 
 
@@ -35,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("export", help=HELP, description=DESCRIPTION,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_workspace_option(parser)
-    parser.add_argument("--format", "-f", choices=("ttl", "trig", "patch", "update"), default="ttl",
+    parser.add_argument("--format", "-f", choices=("ttl", "trig", "patch", "update", "r2rml"), default="ttl",
                         help="output format (default ttl)")
     parser.add_argument("--output", "-o", default=None, metavar="FILE",
                         help="write to FILE (default stdout); with --format patch, a folder (an existing "
@@ -65,7 +72,12 @@ def run(args: argparse.Namespace) -> int:
         names = write_rdf_patches(ws, args.output)
         print(f"wrote {len(names)} RDF Patch file(s) to {args.output} (apply them in name order)", file=sys.stderr)
         return 0
-    data = export(ws, args.format, history=args.history)
+    if args.format == "r2rml":
+        from evoonto.r2rml import to_r2rml
+
+        data = to_r2rml(ws.ontology)
+    else:
+        data = export(ws, args.format, history=args.history)
     if args.output:
         from pathlib import Path
 

@@ -1,0 +1,188 @@
+"""R2RML export: the ontology's Mappings as a W3C R2RML mapping (https://www.w3.org/TR/r2rml/), so an
+R2RML engine (Ontop, morph-kgc, D2RQ) serves the source data as a virtual knowledge graph whose
+classes and properties are evoonto's Terms.
+
+What is mapped (tables and views of SQL sources; documents are not):
+
+- **TriplesMap per entity Term** (``evo:Entity`` with a Mapping to a whole table, no column and no
+  filter): ``rr:logicalTable [ rr:tableName "…" ]``, a subject IRI template from the table's primary
+  key, ``<B data/{source}/{table}/{key}[/{key2}…]>``, and ``rr:class`` the entity Term. A table without
+  a primary key gets no TriplesMap (listed in a comment at the top).
+- **predicate-object map per attribute Mapping** (a Term mapped to one column of that table without a
+  filter; value-filtered Category Terms are classes of rows, not attributes, and are skipped): predicate
+  the Term, object ``rr:column`` with ``rr:datatype`` from the column's declared SQL type (R2RML's
+  natural mapping: integers -> ``xsd:integer``, DECIMAL/NUMERIC -> ``xsd:decimal``, FLOAT/REAL/DOUBLE
+  -> ``xsd:double``, BOOLEAN, DATE, TIME, DATETIME/TIMESTAMP; text stays a plain literal).
+- **join**: each join Relation (a qualified ``evo:Relation`` with an ``evo:joinCondition`` whose
+  source and target Terms map to columns of two mapped tables) becomes, on the child table's map, a
+  predicate-object map with predicate the child column's Term and a ``rr:RefObjectMap`` to the parent
+  table's TriplesMap with ``rr:joinCondition [ rr:child …; rr:parent … ]``.
+
+Example::
+
+    from evoonto.r2rml import to_r2rml
+    Path("mapping.r2rml.ttl").write_bytes(to_r2rml(Workspace.open(".evoonto").ontology))
+    # morph-kgc:  [DataSource1] mappings=mapping.r2rml.ttl  db_url=sqlite:///db.sqlite
+
+The export is read from the ontology only; it never connects to a source.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+import rdflib
+from rdflib import BNode, Literal, URIRef
+from rdflib.namespace import RDF, XSD
+
+from evoonto.catalog import TableInfo, read_catalog
+
+if TYPE_CHECKING:
+    from evoonto.ontology import Ontology
+
+RR = rdflib.Namespace("http://www.w3.org/ns/r2rml#")
+
+#: SQL type name (upper case, without length/precision) -> XSD datatype (R2RML §10.2 natural mapping).
+SQL_XSD: dict[str, URIRef] = {
+    **{t: XSD.integer for t in ("INTEGER", "INT", "SMALLINT", "BIGINT", "TINYINT", "MEDIUMINT", "INT2", "INT4",
+                                "INT8", "SERIAL", "BIGSERIAL", "HUGEINT", "UBIGINT", "UINTEGER")},
+    **{t: XSD.decimal for t in ("DECIMAL", "NUMERIC", "NUMBER", "MONEY")},
+    **{t: XSD.double for t in ("FLOAT", "REAL", "DOUBLE", "DOUBLE PRECISION", "FLOAT4", "FLOAT8")},
+    "BOOLEAN": XSD.boolean, "BOOL": XSD.boolean,
+    "DATE": XSD.date, "TIME": XSD.time,
+    **{t: XSD.dateTime for t in ("DATETIME", "TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE")},
+    **{t: XSD.hexBinary for t in ("BLOB", "BINARY", "VARBINARY", "BYTEA")},
+}
+
+_SIMPLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def xsd_type(declared_type: str) -> URIRef | None:
+    """The XSD datatype of a declared SQL type (``"NUMERIC(10,2)"`` -> ``xsd:decimal``), None for text/unknown."""
+    name = re.sub(r"\(.*$", "", declared_type or "").strip().upper()
+    return SQL_XSD.get(name)
+
+
+def sql_identifier(name: str) -> str:
+    """``name`` as R2RML expects a column/table name: bare when a simple identifier, else double-quoted."""
+    return name if _SIMPLE.match(name) else '"' + name.replace('"', '""') + '"'
+
+
+def _template_text(text: str) -> str:
+    """Literal text inside an R2RML string template: ``{``, ``}`` and ``\\`` escaped with ``\\``."""
+    return re.sub(r"([{}\\])", r"\\\1", text)
+
+
+@dataclass
+class _TableMap:
+    node: URIRef
+    entity: URIRef
+    table: TableInfo
+    attributes: list[tuple[URIRef, str]] = field(default_factory=list)  # (term, column)
+    joins: list[tuple[URIRef, str, URIRef, str]] = field(default_factory=list)  # (term, child, parent map, parent)
+
+
+def r2rml_graph(ontology: Ontology) -> tuple[rdflib.Graph, list[str]]:
+    """The R2RML mapping of ``ontology`` as an rdflib Graph, and the notes on what was left out.
+
+    Returns:
+        ``(graph, notes)``: ``notes`` are one-line strings (tables without a primary key, …).
+    """
+    catalog = read_catalog(ontology)
+    tables = {t.iri: t for t in catalog.tables}
+    columns = {c.iri: c for c in catalog.columns}
+    base = ontology.base_iri
+    maps: dict[URIRef, _TableMap] = {}
+    notes: list[str] = []
+    entity_rows = ontology.query(
+        "SELECT ?t ?tbl WHERE { ?t a evo:Entity ; evo:hasMapping ?m . ?m evo:table ?tbl "
+        "FILTER NOT EXISTS { ?m evo:column ?c } FILTER NOT EXISTS { ?m evo:filter ?f } "
+        "FILTER NOT EXISTS { ?t owl:deprecated true } } ORDER BY ?tbl ?t")
+    for row in entity_rows:
+        table = tables.get(row["tbl"])
+        if table is None or row["tbl"] in maps:
+            continue
+        if not table.primary_key:
+            notes.append(f"no TriplesMap for table {table.source_id}.{table.name}: it has no primary key")
+            continue
+        node = URIRef(f"{base}r2rml/{quote(table.source_id, safe='')}/{quote(table.name, safe='')}")
+        maps[row["tbl"]] = _TableMap(node, URIRef(row["t"]), table)
+    column_terms: dict[URIRef, list[URIRef]] = {}
+    for row in ontology.query(
+            "SELECT ?t ?col WHERE { ?t a evo:Term ; evo:hasMapping ?m . ?m evo:column ?col "
+            "FILTER NOT EXISTS { ?m evo:filter ?f } FILTER NOT EXISTS { ?t owl:deprecated true } } ORDER BY ?t"):
+        column_terms.setdefault(row["col"], []).append(URIRef(row["t"]))
+    join_columns: set[tuple[URIRef, URIRef]] = set()
+    for row in ontology.query(
+            "SELECT ?a ?b ?ca ?cb WHERE { ?r a evo:Relation ; evo:joinCondition ?jc ; owl:annotatedSource ?a ; "
+            "owl:annotatedTarget ?b . ?a evo:hasMapping ?ma . ?ma evo:column ?ca . "
+            "?b evo:hasMapping ?mb . ?mb evo:column ?cb } ORDER BY ?a ?b"):
+        child, parent = columns.get(row["ca"]), columns.get(row["cb"])
+        if child is None or parent is None or child.table_iri not in maps or parent.table_iri not in maps:
+            continue
+        if (row["a"], row["cb"]) in join_columns:
+            continue
+        join_columns.add((row["a"], row["cb"]))
+        maps[child.table_iri].joins.append((URIRef(row["a"]), child.name, maps[parent.table_iri].node, parent.name))
+    joined_terms = {(term, child) for m in maps.values() for term, child, _, _ in m.joins}
+    for col_iri, terms in column_terms.items():
+        column = columns.get(col_iri)
+        if column is None or column.table_iri not in maps:
+            continue
+        for term in terms:
+            if (term, column.name) not in joined_terms:
+                maps[column.table_iri].attributes.append((term, column.name))
+
+    graph = rdflib.Graph()
+    graph.bind("rr", RR)
+    graph.bind("xsd", XSD)
+    for m in sorted(maps.values(), key=lambda m: str(m.node)):
+        _triples_map(graph, m, base)
+    return graph, notes
+
+
+def _triples_map(graph: rdflib.Graph, m: _TableMap, base: str) -> None:
+    table = m.table
+    graph.add((m.node, RDF.type, RR.TriplesMap))
+    logical = BNode()
+    graph.add((m.node, RR.logicalTable, logical))
+    graph.add((logical, RR.tableName, Literal(sql_identifier(table.name))))
+    prefix = f"{base}data/{quote(table.source_id, safe='')}/{quote(table.name, safe='')}/"
+    keys = "/".join("{" + _template_text(sql_identifier(k)) + "}" for k in table.primary_key)
+    subject = BNode()
+    graph.add((m.node, RR.subjectMap, subject))
+    graph.add((subject, RR.template, Literal(_template_text(prefix) + keys)))
+    graph.add((subject, RR["class"], m.entity))
+    for term, column_name in sorted(m.attributes):
+        column = table.column(column_name)
+        pom, obj = BNode(), BNode()
+        graph.add((m.node, RR.predicateObjectMap, pom))
+        graph.add((pom, RR.predicate, term))
+        graph.add((pom, RR.objectMap, obj))
+        graph.add((obj, RR.column, Literal(sql_identifier(column_name))))
+        datatype = xsd_type(column.declared_type if column else "")
+        if datatype is not None:
+            graph.add((obj, RR.datatype, datatype))
+    for term, child, parent_map, parent in sorted(m.joins):
+        pom, ref, cond = BNode(), BNode(), BNode()
+        graph.add((m.node, RR.predicateObjectMap, pom))
+        graph.add((pom, RR.predicate, term))
+        graph.add((pom, RR.objectMap, ref))
+        graph.add((ref, RR.parentTriplesMap, parent_map))
+        graph.add((ref, RR.joinCondition, cond))
+        graph.add((cond, RR.child, Literal(sql_identifier(child))))
+        graph.add((cond, RR.parent, Literal(sql_identifier(parent))))
+
+
+def to_r2rml(ontology: Ontology) -> bytes:
+    """The R2RML mapping of ``ontology`` (see the module docstring) as Turtle, UTF-8 bytes, with the
+    notes on what was left out as ``#`` comment lines at the top."""
+    graph, notes = r2rml_graph(ontology)
+    head = "".join(f"# {note}\n" for note in notes)
+    return head.encode("utf-8") + graph.serialize(format="turtle", encoding="utf-8")
+
+
+__all__ = ["RR", "SQL_XSD", "r2rml_graph", "sql_identifier", "to_r2rml", "xsd_type"]

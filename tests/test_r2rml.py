@@ -1,0 +1,85 @@
+"""R2RML export checked by a real R2RML engine (morph-kgc, PyPI) over Chinook against SQL counts."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from decimal import Decimal
+
+import pytest
+import rdflib
+from rdflib.namespace import RDF, XSD
+
+from evoonto.cli import main
+from evoonto.r2rml import RR, r2rml_graph, sql_identifier, xsd_type
+from evoonto.workspace import Workspace
+
+
+@pytest.fixture(scope="module")
+def chinook(tmp_path_factory, shared_data):
+    """(workspace, database path) for Chinook built by the offline builder."""
+    path = tmp_path_factory.mktemp("r2rml") / "ws"
+    db = shared_data / "chinook" / "Chinook_Sqlite.sqlite"
+    assert main(["build", "--source", str(db), "--workspace", str(path), "--no-progress"]) == 0
+    return Workspace.open(path), db
+
+
+def test_sql_types_and_identifiers():
+    assert xsd_type("NUMERIC(10,2)") == XSD.decimal
+    assert xsd_type("integer") == XSD.integer
+    assert xsd_type("NVARCHAR(120)") is None
+    assert xsd_type("DATETIME") == XSD.dateTime
+    assert sql_identifier("Total") == "Total"
+    assert sql_identifier('odd "name"') == '"odd ""name"""'
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning")
+def test_morph_kgc_materializes_chinook_like_sql(chinook, tmp_path, capsys):
+    morph_kgc = pytest.importorskip("morph_kgc", reason="morph-kgc (extra 'r2rml', in '[test]') is not installed")
+    ws, db = chinook
+    out = tmp_path / "chinook.r2rml.ttl"
+    assert main(["export", "--workspace", str(ws.path), "--format", "r2rml", "-o", str(out)]) == 0
+    mapping = rdflib.Graph().parse(out, format="turtle")
+    maps = set(mapping.subjects(RDF.type, RR.TriplesMap))
+    assert len(maps) >= 10
+    logging.getLogger().setLevel(logging.WARNING)
+    data = morph_kgc.materialize(f"[CONFIGURATION]\nnumber_of_processes=1\n\n[Chinook]\nmappings={out}\n"
+                                 f"db_url=sqlite:///{db}\n")
+    term = ws.iris.term("Chinook_Sqlite", "Invoice")
+    total = ws.iris.term("Chinook_Sqlite", "Invoice.Total")
+    rows = list(data.query(f"SELECT (COUNT(?i) AS ?n) (SUM(?t) AS ?s) WHERE {{ ?i a <{term}> ; <{total}> ?t }}"))
+    count, amount = int(rows[0][0]), Decimal(str(rows[0][1]))
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        sql_count, sql_sum = con.execute("SELECT COUNT(*), SUM(Total) FROM Invoice").fetchone()
+        line_joins = con.execute("SELECT COUNT(*) FROM InvoiceLine JOIN Invoice USING (InvoiceId)").fetchone()[0]
+        per_table = {t: con.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0]
+                     for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert (count, amount) == (sql_count, Decimal(str(round(sql_sum, 2)))) == (412, Decimal("2328.6"))
+    # every entity class has as many instances as its table has rows
+    for tm in maps:
+        cls = mapping.value(mapping.value(tm, RR.subjectMap), RR["class"])
+        table = str(mapping.value(mapping.value(tm, RR.logicalTable), RR.tableName))
+        assert len(set(data.subjects(RDF.type, cls))) == per_table[table], table
+    # joins from the join Relations: every invoice line reaches its invoice entity
+    link = ws.iris.term("Chinook_Sqlite", "InvoiceLine.InvoiceId")
+    joined = list(data.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ ?l <{link}> ?i . ?i a <{term}> }}"))
+    assert int(joined[0][0]) == line_joins == 2240
+
+
+def test_composite_keys_and_tables_without_a_key(chinook, tmp_path):
+    ws, _ = chinook
+    graph, notes = r2rml_graph(ws.ontology)
+    assert notes == []  # every Chinook table has a primary key
+    templates = {str(o) for o in graph.objects(None, RR.template)}
+    assert any(t.endswith("/PlaylistTrack/{PlaylistId}/{TrackId}") for t in templates)  # composite key
+    db = tmp_path / "small.sqlite"
+    with sqlite3.connect(db) as con:
+        con.executescript("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, price NUMERIC);"
+                          "CREATE TABLE audit_log (msg TEXT, at TEXT);"
+                          "INSERT INTO item VALUES (1, 'a', 2.5), (2, 'b', 3.0);"
+                          "INSERT INTO audit_log VALUES ('x', '2024-01-01'), ('y', '2024-01-02');")
+    assert main(["build", "--source", str(db), "--workspace", str(tmp_path / "small"), "--no-progress"]) == 0
+    small, notes = r2rml_graph(Workspace.open(tmp_path / "small").ontology)
+    assert [n for n in notes if "audit_log" in n and "no primary key" in n]
+    assert {str(o) for o in small.objects(None, RR.tableName)} == {"item"}
