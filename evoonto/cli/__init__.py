@@ -20,7 +20,7 @@ from pathlib import Path
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (
     "init", "build", "validate", "browse", "resolve", "check_sql", "sparql", "serve", "eval", "evolve",
-    "log", "diff", "rollback", "export", "viz", "demo",
+    "feedback", "review", "log", "diff", "rollback", "export", "viz", "demo",
 )
 
 DESCRIPTION = """\
