@@ -66,7 +66,7 @@ def set_approval(workspace: Any, mode: str) -> None:
 
 def _decided(workspace: Any) -> set[str]:
     out = set()
-    for entry in workspace.log:
+    for entry in workspace.log():
         proposal = entry.metadata.get("proposal")
         if isinstance(proposal, str) and entry.decision in ("accepted", "rejected"):
             out.add(proposal)
@@ -76,7 +76,7 @@ def _decided(workspace: Any) -> set[str]:
 def proposals(workspace: Any) -> list[Proposal]:
     """The open proposals of a workspace (``proposed`` and not yet approved or rejected), oldest first."""
     decided = _decided(workspace)
-    open_ = [e for e in workspace.log if e.decision == "proposed" and e.id not in decided]
+    open_ = [e for e in workspace.log() if e.decision == "proposed" and e.id not in decided]
     return [Proposal(i, e) for i, e in enumerate(open_, 1)]
 
 
