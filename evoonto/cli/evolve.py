@@ -102,6 +102,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "<workspace>/verified.jsonl). A seeded share is held back as the gate's V (stored in "
                              "<workspace>/verified_holdout.json, reused every round); the rest decide the outcome "
                              "of served tasks that asked the same question")
+    parser.add_argument("--judge", default=None, metavar="anthropic:MODEL",
+                        help="on a workspace without a benchmark: Claude judges served tasks that no verified "
+                             "query or feedback decided, from their question, final SQL and rows (least trusted)")
     parser.add_argument("--validation-share", type=float, default=0.3, metavar="F",
                         help="share of the verified queries held back as V (default 0.3; stored the first time)")
     parser.add_argument("--min-validation", type=int, default=20, metavar="N",
@@ -324,13 +327,19 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigurationError("--rounds, --patience and --batch must be at least 1")
     if args.min_validation < 1:
         raise ConfigurationError("--min-validation must be at least 1")
-    check_credentials(args.evolver, args.agent if args.scorer == "ex" else None)
+    check_credentials(args.evolver, args.agent if args.scorer == "ex" else None, args.judge)
+    if args.judge is not None:
+        provider, _, model = args.judge.partition(":")
+        if provider != "anthropic" or not model.strip():
+            raise ConfigurationError(f"unknown judge {args.judge!r}; use anthropic:MODEL")
     log_records, verdicts = _read_recorded(args)  # bad files fail here, before the workspace is touched
     ws = Workspace.open(workspace_path(args))
     ws.check_writable()  # a read-only/full disk or another writer fails now, not after the first round
     data, benchmark = args.data, args.benchmark
     if data is None and not isinstance(ws.settings.get("benchmark"), dict):
         return run_on_verified(args, ws, log_records, verdicts)
+    if args.judge is not None or args.verified is not None:
+        raise ConfigurationError("--judge and --verified apply to a workspace without a benchmark (no --data)")
     if log_records is not None and verdicts is None:
         raise ConfigurationError("--trajectories and --outcomes go together (the log has no pass/fail)")
     if data is None:
@@ -422,13 +431,36 @@ def too_small_message(held: int, needed: int, share: float, total: int) -> str:
             f"{share:.0%} of them are held back), or pass --min-validation {max(held, 1)} to gate on a weaker V")
 
 
-def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None) -> int:
+def make_judge(spec: str | None, client: Any = None):
+    """The :class:`~evoonto.evolution.judge.ClaudeJudge` of ``--judge anthropic:MODEL`` (None without it);
+    ``client`` defaults to an ``anthropic.Anthropic`` client from ``$ANTHROPIC_API_KEY``.
+
+    Raises:
+        ConfigurationError: another spec, or no API key.
+    """
+    if spec is None:
+        return None
+    from evoonto.errors import ConfigurationError
+    from evoonto.evolution.judge import ClaudeJudge
+
+    provider, _, model = spec.partition(":")
+    if provider != "anthropic" or not model.strip():
+        raise ConfigurationError(f"unknown judge {spec!r}; use anthropic:MODEL")
+    if client is None:
+        from evoonto.evaluation.agent import make_client
+
+        client = make_client()
+    return ClaudeJudge(client, model.strip())
+
+
+def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *, judge_client: Any = None) -> int:
     """``evoonto evolve`` on a workspace without a benchmark: served sessions + verified queries.
 
     Tasks come from the trajectory logs (``--trajectories``, default ``<workspace>/trajectories/``),
     at the active version; their outcomes, in order of trust: a verified query with the same question
     (the agent's final SQL vs the verified SQL by EX), ``--outcomes``, ``evoonto feedback`` /
-    ``report_outcome``. V is the held-back share of the verified queries (tasks asking a V question
+    ``report_outcome``, then ``--judge`` (``judge_client`` replaces the Anthropic client, e.g. with
+    recorded responses in tests). V is the held-back share of the verified queries (tasks asking a V question
     are left out of diagnosis); the backbone scores V (offline linking by default, or EX).
 
     Raises:
@@ -481,6 +513,9 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None) -
     explicit = {str(k): TaskOutcome(str(k), bool(float(v) >= 1.0 - 1e-9), "feedback", "--outcomes")
                 for k, v in (verdicts or {}).items()}
     outcomes = merge_outcomes(verified_outcomes(tasks, outside_v, locations, db_id), explicit, read_feedback(ws.path))
+    judge = make_judge(args.judge, judge_client)
+    if judge is not None:
+        outcomes = merge_outcomes(outcomes, judge.judge([t for t in tasks if t.task_id not in outcomes]))
     kept = []
     for t in tasks:
         outcome = outcomes.get(t.task_id)
