@@ -42,7 +42,7 @@ from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, to_text
 MANIFEST_URI = "evoonto://manifest"
 _LOG = logging.getLogger(__name__)
 # Workspace subfolders written while serving: changes there are not a new version.
-_VOLATILE = {"trajectories", "runs", "tmp", ".lock"}
+_VOLATILE = {"trajectories", "runs", "tmp", ".lock", "feedback.jsonl", "verified_holdout.json"}
 
 
 class ToolsProvider:
