@@ -365,6 +365,10 @@ def run(args: argparse.Namespace) -> int:
     trajectory_questions, validation = list(plan.construction), list(plan.validation)
     if not validation:
         raise WorkloadError(f"fold {args.fold} has no validation questions for {db_id}")
+    if len(validation) < args.min_validation:
+        print(f"warning: |V| = {len(validation)} < {args.min_validation}: the gate can hardly support a decision on so "
+              f"few questions (most candidates will be rejected); evolve several databases together "
+              f"(benchmarks/evolution_bench.py pools V) or use --test bayes", file=sys.stderr)
     recorded: list | None = None
     if log_records is not None:
         if verdicts is None:  # _read_recorded returns both or neither
