@@ -97,7 +97,7 @@ def test_evolving_your_own_ontology_on_chinook(tmp_path, capsys):
     assert (ws_path / "verified_holdout.json").is_file()
     assert main(base + ["--min-validation", "10", "--test", "bayes"]) == 0
     out, err = capsys.readouterr()
-    assert "|V| = 13" in err, err
+    assert "|V| = 13" in err and "1 asking a V question left out" in err, err
     assert "verified" in err and "feedback" in err and "report_outcome" in err, err
     assert "proposed" in out, out
 

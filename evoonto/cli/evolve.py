@@ -512,6 +512,7 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
     for t in tasks:
         t.question = t.question or task_question(t.events)
         t.db_id = t.db_id or db_id
+    asked_v = sum(1 for t in tasks if normalize_question(t.question) in v_texts)
     tasks = [t for t in tasks if normalize_question(t.question) not in v_texts]  # V never steers the patches
     outside_v = [vq for vq in verified if vq.id not in held_set]
     explicit = {str(k): TaskOutcome(str(k), bool(float(v) >= 1.0 - 1e-9), "feedback", "--outcomes")
@@ -535,8 +536,8 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
         src = outcomes[t.task_id].source
         by_source[src] = by_source.get(src, 0) + 1
     print(f"tasks: {len(kept)} with outcomes ({', '.join(f'{n} {k}' for k, n in sorted(by_source.items()))}; "
-          f"{sum(t.failed for t in kept)} failed), {len(tasks) - len(kept)} without; |V| = {len(validation)} held-back "
-          f"verified queries", file=sys.stderr)
+          f"{sum(t.failed for t in kept)} failed), {len(tasks) - len(kept)} without, {asked_v} asking a V question "
+          f"left out; |V| = {len(validation)} held-back verified queries", file=sys.stderr)
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch,
                         gate=_gate_config(args, seed))
     source = open_source(locations[db_id])
