@@ -1,4 +1,4 @@
-"""Evolution on the 12 Spider databases, offline, reciprocal two-fold: Baseline / Initial / Evolved.
+"""Evolution on the 12 Spider databases (or a BIRD-style set), offline, reciprocal two-fold.
 
 Protocol (DESIGN.md §1 Evaluation; issue 6): the questions of every database are split (seeded) into
 folds A and B, each into a construction pool (70%) and a gate validation set V (30%). For each round
@@ -13,6 +13,11 @@ folds A and B, each into a construction pool (70%) and a gate validation set V (
   questions per fold instead of 2–13 per database);
 * **No gate** (ablation): the same loop with the gate disabled (every valid candidate accepted).
 
+Several gate designs can be compared in one run (``--tests sign bayes``): each is its own gated run
+from the same version 0, with the same trajectories and V (shared caches), so the rows differ only
+by the gate's decision rule. ``bayes`` is the Beta-binomial posterior with a regression budget
+(:func:`evoonto.evolution.gate.bayes_decision`); ``sign`` the exact sign test at α.
+
 Reported: held-out strict recall (and column recall, value recall and estimated tokens surfaced) of
 each, means over all held-out questions (every question is held out exactly once), rounds accepted /
 rejected / invalid, and wall time.
@@ -23,6 +28,8 @@ Usage::
 
     python benchmarks/evolution_bench.py [--data ../shared/data/spider] [--seed 0] [--rounds 10]
         [--patience 4] [--batch 8] [--tau 0.0] [--alpha 0.25] [--metric strict|column] [--db concert_singer ...]
+        [--tests sign bayes] [--regression-budget 0.05] [--benchmark spider|bird]
+    python benchmarks/evolution_bench.py --data ../shared/data/bird_synth_dev --tests sign bayes   # BIRD layout
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ def _strict(by_question: dict, ids=None) -> float:
     return _mean(float(by_question[i].strict) for i in (by_question if ids is None else ids))
 
 
-def _evolve(experiment, plans, graphs, *, gate_enabled, args, policy, workdir, sources, caches):
+def _evolve(experiment, plans, graphs, *, gate_enabled, args, policy, workdir, sources, caches, test="sign"):
     """One workspace per database (version 0 = the build), evolved together with one pooled gate."""
     from evoonto.evolution.gate import GateConfig
     from evoonto.evolution.loop import LoopConfig
@@ -62,8 +69,8 @@ def _evolve(experiment, plans, graphs, *, gate_enabled, args, policy, workdir, s
     backbone = experiment.backbone(metric=args.metric, policy=policy, sources=sources)
     evolver = offline_evolver(sources, kinds=tuple(args.kinds))
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch, screen=not args.no_screen,
-                        gate=GateConfig(tau=args.tau, alpha=args.alpha, test=args.test, seed=args.seed,
-                                        enabled=gate_enabled))
+                        gate=GateConfig(tau=args.tau, alpha=args.alpha, test=test, seed=args.seed,
+                                        enabled=gate_enabled, regression_budget=args.regression_budget))
     result = experiment.evolve_group(
         members, backbone=backbone, evolver=evolver, config=config, caches=caches,
         on_round=lambda r: print(f"    round {r.round:2d} {r.decision:8s} [{r.level}] {r.edits:2d} edits: "
@@ -82,7 +89,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=8, help="signatures bundled per candidate")
     parser.add_argument("--tau", type=float, default=0.0)
     parser.add_argument("--alpha", type=float, default=0.25)
-    parser.add_argument("--test", default="sign", choices=("sign", "bootstrap", "none"))
+    parser.add_argument("--tests", nargs="+", default=["sign"], choices=("sign", "bootstrap", "bayes", "none"),
+                        help="gate designs, one gated run each (default sign)")
+    parser.add_argument("--regression-budget", type=float, default=0.05,
+                        help="bayes: share of V a patch may make worse (default 0.05)")
+    parser.add_argument("--benchmark", default=None, choices=("spider", "bird"),
+                        help="layout of --data (default: detected)")
     parser.add_argument("--metric", default="column", choices=("strict", "column"),
                         help="per-question outcome the gate compares (held-out reports strict recall)")
     parser.add_argument("--kinds", nargs="+",
@@ -99,19 +111,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", "-v", action="store_true", help="print every round")
     args = parser.parse_args(argv)
 
-    from evoonto.evaluation.benchmarks import load_spider
+    from evoonto.evaluation.benchmarks import load_benchmark
     from evoonto.evaluation.linking import LinkingPolicy
     from evoonto.experiment import Experiment
     from evoonto.sources import open_source
 
     started = time.perf_counter()
-    experiment = Experiment(load_spider(args.data), seed=args.seed)  # splits are drawn per database
+    experiment = Experiment(load_benchmark(args.benchmark, args.data), seed=args.seed)  # splits are drawn per database
     bench = experiment.benchmark
     questions = [q for q in bench.questions if not args.db or q.db_id in args.db]
     policy = LinkingPolicy(n=args.n, budget_chars=args.budget)
     # condition -> question id -> LinkingResult (strict, column and value recall, estimated tokens)
-    results = {name: {} for name in ("baseline", "initial", "evolved", "nogate")}
-    stats = {"gated": [], "nogate": []}
+    gated_names = [f"gated[{t}]" for t in args.tests]
+    names = ["baseline", "initial", *gated_names, "nogate"]
+    results: dict = {name: {} for name in names}
+    stats: dict = {name: [] for name in [*gated_names, "nogate"]}
     tmp = Path(tempfile.mkdtemp(prefix="evoonto-evolution-"))
 
     sources = {db: open_source(str(bench.databases[db])) for db in sorted({q.db_id for q in questions})}
@@ -127,16 +141,18 @@ def main(argv: list[str] | None = None) -> int:
         graphs = {plan.db_id: experiment.build(plan, base_iri=BASE_IRI).graphs for plan in plans}
         print(f"fold {rnd.test_fold} held out: built {len(plans)} databases in {time.perf_counter() - t0:.1f}s",
               flush=True)
-        runs = [("evolved", True)] + ([] if args.no_ablation else [("nogate", False)])
+        runs = [(f"gated[{t}]", True, t) for t in args.tests]
+        runs += [] if args.no_ablation else [("nogate", False, "none")]
         caches: dict = {}  # version-0 trajectories and V scores, shared by the gated and no-gate runs
-        for name, enabled in runs:
+        for i, (name, enabled, test_name) in enumerate(runs):
             t1 = time.perf_counter()
             workspaces, result = _evolve(experiment, plans, graphs, gate_enabled=enabled, args=args, policy=policy,
-                                         workdir=tmp / f"{rnd.test_fold}-{name}", sources=sources, caches=caches)
-            stats["gated" if enabled else "nogate"].append(result)
+                                         workdir=tmp / f"{rnd.test_fold}-{i}", sources=sources, caches=caches,
+                                         test=test_name)
+            stats[name].append(result)
             for plan in plans:
                 ws, test = workspaces[plan.db_id], plan.test
-                if enabled:
+                if i == 0:
                     score("baseline", experiment.baseline(plan.db_id), test)
                     score("initial", ws.ontology_at(0), test)
                 if ws.version == 0:  # unchanged: the same graphs as Initial
@@ -154,29 +170,40 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
 
     print()
-    print(f"Spider dev, {len({q.db_id for q in questions})} databases, reciprocal two-fold (seed {args.seed}); "
-          f"policy {policy.to_json()}; gate: τ={args.tau}, {args.test} test α={args.alpha}, "
+    print(f"{Path(args.data).name} ({bench.name} layout), {len({q.db_id for q in questions})} databases, "
+          f"reciprocal two-fold (seed {args.seed}); "
+          f"policy {policy.to_json()}; gates: τ={args.tau}, {', '.join(args.tests)} α={args.alpha}, "
+          f"regression budget {args.regression_budget}, "
           f"metric={args.metric}; rounds ≤ {args.rounds}, patience {args.patience}, batch {args.batch}; "
           f"screening {'off' if args.no_screen else 'on'}; diagnosed kinds {', '.join(args.kinds)}")
-    print(f"{'condition':10s} {'questions':>9s} {'strict':>8s} {'column':>8s} {'value':>8s} {'avg tokens':>10s}")
-    for name in ("baseline", "initial", "evolved", "nogate"):
+    print(f"{'condition':14s} {'questions':>9s} {'strict':>8s} {'column':>8s} {'value':>8s} {'avg tokens':>10s}")
+    for name in names:
         if results[name]:
             rs = results[name].values()
-            print(f"{name:10s} {len(rs):9d} {_strict(results[name]):8.4f} "
+            print(f"{name:14s} {len(rs):9d} {_strict(results[name]):8.4f} "
                   f"{_mean(r.column_recall for r in rs):8.4f} "
                   f"{_mean(r.value_recall for r in rs if r.value_recall is not None):8.4f} "
                   f"{_mean(r.tokens for r in rs):10.0f}")
     for name, runs in stats.items():
         if runs:
-            print(f"loop {name:7s}: rounds {sum(len(r.rounds) for r in runs)}, accepted "
+            per_fold = "; ".join(f"fold {i + 1}: +{r.accepted}/-{r.rejected}/!{r.invalid}" for i, r in enumerate(runs))
+            print(f"loop {name:14s}: rounds {sum(len(r.rounds) for r in runs)}, accepted "
                   f"{sum(r.accepted for r in runs)}, rejected {sum(r.rejected for r in runs)}, "
                   f"invalid {sum(r.invalid for r in runs)}, screened out before the gate "
-                  f"{sum(r.screened_out for r in runs)}")
-    gain = 100 * (_strict(results["evolved"]) - _strict(results["initial"]))
-    print(f"Evolved − Initial (held-out strict recall): {gain:+.2f} points (target ≥ +3)")
-    if results["nogate"]:
-        diff = 100 * (_strict(results["nogate"]) - _strict(results["evolved"]))
-        print(f"No-gate − Evolved: {diff:+.2f} points (target ≤ 0)")
+                  f"{sum(r.screened_out for r in runs)} ({per_fold})")
+            decided = [r for run in runs for r in run.rounds if r.decision in ("accepted", "rejected")]
+            if decided:
+                print(f"  gate statistics: mean wins/losses on V per decided round "
+                      f"{_mean(r.wins for r in decided):.1f} up / {_mean(r.losses for r in decided):.1f} down; "
+                      f"accepted with ≥1 loss: {sum(1 for r in decided if r.decision == 'accepted' and r.losses)}; "
+                      f"rejected with more ups than downs: "
+                      f"{sum(1 for r in decided if r.decision == 'rejected' and r.wins > r.losses)}")
+    for name in gated_names:
+        gain = 100 * (_strict(results[name]) - _strict(results["initial"]))
+        print(f"{name} − Initial (held-out strict recall): {gain:+.2f} points (target ≥ +3)")
+        if results["nogate"]:
+            diff = 100 * (_strict(results["nogate"]) - _strict(results[name]))
+            print(f"No-gate − {name}: {diff:+.2f} points (target ≤ 0)")
     print(f"wall time {elapsed:.1f} s")
     return 0
 

@@ -6,7 +6,7 @@ For a patch ``P`` deciding version ``n`` from parent ``n-1`` the metadata graph
     <B patch/P> a evo:Patch, prov:Entity ; dcterms:identifier "P" ; evo:level "content" ;
         evo:signature "…" ; evo:intervention "…" ; evo:fingerprint "…" ; prov:generatedAtTime … .
     <B gate/P> a evo:Gate, prov:Activity ; prov:used <B version/n-1>, <B patch/P> ;
-        evo:decision "accepted" | "rejected" | "invalid" ; evo:parentScore 0.81 ; evo:candidateScore 0.84 ;
+        evo:decision "accepted" | "rejected" | "invalid" | "proposed" ; evo:parentScore 0.81 ; evo:candidateScore 0.84 ;
         prov:endedAtTime … ; evo:metadata "{…json…}" .
     # accepted only:
     <B gate/P> prov:generated <B version/n> .
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from evoonto.patch import Patch
 
 #: Gate decisions.
-DECISIONS = ("accepted", "rejected", "invalid")
+DECISIONS = ("accepted", "rejected", "invalid", "proposed")
 _SCORE_KEYS = {"parent_score": EVO.parentScore, "candidate_score": EVO.candidateScore}
 
 
@@ -96,7 +96,8 @@ def meta_triples(iris: IriFactory, patch: Patch, *, decision: str, parent_versio
     Args:
         iris: the workspace's IRI factory.
         patch: the :class:`~evoonto.patch.Patch`.
-        decision: ``"accepted" | "rejected" | "invalid"``.
+        decision: ``"accepted" | "rejected" | "invalid" | "proposed"`` (gate-accepted, waiting for a
+            person's approval under ``approval: manual``).
         parent_version: the version the patch was evaluated against.
         version: the version it produced (accepted only).
         metadata: caller keys; ``parent_score`` / ``candidate_score`` become PROV-typed scores,

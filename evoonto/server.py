@@ -6,7 +6,12 @@ What the agent gets (paper §3, Tool layer R; DESIGN.md §5):
 - tools ``browse`` and ``resolve``, the declared tools of the ``tools`` graph, and with
   ``data_tools=True`` the raw read-only ``list_tables``, ``describe_table`` and ``run_sql``.
 
-No admin operation (commit, evolve, rollback, update) is exposed. The tools are those of
+No admin operation (commit, evolve, approve, rollback, update) is exposed. With
+``accept_feedback=True`` (``evoonto serve --accept-feedback``) one more tool, ``report_outcome``, lets
+a client record whether a task passed (kept in ``<ws>/feedback.jsonl`` with source
+``report_outcome``; it writes an outcome, never a patch or a policy). A client groups its calls into
+tasks by sending ``_meta: {"evoonto/task": ID, "evoonto/question": TEXT}`` with each ``tools/call``;
+both are written into the trajectory events (without them the task is the session). The tools are those of
 :meth:`evoonto.tools.OntologyTools.registry` (one registry for in-process and MCP use), and every
 call goes through :meth:`evoonto.tools.OntologyTools.call` in a worker thread, so it is checked
 against the same schema and appended to the trajectory log (a log that cannot be written costs one
@@ -37,7 +42,7 @@ from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, to_text
 MANIFEST_URI = "evoonto://manifest"
 _LOG = logging.getLogger(__name__)
 # Workspace subfolders written while serving: changes there are not a new version.
-_VOLATILE = {"trajectories", "runs", "tmp", ".lock"}
+_VOLATILE = {"trajectories", "runs", "tmp", ".lock", "feedback.jsonl", "verified_holdout.json"}
 
 
 class ToolsProvider:
@@ -176,9 +181,37 @@ def open_source_pools(locations: list[str]) -> dict[str, Any]:
     return out
 
 
+REPORT_OUTCOME = "report_outcome"
+_REPORT_FIELDS = ("outcome", "task", "note")
+_REPORT_SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["outcome"],
+    "properties": {
+        "outcome": {"type": "string", "enum": ["pass", "fail"],
+                    "description": "whether the task's answer was right (as the user confirmed)"},
+        "task": {"type": "string", "minLength": 1, "maxLength": 200,
+                 "description": "the task id (default: the _meta evoonto/task of this request, else the session)"},
+        "note": {"type": "string", "maxLength": 2000, "description": "why, in one or two sentences"},
+    },
+}
+
+
+def _request_meta(context: Any) -> tuple[str | None, str | None]:
+    """(task, question) a client sent in the ``_meta`` of a ``tools/call`` (``evoonto/task``,
+    ``evoonto/question``); (None, None) when absent or not strings."""
+    try:
+        meta = context.request_context.meta
+    except (AttributeError, ValueError, RuntimeError):
+        return None, None
+    if not isinstance(meta, Mapping):
+        return None, None
+    task, question = meta.get("evoonto/task"), meta.get("evoonto/question")
+    return (task if isinstance(task, str) and task.strip() else None,
+            question if isinstance(question, str) and question.strip() else None)
+
+
 def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool = False,
                   trajectory: TrajectoryLog | None = None, sources: dict[str, Any] | None = None,
-                  name: str = "evoonto"):
+                  name: str = "evoonto", accept_feedback: bool = False):
     """Build the MCP server.
 
     The tools listed and called are the :meth:`OntologyTools.registry` of the version served (one
@@ -196,12 +229,15 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
         trajectory: the call log (default: the facade's, or ``<ws>/trajectories/<session>.jsonl``).
         sources: for a workspace: source id -> Source or path/URL (declared SQL and data tools).
         name: the server name announced to clients.
+        accept_feedback: also serve ``report_outcome`` (a workspace target only), which appends the
+            client's pass/fail verdict of a task to ``<ws>/feedback.jsonl``.
     Returns:
         an ``mcp.server.mcpserver.MCPServer`` (``.run("stdio")``, ``.run("streamable-http", ...)``,
         or pass it to ``mcp.Client`` in-process); its ``evoonto_provider`` attribute is the
         :class:`ToolsProvider`.
     Raises:
         WorkspaceError: the workspace is missing or malformed.
+        ConfigurationError: ``accept_feedback`` with an in-process facade (no workspace to keep it).
     """
     import anyio
     from mcp.server.mcpserver import MCPServer
@@ -216,6 +252,10 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
         if not Path(target).is_dir():
             raise WorkspaceError(f"no workspace at {target} (run 'evoonto init' or 'evoonto build' first)")
         provider = ToolsProvider(workspace=target, data_tools=data_tools, trajectory=trajectory, sources=sources)
+    if accept_feedback and provider.workspace is None:
+        from evoonto.errors import ConfigurationError
+
+        raise ConfigurationError("accept_feedback needs a workspace to keep the feedback in")
 
     manifests: dict[int, tuple[OntologyTools, str]] = {}
 
@@ -229,12 +269,47 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
         return cached[1]
 
     def listed() -> list[MCPTool]:
-        return [MCPTool(name=spec.name, description=spec.description, input_schema=spec.input_schema,
-                        output_schema=spec.output_schema,
-                        annotations=ToolAnnotations.model_validate(spec.annotations()))
-                for spec in provider.tools.registry().values() if spec.listed]
+        out = [MCPTool(name=spec.name, description=spec.description, input_schema=spec.input_schema,
+                       output_schema=spec.output_schema,
+                       annotations=ToolAnnotations.model_validate(spec.annotations()))
+               for spec in provider.tools.registry().values() if spec.listed]
+        if accept_feedback:
+            out.append(MCPTool(name=REPORT_OUTCOME, input_schema=_REPORT_SCHEMA,
+                               description="Record whether a task's answer was right (pass/fail), as the user "
+                                           "confirmed it; evoonto learns from these outcomes offline.",
+                               annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                                           idempotent_hint=True, open_world_hint=False)))
+        return out
 
-    def call(tool: str, arguments: Any, connection: str | None) -> CallToolResult:
+    def report(arguments: Any, log: TrajectoryLog | None, task: str | None) -> CallToolResult:
+        """Validate and store one ``report_outcome`` call (appended to the trajectory as well)."""
+        from evoonto.evolution.outcomes import record_feedback
+
+        args = arguments if isinstance(arguments, dict) else {}
+        unknown = sorted(set(args) - set(_REPORT_FIELDS))
+        outcome, note = args.get("outcome"), args.get("note", "")
+        chosen = args.get("task") or task or (log.session if log is not None else None)
+        if unknown or outcome not in ("pass", "fail") or not isinstance(note, str) or not isinstance(chosen, str):
+            why = (f"unknown argument(s) {', '.join(unknown)}" if unknown else
+                   "outcome must be 'pass' or 'fail'" if outcome not in ("pass", "fail") else
+                   "note and task must be strings")
+            return CallToolResult(content=[TextContent(type="text", text=f"{REPORT_OUTCOME}: {why}")], is_error=True)
+        try:
+            stored = record_feedback(provider.workspace or ".", chosen, outcome == "pass", note=note,
+                                     source="report_outcome")
+        except (EvoontoError, OSError) as exc:
+            return CallToolResult(content=[TextContent(type="text", text=f"{REPORT_OUTCOME}: {first_line(exc, 300)}")],
+                                  is_error=True)
+        if log is not None:
+            log.append(ToolEvent.from_call(REPORT_OUTCOME, args, {"task": stored.task, "passed": stored.passed},
+                                           version=provider.tools.version))
+        return CallToolResult(content=[TextContent(type="text", text=f"recorded {outcome} for task {stored.task}")])
+
+    def call(tool: str, arguments: Any, connection: str | None, meta: tuple = (None, None)) -> CallToolResult:
+        base_log = provider.trajectory_for(connection)
+        log = base_log.for_task(*meta) if base_log is not None else None
+        if accept_feedback and tool == REPORT_OUTCOME:
+            return report(arguments, log, meta[0])
         tools = provider.tools
         spec = tools.registry().get(tool)
         if spec is not None and not spec.listed:
@@ -243,10 +318,9 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
             if spec is None:
                 raise ToolArgumentError(f"unknown tool {str(tool)[:60]!r}; available: "
                                         + ", ".join(s.name for s in tools.registry().values() if s.listed))
-            result = tools.call(tool, arguments, trajectory=provider.trajectory_for(connection))
+            result = tools.call(tool, arguments, trajectory=log)
         except EvoontoError as exc:  # logged by OntologyTools.call (an unknown tool is logged here)
             if spec is None:
-                log = provider.trajectory_for(connection)
                 if log is not None:
                     log.append(ToolEvent.from_call(str(tool)[:100], arguments, error=str(exc), version=tools.version))
                 text = first_line(exc, 500)
@@ -295,7 +369,7 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
             return await anyio.to_thread.run_sync(listed)
 
         async def call_tool(self, name, arguments, context=None):
-            return await anyio.to_thread.run_sync(call, name, arguments, _session_id(context))
+            return await anyio.to_thread.run_sync(call, name, arguments, _session_id(context), _request_meta(context))
 
     async def instructions_middleware(ctx: Any, call_next: Callable) -> Any:
         """Sessions opened after a reload get the manifest of the version they are served."""
@@ -588,12 +662,14 @@ class BearerTokenMiddleware:
 def serve(workspace: str | os.PathLike, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765,
           data_tools: bool = False, session: str | None = None, trajectory_file: str | None = None,
           sources: list[str] | tuple[str, ...] = (), allow_hosts: list[str] | tuple[str, ...] = (),
-          allow_origins: list[str] | tuple[str, ...] = (), token_file: str | None = None) -> None:
+          allow_origins: list[str] | tuple[str, ...] = (), token_file: str | None = None,
+          accept_feedback: bool = False) -> None:
     """Serve a workspace until interrupted (``transport`` = ``stdio`` or ``http``). Over HTTP one
     line naming the URL (``http://HOST:PORT/mcp``) goes to stderr first; stdio prints nothing.
 
     ``sources`` are paths/URLs of the data sources (for ``data_tools`` and declared SQL tools),
-    added to those recorded in the workspace settings. Over HTTP the Host/Origin checks are always
+    added to those recorded in the workspace settings. ``accept_feedback`` serves ``report_outcome``
+    (see :func:`create_server`). Over HTTP the Host/Origin checks are always
     on; a non-loopback ``host`` needs ``allow_hosts`` and a bearer token (``token_file`` or
     ``$EVOONTO_MCP_TOKEN``), which every request must then send (see ``configure_http`` of the server
     :func:`create_server` returns). On stdio a
@@ -612,7 +688,8 @@ def serve(workspace: str | os.PathLike, *, transport: str = "stdio", host: str =
         http_security(host, allow_hosts=allow_hosts, allow_origins=allow_origins, token=token)
     log = (TrajectoryLog(trajectory_file, session=session) if trajectory_file
            else TrajectoryLog.for_workspace(workspace, session=session))
-    server = create_server(workspace, data_tools=data_tools, trajectory=log, sources=open_source_pools(list(sources)))
+    server = create_server(workspace, data_tools=data_tools, trajectory=log, sources=open_source_pools(list(sources)),
+                           accept_feedback=accept_feedback)
     if transport == "stdio":
         run_stdio(server)
         return

@@ -20,7 +20,8 @@ from pathlib import Path
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (
     "init", "build", "verified", "validate", "browse", "resolve", "check_sql", "sparql", "serve", "eval",
-    "evolve", "log", "diff", "rollback", "drift", "export", "push", "import_", "migrate", "viz", "demo",
+    "evolve", "feedback", "review", "log", "diff", "rollback", "drift", "export", "push", "import_", "migrate",
+    "viz", "demo",
 )
 
 DESCRIPTION = """\

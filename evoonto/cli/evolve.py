@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from evoonto.cli import add_workspace_option
 
@@ -35,6 +36,13 @@ Examples:
   evoonto evolve --data DIR --evolver anthropic:claude-sonnet-5-5      # Claude proposes patches
   evoonto evolve --data DIR --no-gate                                   # ablation: accept every valid patch
   evoonto evolve --trajectories ws/trajectories/S.jsonl --outcomes verdicts.jsonl   # an agent's MCP log
+
+On your own database (a workspace built with `evoonto build`, no benchmark): serve it, let agents
+work (`evoonto serve`), give outcomes (`evoonto feedback TASK pass|fail`, verified queries, or
+`serve --accept-feedback`), then
+  evoonto evolve --verified verified.jsonl            # trajectories default to <workspace>/trajectories/
+The gate's V is a seeded share of the verified queries; with fewer than --min-validation of them
+held back the command stops and says how many more verified queries it needs.
 """
 
 
@@ -62,10 +70,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="signatures bundled into one candidate; rejected batches are bisected (default 8)")
     parser.add_argument("--tau", type=float, default=0.0, metavar="T",
                         help="minimum mean gain on V for acceptance (default 0.0)")
-    parser.add_argument("--test", choices=("sign", "bootstrap", "none"), default="sign",
-                        help="paired test on per-question outcomes (default sign)")
+    parser.add_argument("--test", choices=("sign", "bootstrap", "bayes", "none"), default="sign",
+                        help="paired test on per-question outcomes (default sign); bayes: accept when the "
+                             "Beta-binomial posterior that a changed question improves is ≥ 1 − α and the "
+                             "regressions stay within --regression-budget")
     parser.add_argument("--alpha", type=float, default=0.25, metavar="P",
                         help="the paired test supports a gain when p ≤ P (default 0.25)")
+    parser.add_argument("--regression-budget", type=float, default=0.05, metavar="SHARE",
+                        help="--test bayes: share of V a patch may make worse and still pass (default 0.05)")
     parser.add_argument("--scorer", choices=("linking", "ex"), default="linking",
                         help="backbone: offline schema-linking recall (default) or EX of a Claude agent")
     parser.add_argument("--metric", choices=("strict", "column"), default="column",
@@ -84,6 +96,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "for MCP sessions (which set no task), the session id: JSON Lines "
                              '{"task": ID, "passed": true|false} (or "score": 0..1), or one JSON object {ID: verdict} '
                              "(whose ids must not be task/id/passed/score)")
+    parser.add_argument("--verified", default=None, metavar="FILE",
+                        help="on a workspace without a benchmark: verified queries (JSON Lines "
+                             '{"question", "sql", "id"?, "db_id"?, "verified_by"?, "verified_at"?}; default '
+                             "<workspace>/verified.jsonl). A seeded share is held back as the gate's V (stored in "
+                             "<workspace>/verified_holdout.json, reused every round); the rest decide the outcome "
+                             "of served tasks that asked the same question")
+    parser.add_argument("--judge", default=None, metavar="anthropic:MODEL",
+                        help="on a workspace without a benchmark: Claude judges served tasks that no verified "
+                             "query or feedback decided, from their question, final SQL and rows (least trusted)")
+    parser.add_argument("--validation-share", type=float, default=0.3, metavar="F",
+                        help="share of the verified queries held back as V (default 0.3; stored the first time)")
+    parser.add_argument("--min-validation", type=int, default=20, metavar="N",
+                        help="refuse to gate on fewer than N held-back verified queries (default 20); a smaller "
+                             "V cannot support a decision, so the command says what it needs instead")
     parser.add_argument("--no-gate", action="store_true",
                         help="ablation: accept every valid candidate (still scored and logged)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -206,26 +232,41 @@ def make_evolver(spec: str, prober):
 def _read_recorded(args) -> tuple[list | None, dict | None]:
     """The records of ``--trajectories`` (a JSON Lines file, or a folder of them such as
     ``<workspace>/trajectories/``) and the verdicts of ``--outcomes``; (None, None) without them.
+    Without ``--outcomes`` the verdicts are None (only allowed on a workspace without a benchmark,
+    where verified queries and feedback give the outcomes; :func:`run` checks that).
 
     Raises:
-        ConfigurationError: only one of the two options given.
+        ConfigurationError: ``--outcomes`` without ``--trajectories``, or ``--trajectories`` without
+            ``--outcomes`` when ``--data`` names a benchmark.
         WorkloadError: a missing or malformed file (names the file and line), an empty folder.
     """
-    from pathlib import Path
-
-    from evoonto.errors import ConfigurationError, WorkloadError
-    from evoonto.evolution.trajectories import read_log, read_outcomes
+    from evoonto.errors import ConfigurationError
+    from evoonto.evolution.trajectories import read_outcomes
 
     if args.trajectories is None and args.outcomes is None:
         return None, None
-    if args.trajectories is None or args.outcomes is None:
+    if args.trajectories is None or (args.outcomes is None and args.data is not None):
         raise ConfigurationError("--trajectories and --outcomes go together (the log has no pass/fail)")
-    path = Path(args.trajectories)
+    records = _read_logs(args.trajectories)
+    return records, None if args.outcomes is None else read_outcomes(args.outcomes)
+
+
+def _read_logs(location) -> list:
+    """Every record of a trajectory log file or of the ``*.jsonl`` files of a folder, in file order.
+
+    Raises:
+        WorkloadError: a missing or malformed file, or a folder without logs.
+    """
+    from pathlib import Path
+
+    from evoonto.errors import WorkloadError
+    from evoonto.evolution.trajectories import read_log
+
+    path = Path(location)
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     if not files:
         raise WorkloadError(f"{path} is a folder without .jsonl trajectory logs")
-    records = [rec for f in files for rec in read_log(f)]
-    return records, read_outcomes(args.outcomes)
+    return [rec for f in files for rec in read_log(f)]
 
 
 def _recorded_trajectories(args, ws, bench, db_id: str, construction, records: list, outcomes: dict) -> list:
@@ -275,7 +316,6 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.errors import ConfigurationError, WorkloadError
     from evoonto.evaluation.benchmarks import load_benchmark
     from evoonto.evaluation.splits import fold_name
-    from evoonto.evolution.gate import GateConfig
     from evoonto.evolution.loop import LoopConfig
     from evoonto.evolution.probes import ValueProber
     from evoonto.experiment import Experiment
@@ -285,11 +325,23 @@ def run(args: argparse.Namespace) -> int:
 
     if args.rounds < 1 or args.patience < 1 or args.batch < 1:
         raise ConfigurationError("--rounds, --patience and --batch must be at least 1")
-    check_credentials(args.evolver, args.agent if args.scorer == "ex" else None)
+    if args.min_validation < 1:
+        raise ConfigurationError("--min-validation must be at least 1")
+    check_credentials(args.evolver, args.agent if args.scorer == "ex" else None, args.judge)
+    if args.judge is not None:
+        provider, _, model = args.judge.partition(":")
+        if provider != "anthropic" or not model.strip():
+            raise ConfigurationError(f"unknown judge {args.judge!r}; use anthropic:MODEL")
     log_records, verdicts = _read_recorded(args)  # bad files fail here, before the workspace is touched
     ws = Workspace.open(workspace_path(args))
     ws.check_writable()  # a read-only/full disk or another writer fails now, not after the first round
     data, benchmark = args.data, args.benchmark
+    if data is None and not isinstance(ws.settings.get("benchmark"), dict):
+        return run_on_verified(args, ws, log_records, verdicts)
+    if args.judge is not None or args.verified is not None:
+        raise ConfigurationError("--judge and --verified apply to a workspace without a benchmark (no --data)")
+    if log_records is not None and verdicts is None:
+        raise ConfigurationError("--trajectories and --outcomes go together (the log has no pass/fail)")
     if data is None:
         recorded_bench = recorded_benchmark(ws)
         data, benchmark = recorded_bench["data"], benchmark or recorded_bench.get("format")
@@ -313,12 +365,16 @@ def run(args: argparse.Namespace) -> int:
     trajectory_questions, validation = list(plan.construction), list(plan.validation)
     if not validation:
         raise WorkloadError(f"fold {args.fold} has no validation questions for {db_id}")
+    if len(validation) < args.min_validation:
+        print(f"warning: |V| = {len(validation)} < {args.min_validation}: the gate can hardly support a decision on so "
+              f"few questions (most candidates will be rejected); evolve several databases together "
+              f"(benchmarks/evolution_bench.py pools V) or use --test bayes", file=sys.stderr)
     recorded: list | None = None
     if log_records is not None:
         if verdicts is None:  # _read_recorded returns both or neither
             raise ConfigurationError("--trajectories and --outcomes go together (the log has no pass/fail)")
         recorded = _recorded_trajectories(args, ws, bench, db_id, trajectory_questions, log_records, verdicts)
-    gate = GateConfig(tau=args.tau, test=args.test, alpha=args.alpha, seed=seed, enabled=not args.no_gate)
+    gate = _gate_config(args, seed)
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch, gate=gate)
     source = open_source(str(bench.databases[db_id]))
     try:
@@ -354,6 +410,165 @@ def run(args: argparse.Namespace) -> int:
                                        on_round=on_round, recorded_trajectories=recorded)
     finally:
         source.close()
-    print(f"{result.accepted} accepted, {result.rejected} rejected, {result.invalid} invalid; "
+    waiting = f", {result.proposed} proposed (see `evoonto review`)" if result.proposed else ""
+    print(f"{result.accepted} accepted{waiting}, {result.rejected} rejected, {result.invalid} invalid; "
+          f"stopped: {result.stop_reason}; version {start} -> {ws.version}")
+    return 0
+
+
+def _gate_config(args, seed: int):
+    """The :class:`~evoonto.evolution.gate.GateConfig` of the command's gate flags."""
+    from evoonto.evolution.gate import GateConfig
+
+    return GateConfig(tau=args.tau, test=args.test, alpha=args.alpha, seed=seed, enabled=not args.no_gate,
+                      regression_budget=args.regression_budget)
+
+
+def too_small_message(held: int, needed: int, share: float, total: int) -> str:
+    """The one-line refusal when V is too small to support a gate decision: how many verified queries
+    are held back, how many the gate needs, and roughly how many more verified queries to add."""
+    import math
+
+    more = max(0, math.ceil((needed - held) / share))
+    return (f"the gate's V has {held} held-back verified quer{'y' if held == 1 else 'ies'} (of {total}); it needs "
+            f"at least {needed} to support any decision: add about {more} more verified queries (--verified FILE; "
+            f"{share:.0%} of them are held back), or pass --min-validation {max(held, 1)} to gate on a weaker V")
+
+
+def make_judge(spec: str | None, client: Any = None):
+    """The :class:`~evoonto.evolution.judge.ClaudeJudge` of ``--judge anthropic:MODEL`` (None without it);
+    ``client`` defaults to an ``anthropic.Anthropic`` client from ``$ANTHROPIC_API_KEY``.
+
+    Raises:
+        ConfigurationError: another spec, or no API key.
+    """
+    if spec is None:
+        return None
+    from evoonto.errors import ConfigurationError
+    from evoonto.evolution.judge import ClaudeJudge
+
+    provider, _, model = spec.partition(":")
+    if provider != "anthropic" or not model.strip():
+        raise ConfigurationError(f"unknown judge {spec!r}; use anthropic:MODEL")
+    if client is None:
+        from evoonto.evaluation.agent import make_client
+
+        client = make_client()
+    return ClaudeJudge(client, model.strip())
+
+
+def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *, judge_client: Any = None) -> int:
+    """``evoonto evolve`` on a workspace without a benchmark: served sessions + verified queries.
+
+    Tasks come from the trajectory logs (``--trajectories``, default ``<workspace>/trajectories/``),
+    at the active version; their outcomes, in order of trust: a verified query with the same question
+    (the agent's final SQL vs the verified SQL by EX), ``--outcomes``, ``evoonto feedback`` /
+    ``report_outcome``, then ``--judge`` (``judge_client`` replaces the Anthropic client, e.g. with
+    recorded responses in tests). V is the held-back share of the verified queries (tasks asking a V question
+    are left out of diagnosis); the backbone scores V (offline linking by default, or EX).
+
+    Raises:
+        WorkloadError: no verified queries, V smaller than ``--min-validation`` (the message says what
+            is needed), or no task with events and an outcome.
+        ConfigurationError: the source has no recorded location, or ``--scorer ex`` without ``--agent``.
+    """
+    import sys
+
+    from evoonto.errors import ConfigurationError, WorkloadError
+    from evoonto.evaluation.sessions import verified_benchmark, verified_outcomes
+    from evoonto.evolution.loop import LoopConfig, evolve
+    from evoonto.evolution.outcomes import (
+        TaskOutcome, holdout, load_verified, merge_outcomes, normalize_question, read_feedback, task_question,
+    )
+    from evoonto.evolution.probes import ValueProber
+    from evoonto.evolution.trajectories import group_events
+    from evoonto.progress import progress_bar, progress_write
+    from evoonto.server import _workspace_sources
+    from evoonto.sources import open_source
+
+    seed = args.seed if args.seed is not None else 0
+    db_id = _database_id(ws, args.db)
+    locations = {k: str(v) for k, v in _workspace_sources(ws).items()}
+    if db_id not in locations:
+        raise ConfigurationError(f"the workspace records no location for source {db_id!r}; rebuild it with "
+                                 f"`evoonto build --source PATH` (which records it)")
+    verified = load_verified(args.verified or ws.path)
+    if not verified:
+        raise WorkloadError("no benchmark recorded in this workspace and no verified queries: pass --data DIR, or "
+                            "--verified FILE (JSON Lines with question and sql) so the gate has a validation set")
+    held = holdout(verified, ws.path, share=args.validation_share, seed=seed)
+    if len(held) < args.min_validation:
+        raise WorkloadError(too_small_message(len(held), args.min_validation, args.validation_share, len(verified)))
+    bench = verified_benchmark(verified, locations, db_id)
+    by_id = bench.by_id()
+    held_set = set(held)
+    validation = [by_id[i] for i in held if by_id[i].db_id == db_id]
+    construction = [q for q in bench.questions_for(db_id) if q.id not in held_set]
+    if log_records is None:
+        log_records = _read_logs(args.trajectories or ws.trajectories_dir)
+    current = [r for r in log_records if r.get("version") in (None, ws.version)]
+    v_texts = {normalize_question(q.text) for q in validation}
+    tasks = [t for t in group_events(current, {}) if t.events]
+    for t in tasks:
+        t.question = t.question or task_question(t.events)
+        t.db_id = t.db_id or db_id
+    asked_v = sum(1 for t in tasks if normalize_question(t.question) in v_texts)
+    tasks = [t for t in tasks if normalize_question(t.question) not in v_texts]  # V never steers the patches
+    outside_v = [vq for vq in verified if vq.id not in held_set]
+    explicit = {str(k): TaskOutcome(str(k), bool(float(v) >= 1.0 - 1e-9), "feedback", "--outcomes")
+                for k, v in (verdicts or {}).items()}
+    outcomes = merge_outcomes(verified_outcomes(tasks, outside_v, locations, db_id), explicit, read_feedback(ws.path))
+    judge = make_judge(args.judge, judge_client)
+    if judge is not None:
+        outcomes = merge_outcomes(outcomes, judge.judge([t for t in tasks if t.task_id not in outcomes]))
+    kept = []
+    for t in tasks:
+        outcome = outcomes.get(t.task_id)
+        if outcome is None:
+            continue
+        t.passed, t.score = outcome.passed, 1.0 if outcome.passed else 0.0
+        kept.append(t)
+    if not kept:
+        raise WorkloadError(f"no served task at version {ws.version} has an outcome: give verdicts with `evoonto "
+                            f"feedback TASK pass|fail`, --outcomes FILE, or verified queries with the tasks' questions")
+    by_source: dict[str, int] = {}
+    for t in kept:
+        src = outcomes[t.task_id].source
+        by_source[src] = by_source.get(src, 0) + 1
+    print(f"tasks: {len(kept)} with outcomes ({', '.join(f'{n} {k}' for k, n in sorted(by_source.items()))}; "
+          f"{sum(t.failed for t in kept)} failed), {len(tasks) - len(kept)} without, {asked_v} asking a V question "
+          f"left out; |V| = {len(validation)} held-back verified queries", file=sys.stderr)
+    config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch,
+                        gate=_gate_config(args, seed))
+    source = open_source(locations[db_id])
+    backbone: Any
+    try:
+        prober = ValueProber({db_id: source})
+        if args.scorer == "linking":
+            from evoonto.evaluation.backbones import LinkingBackbone
+
+            backbone = LinkingBackbone(bench, metric=args.metric, sources={db_id: source})
+        else:
+            if not args.agent:
+                raise ConfigurationError("--scorer ex needs --agent anthropic:MODEL")
+            from evoonto.evaluation.agent import ReactAgent, make_client, parse_agent_spec
+            from evoonto.evaluation.backbones import ExBackbone
+
+            backbone = ExBackbone(bench, ReactAgent(make_client(), parse_agent_spec(args.agent)))
+        evolver = make_evolver(args.evolver, prober)
+        start = ws.version
+        with progress_bar(args.rounds, desc="evolve", unit="round", enabled=not args.no_progress) as bar:
+            def on_round(record):
+                bar.update(1)
+                bar.set_postfix_str(f"v{ws.version} {record.decision}")
+                progress_write(f"round {record.round}: {record.decision:8s} [{record.level}] "
+                               f"{record.intervention[:70]}  ({record.reason})")
+
+            result = evolve(ws, backbone=backbone, trajectory_questions=construction, validation_questions=validation,
+                            evolver=evolver, config=config, on_round=on_round, recorded_trajectories=kept)
+    finally:
+        source.close()
+    waiting = f", {result.proposed} proposed (see `evoonto review`)" if result.proposed else ""
+    print(f"{result.accepted} accepted{waiting}, {result.rejected} rejected, {result.invalid} invalid; "
           f"stopped: {result.stop_reason}; version {start} -> {ws.version}")
     return 0

@@ -69,6 +69,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "Evidence stale; report on stderr), then serve")
     parser.add_argument("--trajectory", default=None, metavar="FILE",
                         help="append calls to this JSON Lines file instead of <workspace>/trajectories/")
+    parser.add_argument("--accept-feedback", action="store_true",
+                        help="also serve report_outcome: a client records whether a task passed or failed "
+                             "(kept in <workspace>/feedback.jsonl for evoonto evolve; it changes no ontology)")
     parser.set_defaults(func=run)
 
 
@@ -86,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         serve(workspace_path(args), transport=args.transport, host=args.host, port=args.port,
               data_tools=args.data_tools, session=args.session, trajectory_file=args.trajectory,
               sources=args.source, allow_hosts=args.allow_host, allow_origins=args.allow_origin,
-              token_file=args.token_file)
+              token_file=args.token_file, accept_feedback=args.accept_feedback)
     except ValueError as exc:  # malformed --session
         raise ConfigurationError(str(exc)) from None
     return 0

@@ -22,7 +22,7 @@ from evoonto.errors import ConfigurationError
 #: Outcomes of one version on V: question id -> score in [0, 1] (1/0 strict hit, or column recall).
 Outcomes = Mapping[str, float]
 
-TESTS = ("sign", "bootstrap", "none")
+TESTS = ("sign", "bootstrap", "bayes", "none")
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,15 @@ class GateConfig:
             0.01 = one point of strict recall) for acceptance.
         test: ``"sign"`` (exact one-sided binomial sign test over the questions whose outcome
             changed), ``"bootstrap"`` (paired bootstrap of the mean difference, ``resamples`` draws,
-            seeded) or ``"none"`` (margin only, as in the paper).
-        alpha: the test supports the gain when its one-sided p-value is ≤ alpha.
+            seeded), ``"bayes"`` (Beta-binomial posterior that a changed question improves, with an
+            explicit regression budget; see :func:`bayes_decision`) or ``"none"`` (margin only, as
+            in the paper).
+        alpha: the test supports the gain when its one-sided p-value is ≤ alpha; for ``bayes`` the
+            gain is supported when P(a changed question improves | V) ≥ 1 − alpha (the value
+            stored as ``p_value`` is 1 − that posterior).
+        regression_budget: ``bayes`` only: the share of V a candidate may break (questions whose
+            outcome drops) and still be accepted, e.g. 0.05 = at most 1 question in 20;
+            ``floor(budget × |V|)`` losses are allowed.
         resamples: bootstrap draws. seed: bootstrap seed (same inputs → same decision).
         enabled: False is the *no-gate ablation*: every valid candidate is accepted (still scored
             and logged, so the ablation's history is comparable).
@@ -51,12 +58,15 @@ class GateConfig:
     resamples: int = 2000
     seed: int = 0
     enabled: bool = True
+    regression_budget: float = 0.05
 
     def __post_init__(self):
         if self.test not in TESTS:
             raise ConfigurationError(f"unknown gate test {self.test!r}; choose one of {', '.join(TESTS)}")
         if not (0.0 < self.alpha <= 1.0):
             raise ConfigurationError(f"gate alpha must be in (0, 1], got {self.alpha}")
+        if not (0.0 <= self.regression_budget < 1.0):
+            raise ConfigurationError(f"gate regression budget must be in [0, 1), got {self.regression_budget}")
         if self.resamples < 1:
             raise ConfigurationError(f"gate resamples must be ≥ 1, got {self.resamples}")
 
@@ -108,6 +118,37 @@ def sign_test(wins: int, losses: int) -> float:
     return sum(math.comb(n, k) for k in range(wins, n + 1)) / 2 ** n
 
 
+def posterior_improves(wins: int, losses: int) -> float:
+    """P(θ > 1/2 | wins, losses) for θ = P(a changed question improves), prior Beta(1, 1).
+
+    The posterior is Beta(1 + wins, 1 + losses); for integer parameters its tail equals a binomial
+    sum: P(θ ≤ 1/2) = P(Binomial(wins + losses + 1, 1/2) ≥ wins + 1). Returns 0.5 when no question
+    changed (no evidence either way).
+    """
+    n = wins + losses + 1
+    return sum(math.comb(n, k) for k in range(0, wins + 1)) / 2 ** n
+
+
+def bayes_decision(wins: int, losses: int, size: int, *, confidence: float, budget: float) -> tuple[bool, float, str]:
+    """The Bayesian gate rule on paired outcomes: accept when the posterior that a changed question
+    improves is ≥ ``confidence`` **and** the losses stay within the regression budget.
+
+    Args:
+        wins, losses: questions that improved / worsened on V. size: |V|.
+        confidence: required posterior probability in (0, 1] (the gate uses 1 − alpha).
+        budget: share of V allowed to get worse (``floor(budget × size)`` questions).
+    Returns:
+        (supported, posterior, why-not text or "").
+    """
+    posterior = posterior_improves(wins, losses)
+    allowed = math.floor(budget * size + 1e-9)
+    if losses > allowed:
+        return False, posterior, f"{losses} regressions exceed the budget of {allowed} ({budget:.0%} of {size})"
+    if posterior + 1e-12 < confidence:
+        return False, posterior, f"P(improves)={posterior:.3f} < {confidence:.3f}"
+    return True, posterior, ""
+
+
 def paired_bootstrap(diffs: list[float], *, resamples: int, seed: int) -> float:
     """One-sided paired bootstrap p-value: the share of resampled mean differences ≤ 0.
 
@@ -136,7 +177,8 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig) -> GateDe
         parent, candidate: question id -> outcome; both must cover the same question ids.
         config: margin, test and significance level.
     Returns:
-        A :class:`GateDecision`; accepted iff mean gain ≥ tau and the paired test's p ≤ alpha
+        A :class:`GateDecision`; accepted iff mean gain ≥ tau and the paired test supports it (p ≤ alpha;
+        for ``bayes``: a positive gain, posterior ≥ 1 − alpha and losses within the regression budget)
         (or unconditionally when ``config.enabled`` is False).
     Raises:
         ConfigurationError: when the two outcome sets cover different questions (not the same V).
@@ -151,8 +193,13 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig) -> GateDe
     gain = c_mean - p_mean
     wins = sum(1 for d in diffs if d > 1e-12)
     losses = sum(1 for d in diffs if d < -1e-12)
+    why_not = ""
     if config.test == "sign":
         p_value = sign_test(wins, losses)
+    elif config.test == "bayes":
+        _, posterior, why_not = bayes_decision(wins, losses, len(ids), confidence=1.0 - config.alpha,
+                                                       budget=config.regression_budget)
+        p_value = 1.0 - posterior  # supported (why_not == "") decides, not p ≤ alpha
     elif config.test == "bootstrap":
         p_value = paired_bootstrap(diffs, resamples=config.resamples, seed=config.seed)
     else:
@@ -160,9 +207,11 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig) -> GateDe
     stats = f"gain {gain:+.4f} (τ={config.tau}), {wins} up / {losses} down of {len(ids)}, {config.test} p={p_value:.3f}"
     if not config.enabled:
         decision, reason = "accepted", f"gate disabled (ablation); {stats}"
-    elif gain + 1e-12 < config.tau:
+    elif gain + 1e-12 < config.tau or (config.test == "bayes" and gain <= 1e-12):
         decision, reason = "rejected", f"below margin: {stats}"
-    elif p_value > config.alpha:
+    elif why_not:
+        decision, reason = "rejected", f"posterior does not support the gain ({why_not}): {stats}"
+    elif config.test != "bayes" and p_value > config.alpha:
         decision, reason = "rejected", f"paired test does not support the gain (α={config.alpha}): {stats}"
     else:
         decision, reason = "accepted", stats

@@ -19,7 +19,9 @@ Paper §"Evolution loop" (Algorithm: rounds over L_t). One round:
    invalid candidate is logged ``invalid`` and never scored;
 5. the gate scores it on V against the cached parent score; accepted → ``Workspace.commit`` (a new
    version), rejected → ``Workspace.record_rejected``; both carry signature, intervention,
-   fingerprint, level, scores and decision.
+   fingerprint, level, scores, the per-question ups/downs and decision. With the workspace setting
+   ``approval: manual`` an accepted candidate is recorded ``proposed`` instead (no new version;
+   ``evoonto review`` / ``approve`` / ``reject`` decide, see :mod:`evoonto.evolution.approval`).
 
 Stop rule (DESIGN.md §6): ``patience`` consecutive rejections, no candidate left, or ``rounds`` spent.
 
@@ -101,7 +103,7 @@ class LoopConfig:
 @dataclass
 class RoundRecord:
     """What happened in one round: the candidate's signature/intervention/level/fingerprint, the
-    decision (``accepted``/``rejected``/``invalid``), scores (None when invalid), the resulting
+    decision (``accepted``/``proposed``/``rejected``/``invalid``), scores (None when invalid), the resulting
     workspace version, and the reason line."""
 
     round: int
@@ -143,6 +145,23 @@ class EvolutionResult:
     @property
     def invalid(self) -> int:
         return self.count("invalid")
+
+    @property
+    def proposed(self) -> int:
+        """Gate-accepted candidates waiting for a person's approval (``approval: manual``)."""
+        return self.count("proposed")
+
+
+#: Question ids listed per direction (ups/downs) in a patch's gate metadata.
+MAX_LISTED = 200
+
+
+def approval_mode(workspace) -> str:
+    """The workspace setting ``approval``: ``"manual"`` (gate-accepted patches wait for
+    ``evoonto approve``) or ``"auto"`` (the default; they are committed at once)."""
+    settings = getattr(workspace, "settings", None)
+    value = settings.get("approval") if isinstance(settings, dict) else None
+    return "manual" if value == "manual" else "auto"
 
 
 def known_fingerprints(ontology) -> set[str]:
@@ -392,11 +411,11 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
             # from harmful ones (a batch that changed nothing on V has no better half)
             mid = len(chosen) // 2
             pending[:0] = [chosen[:mid], chosen[mid:]]
-        if record.decision != "accepted":
+        if record.decision not in ("accepted", "proposed"):
             avoid_level = record.level
         else:
             avoid_level = None
-        consecutive = 0 if record.decision == "accepted" else consecutive + 1
+        consecutive = 0 if record.decision in ("accepted", "proposed") else consecutive + 1
         result.rounds.append(record)
         if on_round:
             on_round(record)
@@ -524,11 +543,20 @@ def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, co
     decision = compare(parent_all, candidate_all, config.gate)
     gate_meta = decision.metadata()
     outcome = decision.decision
+    manual = [part for part in valid if approval_mode(part.member.workspace) == "manual"]
+    if decision.accepted and manual:
+        outcome = "proposed"
     for part in valid:
-        mine = [k for k in parent_all if k.startswith(f"{part.member.key}::")]
+        prefix = f"{part.member.key}::"
+        mine = [k for k in parent_all if k.startswith(prefix)]
+        ups = sorted(k[len(prefix):] for k in mine if candidate_all[k] > parent_all[k] + 1e-12)
+        downs = sorted(k[len(prefix):] for k in mine if candidate_all[k] < parent_all[k] - 1e-12)
         meta = dict(gate_meta, member_parent_score=_mean([parent_all[k] for k in mine]),
-                    member_candidate_score=_mean([candidate_all[k] for k in mine]))
-        if decision.accepted:
+                    member_candidate_score=_mean([candidate_all[k] for k in mine]),
+                    ups=ups[:MAX_LISTED], downs=downs[:MAX_LISTED])
+        if decision.accepted and any(part is m for m in manual):
+            _record(part, "proposed", meta, round_no, result)
+        elif decision.accepted:
             try:
                 part.member.workspace.commit(part.compiled_patch(), metadata=_meta(part, round_no, result, meta))
             except EvoontoError as exc:  # the workspace's own SHACL check or a no-op patch

@@ -29,7 +29,10 @@ Event schema (one JSON object per line, UTF-8, keys always present unless marked
       "result_ids": ["term/x/status"], # ids returned (browse hits, resolved records; [] otherwise)
       "result": [{"id": …, …}],        # the JSON result the agent read; null on error or when its
                                        #   text exceeds MAX_RESULT_CHARS (result_ids remain)
-      "task": "dev_0042",              # optional: task id set by the caller (evaluation harness)
+      "task": "dev_0042",              # optional: task id set by the caller (evaluation harness, or
+                                       #   an MCP client's request _meta {"evoonto/task": ID})
+      "question": "How many …?",       # optional: the task's question as its client declared it
+                                       #   (MCP request _meta {"evoonto/question": TEXT})
       "findings": {"Violation": 1, "Warning": 0, "Info": 0, "unseen_value": 1}
                                        # optional: counts of check_sql findings by severity and kind
                                        #   (check_sql, run_sql with check=true), for diagnosis
@@ -122,7 +125,9 @@ class ToolEvent:
         latency_ms: wall-clock duration in milliseconds.
         result_ids: ids the result showed (see :func:`result_ids`).
         result_size: characters of the text returned to the agent (0 on error).
-        session, seq, task: set by :meth:`TrajectoryLog.append` (None before).
+        session, seq, task: set by :meth:`TrajectoryLog.append` (None before); ``task`` may also
+            come from the client (:meth:`TrajectoryLog.for_task`).
+        question: the task's question as its client declared it (≤ 2,000 characters), or None.
         findings: counts of the check_sql findings the result carried, by severity and by kind
             (:func:`evoonto.tools.sqlcheck.finding_counts`), or None when it carried none.
     """
@@ -140,6 +145,7 @@ class ToolEvent:
     seq: int | None = None
     task: str | None = None
     findings: dict[str, int] | None = None
+    question: str | None = None
 
     @classmethod
     def from_call(cls, tool: str, arguments: Any, result: Any = None, *, error: str | None = None,
@@ -173,6 +179,7 @@ class ToolEvent:
             session=data.get("session"), seq=seq if isinstance(seq, int) else None,
             task=data.get("task") if data.get("task") not in (None, "") else None,
             findings=_counts(data.get("findings")),
+            question=data.get("question") if isinstance(data.get("question"), str) and data.get("question") else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -188,6 +195,8 @@ class ToolEvent:
             out["task"] = self.task
         if self.findings is not None:
             out["findings"] = dict(self.findings)
+        if self.question is not None:
+            out["question"] = _clip(self.question)
         return out
 
 
@@ -253,6 +262,21 @@ class TrajectoryLog:
         child._health = self._health
         return child
 
+    def for_task(self, task: str | None, question: str | None = None) -> "TrajectoryLog":
+        """This log with an explicit task id (and question) written into the events appended through
+        it, e.g. the ``_meta`` of one MCP request; the same file, session and event numbering, so
+        concurrent calls of different tasks never change each other's task. Returns ``self`` when
+        neither is given.
+
+        Args:
+            task: the client's task id (clipped to 200 characters), or None.
+            question: the task's question (clipped to 2,000 characters), or None.
+        """
+        if not task and not question:
+            return self
+        return _TaskLog(self, str(task)[:200] if task else None,
+                        str(question)[:MAX_ARGUMENT_CHARS] if question else None)
+
     @property
     def writable(self) -> bool:
         """False once a write failed (events are then dropped; one warning was printed)."""
@@ -301,6 +325,20 @@ class TrajectoryLog:
                 print(f"evoonto: warning: cannot write the trajectory log {self.path} ({reason}); "
                       "tool calls are served but not logged", file=sys.stderr, flush=True)
         return event
+
+
+class _TaskLog(TrajectoryLog):
+    """A view of a :class:`TrajectoryLog` that tags its events with one task (see ``for_task``)."""
+
+    def __init__(self, parent: TrajectoryLog, task: str | None, question: str | None):  # noqa: D107
+        self._parent = parent
+        self.path, self.session, self.task = parent.path, parent.session, task
+        self.question = question
+        self._health = parent._health
+
+    def append(self, event: ToolEvent) -> ToolEvent:
+        event = dataclasses.replace(event, task=self.task or event.task, question=self.question or event.question)
+        return self._parent.append(event)
 
 
 def read_events(path: str | os.PathLike) -> list[dict[str, Any]]:

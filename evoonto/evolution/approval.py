@@ -1,0 +1,147 @@
+"""Manual approval of gate-accepted patches (issue 14 item 3).
+
+With the workspace setting ``approval: manual`` (``evoonto review --approval manual`` sets it), the
+loop records a gate-accepted candidate as ``proposed`` (its patch file and gate activity are kept,
+the active version does not change). A person then decides:
+
+* :func:`approve` commits the proposal as a new version (patch id ``<proposal id>-approved``, with
+  the proposal's gate scores and ``approved_by``/``proposal`` in its metadata);
+* :func:`reject` records it rejected (patch id ``<proposal id>-rejected``, with ``why``), so the
+  loop never proposes it again.
+
+The served version is always base + accepted (approved) patches. None of this is reachable from
+the MCP tools: only the command line and this Python API decide, so an agent can neither approve a
+patch nor change the approval policy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import getpass
+from dataclasses import dataclass
+from typing import Any
+
+from evoonto.errors import ConfigurationError, WorkspaceError
+
+APPROVAL_MODES = ("auto", "manual")
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One proposed patch waiting for a decision.
+
+    Attributes:
+        number: 1-based position among the open proposals (what ``evoonto approve N`` takes).
+        entry: its :class:`~evoonto.history.PatchEntry` (id, level, signature, scores, metadata).
+    """
+
+    number: int
+    entry: Any
+
+    @property
+    def id(self) -> str:
+        return str(self.entry.id)
+
+    @property
+    def ups(self) -> list[str]:
+        """Questions of V whose outcome improved under the patch."""
+        return list(self.entry.metadata.get("ups") or [])
+
+    @property
+    def downs(self) -> list[str]:
+        """Questions of V whose outcome got worse under the patch."""
+        return list(self.entry.metadata.get("downs") or [])
+
+
+def set_approval(workspace: Any, mode: str) -> None:
+    """Store the approval policy (``auto`` or ``manual``) in the workspace settings.
+
+    Raises:
+        ConfigurationError: another mode. WorkspaceError: the workspace cannot be written.
+    """
+    if mode not in APPROVAL_MODES:
+        raise ConfigurationError(f"unknown approval mode {mode!r}; choose auto or manual")
+    workspace.set_setting("approval", mode)
+
+
+def _decided(workspace: Any) -> set[str]:
+    out = set()
+    for entry in workspace.log():
+        proposal = entry.metadata.get("proposal")
+        if isinstance(proposal, str) and entry.decision in ("accepted", "rejected"):
+            out.add(proposal)
+    return out
+
+
+def proposals(workspace: Any) -> list[Proposal]:
+    """The open proposals of a workspace (``proposed`` and not yet approved or rejected), oldest first."""
+    decided = _decided(workspace)
+    open_ = [e for e in workspace.log() if e.decision == "proposed" and e.id not in decided]
+    return [Proposal(i, e) for i, e in enumerate(open_, 1)]
+
+
+def find_proposal(workspace: Any, ref: str) -> Proposal:
+    """The open proposal numbered ``ref`` (as ``evoonto review`` lists them) or with patch id ``ref``.
+
+    Raises:
+        WorkspaceError: no such open proposal (the message lists the open ones).
+    """
+    found = proposals(workspace)
+    for p in found:
+        if ref == str(p.number) or ref == p.id:
+            return p
+    listed = ", ".join(f"{p.number} ({p.id})" for p in found) or "none"
+    raise WorkspaceError(f"no open proposal {ref!r}; open proposals: {listed}")
+
+
+def _reviewer(by: str | None) -> str:
+    if by:
+        return by
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no login name (containers)
+        return "unknown"
+
+
+def approve(workspace: Any, ref: str, *, by: str | None = None) -> int:
+    """Commit an open proposal as the next version; returns the new version number.
+
+    The proposal was gated against the version that was active then; when other patches were
+    approved since, the commit re-validates it on the active version (SHACL, no-op rows dropped).
+
+    Args:
+        workspace: an open :class:`~evoonto.workspace.Workspace`. ref: proposal number or patch id.
+        by: who approves (default: the login name).
+    Raises:
+        WorkspaceError: no such open proposal, or the workspace is locked/changed on disk.
+        ShapeViolationError / PatchError: the patch no longer fits the active version (reject it).
+    """
+    proposal = find_proposal(workspace, ref)
+    patch = workspace.patch(proposal.id)
+    meta = {k: v for k, v in proposal.entry.metadata.items() if k != "decision"}
+    meta.update(proposal.entry.scores)
+    meta.update({"proposal": proposal.id, "approved_by": _reviewer(by), "decision": "accepted"})
+    return int(workspace.commit(dataclasses.replace(patch, id=f"{proposal.id}-approved"), metadata=meta))
+
+
+def reject(workspace: Any, ref: str, *, why: str, by: str | None = None) -> None:
+    """Record an open proposal as rejected by a person (never proposed again).
+
+    Args:
+        workspace: an open Workspace. ref: proposal number or patch id. why: the reason (required).
+        by: who rejects (default: the login name).
+    Raises:
+        ConfigurationError: an empty ``why``. WorkspaceError: no such open proposal, or locked.
+    """
+    if not why or not why.strip():
+        raise ConfigurationError("say why the proposal is rejected (--why TEXT)")
+    proposal = find_proposal(workspace, ref)
+    patch = workspace.patch(proposal.id)
+    meta = {k: v for k, v in proposal.entry.metadata.items() if k != "decision"}
+    meta.update(proposal.entry.scores)
+    meta.update({"proposal": proposal.id, "rejected_by": _reviewer(by), "why": why.strip()[:2000],
+                 "decision": "rejected"})
+    workspace.record_rejected(dataclasses.replace(patch, id=f"{proposal.id}-rejected"), metadata=meta)
+
+
+__all__ = ["APPROVAL_MODES", "Proposal", "approve", "find_proposal", "proposals", "reject", "set_approval"]

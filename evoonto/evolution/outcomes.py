@@ -1,0 +1,278 @@
+"""Task outcomes from real sessions: verified queries, explicit feedback and a judge (issue 14 item 1).
+
+A served session is a list of tool events (``evoonto.tools.trajectory``) grouped into *tasks*: the
+explicit task id a client passes (MCP request ``_meta``: ``{"evoonto/task": ID}``), else the MCP
+session. Each task gets at most one :class:`TaskOutcome`, chosen in this order of trust:
+
+1. ``verified`` — a verified query whose question matches the task's question (normalized text,
+   :func:`normalize_question`); the agent's final SQL (the task's last ``run_sql``) is executed
+   read-only and compared with the verified SQL's result by the EX comparison (the comparison lives
+   in :mod:`evoonto.evaluation.outcomes`, since it reads the verified SQL);
+2. ``feedback`` — ``evoonto feedback TASK pass|fail`` or the opt-in MCP tool ``report_outcome``
+   (source ``report_outcome``), kept in ``<workspace>/feedback.jsonl``;
+3. ``judge`` — an LLM judge (``--judge anthropic:MODEL``).
+
+Verified queries (question + SQL pairs a person vouches for) are read through ONE function,
+:func:`load_verified`: a JSON Lines file (``{"question", "sql"}`` plus optional ``id``, ``db_id``,
+``verified_by``, ``verified_at``) or the workspace's ``verified.jsonl``. Once verified queries live
+in the content graph (``evo:VerifiedQuery``), this function is the one place to read them from there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import unicodedata
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from evoonto.errors import WorkloadError
+
+#: Verified queries stored in a workspace (one JSON object per line).
+VERIFIED_FILE = "verified.jsonl"
+#: Explicit feedback per task (appended; the last line about a task wins).
+FEEDBACK_FILE = "feedback.jsonl"
+#: The held-back share of the verified queries (the gate's V on a user's data), reused across rounds.
+HOLDOUT_FILE = "verified_holdout.json"
+#: Outcome sources, most trusted first.
+SOURCES = ("verified", "feedback", "report_outcome", "judge")
+#: The MCP request ``_meta`` key carrying a client's explicit task id.
+TASK_META_KEY = "evoonto/task"
+
+
+@dataclass(frozen=True)
+class VerifiedQuery:
+    """One question + SQL pair a person vouches for.
+
+    Attributes:
+        id: stable id (given, else ``vq-`` + 10 hex of the normalized question).
+        question: the natural-language question. sql: the SQL answering it (the source's dialect).
+        db_id: the source it targets, or None (the workspace's only source).
+        verified_by, verified_at: who vouched for it and when (free text / ISO 8601), or None.
+    """
+
+    id: str
+    question: str
+    sql: str
+    db_id: str | None = None
+    verified_by: str | None = None
+    verified_at: str | None = None
+
+    def __repr__(self) -> str:  # keep SQL out of logs by accident (it scores the gate's V)
+        return f"VerifiedQuery(id={self.id!r}, question={self.question[:60]!r})"
+
+
+def normalize_question(text: str) -> str:
+    """The form two questions are matched in: NFKC, case-folded, punctuation dropped, one space
+    between words (``"How many  tracks?"`` → ``"how many tracks"``)."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(re.findall(r"\w+", text))
+
+
+def _verified_file(where: str | Path) -> Path:
+    path = Path(where)
+    return path / VERIFIED_FILE if path.is_dir() else path
+
+
+def load_verified(where: str | Path) -> list[VerifiedQuery]:
+    """Read verified queries from a JSON Lines file, or from ``<workspace>/verified.jsonl``.
+
+    Args:
+        where: the file, or a workspace folder (a workspace without the file has none: ``[]``).
+    Returns:
+        the queries in file order (ids unique).
+    Raises:
+        WorkloadError: a missing file, a line that is not a JSON object, a missing/empty
+            ``question`` or ``sql`` string, or a duplicate id (each message names file and line).
+    """
+    path = _verified_file(where)
+    if not path.is_file():
+        if Path(where).is_dir():
+            return []
+        raise WorkloadError(f"verified query file not found: {path}")
+    out: list[VerifiedQuery] = []
+    seen: dict[str, int] = {}
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise WorkloadError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
+        if not isinstance(rec, dict):
+            raise WorkloadError(f"{path}:{lineno}: a verified query must be a JSON object")
+        question, sql = rec.get("question"), rec.get("sql")
+        if not isinstance(question, str) or not question.strip():
+            raise WorkloadError(f"{path}:{lineno}: a verified query needs a non-empty 'question' string")
+        if not isinstance(sql, str) or not sql.strip():
+            raise WorkloadError(f"{path}:{lineno}: a verified query needs a non-empty 'sql' string")
+        qid = rec.get("id")
+        qid = str(qid) if qid not in (None, "") else \
+            "vq-" + hashlib.sha1(normalize_question(question).encode()).hexdigest()[:10]
+        if qid in seen:
+            raise WorkloadError(f"{path}:{lineno}: duplicate verified query id {qid!r} (first on line {seen[qid]})")
+        seen[qid] = lineno
+
+        def opt(key: str, rec: dict = rec) -> str | None:
+            value = rec.get(key)
+            return None if value in (None, "") else str(value)
+
+        out.append(VerifiedQuery(qid, question.strip(), sql.strip(), opt("db_id"), opt("verified_by"),
+                                 opt("verified_at")))
+    return out
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    """The outcome of one task and where it came from.
+
+    Attributes:
+        task: the task id (explicit task, or MCP session id). passed: pass/fail.
+        source: one of :data:`SOURCES`. note: free text (feedback note, judge reason, EX detail).
+        at: ISO 8601 UTC time it was recorded. reference: the verified query id (source
+            ``verified``) or the judge model, else None.
+    """
+
+    task: str
+    passed: bool
+    source: str
+    note: str = ""
+    at: str = ""
+    reference: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON Lines record of :data:`FEEDBACK_FILE`."""
+        return {k: v for k, v in asdict(self).items() if v not in (None, "")} | {"passed": self.passed}
+
+
+def record_feedback(workspace: str | Path, task: str, passed: bool, *, note: str = "",
+                    source: str = "feedback") -> TaskOutcome:
+    """Append one explicit verdict to ``<workspace>/feedback.jsonl`` (one ``write`` of one line).
+
+    Args:
+        workspace: the workspace folder. task: the task id (1..200 characters, no line breaks).
+        passed: the verdict. note: free text (clipped to 2,000 characters).
+        source: ``feedback`` (the CLI) or ``report_outcome`` (the opt-in MCP tool).
+    Returns:
+        the stored :class:`TaskOutcome`.
+    Raises:
+        WorkloadError: an empty/overlong task id, a task id with a line break, or an unknown source.
+    """
+    from evoonto.tools.trajectory import utc_timestamp
+
+    task = str(task).strip()
+    if not task or len(task) > 200 or "\n" in task or "\r" in task:
+        raise WorkloadError("a task id must be 1 to 200 characters on one line")
+    if source not in ("feedback", "report_outcome"):
+        raise WorkloadError(f"unknown feedback source {source!r}")
+    outcome = TaskOutcome(task, bool(passed), source, str(note)[:2000], utc_timestamp())
+    path = Path(workspace) / FEEDBACK_FILE
+    line = json.dumps(outcome.to_json(), ensure_ascii=False) + "\n"
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(line)
+    return outcome
+
+
+def read_feedback(workspace: str | Path) -> dict[str, TaskOutcome]:
+    """Task id → the latest explicit verdict in ``<workspace>/feedback.jsonl`` ({} without the file);
+    malformed lines are skipped (a torn last line must not block evolution)."""
+    path = Path(workspace) / FEEDBACK_FILE
+    out: dict[str, TaskOutcome] = {}
+    if not path.is_file():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(rec, dict) or not isinstance(rec.get("task"), str) or not isinstance(rec.get("passed"), bool):
+            continue
+        source = str(rec["source"]) if rec.get("source") in SOURCES else "feedback"
+        out[rec["task"]] = TaskOutcome(rec["task"], rec["passed"], source, str(rec.get("note") or ""),
+                                       str(rec.get("at") or ""), rec.get("reference"))
+    return out
+
+
+def merge_outcomes(*layers: Mapping[str, TaskOutcome]) -> dict[str, TaskOutcome]:
+    """One outcome per task: the first layer that has the task wins (pass layers most trusted first,
+    e.g. verified, feedback, judge)."""
+    out: dict[str, TaskOutcome] = {}
+    for layer in layers:
+        for task, outcome in layer.items():
+            out.setdefault(task, outcome)
+    return out
+
+
+def final_sql(events: Iterable[Any]) -> str | None:
+    """The agent's final SQL of a task: the ``sql`` of its ``final_answer`` event if any, else of its
+    last ``run_sql`` call that did not fail; None when it ran none. ``events`` are
+    :class:`~evoonto.tools.trajectory.ToolEvent` s in call order."""
+    last: str | None = None
+    for event in events:
+        sql = event.arguments.get("sql") if isinstance(event.arguments, dict) else None
+        if not isinstance(sql, str):
+            continue
+        if event.tool == "final_answer":
+            return sql
+        if event.tool == "run_sql" and not event.error:
+            last = sql
+    return last
+
+
+def task_question(events: Sequence[Any]) -> str:
+    """The question a task answered: the ``question`` its client declared (MCP request ``_meta``
+    ``evoonto/question``, kept on the events), else the ``question`` argument of its first
+    ``coverage`` call, else the ``q`` of its first ``browse`` call ("" when none)."""
+    for event in events:
+        if getattr(event, "question", None):
+            return str(event.question)
+    for tool, key in (("coverage", "question"), ("browse", "q")):
+        for event in events:
+            if event.tool == tool and isinstance(event.arguments.get(key), str):
+                return str(event.arguments[key])
+    return ""
+
+
+def holdout(verified: Sequence[VerifiedQuery], workspace: str | Path, *, share: float = 0.3,
+            seed: int = 0) -> list[str]:
+    """The ids of the verified queries held back as the gate's V: stored in
+    ``<workspace>/verified_holdout.json`` the first time, reused afterwards (new verified queries
+    join V with the same seeded probability, old ones never move), so V is stable across rounds.
+
+    Args:
+        verified: all verified queries. workspace: the workspace folder.
+        share: the probability in (0, 1) that a verified query goes to V. seed: the draw's seed.
+    Returns:
+        the V ids, in the order of ``verified``.
+    Raises:
+        WorkloadError: share outside (0, 1), or an unreadable stored file.
+    """
+    from evoonto.fileio import atomic_write
+
+    if not 0.0 < share < 1.0:
+        raise WorkloadError(f"the validation share must be in (0, 1), got {share}")
+    path = Path(workspace) / HOLDOUT_FILE
+    stored: dict[str, bool] = {}
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            stored = {str(k): bool(v) for k, v in data["assigned"].items()}
+        except (OSError, ValueError, KeyError, AttributeError) as exc:
+            raise WorkloadError(f"{path}: unreadable hold-out file ({exc}); delete it to redraw V") from None
+    changed = False
+    for vq in verified:
+        if vq.id not in stored:  # a per-id draw: independent of file order and of other queries
+            stored[vq.id] = random.Random(f"{seed}/{vq.id}").random() < share
+            changed = True
+    if changed or not path.is_file():
+        atomic_write(path, (json.dumps({"seed": seed, "share": share, "assigned": stored}, indent=1,
+                                       sort_keys=True) + "\n").encode())
+    return [vq.id for vq in verified if stored.get(vq.id)]
+
+
+__all__ = ["VerifiedQuery", "TaskOutcome", "load_verified", "normalize_question", "record_feedback",
+           "read_feedback", "merge_outcomes", "final_sql", "task_question", "holdout", "SOURCES",
+           "VERIFIED_FILE", "FEEDBACK_FILE", "HOLDOUT_FILE", "TASK_META_KEY"]

@@ -1,0 +1,123 @@
+"""README "Evolving your own ontology", run end to end on Chinook (issue 14 must-hold).
+
+build → serve (MCP over stdio, console script) → a scripted client replays recorded agent sessions
+(tests/fixtures/evolve_chinook/sessions.json, task ids and questions in the request ``_meta``) →
+outcomes from verified queries (EX) and from feedback (`evoonto feedback`, the opt-in
+`report_outcome` tool) → `evolve` with `approval: manual` → nothing served changes → `review` →
+`approve` → the served version changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from evoonto.cli import main
+from evoonto.evolution.outcomes import load_verified, read_feedback
+from evoonto.tools.trajectory import read_events
+from evoonto.workspace import Workspace
+
+mcp = pytest.importorskip("mcp")
+from mcp import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+
+FIXTURES = Path(__file__).parent / "fixtures" / "evolve_chinook"
+CHINOOK = Path(__file__).parents[1].parent / "shared" / "data" / "chinook" / "Chinook_Sqlite.sqlite"
+EVOONTO = str(Path(sys.executable).parent / "evoonto")
+
+pytestmark = pytest.mark.skipif(not CHINOOK.is_file(), reason=f"Chinook database not found at {CHINOOK}")
+
+
+def _serve(ws: Path, session: str, sessions: list[dict] | None = None) -> dict:
+    """Serve ``ws`` over stdio (the console script) and replay ``sessions`` through the SDK client;
+    returns what the client saw: the instructions and the tools listed."""
+    params = StdioServerParameters(command=EVOONTO, args=["serve", "--workspace", str(ws), "--session", session,
+                                                          "--data-tools", "--accept-feedback"],
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    seen: dict = {}
+
+    async def main_():
+        async with Client(params, read_timeout_seconds=120) as client:
+            seen["instructions"] = client.instructions
+            seen["tools"] = {t.name for t in (await client.list_tools()).tools}
+            for task in sessions or []:
+                meta = {"evoonto/task": task["task"], "evoonto/question": task["question"]}
+                for tool, arguments in task["calls"]:
+                    await client.call_tool(tool, arguments, meta=meta)
+                if task.get("report_outcome"):
+                    result = await client.call_tool("report_outcome", {"outcome": task["report_outcome"]}, meta=meta)
+                    assert not result.is_error, result.content[0].text
+
+    anyio.run(main_)
+    return seen
+
+
+@pytest.mark.slow
+def test_evolving_your_own_ontology_on_chinook(tmp_path, capsys):
+    db = tmp_path / "chinook.sqlite"
+    shutil.copy(CHINOOK, db)
+    ws_path = tmp_path / "onto"
+    verified = FIXTURES / "verified.jsonl"
+    sessions = json.loads((FIXTURES / "sessions.json").read_text(encoding="utf-8"))
+
+    # 1. build, and choose manual approval
+    assert main(["build", "--source", str(db), "--workspace", str(ws_path), "--no-progress"]) == 0
+    assert main(["review", "--workspace", str(ws_path), "--approval", "manual"]) == 0
+    capsys.readouterr()
+
+    # 2. serve over stdio; a scripted client replays the recorded agent sessions
+    first = _serve(ws_path, "replay", sessions)
+    assert "report_outcome" in first["tools"] and "run_sql" in first["tools"]
+    events = read_events(ws_path / "trajectories" / "replay.jsonl")
+    assert {e.get("task") for e in events} == {s["task"] for s in sessions}
+    assert all(e.get("question") for e in events)
+    assert {e["version"] for e in events} == {0}
+
+    # 3. outcomes: explicit feedback (CLI) beside the report_outcome call and the verified queries
+    for task in sessions:
+        if task.get("feedback"):
+            verdict, note = task["feedback"]
+            assert main(["feedback", "--workspace", str(ws_path), task["task"], verdict, "--note", note]) == 0
+    feedback = read_feedback(ws_path)
+    assert feedback["t-germany"].source == "report_outcome" and feedback["t-germany"].passed
+    assert feedback["t-top-agent"].source == "feedback" and not feedback["t-top-agent"].passed
+
+    # 4. evolve: V is the held-back share of the verified queries; too small a V is refused first
+    assert len(load_verified(verified)) == 50
+    base = ["evolve", "--workspace", str(ws_path), "--verified", str(verified), "--no-progress", "--rounds", "4"]
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert "needs at least 20" in err and "add about" in err
+    assert (ws_path / "verified_holdout.json").is_file()
+    assert main(base + ["--min-validation", "10", "--test", "bayes"]) == 0
+    out, err = capsys.readouterr()
+    assert "|V| = 13" in err and "1 asking a V question left out" in err, err
+    assert "verified" in err and "feedback" in err and "report_outcome" in err, err
+    assert "proposed" in out, out
+
+    ws = Workspace.open(ws_path)
+    assert ws.version == 0  # manual approval: nothing served changes until a person approves
+    proposed = [e for e in ws.log() if e.decision == "proposed"]
+    assert proposed, [e.decision for e in ws.log()]
+    assert _serve(ws_path, "before-approval")["instructions"] == first["instructions"]
+
+    # 5. review lists the proposal with its diff and per-question ups; approve serves it
+    assert main(["review", "--workspace", str(ws_path)]) == 0
+    listing = capsys.readouterr().out
+    assert "[1] " + proposed[0].id in listing and "ups:" in listing
+    assert "graph tools: +" in listing or "graph content: +" in listing
+    assert proposed[0].metadata["ups"] and set(proposed[0].metadata["ups"]) <= set(
+        json.loads((ws_path / "verified_holdout.json").read_text())["assigned"])
+    assert main(["approve", "--workspace", str(ws_path), "1", "--by", "reviewer"]) == 0
+    assert "version 0 -> 1" in capsys.readouterr().out
+    ws = Workspace.open(ws_path)
+    assert ws.version == 1 and ws.log()[-1].metadata["approved_by"] == "reviewer"
+    after = _serve(ws_path, "after-approval")
+    assert after["instructions"] != first["instructions"]
+    assert "version 1" in after["instructions"] or "v1" in after["instructions"]
