@@ -11,7 +11,7 @@ extra       package             feature
 ``llm``     ``anthropic``       Claude proposer, evolver and data agent (``anthropic:MODEL``)
 ``owl``     ``owlready2``       ``evoonto validate --owl`` (HermiT consistency check, needs Java)
 ``remote``  ``SPARQLWrapper``   :class:`evoonto.remote.RemoteSparqlStore` and ``evoonto push``
-``dbt``     ``PyYAML``          dbt ``schema.yml`` documentation (``evoonto build``), semantic models and metrics (``evoonto import dbt``)
+``dbt``     ``PyYAML``          dbt ``schema.yml`` documentation (build), semantic models (``evoonto import dbt``)
 ==========  ==================  ==================================================
 """
 
