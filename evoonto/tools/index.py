@@ -317,6 +317,7 @@ class SearchIndex:
         self._by_initial = dict(by_initial)
         self._surface: dict[str, list[str]] | None = None  # see _surface_words
         self._stem_of: dict[str, str] = {}
+        self._at: dict[str, list[int]] | None = None  # see documents_at
         #: normalised label text (label, first synonyms and hidden labels) for fuzzy re-scoring
         self.label_norm = [
             " ".join(tokenize(" ".join(dict.fromkeys(
@@ -324,6 +325,17 @@ class SearchIndex:
             ))))
             for doc in documents
         ]
+
+    def documents_at(self, location: str) -> list[int]:
+        """Positions of the documents mapping ``location`` (``table`` or ``table.column``, as in
+        :attr:`Document.locations`), in document order; the location map is built on first use."""
+        if self._at is None:
+            at: dict[str, list[int]] = defaultdict(list)
+            for i, doc in enumerate(self.documents):
+                for loc in doc.locations:
+                    at[loc].append(i)
+            self._at = dict(at)
+        return self._at.get(location, [])
 
     def _field_tokens(self, doc: Document, text: str) -> list[str]:
         """``tokenize(text)``, from the shared cache when an earlier index tokenized the same text."""
