@@ -25,6 +25,20 @@ def test_find_families_groups_tables_of_one_shape_by_a_digit_run():
     assert find_families(["a_1", "a_2"], lambda name: ()) == []
 
 
+def test_two_shapes_of_one_pattern_are_two_families_with_two_terms(tmp_path: Path):
+    db = tmp_path / "gsod.sqlite"
+    con = sqlite3.connect(db)
+    for year in range(2000, 2010):
+        extra = ", flag TEXT" if year >= 2006 else ""
+        con.execute(f"CREATE TABLE gsod{year} (stn TEXT, temp REAL{extra})")
+        con.execute(f"INSERT INTO gsod{year} (stn, temp) VALUES ('A', 1.5)")
+    con.commit()
+    con.close()
+    tools = OntologyTools(write_workspace(build([str(db)]), tmp_path / "ws").ontology)
+    labels = sorted(d.label for d in tools.built.index.documents if d.kind == "term" and "table family" in d.label)
+    assert labels == ["Gsod (table family 2000–2005)", "Gsod (table family 2006–2009)"], labels
+
+
 def _make(path: Path) -> Path:
     con = sqlite3.connect(path)
     con.execute("CREATE TABLE station (station_id TEXT PRIMARY KEY, station_name TEXT)")

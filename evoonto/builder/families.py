@@ -9,8 +9,8 @@ columns (names and declared types, in order) whose names differ only in one run 
 
 :func:`fold_families` changes a :class:`~evoonto.builder.propose.Proposal` before verification:
 
-- one Entity Term per family (slug ``<pattern with N>-family``), mapped to its first member table (the
-  representative whose columns keep their Terms); its labels name the pattern
+- one Entity Term per family (slug ``<pattern with N>-<first key>-<last key>-family``), mapped to
+  its first member table (the representative whose columns keep their Terms); its labels name the pattern
   (``GHCN_D_GHCND_{n}``), its hidden labels list every member table (so ``1990`` finds the
   family through ``GHCN_D_GHCND_1990``), and its definition states the pattern, the number of
   members and their keys (the member list);
@@ -121,11 +121,13 @@ def fold_families(proposal: Any, schema: Any, *, min_members: int = MIN_MEMBERS)
     kept = [t for t in proposal.terms if t.table not in dropped]
     slugs = {t.slug for t in kept}
     for family in families:
-        slug = term_slug(family.pattern.replace("{n}", "N") + "-family")
+        # two shapes may share a pattern (a column added in 2020): the key range tells them apart
+        first, last = family.keys[0], family.keys[-1]
+        slug = term_slug(f"{family.pattern.replace('{n}', 'N')}-{first}-{last}-family")
         if slug in slugs:
             continue
         base = family.pattern.replace("{n}", " ").replace("_", " ")
-        pref = f"{humanize(base).strip() or family.pattern} (table family)"
+        pref = f"{humanize(base).strip() or family.pattern} (table family {first}–{last})"
         labels = LabelSet.make(pref, alt=[family.pattern], hidden=family.members)
         kept.append(TermCandidate(slug, "Entity", family.representative, None, labels, family.describe()))
     proposal.terms[:] = kept
