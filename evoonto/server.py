@@ -42,7 +42,7 @@ from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, to_text
 MANIFEST_URI = "evoonto://manifest"
 _LOG = logging.getLogger(__name__)
 # Workspace subfolders written while serving: changes there are not a new version.
-_VOLATILE = {"trajectories", "runs", "tmp", ".lock", "feedback.jsonl", "verified_holdout.json"}
+_VOLATILE = {"trajectories", "runs", "tmp", ".lock", "cache", "feedback.jsonl", "verified_holdout.json"}
 
 
 class ToolsProvider:
@@ -120,6 +120,7 @@ class ToolsProvider:
         tools = OntologyTools(ws.ontology, version=ws.version, base_iri=getattr(ws, "base_iri", None),
                               sources=sources, trajectory=self.trajectory, data_tools=self.data_tools)
         _ = tools.built  # build the index now, not during the first call
+        tools.value_index = _value_index(ws, tools, sources)
         return tools
 
     @property
@@ -145,6 +146,20 @@ class ToolsProvider:
                 else:
                     self._stamp = stamp
             return self._tools
+
+
+def _value_index(ws: Any, tools: OntologyTools, sources: dict[str, Any]) -> Any:
+    """The workspace's value index (:func:`evoonto.tools.values.workspace_value_index`: rebuilt only
+    when the sources changed) over the sources that open; None without any."""
+    from evoonto.tools.values import workspace_value_index
+
+    opened = {}
+    for sid in sources:
+        try:
+            opened[sid] = tools.source(sid)
+        except EvoontoError:
+            continue
+    return workspace_value_index(ws.path, opened) if opened else None
 
 
 def _workspace_sources(ws: Any) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from rdflib import RDF, Graph
 
 from evoonto.builder.construct import construct, ground_in_documents, scheme_triples
+from evoonto.builder.families import fold_families
 from evoonto.builder.labels import use_lexicon
 from evoonto.builder.probe import ColumnProfile, Prober
 from evoonto.builder.propose import JoinCandidate, OfflineProposer, Proposer
@@ -262,6 +263,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             proposal = chosen.propose(schema, profiles, mine)
             proposal.joins.extend(_discovered_joins(src, iris))
             _drop_view_passthrough(proposal, schema)
+            fold_families(proposal, schema)  # tables of one shape: one family Term (issue 19)
             intake = _documentation(location, src, schema, iris, clock) if documentation else None
             if intake is not None:
                 intake.prepare(proposal, src)

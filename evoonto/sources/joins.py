@@ -236,7 +236,8 @@ def _key_columns(table: TableInfo) -> list[ColumnInfo]:
 
 def _name_candidates(source: BaseSource, declared: set[tuple[str, str, str, str]]) -> list[JoinCandidate]:
     tables = [t for t in source.tables() if t.kind != "view"]
-    found: dict[frozenset, JoinCandidate] = {}
+    by_name = {t.name: t for t in tables}
+    found: dict[frozenset, list[JoinCandidate]] = {}
     for right in tables:
         keys = _key_columns(right)
         has_pk = bool(right.primary_key)
@@ -255,21 +256,35 @@ def _name_candidates(source: BaseSource, declared: set[tuple[str, str, str, str]
                         continue
                     pair = frozenset({(left.name, column.name), (right.name, key.name)})
                     candidate = JoinCandidate(left.name, column.name, right.name, key.name, False, score)
-                    previous = found.get(pair)
-                    if previous is None or _prefer(candidate, previous, tables):
-                        found[pair] = candidate
+                    kept = found.setdefault(pair, [])
+                    rank = _rank(candidate, by_name)
+                    if not kept or rank > _rank(kept[0], by_name):
+                        kept[:] = [candidate]
+                    elif rank == _rank(kept[0], by_name) and candidate not in kept:
+                        # neither direction is preferred by names and keys (two id-like columns, no
+                        # declared key): keep both until the uniqueness check picks the many-to-one one
+                        kept.append(candidate)
     reverse_declared = {frozenset({(a, b), (c, d)}) for a, b, c, d in declared}
-    return [c for p, c in found.items() if p not in reverse_declared]
+    return [c for p, kept in found.items() if p not in reverse_declared for c in kept]
 
 
-def _prefer(new: JoinCandidate, old: JoinCandidate, tables: list[TableInfo]) -> bool:
-    """Between the two directions of one column pair, prefer the one whose right side is a PK."""
-    by_name = {t.name: t for t in tables}
+def _rank(candidate: JoinCandidate, by_name: dict[str, TableInfo]) -> tuple[bool, float]:
+    """Between the two directions of one column pair, prefer the one whose right side is a PK,
+    then the better name score."""
+    return (by_name[candidate.right_table].primary_key == (candidate.right_column,), candidate.name_score)
 
-    def right_is_pk(c: JoinCandidate) -> bool:
-        return by_name[c.right_table].primary_key == (c.right_column,)
 
-    return (right_is_pk(new), new.name_score) > (right_is_pk(old), old.name_score)
+def _one_per_pair(candidates: list[JoinCandidate]) -> list[JoinCandidate]:
+    """The first candidate of each unordered column pair (a one-to-one pair survives the uniqueness
+    check in both directions; it is reported once, in the direction discovery met first)."""
+    seen: set[frozenset] = set()
+    kept = []
+    for c in candidates:
+        pair = frozenset({(c.left_table, c.left_column), (c.right_table, c.right_column)})
+        if pair not in seen:
+            seen.add(pair)
+            kept.append(c)
+    return kept
 
 
 def discover_joins(
@@ -305,7 +320,7 @@ def discover_joins(
         return []
     declared = declared_joins(source)
     ids = {(c.left_table, c.left_column, c.right_table, c.right_column) for c in declared}
-    candidates = _unique_targets(source, _name_candidates(source, ids), timeout_ms)
+    candidates = _one_per_pair(_unique_targets(source, _name_candidates(source, ids), timeout_ms))
     if not _declares_keys(source):
         taken = {(c.left_table, c.left_column, c.right_table, c.right_column) for c in candidates}
         candidates += [c for c in _value_candidates(source, min_inclusion, timeout_ms)

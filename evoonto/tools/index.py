@@ -342,7 +342,7 @@ class SearchIndex:
         self.vocab: set[str] = set()
         doc_tokens: list[set[str]] = [set() for _ in documents]
         for name in fields or DEFAULT_WEIGHTS:
-            corpus = [self._field_tokens(doc, " ".join(doc.fields.get(name, ()))) for doc in documents]
+            corpus = [self._field_tokens(doc, doc.fields.get(name, ())) for doc in documents]
             if not any(corpus):
                 continue
             for seen, tokens in zip(doc_tokens, corpus, strict=True):
@@ -362,6 +362,7 @@ class SearchIndex:
         self._surface: dict[str, list[str]] | None = None  # see _surface_words
         self._layout: SchemaLayout | None = None  # see layout
         self._stem_of: dict[str, str] = {}
+        self._at: dict[str, list[int]] | None = None  # see documents_at
         #: normalised label text (label, first synonyms and hidden labels) for fuzzy re-scoring
         self.label_norm = [
             " ".join(tokenize(" ".join(dict.fromkeys(
@@ -370,18 +371,36 @@ class SearchIndex:
             for doc in documents
         ]
 
-    def _field_tokens(self, doc: Document, text: str) -> list[str]:
-        """``tokenize(text)``, from the shared cache when an earlier index tokenized the same text."""
+    def documents_at(self, location: str) -> list[int]:
+        """Positions of the documents mapping ``location`` (``table`` or ``table.column``, as in
+        :attr:`Document.locations`), in document order; the location map is built on first use."""
+        if self._at is None:
+            at: dict[str, list[int]] = defaultdict(list)
+            for i, doc in enumerate(self.documents):
+                for loc in doc.locations:
+                    at[loc].append(i)
+            self._at = dict(at)
+        return self._at.get(location, [])
+
+    def _field_tokens(self, doc: Document, texts: Iterable[str]) -> list[str]:
+        """``tokenize(" ".join(texts))``, computed piece by piece (the tokenizer works word by word,
+        so the concatenation is the same) from the shared cache: a piece (a label, a column name, a
+        value) that an earlier document or index tokenized is not tokenized again. Pieces repeat
+        across documents (a Term's labels and values reappear in its Mappings and Evidence) and
+        across versions (a candidate shares all but its patch's texts with its parent)."""
         cache = SearchIndex._TOKENS
-        tokens = cache.get(text)
-        if tokens is None:
-            tokens = tuple(tokenize(text))
-            if len(cache) >= SearchIndex._TOKENS_MAX:
-                cache.clear()
-            cache[text] = tokens
-            if text:
-                self.tokenized.add(doc.iri)
-        return list(tokens)
+        out: list[str] = []
+        for text in texts:
+            tokens = cache.get(text)
+            if tokens is None:
+                tokens = tuple(tokenize(text))
+                if len(cache) >= SearchIndex._TOKENS_MAX:
+                    cache.clear()
+                cache[text] = tokens
+                if text:
+                    self.tokenized.add(doc.iri)
+            out.extend(tokens)
+        return out
 
     def expand(self, tokens: list[str], cutoff: float = 80.0) -> list[list[tuple[str, float]]]:
         """Per distinct query token, the vocabulary tokens it stands for.

@@ -99,11 +99,14 @@ class OntologyTools:
             tools and the data tools.
         trajectory: where :meth:`call` logs every call (None: no logging).
         data_tools: serve list_tables/describe_table/run_sql through :meth:`call` too.
+        value_index: a :class:`~evoonto.tools.values.ValueIndex` of the sources (distinct values of
+            text columns); browse then also finds the column of a value no Evidence sampled.
     """
 
     def __init__(self, ontology: Any, *, version: Any = None, base_iri: str | None = None,
                  sources: Mapping[str, Any] | None = None, trajectory: TrajectoryLog | None = None,
-                 data_tools: bool = False):
+                 data_tools: bool = False, value_index: Any = None):
+        self.value_index = value_index
         self.ontology = ontology
         self.version = version if version is not None else getattr(ontology, "version", None)
         self._base_iri = base_iri
@@ -161,8 +164,22 @@ class OntologyTools:
                 format, n outside 1..max, budget outside 200..200,000.
         """
         built = self.built
-        return _browse(built.index, built.settings.browse, q, kind=kind, n=n, id_of=built.codec.to_id,
+        hits = _browse(built.index, built.settings.browse, q, kind=kind, n=n, id_of=built.codec.to_id,
                        format=format, budget=budget)
+        verbose = (format or built.settings.browse.answer_format) == "verbose"
+        if self.value_index is not None and verbose:  # issue 19: values of the data, not only sampled Evidence
+            from evoonto.tools.values import merge_value_hits
+
+            hits = merge_value_hits(hits, self.value_hits(q), built.index, kind=kind,
+                                    n=n or built.settings.browse.default_results, id_of=built.codec.to_id)
+        return hits
+
+    def value_hits(self, q: str, *, limit: int = 10) -> list[Any]:
+        """Stored values a phrase of ``q`` names, with their columns
+        (:meth:`evoonto.tools.values.ValueIndex.value_hits`); ``[]`` without a value index."""
+        if self.value_index is None or not isinstance(q, str):
+            return []
+        return self.value_index.value_hits(q, limit=limit)
 
     def coverage(self, q: str) -> dict[str, Any]:
         """Which phrases of a question map to which records and which to nothing

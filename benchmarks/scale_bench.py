@@ -1,0 +1,244 @@
+"""Scale benchmark (issue 19): build, index and serve from hundreds to tens of thousands of columns.
+
+For each case it runs, in a fresh child process (so peak memory is the case's own):
+
+1. ``build`` (harvest, profile, propose, verify, construct, SHACL validation) and ``write_workspace``;
+2. the browse index of the version (``OntologyTools.built``) and the value index
+   (:func:`evoonto.tools.values.workspace_value_index`);
+3. ``browse`` and ``resolve`` latencies over queries made from the schema's own table and column
+   names (every ``step``-th column: its words, and its table's words plus one of its words), and
+   the manifest.
+
+and prints build seconds (wall clock and CPU time of the process: on a shared machine the wall
+clock includes waiting for a core), peak RSS (MiB, ``ru_maxrss`` of the child), index documents, workspace
+size on disk (``base.trig``), value index values and bytes, browse p50/p99 (ms), resolve p50/p99
+(ms), manifest characters, the largest browse and resolve answers (characters of JSON) against
+the resolve budget, and, between consecutive generated cases, the ratios of columns, build time
+and memory (growth roughly linear in columns means time ratio ≈ column ratio).
+
+Cases: ``wide`` = ``<shared data>/wide_schema/noaa_data_plus.sqlite`` (234 tables, 7,450
+columns); ``gen:N`` = a generated SQLite schema of N columns (50 columns per table, 3 rows per
+table, column names from a small list of general business words, one family of per-year copies of
+one table shape). Targets: 7,450 columns built ≤ 60 s and ≤ 2 GB; 70,000 columns ≤ 10 min and
+≤ 6 GB; browse p50 ≤ 20 ms; every answer within its budget.
+
+Usage::
+
+    python benchmarks/scale_bench.py                      # wide gen:1000 gen:10000
+    python benchmarks/scale_bench.py gen:1000 gen:10000 gen:70000 wide
+    python benchmarks/scale_bench.py --queries 200 --keep /tmp/scale   # keep the workspaces
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+#: General business vocabulary for generated column and table names (not taken from any benchmark).
+WORDS = ("account amount balance branch category channel city code cost country currency customer "
+         "date department discount employee event fee flag grade group hour invoice item level "
+         "limit location manager margin method month name number order owner payment period phone "
+         "price product quantity rate reason region revenue score segment shipment site source "
+         "stage status store supplier tax team total type unit user value vendor volume week weight "
+         "year zone").split()
+TYPES = ("INTEGER", "TEXT", "REAL", "DATE", "TEXT")
+COLUMNS_PER_TABLE = 50
+ROWS_PER_TABLE = 3
+
+
+def generate(path: Path, columns: int, *, seed: int = 7) -> Path:
+    """Write a SQLite file with ``columns`` columns (``COLUMNS_PER_TABLE`` per table, a few rows each);
+    a tenth of the tables are per-year copies of one shape (``measurements_1990`` …)."""
+    rng = random.Random(seed)
+    tables = max(1, columns // COLUMNS_PER_TABLE)
+    con = sqlite3.connect(path)
+    family_cols = None
+    for t in range(tables):
+        if t < tables // 10:
+            name = f"measurements_{1950 + t}"
+            if family_cols is None:
+                family_cols = _columns(rng)
+            cols = family_cols
+        else:
+            name = f"{rng.choice(WORDS)}_{rng.choice(WORDS)}_{t}"
+            cols = _columns(rng)
+        con.execute(f'CREATE TABLE "{name}" ({", ".join(f"{c} {ty}" for c, ty in cols)})')
+        rows = [tuple(_value(rng, ty, r) for _c, ty in cols) for r in range(ROWS_PER_TABLE)]
+        con.executemany(f'INSERT INTO "{name}" VALUES ({", ".join("?" * len(cols))})', rows)
+    con.commit()
+    con.close()
+    return path
+
+
+def _columns(rng: random.Random) -> list[tuple[str, str]]:
+    names: dict[str, str] = {}
+    while len(names) < COLUMNS_PER_TABLE:
+        names.setdefault(f"{rng.choice(WORDS)}_{rng.choice(WORDS)}", rng.choice(TYPES))
+    return list(names.items())
+
+
+def _value(rng: random.Random, declared: str, row: int):
+    if declared == "INTEGER":
+        return rng.randint(0, 10_000)
+    if declared == "REAL":
+        return round(rng.uniform(0, 1000), 2)
+    if declared == "DATE":
+        return f"20{rng.randint(10, 24)}-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}"
+    return f"{rng.choice(WORDS).title()} {rng.choice(WORDS)} {row}"
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def run_case(source: Path, workspace: Path, queries: int) -> dict:
+    """Build, index and query one source (in this process); returns the measurements."""
+    from evoonto.builder import build, write_workspace
+    from evoonto.sources import open_source
+    from evoonto.tools.toolkit import OntologyTools
+    from evoonto.tools.values import workspace_value_index
+
+    out: dict = {}
+    t0, c0 = time.perf_counter(), time.process_time()
+    result = build([str(source)])
+    out["build_s"] = time.perf_counter() - t0
+    ws = write_workspace(result, workspace, force=True)
+    out["build_write_s"] = time.perf_counter() - t0
+    out["build_write_cpu_s"] = time.process_time() - c0
+    out["terms"] = result.counts.get("terms", 0)
+    out["base_trig_bytes"] = (workspace / "base.trig").stat().st_size
+    with open_source(source) as src:
+        tables = src.tables()
+        out["tables"] = len(tables)
+        out["columns"] = sum(len(t.columns) for t in tables)
+        t1 = time.perf_counter()
+        vindex = workspace_value_index(workspace, {src.id: src})
+        out["value_index_s"] = time.perf_counter() - t1
+    t1, c1 = time.perf_counter(), time.process_time()
+    tools = OntologyTools(ws.ontology, version=ws.version, base_iri=getattr(ws, "base_iri", None), value_index=vindex)
+    built = tools.built
+    out["index_s"] = time.perf_counter() - t1
+    out["index_cpu_s"] = time.process_time() - c1
+    out["index_documents"] = built.index.size
+    out["value_index"] = vindex.stats() if vindex is not None else {}
+    manifest = tools.manifest()
+    out["manifest_chars"] = len(manifest)
+    rng = random.Random(11)
+    pool = [(t.name, c.name) for t in tables for c in t.columns]
+    picks = [pool[i] for i in sorted(rng.sample(range(len(pool)), min(queries, len(pool))))]
+    browse_ms, resolve_ms, largest_browse, largest_resolve = [], [], 0, 0
+    browse_cpu_ms: list[float] = []
+    budget = tools.settings.resolve.response_budget
+    for table, column in picks:
+        for q in (column.replace("_", " "), f"{table.replace('_', ' ')} {column.split('_')[-1]}"):
+            t, c = time.perf_counter(), time.process_time()
+            hits = tools.browse(q[:1000], kind="term")
+            browse_ms.append((time.perf_counter() - t) * 1000)
+            browse_cpu_ms.append((time.process_time() - c) * 1000)
+            largest_browse = max(largest_browse, len(json.dumps(hits, ensure_ascii=False)))
+            if hits:
+                t = time.perf_counter()
+                answer = tools.resolve([h["id"] for h in hits[:3]])
+                resolve_ms.append((time.perf_counter() - t) * 1000)
+                largest_resolve = max(largest_resolve, len(json.dumps(answer, ensure_ascii=False,
+                                                                      separators=(",", ":"))))
+    out.update(browse_cpu_p50_ms=_percentile(browse_cpu_ms, 0.5),
+               browse_p50_ms=_percentile(browse_ms, 0.5), browse_p99_ms=_percentile(browse_ms, 0.99),
+               resolve_p50_ms=_percentile(resolve_ms, 0.5), resolve_p99_ms=_percentile(resolve_ms, 0.99),
+               browse_queries=len(browse_ms), largest_browse_chars=largest_browse,
+               largest_resolve_chars=largest_resolve, resolve_budget_chars=budget)
+    out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def _child(argv: list[str]) -> int:
+    source, workspace, queries = Path(argv[0]), Path(argv[1]), int(argv[2])
+    print(json.dumps(run_case(source, workspace, queries)))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--child":
+        return _child(argv[1:])
+    default = Path(os.environ.get("EVOONTO_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cases", nargs="*", default=["wide", "gen:1000", "gen:10000"],
+                        help="wide and/or gen:N (N columns); default: wide gen:1000 gen:10000")
+    parser.add_argument("--data", type=Path, default=default, help="the shared data folder")
+    parser.add_argument("--queries", type=int, default=100, help="columns sampled for browse/resolve (2 queries each)")
+    parser.add_argument("--keep", type=Path, default=None, help="keep sources and workspaces in this folder")
+    args = parser.parse_args(argv)
+    root = args.keep or Path(tempfile.mkdtemp(prefix="scale_bench_"))
+    root.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for case in args.cases:
+        if case == "wide":
+            source = args.data / "wide_schema" / "noaa_data_plus.sqlite"
+        elif case.startswith("gen:") and case[4:].isdigit():
+            source = root / f"gen_{case[4:]}.sqlite"
+            if not source.is_file():
+                generate(source, int(case[4:]))
+        else:
+            parser.error(f"unknown case {case!r}: use wide or gen:N")
+        workspace = root / f"ws_{case.replace(':', '_')}"
+        proc = subprocess.run([sys.executable, __file__, "--child", str(source), str(workspace), str(args.queries)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"{case}: failed\n{proc.stderr[-2000:]}", file=sys.stderr)
+            continue
+        data = json.loads(proc.stdout.strip().splitlines()[-1])
+        data["case"] = case
+        rows.append(data)
+        _print_row(data)
+    _print_ratios([r for r in rows if r["case"].startswith("gen:")])
+    return 0
+
+
+def _print_row(d: dict) -> None:
+    v = d.get("value_index", {})
+    print(f"{d['case']}: {d['tables']:,} tables, {d['columns']:,} columns, {d['terms']:,} terms\n"
+          f"  build {d['build_s']:.1f} s (+ write {d['build_write_s'] - d['build_s']:.1f} s; CPU "
+          f"{d['build_write_cpu_s']:.1f} s), browse index {d['index_s']:.1f} s (CPU {d['index_cpu_s']:.1f} s, "
+          f"{d['index_documents']:,} documents), value index {d['value_index_s']:.1f} s "
+          f"({v.get('values', 0):,} values, {v.get('bytes', 0) / 2**20:.1f} MiB), "
+          f"peak RSS {d['peak_rss_mib']:,.0f} MiB\n"
+          f"  base.trig {d['base_trig_bytes'] / 2**20:.1f} MiB, manifest {d['manifest_chars']:,} chars\n"
+          f"  browse p50 {d['browse_p50_ms']:.1f} ms (CPU {d['browse_cpu_p50_ms']:.1f} ms) p99 "
+          f"{d['browse_p99_ms']:.1f} ms ({d['browse_queries']} queries); "
+          f"resolve p50 {d['resolve_p50_ms']:.1f} ms p99 {d['resolve_p99_ms']:.1f} ms\n"
+          f"  largest browse answer {d['largest_browse_chars']:,} chars; largest resolve answer "
+          f"{d['largest_resolve_chars']:,} chars (budget {d['resolve_budget_chars']:,}: "
+          f"{'within' if d['largest_resolve_chars'] <= d['resolve_budget_chars'] else 'OVER'})")
+    if d["case"] == "wide" or d["columns"] >= 7000:
+        limit_s, limit_mib = (60, 2048) if d["columns"] < 20_000 else (600, 6144)
+        print(f"  target <= {limit_s} s and <= {limit_mib:,} MiB: build+write {d['build_write_s']:.0f} s, "
+              f"{d['peak_rss_mib']:,.0f} MiB -> "
+              f"{'met' if d['build_write_s'] <= limit_s and d['peak_rss_mib'] <= limit_mib else 'NOT met'}")
+    print(f"  browse p50 <= 20 ms -> {'met' if d['browse_p50_ms'] <= 20 else 'NOT met'}")
+
+
+def _print_ratios(rows: list[dict]) -> None:
+    for a, b in zip(rows, rows[1:], strict=False):
+        print(f"{a['case']} -> {b['case']}: columns x{b['columns'] / a['columns']:.1f}, build x"
+              f"{b['build_write_s'] / a['build_write_s']:.1f} (CPU x"
+              f"{b['build_write_cpu_s'] / max(a['build_write_cpu_s'], 1e-9):.1f}), browse index CPU x"
+              f"{b['index_cpu_s'] / max(a['index_cpu_s'], 1e-9):.1f}, "
+              f"peak RSS x{b['peak_rss_mib'] / a['peak_rss_mib']:.1f}, browse p50 x"
+              f"{b['browse_p50_ms'] / max(a['browse_p50_ms'], 1e-9):.1f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
