@@ -96,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     settings = {"off": [False], "on": [True], "both": [False, True]}[evidence]
 
     bench = load_benchmark(benchmark, data)
+    # plain "evoonto" reads no documentation here: "evoonto+dictionary" is the condition that adds it
     shared = Conditions(verified_of=lambda questions: [{"question": q.text, "sql": bench.gold[q.id].sql}
-                                                       for q in questions])
+                                                       for q in questions], documentation=False)
     runs = Path(args.runs) if args.runs else Path(tempfile.mkdtemp(prefix="evoonto-linking-"))
     databases = args.databases.split(",") if args.databases else None
     ddl: dict[str, int] = {}

@@ -225,12 +225,16 @@ class Conditions:
             (e.g. an evolved workspace version); the workload it receives holds Questions only.
         verified_of: for ``evoonto+verified`` only: ``f(construction questions) -> [{"question",
             "sql"}]``, the gold SQL of exactly those (construction-fold) questions.
+        documentation: whether the plain ``evoonto`` condition reads the sources' documentation
+            (default True, as ``evoonto build`` does; the linking benchmark passes False so that
+            ``evoonto+dictionary`` is the condition that adds it). ``evoonto+verified`` follows it.
     """
 
     def __init__(self, *, proposer: str = "offline",
                  ontology_provider: Callable[[str, Path, Sequence], Any] | None = None,
-                 verified_of: Callable[[Sequence], list[dict]] | None = None):
+                 verified_of: Callable[[Sequence], list[dict]] | None = None, documentation: bool = True):
         self.proposer = proposer
+        self.documentation = documentation
         self.ontology_provider = ontology_provider
         self.verified_of = verified_of
         self._evoonto: dict[tuple, Any] = {}
@@ -249,7 +253,7 @@ class Conditions:
         questions = as_questions(workload)  # refuses anything that carries gold
         key = (variant, db_id, tuple(q.id for q in questions))
         if key not in self._evoonto:
-            options: dict[str, Any] = {}
+            options: dict[str, Any] = {"documentation": self.documentation}
             if variant == "evoonto+dictionary":
                 options["documentation"] = True
             elif variant == "evoonto+verified":
