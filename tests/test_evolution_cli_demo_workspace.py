@@ -87,7 +87,8 @@ def test_no_recorded_benchmark_asks_for_data(demo_workspace, tmp_path, capsys):
     (ws / "config.json").write_text(json.dumps(config))
     assert main(["evolve", "-w", str(ws), "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == "evoonto: error: no benchmark recorded in this workspace; pass --data DIR"
+    assert err.startswith("evoonto: error: no benchmark recorded in this workspace and no verified queries: "
+                          "pass --data DIR, or --verified FILE")
 
 
 def test_splits_of_a_larger_benchmark_are_reused_for_one_database(demo_workspace, tmp_path, capsys):

@@ -43,7 +43,7 @@ def test_import_dbt_semantic_models_and_metrics(shop, capsys):
     content = ws.ontology.graph("content")
     # primary entity: the builder's entity Term for table orders gains the dbt names and description
     entity = URIRef(q(ws, "SELECT ?t WHERE { ?t a evo:Entity ; evo:hasMapping/evo:table ?tb . "
-                          "?tb csvw:name 'orders' }")[0]["t"])
+                          "?tb dcterms:title|csvw:name 'orders' }")[0]["t"])
     assert str(content.value(entity, SKOS.definition)) == "One row per order placed in a shop."
     # measure -> Metric Term with a Mapping (column amount, SUM)
     total = term("dbt", "orders.order_total")
