@@ -116,10 +116,13 @@ class ExBackbone:
     def run(self, ontology, questions) -> tuple[dict[str, float], list[TaskTrajectory]]:
         """EX outcome {question id: 1.0/0.0} and trajectories (pass/fail only) on ``ontology``."""
         from evoonto.evaluation.agent import InProcessToolbox
-        from evoonto.evaluation.execution import score_ex
+        from evoonto.evaluation.execution import rules_for, score_ex
         from evoonto.sources import open_source
         from evoonto.tools.data import DataTools
         from evoonto.tools.toolkit import OntologyTools
+
+        # the benchmark's own rules (Spider data -> Spider rules), as `evoonto eval` scores it
+        rules = rules_for("spider" if self.benchmark.name == "spider" else "bird")
 
         outcomes: dict[str, float] = {}
         trajectories: list[TaskTrajectory] = []
@@ -129,7 +132,8 @@ class ExBackbone:
             with open_source(str(database)) as src:
                 box = InProcessToolbox(DataTools({q.db_id: src}), tools, version=getattr(ontology, "version", None))
                 answer = self.agent.run(q, box, context=tools.manifest(), hint=self.benchmark.hints.get(q.id))
-            scored = score_ex(self.benchmark.gold[q.id], database, answer.final_sql, timeout_ms=self.timeout_ms)
+            scored = score_ex(self.benchmark.gold[q.id], database, answer.final_sql, timeout_ms=self.timeout_ms,
+                              rules=rules)
             ok = bool(getattr(scored, "correct", False))
             outcomes[q.id] = float(ok)
             events = [Event.from_dict(e) for e in getattr(answer, "events", [])]
