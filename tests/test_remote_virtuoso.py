@@ -89,8 +89,8 @@ def test_push_cli_reports_verified_counts(tmp_path, shared_data, virtuoso, capsy
     assert "another workspace" in capsys.readouterr().err
 
 
-@pytest.mark.xfail(strict=False, reason="needs per-workspace graph IRIs (issue 16 item 2, the 'semweb' slice); "
-                                        "the lead removes this mark after merging it")
+@pytest.mark.xfail(strict=False, reason="issue 16 open: push and RemoteSparqlStore still name graphs evog:… "
+                                        "(files and exports already use per-workspace graph IRIs)")
 def test_two_workspaces_pushed_to_one_endpoint_stay_separate(tmp_path, shared_data, virtuoso):
     a = chinook_workspace(tmp_path / "a", shared_data, name="a")
     b = chinook_workspace(tmp_path / "b", shared_data, name="b")
