@@ -319,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.evolution.loop import LoopConfig
     from evoonto.evolution.probes import ValueProber
     from evoonto.experiment import Experiment
-    from evoonto.progress import progress_bar, progress_write
+    from evoonto.progress import progress_bar
     from evoonto.sources import open_source
     from evoonto.workspace import Workspace
 
@@ -400,11 +400,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"evolving {db_id} from version {start}: {diagnosed}, |V| = {len(validation)}, gate {gate_text}",
               file=sys.stderr)
         with progress_bar(args.rounds, desc="evolve", unit="round", enabled=not args.no_progress) as bar:
-            def on_round(record):
-                bar.update(1)
-                bar.set_postfix_str(f"v{ws.version} {record.decision}")
-                progress_write(f"round {record.round}: {record.decision:8s} [{record.level}] "
-                               f"{record.intervention[:70]}  ({record.reason})")
+            on_round = _round_reporter(bar, ws)
 
             result = experiment.evolve(ws, plan, backbone=backbone, evolver=evolver, config=config,
                                        on_round=on_round, recorded_trajectories=recorded)
@@ -482,7 +478,7 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
     )
     from evoonto.evolution.probes import ValueProber
     from evoonto.evolution.trajectories import group_events
-    from evoonto.progress import progress_bar, progress_write
+    from evoonto.progress import progress_bar
     from evoonto.server import _workspace_sources
     from evoonto.sources import open_source
 
@@ -558,11 +554,7 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
         evolver = make_evolver(args.evolver, prober)
         start = ws.version
         with progress_bar(args.rounds, desc="evolve", unit="round", enabled=not args.no_progress) as bar:
-            def on_round(record):
-                bar.update(1)
-                bar.set_postfix_str(f"v{ws.version} {record.decision}")
-                progress_write(f"round {record.round}: {record.decision:8s} [{record.level}] "
-                               f"{record.intervention[:70]}  ({record.reason})")
+            on_round = _round_reporter(bar, ws)
 
             result = evolve(ws, backbone=backbone, trajectory_questions=construction, validation_questions=validation,
                             evolver=evolver, config=config, on_round=on_round, recorded_trajectories=kept)
@@ -572,3 +564,15 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
     print(f"{result.accepted} accepted{waiting}, {result.rejected} rejected, {result.invalid} invalid; "
           f"stopped: {result.stop_reason}; version {start} -> {ws.version}")
     return 0
+
+
+def _round_reporter(bar: Any, ws: Any) -> Any:
+    """The ``on_round`` callback of both evolve paths: advance ``bar`` and print one line per round."""
+    from evoonto.progress import progress_write
+
+    def on_round(record: Any) -> None:
+        bar.update(1)
+        bar.set_postfix_str(f"v{ws.version} {record.decision}")
+        progress_write(f"round {record.round}: {record.decision:8s} [{record.level}] "
+                       f"{record.intervention[:70]}  ({record.reason})")
+    return on_round

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from evoonto.errors import WorkloadError
+from evoonto.evolution.trajectories import json_objects
 
 #: Verified queries stored in a workspace (one JSON object per line).
 VERIFIED_FILE = "verified.jsonl"
@@ -95,15 +96,7 @@ def load_verified(where: str | Path) -> list[VerifiedQuery]:
         raise WorkloadError(f"verified query file not found: {path}")
     out: list[VerifiedQuery] = []
     seen: dict[str, int] = {}
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise WorkloadError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
-        if not isinstance(rec, dict):
-            raise WorkloadError(f"{path}:{lineno}: a verified query must be a JSON object")
+    for lineno, rec in json_objects(path.read_text(encoding="utf-8"), path, "a verified query"):
         question, sql = rec.get("question"), rec.get("sql")
         if not isinstance(question, str) or not question.strip():
             raise WorkloadError(f"{path}:{lineno}: a verified query needs a non-empty 'question' string")

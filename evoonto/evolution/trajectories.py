@@ -73,10 +73,10 @@ def read_log(path: str | Path) -> list[dict]:
     path = Path(path)
     if not path.is_file():
         raise WorkloadError(f"trajectory log not found: {path}")
-    return [rec for _, rec in _json_objects(path.read_text(encoding="utf-8"), path, "a trajectory event")]
+    return [rec for _, rec in json_objects(path.read_text(encoding="utf-8"), path, "a trajectory event")]
 
 
-def _json_objects(text: str, path: Path, what: str) -> Iterable[tuple[int, dict]]:
+def json_objects(text: str, path: Path, what: str) -> Iterable[tuple[int, dict]]:
     """(line number, object) for every non-blank JSON Lines line of ``text`` (read from ``path``).
 
     Raises:
@@ -164,7 +164,7 @@ def read_outcomes(path: str | Path) -> dict[str, bool | float]:
         items = [(str(k), v, f"{path}: key {k!r}") for k, v in whole.items()]
     else:
         items = []
-        for lineno, rec in _json_objects(text, path, "an outcome"):
+        for lineno, rec in json_objects(text, path, "an outcome"):
             key = next((str(rec[k]) for k in ("task", "task_id", "question_id", "id")
                         if rec.get(k) not in (None, "")), None)
             if key is None:
