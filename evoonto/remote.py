@@ -8,17 +8,29 @@ remote already holds it, then every patch not yet present (accepted patches as `
 ``INSERT DATA``, and every patch's metadata into the ``history`` graph), then checks the triple
 count of each of the six graphs against the workspace and raises on any difference.
 
+Graph names: a store opened with ``base_iri`` (and every store :func:`push` was given) reads and
+writes the workspace's published graphs ``<base>graph/content`` … (:func:`evoonto.namespaces.workspace_graph_iri`),
+so two workspaces pushed to one endpoint stay separate. Queries keep using the workspace-local names
+(``GRAPH evog:content``, ``<https://w3id.org/evoonto/graph/content>``, ``default_graphs=["content"]``):
+the store rewrites them in the query text, and graph IRIs in SELECT answers are given back as
+``evog:…``. Without ``base_iri`` the store uses the shared ``evog:`` names of workspace format 1 (what
+``evoonto push`` wrote before; :func:`migrate_remote` / ``evoonto migrate --endpoint`` moves them).
+
 Only evoonto's six graphs are ever counted or read (an endpoint's own system graphs, e.g.
-Virtuoso's ``virtrdf:``, are not). Writes are chunked adaptively: at most ``max_triples`` triples
-per request (1,000 by default; Virtuoso compiles one request into one SQL unit and refuses about
-1,400 triples and more), halved and retried when the endpoint refuses a request, down to one
-triple. ``INSERT DATA``/``DELETE DATA`` are idempotent, so a push that failed half-way is completed
-by running it again.
+Virtuoso's ``virtrdf:``, are not). Reading a whole graph pages with ``LIMIT``/``OFFSET`` over a sorted
+subquery, ``page_size`` rows at a time, until a page comes back empty, so an endpoint's cap on result
+rows (Virtuoso: ``ResultSetMaxRows``, 10,000 by default) never truncates it silently.
+
+Writes are chunked adaptively: at most ``max_triples`` triples per request (1,000 by default;
+Virtuoso compiles one request into one SQL unit and refuses about 1,400 triples and more), halved
+and retried when the endpoint refuses a request, down to one triple. ``INSERT DATA``/``DELETE DATA``
+are idempotent, so a push that failed half-way is completed by running it again.
 
 Example::
 
-    remote = RemoteSparqlStore("http://127.0.0.1:7878/query", "http://127.0.0.1:7878/update")
-    push(Workspace.open(".evoonto"), remote)
+    ws = Workspace.open(".evoonto")
+    remote = RemoteSparqlStore("http://127.0.0.1:7878/query", "http://127.0.0.1:7878/update", base_iri=ws.base_iri)
+    push(ws, remote)
     Ontology(remote).query("SELECT (COUNT(*) AS ?n) WHERE { ?t a evo:Term }")
 """
 
@@ -29,11 +41,13 @@ from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple
 
 import rdflib
 from rdflib import BNode, Literal, URIRef
+from rdflib.namespace import PROV
 from rdflib.term import Node
 
 from evoonto.errors import EvoontoError, first_line
 from evoonto.export import TriplesByGraph, data_operation, data_update
-from evoonto.namespaces import GRAPH, GRAPH_NAMES, PREFIXES
+from evoonto.namespaces import (EVOG, GRAPH_NAMES, PREFIXES, local_graph_iri, workspace_graph_iri,
+                                workspace_graph_prefix)
 from evoonto.store import OxigraphStore, QueryError, graph_iri, named_graph, to_ox
 from evoonto.optional import require
 
@@ -51,6 +65,10 @@ _PROLOGUE = re.compile(r"^\s*(?:(?:PREFIX\s+[\w.-]*:\s*<[^>]*>|BASE\s+<[^>]*>|#[
 _DECLARED = re.compile(r"PREFIX\s+([\w.-]*):", re.IGNORECASE)
 MAX_TRIPLES = 1000
 """Default upper bound of triples per update request (:class:`RemoteSparqlStore` ``max_triples``)."""
+PAGE_SIZE = 10_000
+"""Default rows per page when reading a whole graph (:class:`RemoteSparqlStore` ``page_size``); at or
+below Virtuoso's default ``ResultSetMaxRows``. A smaller cap still reads everything (more pages)."""
+_LOCAL_GRAPH_IRI = re.compile("<" + re.escape(str(EVOG)) + r"([^<>\s]*)>")
 
 
 def _with_prefixes(sparql: str) -> str:
@@ -64,10 +82,10 @@ def _query_form(sparql: str) -> str:
     return (rest.split(None, 1)[0].upper() if rest else "")
 
 
-def _term(binding: dict[str, str]) -> Node:
+def _term(binding: dict[str, str], base_iri: str | None = None) -> Node:
     kind, value = binding["type"], binding["value"]
     if kind == "uri":
-        return URIRef(value)
+        return local_graph_iri(value, base_iri) if base_iri is not None else URIRef(value)
     if kind == "bnode":
         return BNode(value)
     if "xml:lang" in binding:
@@ -85,21 +103,66 @@ class RemoteSparqlStore:
         query_endpoint: e.g. ``http://127.0.0.1:7878/query``.
         update_endpoint: e.g. ``http://127.0.0.1:7878/update`` (None: read-only).
         timeout_s: HTTP timeout per request, in seconds.
+        base_iri: the workspace whose graphs this store reads and writes (``<base_iri>graph/<name>``
+            at the endpoint); None: the shared format-1 names ``evog:<name>`` until :func:`push`
+            binds the store to the workspace it pushes.
+        timeout_s: HTTP timeout per request, in seconds.
         max_triples: most triples sent in one ``INSERT DATA``/``DELETE DATA`` request (>= 1); lowered
             for the rest of this object's life whenever the endpoint refuses a request that size.
+        page_size: rows asked per request when reading a whole graph (>= 1; :meth:`triples`).
 
     Raises:
-        ValueError: ``max_triples`` < 1.
+        ValueError: ``max_triples`` or ``page_size`` < 1, or ``base_iri`` does not end with ``/`` or ``#``.
     """
 
-    def __init__(self, query_endpoint: str, update_endpoint: str | None = None, *, timeout_s: int = 60,
-                 max_triples: int = MAX_TRIPLES):
+    def __init__(self, query_endpoint: str, update_endpoint: str | None = None, *, base_iri: str | None = None,
+                 timeout_s: int = 60, max_triples: int = MAX_TRIPLES, page_size: int = PAGE_SIZE):
         if max_triples < 1:
             raise ValueError(f"max_triples must be at least 1, not {max_triples}")
+        if page_size < 1:
+            raise ValueError(f"page_size must be at least 1, not {page_size}")
         self.query_endpoint = query_endpoint
         self.update_endpoint = update_endpoint
         self.timeout_s = timeout_s
         self.max_triples = max_triples
+        self.page_size = page_size
+        self.base_iri: str | None = None
+        if base_iri is not None:
+            self.bind(base_iri)
+
+    def bind(self, base_iri: str) -> None:
+        """Read and write the graphs of the workspace with ``base_iri`` from now on.
+
+        Raises:
+            ValueError: ``base_iri`` does not end with ``/`` or ``#``.
+            RemoteStoreError: the store is already bound to another workspace's base IRI.
+        """
+        if not base_iri.endswith(("/", "#")):
+            raise ValueError(f"base_iri must end with '/' or '#': {base_iri!r}")
+        if self.base_iri is not None and self.base_iri != base_iri:
+            raise RemoteStoreError(f"this store reads the graphs of {self.base_iri}, not of {base_iri}")
+        self.base_iri = base_iri
+
+    def graph_iri(self, name_or_iri: str) -> URIRef:
+        """The IRI at the endpoint of a workspace graph given by name (``"content"``) or ``evog:`` IRI:
+        ``<base_iri>graph/content`` when bound, ``evog:content`` when not; any other IRI unchanged.
+
+        Raises:
+            EvoontoError: an unknown graph name that is not an IRI.
+        """
+        iri = graph_iri(name_or_iri)
+        if self.base_iri is not None and str(iri).startswith(str(EVOG)):
+            return workspace_graph_iri(iri, self.base_iri)
+        return iri
+
+    def _published_text(self, sparql: str) -> str:
+        """``sparql`` with the standard prefixes declared and ``evog:`` graph names moved to the
+        endpoint's names (the ``evog:`` prefix and ``<https://w3id.org/evoonto/graph/…>`` IRIs)."""
+        text = _with_prefixes(sparql)
+        if self.base_iri is None:
+            return text
+        prefix = workspace_graph_prefix(self.base_iri)
+        return _LOCAL_GRAPH_IRI.sub(lambda m: f"<{prefix}{m.group(1)}>", text)
 
     def __repr__(self) -> str:
         return f"RemoteSparqlStore({self.query_endpoint!r})"
@@ -123,12 +186,12 @@ class RemoteSparqlStore:
         sw = require("SPARQLWrapper")
         JSON, TURTLE = sw.JSON, sw.TURTLE
 
-        text = _with_prefixes(sparql)
+        text = self._published_text(sparql)
         form = _query_form(text)
         wrapper = self._wrapper(self.query_endpoint)
         graphs = list(default_graphs) if default_graphs is not None else (list(GRAPH_NAMES) if default_union else [])
         for g in graphs:
-            wrapper.addDefaultGraph(str(graph_iri(g)))
+            wrapper.addDefaultGraph(str(self.graph_iri(g)))
         wrapper.setQuery(text)
         if form in ("CONSTRUCT", "DESCRIBE"):
             wrapper.setReturnFormat(TURTLE)
@@ -143,7 +206,7 @@ class RemoteSparqlStore:
         if form == "ASK":  # Virtuoso answers ASK as rows: one {"__ASK_RETVAL": 1} when true, none when false
             rows = result["results"]["bindings"]
             return any(v.get("value") not in ("0", "false") for row in rows for v in row.values())
-        return [{k: _term(v) for k, v in row.items()} for row in result["results"]["bindings"]]
+        return [{k: _term(v, self.base_iri) for k, v in row.items()} for row in result["results"]["bindings"]]
 
     def _run(self, wrapper):
         from urllib.error import URLError
@@ -159,7 +222,17 @@ class RemoteSparqlStore:
             raise RemoteStoreError(f"cannot reach SPARQL endpoint {wrapper.endpoint}: {reason}") from exc
 
     def update(self, sparql: str) -> None:
-        """Run a SPARQL 1.1 Update on the update endpoint.
+        """Run a SPARQL 1.1 Update on the update endpoint (``evog:`` graph names moved as in :meth:`query`).
+
+        Raises:
+            RemoteStoreError: no update endpoint configured, or unreachable. QueryError: rejected.
+        """
+        self.send_update(self._published_text(sparql))
+
+    def send_update(self, text: str) -> None:
+        """Send one SPARQL 1.1 Update request exactly as written (no prefixes added, no graph names
+        moved): every write of this store goes through here, its data operations already naming
+        the endpoint's graphs (:meth:`graph_iri`), so literals are sent untouched.
 
         Raises:
             RemoteStoreError: no update endpoint configured, or unreachable. QueryError: rejected.
@@ -167,14 +240,30 @@ class RemoteSparqlStore:
         if not self.update_endpoint:
             raise RemoteStoreError(f"{self.query_endpoint} was opened read-only (no update endpoint)")
         wrapper = self._wrapper(self.update_endpoint)
-        wrapper.setQuery(_with_prefixes(sparql))
+        wrapper.setQuery(text)
         self._run(wrapper)
 
     def triples(self, name: str) -> Iterator[RdfTriple]:
-        """Iterate the triples of one named graph."""
-        rows = self.query(f"SELECT ?s ?p ?o WHERE {{ GRAPH <{graph_iri(name)}> {{ ?s ?p ?o }} }}", default_union=False)
-        for row in rows:
-            yield (row["s"], row["p"], row["o"])
+        """Iterate the triples of one named graph, ``page_size`` rows per request.
+
+        Pages are ``LIMIT``/``OFFSET`` slices of a subquery sorted by subject, predicate, object
+        (a stable order; the nested form is the one Virtuoso pages past its sorted-row limit), read
+        until a page comes back empty, so a server that returns fewer rows than asked (its own cap)
+        is read to the end too.
+
+        Raises:
+            QueryError: the endpoint refused a page. RemoteStoreError: unreachable.
+        """
+        iri = self.graph_iri(name)
+        offset = 0
+        while True:
+            rows = self.query(f"SELECT ?s ?p ?o WHERE {{ {{ SELECT ?s ?p ?o WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} }} "
+                              f"ORDER BY ?s ?p ?o }} }} OFFSET {offset} LIMIT {self.page_size}", default_union=False)
+            if not rows:
+                return
+            for row in rows:
+                yield (row["s"], row["p"], row["o"])
+            offset += len(rows)
 
     def graph(self, name: str) -> rdflib.Graph:
         """A copy of one named graph as an rdflib Graph (evoonto prefixes bound)."""
@@ -187,27 +276,27 @@ class RemoteSparqlStore:
         """
         if name is None:
             return sum(self.counts().values())
-        rows = self.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph_iri(name)}> {{ ?s ?p ?o }} }}",
+        rows = self.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{self.graph_iri(name)}> {{ ?s ?p ?o }} }}",
                           default_union=False)
         return int(rows[0]["n"]) if rows else 0
 
     def counts(self) -> dict[str, int]:
         """``{graph name: number of triples}`` for the six graphs of :data:`GRAPH_NAMES` (one query)."""
-        values = " ".join(f"<{graph_iri(n)}>" for n in GRAPH_NAMES)
+        values = " ".join(f"<{self.graph_iri(n)}>" for n in GRAPH_NAMES)
         rows = self.query(f"SELECT ?g (COUNT(*) AS ?n) WHERE {{ VALUES ?g {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} }} "
                           "GROUP BY ?g", default_union=False)
-        found = {str(r["g"]): int(r["n"]) for r in rows}
+        found = {str(r["g"]): int(r["n"]) for r in rows}  # answers name the graphs evog:… (see query)
         return {n: found.get(str(graph_iri(n)), 0) for n in GRAPH_NAMES}
 
     def graph_names(self) -> list[URIRef]:
-        """IRIs of the named graphs holding quads."""
+        """IRIs of the named graphs holding quads (this workspace's as ``evog:…`` when bound)."""
         rows = self.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }", default_union=False)
         return sorted(row["g"] for row in rows)
 
     def contains(self, triple: RdfTriple, name: str) -> bool:
         """True when ``triple`` is in graph ``name``."""
         s, p, o = (to_ox(t) for t in triple)
-        return bool(self.query(f"ASK {{ GRAPH <{graph_iri(name)}> {{ {s} {p} {o} }} }}", default_union=False))
+        return bool(self.query(f"ASK {{ GRAPH <{self.graph_iri(name)}> {{ {s} {p} {o} }} }}", default_union=False))
 
     # writing --------------------------------------------------------------------------------
     def add(self, triples: Iterable[RdfTriple], name: str) -> None:
@@ -229,7 +318,7 @@ class RemoteSparqlStore:
         while i < len(rows):
             chunk = rows[i:i + self.max_triples]
             try:
-                self.update(data_operation(op, {name: chunk}))
+                self.send_update(data_operation(op, {str(self.graph_iri(name)): chunk}))
             except QueryError:
                 if len(chunk) == 1:
                     raise
@@ -239,21 +328,21 @@ class RemoteSparqlStore:
 
     def replace_graph(self, name: str, graph: rdflib.Graph) -> None:
         """``DROP SILENT GRAPH`` then insert the triples of ``graph``."""
-        self.update(f"DROP SILENT GRAPH <{graph_iri(name)}>")
+        self.send_update(f"DROP SILENT GRAPH <{self.graph_iri(name)}>")
         self.add(graph, name)
 
     def apply(self, removals: TriplesByGraph, additions: TriplesByGraph) -> None:
         """Remove then add: one update request (atomic on stores that run a request as one transaction)
         when it holds at most ``max_triples`` triples and the endpoint takes it, else chunked per graph
         (removals first); a half-applied change is completed by applying it again."""
-        removed = {g: list(t) for g, t in removals.items()}
-        added = {g: list(t) for g, t in additions.items()}
+        removed = {str(self.graph_iri(g)): list(t) for g, t in removals.items()}
+        added = {str(self.graph_iri(g)): list(t) for g, t in additions.items()}
         size = sum(map(len, removed.values())) + sum(map(len, added.values()))
         if size == 0:
             return
         if size <= self.max_triples:
             try:
-                self.update(data_update(removed, added))
+                self.send_update(data_update(removed, added))
                 return
             except QueryError:
                 if size == 1:
@@ -275,8 +364,9 @@ class RemoteSparqlStore:
 def remote_patch_ids(remote: RemoteSparqlStore) -> list[str]:
     """Ids of the patches recorded in the remote ``history`` graph, in commit order (by time, then id)."""
     rows = remote.query(
-        f"SELECT ?id ?t WHERE {{ GRAPH <{GRAPH['history']}> {{ ?p a evo:Patch ; dcterms:identifier ?id . "
-        "OPTIONAL { ?p prov:generatedAtTime ?t } } }", default_union=False)
+        "SELECT ?id ?t WHERE { GRAPH evog:history {"
+        " ?p a evo:Patch ; dcterms:identifier ?id . "
+        "OPTIONAL { ?p prov:generatedAtTime ?t } } } ORDER BY ?t ?id", default_union=False)
     return [str(r["id"]) for r in rows]
 
 
@@ -296,7 +386,8 @@ def push(workspace: Workspace, remote: RemoteSparqlStore) -> int:
         Number of patches pushed (accepted and rejected; only accepted ones change the graphs).
 
     Raises:
-        RemoteStoreError: diverged history, another workspace in the same graphs, or a partial push.
+        RemoteStoreError: diverged history, another workspace with the same base IRI, graphs still
+            under the format-1 names, or a partial push.
     """
     return push_verified(workspace, remote).patches
 
@@ -304,33 +395,45 @@ def push(workspace: Workspace, remote: RemoteSparqlStore) -> int:
 def push_verified(workspace: Workspace, remote: RemoteSparqlStore) -> PushResult:
     """Send ``workspace`` to ``remote``: the base unless present, then missing patches in order; then verify.
 
-    The base's history triples (``<B version/0>``) are written after the base's graphs, and each
-    patch's metadata after its change, so a push that stops half-way leaves no marker of what it
-    did not finish, and running it again completes it (``INSERT DATA``/``DELETE DATA`` are
-    idempotent). Afterwards every one of the six graphs must hold at the endpoint as many triples
-    as in the workspace.
+    ``remote`` is bound to the workspace (:meth:`RemoteSparqlStore.bind`): everything goes to the
+    graphs ``<base>graph/<name>`` of its base IRI, so workspaces with different base IRIs pushed to
+    one endpoint stay separate, and ``remote`` reads this workspace afterwards. The base's history
+    triples (``<B version/0>``) are written after the base's graphs, and each patch's metadata after
+    its change, so a push that stops half-way leaves no marker of what it did not finish, and running
+    it again completes it (``INSERT DATA``/``DELETE DATA`` are idempotent). Afterwards every one of
+    the six graphs must hold at the endpoint as many triples as in the workspace.
 
     Raises:
-        RemoteStoreError: the remote holds patches the workspace does not know (diverged history),
-            another workspace's base in the same graphs, or, after pushing, a graph whose triple count
-            differs from the workspace's (partial push: the message names each graph and both counts).
+        RemoteStoreError: ``remote`` is bound to another base IRI; the endpoint still holds this
+            workspace under the shared format-1 graph names (run :func:`migrate_remote`, ``evoonto
+            migrate --endpoint``); the remote holds patches the workspace does not know (diverged
+            history) or another workspace's base with the same base IRI; or, after pushing, a graph
+            whose triple count differs from the workspace's (partial push: the message names each
+            graph and both counts).
         QueryError: the endpoint refused an update even one triple at a time.
     """
+    remote.bind(workspace.base_iri)
     local = [e.id for e in workspace.log()]
     base_marker = workspace.iris.version(0)
-    has_base = remote.query(f"ASK {{ GRAPH <{GRAPH['history']}> {{ <{base_marker}> ?p ?o }} }}",
-                            default_union=False) is True
+    if not _holds_base(remote, base_marker) and _holds_base(_legacy(remote), base_marker):
+        raise RemoteStoreError(
+            f"{remote.query_endpoint} holds {workspace.path} under the shared graph names {EVOG}…; "
+            "move them first: evoonto migrate --endpoint URL")
+    base_times = remote.query(f"SELECT ?t WHERE {{ GRAPH evog:history {{ <{base_marker}> prov:generatedAtTime ?t }} }}",
+                              default_union=False)
+    has_base = bool(base_times)
+    local_time = {o.toPython() for _, p, o in workspace.store.triples("history")
+                  if p == PROV.generatedAtTime and _is_base_history((_, p, o), workspace)}
+    remote_time = {r["t"].toPython() for r in base_times if isinstance(r["t"], Literal)}
+    if has_base and local_time and not (local_time & remote_time):
+        raise RemoteStoreError(f"the remote graphs already hold another workspace with base IRI {workspace.base_iri} "
+                               f"(its base was built at {sorted(map(str, remote_time))[:1]}), not {workspace.path}")
     present = set(remote_patch_ids(remote))
     unknown = present - set(local)
     if unknown:
         raise RemoteStoreError(f"the remote store has patch(es) {sorted(unknown)[:3]} unknown to {workspace.path}")
     sent_base = False
     if not has_base:
-        others = remote.query(f"SELECT ?v WHERE {{ GRAPH <{GRAPH['history']}> {{ ?v evo:versionNumber 0 }} }} LIMIT 1",
-                              default_union=False)
-        if others:
-            raise RemoteStoreError(
-                f"the remote graphs already hold another workspace (base {others[0]['v']}), not {workspace.path}")
         base = workspace.ontology_at(0)
         for name in GRAPH_NAMES:
             if name != "history":
@@ -355,9 +458,56 @@ def push_verified(workspace: Workspace, remote: RemoteSparqlStore) -> PushResult
     return PushResult(pushed, sent_base, counts)
 
 
+def _legacy(remote: RemoteSparqlStore) -> RemoteSparqlStore:
+    """An unbound store on the same endpoints: it reads the shared format-1 graphs ``evog:<name>``."""
+    return RemoteSparqlStore(remote.query_endpoint, remote.update_endpoint, timeout_s=remote.timeout_s,
+                             max_triples=remote.max_triples, page_size=remote.page_size)
+
+
+def _holds_base(remote: RemoteSparqlStore, base_marker: URIRef) -> bool:
+    return remote.query(f"ASK {{ GRAPH evog:history {{ <{base_marker}> ?p ?o }} }}", default_union=False) is True
+
+
+def migrate_remote(workspace: Workspace, remote: RemoteSparqlStore) -> dict[str, int]:
+    """Move ``workspace``'s graphs at the endpoint from the shared format-1 names (``evog:content`` …,
+    written by ``evoonto push`` before graph names moved under the base IRI) to its own
+    ``<base>graph/<name>``, with one SPARQL 1.1 ``MOVE SILENT GRAPH`` per graph (done by the server,
+    so blank nodes stay as they are); ``remote`` is bound to the workspace.
+
+    Legacy graphs that hold another workspace (no ``<B version/0>`` of this one in the legacy
+    history graph) are left alone. Running it again after it succeeded moves nothing.
+
+    Returns:
+        ``{graph name: triples now in <base>graph/<name>}`` for the graphs moved; ``{}`` when there was
+        nothing to move.
+
+    Raises:
+        RemoteStoreError: the workspace's own graphs at the endpoint already hold triples (both
+            namings present: nothing is moved), ``remote`` is bound to another base IRI, or, after
+            moving, a graph whose count differs from before.
+        QueryError: the endpoint refused ``MOVE``.
+    """
+    remote.bind(workspace.base_iri)
+    legacy = _legacy(remote)
+    if not _holds_base(legacy, workspace.iris.version(0)):
+        return {}
+    before = legacy.counts()
+    if any(remote.counts().values()):
+        raise RemoteStoreError(f"{remote.query_endpoint} holds {workspace.path} under both graph namings "
+                               f"({EVOG}… and {workspace.base_iri}graph/…); nothing was moved")
+    for name in GRAPH_NAMES:
+        if before[name]:
+            remote.send_update(f"MOVE SILENT GRAPH <{legacy.graph_iri(name)}> TO <{remote.graph_iri(name)}>")
+    after = remote.counts()
+    wrong = [f"{n}: {before[n]:,} before, {after[n]:,} after" for n in GRAPH_NAMES if before[n] != after[n]]
+    if wrong:
+        raise RemoteStoreError(f"moving the graphs at {remote.query_endpoint} lost triples: " + "; ".join(wrong))
+    return {n: after[n] for n in GRAPH_NAMES if before[n]}
+
+
 def _is_base_history(triple: RdfTriple, workspace: Workspace) -> bool:
     return triple[0] == workspace.iris.version(0)
 
 
 __all__ = ["RemoteSparqlStore", "RemoteStoreError", "PushResult", "push", "push_verified", "remote_patch_ids",
-           "MAX_TRIPLES"]
+           "migrate_remote", "MAX_TRIPLES", "PAGE_SIZE"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from evoonto.errors import EvoontoError
@@ -10,6 +12,7 @@ from evoonto.ontology import Ontology
 from evoonto.remote import RemoteSparqlStore, RemoteStoreError, push
 from evoonto.store import QueryError
 from evoonto.validation import validate
+from evoonto.workspace import Workspace
 from fixtures.core_support import finance_workspace, term_patch
 from fixtures.remote_support import oxigraph_binary, oxigraph_server
 
@@ -27,6 +30,7 @@ def server(tmp_path):
 @pytest.mark.filterwarnings("ignore:not detected query type:RuntimeWarning", "ignore:unknown query type:RuntimeWarning")
 def test_workspace_round_trips_through_a_remote_store(tmp_path, server):
     ws = finance_workspace(tmp_path / "ws")
+    shutil.copytree(ws.path, tmp_path / "fork")  # the same workspace, before its history diverges
     ws.commit(term_patch(ws, "ebitda", "EBITDA \"adj.\"\nline two"))
     ws.record_rejected(term_patch(ws, "nope"))
     remote = RemoteSparqlStore(f"{server}/query", f"{server}/update")
@@ -50,9 +54,12 @@ def test_workspace_round_trips_through_a_remote_store(tmp_path, server):
     assert candidate.store.count("content") == remote.count("content") + 4  # the new Term is also a skos:Concept
     with pytest.raises(QueryError):
         onto.query("SELEC nonsense")
-    # a workspace that does not know the remote's history is refused
-    other = finance_workspace(tmp_path / "other")
+    # a copy of the workspace that does not know the remote's history is refused
     with pytest.raises(RemoteStoreError, match="unknown"):
+        push(Workspace.open(tmp_path / "fork"), remote)
+    # another workspace built under the same base IRI is refused too (its base is not the one pushed)
+    other = finance_workspace(tmp_path / "other")
+    with pytest.raises(RemoteStoreError, match="another workspace"):
         push(other, remote)
 
 

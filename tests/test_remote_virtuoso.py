@@ -59,7 +59,7 @@ def test_push_commit_push_answers_like_the_local_store(tmp_path, shared_data, vi
     assert ws.store.count("content") > 1400  # more than Virtuoso takes in one request
     remote = RemoteSparqlStore(virtuoso, virtuoso)
     assert remote.count() == 0  # the server's system graphs are not evoonto's
-    first = push_verified(ws, remote)
+    first = push_verified(ws, remote)  # binds remote to the workspace's graphs <base>graph/…
     assert first.base and first.patches == 0
     assert first.counts == {n: ws.store.count(n) for n in GRAPH_NAMES}
     terms = [r["t"] for r in ws.ontology.query("SELECT ?t WHERE { ?t a evo:Term ; skos:prefLabel ?l }")]
@@ -83,14 +83,12 @@ def test_push_cli_reports_verified_counts(tmp_path, shared_data, virtuoso, capsy
     out = capsys.readouterr().out
     assert "pushed the base and 0 patch(es)" in out
     assert f"content {ws.store.count('content'):,}" in out
-    # a different workspace cannot be pushed into the graphs that hold this one
-    other = chinook_workspace(tmp_path / "other", shared_data, name="other")
+    # a different workspace with the same base IRI cannot be pushed into the graphs that hold this one
+    other = chinook_workspace(tmp_path / "other", shared_data)
     assert main(["push", virtuoso, "--workspace", str(other.path)]) == 2
     assert "another workspace" in capsys.readouterr().err
 
 
-@pytest.mark.xfail(strict=False, reason="issue 16 open: push and RemoteSparqlStore still name graphs evog:… "
-                                        "(files and exports already use per-workspace graph IRIs)")
 def test_two_workspaces_pushed_to_one_endpoint_stay_separate(tmp_path, shared_data, virtuoso):
     a = chinook_workspace(tmp_path / "a", shared_data, name="a")
     b = chinook_workspace(tmp_path / "b", shared_data, name="b")
