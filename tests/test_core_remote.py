@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from evoonto.errors import EvoontoError
-from evoonto.namespaces import GRAPH_NAMES
+from evoonto.namespaces import GRAPH, GRAPH_NAMES, workspace_graph_iri
 from evoonto.ontology import Ontology
 from evoonto.remote import RemoteSparqlStore, RemoteStoreError, push
 from evoonto.store import QueryError
@@ -38,6 +38,14 @@ def test_workspace_round_trips_through_a_remote_store(tmp_path, server):
     assert push(ws, remote) == 0
     for name in GRAPH_NAMES:
         assert set(remote.triples(name)) == set(ws.store.triples(name)), name
+    # the endpoint holds the workspace's own graph names; queries and answers use the local evog: ones
+    filled = [n for n in GRAPH_NAMES if ws.store.count(n)]
+    assert {str(workspace_graph_iri(n, ws.base_iri)) for n in filled} == set(
+        map(str, RemoteSparqlStore(f"{server}/query").graph_names()))
+    assert set(remote.graph_names()) == {GRAPH[n] for n in filled}
+    full_iri = remote.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{GRAPH['content']}> {{ ?s ?p ?o }} }}",
+                            default_union=False)
+    assert int(full_iri[0]["n"]) == ws.store.count("content") > 0
     # later commits are pushed as SPARQL Update
     cost = ws.iris.term("finance", "cost")
     ws.commit(term_patch(ws, "opex"))

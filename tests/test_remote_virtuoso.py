@@ -13,9 +13,11 @@ from evoonto.cli import main
 from evoonto.namespaces import EVO, GRAPH_NAMES
 from evoonto.ontology import Ontology
 from evoonto.patch import Patch
-from evoonto.remote import RemoteSparqlStore, push_verified
+from evoonto.remote import RemoteSparqlStore, RemoteStoreError, push, push_verified
 from evoonto.tools import OntologyTools
 from evoonto.workspace import Workspace
+from fixtures.core_support import finance_workspace, term_patch
+from fixtures.remote_support import virtuoso_binaries, virtuoso_server
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.filterwarnings("ignore:not detected query type:RuntimeWarning",
@@ -106,3 +108,44 @@ def test_two_workspaces_pushed_to_one_endpoint_stay_separate(tmp_path, shared_da
     assert all(len(bases) == 1 for bases in bases_per_graph.values()), bases_per_graph
     only_b = remote.query('SELECT ?g WHERE { GRAPH ?g { ?t skos:altLabel "only in b"@en } }', default_union=False)
     assert len(only_b) == 1 and "/evoonto/b/" in str(only_b[0]["g"])
+
+
+def test_remote_triples_page_past_the_result_cap(tmp_path, shared_data):
+    """Defect: ``RemoteSparqlStore.triples`` read a graph with one SELECT, so Virtuoso's cap on result
+    rows (``ResultSetMaxRows``, 10,000 by default) silently cut every graph larger than that (and
+    ``copy()``/``graph()`` with it). Here a Virtuoso whose cap is 1,000 rows serves Chinook's graphs."""
+    if virtuoso_binaries() is None:
+        pytest.skip("Virtuoso is not installed: apt-get install virtuoso-opensource-7-bin")
+    ws = chinook_workspace(tmp_path / "ws", shared_data)
+    cap = 1000
+    assert ws.store.count("content") > 2 * cap
+    with virtuoso_server(tmp_path / "capped", result_max_rows=cap) as endpoint:
+        remote = RemoteSparqlStore(endpoint, endpoint, base_iri=ws.base_iri)
+        push_verified(ws, remote)  # verified by COUNT, which the cap does not touch
+        one_select = remote.query("SELECT ?s ?p ?o WHERE { GRAPH evog:content { ?s ?p ?o } }", default_union=False)
+        assert len(one_select) == cap  # the cap bites: one unpaged answer is cut
+        for name in ("content", "catalog"):
+            assert set(remote.triples(name)) == set(ws.store.triples(name)), name
+        small_pages = RemoteSparqlStore(endpoint, base_iri=ws.base_iri, page_size=700)
+        assert set(small_pages.triples("content")) == set(ws.store.triples("content"))
+
+
+def test_graph_names_collide_migration_moves_format1_graphs(tmp_path, virtuoso, capsys):
+    """Graphs pushed under the shared format-1 names (``evog:content`` …) are moved to the workspace's
+    own names by ``evoonto migrate --endpoint`` (SPARQL MOVE, which Virtuoso runs), after which push
+    sends only what is missing; before it, push refuses instead of writing a second copy."""
+    ws = finance_workspace(tmp_path / "ws")
+    ws.commit(term_patch(ws, "ebitda"))
+    legacy = RemoteSparqlStore(virtuoso, virtuoso)  # unbound: the shared names of workspace format 1
+    for name in GRAPH_NAMES:
+        legacy.add(ws.store.triples(name), name)
+    with pytest.raises(RemoteStoreError, match="migrate --endpoint"):
+        push(ws, RemoteSparqlStore(virtuoso, virtuoso))
+    assert main(["migrate", "--workspace", str(ws.path), "--endpoint", virtuoso]) == 0
+    assert f"now in {ws.base_iri}graph/" in capsys.readouterr().out
+    assert legacy.count() == 0
+    remote = RemoteSparqlStore(virtuoso, virtuoso, base_iri=ws.base_iri)
+    assert remote.counts() == {n: ws.store.count(n) for n in GRAPH_NAMES}
+    assert push_verified(ws, remote) == (0, False, remote.counts())
+    assert main(["migrate", "--workspace", str(ws.path), "--endpoint", virtuoso]) == 0
+    assert "nothing to move" in capsys.readouterr().out
