@@ -13,9 +13,9 @@ workspaces loaded into one store stay separate.
 - :func:`rdf_patches`: the base (optional) and the accepted patches in order, one RDF Patch each
   (https://afs.github.io/rdf-delta/rdf-patch.html): ``H id <…> .``, ``H prev <…> .`` (all but the
   first), ``TX .``, ``PA "prefix" <iri> .`` rows (prefix as a string, as RDF Delta's reader wants),
-  ``D``/``A`` quad rows, ``TC .``. :func:`to_rdf_patch` joins them into one patch log (RDF Delta's
-  layout: patches in order, each with its own header, chained by ``H prev``); a reader that takes one
-  patch per file reads the files of :func:`write_rdf_patches` (``evoonto export --format patch -o DIR/``).
+  ``D``/``A`` quad rows, ``TC .``; :func:`write_rdf_patches` writes one file each (``evoonto export
+  --format patch -o DIR/``). :func:`to_rdf_patch` is the same history as one patch for one file or
+  stdout: one header (``H id`` of the active version), then one ``TX``…``TC`` block per version.
 - :func:`sparql_update`: one patch as a SPARQL 1.1 Update (``DELETE DATA``; ``INSERT DATA``);
   :func:`to_sparql_update` the whole accepted history (for pushing to a remote store);
   :func:`data_update` / :func:`data_operation` any ``{graph: triples}`` (used by
@@ -153,6 +153,24 @@ def prefix_rows() -> list[str]:
     return [f"PA {ox.Literal(prefix)} {ox.NamedNode(iri)} ." for prefix, iri in sorted(FILE_PREFIXES.items())]
 
 
+def _change_blocks(workspace: Workspace, include_base: bool) -> list[tuple[str, URIRef, list[str]]]:
+    """``[(file stem, patch id IRI, D/A rows)]`` of the base (if asked) and each accepted patch, in order."""
+    base_iri = workspace.iris.base
+    out: list[tuple[str, URIRef, list[str]]] = []
+    if include_base:
+        base = _embedded(workspace.ontology_at(0), "the RDF Patch export")
+        rows: list[str] = []
+        for name in EVOLVABLE_GRAPHS:
+            graph = _graph_name(name, base_iri)
+            rows.extend(sorted(_row("A", s, p, o, graph) for s, p, o in base.triples(name)))
+        out.append(("0000-base", workspace.iris.version(0), rows))
+    for entry in workspace.log():
+        if entry.decision == "accepted":
+            out.append((f"{entry.version or 0:04d}-{entry.id}", workspace.iris.patch(entry.id),
+                        patch_rows(workspace.patch(entry.id), base_iri)))
+    return out
+
+
 def rdf_patches(workspace: Workspace, *, include_base: bool = True) -> list[tuple[str, str]]:
     """The accepted history of ``workspace`` as RDF Patches, one per version, in order.
 
@@ -174,38 +192,38 @@ def rdf_patches(workspace: Workspace, *, include_base: bool = True) -> list[tupl
     Returns:
         ``[(file stem, patch text)]``: ``"0000-base"``, then ``"NNNN-<patch id>"`` (NNNN = version).
     """
-    base_iri = workspace.iris.base
     out: list[tuple[str, str]] = []
-    prev = None
-    if include_base:
-        base = workspace.ontology_at(0)
-        ident = workspace.iris.version(0)
-        rows = [f"H id {ox.NamedNode(str(ident))} .", "TX .", *prefix_rows()]
-        for name in EVOLVABLE_GRAPHS:
-            triples = _embedded(base, "the RDF Patch export").triples(name)
-            graph = _graph_name(name, base_iri)
-            rows.extend(sorted(_row("A", s, p, o, graph) for s, p, o in triples))
-        rows.append("TC .")
-        out.append(("0000-base", "\n".join(rows) + "\n"))
-        prev = ident
-    for entry in workspace.log():
-        if entry.decision != "accepted":
-            continue
-        ident = workspace.iris.patch(entry.id)
-        rows = [f"H id {ox.NamedNode(str(ident))} ."]
+    prev = None if include_base else workspace.iris.version(0)
+    for stem, ident, rows in _change_blocks(workspace, include_base):
+        header = [f"H id {ox.NamedNode(str(ident))} ."]
         if prev is not None:
-            rows.append(f"H prev {ox.NamedNode(str(prev))} .")
-        rows += ["TX .", *prefix_rows(), *patch_rows(workspace.patch(entry.id), base_iri), "TC ."]
-        out.append((f"{entry.version or 0:04d}-{entry.id}", "\n".join(rows) + "\n"))
+            header.append(f"H prev {ox.NamedNode(str(prev))} .")
+        out.append((stem, "\n".join([*header, "TX .", *prefix_rows(), *rows, "TC ."]) + "\n"))
         prev = ident
     return out
 
 
 def to_rdf_patch(workspace: Workspace, *, include_base: bool = True) -> str:
-    """The accepted history of ``workspace`` as one RDF Patch log (text): the patches of
-    :func:`rdf_patches` in order, each with its own ``H id`` (and ``H prev`` chaining it to the one
-    before), as RDF Delta stores a patch log. For one patch per file use :func:`write_rdf_patches`."""
-    return "".join(text for _, text in rdf_patches(workspace, include_base=include_base))
+    """The accepted history of ``workspace`` as one RDF Patch (text), for a single file or stdout.
+
+    One patch has one header (RDF Patch, "Structure": a header, then change blocks), so this is::
+
+        H id <B version/N> .            # N: the active version, the state the patch produces
+        H prev <B version/0> .          # only without the base: the state it applies to
+        TX .  PA … rows, the base's A rows  TC .
+        TX .  the first accepted patch's D/A rows  TC .
+        …                               # one transaction per version, in order
+
+    A one-patch reader (RDF Delta's) applies it as a whole; the per-version patches with their own
+    ids, chained by ``H prev``, are :func:`rdf_patches` (``evoonto export --format patch -o DIR/``).
+    """
+    blocks = _change_blocks(workspace, include_base)
+    rows = [f"H id {ox.NamedNode(str(workspace.iris.version(workspace.version)))} ."]
+    if not include_base:
+        rows.append(f"H prev {ox.NamedNode(str(workspace.iris.version(0)))} .")
+    for i, (_, _, changes) in enumerate(blocks):
+        rows += ["TX .", *(prefix_rows() if i == 0 else []), *changes, "TC ."]
+    return "\n".join(rows) + "\n"
 
 
 def write_rdf_patches(workspace: Workspace, folder, *, include_base: bool = True) -> list[str]:

@@ -29,12 +29,13 @@ from typing import Iterable, Mapping
 
 import rdflib
 from rdflib import BNode, URIRef
-from rdflib.namespace import RDF
+from rdflib.term import Node
+from rdflib.namespace import RDF, SKOS
 
 from evoonto.errors import EvoontoError
 from evoonto.iris import stable_key
 from evoonto.namespaces import (
-    GRAPH_NAMES, check_patch_id, parse_patch_graph, patch_additions_graph, patch_removals_graph,
+    EVO, GRAPH_NAMES, check_patch_id, parse_patch_graph, patch_additions_graph, patch_removals_graph,
 )
 
 #: Target graphs of each level.
@@ -219,6 +220,61 @@ class Patch:
         return Patch(self.level, {k: v for k, v in adds.items() if v}, {k: v for k, v in rems.items() if v},
                      self.signature, self.intervention, self.id)
 
+    def with_top_concepts(self, store) -> "Patch":
+        """This patch plus the rows that keep the SKOS top concepts consistent once it is applied.
+
+        The builder makes every Term ``skos:inScheme`` a scheme with no ``skos:broader`` /
+        ``evo:partOf`` (:data:`NOT_TOP_CONCEPT`) a top concept of it (``<scheme> skos:hasTopConcept
+        <term>`` and ``<term> skos:topConceptOf <scheme>``, :func:`top_concept_triples`). For every
+        IRI this patch touches in the ``content`` graph, the state in ``store`` (this patch already
+        applied) is compared with that rule: a new Term without a broader one becomes a top concept,
+        a removed Term or one given a broader one stops being one, and a lone half of the inverse
+        pair is completed or removed. Schemes with no top concept at all (a workspace built before
+        top concepts were written) are left as they are. Used by ``Workspace.commit``, so rollback,
+        which restores a state reached this way, stays consistent too.
+
+        Args:
+            store: a :class:`~evoonto.store.Store` holding the state after this patch.
+
+        Returns:
+            A patch with the same id, level and texts; ``self`` when nothing is to change. The
+            extra rows are applied to ``store`` too.
+        """
+        touched = [n for n in self._content_nodes() if isinstance(n, URIRef)]
+        if not touched:
+            return self
+        schemes = {str(r["s"]) for r in store.query(
+            "SELECT DISTINCT ?s WHERE { GRAPH evog:content { ?s skos:hasTopConcept ?t } }", default_union=False)}
+        if not schemes:
+            return self
+        values = " ".join(f"<{n}>" for n in sorted(touched, key=str))
+        blockers = "|".join(f"<{p}>" for p in NOT_TOP_CONCEPT)
+        wanted = {t for r in store.query(
+            f"SELECT ?t ?s WHERE {{ VALUES ?t {{ {values} }} GRAPH evog:content {{ ?t <{SKOS.inScheme}> ?s "
+            f"FILTER NOT EXISTS {{ ?t {blockers} ?b }} }} }}", default_union=False)
+            if str(r["s"]) in schemes for t in top_concept_triples(r["s"], r["t"])}
+        present = {(r["s"], r["p"], r["o"]) for r in store.query(
+            f"SELECT ?s ?p ?o WHERE {{ VALUES ?t {{ {values} }} GRAPH evog:content {{ "
+            f"{{ ?s ?p ?t FILTER(?p = <{SKOS.hasTopConcept}>) BIND(?t AS ?o) }} UNION "
+            f"{{ ?t ?p ?o FILTER(?p = <{SKOS.topConceptOf}>) BIND(?t AS ?s) }} }} }}", default_union=False)}
+        add, remove = wanted - present, present - wanted
+        if not add and not remove:
+            return self
+        store.apply({"content": remove}, {"content": add})
+        adds = {k: set(v) for k, v in self.additions.items()}
+        rems = {k: set(v) for k, v in self.removals.items()}
+        adds.setdefault("content", set()).update(add)
+        adds["content"] -= remove
+        rems.setdefault("content", set()).update(remove)
+        rems["content"] -= add
+        return Patch(self.level, {k: frozenset(v) for k, v in adds.items() if v},
+                     {k: frozenset(v) for k, v in rems.items() if v}, self.signature, self.intervention, self.id)
+
+    def _content_nodes(self) -> set:
+        """Subjects and objects of the patch's ``content`` rows."""
+        rows = list(self.additions.get("content", ())) + list(self.removals.get("content", ()))
+        return {s for s, _, _ in rows} | {o for _, _, o in rows}
+
     def apply_to(self, store) -> None:
         """Apply to a :class:`~evoonto.store.Store` (removals first, then additions)."""
         store.apply(dict(self.removals), dict(self.additions))
@@ -262,6 +318,16 @@ class Patch:
         return cls.from_graphs(level, adds, rems, signature=signature, intervention=intervention, id=id)
 
 
+#: Predicates that make a Term narrower than another, so not a top concept of its scheme.
+NOT_TOP_CONCEPT: tuple[URIRef, ...] = (SKOS.broader, EVO.partOf)
+
+
+def top_concept_triples(scheme: Node, term: Node) -> list[tuple[Node, URIRef, Node]]:
+    """``<scheme> skos:hasTopConcept <term>`` and its inverse ``<term> skos:topConceptOf <scheme>``
+    (SKOS §4.6.3: both are asserted, SKOS tools without inference read either)."""
+    return [(scheme, SKOS.hasTopConcept, term), (term, SKOS.topConceptOf, scheme)]
+
+
 def _ntriples_all(adds: Mapping, rems: Mapping) -> str:
     parts: list[str] = []
     for label, data in (("A", adds), ("D", rems)):
@@ -270,4 +336,5 @@ def _ntriples_all(adds: Mapping, rems: Mapping) -> str:
     return "\n".join(parts)
 
 
-__all__ = ["Patch", "PatchError", "LEVELS", "RESTORE_LEVEL", "EVOLVABLE_GRAPHS"]
+__all__ = ["Patch", "PatchError", "LEVELS", "RESTORE_LEVEL", "EVOLVABLE_GRAPHS", "NOT_TOP_CONCEPT",
+           "top_concept_triples"]

@@ -315,6 +315,7 @@ class Workspace:
             # the parent Ontology (and anything derived from it) stays what it was
             store = self.store.copy()
             effective.apply_to(store)
+            effective = effective.with_top_concepts(store)  # SKOS top concepts follow added/removed Terms
             child = Ontology(store, version=parent + 1, base_iri=self.iris.base)
             report = validate_patch(child, effective)
             if not report.conforms:

@@ -9,7 +9,7 @@ import pytest
 import rdflib
 
 from evoonto.export import (
-    data_update, export, sparql_update, to_rdf_patch, to_sparql_update, to_trig, to_turtle,
+    data_update, export, rdf_patches, sparql_update, to_rdf_patch, to_sparql_update, to_trig, to_turtle,
 )
 from evoonto.errors import EvoontoError
 from evoonto.namespaces import GRAPH, patch_additions_graph, patch_meta_graph, workspace_graph_iri
@@ -68,28 +68,100 @@ def apply_rdf_patch(text: str) -> ox.Store:
     return store
 
 
+# RDF Patch grammar (https://afs.github.io/rdf-delta/rdf-patch.html, "Structure", "Header",
+# "Transactions", "Changes"), read strictly, with RDF Delta's reader's choices where the text leaves one
+# open (a prefix name is a string token there). No RDF Patch reader besides rdflib's is installable
+# from PyPI, npm or Debian here (the PyPI ``rdf-delta`` package is only an HTTP client; RDF Delta's
+# Java reader is on Maven only).
+_PN_PREFIX = r"[A-Za-z][A-Za-z0-9_.-]*"  # Turtle PN_PREFIX, ASCII part
+_ROW = re.compile(r"(H|TX|TC|TA|PA|PD|A|D)(?: (.*))? \.")
+
+
+def _term(text: str):
+    """One N-Triples term, parsed by pyoxigraph (raises SyntaxError when it is not one)."""
+    return next(iter(ox.parse(f"<urn:s> <urn:p> {text} .", format=ox.RdfFormat.N_TRIPLES))).object
+
+
+def strict_rdf_patch(text: str) -> tuple[dict[str, object], list[list[str]]]:
+    """``(header {key: term}, [rows of each TX…TC block]``) of ONE RDF Patch; AssertionError on any
+    departure from the grammar: a header row after the first ``TX`` (a one-patch reader would take
+    it as this patch's header), a repeated header key, a change outside a transaction, an unclosed
+    transaction, a prefix name that is not a quoted string, an ``A``/``D`` row that is not 3-4 terms."""
+    header: dict[str, object] = {}
+    blocks: list[list[str]] = []
+    block: list[str] | None = None
+    for line in text.splitlines():
+        match = _ROW.fullmatch(line)
+        assert match, f"not an RDF Patch row: {line!r}"
+        code, rest = match.group(1), match.group(2) or ""
+        if code == "H":
+            assert not blocks and block is None, f"header row after a transaction: {line!r}"
+            key, _, value = rest.partition(" ")
+            assert re.fullmatch(_PN_PREFIX, key) or re.fullmatch(r'"[^"]+"', key), line
+            assert key not in header, f"header {key} twice"
+            header[key] = _term(value)
+        elif code == "TX":
+            assert block is None and not rest, line
+            block = []
+        elif code in ("TC", "TA"):
+            assert block is not None and not rest, line
+            blocks.append(block)
+            block = None
+        else:
+            assert block is not None, f"change outside a transaction: {line!r}"
+            if code in ("PA", "PD"):
+                prefix, _, iri = rest.partition(" ")
+                assert re.fullmatch(f'"{_PN_PREFIX}"', prefix), f"prefix is not a quoted name: {line!r}"
+                if code == "PA":
+                    assert isinstance(_term(iri), (ox.NamedNode, ox.Literal)), line
+                else:
+                    assert not iri, line
+            else:
+                quads = list(ox.parse(rest + " .", format=ox.RdfFormat.N_QUADS))
+                assert len(quads) == 1, line
+            block.append(line)
+    assert block is None, "transaction not closed"
+    return header, blocks
+
+
+def test_strict_rdf_patch_grammar_refuses_what_rdf_delta_refuses():
+    good = 'H id <urn:a> .\nTX .\nPA "ex" <http://example.org/> .\nA <urn:s> <urn:p> "o" <urn:g> .\nTC .\n'
+    assert strict_rdf_patch(good) == ({"id": ox.NamedNode("urn:a")}, [good.splitlines()[2:4]])
+    for bad in ("H id <urn:a> .\nTX .\nPA ex <http://example.org/> .\nTC .",  # unquoted prefix
+                "H id <urn:a> .\nTX .\nTC .\nH id <urn:b> .\nTX .\nTC .",  # two patches in one
+                "H id <urn:a> .\nA <urn:s> <urn:p> <urn:o> .",  # change outside TX
+                "TX .\nA <urn:s> <urn:p> .\nTC .",  # two terms
+                "TX .\nA <urn:s> <urn:p> <urn:o> .",  # not closed
+                "TX .\nA <urn:s> <urn:p> <urn:o>\nTC ."):  # no dot
+        with pytest.raises((AssertionError, SyntaxError)):
+            strict_rdf_patch(bad)
+
+
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_rdf_patch_is_spec_valid_and_replays_to_active_state(ws):
     text = to_rdf_patch(ws)
-    lines = text.splitlines()
-    for line in lines:
-        op = line.split(" ", 1)[0]
-        assert op in ("H", "TX", "TC", "PA", "A", "D"), line
-        assert line.endswith(" ."), line
-        if op == "PA":
-            assert re.fullmatch(r'PA "[A-Za-z][A-Za-z0-9_-]*" <[^>]+> \.', line), line
-    headers = [line for line in lines if line.startswith("H ")]
-    assert sum(h.startswith("H id ") for h in headers) == 3  # base + 2 accepted (rejected is left out)
-    assert sum(h.startswith("H prev ") for h in headers) == 2
-    assert all(re.fullmatch(r"H (id|prev) <[^>]+> \.", h) for h in headers)
+    header, blocks = strict_rdf_patch(text)  # one patch: one header, one transaction per version
+    assert header == {"id": ox.NamedNode(str(ws.iris.version(ws.version)))}
+    assert len(blocks) == 3  # base + 2 accepted (rejected is left out)
+    assert all(row.startswith("PA ") for row in blocks[0][:5]) and not any(
+        row.startswith("PA ") for block in blocks[1:] for row in block)
     ds = rdflib.Dataset()
-    ds.parse(data=text, format="patch")  # rdflib's RDF Patch parser accepts it
+    ds.parse(data=text, format="patch")  # rdflib's RDF Patch parser (not ours) reads it as one patch
     store = apply_rdf_patch(text)
     for name, triples in active(ws).items():
         quads = store.quads_for_pattern(None, None, None, ox.NamedNode(published(ws, name)))
         got = {(q.subject, q.predicate, q.object) for q in quads}
         assert len(got) == len(triples), name
+        assert len(ds.graph(rdflib.URIRef(published(ws, name)))) == len(triples), name
     assert "\\n" in text  # multi-line literal kept on one row
+    without_base = strict_rdf_patch(to_rdf_patch(ws, include_base=False))
+    assert without_base[0]["prev"] == ox.NamedNode(str(ws.iris.version(0))) and len(without_base[1]) == 2
+    # each per-version patch is one patch too, chained by H prev
+    previous = None
+    for _, one in rdf_patches(ws):
+        head, body = strict_rdf_patch(one)
+        assert len(body) == 1 and head.get("prev") == previous
+        previous = head["id"]
 
 
 def test_sparql_update_replays_to_active_state(ws):

@@ -28,6 +28,7 @@ from evoonto.builder.verify import Rejection, Verified, VerifiedTerm
 from evoonto.catalog import SourceSchema, TableInfo
 from evoonto.iris import IriFactory
 from evoonto.namespaces import EVO, bind_prefixes
+from evoonto.patch import NOT_TOP_CONCEPT, top_concept_triples
 from evoonto.records import (
     Constraint, Evidence, Mapping, ProbeActivity, Relation, Term, records_to_graph,
 )
@@ -79,10 +80,9 @@ def scheme_triples(iris: IriFactory, title: str, content: Graph | None = None) -
     out: list[tuple] = [(scheme, RDF.type, SKOS.ConceptScheme), (scheme, SKOS.prefLabel, Literal(title, lang="en")),
                         (scheme, DCTERMS.title, Literal(title, lang="en"))]
     if content is not None:
-        narrower = {s for s, _, _ in content.triples((None, SKOS.broader, None))}
-        narrower |= {s for s, _, _ in content.triples((None, EVO.partOf, None))}
+        narrower = {s for p in NOT_TOP_CONCEPT for s, _, _ in content.triples((None, p, None))}
         for term in sorted(set(content.subjects(SKOS.inScheme, scheme)) - narrower, key=str):
-            out += [(scheme, SKOS.hasTopConcept, term), (term, SKOS.topConceptOf, scheme)]
+            out += top_concept_triples(scheme, term)
     return out
 
 

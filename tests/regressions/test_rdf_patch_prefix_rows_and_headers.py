@@ -4,7 +4,7 @@ The RDF Patch export wrote prefix rows as ``PA csvw <…> .``, which RDF Delta's
 prefix is a string token there: ``PA "csvw" <…> .``, as in the spec's examples), and put all patches
 in one file, so a one-patch reader kept only the last ``H id``. Now every patch is complete on its own
 (``rdf_patches``; ``export --format patch -o DIR/`` writes one file each) and the single-file output is
-the patch log of those patches. Readers used here: rdflib's RDF Patch parser (not ours) and the
+one patch: one header, one TX…TC block per version. Readers used here: rdflib's RDF Patch parser (not ours) and the
 N-Quads parser of pyoxigraph for every A/D row, plus the row grammar of
 https://afs.github.io/rdf-delta/rdf-patch.html (no RDF Delta reader is installable from PyPI, npm or
 Debian here: the ``rdf-delta`` PyPI package is only a client, Debian's Jena 4.5 has no jena-rdfpatch).
@@ -72,7 +72,9 @@ def test_each_patch_stands_alone_and_replays(ws):
     for name in EVOLVABLE_GRAPHS:
         got = ds.graph(workspace_graph_iri(name, ws.base_iri))
         assert len(got) == ws.store.count(name), name
-    assert to_rdf_patch(ws) == "".join(text for _, text in patches)
+    single = to_rdf_patch(ws)  # one file: one patch, one header, one transaction per version
+    assert sum(line.startswith("H id ") for line in single.splitlines()) == 1
+    assert single.count("TX .") == 3 and single.index("TX .") > single.rindex("H ")
 
 
 def test_cli_writes_one_file_per_patch(ws, tmp_path):
