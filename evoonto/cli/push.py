@@ -10,16 +10,20 @@ from evoonto.cli import add_workspace_option
 HELP = "push the workspace to a SPARQL 1.1 endpoint (Oxigraph server, Fuseki, GraphDB, Virtuoso)"
 
 DESCRIPTION = """\
-Send the workspace to a remote SPARQL 1.1 endpoint: the base (version 0) unless the endpoint already
-holds it, then every patch it does not hold yet, in commit order (accepted patches change the graphs;
-every patch's metadata goes to the history graph). Afterwards the triple count of each of the six
-graphs (vocab, shapes, catalog, content, tools, history) at the endpoint must equal the workspace's;
+Send the workspace to a remote SPARQL 1.1 endpoint, into graphs named under its base IRI
+(<base>graph/content, ...; workspaces with different base IRIs stay separate): the base (version 0)
+unless the endpoint already holds it, then every patch it does not hold yet, in commit order
+(accepted patches change the graphs; every patch's metadata goes to the history graph). Afterwards
+the triple count of each of the six graphs (vocab, shapes, catalog, content, tools, history) at the
+endpoint must equal the workspace's;
 any difference is an error (exit 2) naming the graph and both counts. Only these six graphs are
 read or counted, never the endpoint's own system graphs.
 
 Updates are sent as INSERT DATA / DELETE DATA requests of at most --max-triples triples; a request
 the endpoint refuses is halved and re-sent. Both are idempotent, so a push that stopped half-way is
-completed by running it again. A remote that holds patches this workspace does not know is refused.
+completed by running it again. A remote that holds patches this workspace does not know, or another
+workspace built under the same base IRI, is refused; so is an endpoint that an older push filled under
+the shared names https://w3id.org/evoonto/graph/... (move them first: evoonto migrate --endpoint URL).
 
 Examples:
   evoonto push http://127.0.0.1:7878/query --update-endpoint http://127.0.0.1:7878/update
@@ -57,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
                                max_triples=max_triples)
     result = push_verified(workspace, remote)
     sent = ("the base and " if result.base else "") + f"{result.patches} patch(es)"
-    print(f"pushed {sent} to {remote.update_endpoint} (version {workspace.version})")
+    print(f"pushed {sent} to {remote.update_endpoint} (version {workspace.version}, graphs "
+          f"{workspace.base_iri}graph/…)")
     print("verified: " + ", ".join(f"{name} {n:,}" for name, n in result.counts.items()) + " triples")
     return 0
