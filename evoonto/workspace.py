@@ -289,7 +289,8 @@ class Workspace:
         """Validate, write and apply an accepted patch; returns the new version number.
 
         Steps: normalise the patch against the active version (drop no-op rows); apply it to the
-        store; SHACL-validate the touched nodes (every node for schema-level patches); write
+        store; add the SKOS top-concept rows its Term changes call for (:meth:`Patch.with_top_concepts`,
+        kept in the patch file); SHACL-validate the touched nodes (every node for schema-level patches); write
         ``patches/NNNN-<id>.trig`` atomically; add its history. Any failure reverts the store and
         leaves the files untouched.
 
