@@ -1,8 +1,8 @@
 """Benchmark of pushing to and reading back from a real Virtuoso 7 with its default result cap (issue 16).
 
-Builds Chinook with the offline builder, starts Virtuoso (Debian package ``virtuoso-opensource-7-bin``)
-on a fresh database with ``ResultSetMaxRows`` = ``--cap`` (Virtuoso's default: 10,000), then measures
-(wall clock, seconds):
+Builds Chinook (or ``--source DB``) with the offline builder, starts Virtuoso (Debian package
+``virtuoso-opensource-7-bin``) on a fresh database with ``ResultSetMaxRows`` = ``--cap`` (Virtuoso's
+default: 10,000), then measures (wall clock, seconds):
 
 - push:   ``push_verified`` of the base (chunked ``INSERT DATA``, per-graph counts verified)
 - read:   ``RemoteSparqlStore.triples`` of every graph (paged, ``--page-size`` rows per request), and
@@ -12,7 +12,7 @@ on a fresh database with ``ResultSetMaxRows`` = ``--cap`` (Virtuoso's default: 1
 
 Usage::
 
-    python benchmarks/remote_bench.py [--cap 10000] [--page-size 10000] [--json]
+    python benchmarks/remote_bench.py [--source DB] [--cap 10000] [--page-size 10000] [--json]
 
 Exit status 1 when a graph read back differs from the workspace (the numbers are printed anyway).
 """
@@ -42,12 +42,14 @@ from evoonto.remote import PAGE_SIZE, RemoteSparqlStore, push_verified  # noqa: 
 from evoonto.workspace import Workspace  # noqa: E402
 
 
-def run(cap: int, page_size: int) -> dict:
-    """Build, push, read back and push one patch; returns the measurements (see the module docstring)."""
-    db = ROOT.parent / "shared" / "data" / "chinook" / "Chinook_Sqlite.sqlite"
+CHINOOK = ROOT.parent / "shared" / "data" / "chinook" / "Chinook_Sqlite.sqlite"
+
+
+def run(cap: int, page_size: int, db: Path = CHINOOK) -> dict:
+    """Build ``db``, push, read back and push one patch; returns the measurements (see the module docstring)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "ws"
-        Workspace.init(path, base_iri="https://example.org/evoonto/chinook/", name="chinook")
+        Workspace.init(path, base_iri="https://example.org/evoonto/bench/", name="bench")
         if cli(["build", "--source", str(db), "--workspace", str(path), "--no-progress"]) != 0:
             raise SystemExit("build failed")
         ws = Workspace.open(path)
@@ -68,7 +70,8 @@ def run(cap: int, page_size: int) -> dict:
             t0 = time.perf_counter()
             push_verified(ws, remote)
             patch_s = time.perf_counter() - t0
-    return {"cap": cap, "page_size": page_size, "triples": local, "largest": largest, "one_select": one_select,
+    return {"source": db.name, "cap": cap, "page_size": page_size, "triples": local, "largest": largest,
+            "one_select": one_select,
             "push_s": round(push_s, 2), "read_s": round(read_s, 2), "commit_push_s": round(patch_s, 2),
             "equal": equal, "load1": round(os.getloadavg()[0], 2)}
 
@@ -76,6 +79,7 @@ def run(cap: int, page_size: int) -> dict:
 def main() -> int:
     """Parse arguments, run, print; exit 1 when a graph read back differs."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, default=CHINOOK, help="SQLite database to build (default Chinook)")
     parser.add_argument("--cap", type=int, default=10_000, help="Virtuoso ResultSetMaxRows (default 10,000)")
     parser.add_argument("--page-size", type=int, default=PAGE_SIZE, help=f"rows per page (default {PAGE_SIZE:,})")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -83,7 +87,7 @@ def main() -> int:
     if virtuoso_binaries() is None:
         print("Virtuoso is not installed (apt-get install virtuoso-opensource-7-bin)", file=sys.stderr)
         return 2
-    result = run(args.cap, args.page_size)
+    result = run(args.cap, args.page_size, args.source)
     if args.json:
         print(json.dumps(result))
     else:
