@@ -45,6 +45,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -119,10 +120,12 @@ class JoinCandidate:
         return [self.evidence, self.probe] if self.evidence is not None else []
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _norm(name: str) -> str:
     return re.sub(r"[^0-9a-z]", "", name.casefold())
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _singular(name: str) -> str:
     if name.endswith("ies") and len(name) > 4:
         return name[:-3] + "y"
