@@ -245,6 +245,7 @@ def _name_candidates(source: BaseSource, declared: set[tuple[str, str, str, str]
         keys = _key_columns(right)
         has_pk = bool(right.primary_key)
         for key in keys:
+            scores: dict[str, float] = {}  # per left column name: wide schemas repeat names across tables
             for left in tables:
                 if left.name == right.name:
                     continue
@@ -252,7 +253,10 @@ def _name_candidates(source: BaseSource, declared: set[tuple[str, str, str, str]
                     ident = (left.name, column.name, right.name, key.name)
                     if ident in declared:
                         continue
-                    score = name_score(column.name, right.name, key.name, right_is_key=has_pk)
+                    score = scores.get(column.name)
+                    if score is None:
+                        score = scores[column.name] = name_score(column.name, right.name, key.name,
+                                                                 right_is_key=has_pk)
                     if score <= 0 or (score < 1.0 and left.primary_key == (column.name,)):
                         continue
                     if score < 1.0 and not _compatible(column, key):
