@@ -126,15 +126,21 @@ class _SparqlCheck:
 
 
 class PreparedShapes:
-    """A shapes graph split into its SHACL Core part (for pyshacl) and its SPARQL checks."""
+    """A shapes graph split into its SHACL Core part (for pyshacl) and its SPARQL checks.
 
-    def __init__(self, shapes: rdflib.Graph):
+    With ``hoist`` (the default) the core part's property shapes get their node shape's targets
+    (:func:`hoist_property_shapes`): same results, one pyshacl pass per property shape over all
+    focus nodes instead of one per focus node.
+    """
+
+    def __init__(self, shapes: rdflib.Graph, *, hoist: bool = True):
         self.core = rdflib.Graph()
         sparql_nodes = set(shapes.objects(None, SH.sparql))
         for s, p, o in shapes:
             if p == SH.sparql or s in sparql_nodes:
                 continue
             self.core.add((s, p, o))
+        self.hoisted = hoist_property_shapes(self.core) if hoist else 0
         self.parent_of: dict = {ps: ns for ns, ps in shapes.subject_objects(SH.property)}
         self.checks: list[_SparqlCheck] = []
         for shape, node in shapes.subject_objects(SH.sparql):
@@ -162,6 +168,47 @@ class PreparedShapes:
             finally:
                 rdflib_bool_unpatch()
         return self._shapes_graph
+
+
+#: Target predicates a node shape can pass on to its property shapes (SHACL §2.1.3).
+_TARGETS = (SH.targetClass, SH.targetNode, SH.targetSubjectsOf, SH.targetObjectsOf)
+_CLASSES = (rdflib.RDFS.Class, rdflib.OWL.Class)
+
+
+def hoist_property_shapes(core: rdflib.Graph) -> int:
+    """Give property shapes their node shape's targets, in place; returns how many were moved.
+
+    SHACL §4.8.1 (``sh:property``): a focus node of node shape ``N`` conforms to ``N``'s property
+    shape ``P`` exactly when ``P``, evaluated on that focus node, reports nothing, and ``P``'s
+    results are ``N``'s results. So ``N sh:property P`` with ``N sh:targetClass C`` validates
+    like ``P sh:targetClass C`` with the ``sh:property`` link removed (results keep
+    ``sh:sourceShape P``, ``P``'s path, message and severity). pyshacl evaluates a nested property
+    shape once per focus node, re-reading its parameters each time, but a targeted shape once for
+    all of its focus nodes; on a build of 7,450 columns that is most of the validation time.
+
+    Moved only where the rewrite is exact: ``N`` has explicit (or implicit class) targets and no
+    SPARQL-based ``sh:target``, is not ``sh:deactivated`` and is not referenced from another
+    shape (``sh:node``, ``sh:or``, … would evaluate ``N`` as a whole); ``P`` belongs to ``N``
+    alone, has no targets of its own and is referenced from nothing else. Other shapes are left
+    as they are.
+    """
+    moved = 0
+    for node in sorted(set(core.subjects(SH.property, None)), key=str):
+        targets = [(p, o) for p in _TARGETS for o in core.objects(node, p)]
+        targets += [(SH.targetClass, node) for c in _CLASSES if (node, RDF.type, c) in core]
+        if (not targets or core.value(node, SH.target) is not None
+                or core.value(node, SH.deactivated) == rdflib.Literal(True)
+                or next(iter(core.subject_predicates(node)), None) is not None):
+            continue
+        for prop in sorted(set(core.objects(node, SH.property)), key=str):
+            if (sum(1 for _ in core.subject_predicates(prop)) != 1
+                    or any(core.value(prop, p) is not None for p in (*_TARGETS, SH.target))):
+                continue
+            core.remove((node, SH.property, prop))
+            for p, o in targets:
+                core.add((prop, p, o))
+            moved += 1
+    return moved
 
 
 def _prefix_block(shapes: rdflib.Graph, constraint) -> str:
@@ -193,7 +240,8 @@ def prepare_shapes(shapes: rdflib.Graph) -> PreparedShapes:
 
 # --- validation ---------------------------------------------------------------------------------
 
-def validate(target, focus_nodes: Iterable | None = None, *, shapes: rdflib.Graph | None = None) -> ValidationReport:
+def validate(target, focus_nodes: Iterable | None = None, *, shapes: rdflib.Graph | None = None,
+             data: rdflib.Graph | None = None) -> ValidationReport:
     """Validate an ontology (or a plain rdflib graph) against SHACL shapes.
 
     Args:
@@ -202,6 +250,9 @@ def validate(target, focus_nodes: Iterable | None = None, *, shapes: rdflib.Grap
             (validated together with the packaged vocab; SPARQL checks run on a temporary store).
         focus_nodes: IRIs to validate (the touched nodes of a patch); None validates everything.
         shapes: a shapes graph overriding the ontology's / the packaged one.
+        data: for a full validation of an Ontology, an rdflib graph already holding the union of
+            its ``DATA_GRAPHS`` (the builder has it): pyshacl reads it as it is (not modified)
+            instead of a copy of the store. Ignored with focus nodes.
 
     Returns:
         :class:`ValidationReport` (``conforms`` False when any Violation).
@@ -222,7 +273,8 @@ def validate(target, focus_nodes: Iterable | None = None, *, shapes: rdflib.Grap
     report = ValidationReport(focus_nodes=None if focus is None else len(focus))
     if focus is not None and not focus:
         return report
-    data = _data_graph(onto, focus)
+    if data is None or focus is not None:
+        data = _data_graph(onto, focus)
     report.results.extend(_run_pyshacl(prepared, data, focus))
     report.results.extend(_run_sparql_checks(prepared, onto, focus))
     return report
@@ -373,4 +425,4 @@ def _run_sparql_checks(prepared: PreparedShapes, onto, focus: list | None) -> li
 
 
 __all__ = ["validate", "validate_patch", "patch_focus_nodes", "SCHEMA_GRAPHS", "ValidationReport", "ValidationResult",
-           "PreparedShapes", "prepare_shapes", "DATA_GRAPHS", "PREFIXES"]
+           "PreparedShapes", "prepare_shapes", "hoist_property_shapes", "DATA_GRAPHS", "PREFIXES"]

@@ -374,12 +374,15 @@ def construct(verified: Verified, schema: SourceSchema, iris: IriFactory, at: da
         for source in sources:
             b.relation("Derivation", target, source, ev, formula=d.formula)
 
+    mappings_of: dict[URIRef, list[URIRef]] = {}  # Term -> its Mappings (one pass, not one per constraint)
+    for m in b.out.mappings:
+        mappings_of.setdefault(m.term, []).append(m.iri)
     for vc in verified.constraints:
         c = vc.candidate
         targets = [t for t in (slugs.get(term_slug(c.table, c.column)),) if t is not None]
         if not targets:
             continue
-        targets += [m.iri for m in b.out.mappings if m.term == targets[0]]
+        targets += mappings_of.get(targets[0], [])
         iri = iris.constraint(f"{schema.id}.{c.slug}")
         if not b.claim(iri, f"Constraint {c.slug} ({c.rule}: {c.condition})", "constraint", c.slug):
             continue

@@ -391,8 +391,18 @@ def _validate(result: BuildResult) -> ValidationReport:
     from evoonto.resources import vocab_graph
     from evoonto.validation import validate
 
-    onto = Ontology.from_graphs({**result.graphs, "vocab": vocab_graph()}, base_iri=result.base_iri)
-    report = validate(onto)
+    vocab = vocab_graph()
+    onto = Ontology.from_graphs({**result.graphs, "vocab": vocab}, base_iri=result.base_iri)
+    # pyshacl reads the union of vocab, catalog and content: the content graph (most triples) with
+    # the others added for the check and taken out again, instead of a copy of all of them
+    content = result.graphs["content"]
+    added = [t for g in (vocab, result.graphs["catalog"]) for t in g if t not in content]
+    content.addN((s, p, o, content) for s, p, o in added)
+    try:
+        report = validate(onto, data=content)
+    finally:
+        for triple in added:
+            content.remove(triple)
     if not report.conforms:
         first = report.violations[0].text() if report.violations else "shape violation"
         raise ShapeViolationError(f"the built ontology violates the shapes ({len(report.violations)} "

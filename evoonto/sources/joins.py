@@ -45,6 +45,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -119,10 +120,12 @@ class JoinCandidate:
         return [self.evidence, self.probe] if self.evidence is not None else []
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _norm(name: str) -> str:
     return re.sub(r"[^0-9a-z]", "", name.casefold())
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _singular(name: str) -> str:
     if name.endswith("ies") and len(name) > 4:
         return name[:-3] + "y"
@@ -242,6 +245,7 @@ def _name_candidates(source: BaseSource, declared: set[tuple[str, str, str, str]
         keys = _key_columns(right)
         has_pk = bool(right.primary_key)
         for key in keys:
+            scores: dict[str, float] = {}  # per left column name: wide schemas repeat names across tables
             for left in tables:
                 if left.name == right.name:
                     continue
@@ -249,7 +253,10 @@ def _name_candidates(source: BaseSource, declared: set[tuple[str, str, str, str]
                     ident = (left.name, column.name, right.name, key.name)
                     if ident in declared:
                         continue
-                    score = name_score(column.name, right.name, key.name, right_is_key=has_pk)
+                    score = scores.get(column.name)
+                    if score is None:
+                        score = scores[column.name] = name_score(column.name, right.name, key.name,
+                                                                 right_is_key=has_pk)
                     if score <= 0 or (score < 1.0 and left.primary_key == (column.name,)):
                         continue
                     if score < 1.0 and not _compatible(column, key):
