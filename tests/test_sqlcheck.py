@@ -250,3 +250,14 @@ def test_type_mismatch_warns_on_text_aggregates_and_numeric_comparisons(onto):
     found = check_sql(onto, "SELECT name FROM cards WHERE artist > 3")
     assert kinds(found) == [("type_mismatch", "Warning")]
     assert check_sql(onto, "SELECT count(artist) FROM cards WHERE artist > 'M'") == []
+
+
+def test_natural_join_flagged_unknown_join_by_check_sql(onto):
+    """check_sql reads NATURAL JOIN / USING as equalities on the shared columns (here the declared
+    key ``uuid``): no ``unknown_join``, no ``ambiguous_column``."""
+    for sql in ("SELECT name, uuid FROM cards NATURAL JOIN legalities WHERE status = 'Legal'",
+                "SELECT name FROM cards JOIN legalities USING (uuid) WHERE status = 'Legal'"):
+        assert check_sql(onto, sql) == [], sql
+    # without the shared column the tables are a Cartesian product
+    assert kinds(check_sql(onto, "SELECT fmt FROM banned_cards NATURAL JOIN legalities")) == [
+        ("unknown_join", "Violation")]
