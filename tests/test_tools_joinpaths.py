@@ -222,5 +222,6 @@ def test_natural_join_flagged_unknown_join(graph):
     found = check_joins(g, sqlglot.parse_one("SELECT * FROM A NATURAL JOIN B", read="sqlite"), dialect="sqlite")
     assert [(f.kind, f.severity) for f in found] == [("mismatched_join_keys", "Violation")]
     assert found[0].suggestion == '"A"."id" = "B"."a_id"'
-    with_sqlcheck = written_joins(graph, sqlglot.parse_one("SELECT 1 FROM Customers NATURAL JOIN Orders", read="sqlite"))
+    natural = sqlglot.parse_one("SELECT 1 FROM Customers NATURAL JOIN Orders", read="sqlite")
+    with_sqlcheck = written_joins(graph, natural)
     assert [sorted(t.name for t in w.tables) for w in with_sqlcheck] == [["Customers", "Orders"]]
