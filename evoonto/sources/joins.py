@@ -55,7 +55,7 @@ from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo, resolve_fore
 from evoonto.sources.probe import run_probe
 from evoonto.sources.quoting import quote_identifier
 
-__all__ = ["JoinCandidate", "discover_joins", "declared_joins", "name_score", "inclusion_sql"]
+__all__ = ["JoinCandidate", "discover_joins", "declared_joins", "name_score", "inclusion_sql", "type_family"]
 
 #: Distinct left-side values checked per candidate.
 DEFAULT_LEFT_VALUES = 10_000
@@ -180,7 +180,7 @@ def name_score(left_column: str, right_table: str, right_column: str, *, right_i
     return ratio if ratio >= 0.9 else 0.0
 
 
-def _family(declared: str) -> str:
+def type_family(declared: str) -> str:
     """Type family by SQLite affinity rules: ``number``, ``text``, ``time``, ``other``, ``any``."""
     t = declared.upper()
     if not t:
@@ -195,7 +195,7 @@ def _family(declared: str) -> str:
 
 
 def _compatible(a: ColumnInfo, b: ColumnInfo) -> bool:
-    fa, fb = _family(a.declared_type), _family(b.declared_type)
+    fa, fb = type_family(a.declared_type), type_family(b.declared_type)
     return fa == fb or "any" in (fa, fb)
 
 
@@ -400,7 +400,7 @@ def _declares_keys(source: BaseSource) -> bool:
 
 
 def _text_columns(table: TableInfo) -> list[ColumnInfo]:
-    return [c for c in table.columns if _family(c.declared_type) == "text"]
+    return [c for c in table.columns if type_family(c.declared_type) == "text"]
 
 
 def _value_candidates(source: BaseSource, min_inclusion: float, timeout_ms: int) -> list[JoinCandidate]:

@@ -65,12 +65,14 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from evoonto.catalog import SourceSchema, read_catalog
 from evoonto.errors import ToolArgumentError
+from evoonto.lexicon import Lexicon
+from evoonto.sources.joins import type_family
 from evoonto.sources.quoting import dialect_of_kind
 from evoonto.text import normalize, tokenize
 from evoonto.text import words as question_words
 from evoonto.tools.findings import Finding, Severity, balanced_span, has_violation
 from evoonto.tools.findings import node_span as _span
-from evoonto.tools.joinpaths import JoinGraph, check_joins, join_graph_of
+from evoonto.tools.joinpaths import JoinGraph, TableRef, check_joins, join_graph_of
 from evoonto.tools.sparql import select
 
 __all__ = ["check_sql", "check_facts", "CheckFacts", "ColumnFacts", "ConstraintFacts",
@@ -460,6 +462,8 @@ class _Checker:
         self.literals: set[str] = set()                # normalised string literals
         self.string_columns: set[int] = set()          # ids of Column nodes that are SQLite strings
         self.places: list[tuple[str, str, exp.Column]] = []  # resolved (table, column, node), not join keys
+        # (table, column) compared with a literal that its values or type contradict
+        self.contradicted: set[tuple[str, str]] = set()
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -497,6 +501,7 @@ class _Checker:
                 self.literals.add(normalize(node.this))
         self.check_values()
         self.check_types()
+        self.check_grouping()
         self.check_constraints()
         self.check_views()
         return self.findings
@@ -626,9 +631,15 @@ class _Checker:
             return []
         text = normalize(question)
         surface: dict[str, str] = {}  # stemmed token -> the question's word, for the message
+        lexicon = Lexicon.packaged()
         for word in question_words(question):
             for token in tokenize(word):
                 surface.setdefault(token, word)
+            if tokenize(word):  # cue words and synonyms name data words ("youngest" -> age, birth)
+                related = lexicon.related_stems(word.casefold())
+                asked |= related
+                for token in related:
+                    surface.setdefault(token, word)
         words = self.facts.column_words
         sid = self.schema.id
 
@@ -639,16 +650,19 @@ class _Checker:
         explained: set[str] = set()
         for t, c in self.used:
             explained |= named(t, c)
+        # a literal of the question explains the column compared with it, unless its values or type
+        # contradict the literal (then the column is the suspect)
         literal_columns = {place for place in (self._resolve(col) for col, _v in self._compared_literals(text))
-                           if place is not None}
+                           if place is not None} - self.contradicted
         found: list[Finding] = []
         reported: set[tuple[str, str]] = set()
         for table, column, node in self.places:
             key = (table.casefold(), column.casefold())
             if key in reported or named(table, column) or (table, column) in literal_columns:
                 continue
-            if node.find_ancestor(exp.Count) is not None:
-                continue  # COUNT(col) counts rows; its column is rarely named
+            count = node.find_ancestor(exp.Count)
+            if count is not None and not isinstance(count.this, exp.Distinct):
+                continue  # COUNT(col) counts rows; its column is rarely named (COUNT(DISTINCT col) counts values)
             info = self.table(table)
             if info is None:
                 continue
@@ -750,7 +764,9 @@ class _Checker:
                          f"{place[0]}.{place[1]}")
 
     def check_values(self) -> None:
-        for cmp in self.statement.find_all(exp.EQ, exp.NEQ, exp.In):
+        """Literals compared with a column (``=``, ``<>``, ``IN``, ``LIKE``) against what the column can
+        hold: its type (:meth:`check_literal_type`) and its observed values (:meth:`check_value`)."""
+        for cmp in self.statement.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like):
             negated = isinstance(cmp, exp.NEQ) or isinstance(cmp.parent, exp.Not)
             if isinstance(cmp, exp.In):
                 column, values = cmp.this, list(cmp.expressions)
@@ -765,8 +781,10 @@ class _Checker:
             place = self._resolve(column)
             if place is None:
                 continue
+            if self.check_literal_type(place, values, negated, like=isinstance(cmp, exp.Like)):
+                continue
             col_facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
-            if col_facts is None or not col_facts.values:
+            if isinstance(cmp, exp.Like) or col_facts is None or not col_facts.values:
                 continue
             for value_node in values:
                 value = self._string(value_node)
@@ -774,21 +792,165 @@ class _Checker:
                     continue
                 self.check_value(place, value, value_node, col_facts, negated)
 
+    def _is_numeric(self, place: tuple[str, str]) -> bool:
+        """True when a column holds numbers: its declared type is of the number family (SQLite's
+        INTEGER/REAL/NUMERIC affinities, :func:`~evoonto.sources.joins.type_family`) and the values its
+        Evidence shows, if any, are all numbers."""
+        info = self.table(place[0])
+        column = info.column(place[1]) if info is not None else None
+        if column is None or type_family(column.declared_type) != "number":
+            return False
+        facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
+        return facts is None or all(_is_number(v) for v in facts.values)
+
+    def check_literal_type(self, place: tuple[str, str], values: list[exp.Expression], negated: bool, *,
+                           like: bool) -> bool:
+        """``type_mismatch`` when a text literal that is no number is compared with a numeric column
+        (``=``/``IN``/``LIKE``: never true, a Violation; ``<>``/``NOT IN``: always true, a Warning).
+        For ``LIKE`` the pattern contradicts when it holds a letter. True when one was reported."""
+        if not self._is_numeric(place):
+            return False
+        for value_node in values:
+            value = self._string(value_node)
+            if value is None:
+                continue
+            wrong = any(ch.isalpha() for ch in value) if like else not _is_number(value.strip())
+            if not wrong:
+                continue
+            where = f"{place[0]}.{place[1]}"
+            self.contradicted.add(place)
+            others = self._holders(place, value)
+            self.add("type_mismatch", "Warning" if negated else "Violation",
+                     f"{where} holds numbers; the text {_quote(value)} never "
+                     f"{'matches' if like else 'equals'} one" + (f" ({_quote(value)} is a value of "
+                                                                  f"{', '.join(others)})" if others else ""),
+                     ", ".join(others) or "compare a text column, or a number", value_node, where)
+            return True
+        return False
+
+    def _holders(self, place: tuple[str, str], value: str) -> list[str]:
+        """``table.column`` of the other columns of ``place``'s table whose observed values (Evidence)
+        hold ``value`` (case-insensitively), at most :data:`SUGGESTIONS`."""
+        info = self.table(place[0])
+        if info is None:
+            return []
+        wanted = value.casefold()
+        out = []
+        for other in info.columns:
+            if other.name.casefold() == place[1].casefold():
+                continue
+            facts = self.facts.columns.get((self.schema.id, info.name.casefold(), other.name.casefold()))
+            if facts is not None and any(v.casefold() == wanted for v in facts.values):
+                out.append(f"{info.name}.{other.name}")
+        return out[:SUGGESTIONS]
+
     def check_value(self, place: tuple[str, str], value: str, node: exp.Expression, col: ColumnFacts,
                     negated: bool) -> None:
         where = f"{place[0]}.{place[1]}"
         near = _nearest(value, col.values)
         suggestion = ", ".join(_quote(v) for v in near) or None
+        same_case = [v for v in col.values if v.casefold() == value.casefold()]
+        others = [] if same_case else self._holders(place, value)
         if col.complete:
+            if not same_case:
+                self.contradicted.add(place)
+            elsewhere = f"; it is a value of {', '.join(others)}" if others else ""
             self.add("unseen_value", "Warning" if negated else "Violation",
-                     f"{where} never holds {_quote(value)} ({len(col.values)} values observed: the whole vocabulary)",
-                     suggestion, node, where)
-        else:
-            same_case = [v for v in col.values if v.casefold() == value.casefold()]
-            if same_case:
-                self.add("value_case", "Warning",
-                         f"{where} holds {_quote(same_case[0])}, not {_quote(value)} (comparisons are case-sensitive)",
-                         _quote(same_case[0]), node, where)
+                     f"{where} never holds {_quote(value)} ({len(col.values)} values observed: the whole "
+                     f"vocabulary){elsewhere}", ", ".join(others) if others and not near else suggestion, node, where)
+        elif same_case:
+            self.add("value_case", "Warning",
+                     f"{where} holds {_quote(same_case[0])}, not {_quote(value)} (comparisons are case-sensitive)",
+                     _quote(same_case[0]), node, where)
+        elif others:
+            self.contradicted.add(place)
+            self.add("value_elsewhere", "Warning",
+                     f"{_quote(value)} is a value of {', '.join(others)}, and not among the {len(col.values)} "
+                     f"values observed in {where}", ", ".join(others), node, where)
+
+    # -- select lists and grouping -----------------------------------------------------------
+
+    def _own_columns(self, select: exp.Select, nodes: Iterable[exp.Expression]) -> list[exp.Column]:
+        """Column nodes under ``nodes`` that belong to ``select`` itself (not to a subquery)."""
+        return [c for n in nodes for c in n.find_all(exp.Column) if c.find_ancestor(exp.Select) is select]
+
+    def _unique(self, table: str, columns: Iterable[str]) -> bool:
+        graph = self.facts.joins
+        return graph is not None and graph.is_unique(TableRef(self.schema.id, table), columns)
+
+    def check_grouping(self) -> None:
+        """Per SELECT: ``repeated_column`` (Warning) when the select list shows one column twice (the
+        second is usually meant to be another); with GROUP BY, ``ungrouped_column`` (Warning) for a
+        select-list column outside any aggregate that the groups do not determine (not grouped, and
+        its table's unique key is neither grouped nor equal to a grouped column: the database shows
+        one arbitrary row's value, or refuses), and ``group_by_unique`` (Warning) when a one-table
+        SELECT that aggregates groups by a unique key of the table (every group is one row)."""
+        for sel in self.statement.find_all(exp.Select):
+            bare: list[tuple[tuple[str, str], exp.Column]] = []
+            seen: dict[tuple[str, str], exp.Column] = {}
+            for item in sel.expressions:
+                target = item.this if isinstance(item, exp.Alias) else item
+                if isinstance(target, exp.Column):
+                    place = self._resolve(target)
+                    if place is None:
+                        continue
+                    key = (place[0].casefold(), place[1].casefold())
+                    if key in seen:
+                        where = f"{place[0]}.{place[1]}"
+                        self.add("repeated_column", "Warning", f"the select list shows {where} twice",
+                                 "select another column, or drop the repeat", target.this, where)
+                    seen[key] = target
+                for column in self._own_columns(sel, [item]):
+                    agg = column.find_ancestor(exp.AggFunc)
+                    if agg is None or agg.find_ancestor(exp.Select) is not sel:
+                        place = self._resolve(column)
+                        if place is not None:
+                            bare.append((place, column))
+            group = sel.args.get("group")
+            if group is None or not group.expressions:
+                continue
+            grouped_nodes = [g for g in group.expressions if isinstance(g, exp.Column)]
+            if len(grouped_nodes) != len(group.expressions):
+                continue  # grouped by an expression or position: not followed
+            grouped = [place for place in (self._resolve(g) for g in grouped_nodes) if place is not None]
+            if len(grouped) != len(grouped_nodes):
+                continue
+            keys = {(t.casefold(), c.casefold()) for t, c in grouped}
+            # columns equal to a grouped column (join conditions, equality filters) are grouped too
+            for eq in sel.find_all(exp.EQ):
+                if eq.find_ancestor(exp.Select) is not sel:
+                    continue
+                if isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Column):
+                    a, b = self._resolve(eq.this), self._resolve(eq.expression)
+                    if a is not None and b is not None:
+                        ka, kb = (a[0].casefold(), a[1].casefold()), (b[0].casefold(), b[1].casefold())
+                        if ka in keys or kb in keys:
+                            keys |= {ka, kb}
+            by_table: dict[str, set[str]] = {}
+            for t, c in keys:
+                by_table.setdefault(t, set()).add(c)
+            names = {t.casefold(): t for t, _c in self.used}
+            determined = {t for t, cols in by_table.items() if self._unique(names.get(t, t), cols)}
+            reported: set[tuple[str, str]] = set()
+            for place, column in bare:
+                key = (place[0].casefold(), place[1].casefold())
+                if key in keys or key[0] in determined or key in reported:
+                    continue
+                reported.add(key)
+                where = f"{place[0]}.{place[1]}"
+                shown = ", ".join(g.sql(dialect=self.dialect) for g in grouped_nodes)
+                self.add("ungrouped_column", "Warning",
+                         f"{where} is selected outside an aggregate but the groups ({shown}) do not determine it: "
+                         "each group shows one arbitrary row's value",
+                         f"GROUP BY {where}, or aggregate it", column.this, where)
+            tables = [t for t in sel.find_all(exp.Table) if t.find_ancestor(exp.Select) is sel]
+            aggregates = any(a.find_ancestor(exp.Select) is sel for a in sel.find_all(exp.AggFunc))
+            if len(tables) == 1 and not sel.args.get("joins") and aggregates and determined:
+                where = ", ".join(g.sql(dialect=self.dialect) for g in grouped_nodes)
+                self.add("group_by_unique", "Warning",
+                         f"GROUP BY {where}: a unique key of {tables[0].name}, so every group is one row "
+                         "and each aggregate sees one value", "group by the column the question groups by",
+                         grouped_nodes[0].this, where)
 
     # -- views ----------------------------------------------------------------------------------
 
