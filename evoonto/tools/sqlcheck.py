@@ -93,11 +93,15 @@ class ColumnFacts:
         values: the observed values (``evo:sampleValue``), in sorted order.
         distinct: ``evo:distinctCount`` (None when unknown).
         complete: the values are the column's whole vocabulary (as many as ``distinct``).
+        low, high: the smallest and largest value observed (``evo:minValue``/``evo:maxValue``) when
+            both are numbers, else None.
     """
 
     values: tuple[str, ...]
     distinct: int | None
     complete: bool
+    low: float | None = None
+    high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -185,15 +189,17 @@ def _read_facts(ontology: Any) -> CheckFacts:
             for c in t.columns:
                 where[str(c.iri)] = (s.id, t.name, c.name)
     # value vocabularies: Evidence with a distinct count behind a column's Mapping
-    evidence: dict[tuple[str, str], tuple[int | None, set[str]]] = {}
-    for row in select(ontology, """SELECT ?col ?e ?dc ?v WHERE {
+    evidence: dict[tuple[str, str], tuple[int | None, set[str], tuple[float | None, float | None]]] = {}
+    for row in select(ontology, """SELECT ?col ?e ?dc ?v ?lo ?hi WHERE {
             ?m a evo:Mapping ; evo:column ?col ; prov:wasDerivedFrom ?e .
-            ?e evo:distinctCount ?dc . OPTIONAL { ?e evo:sampleValue ?v } }"""):
+            ?e evo:distinctCount ?dc . OPTIONAL { ?e evo:sampleValue ?v }
+            OPTIONAL { ?e evo:minValue ?lo ; evo:maxValue ?hi } }"""):
         key = (row["col"], row["e"])
-        count, values = evidence.setdefault(key, (_int(row.get("dc")), set()))
+        count, values, _range = evidence.setdefault(
+            key, (_int(row.get("dc")), set(), (_float(row.get("lo")), _float(row.get("hi")))))
         if "v" in row:
             values.add(row["v"])
-    for (col, _e), (count, values) in evidence.items():
+    for (col, _e), (count, values, (low, high)) in evidence.items():
         place = where.get(col)
         if place is None:
             continue
@@ -201,7 +207,9 @@ def _read_facts(ontology: Any) -> CheckFacts:
         complete = bool(values) and count is not None and len(values) >= count
         known = facts.columns.get(column_key)
         if known is None or (complete, len(values)) > (known.complete, len(known.values)):
-            facts.columns[column_key] = ColumnFacts(tuple(sorted(values)), count, complete)
+            bounded = low is not None and high is not None
+            facts.columns[column_key] = ColumnFacts(tuple(sorted(values)), count, complete,
+                                                    low if bounded else None, high if bounded else None)
     # Term labels per table (suggestions for unknown tables)
     for row in select(ontology, """SELECT ?tbl ?label WHERE {
             ?m a evo:Mapping ; evo:table ?tbl ; evo:mapsTerm ?t . ?t skos:prefLabel ?label }"""):
@@ -268,6 +276,13 @@ def _read_constraints(ontology: Any, where: dict[str, tuple[str, str, str]],
     return [ConstraintFacts(iri, e["condition"], "Violation", frozenset(t for t in e["triggers"] if t),
                             frozenset(e["targets"]), e["comment"])
             for iri, e in sorted(grouped.items()) if e["targets"]]
+
+
+def _float(text: str | None) -> float | None:
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None
 
 
 def _int(text: str | None) -> int | None:
@@ -425,6 +440,23 @@ def _nearest(query: str, choices: Iterable[str], n: int = SUGGESTIONS, cutoff: f
     return ranked[:n]
 
 
+def _range_verdict(kind: str, values: list[float], low: float, high: float) -> str | None:
+    """``"no"`` when a comparison of ``kind`` (a sqlglot key: ``eq``, ``in``, ``between``, ``gt``,
+    ``gte``, ``lt``, ``lte``; column on the left) with ``values`` holds for no value in
+    ``[low, high]``, ``"every"`` when it holds for all of them, else None."""
+    first = values[0]
+    never = {"eq": first < low or first > high, "in": all(v < low or v > high for v in values),
+             "between": len(values) == 2 and (values[1] < low or first > high),
+             "gt": first >= high, "gte": first > high, "lt": first <= low, "lte": first < low}
+    every = {"gt": first < low, "gte": first <= low, "lt": first > high, "lte": first >= high,
+             "between": len(values) == 2 and first <= low and values[1] >= high}
+    return "no" if never.get(kind) else "every" if every.get(kind) else None
+
+
+def _plain(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else f"{number:g}"
+
+
 def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -500,6 +532,7 @@ class _Checker:
             if node.is_string and not _negated(node):
                 self.literals.add(normalize(node.this))
         self.check_values()
+        self.check_ranges()
         self.check_types()
         self.check_grouping()
         self.check_constraints()
@@ -827,6 +860,52 @@ class _Checker:
                      ", ".join(others) or "compare a text column, or a number", value_node, where)
             return True
         return False
+
+    def _number(self, node: exp.Expression | None) -> float | None:
+        """The number a literal (or a string literal holding a number) stands for, else None."""
+        if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+            inner = self._number(node.this)
+            return -inner if inner is not None else None
+        if not isinstance(node, exp.Literal):
+            return None
+        return _float(node.this.strip()) if isinstance(node.this, str) else None
+
+    def check_ranges(self) -> None:
+        """``out_of_range`` (Warning): a numeric column compared with numbers outside the range its
+        Evidence observed (``evo:minValue``..``evo:maxValue``), so that the condition holds for no row
+        (``= 1980`` where the values run 9..46) or for every row (``< 2008`` where they run 1..20)."""
+        flips = {"gt": "lt", "lt": "gt", "gte": "lte", "lte": "gte"}
+        for cmp in self.statement.find_all(exp.EQ, exp.In, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between):
+            if cmp.find_ancestor(exp.Not) is not None:
+                continue
+            kind = cmp.key
+            if isinstance(cmp, exp.In):
+                column, numbers = cmp.this, [self._number(v) for v in cmp.expressions]
+            elif isinstance(cmp, exp.Between):
+                column, numbers = cmp.this, [self._number(cmp.args.get("low")), self._number(cmp.args.get("high"))]
+            elif isinstance(cmp.this, exp.Column):
+                column, numbers = cmp.this, [self._number(cmp.expression)]
+            else:
+                column, numbers = cmp.expression, [self._number(cmp.this)]
+                kind = flips.get(kind, kind)
+            if not isinstance(column, exp.Column) or not numbers or any(n is None for n in numbers):
+                continue
+            place = self._resolve(column)
+            if place is None or not self._is_numeric(place):
+                continue
+            facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
+            if facts is None or facts.low is None or facts.high is None:
+                continue
+            low, high = facts.low, facts.high
+            verdict = _range_verdict(kind, [n for n in numbers if n is not None], low, high)
+            if verdict is None:
+                continue
+            where = f"{place[0]}.{place[1]}"
+            self.contradicted.add(place)
+            self.add("out_of_range", "Warning",
+                     f"{where} holds {_plain(low)}..{_plain(high)} (Evidence), so "
+                     f"{cmp.sql(dialect=self.dialect)} holds for {verdict} row",
+                     "compare the column whose values this range fits", column.parent, where)
 
     def _holders(self, place: tuple[str, str], value: str) -> list[str]:
         """``table.column`` of the other columns of ``place``'s table whose observed values (Evidence)
