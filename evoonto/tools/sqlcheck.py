@@ -905,7 +905,8 @@ class _Checker:
             self.add("out_of_range", "Warning",
                      f"{where} holds {_plain(low)}..{_plain(high)} (Evidence), so "
                      f"{cmp.sql(dialect=self.dialect)} holds for {verdict} row",
-                     "compare the column whose values this range fits", column.parent, where)
+                     "compare the column whose values this range fits",
+                     column.parent if isinstance(column.parent, exp.Expression) else column, where)
 
     def _holders(self, place: tuple[str, str], value: str) -> list[str]:
         """``table.column`` of the other columns of ``place``'s table whose observed values (Evidence)
