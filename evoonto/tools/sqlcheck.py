@@ -52,6 +52,7 @@ check costs one parse and a walk (a few milliseconds on Spider-sized ontologies)
 from __future__ import annotations
 
 import re
+from collections import Counter
 import threading
 import weakref
 from dataclasses import dataclass, field, replace
@@ -472,6 +473,13 @@ def _negated(node: exp.Expression) -> bool:
     return isinstance(node.parent, exp.NEQ) or node.find_ancestor(exp.Not) is not None
 
 
+def _selected(node: exp.Column) -> bool:
+    """True when the column is part of what a SELECT returns (its select list), not of a condition,
+    a grouping or a sort."""
+    return node.find_ancestor(exp.Order) is None and node.find_ancestor(*_CONDITION_PARENTS) is None \
+        and node.find_ancestor(exp.Group) is None
+
+
 def _is_join_key(node: exp.Column) -> bool:
     """True when the column is one side of ``a = b`` between two columns (a join key, not a filter)."""
     parent = node.parent
@@ -659,30 +667,44 @@ class _Checker:
         """``question_mismatch`` findings: see the module docstring. A column counts as named by the
         question when a stemmed question word is one of its words (name, Term labels) or one of its
         string literals in the statement occurs in the question."""
-        asked = set(tokenize(question))
-        if not asked:
+        times = Counter(tokenize(question))  # how often the question says each (stemmed) word
+        said = set(times)
+        if not said:
             return []
         text = normalize(question)
         surface: dict[str, str] = {}  # stemmed token -> the question's word, for the message
         lexicon = Lexicon.packaged()
+        related: set[str] = set()
         for word in question_words(question):
             for token in tokenize(word):
                 surface.setdefault(token, word)
             if tokenize(word):  # cue words and synonyms name data words ("youngest" -> age, birth)
-                related = lexicon.related_stems(word.casefold())
-                asked |= related
-                for token in related:
-                    surface.setdefault(token, word)
+                related |= lexicon.related_stems(word.casefold())
         words = self.facts.column_words
         sid = self.schema.id
 
-        def named(table: str, column: str) -> set[str]:
+        def named(table: str, column: str, asked: set[str] = said | related) -> set[str]:
+            """The question's words (or the data words its cue words and synonyms point at) that name
+            the column; with ``asked=said``, only the words the question itself says."""
             return set(words.get((sid, table.casefold(), column.casefold()), ())) & asked
 
         used_cols = {(t.casefold(), c.casefold()) for t, c in self.used}
         explained: set[str] = set()
         for t, c in self.used:
             explained |= named(t, c)
+        # columns used only to sort: a selected column may be the one the question asks for instead
+        sorting = {(t.casefold(), c.casefold()) for t, c, n in self.places if n.find_ancestor(exp.Order) is not None}
+        elsewhere = {(t.casefold(), c.casefold()) for t, c, n in self.places if n.find_ancestor(exp.Order) is None}
+        only_sorting = sorting - elsewhere
+        explained_outside_sort: set[str] = set()
+        for t, c in self.used:
+            if (t.casefold(), c.casefold()) not in only_sorting:
+                explained_outside_sort |= named(t, c)
+        # a column a SELECT both returns and sorts by, while the question says its words once, is
+        # named for one of the two: the sort counts as unnamed ("name" said once, Name selected and
+        # sorted by, while "net worth" names a column the SQL does not use)
+        returned = {(id(n.find_ancestor(exp.Select)), t.casefold(), c.casefold()) for t, c, n in self.places
+                    if _selected(n)}
         # a literal of the question explains the column compared with it, unless its values or type
         # contradict the literal (then the column is the suspect)
         literal_columns = {place for place in (self._resolve(col) for col, _v in self._compared_literals(text))
@@ -691,7 +713,11 @@ class _Checker:
         reported: set[tuple[str, str]] = set()
         for table, column, node in self.places:
             key = (table.casefold(), column.casefold())
-            if key in reported or named(table, column) or (table, column) in literal_columns:
+            naming = named(table, column)
+            resorted = node.find_ancestor(exp.Order) is not None and \
+                (id(node.find_ancestor(exp.Select)), *key) in returned and max((times.get(w, 1) for w in naming),
+                                                                                default=0) <= 1
+            if key in reported or (table, column) in literal_columns or (naming and not resorted):
                 continue
             count = node.find_ancestor(exp.Count)
             if count is not None and not isinstance(count.this, exp.Distinct):
@@ -699,11 +725,13 @@ class _Checker:
             info = self.table(table)
             if info is None:
                 continue
+            selected = _selected(node)
+            taken, known = (used_cols - only_sorting, explained_outside_sort) if selected else (used_cols, explained)
             better = []
             for other in info.columns:
-                if (table.casefold(), other.name.casefold()) in used_cols:
+                if (table.casefold(), other.name.casefold()) in taken | {key}:
                     continue
-                unexplained = named(table, other.name) - explained
+                unexplained = named(table, other.name, said) - known
                 if unexplained:
                     better.append((len(unexplained), other.name, sorted(unexplained)))
             if not better:
@@ -711,10 +739,11 @@ class _Checker:
             better.sort(key=lambda b: (-b[0], b[1]))
             reported.add(key)
             where = f"{table}.{column}"
-            said = ", ".join(repr(surface.get(w, w)) for w in better[0][2])
+            quoted = ", ".join(repr(w) for w in dict.fromkeys(surface.get(w, w) for w in better[0][2]))
             self.add("question_mismatch", "Warning",
-                     f"no word of the question names {where}; the question's {said} names "
-                     f"{table}.{better[0][1]}, which the SQL does not use",
+                     f"no word of the question names {where}; the question's {quoted} names "
+                     f"{table}.{better[0][1]}, which the SQL does not "
+                     f"{'use' if (table.casefold(), better[0][1].casefold()) not in used_cols else 'select'}",
                      ", ".join(f"{table}.{b[1]}" for b in better[:SUGGESTIONS]), node.this, where)
             found.append(self.findings.pop())
         return found
