@@ -25,17 +25,34 @@ Kinds (severity):
   suggestion lists the nearest observed values (``'usa'`` -> ``'USA'``).
 - ``value_case`` (Warning): the Evidence shows only part of the vocabulary, and an observed value
   differs from the literal only in case.
+- ``value_elsewhere`` (Warning): the Evidence shows only part of the column's vocabulary, without
+  the literal, and another column of the same table is observed holding it (the suggestion); with
+  the whole vocabulary this is an ``unseen_value`` whose message names that column.
+- ``out_of_range`` (Warning): a numeric column compared with numbers outside the range its Evidence
+  observed (``evo:minValue``..``evo:maxValue``), so the condition holds for no row or for every row.
+- ``repeated_column`` (Warning): the select list shows one column twice.
+- ``ungrouped_column`` (Warning): with GROUP BY, a select-list column outside any aggregate that the
+  groups do not determine (neither grouped, nor equal to a grouped column, nor of a table whose
+  unique key is grouped): each group shows one arbitrary row's value.
+- ``group_by_unique`` (Warning): a one-table SELECT that aggregates and groups by a unique key (every
+  group is one row).
 - ``view_for_base`` (Warning): the statement reads a view (``evo:isView``) only through columns
   that pass a base-table column through unchanged (``evo:viewColumnOf``); the suggestion names the
   base columns to query instead.
 - ``question_mismatch`` (Warning; only when the question is given): a column the statement uses
-  (not as a join key) is named by no word of the question (its name, its Terms' labels and
-  values), while another column of the same table that the statement does not use is named by a
-  question word no used column explains; the suggestion names that column. It catches "the right
-  table, the wrong column", which no check against the schema alone can see.
-- ``type_mismatch`` (Warning): SUM/AVG of a text column, or a text column compared with a number
-  by ``<``/``>``/``<=``/``>=``/BETWEEN (a column counts as text when its declared type has SQLite's
-  TEXT affinity and the values its Evidence shows are not all numbers).
+  (not as a join key, not as ``COUNT(col)``) is named by no word of the question (its name, its
+  Terms' labels, the data words the packaged lexicon's cue words and synonyms point at, a literal
+  of the question compared with it that its values do not contradict), while another column of the
+  same table that the statement does not use (for a selected column: does not use except to sort)
+  is named by a word the question says and no used column explains; the suggestion names that
+  column. A column a SELECT both returns and sorts by, while the question says its words once,
+  counts as unnamed where it sorts. It catches "the right table, the wrong column", which no
+  check against the schema alone can see.
+- ``type_mismatch``: a text literal that is no number compared with a numeric column (declared
+  type of the number family, Evidence values all numbers): Violation for ``=``/``IN``/``LIKE``
+  (never true), Warning for ``<>``/``NOT IN``; and (Warning) SUM/AVG of a text column, or a text
+  column compared with a number by ``<``/``>``/``<=``/``>=``/BETWEEN (a column counts as text when
+  its declared type has SQLite's TEXT affinity and the values its Evidence shows are not all numbers).
 - ``missing_constraint`` (the Constraint's severity; only Violation-severity Constraints are
   checked): a Constraint applies (a column of its target Term/Mapping is used and, when it has
   trigger keywords, one of them occurs in the statement's string literals, not negated) and the columns of its
