@@ -344,3 +344,27 @@ def test_same_table_column_question_mismatch(singers):
     found = check_sql(singers, "SELECT name FROM singer WHERE city = 'France'", question=question)
     assert {f.kind for f in found} == {"unseen_value", "question_mismatch"}
     assert check_sql(singers, "SELECT name FROM singer WHERE country = 'France'", question=question) == []
+
+
+def test_same_table_column_aggregates_and_numbers(singers):
+    # MIN/MAX/AVG of the grouped column is the group's own value
+    found = check_sql(singers, "SELECT country, MAX(country) FROM singer GROUP BY country")
+    assert kinds(found) == [("grouped_aggregate", "Warning")]
+    # a number compared with a text column whose whole vocabulary lacks it
+    [found] = check_sql(singers, "SELECT name FROM singer WHERE country = 2014")
+    assert (found.kind, found.severity) == ("unseen_value", "Violation")
+    # one column under several aggregates: the odd one out is the suspect
+    question = "What are the minimum and maximum ages of the singers?"
+    found = check_sql(singers, "SELECT MIN(net_worth), MAX(age) FROM singer", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.age"
+    assert check_sql(singers, "SELECT MIN(age), MAX(age) FROM singer", question=question) == []
+    # a word the question says twice explains two columns, not one
+    question = "What is the name of the singer whose song has 'song 3' as its name?"
+    found = check_sql(singers, "SELECT singer_id FROM singer WHERE song_name = 'song 3'", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.name"
+    # a number of the question does not explain the column compared with it
+    question = "How many singers are 29 years old?"
+    found = check_sql(singers, "SELECT COUNT(*) FROM singer WHERE net_worth = 29", question=question)
+    assert [(f.kind, f.suggestion) for f in found if f.kind == "question_mismatch"] == [
+        ("question_mismatch", "singer.age")]
+    assert [f.kind for f in check_sql(singers, "SELECT COUNT(*) FROM singer WHERE age = 29", question=question)] == []

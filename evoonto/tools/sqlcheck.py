@@ -36,6 +36,7 @@ Kinds (severity):
   unique key is grouped): each group shows one arbitrary row's value.
 - ``group_by_unique`` (Warning): a one-table SELECT that aggregates and groups by a unique key (every
   group is one row).
+- ``grouped_aggregate`` (Warning): MIN/MAX/AVG of a column the SELECT groups by (the group's own value).
 - ``view_for_base`` (Warning): the statement reads a view (``evo:isView``) only through columns
   that pass a base-table column through unchanged (``evo:viewColumnOf``); the suggestion names the
   base columns to query instead.
@@ -490,6 +491,11 @@ def _negated(node: exp.Expression) -> bool:
     return isinstance(node.parent, exp.NEQ) or node.find_ancestor(exp.Not) is not None
 
 
+def _is_numeral(node: exp.Expression) -> bool:
+    """True for a number literal (``8``, ``1.5``; not ``'8'``)."""
+    return isinstance(node, exp.Literal) and not node.is_string
+
+
 def _selected(node: exp.Column) -> bool:
     """True when the column is part of what a SELECT returns (its select list), not of a condition,
     a grouping or a sort."""
@@ -706,17 +712,26 @@ class _Checker:
             return set(words.get((sid, table.casefold(), column.casefold()), ())) & asked
 
         used_cols = {(t.casefold(), c.casefold()) for t, c in self.used}
-        explained: set[str] = set()
+        naming_count: Counter[str] = Counter()  # word -> how many used columns it names
         for t, c in self.used:
-            explained |= named(t, c)
+            naming_count.update(named(t, c))
+        # a word is explained once as many used columns as the question says it name it
+        explained = {w for w, n in naming_count.items() if n >= times.get(w, 1)}
         # columns used only to sort: a selected column may be the one the question asks for instead
         sorting = {(t.casefold(), c.casefold()) for t, c, n in self.places if n.find_ancestor(exp.Order) is not None}
         elsewhere = {(t.casefold(), c.casefold()) for t, c, n in self.places if n.find_ancestor(exp.Order) is None}
         only_sorting = sorting - elsewhere
-        explained_outside_sort: set[str] = set()
+        outside_sort: Counter[str] = Counter()
         for t, c in self.used:
             if (t.casefold(), c.casefold()) not in only_sorting:
-                explained_outside_sort |= named(t, c)
+                outside_sort.update(named(t, c))
+        explained_outside_sort = {w for w, n in outside_sort.items() if n >= times.get(w, 1)}
+        # columns a select list only aggregates: MIN(a), MAX(b) may mean MIN(b), MAX(b)
+        aggregated = {(t.casefold(), c.casefold()) for t, c, n in self.places
+                      if _selected(n) and n.find_ancestor(exp.AggFunc) is not None}
+        plain = {(t.casefold(), c.casefold()) for t, c, n in self.places
+                 if not (_selected(n) and n.find_ancestor(exp.AggFunc) is not None)}
+        only_aggregated = aggregated - plain
         # a column a SELECT both returns and sorts by, while the question says its words once, is
         # named for one of the two: the sort counts as unnamed ("name" said once, Name selected and
         # sorted by, while "net worth" names a column the SQL does not use)
@@ -744,11 +759,17 @@ class _Checker:
                 continue
             selected = _selected(node)
             taken, known = (used_cols - only_sorting, explained_outside_sort) if selected else (used_cols, explained)
+            siblings: set[tuple[str, str]] = set()
+            if selected and node.find_ancestor(exp.AggFunc) is not None:
+                # another aggregate's column the question names ("minimum and maximum age": MIN(x), MAX(age))
+                siblings = only_aggregated - {key}
+                taken = taken - only_aggregated
             better = []
             for other in info.columns:
-                if (table.casefold(), other.name.casefold()) in taken | {key}:
+                other_key = (table.casefold(), other.name.casefold())
+                if other_key in taken | {key}:
                     continue
-                unexplained = named(table, other.name, said) - known
+                unexplained = named(table, other.name, said) - (set() if other_key in siblings else known)
                 if unexplained:
                     better.append((len(unexplained), other.name, sorted(unexplained)))
             if not better:
@@ -766,14 +787,14 @@ class _Checker:
         return found
 
     def _compared_literals(self, question_text: str) -> Iterator[tuple[exp.Expression, str]]:
-        """(column node, literal) of every comparison with a literal (text or number) that occurs in the question."""
+        """(column node, literal) of every comparison with a text literal that occurs in the question."""
         for cmp in self.statement.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like):
             if isinstance(cmp, exp.In):
                 pairs = [(cmp.this, v) for v in cmp.expressions]
             else:
                 pairs = [(cmp.this, cmp.expression), (cmp.expression, cmp.this)]
             for column, value_node in pairs:
-                value = value_node.this if isinstance(value_node, exp.Literal) else self._string(value_node)
+                value = self._string(value_node)  # a number of the question fits many numeric columns
                 needle = normalize(value).strip("%") if isinstance(value, str) else ""
                 if needle and needle in question_text:
                     yield column, str(value)
@@ -851,15 +872,25 @@ class _Checker:
                 column, values = cmp.this, list(cmp.expressions)
             else:
                 left, right = cmp.this, cmp.expression
-                if self._string(right) is not None:
+                if self._string(right) is not None or _is_numeral(right):
                     column, values = left, [right]
-                elif self._string(left) is not None:
+                elif self._string(left) is not None or _is_numeral(left):
                     column, values = right, [left]
                 else:
                     continue
             place = self._resolve(column)
             if place is None:
                 continue
+            numerals = [v for v in values if _is_numeral(v)]
+            if numerals:  # a number compared with a text column whose whole vocabulary lacks it
+                col_facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
+                if col_facts is not None and col_facts.complete and self._is_text(place) and \
+                        not isinstance(cmp, exp.Like):
+                    for value_node in numerals:
+                        number = float(value_node.name)
+                        if not any(_is_number(v) and float(v) == number for v in col_facts.values):
+                            self.check_value(place, value_node.name, value_node, col_facts, negated)
+                values = [v for v in values if not _is_numeral(v)]
             if self.check_literal_type(place, values, negated, like=isinstance(cmp, exp.Like)):
                 continue
             col_facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
@@ -1069,6 +1100,17 @@ class _Checker:
                          f"{where} is selected outside an aggregate but the groups ({shown}) do not determine it: "
                          "each group shows one arbitrary row's value",
                          f"GROUP BY {where}, or aggregate it", column.this, where)
+            for agg in sel.find_all(exp.Min, exp.Max, exp.Avg):
+                arg = agg.this
+                if agg.find_ancestor(exp.Select) is not sel or not isinstance(arg, exp.Column):
+                    continue
+                place = self._resolve(arg)
+                if place is not None and (place[0].casefold(), place[1].casefold()) in keys:
+                    where = f"{place[0]}.{place[1]}"
+                    name = type(agg).__name__.upper()
+                    self.add("grouped_aggregate", "Warning",
+                             f"{name}({where}) of a grouped column is the group's own value",
+                             "aggregate another column", arg.this, where)
             tables = [t for t in sel.find_all(exp.Table) if t.find_ancestor(exp.Select) is sel]
             aggregates = any(a.find_ancestor(exp.Select) is sel for a in sel.find_all(exp.AggFunc))
             if len(tables) == 1 and not sel.args.get("joins") and aggregates and determined:
