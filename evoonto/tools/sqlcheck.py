@@ -688,8 +688,10 @@ class _Checker:
 
     def check_question(self, question: str) -> list[Finding]:
         """``question_mismatch`` findings: see the module docstring. A column counts as named by the
-        question when a stemmed question word is one of its words (name, Term labels) or one of its
-        string literals in the statement occurs in the question."""
+        question when a stemmed question word (or a data word a cue word or synonym of the packaged
+        :class:`~evoonto.lexicon.Lexicon` points at) is one of its words (name, Term labels), or one of
+        its string literals in the statement occurs in the question and its values do not contradict it.
+        A word the question says ``k`` times explains at most ``k`` used columns."""
         times = Counter(tokenize(question))  # how often the question says each (stemmed) word
         said = set(times)
         if not said:
@@ -778,10 +780,11 @@ class _Checker:
             reported.add(key)
             where = f"{table}.{column}"
             quoted = ", ".join(repr(w) for w in dict.fromkeys(surface.get(w, w) for w in better[0][2]))
+            unnamed = (f"the question names {where} once, and the SQL both returns and sorts by it" if naming
+                       else f"no word of the question names {where}")
+            how = "use" if (table.casefold(), better[0][1].casefold()) not in used_cols else "use there"
             self.add("question_mismatch", "Warning",
-                     f"no word of the question names {where}; the question's {quoted} names "
-                     f"{table}.{better[0][1]}, which the SQL does not "
-                     f"{'use' if (table.casefold(), better[0][1].casefold()) not in used_cols else 'select'}",
+                     f"{unnamed}; the question's {quoted} names {table}.{better[0][1]}, which the SQL does not {how}",
                      ", ".join(f"{table}.{b[1]}" for b in better[:SUGGESTIONS]), node.this, where)
             found.append(self.findings.pop())
         return found
