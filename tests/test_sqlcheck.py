@@ -368,3 +368,12 @@ def test_same_table_column_aggregates_and_numbers(singers):
     assert [(f.kind, f.suggestion) for f in found if f.kind == "question_mismatch"] == [
         ("question_mismatch", "singer.age")]
     assert [f.kind for f in check_sql(singers, "SELECT COUNT(*) FROM singer WHERE age = 29", question=question)] == []
+
+
+def test_same_table_column_selects_filter_value(singers):
+    found = check_sql(singers, "SELECT country FROM singer WHERE country = 'France' OR country = 'Netherlands'")
+    assert kinds(found) == [("selects_filter_value", "Warning")] and found[0].subject == "singer.country"
+    # not fixed: alternated with a condition on another column, or not an equality
+    assert check_sql(singers, "SELECT country FROM singer WHERE country = 'France' OR age > 30") == []
+    assert check_sql(singers, "SELECT country FROM singer WHERE country <> 'France'") == []
+    assert check_sql(singers, "SELECT name FROM singer WHERE country = 'France'") == []

@@ -37,6 +37,8 @@ Kinds (severity):
 - ``group_by_unique`` (Warning): a one-table SELECT that aggregates and groups by a unique key (every
   group is one row).
 - ``grouped_aggregate`` (Warning): MIN/MAX/AVG of a column the SELECT groups by (the group's own value).
+- ``selects_filter_value`` (Warning): the select list returns a column the WHERE clause fixes to
+  literals (``=``/``IN``), so the rows show back what the SQL states.
 - ``view_for_base`` (Warning): the statement reads a view (``evo:isView``) only through columns
   that pass a base-table column through unchanged (``evo:viewColumnOf``); the suggestion names the
   base columns to query instead.
@@ -1038,6 +1040,43 @@ class _Checker:
         graph = self.facts.joins
         return graph is not None and graph.is_unique(TableRef(self.schema.id, table), columns)
 
+    def _check_fixed_selection(self, sel: exp.Select, returned: dict[tuple[str, str], exp.Column]) -> None:
+        """``selects_filter_value`` (Warning): the select list returns a column that the WHERE clause
+        fixes to literals (``=``/``IN``, not alternated with a condition on another column), so the
+        result shows back values the SQL already states; usually another column is asked for."""
+        where = sel.args.get("where")
+        if where is None or not returned:
+            return
+        for cmp in where.find_all(exp.EQ, exp.In):
+            if cmp.find_ancestor(exp.Select) is not sel or cmp.find_ancestor(exp.Not) is not None:
+                continue
+            column = cmp.this if isinstance(cmp.this, exp.Column) else cmp.expression
+            others = cmp.expressions if isinstance(cmp, exp.In) else \
+                [cmp.expression if column is cmp.this else cmp.this]
+            if not isinstance(column, exp.Column) or not others or not all(
+                    _is_numeral(o) or self._string(o) is not None for o in others):
+                continue
+            place = self._resolve(column)
+            key = (place[0].casefold(), place[1].casefold()) if place is not None else None
+            if place is None or key not in returned:
+                continue
+            alternatives = [o for o in (cmp.find_ancestor(exp.Or),) if o is not None]
+            node = cmp
+            while alternatives:
+                branch_columns = {self._resolve(c) for c in alternatives[0].find_all(exp.Column)
+                                  if id(c) not in self.string_columns}
+                if branch_columns - {place}:
+                    break  # alternated with a condition on another column: not fixed
+                node = alternatives[0]
+                alternatives = [o for o in (node.find_ancestor(exp.Or),) if o is not None]
+            else:
+                where_text = f"{place[0]}.{place[1]}"
+                fixed = others[0].sql(dialect=self.dialect) + (" …" if len(others) > 1 or node is not cmp else "")
+                self.add("selects_filter_value", "Warning",
+                         f"{where_text} is returned, but the WHERE clause fixes it to {fixed}",
+                         "return the column the question asks for", returned[key].this, where_text)
+                del returned[key]
+
     def check_grouping(self) -> None:
         """Per SELECT: ``repeated_column`` (Warning) when the select list shows one column twice (the
         second is usually meant to be another); with GROUP BY, ``ungrouped_column`` (Warning) for a
@@ -1066,6 +1105,7 @@ class _Checker:
                         place = self._resolve(column)
                         if place is not None:
                             bare.append((place, column))
+            self._check_fixed_selection(sel, seen)
             group = sel.args.get("group")
             if group is None or not group.expressions:
                 continue
