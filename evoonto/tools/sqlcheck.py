@@ -166,6 +166,10 @@ class CheckFacts:
     #: ``(source id, table casefold, column casefold)`` -> the stemmed tokens of the column's name and
     #: of the labels (pref/alt/hidden) of the Terms mapped to it (what a question may call it)
     column_words: dict[tuple[str, str, str], frozenset[str]] = field(default_factory=dict)
+    #: the part of ``column_words`` that comes only from the labels of the column's value Terms
+    #: (Mappings with an ``evo:filter``): a value the question says names the column it is compared
+    #: with, not a column the SQL returns or sorts by
+    value_words: dict[tuple[str, str, str], frozenset[str]] = field(default_factory=dict)
     #: the version's join graph (:class:`~evoonto.tools.joinpaths.JoinGraph`): joins and fan traps
     joins: JoinGraph | None = None
 
@@ -241,13 +245,14 @@ def _read_facts(ontology: Any) -> CheckFacts:
     names: dict[tuple[str, str, str], set[str]] = {}
     for place in where.values():
         names.setdefault((place[0], place[1].casefold(), place[2].casefold()), set()).update(tokenize(place[2]))
-    for row in select(ontology, """SELECT ?col ?label WHERE {
-            ?m a evo:Mapping ; evo:column ?col ; evo:mapsTerm ?t .
+    of_values: dict[tuple[str, str, str], set[str]] = {}
+    for row in select(ontology, """SELECT ?col ?label ?flt WHERE {
+            ?m a evo:Mapping ; evo:column ?col ; evo:mapsTerm ?t . OPTIONAL { ?m evo:filter ?flt }
             ?t skos:prefLabel|skos:altLabel|skos:hiddenLabel ?label }"""):
         place = where.get(row["col"])
         if place is not None:
-            names.setdefault((place[0], place[1].casefold(), place[2].casefold()), set()).update(
-                tokenize(row["label"]))
+            col_key = (place[0], place[1].casefold(), place[2].casefold())
+            (of_values if "flt" in row else names).setdefault(col_key, set()).update(tokenize(row["label"]))
     # a table's own words (its name, its Terms' labels) name the table, not one of its columns
     table_words: dict[tuple[str, str], set[str]] = {}
     for sid, table, _column in where.values():
@@ -259,9 +264,12 @@ def _read_facts(ontology: Any) -> CheckFacts:
         if place_t is not None:
             table_words.setdefault((place_t[0], place_t[1].casefold()), set()).update(tokenize(row["label"]))
     facts.column_words = {}
-    for column_key, column_words in names.items():
+    for column_key in names.keys() | of_values.keys():
+        column_words = names.get(column_key, set())
         own = column_words - table_words.get((column_key[0], column_key[1]), set())
-        facts.column_words[column_key] = frozenset(own or column_words)
+        value_only = of_values.get(column_key, set()) - column_words
+        facts.column_words[column_key] = frozenset((own or column_words) | value_only)
+        facts.value_words[column_key] = frozenset(value_only)
     for row in select(ontology, """SELECT ?view ?vcol ?bcol WHERE {
             ?view evo:isView true . OPTIONAL { ?vcol dcterms:isPartOf ?view ; evo:viewColumnOf ?bcol } }"""):
         place_v = tables.get(row["view"])
@@ -707,13 +715,21 @@ class _Checker:
                 surface.setdefault(token, word)
             if tokenize(word):  # cue words and synonyms name data words ("youngest" -> age, birth)
                 related |= lexicon.related_stems(word.casefold())
-        words = self.facts.column_words
+        words, values = self.facts.column_words, self.facts.value_words
         sid = self.schema.id
 
         def named(table: str, column: str, asked: set[str] = said | related) -> set[str]:
             """The question's words (or the data words its cue words and synonyms point at) that name
             the column; with ``asked=said``, only the words the question itself says."""
             return set(words.get((sid, table.casefold(), column.casefold()), ())) & asked
+
+        def named_there(table: str, column: str, node: exp.Column) -> set[str]:
+            """The words that name the column where ``node`` uses it: words of its values only in a
+            condition (a value the question says is compared there, not returned or sorted by)."""
+            found = named(table, column)
+            if node.find_ancestor(*_CONDITION_PARENTS) is None:
+                found -= values.get((sid, table.casefold(), column.casefold()), frozenset())
+            return found
 
         used_cols = {(t.casefold(), c.casefold()) for t, c in self.used}
         naming_count: Counter[str] = Counter()  # word -> how many used columns it names
@@ -749,7 +765,7 @@ class _Checker:
         reported: set[tuple[str, str]] = set()
         for table, column, node in self.places:
             key = (table.casefold(), column.casefold())
-            naming = named(table, column)
+            naming = named_there(table, column, node)
             resorted = node.find_ancestor(exp.Order) is not None and \
                 (id(node.find_ancestor(exp.Select)), *key) in returned and max((times.get(w, 1) for w in naming),
                                                                                 default=0) <= 1
@@ -908,15 +924,21 @@ class _Checker:
                 self.check_value(place, value, value_node, col_facts, negated)
 
     def _is_numeric(self, place: tuple[str, str]) -> bool:
-        """True when a column holds numbers: its declared type is of the number family (SQLite's
-        INTEGER/REAL/NUMERIC affinities, :func:`~evoonto.sources.joins.type_family`) and the values its
-        Evidence shows, if any, are all numbers."""
+        """True when a column holds numbers: the values its Evidence shows, if any, are all numbers,
+        and its declared type is of the number family (SQLite's INTEGER/REAL/NUMERIC affinities,
+        :func:`~evoonto.sources.joins.type_family`) or its Evidence's minimum and maximum are numbers
+        (numbers stored as text)."""
         info = self.table(place[0])
         column = info.column(place[1]) if info is not None else None
-        if column is None or type_family(column.declared_type) != "number":
+        if column is None:
             return False
         facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
-        return facts is None or all(_is_number(v) for v in facts.values)
+        if facts is not None and not all(_is_number(v) for v in facts.values):
+            return False
+        if type_family(column.declared_type) == "number":
+            return True
+        # numbers stored as text: the Evidence's smallest and largest values are both numbers
+        return facts is not None and facts.low is not None and facts.high is not None
 
     def check_literal_type(self, place: tuple[str, str], values: list[exp.Expression], negated: bool, *,
                            like: bool) -> bool:
