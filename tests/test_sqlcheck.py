@@ -274,11 +274,11 @@ def singers(tmp_path_factory) -> Ontology:
     path = tmp_path_factory.mktemp("singers") / "singers.sqlite"
     con = sqlite3.connect(path)
     con.execute("CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, country TEXT, city TEXT, "
-                "age INTEGER, net_worth REAL, song_name TEXT)")
+                "age INTEGER, net_worth REAL, song_name TEXT, code TEXT)")
     places = [("France", "Paris"), ("France", "Lyon"), ("Netherlands", "Utrecht"), ("United States", "Boston")]
-    con.executemany("INSERT INTO singer VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(i, f"singer {i}", places[i % 4][0], places[i % 4][1], 20 + 3 * i, 1.5 * i, f"song {i}")
-                     for i in range(1, 13)])
+    con.executemany("INSERT INTO singer VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(i, f"singer {i}", places[i % 4][0], places[i % 4][1], 20 + 3 * i, 1.5 * i, f"song {i}",
+                      str(100 + i)) for i in range(1, 13)])
     con.commit()
     con.close()
     return Ontology.from_graphs(build([path], None, validate=False).graphs)
@@ -377,3 +377,16 @@ def test_same_table_column_selects_filter_value(singers):
     assert check_sql(singers, "SELECT country FROM singer WHERE country = 'France' OR age > 30") == []
     assert check_sql(singers, "SELECT country FROM singer WHERE country <> 'France'") == []
     assert check_sql(singers, "SELECT name FROM singer WHERE country = 'France'") == []
+
+
+def test_same_table_column_numbers_stored_as_text_and_value_words(singers):
+    # a TEXT column whose Evidence shows only numbers (min and max are numbers) holds numbers
+    found = check_sql(singers, "SELECT name FROM singer WHERE code = 'France'")
+    assert kinds(found) == [("type_mismatch", "Violation")] and found[0].subject == "singer.code"
+    assert check_sql(singers, "SELECT name FROM singer WHERE code = '105'") == []
+    # a value the question says names its column where it is compared, not where it is sorted by
+    question = "List the names of the singers from France by age."
+    found = check_sql(singers, "SELECT name FROM singer ORDER BY country", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.age"
+    assert check_sql(singers, "SELECT name FROM singer WHERE country = 'France' ORDER BY age",
+                     question=question) == []
