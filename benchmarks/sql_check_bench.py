@@ -14,9 +14,13 @@ SQL reaches the builder). Gold SQL is read here, on the scorer side, to measure:
     query, a column replaced by another real column of that table. No check against the schema
     alone can know which of two real columns was meant; check_sql is given the question (as an
     agent's call would give it) and flags it with ``question_mismatch`` when the column is named by
-    no word of the question while an unused column of that table is (or where observed values
-    contradict a literal). How often ``question_mismatch`` fires on the gold queries themselves is
-    printed as its false-alarm rate (it is a Warning, so it does not count against precision).
+    no word of the question while another column of that table is, and without the question where
+    its type, values or range contradict a literal (``type_mismatch``, ``unseen_value``,
+    ``value_elsewhere``, ``out_of_range``) or the select list / grouping gives it away
+    (``repeated_column``, ``ungrouped_column``, ``group_by_unique``, ``grouped_aggregate``,
+    ``selects_filter_value``). Most of these are Warnings, so
+    they do not count against precision: how often each fires on the gold queries themselves is
+    printed as its false-alarm rate, next to the recall it buys.
   - ``value_case`` / ``value_spelling``: a string literal compared with a column, with its case
     changed / one interior character dropped.
   - ``missing_constraint``: for a gold query filtering ``a = 'x' AND <predicate on b>``, the bench
@@ -31,8 +35,9 @@ SQL reaches the builder). Gold SQL is read here, on the scorer side, to measure:
     :mod:`evoonto.tools.joinpaths` (the "joins" slice) through check_sql; generated here, and
     reported as "needs joinpaths" while that module is absent.
 
-  A mutation counts as flagged when check_sql raises a Violation (column ``viol``) or any finding
-  of the expected kind (column ``any``).
+  A mutation counts as flagged when check_sql raises a finding of an expected kind (column ``any``)
+  or a Violation (column ``viol``) that its gold query did not have (same kind and subject): a
+  warning the gold query already drew does not count as catching the mutation.
 - **Latency**: check_sql p50/p99 over world_1's gold queries (a warm ontology; target p50 ≤ 20 ms).
 
 Usage::
@@ -57,9 +62,11 @@ JOIN_KINDS = ("dropped_join_condition", "wrong_join_key", "fan_trap")
 KINDS = ("wrong_column", "same_table_column", "value_case", "value_spelling", "missing_constraint") + JOIN_KINDS
 EXPECTED = {"wrong_column": {"unknown_column"},
             # a real column of the same table: no schema check can know it is the wrong one; it is
-            # caught only where its values contradict the literal it is compared with
-            "same_table_column": {"unseen_value", "value_case", "unknown_column", "question_mismatch",
-                                  "type_mismatch"},
+            # caught where its type, values or range contradict the literal it is compared with, where
+            # the grouping or select list gives it away, or where the question names another column
+            "same_table_column": {"unseen_value", "value_case", "value_elsewhere", "type_mismatch", "out_of_range",
+                                  "question_mismatch", "repeated_column", "ungrouped_column", "group_by_unique",
+                                  "grouped_aggregate", "selects_filter_value"},
             "value_case": {"unseen_value", "value_case"},
             "value_spelling": {"unseen_value"}, "missing_constraint": {"missing_constraint"},
             "dropped_join_condition": {"unknown_join"}, "wrong_join_key": {"mismatched_join_keys", "unknown_join"},
@@ -341,6 +348,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rng = random.Random(args.seed)
     total, flagged_gold, mismatch_gold, type_gold = Counter(), defaultdict(list), defaultdict(list), defaultdict(list)
+    warned_gold: Counter = Counter()  # (bench, kind) -> gold queries with a finding of that kind
     generated, caught, caught_viol = Counter(), Counter(), Counter()
     latency_world: list[float] = []
     latency_all: list[float] = []
@@ -362,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
             if db_id == "world_1":
                 latency_world.append(ms)
             total[bench] += 1
+            for kind in {f.kind for f in findings}:
+                warned_gold[(bench, kind)] += 1
             if any(f.kind == "type_mismatch" for f in findings):
                 type_gold[bench].append((db_id, item["question"], item["sql"],
                                          [f for f in findings if f.kind == "type_mismatch"]))
@@ -371,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
             if has_violation(findings):
                 flagged_gold[bench].append((db_id, item["sql"], [f for f in findings if f.severity == "Violation"]))
             else:
-                clean.append(item)
+                clean.append({**item, "seen": {(f.kind, f.subject) for f in findings}})
         pending = []
         for n, item in enumerate(clean):
             for kind, mutated, extra in mutations(item["sql"], schema, dialect, rng, facts.joins):
@@ -382,7 +392,8 @@ def main(argv: list[str] | None = None) -> int:
                 generated[kind] += 1
                 if kind in JOIN_KINDS and not have_joins:
                     continue
-                findings = check_sql(onto, mutated, question=item["question"])
+                findings = [f for f in check_sql(onto, mutated, question=item["question"])
+                            if (f.kind, f.subject) not in item["seen"]]  # new: the gold query did not draw it
                 kinds = {f.kind for f in findings}
                 if kinds & EXPECTED[kind]:
                     caught[kind] += 1
@@ -427,6 +438,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {bench:<16} question_mismatch {len(mismatch_gold[bench])}/{total[bench]} = "
               f"{len(mismatch_gold[bench]) / total[bench]:.1%}; type_mismatch {len(type_gold[bench])}/{total[bench]} = "
               f"{len(type_gold[bench]) / total[bench]:.1%}")
+    counted = sorted(set().union(*EXPECTED.values()))
+    print("  findings on gold by kind (the kinds recall counts; share of gold queries with one):")
+    for bench in total:
+        shares = [f"{k} {warned_gold[(bench, k)] / total[bench]:.1%}" for k in counted if warned_gold[(bench, k)]]
+        print(f"  {bench:<16} " + "; ".join(shares))
     for bench, rows in type_gold.items():
         for db_id, _question, sql, found in rows[:3]:
             print(f"  warned {bench}/{db_id}: {sql}\n      why: {found[0].message}")

@@ -20,26 +20,26 @@ def hostile_db(tmp_path: Path) -> Path:
 def test_declared_and_discovered_joins(hostile_db: Path):
     with open_source(hostile_db) as src:
         joins = discover_joins(src, IRIS)
-        by_path = {j.join_path: j for j in joins}
+        by_path = {j.condition(): j for j in joins}
         declared = by_path["frpm.CDSCode = schools.CDSCode"]
-        assert declared.declared and declared.inclusion == 1.0 and declared.right_unique
+        assert declared.declared and declared.inclusion == 1.0 and declared.parent_unique
         # "order"."frpm_CDSCode" is not declared but is named <table>_<key> and every value matches
         found = by_path["order.frpm_CDSCode = frpm.CDSCode"]
         assert not found.declared and found.name_score == 1.0
-        assert (found.left_values, found.matched, found.inclusion) == (4, 4, 1.0)
-        condition = found.condition(src)
+        assert (found.child_values, found.matched, found.inclusion) == (4, 4, 1.0)
+        condition = found.condition(src.dialect, quoted=True)
         assert condition == '"order"."frpm_CDSCode" = "frpm"."CDSCode"'
         assert src.run(f'SELECT COUNT(*) FROM "order" JOIN frpm ON {condition}').scalar() == 5
     assert joins[0].declared
     # views ("big schools") are not join targets of discovery
-    assert not any("big schools" in j.join_path for j in joins)
+    assert not any("big schools" in j.condition() for j in joins)
 
 
 def test_join_evidence_records_the_probe(hostile_db: Path):
     with open_source(hostile_db) as src:
         join = next(j for j in discover_joins(src, IRIS) if not j.declared)
         rerun = src.run(join.probe.query).rows[0]
-    assert rerun == (join.left_values, join.matched, join.right_values, join.right_rows)
+    assert rerun == (join.child_values, join.matched, join.parent_values, join.parent_rows)
     assert join.evidence.probe == join.probe.iri
     assert join.evidence.summary.startswith("inclusion ")
     assert join.records() == [join.evidence, join.probe]
@@ -56,7 +56,7 @@ def test_low_inclusion_candidates_are_dropped_but_declared_kept(tmp_path: Path):
     )
     with open_source(path) as src:
         joins = discover_joins(src, IRIS, min_inclusion=0.5)
-    paths = {j.join_path: j for j in joins}
+    paths = {j.condition(): j for j in joins}
     assert "sale.customer_id = customer.customer_id" not in paths  # 0 of 3 values match
     broken = paths["sale.shop = customer.customer_id"]
     assert broken.declared and broken.inclusion == pytest.approx(0.5)
@@ -94,9 +94,9 @@ def test_name_scores(left, table, right, key, score):
 def test_spider_declared_keys_hold(spider_dir: Path):
     with open_source(spider_dir / "database/world_1/world_1.sqlite") as src:
         joins = discover_joins(src, IRIS)
-    paths = {j.join_path: j for j in joins}
+    paths = {j.condition(): j for j in joins}
     assert paths["city.CountryCode = country.Code"].inclusion == 1.0
-    assert paths["countrylanguage.CountryCode = country.Code"].right_unique
+    assert paths["countrylanguage.CountryCode = country.Code"].parent_unique
 
 
 def test_files_source_joins_compare_mixed_types_as_text(tmp_path: Path):
@@ -106,5 +106,26 @@ def test_files_source_joins_compare_mixed_types_as_text(tmp_path: Path):
     (folder / "store.csv").write_text("store_no,region_code\n1,001\n2,002\n3,002\n", encoding="utf-8")
     with open_source(folder) as src:
         joins = discover_joins(src, IRIS)
-    assert [j.join_path for j in joins] == ["store.region_code = region.region_code"]
+    assert [j.condition() for j in joins] == ["store.region_code = region.region_code"]
     assert joins[0].inclusion == 1.0
+
+
+def test_two_join_candidate_classes_merged(hostile_db: Path):
+    """One JoinCandidate type: the builder proposes, verifies and constructs the type discovery returns."""
+    import evoonto.builder.propose as propose
+    from evoonto.builder.pipeline import _discovered_joins
+    from evoonto.sources import joins as source_joins
+
+    assert propose.JoinCandidate is source_joins.JoinCandidate is JoinCandidate
+    assert "JoinCandidate" not in propose.__all__  # defined in one place, sources/joins.py
+    composite = JoinCandidate("line", ("order_id", "item"), "order item", ("order_id", "item"))
+    assert composite.condition() == "line.order_id = order item.order_id AND line.item = order item.item"
+    assert composite.condition("sqlite", quoted=True) == \
+        '"line"."order_id" = "order item"."order_id" AND "line"."item" = "order item"."item"'
+    with open_source(hostile_db) as src:
+        found = _discovered_joins(src, IRIS)
+        measured = discover_joins(src, IRIS)
+    assert found and all(isinstance(j, JoinCandidate) and not j.declared and j.origin == "source" for j in found)
+    # a measurement is not part of a join's identity: the measured and the bare candidate are one join
+    bare = next(j for j in measured if not j.declared)
+    assert bare.inclusion is not None and bare in found and len({bare, *found}) == len(found)

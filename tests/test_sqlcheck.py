@@ -250,3 +250,143 @@ def test_type_mismatch_warns_on_text_aggregates_and_numeric_comparisons(onto):
     found = check_sql(onto, "SELECT name FROM cards WHERE artist > 3")
     assert kinds(found) == [("type_mismatch", "Warning")]
     assert check_sql(onto, "SELECT count(artist) FROM cards WHERE artist > 'M'") == []
+
+
+def test_natural_join_flagged_unknown_join_by_check_sql(onto):
+    """check_sql reads NATURAL JOIN / USING as equalities on the shared columns (here the declared
+    key ``uuid``): no ``unknown_join``, no ``ambiguous_column``."""
+    for sql in ("SELECT name, uuid FROM cards NATURAL JOIN legalities WHERE status = 'Legal'",
+                "SELECT name FROM cards JOIN legalities USING (uuid) WHERE status = 'Legal'"):
+        assert check_sql(onto, sql) == [], sql
+    # without the shared column the tables are a Cartesian product
+    assert kinds(check_sql(onto, "SELECT fmt FROM banned_cards NATURAL JOIN legalities")) == [
+        ("unknown_join", "Violation")]
+
+
+# -- "wrong column of the same table" (issue 15: same_table_column recall) ------------------------
+
+
+@pytest.fixture(scope="module")
+def singers(tmp_path_factory) -> Ontology:
+    """An ontology the builder makes of a small one-table database (no question, no gold)."""
+    from evoonto.builder.pipeline import build
+
+    path = tmp_path_factory.mktemp("singers") / "singers.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, country TEXT, city TEXT, "
+                "age INTEGER, net_worth REAL, song_name TEXT, code TEXT)")
+    places = [("France", "Paris"), ("France", "Lyon"), ("Netherlands", "Utrecht"), ("United States", "Boston")]
+    con.executemany("INSERT INTO singer VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(i, f"singer {i}", places[i % 4][0], places[i % 4][1], 20 + 3 * i, 1.5 * i, f"song {i}",
+                      str(100 + i)) for i in range(1, 13)])
+    con.commit()
+    con.close()
+    return Ontology.from_graphs(build([path], None, validate=False).graphs)
+
+
+def test_same_table_column_text_literal_on_numeric_column(singers):
+    """A text literal compared with a numeric column never matches: the column is the wrong one."""
+    found = check_sql(singers, "SELECT name FROM singer WHERE age = 'France'")
+    assert kinds(found) == [("type_mismatch", "Violation")] and found[0].subject == "singer.age"
+    assert "singer.country" in found[0].suggestion  # the column whose values hold it
+    assert kinds(check_sql(singers, "SELECT name FROM singer WHERE age <> 'France'")) == [("type_mismatch", "Warning")]
+    assert kinds(check_sql(singers, "SELECT name FROM singer WHERE singer_id LIKE '%Pa%'")) == [
+        ("type_mismatch", "Violation")]
+    assert check_sql(singers, "SELECT name FROM singer WHERE age = '29' OR singer_id LIKE '1%'") == []
+
+
+def test_same_table_column_value_of_another_column(singers):
+    [found] = check_sql(singers, "SELECT name FROM singer WHERE city = 'France'")
+    assert (found.kind, found.severity) == ("unseen_value", "Violation")
+    assert "it is a value of singer.country" in found.message
+
+
+def test_same_table_column_out_of_range(singers):
+    """Numbers outside the observed range: the condition holds for no row, or for every row."""
+    [never] = check_sql(singers, "SELECT name FROM singer WHERE age = 1980")
+    assert (never.kind, never.severity, never.subject) == ("out_of_range", "Warning", "singer.age")
+    assert "no row" in never.message
+    [always] = check_sql(singers, "SELECT name FROM singer WHERE net_worth < 2008")
+    assert "every row" in always.message
+    assert check_sql(singers, "SELECT name FROM singer WHERE age BETWEEN 30 AND 40 AND net_worth > 3") == []
+
+
+def test_same_table_column_grouping_and_select_list(singers):
+    found = check_sql(singers, "SELECT age, COUNT(*) FROM singer GROUP BY country")
+    assert kinds(found) == [("ungrouped_column", "Warning")] and found[0].subject == "singer.age"
+    found = check_sql(singers, "SELECT country, COUNT(*) FROM singer GROUP BY singer_id")
+    assert kinds(found) == [("group_by_unique", "Warning")]
+    found = check_sql(singers, "SELECT name, name FROM singer")
+    assert kinds(found) == [("repeated_column", "Warning")]
+    # what a grouping determines is not reported: the grouped column, aggregates, a key's columns
+    assert check_sql(singers, "SELECT country, COUNT(*), MAX(age) FROM singer GROUP BY country") == []
+    assert check_sql(singers, "SELECT singer_id, name FROM singer GROUP BY singer_id") == []
+
+
+def test_same_table_column_question_mismatch(singers):
+    """With the question: a column no word of it names, while it names another column of the table."""
+    question = "How many different countries do the singers come from?"
+    found = check_sql(singers, "SELECT COUNT(DISTINCT city) FROM singer", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.country"
+    assert check_sql(singers, "SELECT COUNT(DISTINCT country) FROM singer", question=question) == []
+    # a selected column against a column the SQL only sorts by
+    question = "List the countries of the singers in alphabetical order."
+    found = check_sql(singers, "SELECT city FROM singer ORDER BY country", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.country"
+    assert check_sql(singers, "SELECT country FROM singer ORDER BY country", question=question) == []
+    # a column returned and sorted by, while the question says its word once and names another
+    question = "List the name of the singers in ascending order of net worth."
+    found = check_sql(singers, "SELECT name FROM singer ORDER BY name", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.net_worth"
+    assert check_sql(singers, "SELECT name FROM singer ORDER BY net_worth", question=question) == []
+    # a literal of the question explains its column only when the column can hold it
+    question = "Which singers come from France?"
+    found = check_sql(singers, "SELECT name FROM singer WHERE city = 'France'", question=question)
+    assert {f.kind for f in found} == {"unseen_value", "question_mismatch"}
+    assert check_sql(singers, "SELECT name FROM singer WHERE country = 'France'", question=question) == []
+
+
+def test_same_table_column_aggregates_and_numbers(singers):
+    # MIN/MAX/AVG of the grouped column is the group's own value
+    found = check_sql(singers, "SELECT country, MAX(country) FROM singer GROUP BY country")
+    assert kinds(found) == [("grouped_aggregate", "Warning")]
+    # a number compared with a text column whose whole vocabulary lacks it
+    [found] = check_sql(singers, "SELECT name FROM singer WHERE country = 2014")
+    assert (found.kind, found.severity) == ("unseen_value", "Violation")
+    # one column under several aggregates: the odd one out is the suspect
+    question = "What are the minimum and maximum ages of the singers?"
+    found = check_sql(singers, "SELECT MIN(net_worth), MAX(age) FROM singer", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.age"
+    assert check_sql(singers, "SELECT MIN(age), MAX(age) FROM singer", question=question) == []
+    # a word the question says twice explains two columns, not one
+    question = "What is the name of the singer whose song has 'song 3' as its name?"
+    found = check_sql(singers, "SELECT singer_id FROM singer WHERE song_name = 'song 3'", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.name"
+    # a number of the question does not explain the column compared with it
+    question = "How many singers are 29 years old?"
+    found = check_sql(singers, "SELECT COUNT(*) FROM singer WHERE net_worth = 29", question=question)
+    assert [(f.kind, f.suggestion) for f in found if f.kind == "question_mismatch"] == [
+        ("question_mismatch", "singer.age")]
+    assert [f.kind for f in check_sql(singers, "SELECT COUNT(*) FROM singer WHERE age = 29", question=question)] == []
+
+
+def test_same_table_column_selects_filter_value(singers):
+    found = check_sql(singers, "SELECT country FROM singer WHERE country = 'France' OR country = 'Netherlands'")
+    assert kinds(found) == [("selects_filter_value", "Warning")] and found[0].subject == "singer.country"
+    # not fixed: alternated with a condition on another column, or not an equality
+    assert check_sql(singers, "SELECT country FROM singer WHERE country = 'France' OR age > 30") == []
+    assert check_sql(singers, "SELECT country FROM singer WHERE country <> 'France'") == []
+    assert check_sql(singers, "SELECT name FROM singer WHERE country = 'France'") == []
+
+
+def test_same_table_column_numbers_stored_as_text_and_value_words(singers):
+    # a TEXT column whose Evidence shows only numbers (min and max are numbers) holds numbers
+    found = check_sql(singers, "SELECT name FROM singer WHERE code = 'France'")
+    assert kinds(found) == [("type_mismatch", "Violation")] and found[0].subject == "singer.code"
+    assert check_sql(singers, "SELECT name FROM singer WHERE code = '105'") == []
+    # a value the question says names its column where it is compared, not where it is sorted by
+    question = "List the names of the singers from France by age."
+    found = check_sql(singers, "SELECT name FROM singer ORDER BY country", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.age"
+    assert check_sql(singers, "SELECT name FROM singer WHERE country = 'France' ORDER BY age",
+                     question=question) == []

@@ -9,7 +9,7 @@ import pytest
 import sqlglot
 
 from evoonto.errors import ToolArgumentError
-from evoonto.tools.joinpaths import JoinEdge, JoinGraph, TableRef, check_joins
+from evoonto.tools.joinpaths import JoinEdge, JoinGraph, TableRef, check_joins, written_joins
 
 SHOP = """
 CREATE TABLE "Customers" ("CustomerID" TEXT PRIMARY KEY, "Country" TEXT, "Name" TEXT);
@@ -204,3 +204,24 @@ def test_written_joins_resolve_aliases_per_select(graph):
         ["Customers", "Orders"], ["Order Details", "Orders"]]
     for w in found:
         assert w.pairs == frozenset().union(*(h.pairs for h in graph.connect(w.tables)))
+
+
+def test_natural_join_flagged_unknown_join(graph):
+    """NATURAL JOIN and JOIN … USING join on the shared columns: they are read as those equalities,
+    not as a Cartesian product (the defect: NATURAL JOIN was reported as ``unknown_join``)."""
+    assert _kinds(graph, "SELECT Country, Freight FROM Customers NATURAL JOIN Orders") == []
+    assert _kinds(graph, 'SELECT o.Year FROM Orders o NATURAL JOIN "Order Details" d WHERE d.Quantity > 3') == []
+    assert _kinds(graph, "SELECT Country FROM Customers JOIN Orders USING (CustomerID)") == []
+    # the resolved equalities are checked like written ones: a fan trap over the natural join ...
+    assert _kinds(graph, 'SELECT SUM(o.Freight) FROM Orders o NATURAL JOIN "Order Details" d') == [
+        ("fan_trap", "Warning")]
+    # ... and a natural join whose shared columns relate nothing known
+    assert _kinds(graph, "SELECT * FROM Products NATURAL JOIN Customers") == [("unknown_join", "Violation")]
+    g = JoinGraph(columns={TableRef("s", "A"): ["id", "name"], TableRef("s", "B"): ["id", "name", "a_id"]})
+    g.add_edge(JoinEdge("s", "B", ("a_id",), "A", ("id",)))
+    found = check_joins(g, sqlglot.parse_one("SELECT * FROM A NATURAL JOIN B", read="sqlite"), dialect="sqlite")
+    assert [(f.kind, f.severity) for f in found] == [("mismatched_join_keys", "Violation")]
+    assert found[0].suggestion == '"A"."id" = "B"."a_id"'
+    natural = sqlglot.parse_one("SELECT 1 FROM Customers NATURAL JOIN Orders", read="sqlite")
+    with_sqlcheck = written_joins(graph, natural)
+    assert [sorted(t.name for t in w.tables) for w in with_sqlcheck] == [["Customers", "Orders"]]

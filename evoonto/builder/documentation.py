@@ -38,11 +38,12 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF
 
 from evoonto.builder.labels import LabelSet
-from evoonto.builder.propose import JoinCandidate, Proposal, TermCandidate, term_slug, value_term
+from evoonto.builder.propose import Proposal, TermCandidate, term_slug, value_term
 from evoonto.catalog import SourceSchema
 from evoonto.iris import IriFactory, stable_key
 from evoonto.namespaces import EVO
 from evoonto.records import Constraint, Document, Evidence, Passage, ProbeActivity, records_to_graph
+from evoonto.sources.joins import JoinCandidate
 from evoonto.sources.dictionaries import ColumnDoc, ValueMeaning, find_documentation, read_documentation
 from evoonto.sources.probe import ProbeRun, run_probe
 from evoonto.sources.quoting import quote_identifier, quote_literal

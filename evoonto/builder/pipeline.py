@@ -27,7 +27,7 @@ from evoonto.builder.construct import construct, ground_in_documents, scheme_tri
 from evoonto.builder.families import fold_families
 from evoonto.builder.labels import use_lexicon
 from evoonto.builder.probe import ColumnProfile, Prober
-from evoonto.builder.propose import JoinCandidate, OfflineProposer, Proposer
+from evoonto.builder.propose import OfflineProposer, Proposer
 from evoonto.builder.verify import Rejection, verify
 from evoonto.builder.workload import Question, as_questions
 from evoonto.catalog import read_catalog
@@ -38,6 +38,7 @@ from evoonto.namespaces import bind_prefixes
 
 if TYPE_CHECKING:
     from evoonto.sources.base import BaseSource
+    from evoonto.sources.joins import JoinCandidate
     from evoonto.validation import ValidationReport
     from evoonto.workspace import Workspace
 
@@ -360,9 +361,7 @@ def _discovered_joins(src: BaseSource, iris: IriFactory) -> list[JoinCandidate]:
 
     if getattr(src, "kind", "") == "documents":
         return []
-    return [JoinCandidate(j.left_table, (j.left_column,), j.right_table, (j.right_column,), declared=False,
-                          origin="source")
-            for j in discover_joins(src, iris, measure_declared=False) if not j.declared]
+    return [j for j in discover_joins(src, iris, measure_declared=False) if not j.declared]
 
 
 def _drop_view_passthrough(proposal: Any, schema: Any) -> None:

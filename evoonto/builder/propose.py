@@ -35,10 +35,11 @@ from evoonto.builder.probe import ColumnProfile, quote_identifier, sql_literal
 from evoonto.builder.workload import Question
 from evoonto.catalog import ColumnInfo, SourceSchema, TableInfo
 from evoonto.iris import slugify, stable_key
+from evoonto.sources.joins import JoinCandidate
 from evoonto.text import QUESTION_STOP_WORDS
 
 __all__ = [
-    "TERM_KINDS", "TermCandidate", "SynonymCandidate", "ValueCandidate", "JoinCandidate",
+    "TERM_KINDS", "TermCandidate", "SynonymCandidate", "ValueCandidate",
     "DerivationCandidate", "ConstraintCandidate", "ConceptCandidate", "Proposal", "Proposer", "OfflineProposer",
     "schema_candidates", "workload_candidates", "phrase_concepts", "unmatched_phrases", "term_slug",
     "default_aggregation",
@@ -111,33 +112,6 @@ class ValueCandidate:
     phrase: str
     origin: str = "workload"
     question_ids: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class JoinCandidate:
-    """``child.child_columns`` → ``parent.parent_columns``; ``declared`` when it is a catalog FK."""
-
-    child: str
-    child_columns: tuple[str, ...]
-    parent: str
-    parent_columns: tuple[str, ...]
-    declared: bool = True
-    origin: str = "schema"
-
-    def condition(self, dialect: str | None = None, *, quoted: bool = False) -> str:
-        """The join condition, AND-joined for composite keys: readable ``"child.a = parent.b"`` by
-        default; with ``quoted``, executable SQL with every identifier quoted for ``dialect``
-        (a sqlglot dialect, :func:`evoonto.sources.quoting.quote_identifier`):
-        ``"Order Details"."OrderID" = "Orders"."OrderID"``."""
-        def name(table: str, column: str) -> str:
-            if not quoted:
-                return f"{table}.{column}"
-            return f"{quote_identifier(table, dialect)}.{quote_identifier(column, dialect)}"
-
-        # strict=False keeps the historical behaviour (extra columns of the longer side are ignored);
-        # every constructor in evoonto passes equal-length tuples.
-        return " AND ".join(f"{name(self.child, a)} = {name(self.parent, b)}"
-                            for a, b in zip(self.child_columns, self.parent_columns, strict=False))
 
 
 @dataclass(frozen=True)

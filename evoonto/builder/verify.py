@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from evoonto.builder.labels import normalize
 from evoonto.builder.probe import ColumnProfile, Prober, ProbeResult
 from evoonto.builder.propose import (
-    ConstraintCandidate, DerivationCandidate, JoinCandidate, Proposal, SynonymCandidate, TermCandidate,
+    ConstraintCandidate, DerivationCandidate, Proposal, SynonymCandidate, TermCandidate,
     column_kind, term_slug, value_term,
 )
 from evoonto.catalog import SourceSchema
+from evoonto.sources.joins import JoinCandidate
 
 __all__ = ["Rejection", "VerifiedTerm", "VerifiedJoin", "VerifiedDerivation", "VerifiedConstraint",
            "Verified", "verify", "MIN_INCLUSION"]

@@ -120,11 +120,12 @@ def harvest(source: BaseSource, iris, *, graph: rdflib.Graph | None = None, join
                     iris.column(source.id, ref_table, ref_column),
                 ))
     for join in joins:
-        g.add((
-            iris.column(source.id, join.left_table, join.left_column),
-            EVO.references,
-            iris.column(source.id, join.right_table, join.right_column),
-        ))
+        for child_column, parent_column in join.pairs():
+            g.add((
+                iris.column(source.id, join.child, child_column),
+                EVO.references,
+                iris.column(source.id, join.parent, parent_column),
+            ))
     return g
 
 

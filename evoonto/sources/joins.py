@@ -40,7 +40,7 @@ Example::
     iris = IriFactory("https://example.org/evoonto/demo/")
     with open_source("concert_singer.sqlite") as src:
         for join in discover_joins(src, iris):
-            print(join.join_path, join.declared, join.inclusion, join.evidence.summary)
+            print(join.condition(), join.declared, join.inclusion, join.evidence.summary)
 """
 
 from __future__ import annotations
@@ -48,14 +48,15 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from evoonto.errors import SourceError
 from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo, resolve_foreign_key, warn
 from evoonto.sources.probe import run_probe
+from evoonto.sources.quoting import quote_identifier
 
-__all__ = ["JoinCandidate", "discover_joins", "declared_joins", "name_score", "inclusion_sql"]
+__all__ = ["JoinCandidate", "discover_joins", "declared_joins", "name_score", "inclusion_sql", "type_family"]
 
 #: Distinct left-side values checked per candidate.
 DEFAULT_LEFT_VALUES = 10_000
@@ -70,50 +71,66 @@ _ID_LIKE = re.compile(r"(id|code|key|no|num|number)$")
 
 @dataclass(frozen=True)
 class JoinCandidate:
-    """A (declared or discovered) join ``left_table.left_column → right_table.right_column``.
+    """A join ``child.child_columns → parent.parent_columns`` (the child's columns reference the
+    parent's, pairwise; AND-joined for a composite key): a declared foreign key, a join discovered
+    here by names and values, one a data dictionary documents, or one the builder proposes. The one
+    join-candidate type of evoonto (discovery here, the builder's proposal and verification).
 
     Attributes:
-        left_table, left_column: the referencing side; right_table, right_column: the referenced.
+        child, child_columns: the referencing side; parent, parent_columns: the referenced side
+            (same length).
         declared: a declared foreign key of the source.
+        origin: where it comes from: ``schema`` (declared), ``source`` (discovered by
+            :func:`discover_joins`), ``documentation`` or ``workload``.
         name_score: name similarity in [0, 1] (1.0 for declared keys).
-        inclusion: share of distinct non-null left values found on the right, in [0, 1]
-            (``None`` when not measured, or when the left side has no value).
-        left_values, matched, right_values, right_rows: the probe's counts (``right_values ==
-            right_rows`` means the right side is unique: a many-to-one join).
-        evidence, probe: the PROV records of the measurement (``None`` when not measured).
+        inclusion: share of distinct non-null child values found in the parent, in [0, 1]
+            (``None`` when not measured, or when the child side has no value).
+        child_values, matched, parent_values, parent_rows: the probe's counts (``parent_values ==
+            parent_rows`` means the parent side is unique: a many-to-one join).
+        evidence, probe: the PROV records of the measurement (``None`` when not measured). The
+            measurement is not part of equality or the hash: one join measured or not is one join.
     """
 
-    left_table: str
-    left_column: str
-    right_table: str
-    right_column: str
-    declared: bool
-    name_score: float
-    inclusion: float | None = None
-    left_values: int | None = None
-    matched: int | None = None
-    right_values: int | None = None
-    right_rows: int | None = None
-    evidence: Any = None
-    probe: Any = None
+    child: str
+    child_columns: tuple[str, ...]
+    parent: str
+    parent_columns: tuple[str, ...]
+    declared: bool = True
+    origin: str = "schema"
+    name_score: float = 1.0
+    # the measurement (not part of the join's identity: equal joins compare and hash equal)
+    inclusion: float | None = field(default=None, compare=False)
+    child_values: int | None = field(default=None, compare=False)
+    matched: int | None = field(default=None, compare=False)
+    parent_values: int | None = field(default=None, compare=False)
+    parent_rows: int | None = field(default=None, compare=False)
+    evidence: Any = field(default=None, compare=False)
+    probe: Any = field(default=None, compare=False)
 
     @property
-    def join_path(self) -> str:
-        """Readable condition ``left_table.left_column = right_table.right_column`` (unquoted)."""
-        return f"{self.left_table}.{self.left_column} = {self.right_table}.{self.right_column}"
-
-    @property
-    def right_unique(self) -> bool | None:
-        """Whether the right values are unique (``None`` when not measured)."""
-        if self.right_values is None or self.right_rows is None:
+    def parent_unique(self) -> bool | None:
+        """Whether the parent values are unique (``None`` when not measured)."""
+        if self.parent_values is None or self.parent_rows is None:
             return None
-        return self.right_values == self.right_rows
+        return self.parent_values == self.parent_rows
 
-    def condition(self, source: BaseSource) -> str:
-        """Executable SQL join condition with identifiers quoted for ``source``'s dialect."""
-        q = source.quote
-        return (f"{q(self.left_table)}.{q(self.left_column)} = "
-                f"{q(self.right_table)}.{q(self.right_column)}")
+    def pairs(self) -> list[tuple[str, str]]:
+        """``[(child column, parent column), …]``."""
+        return list(zip(self.child_columns, self.parent_columns, strict=False))
+
+    def condition(self, dialect: str | None = None, *, quoted: bool = False) -> str:
+        """The join condition, AND-joined for composite keys: readable ``"child.a = parent.b"`` by
+        default; with ``quoted``, executable SQL with every identifier quoted for ``dialect``
+        (a sqlglot dialect, :func:`evoonto.sources.quoting.quote_identifier`):
+        ``"Order Details"."OrderID" = "Orders"."OrderID"``."""
+        def name(table: str, column: str) -> str:
+            if not quoted:
+                return f"{table}.{column}"
+            return f"{quote_identifier(table, dialect)}.{quote_identifier(column, dialect)}"
+
+        # strict=False keeps the historical behaviour (extra columns of the longer side are ignored);
+        # every constructor in evoonto passes equal-length tuples.
+        return " AND ".join(f"{name(self.child, a)} = {name(self.parent, b)}" for a, b in self.pairs())
 
     def records(self) -> list:
         """``[evidence, probe]`` when measured, else ``[]``."""
@@ -166,7 +183,7 @@ def name_score(left_column: str, right_table: str, right_column: str, *, right_i
     return ratio if ratio >= 0.9 else 0.0
 
 
-def _family(declared: str) -> str:
+def type_family(declared: str) -> str:
     """Type family by SQLite affinity rules: ``number``, ``text``, ``time``, ``other``, ``any``."""
     t = declared.upper()
     if not t:
@@ -181,7 +198,7 @@ def _family(declared: str) -> str:
 
 
 def _compatible(a: ColumnInfo, b: ColumnInfo) -> bool:
-    fa, fb = _family(a.declared_type), _family(b.declared_type)
+    fa, fb = type_family(a.declared_type), type_family(b.declared_type)
     return fa == fb or "any" in (fa, fb)
 
 
@@ -223,7 +240,7 @@ def declared_joins(source: BaseSource) -> list[JoinCandidate]:
                      f"{fk.ref_table} names a missing table or column; skipped")
                 continue
             for column, ref_table, ref_column in pairs:
-                candidate = JoinCandidate(table.name, column, ref_table, ref_column, True, 1.0)
+                candidate = JoinCandidate(table.name, (column,), ref_table, (ref_column,))
                 if candidate not in found:  # some schemas declare the same key twice
                     found.append(candidate)
     return found
@@ -262,7 +279,8 @@ def _name_candidates(source: BaseSource, declared: set[tuple[str, str, str, str]
                     if score < 1.0 and not _compatible(column, key):
                         continue
                     pair = frozenset({(left.name, column.name), (right.name, key.name)})
-                    candidate = JoinCandidate(left.name, column.name, right.name, key.name, False, score)
+                    candidate = JoinCandidate(left.name, (column.name,), right.name, (key.name,), declared=False,
+                                              origin="source", name_score=score)
                     kept = found.setdefault(pair, [])
                     rank = _rank(candidate, by_name)
                     if not kept or rank > _rank(kept[0], by_name):
@@ -278,7 +296,7 @@ def _name_candidates(source: BaseSource, declared: set[tuple[str, str, str, str]
 def _rank(candidate: JoinCandidate, by_name: dict[str, TableInfo]) -> tuple[bool, float]:
     """Between the two directions of one column pair, prefer the one whose right side is a PK,
     then the better name score."""
-    return (by_name[candidate.right_table].primary_key == (candidate.right_column,), candidate.name_score)
+    return (by_name[candidate.parent].primary_key == candidate.parent_columns, candidate.name_score)
 
 
 def _one_per_pair(candidates: list[JoinCandidate]) -> list[JoinCandidate]:
@@ -287,7 +305,7 @@ def _one_per_pair(candidates: list[JoinCandidate]) -> list[JoinCandidate]:
     seen: set[frozenset] = set()
     kept = []
     for c in candidates:
-        pair = frozenset({(c.left_table, c.left_column), (c.right_table, c.right_column)})
+        pair = frozenset({(c.child, c.child_columns), (c.parent, c.parent_columns)})
         if pair not in seen:
             seen.add(pair)
             kept.append(c)
@@ -326,12 +344,12 @@ def discover_joins(
     if source.kind == "documents":
         return []
     declared = declared_joins(source)
-    ids = {(c.left_table, c.left_column, c.right_table, c.right_column) for c in declared}
+    ids = {(c.child, a, c.parent, b) for c in declared for a, b in c.pairs()}
     candidates = _one_per_pair(_unique_targets(source, _name_candidates(source, ids), timeout_ms))
     if not _declares_keys(source):
-        taken = {(c.left_table, c.left_column, c.right_table, c.right_column) for c in candidates}
+        taken = {_ident(c) for c in candidates}
         candidates += [c for c in _value_candidates(source, min_inclusion, timeout_ms)
-                       if (c.left_table, c.left_column, c.right_table, c.right_column) not in taken]
+                       if _ident(c) not in taken]
     discovered = sorted(candidates, key=lambda c: -c.name_score)[:max_probes]
     results: list[JoinCandidate] = []
     for candidate in declared:
@@ -346,10 +364,10 @@ def discover_joins(
             measured is not None
             and measured.inclusion is not None
             and measured.inclusion >= min_inclusion
-            and measured.right_unique
+            and measured.parent_unique
         ):
             kept.append(measured)
-    kept.sort(key=lambda c: (-(c.inclusion or 0.0), -c.name_score, c.join_path))
+    kept.sort(key=lambda c: (-(c.inclusion or 0.0), -c.name_score, c.condition()))
     return results + kept
 
 
@@ -359,16 +377,16 @@ def _unique_targets(source: BaseSource, candidates: list[JoinCandidate], timeout
     One ``COUNT(DISTINCT …) = COUNT(…)`` check per such column (a filter, not recorded as
     Evidence; the kept candidates are measured and recorded by :func:`_measure`).
     """
-    unique: dict[tuple[str, str], bool] = {}
+    unique: dict[tuple[str, tuple[str, ...]], bool] = {}
     kept = []
     for candidate in candidates:
-        target = (candidate.right_table, candidate.right_column)
+        target = (candidate.parent, candidate.parent_columns)
         if target not in unique:
-            table = source.table(candidate.right_table)
-            if table.primary_key == (candidate.right_column,):
+            table = source.table(candidate.parent)
+            if table.primary_key == candidate.parent_columns:
                 unique[target] = True
             else:
-                column = source.quote(candidate.right_column)
+                column = source.quote(candidate.parent_columns[0])
                 sql = f"SELECT COUNT(DISTINCT {column}) = COUNT({column}) FROM {source.quote(table.name)}"
                 try:
                     unique[target] = bool(run_probe(source, sql, limit=1, timeout_ms=timeout_ms).scalar())
@@ -379,13 +397,17 @@ def _unique_targets(source: BaseSource, candidates: list[JoinCandidate], timeout
     return kept
 
 
+def _ident(c: JoinCandidate) -> tuple[str, tuple[str, ...], str, tuple[str, ...]]:
+    return (c.child, c.child_columns, c.parent, c.parent_columns)
+
+
 def _declares_keys(source: BaseSource) -> bool:
     """Whether any table of ``source`` declares a primary or foreign key."""
     return any(t.primary_key or t.foreign_keys for t in source.tables())
 
 
 def _text_columns(table: TableInfo) -> list[ColumnInfo]:
-    return [c for c in table.columns if _family(c.declared_type) == "text"]
+    return [c for c in table.columns if type_family(c.declared_type) == "text"]
 
 
 def _value_candidates(source: BaseSource, min_inclusion: float, timeout_ms: int) -> list[JoinCandidate]:
@@ -433,28 +455,30 @@ def _value_candidates(source: BaseSource, min_inclusion: float, timeout_ms: int)
             if best is None or rank > best[0]:
                 best = (rank, right_table, right_column)
         if best is not None:
-            found.append(JoinCandidate(left_table, left_column, best[1], best[2], False, best[0][3]))
+            found.append(JoinCandidate(left_table, (left_column,), best[1], (best[2],), declared=False, origin="source",
+                                       name_score=best[0][3]))
     return found
 
 
 def _measure(source, iris, candidate: JoinCandidate, left_values: int, timeout_ms: int) -> JoinCandidate | None:
     from dataclasses import replace
 
-    left, right = source.table(candidate.left_table), source.table(candidate.right_table)
-    sql = inclusion_sql(source, left, left.column(candidate.left_column), right,
-                        right.column(candidate.right_column), left_values=left_values)
+    left, right = source.table(candidate.child), source.table(candidate.parent)
+    left_column, right_column = candidate.pairs()[0]
+    sql = inclusion_sql(source, left, left.column(left_column), right, right.column(right_column),
+                        left_values=left_values)
     try:
         run = run_probe(source, sql, limit=1, timeout_ms=timeout_ms)
     except SourceError as err:
-        warn(f"source {source.id!r}: join probe {candidate.join_path} failed ({err})")
+        warn(f"source {source.id!r}: join probe {candidate.condition()} failed ({err})")
         return None
     n_left, matched, n_right, right_rows = (int(v or 0) for v in run.rows[0])
     inclusion = matched / n_left if n_left else None
     unique = "unique" if n_right == right_rows else "not unique"
     share = f"{inclusion:.0%}" if inclusion is not None else "n/a"
-    summary = (f"inclusion {share}: {matched:,} of {n_left:,} distinct {candidate.left_table}."
-               f"{candidate.left_column} values occur in {candidate.right_table}.{candidate.right_column} "
+    summary = (f"inclusion {share}: {matched:,} of {n_left:,} distinct {candidate.child}."
+               f"{left_column} values occur in {candidate.parent}.{right_column} "
                f"({n_right:,} distinct values, {unique})")
     evidence, probe = run.records(iris, summary, rows_observed=n_left, distinct_count=n_left)
-    return replace(candidate, inclusion=inclusion, left_values=n_left, matched=matched,
-                   right_values=n_right, right_rows=right_rows, evidence=evidence, probe=probe)
+    return replace(candidate, inclusion=inclusion, child_values=n_left, matched=matched,
+                   parent_values=n_right, parent_rows=right_rows, evidence=evidence, probe=probe)

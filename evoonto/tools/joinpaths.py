@@ -749,8 +749,46 @@ def _own_conditions(scope: Scope) -> list[exp.Expression]:
     return conditions
 
 
-def _equalities(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef]) -> list[_Equality]:
+def _merged_equalities(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef]) -> list[_Equality]:
+    """The equalities a ``NATURAL JOIN`` (every column name the joined table shares with the tables
+    before it) or ``JOIN … USING (c)`` writes implicitly: the joined table's column equals the same
+    column of the first earlier table that has it, as the database resolves it."""
+    select = scope.expression
+    from_ = select.args.get("from_") or select.args.get("from")  # sqlglot renamed the key
+    first = from_.this if from_ is not None else None
+    written: dict[str, str] = {}  # alias casefolded -> as written
+    before = [first.alias_or_name.casefold()] if isinstance(first, exp.Table) else []
+    if isinstance(first, exp.Table):
+        written[before[0]] = first.alias_or_name
     out = []
+    for join in select.args.get("joins") or ():
+        target = join.this
+        alias = target.alias_or_name.casefold() if isinstance(target, exp.Table) else None
+        natural = str(join.args.get("method") or "").upper() == "NATURAL"
+        using = [u.name for u in join.args.get("using") or () if isinstance(u, (exp.Identifier, exp.Column))]
+        if alias in tables and (natural or using):
+            ref = tables[alias]
+            own = {c.casefold(): c for c in graph.columns.get(ref, ())}
+            names = using or [c for c in graph.columns.get(ref, ())
+                              if any(c.casefold() in {o.casefold() for o in graph.columns.get(tables[b], ())}
+                                     for b in before if b in tables)]
+            for name in names:
+                holder = next((b for b in before if b in tables and any(
+                    c.casefold() == name.casefold() for c in graph.columns.get(tables[b], ()))), None)
+                if holder is None or name.casefold() not in own:
+                    continue
+                left = (tables[holder], graph._column(tables[holder], name), written[holder])
+                right = (ref, own[name.casefold()], target.alias_or_name)
+                node = exp.EQ(this=exp.column(left[1], table=left[2]), expression=exp.column(right[1], table=right[2]))
+                out.append(_Equality(node, left, right))
+        if alias is not None:
+            before.append(alias)
+            written[alias] = target.alias_or_name
+    return out
+
+
+def _equalities(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef]) -> list[_Equality]:
+    out = _merged_equalities(graph, scope, tables)
     for condition in _own_conditions(scope):
         for eq in condition.find_all(exp.EQ):
             if eq.find_ancestor(exp.Select) is not scope.expression:

@@ -25,17 +25,37 @@ Kinds (severity):
   suggestion lists the nearest observed values (``'usa'`` -> ``'USA'``).
 - ``value_case`` (Warning): the Evidence shows only part of the vocabulary, and an observed value
   differs from the literal only in case.
+- ``value_elsewhere`` (Warning): the Evidence shows only part of the column's vocabulary, without
+  the literal, and another column of the same table is observed holding it (the suggestion); with
+  the whole vocabulary this is an ``unseen_value`` whose message names that column.
+- ``out_of_range`` (Warning): a numeric column compared with numbers outside the range its Evidence
+  observed (``evo:minValue``..``evo:maxValue``), so the condition holds for no row or for every row.
+- ``repeated_column`` (Warning): the select list shows one column twice.
+- ``ungrouped_column`` (Warning): with GROUP BY, a select-list column outside any aggregate that the
+  groups do not determine (neither grouped, nor equal to a grouped column, nor of a table whose
+  unique key is grouped): each group shows one arbitrary row's value.
+- ``group_by_unique`` (Warning): a one-table SELECT that aggregates and groups by a unique key (every
+  group is one row).
+- ``grouped_aggregate`` (Warning): MIN/MAX/AVG of a column the SELECT groups by (the group's own value).
+- ``selects_filter_value`` (Warning): the select list returns a column the WHERE clause fixes to
+  literals (``=``/``IN``), so the rows show back what the SQL states.
 - ``view_for_base`` (Warning): the statement reads a view (``evo:isView``) only through columns
   that pass a base-table column through unchanged (``evo:viewColumnOf``); the suggestion names the
   base columns to query instead.
 - ``question_mismatch`` (Warning; only when the question is given): a column the statement uses
-  (not as a join key) is named by no word of the question (its name, its Terms' labels and
-  values), while another column of the same table that the statement does not use is named by a
-  question word no used column explains; the suggestion names that column. It catches "the right
-  table, the wrong column", which no check against the schema alone can see.
-- ``type_mismatch`` (Warning): SUM/AVG of a text column, or a text column compared with a number
-  by ``<``/``>``/``<=``/``>=``/BETWEEN (a column counts as text when its declared type has SQLite's
-  TEXT affinity and the values its Evidence shows are not all numbers).
+  (not as a join key, not as ``COUNT(col)``) is named by no word of the question (its name, its
+  Terms' labels, the data words the packaged lexicon's cue words and synonyms point at, a literal
+  of the question compared with it that its values do not contradict), while another column of the
+  same table that the statement does not use (for a selected column: does not use except to sort)
+  is named by a word the question says and no used column explains; the suggestion names that
+  column. A column a SELECT both returns and sorts by, while the question says its words once,
+  counts as unnamed where it sorts. It catches "the right table, the wrong column", which no
+  check against the schema alone can see.
+- ``type_mismatch``: a text literal that is no number compared with a numeric column (declared
+  type of the number family, Evidence values all numbers): Violation for ``=``/``IN``/``LIKE``
+  (never true), Warning for ``<>``/``NOT IN``; and (Warning) SUM/AVG of a text column, or a text
+  column compared with a number by ``<``/``>``/``<=``/``>=``/BETWEEN (a column counts as text when
+  its declared type has SQLite's TEXT affinity and the values its Evidence shows are not all numbers).
 - ``missing_constraint`` (the Constraint's severity; only Violation-severity Constraints are
   checked): a Constraint applies (a column of its target Term/Mapping is used and, when it has
   trigger keywords, one of them occurs in the statement's string literals, not negated) and the columns of its
@@ -52,6 +72,7 @@ check costs one parse and a walk (a few milliseconds on Spider-sized ontologies)
 from __future__ import annotations
 
 import re
+from collections import Counter
 import threading
 import weakref
 from dataclasses import dataclass, field, replace
@@ -65,12 +86,14 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from evoonto.catalog import SourceSchema, read_catalog
 from evoonto.errors import ToolArgumentError
+from evoonto.lexicon import Lexicon
+from evoonto.sources.joins import type_family
 from evoonto.sources.quoting import dialect_of_kind
 from evoonto.text import normalize, tokenize
 from evoonto.text import words as question_words
 from evoonto.tools.findings import Finding, Severity, balanced_span, has_violation
 from evoonto.tools.findings import node_span as _span
-from evoonto.tools.joinpaths import JoinGraph, check_joins, join_graph_of
+from evoonto.tools.joinpaths import JoinGraph, TableRef, check_joins, join_graph_of
 from evoonto.tools.sparql import select
 
 __all__ = ["check_sql", "check_facts", "CheckFacts", "ColumnFacts", "ConstraintFacts",
@@ -91,11 +114,15 @@ class ColumnFacts:
         values: the observed values (``evo:sampleValue``), in sorted order.
         distinct: ``evo:distinctCount`` (None when unknown).
         complete: the values are the column's whole vocabulary (as many as ``distinct``).
+        low, high: the smallest and largest value observed (``evo:minValue``/``evo:maxValue``) when
+            both are numbers, else None.
     """
 
     values: tuple[str, ...]
     distinct: int | None
     complete: bool
+    low: float | None = None
+    high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +166,10 @@ class CheckFacts:
     #: ``(source id, table casefold, column casefold)`` -> the stemmed tokens of the column's name and
     #: of the labels (pref/alt/hidden) of the Terms mapped to it (what a question may call it)
     column_words: dict[tuple[str, str, str], frozenset[str]] = field(default_factory=dict)
+    #: the part of ``column_words`` that comes only from the labels of the column's value Terms
+    #: (Mappings with an ``evo:filter``): a value the question says names the column it is compared
+    #: with, not a column the SQL returns or sorts by
+    value_words: dict[tuple[str, str, str], frozenset[str]] = field(default_factory=dict)
     #: the version's join graph (:class:`~evoonto.tools.joinpaths.JoinGraph`): joins and fan traps
     joins: JoinGraph | None = None
 
@@ -183,15 +214,17 @@ def _read_facts(ontology: Any) -> CheckFacts:
             for c in t.columns:
                 where[str(c.iri)] = (s.id, t.name, c.name)
     # value vocabularies: Evidence with a distinct count behind a column's Mapping
-    evidence: dict[tuple[str, str], tuple[int | None, set[str]]] = {}
-    for row in select(ontology, """SELECT ?col ?e ?dc ?v WHERE {
+    evidence: dict[tuple[str, str], tuple[int | None, set[str], tuple[float | None, float | None]]] = {}
+    for row in select(ontology, """SELECT ?col ?e ?dc ?v ?lo ?hi WHERE {
             ?m a evo:Mapping ; evo:column ?col ; prov:wasDerivedFrom ?e .
-            ?e evo:distinctCount ?dc . OPTIONAL { ?e evo:sampleValue ?v } }"""):
+            ?e evo:distinctCount ?dc . OPTIONAL { ?e evo:sampleValue ?v }
+            OPTIONAL { ?e evo:minValue ?lo ; evo:maxValue ?hi } }"""):
         key = (row["col"], row["e"])
-        count, values = evidence.setdefault(key, (_int(row.get("dc")), set()))
+        count, values, _range = evidence.setdefault(
+            key, (_int(row.get("dc")), set(), (_float(row.get("lo")), _float(row.get("hi")))))
         if "v" in row:
             values.add(row["v"])
-    for (col, _e), (count, values) in evidence.items():
+    for (col, _e), (count, values, (low, high)) in evidence.items():
         place = where.get(col)
         if place is None:
             continue
@@ -199,7 +232,9 @@ def _read_facts(ontology: Any) -> CheckFacts:
         complete = bool(values) and count is not None and len(values) >= count
         known = facts.columns.get(column_key)
         if known is None or (complete, len(values)) > (known.complete, len(known.values)):
-            facts.columns[column_key] = ColumnFacts(tuple(sorted(values)), count, complete)
+            bounded = low is not None and high is not None
+            facts.columns[column_key] = ColumnFacts(tuple(sorted(values)), count, complete,
+                                                    low if bounded else None, high if bounded else None)
     # Term labels per table (suggestions for unknown tables)
     for row in select(ontology, """SELECT ?tbl ?label WHERE {
             ?m a evo:Mapping ; evo:table ?tbl ; evo:mapsTerm ?t . ?t skos:prefLabel ?label }"""):
@@ -210,13 +245,14 @@ def _read_facts(ontology: Any) -> CheckFacts:
     names: dict[tuple[str, str, str], set[str]] = {}
     for place in where.values():
         names.setdefault((place[0], place[1].casefold(), place[2].casefold()), set()).update(tokenize(place[2]))
-    for row in select(ontology, """SELECT ?col ?label WHERE {
-            ?m a evo:Mapping ; evo:column ?col ; evo:mapsTerm ?t .
+    of_values: dict[tuple[str, str, str], set[str]] = {}
+    for row in select(ontology, """SELECT ?col ?label ?flt WHERE {
+            ?m a evo:Mapping ; evo:column ?col ; evo:mapsTerm ?t . OPTIONAL { ?m evo:filter ?flt }
             ?t skos:prefLabel|skos:altLabel|skos:hiddenLabel ?label }"""):
         place = where.get(row["col"])
         if place is not None:
-            names.setdefault((place[0], place[1].casefold(), place[2].casefold()), set()).update(
-                tokenize(row["label"]))
+            col_key = (place[0], place[1].casefold(), place[2].casefold())
+            (of_values if "flt" in row else names).setdefault(col_key, set()).update(tokenize(row["label"]))
     # a table's own words (its name, its Terms' labels) name the table, not one of its columns
     table_words: dict[tuple[str, str], set[str]] = {}
     for sid, table, _column in where.values():
@@ -228,9 +264,12 @@ def _read_facts(ontology: Any) -> CheckFacts:
         if place_t is not None:
             table_words.setdefault((place_t[0], place_t[1].casefold()), set()).update(tokenize(row["label"]))
     facts.column_words = {}
-    for column_key, column_words in names.items():
+    for column_key in names.keys() | of_values.keys():
+        column_words = names.get(column_key, set())
         own = column_words - table_words.get((column_key[0], column_key[1]), set())
-        facts.column_words[column_key] = frozenset(own or column_words)
+        value_only = of_values.get(column_key, set()) - column_words
+        facts.column_words[column_key] = frozenset((own or column_words) | value_only)
+        facts.value_words[column_key] = frozenset(value_only)
     for row in select(ontology, """SELECT ?view ?vcol ?bcol WHERE {
             ?view evo:isView true . OPTIONAL { ?vcol dcterms:isPartOf ?view ; evo:viewColumnOf ?bcol } }"""):
         place_v = tables.get(row["view"])
@@ -266,6 +305,13 @@ def _read_constraints(ontology: Any, where: dict[str, tuple[str, str, str]],
     return [ConstraintFacts(iri, e["condition"], "Violation", frozenset(t for t in e["triggers"] if t),
                             frozenset(e["targets"]), e["comment"])
             for iri, e in sorted(grouped.items()) if e["targets"]]
+
+
+def _float(text: str | None) -> float | None:
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None
 
 
 def _int(text: str | None) -> int | None:
@@ -423,6 +469,23 @@ def _nearest(query: str, choices: Iterable[str], n: int = SUGGESTIONS, cutoff: f
     return ranked[:n]
 
 
+def _range_verdict(kind: str, values: list[float], low: float, high: float) -> str | None:
+    """``"no"`` when a comparison of ``kind`` (a sqlglot key: ``eq``, ``in``, ``between``, ``gt``,
+    ``gte``, ``lt``, ``lte``; column on the left) with ``values`` holds for no value in
+    ``[low, high]``, ``"every"`` when it holds for all of them, else None."""
+    first = values[0]
+    never = {"eq": first < low or first > high, "in": all(v < low or v > high for v in values),
+             "between": len(values) == 2 and (values[1] < low or first > high),
+             "gt": first >= high, "gte": first > high, "lt": first <= low, "lte": first < low}
+    every = {"gt": first < low, "gte": first <= low, "lt": first > high, "lte": first >= high,
+             "between": len(values) == 2 and first <= low and values[1] >= high}
+    return "no" if never.get(kind) else "every" if every.get(kind) else None
+
+
+def _plain(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else f"{number:g}"
+
+
 def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -436,6 +499,18 @@ _CONDITION_PARENTS = (exp.Where, exp.Having, exp.Join, exp.If, exp.Case, exp.Qua
 def _negated(node: exp.Expression) -> bool:
     """True when a value is compared with ``<>`` or under ``NOT`` (it does not trigger a Constraint)."""
     return isinstance(node.parent, exp.NEQ) or node.find_ancestor(exp.Not) is not None
+
+
+def _is_numeral(node: exp.Expression) -> bool:
+    """True for a number literal (``8``, ``1.5``; not ``'8'``)."""
+    return isinstance(node, exp.Literal) and not node.is_string
+
+
+def _selected(node: exp.Column) -> bool:
+    """True when the column is part of what a SELECT returns (its select list), not of a condition,
+    a grouping or a sort."""
+    return node.find_ancestor(exp.Order) is None and node.find_ancestor(*_CONDITION_PARENTS) is None \
+        and node.find_ancestor(exp.Group) is None
 
 
 def _is_join_key(node: exp.Column) -> bool:
@@ -460,6 +535,8 @@ class _Checker:
         self.literals: set[str] = set()                # normalised string literals
         self.string_columns: set[int] = set()          # ids of Column nodes that are SQLite strings
         self.places: list[tuple[str, str, exp.Column]] = []  # resolved (table, column, node), not join keys
+        # (table, column) compared with a literal that its values or type contradict
+        self.contradicted: set[tuple[str, str]] = set()
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -496,7 +573,9 @@ class _Checker:
             if node.is_string and not _negated(node):
                 self.literals.add(normalize(node.this))
         self.check_values()
+        self.check_ranges()
         self.check_types()
+        self.check_grouping()
         self.check_constraints()
         self.check_views()
         return self.findings
@@ -619,44 +698,98 @@ class _Checker:
 
     def check_question(self, question: str) -> list[Finding]:
         """``question_mismatch`` findings: see the module docstring. A column counts as named by the
-        question when a stemmed question word is one of its words (name, Term labels) or one of its
-        string literals in the statement occurs in the question."""
-        asked = set(tokenize(question))
-        if not asked:
+        question when a stemmed question word (or a data word a cue word or synonym of the packaged
+        :class:`~evoonto.lexicon.Lexicon` points at) is one of its words (name, Term labels), or one of
+        its string literals in the statement occurs in the question and its values do not contradict it.
+        A word the question says ``k`` times explains at most ``k`` used columns."""
+        times = Counter(tokenize(question))  # how often the question says each (stemmed) word
+        said = set(times)
+        if not said:
             return []
         text = normalize(question)
         surface: dict[str, str] = {}  # stemmed token -> the question's word, for the message
+        lexicon = Lexicon.packaged()
+        related: set[str] = set()
         for word in question_words(question):
             for token in tokenize(word):
                 surface.setdefault(token, word)
-        words = self.facts.column_words
+            if tokenize(word):  # cue words and synonyms name data words ("youngest" -> age, birth)
+                related |= lexicon.related_stems(word.casefold())
+        words, values = self.facts.column_words, self.facts.value_words
         sid = self.schema.id
 
-        def named(table: str, column: str) -> set[str]:
+        def named(table: str, column: str, asked: set[str] = said | related) -> set[str]:
+            """The question's words (or the data words its cue words and synonyms point at) that name
+            the column; with ``asked=said``, only the words the question itself says."""
             return set(words.get((sid, table.casefold(), column.casefold()), ())) & asked
 
+        def named_there(table: str, column: str, node: exp.Column) -> set[str]:
+            """The words that name the column where ``node`` uses it: words of its values only in a
+            condition (a value the question says is compared there, not returned or sorted by)."""
+            found = named(table, column)
+            if node.find_ancestor(*_CONDITION_PARENTS) is None:
+                found -= values.get((sid, table.casefold(), column.casefold()), frozenset())
+            return found
+
         used_cols = {(t.casefold(), c.casefold()) for t, c in self.used}
-        explained: set[str] = set()
+        naming_count: Counter[str] = Counter()  # word -> how many used columns it names
         for t, c in self.used:
-            explained |= named(t, c)
+            naming_count.update(named(t, c))
+        # a word is explained once as many used columns as the question says it name it
+        explained = {w for w, n in naming_count.items() if n >= times.get(w, 1)}
+        # columns used only to sort: a selected column may be the one the question asks for instead
+        sorting = {(t.casefold(), c.casefold()) for t, c, n in self.places if n.find_ancestor(exp.Order) is not None}
+        elsewhere = {(t.casefold(), c.casefold()) for t, c, n in self.places if n.find_ancestor(exp.Order) is None}
+        only_sorting = sorting - elsewhere
+        outside_sort: Counter[str] = Counter()
+        for t, c in self.used:
+            if (t.casefold(), c.casefold()) not in only_sorting:
+                outside_sort.update(named(t, c))
+        explained_outside_sort = {w for w, n in outside_sort.items() if n >= times.get(w, 1)}
+        # columns a select list only aggregates: MIN(a), MAX(b) may mean MIN(b), MAX(b)
+        aggregated = {(t.casefold(), c.casefold()) for t, c, n in self.places
+                      if _selected(n) and n.find_ancestor(exp.AggFunc) is not None}
+        plain = {(t.casefold(), c.casefold()) for t, c, n in self.places
+                 if not (_selected(n) and n.find_ancestor(exp.AggFunc) is not None)}
+        only_aggregated = aggregated - plain
+        # a column a SELECT both returns and sorts by, while the question says its words once, is
+        # named for one of the two: the sort counts as unnamed ("name" said once, Name selected and
+        # sorted by, while "net worth" names a column the SQL does not use)
+        returned = {(id(n.find_ancestor(exp.Select)), t.casefold(), c.casefold()) for t, c, n in self.places
+                    if _selected(n)}
+        # a literal of the question explains the column compared with it, unless its values or type
+        # contradict the literal (then the column is the suspect)
         literal_columns = {place for place in (self._resolve(col) for col, _v in self._compared_literals(text))
-                           if place is not None}
+                           if place is not None} - self.contradicted
         found: list[Finding] = []
         reported: set[tuple[str, str]] = set()
         for table, column, node in self.places:
             key = (table.casefold(), column.casefold())
-            if key in reported or named(table, column) or (table, column) in literal_columns:
+            naming = named_there(table, column, node)
+            resorted = node.find_ancestor(exp.Order) is not None and \
+                (id(node.find_ancestor(exp.Select)), *key) in returned and max((times.get(w, 1) for w in naming),
+                                                                                default=0) <= 1
+            if key in reported or (table, column) in literal_columns or (naming and not resorted):
                 continue
-            if node.find_ancestor(exp.Count) is not None:
-                continue  # COUNT(col) counts rows; its column is rarely named
+            count = node.find_ancestor(exp.Count)
+            if count is not None and not isinstance(count.this, exp.Distinct):
+                continue  # COUNT(col) counts rows; its column is rarely named (COUNT(DISTINCT col) counts values)
             info = self.table(table)
             if info is None:
                 continue
+            selected = _selected(node)
+            taken, known = (used_cols - only_sorting, explained_outside_sort) if selected else (used_cols, explained)
+            siblings: set[tuple[str, str]] = set()
+            if selected and node.find_ancestor(exp.AggFunc) is not None:
+                # another aggregate's column the question names ("minimum and maximum age": MIN(x), MAX(age))
+                siblings = only_aggregated - {key}
+                taken = taken - only_aggregated
             better = []
             for other in info.columns:
-                if (table.casefold(), other.name.casefold()) in used_cols:
+                other_key = (table.casefold(), other.name.casefold())
+                if other_key in taken | {key}:
                     continue
-                unexplained = named(table, other.name) - explained
+                unexplained = named(table, other.name, said) - (set() if other_key in siblings else known)
                 if unexplained:
                     better.append((len(unexplained), other.name, sorted(unexplained)))
             if not better:
@@ -664,23 +797,25 @@ class _Checker:
             better.sort(key=lambda b: (-b[0], b[1]))
             reported.add(key)
             where = f"{table}.{column}"
-            said = ", ".join(repr(surface.get(w, w)) for w in better[0][2])
+            quoted = ", ".join(repr(w) for w in dict.fromkeys(surface.get(w, w) for w in better[0][2]))
+            unnamed = (f"the question names {where} once, and the SQL both returns and sorts by it" if naming
+                       else f"no word of the question names {where}")
+            how = "use" if (table.casefold(), better[0][1].casefold()) not in used_cols else "use there"
             self.add("question_mismatch", "Warning",
-                     f"no word of the question names {where}; the question's {said} names "
-                     f"{table}.{better[0][1]}, which the SQL does not use",
+                     f"{unnamed}; the question's {quoted} names {table}.{better[0][1]}, which the SQL does not {how}",
                      ", ".join(f"{table}.{b[1]}" for b in better[:SUGGESTIONS]), node.this, where)
             found.append(self.findings.pop())
         return found
 
     def _compared_literals(self, question_text: str) -> Iterator[tuple[exp.Expression, str]]:
-        """(column node, literal) of every comparison with a literal (text or number) that occurs in the question."""
+        """(column node, literal) of every comparison with a text literal that occurs in the question."""
         for cmp in self.statement.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like):
             if isinstance(cmp, exp.In):
                 pairs = [(cmp.this, v) for v in cmp.expressions]
             else:
                 pairs = [(cmp.this, cmp.expression), (cmp.expression, cmp.this)]
             for column, value_node in pairs:
-                value = value_node.this if isinstance(value_node, exp.Literal) else self._string(value_node)
+                value = self._string(value_node)  # a number of the question fits many numeric columns
                 needle = normalize(value).strip("%") if isinstance(value, str) else ""
                 if needle and needle in question_text:
                     yield column, str(value)
@@ -750,23 +885,37 @@ class _Checker:
                          f"{place[0]}.{place[1]}")
 
     def check_values(self) -> None:
-        for cmp in self.statement.find_all(exp.EQ, exp.NEQ, exp.In):
+        """Literals compared with a column (``=``, ``<>``, ``IN``, ``LIKE``) against what the column can
+        hold: its type (:meth:`check_literal_type`) and its observed values (:meth:`check_value`)."""
+        for cmp in self.statement.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like):
             negated = isinstance(cmp, exp.NEQ) or isinstance(cmp.parent, exp.Not)
             if isinstance(cmp, exp.In):
                 column, values = cmp.this, list(cmp.expressions)
             else:
                 left, right = cmp.this, cmp.expression
-                if self._string(right) is not None:
+                if self._string(right) is not None or _is_numeral(right):
                     column, values = left, [right]
-                elif self._string(left) is not None:
+                elif self._string(left) is not None or _is_numeral(left):
                     column, values = right, [left]
                 else:
                     continue
             place = self._resolve(column)
             if place is None:
                 continue
+            numerals = [v for v in values if _is_numeral(v)]
+            if numerals:  # a number compared with a text column whose whole vocabulary lacks it
+                col_facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
+                if col_facts is not None and col_facts.complete and self._is_text(place) and \
+                        not isinstance(cmp, exp.Like):
+                    for value_node in numerals:
+                        number = float(value_node.name)
+                        if not any(_is_number(v) and float(v) == number for v in col_facts.values):
+                            self.check_value(place, value_node.name, value_node, col_facts, negated)
+                values = [v for v in values if not _is_numeral(v)]
+            if self.check_literal_type(place, values, negated, like=isinstance(cmp, exp.Like)):
+                continue
             col_facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
-            if col_facts is None or not col_facts.values:
+            if isinstance(cmp, exp.Like) or col_facts is None or not col_facts.values:
                 continue
             for value_node in values:
                 value = self._string(value_node)
@@ -774,21 +923,267 @@ class _Checker:
                     continue
                 self.check_value(place, value, value_node, col_facts, negated)
 
+    def _is_numeric(self, place: tuple[str, str]) -> bool:
+        """True when a column holds numbers: the values its Evidence shows, if any, are all numbers,
+        and its declared type is of the number family (SQLite's INTEGER/REAL/NUMERIC affinities,
+        :func:`~evoonto.sources.joins.type_family`) or its Evidence's minimum and maximum are numbers
+        (numbers stored as text)."""
+        info = self.table(place[0])
+        column = info.column(place[1]) if info is not None else None
+        if column is None:
+            return False
+        facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
+        if facts is not None and not all(_is_number(v) for v in facts.values):
+            return False
+        if type_family(column.declared_type) == "number":
+            return True
+        # numbers stored as text: the Evidence's smallest and largest values are both numbers
+        return facts is not None and facts.low is not None and facts.high is not None
+
+    def check_literal_type(self, place: tuple[str, str], values: list[exp.Expression], negated: bool, *,
+                           like: bool) -> bool:
+        """``type_mismatch`` when a text literal that is no number is compared with a numeric column
+        (``=``/``IN``/``LIKE``: never true, a Violation; ``<>``/``NOT IN``: always true, a Warning).
+        For ``LIKE`` the pattern contradicts when it holds a letter. True when one was reported."""
+        if not self._is_numeric(place):
+            return False
+        for value_node in values:
+            value = self._string(value_node)
+            if value is None:
+                continue
+            wrong = any(ch.isalpha() for ch in value) if like else not _is_number(value.strip())
+            if not wrong:
+                continue
+            where = f"{place[0]}.{place[1]}"
+            self.contradicted.add(place)
+            others = self._holders(place, value)
+            self.add("type_mismatch", "Warning" if negated else "Violation",
+                     f"{where} holds numbers; the text {_quote(value)} never "
+                     f"{'matches' if like else 'equals'} one" + (f" ({_quote(value)} is a value of "
+                                                                  f"{', '.join(others)})" if others else ""),
+                     ", ".join(others) or "compare a text column, or a number", value_node, where)
+            return True
+        return False
+
+    def _number(self, node: exp.Expression | None) -> float | None:
+        """The number a literal (or a string literal holding a number) stands for, else None."""
+        if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+            inner = self._number(node.this)
+            return -inner if inner is not None else None
+        if not isinstance(node, exp.Literal):
+            return None
+        return _float(node.this.strip()) if isinstance(node.this, str) else None
+
+    def check_ranges(self) -> None:
+        """``out_of_range`` (Warning): a numeric column compared with numbers outside the range its
+        Evidence observed (``evo:minValue``..``evo:maxValue``), so that the condition holds for no row
+        (``= 1980`` where the values run 9..46) or for every row (``< 2008`` where they run 1..20)."""
+        flips = {"gt": "lt", "lt": "gt", "gte": "lte", "lte": "gte"}
+        for cmp in self.statement.find_all(exp.EQ, exp.In, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between):
+            if cmp.find_ancestor(exp.Not) is not None:
+                continue
+            kind = cmp.key
+            if isinstance(cmp, exp.In):
+                column, numbers = cmp.this, [self._number(v) for v in cmp.expressions]
+            elif isinstance(cmp, exp.Between):
+                column, numbers = cmp.this, [self._number(cmp.args.get("low")), self._number(cmp.args.get("high"))]
+            elif isinstance(cmp.this, exp.Column):
+                column, numbers = cmp.this, [self._number(cmp.expression)]
+            else:
+                column, numbers = cmp.expression, [self._number(cmp.this)]
+                kind = flips.get(kind, kind)
+            if not isinstance(column, exp.Column) or not numbers or any(n is None for n in numbers):
+                continue
+            place = self._resolve(column)
+            if place is None or not self._is_numeric(place):
+                continue
+            facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
+            if facts is None or facts.low is None or facts.high is None:
+                continue
+            low, high = facts.low, facts.high
+            verdict = _range_verdict(kind, [n for n in numbers if n is not None], low, high)
+            if verdict is None:
+                continue
+            where = f"{place[0]}.{place[1]}"
+            self.contradicted.add(place)
+            self.add("out_of_range", "Warning",
+                     f"{where} holds {_plain(low)}..{_plain(high)} (Evidence), so "
+                     f"{cmp.sql(dialect=self.dialect)} holds for {verdict} row",
+                     "compare the column whose values this range fits",
+                     column.parent if isinstance(column.parent, exp.Expression) else column, where)
+
+    def _holders(self, place: tuple[str, str], value: str) -> list[str]:
+        """``table.column`` of the other columns of ``place``'s table whose observed values (Evidence)
+        hold ``value`` (case-insensitively), at most :data:`SUGGESTIONS`."""
+        info = self.table(place[0])
+        if info is None:
+            return []
+        wanted = value.casefold()
+        out = []
+        for other in info.columns:
+            if other.name.casefold() == place[1].casefold():
+                continue
+            facts = self.facts.columns.get((self.schema.id, info.name.casefold(), other.name.casefold()))
+            if facts is not None and any(v.casefold() == wanted for v in facts.values):
+                out.append(f"{info.name}.{other.name}")
+        return out[:SUGGESTIONS]
+
     def check_value(self, place: tuple[str, str], value: str, node: exp.Expression, col: ColumnFacts,
                     negated: bool) -> None:
         where = f"{place[0]}.{place[1]}"
         near = _nearest(value, col.values)
         suggestion = ", ".join(_quote(v) for v in near) or None
+        same_case = [v for v in col.values if v.casefold() == value.casefold()]
+        others = [] if same_case else self._holders(place, value)
         if col.complete:
+            if not same_case:
+                self.contradicted.add(place)
+            elsewhere = f"; it is a value of {', '.join(others)}" if others else ""
             self.add("unseen_value", "Warning" if negated else "Violation",
-                     f"{where} never holds {_quote(value)} ({len(col.values)} values observed: the whole vocabulary)",
-                     suggestion, node, where)
-        else:
-            same_case = [v for v in col.values if v.casefold() == value.casefold()]
-            if same_case:
-                self.add("value_case", "Warning",
-                         f"{where} holds {_quote(same_case[0])}, not {_quote(value)} (comparisons are case-sensitive)",
-                         _quote(same_case[0]), node, where)
+                     f"{where} never holds {_quote(value)} ({len(col.values)} values observed: the whole "
+                     f"vocabulary){elsewhere}", ", ".join(others) if others and not near else suggestion, node, where)
+        elif same_case:
+            self.add("value_case", "Warning",
+                     f"{where} holds {_quote(same_case[0])}, not {_quote(value)} (comparisons are case-sensitive)",
+                     _quote(same_case[0]), node, where)
+        elif others:
+            self.contradicted.add(place)
+            self.add("value_elsewhere", "Warning",
+                     f"{_quote(value)} is a value of {', '.join(others)}, and not among the {len(col.values)} "
+                     f"values observed in {where}", ", ".join(others), node, where)
+
+    # -- select lists and grouping -----------------------------------------------------------
+
+    def _own_columns(self, select: exp.Select, nodes: Iterable[exp.Expression]) -> list[exp.Column]:
+        """Column nodes under ``nodes`` that belong to ``select`` itself (not to a subquery)."""
+        return [c for n in nodes for c in n.find_all(exp.Column) if c.find_ancestor(exp.Select) is select]
+
+    def _unique(self, table: str, columns: Iterable[str]) -> bool:
+        graph = self.facts.joins
+        return graph is not None and graph.is_unique(TableRef(self.schema.id, table), columns)
+
+    def _check_fixed_selection(self, sel: exp.Select, returned: dict[tuple[str, str], exp.Column]) -> None:
+        """``selects_filter_value`` (Warning): the select list returns a column that the WHERE clause
+        fixes to literals (``=``/``IN``, not alternated with a condition on another column), so the
+        result shows back values the SQL already states; usually another column is asked for."""
+        where = sel.args.get("where")
+        if where is None or not returned:
+            return
+        for cmp in where.find_all(exp.EQ, exp.In):
+            if cmp.find_ancestor(exp.Select) is not sel or cmp.find_ancestor(exp.Not) is not None:
+                continue
+            column = cmp.this if isinstance(cmp.this, exp.Column) else cmp.expression
+            others = cmp.expressions if isinstance(cmp, exp.In) else \
+                [cmp.expression if column is cmp.this else cmp.this]
+            if not isinstance(column, exp.Column) or not others or not all(
+                    _is_numeral(o) or self._string(o) is not None for o in others):
+                continue
+            place = self._resolve(column)
+            key = (place[0].casefold(), place[1].casefold()) if place is not None else None
+            if place is None or key not in returned:
+                continue
+            alternatives = [o for o in (cmp.find_ancestor(exp.Or),) if o is not None]
+            node = cmp
+            while alternatives:
+                branch_columns = {self._resolve(c) for c in alternatives[0].find_all(exp.Column)
+                                  if id(c) not in self.string_columns}
+                if branch_columns - {place}:
+                    break  # alternated with a condition on another column: not fixed
+                node = alternatives[0]
+                alternatives = [o for o in (node.find_ancestor(exp.Or),) if o is not None]
+            else:
+                where_text = f"{place[0]}.{place[1]}"
+                fixed = others[0].sql(dialect=self.dialect) + (" …" if len(others) > 1 or node is not cmp else "")
+                self.add("selects_filter_value", "Warning",
+                         f"{where_text} is returned, but the WHERE clause fixes it to {fixed}",
+                         "return the column the question asks for", returned[key].this, where_text)
+                del returned[key]
+
+    def check_grouping(self) -> None:
+        """Per SELECT: ``repeated_column`` (Warning) when the select list shows one column twice (the
+        second is usually meant to be another); with GROUP BY, ``ungrouped_column`` (Warning) for a
+        select-list column outside any aggregate that the groups do not determine (not grouped, and
+        its table's unique key is neither grouped nor equal to a grouped column: the database shows
+        one arbitrary row's value, or refuses), and ``group_by_unique`` (Warning) when a one-table
+        SELECT that aggregates groups by a unique key of the table (every group is one row)."""
+        for sel in self.statement.find_all(exp.Select):
+            bare: list[tuple[tuple[str, str], exp.Column]] = []
+            seen: dict[tuple[str, str], exp.Column] = {}
+            for item in sel.expressions:
+                target = item.this if isinstance(item, exp.Alias) else item
+                if isinstance(target, exp.Column):
+                    place = self._resolve(target)
+                    if place is None:
+                        continue
+                    key = (place[0].casefold(), place[1].casefold())
+                    if key in seen:
+                        where = f"{place[0]}.{place[1]}"
+                        self.add("repeated_column", "Warning", f"the select list shows {where} twice",
+                                 "select another column, or drop the repeat", target.this, where)
+                    seen[key] = target
+                for column in self._own_columns(sel, [item]):
+                    agg = column.find_ancestor(exp.AggFunc)
+                    if agg is None or agg.find_ancestor(exp.Select) is not sel:
+                        place = self._resolve(column)
+                        if place is not None:
+                            bare.append((place, column))
+            self._check_fixed_selection(sel, seen)
+            group = sel.args.get("group")
+            if group is None or not group.expressions:
+                continue
+            grouped_nodes = [g for g in group.expressions if isinstance(g, exp.Column)]
+            if len(grouped_nodes) != len(group.expressions):
+                continue  # grouped by an expression or position: not followed
+            grouped = [place for place in (self._resolve(g) for g in grouped_nodes) if place is not None]
+            if len(grouped) != len(grouped_nodes):
+                continue
+            keys = {(t.casefold(), c.casefold()) for t, c in grouped}
+            # columns equal to a grouped column (join conditions, equality filters) are grouped too
+            for eq in sel.find_all(exp.EQ):
+                if eq.find_ancestor(exp.Select) is not sel:
+                    continue
+                if isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Column):
+                    a, b = self._resolve(eq.this), self._resolve(eq.expression)
+                    if a is not None and b is not None:
+                        ka, kb = (a[0].casefold(), a[1].casefold()), (b[0].casefold(), b[1].casefold())
+                        if ka in keys or kb in keys:
+                            keys |= {ka, kb}
+            by_table: dict[str, set[str]] = {}
+            for t, c in keys:
+                by_table.setdefault(t, set()).add(c)
+            names = {t.casefold(): t for t, _c in self.used}
+            determined = {t for t, cols in by_table.items() if self._unique(names.get(t, t), cols)}
+            reported: set[tuple[str, str]] = set()
+            for place, column in bare:
+                key = (place[0].casefold(), place[1].casefold())
+                if key in keys or key[0] in determined or key in reported:
+                    continue
+                reported.add(key)
+                where = f"{place[0]}.{place[1]}"
+                shown = ", ".join(g.sql(dialect=self.dialect) for g in grouped_nodes)
+                self.add("ungrouped_column", "Warning",
+                         f"{where} is selected outside an aggregate but the groups ({shown}) do not determine it: "
+                         "each group shows one arbitrary row's value",
+                         f"GROUP BY {where}, or aggregate it", column.this, where)
+            for agg in sel.find_all(exp.Min, exp.Max, exp.Avg):
+                arg = agg.this
+                if agg.find_ancestor(exp.Select) is not sel or not isinstance(arg, exp.Column):
+                    continue
+                place = self._resolve(arg)
+                if place is not None and (place[0].casefold(), place[1].casefold()) in keys:
+                    where = f"{place[0]}.{place[1]}"
+                    name = type(agg).__name__.upper()
+                    self.add("grouped_aggregate", "Warning",
+                             f"{name}({where}) of a grouped column is the group's own value",
+                             "aggregate another column", arg.this, where)
+            tables = [t for t in sel.find_all(exp.Table) if t.find_ancestor(exp.Select) is sel]
+            aggregates = any(a.find_ancestor(exp.Select) is sel for a in sel.find_all(exp.AggFunc))
+            if len(tables) == 1 and not sel.args.get("joins") and aggregates and determined:
+                where = ", ".join(g.sql(dialect=self.dialect) for g in grouped_nodes)
+                self.add("group_by_unique", "Warning",
+                         f"GROUP BY {where}: a unique key of {tables[0].name}, so every group is one row "
+                         "and each aggregate sees one value", "group by the column the question groups by",
+                         grouped_nodes[0].this, where)
 
     # -- views ----------------------------------------------------------------------------------
 

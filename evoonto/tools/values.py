@@ -122,9 +122,9 @@ def value_key(text: str) -> str:
 
 
 def _is_text_column(declared_type: str) -> bool:
-    from evoonto.sources.joins import _family
+    from evoonto.sources.joins import type_family
 
-    return _family(declared_type) in ("text", "any")
+    return type_family(declared_type) in ("text", "any")
 
 
 def source_fingerprint(sources: Mapping[str, Any], bounds: ValueBounds) -> str:

@@ -40,11 +40,11 @@ def folder(tmp_path: Path) -> Path:
 def test_value_join_is_found_on_a_csv_folder(folder: Path):
     with open_source(folder) as src:
         joins = discover_joins(src, IRIS)
-    found = {(j.left_table, j.left_column, j.right_table, j.right_column): j for j in joins}
+    found = {(j.child, *j.child_columns, j.parent, *j.parent_columns): j for j in joins}
     owner = found.get(("tickets", "owner", "staff", "full_name")) or found.get(
         ("tickets", "owner", "staff-backup", "full_name"))
     assert owner is not None, sorted(found)
-    assert owner.inclusion == 1.0 and owner.right_unique and owner.evidence is not None
+    assert owner.inclusion == 1.0 and owner.parent_unique and owner.evidence is not None
     assert any(k[:2] == ("tickets", "opened_by") for k in found)
     # status values are not a subset of any unique column; the copies are not joined to each other
     assert not any(k[:2] == ("tickets", "status") for k in found)
@@ -61,7 +61,7 @@ def test_insightbench_flag_14_assigned_to_joins_its_sysuser_table(tmp_path: Path
         (data / name).write_bytes((csvs / name).read_bytes())
     with open_source(data) as src:
         joins = discover_joins(src, IRIS)
-    paths = {j.join_path: j for j in joins}
+    paths = {j.condition(): j for j in joins}
     join = paths.get("flag-14.assigned_to = flag-14-sysuser.name")
     assert join is not None, sorted(paths)
     assert join.inclusion == 1.0

@@ -36,10 +36,10 @@ def _make(path: Path) -> Path:
 def test_plain_key_with_case_different_names_is_joined(tmp_path: Path):
     with open_source(_make(tmp_path / "finrev.sqlite")) as src:
         joins = discover_joins(src, IRIS)
-    found = {(j.left_table, j.left_column, j.right_table, j.right_column): j for j in joins}
+    found = {(j.child, *j.child_columns, j.parent, *j.parent_columns): j for j in joins}
     join = found.get(("FINREV_FED_17", "state_code", "FINREV_FED_KEY_17", "State_Code"))
     assert join is not None, sorted(found)
-    assert join.inclusion == 1.0 and join.right_unique and join.evidence is not None
+    assert join.inclusion == 1.0 and join.parent_unique and join.evidence is not None
     # the reverse direction (right side repeats its values) is not reported
     assert ("FINREV_FED_KEY_17", "State_Code", "FINREV_FED_17", "state_code") not in found
 
@@ -55,5 +55,5 @@ def test_one_to_one_pair_is_reported_once(tmp_path: Path):
     con.close()
     with open_source(path) as src:
         joins = discover_joins(src, IRIS)
-    pairs = [frozenset({(j.left_table, j.left_column), (j.right_table, j.right_column)}) for j in joins]
+    pairs = [frozenset({(j.child, *j.child_columns), (j.parent, *j.parent_columns)}) for j in joins]
     assert pairs.count(frozenset({("a", "item_code"), ("b", "Item_Code")})) == 1, pairs
