@@ -179,12 +179,20 @@ def bind_sql(template: str, arguments: dict[str, Any], dialect: str | None = Non
     """The SQL of ``template`` with each ``:name`` placeholder replaced by a literal node.
 
     Raises:
-        ToolArgumentError: the template does not parse or uses a placeholder without an argument.
+        ToolArgumentError: the template is longer than the read-only guard accepts
+            (:data:`evoonto.sources.guard.MAX_SQL_CHARS` characters; refused before it is parsed, since
+            parsing a statement that will be refused anyway can take seconds), does not parse, or uses a
+            placeholder without an argument.
     """
     import sqlglot
     from sqlglot import exp
     from sqlglot.errors import SqlglotError
 
+    from evoonto.sources.guard import MAX_SQL_CHARS
+
+    if len(template) > MAX_SQL_CHARS:
+        raise ToolArgumentError(
+            f"declared SQL template is {len(template):,} characters long, the limit is {MAX_SQL_CHARS:,}")
     try:
         tree = sqlglot.parse_one(template, read=dialect)
     except SqlglotError as exc:
