@@ -380,9 +380,10 @@ def test_same_table_column_selects_filter_value(singers):
 
 
 def test_same_table_column_numbers_stored_as_text_and_value_words(singers):
-    # a TEXT column whose Evidence shows only numbers (min and max are numbers) holds numbers
+    # a TEXT column whose Evidence shows only numbers (min and max are numbers) holds numbers; the
+    # declared type allows text the Evidence may not show, so a Warning
     found = check_sql(singers, "SELECT name FROM singer WHERE code = 'France'")
-    assert kinds(found) == [("type_mismatch", "Violation")] and found[0].subject == "singer.code"
+    assert kinds(found) == [("type_mismatch", "Warning")] and found[0].subject == "singer.code"
     assert check_sql(singers, "SELECT name FROM singer WHERE code = '105'") == []
     # a value the question says names its column where it is compared, not where it is sorted by
     question = "List the names of the singers from France by age."

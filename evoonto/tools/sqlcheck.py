@@ -51,9 +51,10 @@ Kinds (severity):
   column. A column a SELECT both returns and sorts by, while the question says its words once,
   counts as unnamed where it sorts. It catches "the right table, the wrong column", which no
   check against the schema alone can see.
-- ``type_mismatch``: a text literal that is no number compared with a numeric column (declared
-  type of the number family, Evidence values all numbers): Violation for ``=``/``IN``/``LIKE``
-  (never true), Warning for ``<>``/``NOT IN``; and (Warning) SUM/AVG of a text column, or a text
+- ``type_mismatch``: a text literal that is no number compared with a numeric column (Evidence
+  values all numbers): Violation for ``=``/``IN``/``LIKE`` (never true) when the declared type is of
+  the number family, else (numbers stored as text, the Evidence may not show every value) and for
+  ``<>``/``NOT IN`` a Warning; and (Warning) SUM/AVG of a text column, or a text
   column compared with a number by ``<``/``>``/``<=``/``>=``/BETWEEN (a column counts as text when
   its declared type has SQLite's TEXT affinity and the values its Evidence shows are not all numbers).
 - ``missing_constraint`` (the Constraint's severity; only Violation-severity Constraints are
@@ -757,6 +758,9 @@ class _Checker:
         # sorted by, while "net worth" names a column the SQL does not use)
         returned = {(id(n.find_ancestor(exp.Select)), t.casefold(), c.casefold()) for t, c, n in self.places
                     if _selected(n)}
+        # likewise a column a SELECT both returns and filters on: the return counts as unnamed
+        filtered = {(id(n.find_ancestor(exp.Select)), t.casefold(), c.casefold()) for t, c, n in self.places
+                    if n.find_ancestor(exp.Where) is not None}
         # a literal of the question explains the column compared with it, unless its values or type
         # contradict the literal (then the column is the suspect)
         literal_columns = {place for place in (self._resolve(col) for col, _v in self._compared_literals(text))
@@ -766,9 +770,11 @@ class _Checker:
         for table, column, node in self.places:
             key = (table.casefold(), column.casefold())
             naming = named_there(table, column, node)
-            resorted = node.find_ancestor(exp.Order) is not None and \
-                (id(node.find_ancestor(exp.Select)), *key) in returned and max((times.get(w, 1) for w in naming),
-                                                                                default=0) <= 1
+            scope_key = (id(node.find_ancestor(exp.Select)), *key)
+            once = max((times.get(w, 1) for w in naming), default=0) <= 1
+            resorted = once and (node.find_ancestor(exp.Order) is not None and scope_key in returned
+                                 or _selected(node) and node.find_ancestor(exp.AggFunc) is None
+                                 and scope_key in filtered)
             if key in reported or (table, column) in literal_columns or (naming and not resorted):
                 continue
             count = node.find_ancestor(exp.Count)
@@ -798,7 +804,8 @@ class _Checker:
             reported.add(key)
             where = f"{table}.{column}"
             quoted = ", ".join(repr(w) for w in dict.fromkeys(surface.get(w, w) for w in better[0][2]))
-            unnamed = (f"the question names {where} once, and the SQL both returns and sorts by it" if naming
+            unnamed = (f"the question names {where} once, and the SQL both returns and "
+                       f"{'sorts by' if node.find_ancestor(exp.Order) is not None else 'filters on'} it" if naming
                        else f"no word of the question names {where}")
             how = "use" if (table.casefold(), better[0][1].casefold()) not in used_cols else "use there"
             self.add("question_mismatch", "Warning",
@@ -947,6 +954,10 @@ class _Checker:
         For ``LIKE`` the pattern contradicts when it holds a letter. True when one was reported."""
         if not self._is_numeric(place):
             return False
+        info = self.table(place[0])
+        column = info.column(place[1]) if info is not None else None
+        # declared numeric: a Violation; numbers stored as text (only the Evidence says so): a Warning
+        declared = column is not None and type_family(column.declared_type) == "number"
         for value_node in values:
             value = self._string(value_node)
             if value is None:
@@ -957,7 +968,7 @@ class _Checker:
             where = f"{place[0]}.{place[1]}"
             self.contradicted.add(place)
             others = self._holders(place, value)
-            self.add("type_mismatch", "Warning" if negated else "Violation",
+            self.add("type_mismatch", "Violation" if declared and not negated else "Warning",
                      f"{where} holds numbers; the text {_quote(value)} never "
                      f"{'matches' if like else 'equals'} one" + (f" ({_quote(value)} is a value of "
                                                                   f"{', '.join(others)})" if others else ""),
