@@ -72,6 +72,7 @@ check costs one parse and a walk (a few milliseconds on Spider-sized ontologies)
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 import threading
@@ -502,6 +503,12 @@ def _negated(node: exp.Expression) -> bool:
     return isinstance(node.parent, exp.NEQ) or node.find_ancestor(exp.Not) is not None
 
 
+@functools.lru_cache(maxsize=8192)
+def _related_stems(word: str) -> frozenset[str]:
+    """:meth:`Lexicon.related_stems` of the packaged lexicon (immutable), cached per word."""
+    return frozenset(Lexicon.packaged().related_stems(word))
+
+
 def _is_numeral(node: exp.Expression) -> bool:
     """True for a number literal (``8``, ``1.5``; not ``'8'``)."""
     return isinstance(node, exp.Literal) and not node.is_string
@@ -709,13 +716,12 @@ class _Checker:
             return []
         text = normalize(question)
         surface: dict[str, str] = {}  # stemmed token -> the question's word, for the message
-        lexicon = Lexicon.packaged()
         related: set[str] = set()
         for word in question_words(question):
             for token in tokenize(word):
                 surface.setdefault(token, word)
             if tokenize(word):  # cue words and synonyms name data words ("youngest" -> age, birth)
-                related |= lexicon.related_stems(word.casefold())
+                related |= _related_stems(word.casefold())
         words, values = self.facts.column_words, self.facts.value_words
         sid = self.schema.id
 
