@@ -722,6 +722,9 @@ class _Checker:
                 surface.setdefault(token, word)
             if tokenize(word):  # cue words and synonyms name data words ("youngest" -> age, birth)
                 related |= _related_stems(word.casefold())
+        # the words that may propose another column: said by the question, and not numbers (a number
+        # of the question fits many columns: "1" in "grades 1 through 12" names no AdmEmail1)
+        proposing = {w for w in said if not w.isdigit()}
         words, values = self.facts.column_words, self.facts.value_words
         sid = self.schema.id
 
@@ -801,7 +804,7 @@ class _Checker:
                 other_key = (table.casefold(), other.name.casefold())
                 if other_key in taken | {key}:
                     continue
-                unexplained = named(table, other.name, said) - (set() if other_key in siblings else known)
+                unexplained = named(table, other.name, proposing) - (set() if other_key in siblings else known)
                 if unexplained:
                     better.append((len(unexplained), other.name, sorted(unexplained)))
             if not better:
