@@ -37,6 +37,8 @@ Kinds (severity):
 - ``group_by_unique`` (Warning): a one-table SELECT that aggregates and groups by a unique key (every
   group is one row).
 - ``grouped_aggregate`` (Warning): MIN/MAX/AVG of a column the SELECT groups by (the group's own value).
+- ``count_skips_nulls`` (Warning; only when the question is given): ``COUNT(col)`` of a column whose
+  Evidence shows NULLs, while no word of the question names it (the count drops those rows).
 - ``selects_filter_value`` (Warning): the select list returns a column the WHERE clause fixes to
   literals (``=``/``IN``), so the rows show back what the SQL states.
 - ``view_for_base`` (Warning): the statement reads a view (``evo:isView``) only through columns
@@ -118,6 +120,7 @@ class ColumnFacts:
         complete: the values are the column's whole vocabulary (as many as ``distinct``).
         low, high: the smallest and largest value observed (``evo:minValue``/``evo:maxValue``) when
             both are numbers, else None.
+        nulls: the share of NULL values observed (``evo:nullFraction``), or None.
     """
 
     values: tuple[str, ...]
@@ -125,6 +128,7 @@ class ColumnFacts:
     complete: bool
     low: float | None = None
     high: float | None = None
+    nulls: float | None = None
 
 
 @dataclass(frozen=True)
@@ -216,17 +220,19 @@ def _read_facts(ontology: Any) -> CheckFacts:
             for c in t.columns:
                 where[str(c.iri)] = (s.id, t.name, c.name)
     # value vocabularies: Evidence with a distinct count behind a column's Mapping
-    evidence: dict[tuple[str, str], tuple[int | None, set[str], tuple[float | None, float | None]]] = {}
-    for row in select(ontology, """SELECT ?col ?e ?dc ?v ?lo ?hi WHERE {
+    evidence: dict[tuple[str, str], tuple[int | None, set[str], tuple[float | None, float | None, float | None]]]
+    evidence = {}
+    for row in select(ontology, """SELECT ?col ?e ?dc ?v ?lo ?hi ?nf WHERE {
             ?m a evo:Mapping ; evo:column ?col ; prov:wasDerivedFrom ?e .
             ?e evo:distinctCount ?dc . OPTIONAL { ?e evo:sampleValue ?v }
-            OPTIONAL { ?e evo:minValue ?lo ; evo:maxValue ?hi } }"""):
+            OPTIONAL { ?e evo:minValue ?lo ; evo:maxValue ?hi } OPTIONAL { ?e evo:nullFraction ?nf } }"""):
         key = (row["col"], row["e"])
-        count, values, _range = evidence.setdefault(
-            key, (_int(row.get("dc")), set(), (_float(row.get("lo")), _float(row.get("hi")))))
+        count, values, _stats = evidence.setdefault(
+            key, (_int(row.get("dc")), set(),
+                  (_float(row.get("lo")), _float(row.get("hi")), _float(row.get("nf")))))
         if "v" in row:
             values.add(row["v"])
-    for (col, _e), (count, values, (low, high)) in evidence.items():
+    for (col, _e), (count, values, (low, high, nulls)) in evidence.items():
         place = where.get(col)
         if place is None:
             continue
@@ -236,7 +242,7 @@ def _read_facts(ontology: Any) -> CheckFacts:
         if known is None or (complete, len(values)) > (known.complete, len(known.values)):
             bounded = low is not None and high is not None
             facts.columns[column_key] = ColumnFacts(tuple(sorted(values)), count, complete,
-                                                    low if bounded else None, high if bounded else None)
+                                                    low if bounded else None, high if bounded else None, nulls)
     # Term labels per table (suggestions for unknown tables)
     for row in select(ontology, """SELECT ?tbl ?label WHERE {
             ?m a evo:Mapping ; evo:table ?tbl ; evo:mapsTerm ?t . ?t skos:prefLabel ?label }"""):
@@ -788,7 +794,18 @@ class _Checker:
                 continue
             count = node.find_ancestor(exp.Count)
             if count is not None and not isinstance(count.this, exp.Distinct):
-                continue  # COUNT(col) counts rows; its column is rarely named (COUNT(DISTINCT col) counts values)
+                # COUNT(col) counts rows, and its column is rarely named; but it skips the rows where the
+                # column is NULL, which the question does not ask for when it names no such column
+                col_facts = self.facts.columns.get((sid, table.casefold(), column.casefold()))
+                if count.this is node and not naming and col_facts is not None and (col_facts.nulls or 0) > 0:
+                    where = f"{table}.{column}"
+                    self.add("count_skips_nulls", "Warning",
+                             f"COUNT({where}) skips the {col_facts.nulls:.0%} of rows where it is NULL, and no "
+                             "word of the question names it", "COUNT(*), or COUNT of a key column", node.this,
+                             where)
+                    found.append(self.findings.pop())
+                    reported.add(key)
+                continue
             info = self.table(table)
             if info is None:
                 continue
