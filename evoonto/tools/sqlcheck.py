@@ -37,6 +37,8 @@ Kinds (severity):
 - ``group_by_unique`` (Warning): a one-table SELECT that aggregates and groups by a unique key (every
   group is one row).
 - ``grouped_aggregate`` (Warning): MIN/MAX/AVG of a column the SELECT groups by (the group's own value).
+- ``count_skips_nulls`` (Warning; only when the question is given): ``COUNT(col)`` of a column whose
+  Evidence shows NULLs, while no word of the question names it (the count drops those rows).
 - ``selects_filter_value`` (Warning): the select list returns a column the WHERE clause fixes to
   literals (``=``/``IN``), so the rows show back what the SQL states.
 - ``view_for_base`` (Warning): the statement reads a view (``evo:isView``) only through columns
@@ -51,9 +53,10 @@ Kinds (severity):
   column. A column a SELECT both returns and sorts by, while the question says its words once,
   counts as unnamed where it sorts. It catches "the right table, the wrong column", which no
   check against the schema alone can see.
-- ``type_mismatch``: a text literal that is no number compared with a numeric column (declared
-  type of the number family, Evidence values all numbers): Violation for ``=``/``IN``/``LIKE``
-  (never true), Warning for ``<>``/``NOT IN``; and (Warning) SUM/AVG of a text column, or a text
+- ``type_mismatch``: a text literal that is no number compared with a numeric column (Evidence
+  values all numbers): Violation for ``=``/``IN``/``LIKE`` (never true) when the declared type is of
+  the number family, else (numbers stored as text, the Evidence may not show every value) and for
+  ``<>``/``NOT IN`` a Warning; and (Warning) SUM/AVG of a text column, or a text
   column compared with a number by ``<``/``>``/``<=``/``>=``/BETWEEN (a column counts as text when
   its declared type has SQLite's TEXT affinity and the values its Evidence shows are not all numbers).
 - ``missing_constraint`` (the Constraint's severity; only Violation-severity Constraints are
@@ -71,6 +74,7 @@ check costs one parse and a walk (a few milliseconds on Spider-sized ontologies)
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 import threading
@@ -116,6 +120,7 @@ class ColumnFacts:
         complete: the values are the column's whole vocabulary (as many as ``distinct``).
         low, high: the smallest and largest value observed (``evo:minValue``/``evo:maxValue``) when
             both are numbers, else None.
+        nulls: the share of NULL values observed (``evo:nullFraction``), or None.
     """
 
     values: tuple[str, ...]
@@ -123,6 +128,7 @@ class ColumnFacts:
     complete: bool
     low: float | None = None
     high: float | None = None
+    nulls: float | None = None
 
 
 @dataclass(frozen=True)
@@ -214,17 +220,19 @@ def _read_facts(ontology: Any) -> CheckFacts:
             for c in t.columns:
                 where[str(c.iri)] = (s.id, t.name, c.name)
     # value vocabularies: Evidence with a distinct count behind a column's Mapping
-    evidence: dict[tuple[str, str], tuple[int | None, set[str], tuple[float | None, float | None]]] = {}
-    for row in select(ontology, """SELECT ?col ?e ?dc ?v ?lo ?hi WHERE {
+    evidence: dict[tuple[str, str], tuple[int | None, set[str], tuple[float | None, float | None, float | None]]]
+    evidence = {}
+    for row in select(ontology, """SELECT ?col ?e ?dc ?v ?lo ?hi ?nf WHERE {
             ?m a evo:Mapping ; evo:column ?col ; prov:wasDerivedFrom ?e .
             ?e evo:distinctCount ?dc . OPTIONAL { ?e evo:sampleValue ?v }
-            OPTIONAL { ?e evo:minValue ?lo ; evo:maxValue ?hi } }"""):
+            OPTIONAL { ?e evo:minValue ?lo ; evo:maxValue ?hi } OPTIONAL { ?e evo:nullFraction ?nf } }"""):
         key = (row["col"], row["e"])
-        count, values, _range = evidence.setdefault(
-            key, (_int(row.get("dc")), set(), (_float(row.get("lo")), _float(row.get("hi")))))
+        count, values, _stats = evidence.setdefault(
+            key, (_int(row.get("dc")), set(),
+                  (_float(row.get("lo")), _float(row.get("hi")), _float(row.get("nf")))))
         if "v" in row:
             values.add(row["v"])
-    for (col, _e), (count, values, (low, high)) in evidence.items():
+    for (col, _e), (count, values, (low, high, nulls)) in evidence.items():
         place = where.get(col)
         if place is None:
             continue
@@ -234,7 +242,7 @@ def _read_facts(ontology: Any) -> CheckFacts:
         if known is None or (complete, len(values)) > (known.complete, len(known.values)):
             bounded = low is not None and high is not None
             facts.columns[column_key] = ColumnFacts(tuple(sorted(values)), count, complete,
-                                                    low if bounded else None, high if bounded else None)
+                                                    low if bounded else None, high if bounded else None, nulls)
     # Term labels per table (suggestions for unknown tables)
     for row in select(ontology, """SELECT ?tbl ?label WHERE {
             ?m a evo:Mapping ; evo:table ?tbl ; evo:mapsTerm ?t . ?t skos:prefLabel ?label }"""):
@@ -501,6 +509,12 @@ def _negated(node: exp.Expression) -> bool:
     return isinstance(node.parent, exp.NEQ) or node.find_ancestor(exp.Not) is not None
 
 
+@functools.lru_cache(maxsize=8192)
+def _related_stems(word: str) -> frozenset[str]:
+    """:meth:`Lexicon.related_stems` of the packaged lexicon (immutable), cached per word."""
+    return frozenset(Lexicon.packaged().related_stems(word))
+
+
 def _is_numeral(node: exp.Expression) -> bool:
     """True for a number literal (``8``, ``1.5``; not ``'8'``)."""
     return isinstance(node, exp.Literal) and not node.is_string
@@ -708,13 +722,15 @@ class _Checker:
             return []
         text = normalize(question)
         surface: dict[str, str] = {}  # stemmed token -> the question's word, for the message
-        lexicon = Lexicon.packaged()
         related: set[str] = set()
         for word in question_words(question):
             for token in tokenize(word):
                 surface.setdefault(token, word)
             if tokenize(word):  # cue words and synonyms name data words ("youngest" -> age, birth)
-                related |= lexicon.related_stems(word.casefold())
+                related |= _related_stems(word.casefold())
+        # the words that may propose another column: said by the question, and not numbers (a number
+        # of the question fits many columns: "1" in "grades 1 through 12" names no AdmEmail1)
+        proposing = {w for w in said if not w.isdigit()}
         words, values = self.facts.column_words, self.facts.value_words
         sid = self.schema.id
 
@@ -757,6 +773,9 @@ class _Checker:
         # sorted by, while "net worth" names a column the SQL does not use)
         returned = {(id(n.find_ancestor(exp.Select)), t.casefold(), c.casefold()) for t, c, n in self.places
                     if _selected(n)}
+        # likewise a column a SELECT both returns and filters on: the return counts as unnamed
+        filtered = {(id(n.find_ancestor(exp.Select)), t.casefold(), c.casefold()) for t, c, n in self.places
+                    if n.find_ancestor(exp.Where) is not None}
         # a literal of the question explains the column compared with it, unless its values or type
         # contradict the literal (then the column is the suspect)
         literal_columns = {place for place in (self._resolve(col) for col, _v in self._compared_literals(text))
@@ -766,14 +785,27 @@ class _Checker:
         for table, column, node in self.places:
             key = (table.casefold(), column.casefold())
             naming = named_there(table, column, node)
-            resorted = node.find_ancestor(exp.Order) is not None and \
-                (id(node.find_ancestor(exp.Select)), *key) in returned and max((times.get(w, 1) for w in naming),
-                                                                                default=0) <= 1
+            scope_key = (id(node.find_ancestor(exp.Select)), *key)
+            once = max((times.get(w, 1) for w in naming), default=0) <= 1
+            resorted = once and (node.find_ancestor(exp.Order) is not None and scope_key in returned
+                                 or _selected(node) and node.find_ancestor(exp.AggFunc) is None
+                                 and scope_key in filtered)
             if key in reported or (table, column) in literal_columns or (naming and not resorted):
                 continue
             count = node.find_ancestor(exp.Count)
             if count is not None and not isinstance(count.this, exp.Distinct):
-                continue  # COUNT(col) counts rows; its column is rarely named (COUNT(DISTINCT col) counts values)
+                # COUNT(col) counts rows, and its column is rarely named; but it skips the rows where the
+                # column is NULL, which the question does not ask for when it names no such column
+                col_facts = self.facts.columns.get((sid, table.casefold(), column.casefold()))
+                if count.this is node and not naming and col_facts is not None and (col_facts.nulls or 0) > 0:
+                    where = f"{table}.{column}"
+                    self.add("count_skips_nulls", "Warning",
+                             f"COUNT({where}) skips the {col_facts.nulls:.0%} of rows where it is NULL, and no "
+                             "word of the question names it", "COUNT(*), or COUNT of a key column", node.this,
+                             where)
+                    found.append(self.findings.pop())
+                    reported.add(key)
+                continue
             info = self.table(table)
             if info is None:
                 continue
@@ -789,7 +821,7 @@ class _Checker:
                 other_key = (table.casefold(), other.name.casefold())
                 if other_key in taken | {key}:
                     continue
-                unexplained = named(table, other.name, said) - (set() if other_key in siblings else known)
+                unexplained = named(table, other.name, proposing) - (set() if other_key in siblings else known)
                 if unexplained:
                     better.append((len(unexplained), other.name, sorted(unexplained)))
             if not better:
@@ -798,7 +830,8 @@ class _Checker:
             reported.add(key)
             where = f"{table}.{column}"
             quoted = ", ".join(repr(w) for w in dict.fromkeys(surface.get(w, w) for w in better[0][2]))
-            unnamed = (f"the question names {where} once, and the SQL both returns and sorts by it" if naming
+            unnamed = (f"the question names {where} once, and the SQL both returns and "
+                       f"{'sorts by' if node.find_ancestor(exp.Order) is not None else 'filters on'} it" if naming
                        else f"no word of the question names {where}")
             how = "use" if (table.casefold(), better[0][1].casefold()) not in used_cols else "use there"
             self.add("question_mismatch", "Warning",
@@ -947,6 +980,10 @@ class _Checker:
         For ``LIKE`` the pattern contradicts when it holds a letter. True when one was reported."""
         if not self._is_numeric(place):
             return False
+        info = self.table(place[0])
+        column = info.column(place[1]) if info is not None else None
+        # declared numeric: a Violation; numbers stored as text (only the Evidence says so): a Warning
+        declared = column is not None and type_family(column.declared_type) == "number"
         for value_node in values:
             value = self._string(value_node)
             if value is None:
@@ -957,7 +994,7 @@ class _Checker:
             where = f"{place[0]}.{place[1]}"
             self.contradicted.add(place)
             others = self._holders(place, value)
-            self.add("type_mismatch", "Warning" if negated else "Violation",
+            self.add("type_mismatch", "Violation" if declared and not negated else "Warning",
                      f"{where} holds numbers; the text {_quote(value)} never "
                      f"{'matches' if like else 'equals'} one" + (f" ({_quote(value)} is a value of "
                                                                   f"{', '.join(others)})" if others else ""),
