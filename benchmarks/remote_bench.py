@@ -1,8 +1,8 @@
 """Benchmark of pushing to and reading back from a real Virtuoso 7 with its default result cap (issue 16).
 
-Builds Chinook (or ``--source DB``) with the offline builder, starts Virtuoso (Debian package
-``virtuoso-opensource-7-bin``) on a fresh database with ``ResultSetMaxRows`` = ``--cap`` (Virtuoso's
-default: 10,000), then measures (wall clock, seconds):
+Builds Chinook (or ``--source DB [DB …]``, one workspace over them all) with the offline builder,
+starts Virtuoso (Debian package ``virtuoso-opensource-7-bin``) on a fresh database with
+``ResultSetMaxRows`` = ``--cap`` (Virtuoso's default: 10,000), then measures (wall clock, seconds):
 
 - push:   ``push_verified`` of the base (chunked ``INSERT DATA``, per-graph counts verified)
 - read:   ``RemoteSparqlStore.triples`` of every graph (paged, ``--page-size`` rows per request), and
@@ -12,7 +12,7 @@ default: 10,000), then measures (wall clock, seconds):
 
 Usage::
 
-    python benchmarks/remote_bench.py [--source DB] [--cap 10000] [--page-size 10000] [--json]
+    python benchmarks/remote_bench.py [--source DB ...] [--cap 10000] [--page-size 10000] [--json]
 
 Exit status 1 when a graph read back differs from the workspace (the numbers are printed anyway).
 """
@@ -45,12 +45,13 @@ from evoonto.workspace import Workspace  # noqa: E402
 CHINOOK = ROOT.parent / "shared" / "data" / "chinook" / "Chinook_Sqlite.sqlite"
 
 
-def run(cap: int, page_size: int, db: Path = CHINOOK) -> dict:
-    """Build ``db``, push, read back and push one patch; returns the measurements (see the module docstring)."""
+def run(cap: int, page_size: int, dbs: tuple[Path, ...] = (CHINOOK,)) -> dict:
+    """Build ``dbs``, push, read back and push one patch; returns the measurements (see the module docstring)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "ws"
         Workspace.init(path, base_iri="https://example.org/evoonto/bench/", name="bench")
-        if cli(["build", "--source", str(db), "--workspace", str(path), "--no-progress"]) != 0:
+        sources = [arg for db in dbs for arg in ("--source", str(db))]
+        if cli(["build", *sources, "--workspace", str(path), "--no-progress"]) != 0:
             raise SystemExit("build failed")
         ws = Workspace.open(path)
         local = {n: ws.store.count(n) for n in GRAPH_NAMES}
@@ -70,7 +71,7 @@ def run(cap: int, page_size: int, db: Path = CHINOOK) -> dict:
             t0 = time.perf_counter()
             push_verified(ws, remote)
             patch_s = time.perf_counter() - t0
-    return {"source": db.name, "cap": cap, "page_size": page_size, "triples": local, "largest": largest,
+    return {"source": [db.name for db in dbs], "cap": cap, "page_size": page_size, "triples": local, "largest": largest,
             "one_select": one_select,
             "push_s": round(push_s, 2), "read_s": round(read_s, 2), "commit_push_s": round(patch_s, 2),
             "equal": equal, "load1": round(os.getloadavg()[0], 2)}
@@ -79,7 +80,8 @@ def run(cap: int, page_size: int, db: Path = CHINOOK) -> dict:
 def main() -> int:
     """Parse arguments, run, print; exit 1 when a graph read back differs."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", type=Path, default=CHINOOK, help="SQLite database to build (default Chinook)")
+    parser.add_argument("--source", type=Path, nargs="+", default=[CHINOOK],
+                        help="SQLite database(s) to build into one workspace (default Chinook)")
     parser.add_argument("--cap", type=int, default=10_000, help="Virtuoso ResultSetMaxRows (default 10,000)")
     parser.add_argument("--page-size", type=int, default=PAGE_SIZE, help=f"rows per page (default {PAGE_SIZE:,})")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -87,7 +89,7 @@ def main() -> int:
     if virtuoso_binaries() is None:
         print("Virtuoso is not installed (apt-get install virtuoso-opensource-7-bin)", file=sys.stderr)
         return 2
-    result = run(args.cap, args.page_size, args.source)
+    result = run(args.cap, args.page_size, tuple(args.source))
     if args.json:
         print(json.dumps(result))
     else:
