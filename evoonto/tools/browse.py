@@ -361,12 +361,16 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             # keys first, then schema order (SchemaLayout.table_columns), a hair apart so they stay
             # in that order after the score sort
             for rank_in_table, location in enumerate(layout.table_columns.get(table, ())):
+                doc = documents[layout.column_term[location]]
+                prior = 1.0 if location in doc.keys else TABLE_PRIOR  # keys: as relevant as their table
+                floor = prior * score - rank_in_table * 1e-9
                 if location not in groups:
-                    doc = documents[layout.column_term[location]]
-                    prior = 1.0 if location in doc.keys else TABLE_PRIOR  # keys: as relevant as their table
-                    groups[location] = {"score": prior * score - rank_in_table * 1e-9,
-                                        "doc": layout.column_term[location],
+                    groups[location] = {"score": floor, "doc": layout.column_term[location],
                                         "location": location, "values": [], "matched": False}
+                elif prior == 1.0 and groups[location]["score"] < floor:
+                    # a key's prior is a floor: a key that matched a query word weakly (a "uuid"
+                    # named "id" by the evidence) never ranks below the keys its table would get
+                    groups[location]["score"] = floor
     ordered = sorted(groups.values(), key=lambda g: (-g["score"], documents[g["doc"]].iri))
     # what naming every remaining column tersely would cost (a table line's own overhead included)
     tail_cost = {id(g): len(json.dumps(_quoted(g["location"].partition(".")[2]), ensure_ascii=False))
