@@ -200,3 +200,23 @@ def test_compact_key_matched_weakly_keeps_its_key_floor():
     text = " ".join(hit["label"] for hit in hits)
     assert '"name"' in text and '"uuid"' in text and '"attr0"' in text, text
     assert text.index('"uuid"') < text.index('"attr0"'), text
+
+
+def test_compact_prior_candidate_does_not_end_the_full_lines_of_later_matches():
+    """Issue 19: a candidate only its table's prior brought in (an unmatched key) is named in its
+    table's line; it no longer ends the full lines, so a later match still shows its matched value."""
+    from evoonto.tools.browse import browse
+    from evoonto.tools.index import SearchIndex
+    from evoonto.tools.settings import BrowseSettings
+
+    docs = [_column_doc("card", "name", "card name", "The name of the card.", 1),
+            _column_doc("card", "uuid", "uuid", "Universally unique key.", 2, key=True),
+            _column_doc("foreign_data", "language", "foreign language", "Language of a translated card.", 1)]
+    docs[2].add("value", "Italian")
+    docs[2].values = ["Italian"]
+    docs += [_column_doc("stats", f"attr{k}", f"attribute {k}", f"Attribute number {k}.", k) for k in range(150)]
+    docs.sort(key=lambda d: d.iri)
+    hits = browse(SearchIndex(docs), BrowseSettings(), "the name in Italian", kind="term",
+                  format="compact", budget=1200)
+    text = " ".join(hit["label"] for hit in hits)
+    assert "'Italian'" in text and '"uuid"' in text, text
