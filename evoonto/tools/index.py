@@ -22,15 +22,18 @@ building it, and a new version reuses the tokens of the newest cached one.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import hashlib
 import io
 import json
 import pickle
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -39,6 +42,8 @@ from evoonto.tools.settings import DEFAULT_WEIGHTS
 from evoonto.tools.sparql import KIND_CLASSES, local_name, select
 
 KINDS = tuple(KIND_CLASSES)  # term, mapping, constraint, evidence, relation, verified
+#: The fields of a :class:`Document`, in constructor order (how a cached index stores documents).
+_DOCUMENT_FIELDS = ("iri", "kind", "label", "fields", "snippet", "values", "locations", "types", "keys", "ordinals")
 
 
 @dataclass
@@ -592,13 +597,12 @@ class SchemaLayout:
 # --- the index of a content version, kept in the workspace cache ----------------------------------
 
 #: Bumped when the pickled layout of :class:`SearchIndex` changes (older files are then ignored).
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 #: The only globals a cached index file may name (pickle's "restricting globals"): a file that names
 #: anything else is refused, so a planted cache file cannot run code.
 _ALLOWED_GLOBALS = {
     ("bm25s", "BM25"), ("builtins", "list"), ("builtins", "set"), ("builtins", "dict"),
     ("builtins", "tuple"), ("builtins", "frozenset"), ("collections", "defaultdict"),
-    ("evoonto.tools.index", "Document"), ("evoonto.tools.index", "SearchIndex"),
     ("numpy", "dtype"), ("numpy", "ndarray"), ("numpy.core.numeric", "_frombuffer"),
     ("numpy._core.numeric", "_frombuffer"), ("numpy.core.multiarray", "_reconstruct"),
     ("numpy._core.multiarray", "_reconstruct"),
@@ -634,8 +638,9 @@ def _code_stamp() -> str:
 
 @dataclass(frozen=True)
 class IndexCache:
-    """The folder holding built indexes, one file per content version (``<key>.index``, pickled
-    :class:`SearchIndex` read back through an allow-list of classes), and the content fingerprint
+    """The folder holding built indexes, one file per content version (``<key>.index``: pickled
+    plain data and numpy/bm25s arrays, read back through an allow-list of classes, so a planted file
+    cannot run code), and the content fingerprint
     of the version at hand.
 
     Attributes:
@@ -700,7 +705,7 @@ class IndexCache:
 
         try:
             make_dirs(self.folder)
-            atomic_write(self.path(weights), pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
+            atomic_write(self.path(weights), _index_bytes(index))
             files = sorted(self.folder.glob("*.index"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
             for old in files[self.keep:]:
                 old.unlink(missing_ok=True)
@@ -708,16 +713,51 @@ class IndexCache:
             return
 
 
+#: Documents per pickled chunk of a cached index: between chunks the writing or reading thread
+#: yields the GIL, so a server thread building a version's index never holds other calls for long.
+_CHUNK = 2000
+_MAGIC = "evoonto browse index"
+
+
+def _index_bytes(index: SearchIndex) -> bytes:
+    """A cached index file: a header (magic, :data:`INDEX_FORMAT`, the index's state without its
+    documents), then the documents as plain tuples (:data:`_DOCUMENT_FIELDS`), in chunks."""
+    out = io.BytesIO()
+    state = index.__getstate__()
+    state.pop("documents")
+    with _no_cyclic_gc():
+        pickle.dump((_MAGIC, INDEX_FORMAT, len(index.documents), state), out, protocol=pickle.HIGHEST_PROTOCOL)
+        for start in range(0, len(index.documents), _CHUNK):
+            rows = [tuple(dict(d.fields) if name == "fields" else getattr(d, name) for name in _DOCUMENT_FIELDS)
+                    for d in index.documents[start:start + _CHUNK]]
+            pickle.dump(rows, out, protocol=pickle.HIGHEST_PROTOCOL)
+            time.sleep(0)  # let other threads run
+    return out.getvalue()
+
+
 def _read_index(path: Path) -> SearchIndex | None:
+    """The index in a file :func:`_index_bytes` wrote, or None (missing, truncated, another format,
+    or naming any global outside :data:`_ALLOWED_GLOBALS`)."""
     try:
         data = path.read_bytes()
     except OSError:
         return None
     try:
-        index = _IndexUnpickler(io.BytesIO(data)).load()
+        with _no_cyclic_gc():
+            stream = io.BytesIO(data)  # one pickle per chunk, each read with a fresh unpickler (own memo)
+            magic, version, count, state = _IndexUnpickler(stream).load()
+            if magic != _MAGIC or version != INDEX_FORMAT or not isinstance(state, dict):
+                return None
+            documents: list[Document] = []
+            while len(documents) < count:
+                rows = _IndexUnpickler(stream).load()
+                documents.extend(Document(*row[:3], defaultdict(list, row[3]), *row[4:]) for row in rows)
+                time.sleep(0)  # let other threads run
     except Exception:  # a truncated, foreign or refused file is rebuilt, never trusted
         return None
-    return index if isinstance(index, SearchIndex) else None
+    index = SearchIndex.__new__(SearchIndex)
+    index.__dict__.update(state, documents=documents)
+    return index
 
 
 def build_index(ontology: Any, weights: Mapping[str, float], *, cache: IndexCache | None = None,
@@ -740,7 +780,21 @@ def build_index(ontology: Any, weights: Mapping[str, float], *, cache: IndexCach
             return cached
         if parent is None:
             parent = cache.latest()
-    index = SearchIndex(gather_documents(ontology), weights, parent=parent)
-    if cache is not None:
-        cache.save(index, weights)
+    with _no_cyclic_gc():
+        index = SearchIndex(gather_documents(ontology), weights, parent=parent)
+        if cache is not None:
+            cache.save(index, weights)
     return index
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector (the index allocates hundreds of thousands of small
+    containers and frees none of them: each collection would only rescan them)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
