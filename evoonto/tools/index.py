@@ -735,6 +735,11 @@ def _index_bytes(index: SearchIndex) -> bytes:
     return out.getvalue()
 
 
+def _document(row: tuple) -> Document:
+    iri, kind, label, fields, snippet, values, locations, types, keys, ordinals = row
+    return Document(iri, kind, label, defaultdict(list, fields), snippet, values, locations, types, keys, ordinals)
+
+
 def _read_index(path: Path) -> SearchIndex | None:
     """The index in a file :func:`_index_bytes` wrote, or None (missing, truncated, another format,
     or naming any global outside :data:`_ALLOWED_GLOBALS`)."""
@@ -751,7 +756,7 @@ def _read_index(path: Path) -> SearchIndex | None:
             documents: list[Document] = []
             while len(documents) < count:
                 rows = _IndexUnpickler(stream).load()
-                documents.extend(Document(*row[:3], defaultdict(list, row[3]), *row[4:]) for row in rows)
+                documents.extend(_document(row) for row in rows)
                 time.sleep(0)  # let other threads run
     except Exception:  # a truncated, foreign or refused file is rebuilt, never trusted
         return None
