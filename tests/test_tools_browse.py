@@ -220,3 +220,22 @@ def test_compact_prior_candidate_does_not_end_the_full_lines_of_later_matches():
                   format="compact", budget=1200)
     text = " ".join(hit["label"] for hit in hits)
     assert "'Italian'" in text and '"uuid"' in text, text
+
+
+def test_compact_floored_key_keeps_the_value_the_question_names():
+    """Issue 19: a key column raised to its table's score keeps its full line when a value of it
+    matched (a country code the question names), so the floor never hides a matched value."""
+    from evoonto.tools.browse import browse
+    from evoonto.tools.index import SearchIndex
+    from evoonto.tools.settings import BrowseSettings
+
+    docs = [_column_doc("country", "name", "country name", "The name of the country.", 1),
+            _column_doc("country", "code", "country code", "Three-letter key of the country.", 2, key=True)]
+    docs[1].add("value", "AKO")
+    docs[1].values = ["AKO"]
+    docs += [_column_doc("stats", f"attr{k}", f"attribute {k}", f"Attribute number {k}.", k) for k in range(150)]
+    docs.sort(key=lambda d: d.iri)
+    hits = browse(SearchIndex(docs), BrowseSettings(), "name of the country named name AKO", kind="term",
+                  format="compact", budget=1200)
+    text = " ".join(hit["label"] for hit in hits)
+    assert "'AKO'" in text, text

@@ -370,8 +370,9 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                 elif prior == 1.0 and groups[location]["score"] < floor:
                     # a key's prior is a floor: a key that matched a query word weakly (a "uuid"
                     # named "id" by the evidence) never ranks below the keys its table would get;
-                    # it then counts as a prior candidate (named in its table's line)
-                    groups[location].update(score=floor, matched=False)
+                    # it then counts as a prior candidate (named in its table's line) unless a
+                    # value of it matched (a code the question names keeps its full line)
+                    groups[location].update(score=floor, matched=bool(groups[location]["values"]))
     ordered = sorted(groups.values(), key=lambda g: (-g["score"], documents[g["doc"]].iri))
     # what naming every remaining column tersely would cost (a table line's own overhead included)
     tail_cost = {id(g): len(json.dumps(_quoted(g["location"].partition(".")[2]), ensure_ascii=False))
