@@ -316,13 +316,15 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     Stage one groups the hits by the column (or table) they map: the column's own Term stands for
     the group, value Terms and the values matching the query become its inline values. Stage two
     ranks tables by their best group and adds their other columns at :data:`TABLE_PRIOR` × that
-    score (key columns at the table's score); stage three adds the remaining tables' columns at
+    score (key columns just below the table's score, also when a query word matched them weakly:
+    the prior is their floor); stage three adds the remaining tables' columns at
     score 0 (stages two and three only for
     Term answers: ``kind`` term or any). Candidates, best first, get a full line
     (:func:`compact_line`) while every remaining candidate still fits tersely; when not all of them
-    can fit, the matched ones may also take up to :data:`HEAD_SHARE` of the budget for full lines
-    (at most ``limit`` full lines in all); every later candidate is named in a per-table line
-    ``"t"("a", "b", …)`` (id: the table's Term), in score order, while the answer fits.
+    can fit, the matched ones (a floored key only when one of its values matched) may also take up
+    to :data:`HEAD_SHARE` of the budget for full lines (at most ``limit`` full lines in all), also
+    after a prior-only candidate was named tersely; every other candidate is named in a per-table
+    line ``"t"("a", "b", …)`` (id: the table's Term), in score order, while the answer fits.
     Returns:
         ``[{id, kind, label}]``; at least one entry when anything matched.
     """
