@@ -195,3 +195,18 @@ def _events(provider) -> list[dict]:
 
 def test_index_cache_folder_is_in_the_workspace_cache(patched):
     assert IndexCache.for_workspace(patched).folder == Path(patched.path) / "cache" / "index"
+
+
+def test_candidate_index_is_built_from_its_parents_index(tmp_path):
+    """An evolution candidate (``with_patch``) reuses the tokens of its parent's built index, even
+    when the process-wide token cache was emptied, and answers as a full rebuild does."""
+    ws = Workspace.open(make_workspace(tmp_path / "ws"))
+    parent_tools = OntologyTools(ws.ontology)
+    parent_tools.built  # noqa: B018 - build the parent's index
+    SearchIndex._TOKENS.clear()
+    candidate = ws.ontology.with_patch(_patch())
+    index = OntologyTools(candidate).built.index
+    assert index.tokenized == {BASE + "term/cs/stage-name"}
+    SearchIndex._TOKENS.clear()
+    full = SearchIndex(gather_documents(candidate), load_settings(candidate).browse.weights)
+    assert _answers(index, candidate) == _answers(full, candidate)

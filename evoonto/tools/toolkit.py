@@ -78,6 +78,20 @@ _CACHE_LOCK = threading.Lock()
 _BUILD_LOCK = "build lock"  # the key of an ontology's build lock in its _CACHE entry
 
 
+def _parent_index_of(ontology: Any) -> SearchIndex | None:
+    """The browse index already built for a candidate's parent version (``ontology.parent``, see
+    :meth:`evoonto.ontology.Ontology.with_patch`), whose tokens the candidate's index reuses."""
+    parent = getattr(ontology, "parent", None)
+    if parent is None:
+        return None
+    with _CACHE_LOCK:
+        try:
+            per_ontology = _CACHE.get(parent) or {}
+        except TypeError:
+            return None
+        return next((b.index for k, b in per_ontology.items() if k is not _BUILD_LOCK), None)
+
+
 def _guess_base(ontology: Any) -> str | None:
     base = getattr(ontology, "base_iri", None) or getattr(ontology, "base", None)
     if isinstance(base, str) and base:
@@ -168,7 +182,8 @@ class OntologyTools:
         with building:
             built = per_ontology.get(key)
             if built is None:
-                built = _Built(self.ontology, self._base_iri, self._index_cache, self._parent_index)
+                built = _Built(self.ontology, self._base_iri, self._index_cache,
+                               self._parent_index or _parent_index_of(self.ontology))
                 self._parent_index = None  # its tokens are in the new index now
                 with _CACHE_LOCK:
                     # an Ontology changed in place (commit): older states are gone
