@@ -11,13 +11,18 @@ sample values), it prints:
   as a phrase; a full scan per call), on the same ontologies and queries;
 - resolve p50/p99 (ms) of one Term id with full expansion;
 - MCP stdio round trip p50/p99 (ms): ``browse`` called through the SDK Client against
-  ``evoonto serve`` started as a subprocess of the console script (1k-Term workspace).
+  ``evoonto serve`` started as a subprocess of the console script (1k-Term workspace);
+- with ``--reload`` (issue 19), per size on a workspace: the index built cold (no tokens known), read
+  back from the workspace cache (what ``evoonto browse``/``serve`` do for a version indexed before),
+  and built incrementally after a one-Term patch from the parent's index; then the server
+  (``ToolsProvider``) after that commit: the longest browse call while the new version is indexed
+  (answered by the previous version) and the time until the new version is served.
 
 Targets: browse p50 ≤ 2 ms at 20k and ≤ 10 ms at 100k Terms; resolve p50 ≤ 5 ms; stdio p50 ≤ 10 ms.
 
 Usage::
 
-    python benchmarks/tools_bench.py [--sizes 1000 20000 100000] [--queries 300] [--no-stdio]
+    python benchmarks/tools_bench.py [--sizes 1000 20000 100000] [--queries 300] [--no-stdio] [--reload]
 """
 
 from __future__ import annotations
@@ -246,6 +251,69 @@ def bench_stdio(calls: int) -> tuple[float, float]:
     return pct(lat, 50), pct(lat, 99)
 
 
+def bench_reload(n: int) -> dict:
+    """Index cold / from the cache / incremental after a patch, and server calls during the reload."""
+    import threading
+
+    import pyoxigraph as ox
+    import rdflib
+
+    from evoonto.patch import Patch
+    from evoonto.server import ToolsProvider
+    from evoonto.store import OxigraphStore
+    from evoonto.tools.index import IndexCache, SearchIndex, build_index
+    from evoonto.tools.settings import load_settings
+    from evoonto.workspace import Workspace
+
+    quads, _terms = generate(n)
+    store = ox.Store()
+    store.bulk_extend(quads)
+    oxs = OxigraphStore(store)
+    out: dict = {"terms": n}
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Workspace.init(Path(tmp) / "ws", base_iri=BASE)
+        ws.replace_base({g: oxs.graph(g) for g in ("catalog", "content")}, validate_shapes=False)
+        weights = load_settings(ws.ontology).browse.weights
+        SearchIndex._TOKENS.clear()
+        t0 = time.perf_counter()
+        parent = build_index(ws.ontology, weights, cache=IndexCache.for_workspace(ws))
+        out["cold_s"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        assert IndexCache.for_workspace(ws).load(weights) is not None
+        out["cached_s"] = time.perf_counter() - t0
+
+        def patch(i: int) -> Patch:
+            g = rdflib.Graph()
+            term = rdflib.URIRef(f"{BASE}term/bench/added-{i}")
+            g.add((term, rdflib.RDF.type, rdflib.URIRef(EVO + "Term")))
+            g.add((term, rdflib.URIRef(SKOS + "prefLabel"), rdflib.Literal(f"added measure {i}")))
+            return Patch.from_graphs("content", additions={"content": g}, signature="bench", intervention=f"add {i}")
+
+        provider = ToolsProvider(workspace=ws.path)  # version 0, index read from the cache
+        ws.commit(patch(1), metadata={"decision": "accepted"})
+        SearchIndex._TOKENS.clear()
+        t0 = time.perf_counter()
+        build_index(ws.ontology, weights, parent=parent)
+        out["incremental_s"] = time.perf_counter() - t0
+        ws.commit(patch(2), metadata={"decision": "accepted"})  # the server has not indexed this one
+        SearchIndex._TOKENS.clear()
+        latencies: list[float] = []
+        committed = time.perf_counter()
+        served = None
+        while time.perf_counter() - committed < 600:
+            t = time.perf_counter()
+            tools = provider.tools
+            tools.browse("total revenue")
+            latencies.append(time.perf_counter() - t)
+            if tools.version == 2:
+                served = time.perf_counter() - committed
+                break
+            time.sleep(0.01)
+        out.update(calls=len(latencies), max_call_s=max(latencies), new_version_s=served,
+                   threads=threading.active_count())
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     import logging
 
@@ -254,7 +322,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 20000, 100000])
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--no-stdio", action="store_true")
+    parser.add_argument("--reload", action="store_true",
+                        help="only the issue-19 index/reload measurements (per size)")
     args = parser.parse_args(argv)
+    if args.reload:
+        print(f"{'terms':>7} | {'cold build s':>12} {'from cache s':>12} {'incremental s':>13} | "
+              f"{'calls during reload':>19} {'longest call s':>14} {'new version after s':>19}")
+        for n in args.sizes:
+            r = bench_reload(n)
+            served = f"{r['new_version_s']:.2f}" if r["new_version_s"] is not None else "never"
+            print(f"{r['terms']:>7} | {r['cold_s']:>12.2f} {r['cached_s']:>12.2f} {r['incremental_s']:>13.2f} | "
+                  f"{r['calls']:>19} {r['max_call_s']:>14.3f} {served:>19}", flush=True)
+        print("(cold: no tokens known; incremental: a one-Term patch built from the parent's index; calls during "
+              "reload are answered by the previous version, each waiting at most RELOAD_WAIT)")
+        return 0
     header = (f"{'terms':>7} {'triples':>8} {'build s':>8} | {'browse p50':>10} {'p99':>7} {'R@5':>5} | "
               f"{'overlap p50':>11} {'p99':>7} {'R@5':>5} | {'resolve p50':>11} {'p99':>7}")
     print(header)

@@ -27,6 +27,7 @@ Run it with ``evoonto serve --workspace PATH [--transport stdio|http] [--data-to
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -42,6 +43,9 @@ from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, to_text
 MANIFEST_URI = "evoonto://manifest"
 _LOG = logging.getLogger(__name__)
 # Workspace subfolders written while serving: changes there are not a new version.
+#: Seconds a call waits for a reloading workspace's new version before the previous one answers it:
+#: a small workspace's reload is then seen by the very next call, a large one never freezes the server.
+RELOAD_WAIT = 1.0
 _VOLATILE = {"trajectories", "runs", "tmp", ".lock", "cache", "feedback.jsonl", "verified_holdout.json"}
 
 
@@ -54,13 +58,15 @@ class ToolsProvider:
         data_tools: serve the raw data tools.
         trajectory: the trajectory log (default for a workspace: ``<ws>/trajectories/<session>.jsonl``).
         sources: source id -> open Source or path/URL, added to those in the workspace settings.
+        reload_wait: seconds a call waits for a changed workspace's new version before it is
+            answered by the version loaded before (default :data:`RELOAD_WAIT`; 0: never waits).
     Raises:
         WorkspaceError: the workspace is missing or malformed.
     """
 
     def __init__(self, tools: OntologyTools | None = None, *, workspace: str | os.PathLike | None = None,
                  data_tools: bool = False, trajectory: TrajectoryLog | None = None,
-                 sources: dict[str, Any] | None = None):
+                 sources: dict[str, Any] | None = None, reload_wait: float | None = None):
         if (tools is None) == (workspace is None):
             raise ValueError("give exactly one of tools or workspace")
         self.workspace = Path(workspace) if workspace is not None else None
@@ -68,6 +74,8 @@ class ToolsProvider:
         self.sources = dict(sources or {})
         self._lock = threading.Lock()
         self._stamp: tuple | None = None
+        self._reload: threading.Thread | None = None
+        self.reload_wait = RELOAD_WAIT if reload_wait is None else max(0.0, float(reload_wait))
         self.reloads = 0
         if tools is not None:
             tools.data_tools = tools.data_tools or data_tools
@@ -111,40 +119,86 @@ class ToolsProvider:
             out.append((path.name, st.st_mtime_ns, st.st_size))
         return tuple(out)
 
-    def _load(self) -> OntologyTools:
+    def _load(self, previous: OntologyTools | None = None) -> OntologyTools:
+        """Open the workspace's active version as a facade with its browse index built: read from the
+        workspace's index cache, else built from ``previous``'s index (only changed texts are
+        tokenized) and written to the cache."""
         from evoonto.workspace import Workspace
 
-        self._stamp = self._stat()
+        stamp = self._stat()
         ws = Workspace.open(self.workspace)
         sources = {**_workspace_sources(ws), **self.sources}
-        tools = OntologyTools(ws.ontology, version=ws.version, base_iri=getattr(ws, "base_iri", None),
-                              sources=sources, trajectory=self.trajectory, data_tools=self.data_tools)
+        parent = None
+        if previous is not None:
+            with contextlib.suppress(EvoontoError):
+                parent = previous.built.index
+        tools = OntologyTools.for_workspace(ws, sources=sources, trajectory=self.trajectory,
+                                            data_tools=self.data_tools, parent_index=parent)
         _ = tools.built  # build the index now, not during the first call
         tools.value_index = _value_index(ws, tools, sources)
+        self._stamp = stamp
         return tools
 
     @property
+    def reloading(self) -> bool:
+        """True while a newer version of the workspace is being loaded in the background."""
+        with self._lock:
+            return self._reload is not None and self._reload.is_alive()
+
+    def wait_for_reload(self, timeout: float | None = None) -> bool:
+        """Wait until a background reload (if any) has finished; True when none is running anymore."""
+        with self._lock:
+            thread = self._reload
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    def _reload_in_background(self, stamp: tuple) -> None:
+        """Load the changed workspace into a new facade, then swap it in; calls meanwhile get the
+        facade loaded before (its index and sources stay usable until the swap)."""
+        from evoonto.workspace import Workspace
+
+        try:
+            version = Workspace.open(self.workspace).version
+            if version == self._tools.version:
+                with self._lock:
+                    self._stamp = stamp  # e.g. a rejected patch recorded: same version
+                return
+            new = self._load(previous=self._tools)
+        except Exception as exc:  # mid-commit, broken or unreadable: keep serving the loaded version
+            _LOG.warning("evoonto: keeping version %s: reload failed: %s", self._tools.version, first_line(exc, 200))
+            return
+        with self._lock:
+            old, self._tools = self._tools, new
+            self.reloads += 1
+            listeners = list(self.listeners)
+        old.close()
+        for listener in listeners:
+            listener(new)
+
+    @property
     def tools(self) -> OntologyTools:
-        """The facade of the active version (reloaded first if the workspace changed)."""
+        """The facade of the active version.
+
+        When the workspace changed on disk, the new version is loaded in a background thread and
+        this waits for it at most :attr:`reload_wait` seconds; until it is ready, calls are answered
+        by the version loaded before, so a long index build never blocks the server.
+        """
         if self.workspace is None:
             return self._tools
         with self._lock:
-            stamp = self._stat()
-            if stamp != self._stamp:
-                from evoonto.workspace import Workspace
-
-                try:
-                    version = Workspace.open(self.workspace).version
-                except EvoontoError:  # mid-commit or broken: keep serving the loaded version
+            thread = self._reload
+            if thread is None or not thread.is_alive():
+                stamp = self._stat()
+                if stamp == self._stamp:
                     return self._tools
-                if version != self._tools.version:
-                    old, self._tools = self._tools, self._load()
-                    old.close()
-                    self.reloads += 1
-                    for listener in self.listeners:
-                        listener(self._tools)
-                else:
-                    self._stamp = stamp
+                thread = self._reload = threading.Thread(target=self._reload_in_background, args=(stamp,),
+                                                         name="evoonto-reload", daemon=True)
+                thread.start()
+        if self.reload_wait > 0:
+            thread.join(self.reload_wait)
+        with self._lock:
             return self._tools
 
 

@@ -317,3 +317,27 @@ def test_database_subsets_share_the_benchmark_splits(spider_folder, tmp_path):
     config.databases = ["nope"]
     with pytest.raises(WorkloadError, match="nope"):
         run_evaluation(config, progress=False)
+
+
+def test_bm25_baseline_and_browse_share_one_ranker():
+    """Issue 19: the BM25 ``table.column`` baseline ranks with browse's own BM25 code
+    (SearchIndex.scores over bm25s postings), with the scores bm25s itself gives."""
+    import bm25s
+    import numpy as np
+
+    from evoonto.evaluation.conditions import BM25ColumnList
+    from evoonto.text import tokenize
+    from evoonto.tools.index import SearchIndex
+
+    schema = {"singer": ["Singer_ID", "Name", "Country", "Age"], "concert": ["concert_ID", "Theme", "Year"],
+              "singer_in_concert": ["concert_ID", "Singer_ID"]}
+    listing = BM25ColumnList(schema)
+    assert isinstance(listing.index, SearchIndex)
+    query = "names of singers from France who sang in a concert in 2014"
+    corpus = [tokenize(f"{t} {c}") for t, cols in schema.items() for c in cols]
+    reference = bm25s.BM25()
+    reference.index(corpus, show_progress=False)
+    ids = [reference.vocab_dict[t] for t in dict.fromkeys(tokenize(query)) if t in reference.vocab_dict]
+    assert np.allclose(listing.index.scores(tokenize(query), {"column": 1.0}), reference.get_scores(ids))
+    names = listing(query, 80)
+    assert names[0] == '"singer"."Name"' and len(", ".join(names)) <= 80

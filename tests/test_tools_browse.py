@@ -156,3 +156,86 @@ def test_index_follows_a_replaced_store(tmp_path):
     store.load_quads(parse_rdf_file(FIXTURE))
     ws.replace_base({name: store.graph(name) for name in ("catalog", "content", "tools")}, validate_shapes=False)
     assert OntologyTools(ws.ontology, version=ws.version).browse("singer age")[0]["id"] == "term/cs/singer-age"
+
+
+def _column_doc(table: str, column: str, label: str, definition: str, ordinal: int, key: bool = False):
+    from evoonto.tools.index import Document
+
+    doc = Document(f"urn:t/{table}/{column}", "term")
+    doc.add("prefLabel", label)
+    doc.add("definition", definition)
+    doc.add("column", table)
+    doc.add("column", column)
+    doc.locations.append(f"{table}.{column}")
+    doc.ordinals[f"{table}.{column}"] = ordinal
+    doc.types[f"{table}.{column}"] = "TEXT"
+    if key:
+        doc.keys.add(f"{table}.{column}")
+    doc.label = label
+    return doc
+
+
+def test_compact_key_matched_weakly_keeps_its_key_floor():
+    """Issue 19: a join key that a query word matches weakly (a ``uuid`` whose definition says "id",
+    named by the question's evidence) ranks at its table's score like every unmatched key, not below
+    the table's unmatched non-key columns, so a tight budget still lists it."""
+    from evoonto.tools.browse import browse
+    from evoonto.tools.index import Document, SearchIndex
+    from evoonto.tools.settings import BrowseSettings
+
+    table = Document("urn:t/cards", "term")
+    table.add("prefLabel", "cards")
+    table.add("column", "cards")
+    table.locations.append("cards")
+    table.label = "cards"
+    docs = [table,
+            _column_doc("cards", "name", "card name", "The name of the card.", 1),
+            _column_doc("cards", "uuid", "uuid", "Universally unique key of the card; other tables refer to it, "
+                        "a long text about identifiers, printings, faces, sets and the id of rows elsewhere.", 40,
+                        key=True)]
+    docs += [_column_doc("cards", f"attr{k}", f"attribute {k}", f"Attribute number {k}.", k + 2) for k in range(60)]
+    docs.sort(key=lambda d: d.iri)
+    index = SearchIndex(docs)
+    hits = browse(index, BrowseSettings(), "the name with id 3", kind="term", format="compact", budget=400)
+    text = " ".join(hit["label"] for hit in hits)
+    assert '"name"' in text and '"uuid"' in text and '"attr0"' in text, text
+    assert text.index('"uuid"') < text.index('"attr0"'), text
+
+
+def test_compact_prior_candidate_does_not_end_the_full_lines_of_later_matches():
+    """Issue 19: a candidate only its table's prior brought in (an unmatched key) is named in its
+    table's line; it no longer ends the full lines, so a later match still shows its matched value."""
+    from evoonto.tools.browse import browse
+    from evoonto.tools.index import SearchIndex
+    from evoonto.tools.settings import BrowseSettings
+
+    docs = [_column_doc("card", "name", "card name", "The name of the card.", 1),
+            _column_doc("card", "uuid", "uuid", "Universally unique key.", 2, key=True),
+            _column_doc("foreign_data", "language", "foreign language", "Language of a translated card.", 1)]
+    docs[2].add("value", "Italian")
+    docs[2].values = ["Italian"]
+    docs += [_column_doc("stats", f"attr{k}", f"attribute {k}", f"Attribute number {k}.", k) for k in range(150)]
+    docs.sort(key=lambda d: d.iri)
+    hits = browse(SearchIndex(docs), BrowseSettings(), "the name in Italian", kind="term",
+                  format="compact", budget=1200)
+    text = " ".join(hit["label"] for hit in hits)
+    assert "'Italian'" in text and '"uuid"' in text, text
+
+
+def test_compact_floored_key_keeps_the_value_the_question_names():
+    """Issue 19: a key column raised to its table's score keeps its full line when a value of it
+    matched (a country code the question names), so the floor never hides a matched value."""
+    from evoonto.tools.browse import browse
+    from evoonto.tools.index import SearchIndex
+    from evoonto.tools.settings import BrowseSettings
+
+    docs = [_column_doc("country", "name", "country name", "The name of the country.", 1),
+            _column_doc("country", "code", "country code", "Three-letter key of the country.", 2, key=True)]
+    docs[1].add("value", "AKO")
+    docs[1].values = ["AKO"]
+    docs += [_column_doc("stats", f"attr{k}", f"attribute {k}", f"Attribute number {k}.", k) for k in range(150)]
+    docs.sort(key=lambda d: d.iri)
+    hits = browse(SearchIndex(docs), BrowseSettings(), "name of the country named name AKO", kind="term",
+                  format="compact", budget=1200)
+    text = " ".join(hit["label"] for hit in hits)
+    assert "'AKO'" in text, text

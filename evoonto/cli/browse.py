@@ -49,7 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def open_tools(args: argparse.Namespace):
-    """The :class:`~evoonto.tools.OntologyTools` of the chosen workspace's active version.
+    """The :class:`~evoonto.tools.OntologyTools` of the chosen workspace's active version (its
+    browse index read from the workspace cache when this version was indexed before).
 
     Raises:
         WorkspaceError: no workspace at the path.
@@ -59,7 +60,7 @@ def open_tools(args: argparse.Namespace):
     from evoonto.workspace import Workspace
 
     ws = Workspace.open(workspace_path(args))
-    return OntologyTools(ws.ontology, version=ws.version, base_iri=getattr(ws, "base_iri", None))
+    return OntologyTools.for_workspace(ws)
 
 
 def run(args: argparse.Namespace) -> int:

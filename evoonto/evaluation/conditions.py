@@ -175,33 +175,29 @@ def sample_rows_text(database: Path, rows: int = SAMPLE_ROWS) -> str:
 
 
 class BM25ColumnList:
-    """The BM25 baseline: a database's ``"table"."column"`` names ranked for a query (bm25s over
-    :func:`evoonto.text.tokenize` of table and column name), listed within a character budget.
+    """The BM25 baseline: a database's ``"table"."column"`` names ranked for a query by BM25 over
+    :func:`evoonto.text.tokenize` of table and column name, with browse's own ranker
+    (:meth:`evoonto.tools.index.SearchIndex.scores`: bm25s postings, one implementation for both),
+    listed within a character budget.
 
     Args:
         schema: ``{table: [columns]}``.
     """
 
     def __init__(self, schema: dict[str, list[str]]):
-        import bm25s
-
         from evoonto.sources.quoting import quote_identifier
         from evoonto.text import tokenize
+        from evoonto.tools.index import SearchIndex
 
         self._tokenize = tokenize
-        self.names = [f"{quote_identifier(t)}.{quote_identifier(c)}" for t, cols in schema.items() for c in cols]
-        corpus = [tokenize(f"{t} {c}") or ["_"] for t, cols in schema.items() for c in cols]
-        self.retriever = bm25s.BM25()
-        self.retriever.index(corpus, show_progress=False)
+        pairs = [(t, c) for t, cols in schema.items() for c in cols]
+        self.names = [f"{quote_identifier(t)}.{quote_identifier(c)}" for t, c in pairs]
+        self.index = SearchIndex.of_names(pairs)
 
     def __call__(self, query: str, budget: int) -> list[str]:
         """Names best first (BM25 score, then the unmatched ones in schema order) while the list's
         compact JSON fits ``budget`` characters (at least one name)."""
-        import numpy as np
-
-        vocab = self.retriever.vocab_dict
-        ids = [vocab[t] for t in dict.fromkeys(self._tokenize(query)) if t in vocab]
-        scores = self.retriever.get_scores(ids) if ids else np.zeros(len(self.names))
+        scores = self.index.scores(self._tokenize(query), {"column": 1.0})
         order = sorted(range(len(self.names)), key=lambda i: (-float(scores[i]), i))
         out: list[str] = []
         size = 1

@@ -316,13 +316,15 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     Stage one groups the hits by the column (or table) they map: the column's own Term stands for
     the group, value Terms and the values matching the query become its inline values. Stage two
     ranks tables by their best group and adds their other columns at :data:`TABLE_PRIOR` × that
-    score (key columns at the table's score); stage three adds the remaining tables' columns at
+    score (key columns just below the table's score, also when a query word matched them weakly:
+    the prior is their floor); stage three adds the remaining tables' columns at
     score 0 (stages two and three only for
     Term answers: ``kind`` term or any). Candidates, best first, get a full line
     (:func:`compact_line`) while every remaining candidate still fits tersely; when not all of them
-    can fit, the matched ones may also take up to :data:`HEAD_SHARE` of the budget for full lines
-    (at most ``limit`` full lines in all); every later candidate is named in a per-table line
-    ``"t"("a", "b", …)`` (id: the table's Term), in score order, while the answer fits.
+    can fit, the matched ones (a floored key only when one of its values matched) may also take up
+    to :data:`HEAD_SHARE` of the budget for full lines (at most ``limit`` full lines in all), also
+    after a prior-only candidate was named tersely; every other candidate is named in a per-table
+    line ``"t"("a", "b", …)`` (id: the table's Term), in score order, while the answer fits.
     Returns:
         ``[{id, kind, label}]``; at least one entry when anything matched.
     """
@@ -361,12 +363,18 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             # keys first, then schema order (SchemaLayout.table_columns), a hair apart so they stay
             # in that order after the score sort
             for rank_in_table, location in enumerate(layout.table_columns.get(table, ())):
+                doc = documents[layout.column_term[location]]
+                prior = 1.0 if location in doc.keys else TABLE_PRIOR  # keys: as relevant as their table
+                floor = prior * score - (rank_in_table + 1) * 1e-9  # just after the table's best hit
                 if location not in groups:
-                    doc = documents[layout.column_term[location]]
-                    prior = 1.0 if location in doc.keys else TABLE_PRIOR  # keys: as relevant as their table
-                    groups[location] = {"score": prior * score - rank_in_table * 1e-9,
-                                        "doc": layout.column_term[location],
+                    groups[location] = {"score": floor, "doc": layout.column_term[location],
                                         "location": location, "values": [], "matched": False}
+                elif prior == 1.0 and groups[location]["score"] < floor:
+                    # a key's prior is a floor: a key that matched a query word weakly (a "uuid"
+                    # named "id" by the evidence) never ranks below the keys its table would get;
+                    # it then counts as a prior candidate (named in its table's line) unless a
+                    # value of it matched (a code the question names keeps its full line)
+                    groups[location].update(score=floor, matched=bool(groups[location]["values"]))
     ordered = sorted(groups.values(), key=lambda g: (-g["score"], documents[g["doc"]].iri))
     # what naming every remaining column tersely would cost (a table line's own overhead included)
     tail_cost = {id(g): len(json.dumps(_quoted(g["location"].partition(".")[2]), ensure_ascii=False))
@@ -384,19 +392,23 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     share = HEAD_SHARE * budget if tail_left + 1 > budget else 0.0
     out: list[dict[str, Any]] = []
     size = 1  # the list's brackets; each entry adds its JSON and a separator
-    head = True
+    head = True  # until the first candidate named tersely
+    full = 0
     tails: dict[str, dict[str, Any]] = {}  # table -> its tail entry
     for group in ordered:
         doc = documents[group["doc"]]
         location = group["location"]
-        if head and (limit is None or len(out) < limit):
+        if (head or group["matched"]) and (limit is None or full < limit):
             values = sorted(dict.fromkeys(group["values"]), key=lambda v: -len(matched & set(tokenize(v))))
             entry = {"id": id_of(doc.iri), "kind": doc.kind, "label": compact_line(doc, location, values)}
             cost = _json_size(entry) + 1
             left = tail_left - tail_cost.get(id(group), 0)
-            # a full line when the rest still fits tersely, or a match within the head's share
-            if not out or size + cost + left <= budget or (group["matched"] and size + cost <= share):
+            # a full line when the rest still fits tersely, or a match within the head's share (a
+            # candidate that only its table's prior brought in, e.g. a key, never takes that share
+            # from the matches after it: it is named in its table's line instead)
+            if not out or (head and size + cost + left <= budget) or (group["matched"] and size + cost <= share):
                 out.append(entry)
+                full += 1
                 size += cost
                 tail_left = left
                 continue

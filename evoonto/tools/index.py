@@ -11,15 +11,29 @@ one tokenizer of the package: identifier-aware (``Singer_ID`` -> ``singer id``, 
 so browse and diagnosis agree on what "the same word" is.
 
 The index is built once (documents sorted by kind, so a kind filter is an array slice) and reused for
-every query of that ontology version.
+every query of that ontology version. Building is incremental across versions: an index built with
+``parent=`` (the index of the version a patch was applied to) re-tokenizes only the field texts the
+parent did not have, so a committed patch costs the gathering SPARQL queries plus the tokens of the
+records it changed; the answers are those of a full rebuild (the tokens of a text never depend on the
+version). :class:`IndexCache` keeps the built index of each content version in the workspace cache
+(``<workspace>/cache/index/``), so ``evoonto browse`` and ``evoonto serve`` load it instead of
+building it, and a new version reuses the tokens of the newest cached one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
+import hashlib
+import io
 import json
+import pickle
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -28,6 +42,8 @@ from evoonto.tools.settings import DEFAULT_WEIGHTS
 from evoonto.tools.sparql import KIND_CLASSES, local_name, select
 
 KINDS = tuple(KIND_CLASSES)  # term, mapping, constraint, evidence, relation, verified
+#: The fields of a :class:`Document`, in constructor order (how a cached index stores documents).
+_DOCUMENT_FIELDS = ("iri", "kind", "label", "fields", "snippet", "values", "locations", "types", "keys", "ordinals")
 
 
 @dataclass
@@ -326,12 +342,17 @@ class SearchIndex:
     _TOKENS: dict[str, tuple[str, ...]] = {}
     _TOKENS_MAX = 200_000
 
-    def __init__(self, documents: list[Document], fields: Iterable[str] | None = None):
+    def __init__(self, documents: list[Document], fields: Iterable[str] | None = None, *,
+                 parent: "SearchIndex | None" = None):
         import bm25s
 
-        #: IRIs of the documents with a field text this build had to tokenize (not seen by an
-        #: earlier index in the process); for a candidate, the documents its patch changed
+        #: IRIs of the documents with a field text this build had to tokenize (not known to
+        #: ``parent`` nor to an earlier index in the process); for a candidate or a committed
+        #: patch built from its parent's index, the documents the patch changed
         self.tokenized: set[str] = set()
+        #: field text -> its tokens, for every text of this index (what a child version reuses)
+        self.texts: dict[str, tuple[str, ...]] = {}
+        self._parent_texts: Mapping[str, tuple[str, ...]] = parent.texts if parent is not None else {}
         self.documents = documents
         self.size = len(documents)
         self.kind_ranges: dict[str, tuple[int, int]] = {}
@@ -370,6 +391,13 @@ class SearchIndex:
             ))))
             for doc in documents
         ]
+        self._parent_texts = {}  # the parent is not kept alive by its child
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled state without the caches built on first use (rebuilt after loading)."""
+        state = dict(self.__dict__)
+        state.update(_surface=None, _layout=None, _stem_of={}, _at=None, _parent_texts={})
+        return state
 
     def documents_at(self, location: str) -> list[int]:
         """Positions of the documents mapping ``location`` (``table`` or ``table.column``, as in
@@ -388,17 +416,22 @@ class SearchIndex:
         value) that an earlier document or index tokenized is not tokenized again. Pieces repeat
         across documents (a Term's labels and values reappear in its Mappings and Evidence) and
         across versions (a candidate shares all but its patch's texts with its parent)."""
-        cache = SearchIndex._TOKENS
+        cache, own, parent = SearchIndex._TOKENS, self.texts, self._parent_texts
         out: list[str] = []
         for text in texts:
-            tokens = cache.get(text)
+            tokens = own.get(text)
             if tokens is None:
-                tokens = tuple(tokenize(text))
-                if len(cache) >= SearchIndex._TOKENS_MAX:
-                    cache.clear()
-                cache[text] = tokens
-                if text:
-                    self.tokenized.add(doc.iri)
+                tokens = parent.get(text)
+                if tokens is None:
+                    tokens = cache.get(text)
+                if tokens is None:
+                    tokens = tuple(tokenize(text))
+                    if len(cache) >= SearchIndex._TOKENS_MAX:
+                        cache.clear()
+                    cache[text] = tokens
+                    if text:
+                        self.tokenized.add(doc.iri)
+                own[text] = tokens
             out.extend(tokens)
         return out
 
@@ -452,6 +485,31 @@ class SearchIndex:
                 surface[word[0]].append(word)
             self._surface = dict(surface)
         return self._surface
+
+    @classmethod
+    def of_names(cls, names: Iterable[tuple[str, str]]) -> "SearchIndex":
+        """An index of bare ``(table, column)`` names (one Term document each, field ``column``), in the
+        given order: the BM25 baseline of the linking benchmark ranks with the same code as browse.
+
+        Args:
+            names: ``(table, column)`` pairs; document ``i`` is the ``i``-th pair.
+        """
+        documents = []
+        for i, (table, column) in enumerate(names):
+            doc = Document(f"urn:evoonto:name:{i}", "term", label=f"{table}.{column}")
+            doc.add("column", table)
+            doc.add("column", column)
+            doc.locations.append(f"{table}.{column}")
+            documents.append(doc)
+        return cls(documents, ["column"])
+
+    def scores(self, tokens: Iterable[str], weights: Mapping[str, float]) -> np.ndarray:
+        """The weighted BM25 score of every document for the distinct query ``tokens`` (exact tokens,
+        weight 1 each; :meth:`candidates` over all documents), as one array of length :attr:`size`."""
+        out = np.zeros(self.size)
+        docs, values = self.candidates([(t, 1.0) for t in dict.fromkeys(tokens)], dict(weights))
+        out[docs] = values
+        return out
 
     def candidates(self, weighted_tokens: list[tuple[str, float]], weights: dict[str, float],
                    start: int = 0, end: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -534,3 +592,214 @@ class SchemaLayout:
             docs = {loc: documents[layout.column_term[loc]] for loc in locations}
             locations.sort(key=lambda loc: (loc not in docs[loc].keys, docs[loc].ordinals.get(loc, 1 << 30)))
         return layout
+
+
+# --- the index of a content version, kept in the workspace cache ----------------------------------
+
+#: Bumped when the pickled layout of :class:`SearchIndex` changes (older files are then ignored).
+INDEX_FORMAT = 2
+#: The only globals a cached index file may name (pickle's "restricting globals"): a file that names
+#: anything else is refused, so a planted cache file cannot run code.
+_ALLOWED_GLOBALS = {
+    ("bm25s", "BM25"), ("builtins", "list"), ("builtins", "set"), ("builtins", "dict"),
+    ("builtins", "tuple"), ("builtins", "frozenset"), ("collections", "defaultdict"),
+    ("numpy", "dtype"), ("numpy", "ndarray"), ("numpy.core.numeric", "_frombuffer"),
+    ("numpy._core.numeric", "_frombuffer"), ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "_reconstruct"),
+}
+
+
+class _IndexUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _ALLOWED_GLOBALS:
+            raise pickle.UnpicklingError(f"{module}.{name} is not allowed in an index file")
+        return super().find_class(module, name)
+
+
+@functools.lru_cache(maxsize=1)
+def _code_stamp() -> str:
+    """What the tokens and the index layout depend on besides the content: this module, the text
+    module and its stop words, and the versions of PyStemmer and bm25s."""
+    from importlib import metadata, resources
+
+    from evoonto import text as text_module
+
+    digest = hashlib.sha256(f"format {INDEX_FORMAT}".encode())
+    for module_file in (__file__, text_module.__file__):
+        digest.update(Path(str(module_file)).read_bytes())
+    digest.update(resources.files("evoonto").joinpath("data", "lexicon", "stopwords.tsv").read_bytes())
+    for package in ("PyStemmer", "bm25s", "numpy"):
+        try:
+            digest.update(f"{package} {metadata.version(package)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(package.encode())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class IndexCache:
+    """The folder holding built indexes, one file per content version (``<key>.index``: pickled
+    plain data and numpy/bm25s arrays, read back through an allow-list of classes, so a planted file
+    cannot run code), and the content fingerprint
+    of the version at hand.
+
+    Attributes:
+        folder: e.g. ``<workspace>/cache/index``.
+        fingerprint: identifies the content of the version (see :meth:`for_workspace`); the file
+            name also covers the field weights and the code that tokenizes and indexes.
+        keep: index files kept in the folder (the newest; older ones are deleted on save).
+    """
+
+    folder: Path
+    fingerprint: str
+    keep: int = 4
+
+    @classmethod
+    def for_workspace(cls, workspace: Any) -> "IndexCache":
+        """The cache of a workspace's active version: the fingerprint hashes ``base.trig`` and the
+        files of the accepted patches up to the active version, in order.
+
+        Args:
+            workspace: an :class:`evoonto.workspace.Workspace`.
+        Raises:
+            OSError: ``base.trig`` or a patch file cannot be read.
+        """
+        from evoonto.workspace import BASE_FILE
+
+        path = Path(workspace.path)
+        digest = hashlib.sha256((path / BASE_FILE).read_bytes())
+        for entry in workspace.log():
+            if entry.decision == "accepted" and entry.version is not None and entry.version <= workspace.version:
+                digest.update(f"\0{entry.version}\0{entry.id}\0".encode())
+                if entry.file:
+                    digest.update((path / entry.file).read_bytes())
+        return cls(path / "cache" / "index", digest.hexdigest())
+
+    def path(self, weights: Mapping[str, float]) -> Path:
+        """The file of this version's index under ``weights``."""
+        key = json.dumps([self.fingerprint, sorted(weights.items()), _code_stamp()])
+        return self.folder / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.index"
+
+    def load(self, weights: Mapping[str, float]) -> SearchIndex | None:
+        """The cached index of this version, or None (missing, unreadable or refused file)."""
+        return _read_index(self.path(weights))
+
+    def latest(self) -> SearchIndex | None:
+        """The most recently written index of any version in the folder (a parent whose tokens a new
+        version reuses), or None."""
+        try:
+            files = sorted(self.folder.glob("*.index"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        except OSError:
+            return None
+        for file in files[:2]:
+            index = _read_index(file)
+            if index is not None:
+                return index
+        return None
+
+    def save(self, index: SearchIndex, weights: Mapping[str, float]) -> None:
+        """Write ``index`` atomically as this version's file and delete the oldest files beyond
+        :attr:`keep`. A folder that cannot be written is skipped (the cache is an optimisation)."""
+        from evoonto.errors import EvoontoError
+        from evoonto.fileio import atomic_write, make_dirs
+
+        try:
+            make_dirs(self.folder)
+            atomic_write(self.path(weights), _index_bytes(index))
+            files = sorted(self.folder.glob("*.index"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+            for old in files[self.keep:]:
+                old.unlink(missing_ok=True)
+        except (OSError, EvoontoError):
+            return
+
+
+#: Documents per pickled chunk of a cached index: between chunks the writing or reading thread
+#: yields the GIL, so a server thread building a version's index never holds other calls for long.
+_CHUNK = 2000
+_MAGIC = "evoonto browse index"
+
+
+def _index_bytes(index: SearchIndex) -> bytes:
+    """A cached index file: a header (magic, :data:`INDEX_FORMAT`, the index's state without its
+    documents), then the documents as plain tuples (:data:`_DOCUMENT_FIELDS`), in chunks."""
+    out = io.BytesIO()
+    state = index.__getstate__()
+    state.pop("documents")
+    with _no_cyclic_gc():
+        pickle.dump((_MAGIC, INDEX_FORMAT, len(index.documents), state), out, protocol=pickle.HIGHEST_PROTOCOL)
+        for start in range(0, len(index.documents), _CHUNK):
+            rows = [tuple(dict(d.fields) if name == "fields" else getattr(d, name) for name in _DOCUMENT_FIELDS)
+                    for d in index.documents[start:start + _CHUNK]]
+            pickle.dump(rows, out, protocol=pickle.HIGHEST_PROTOCOL)
+            time.sleep(0)  # let other threads run
+    return out.getvalue()
+
+
+def _document(row: tuple) -> Document:
+    iri, kind, label, fields, snippet, values, locations, types, keys, ordinals = row
+    return Document(iri, kind, label, defaultdict(list, fields), snippet, values, locations, types, keys, ordinals)
+
+
+def _read_index(path: Path) -> SearchIndex | None:
+    """The index in a file :func:`_index_bytes` wrote, or None (missing, truncated, another format,
+    or naming any global outside :data:`_ALLOWED_GLOBALS`)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        with _no_cyclic_gc():
+            stream = io.BytesIO(data)  # one pickle per chunk, each read with a fresh unpickler (own memo)
+            magic, version, count, state = _IndexUnpickler(stream).load()
+            if magic != _MAGIC or version != INDEX_FORMAT or not isinstance(state, dict):
+                return None
+            documents: list[Document] = []
+            while len(documents) < count:
+                rows = _IndexUnpickler(stream).load()
+                documents.extend(_document(row) for row in rows)
+                time.sleep(0)  # let other threads run
+    except Exception:  # a truncated, foreign or refused file is rebuilt, never trusted
+        return None
+    index = SearchIndex.__new__(SearchIndex)
+    index.__dict__.update(state, documents=documents)
+    return index
+
+
+def build_index(ontology: Any, weights: Mapping[str, float], *, cache: IndexCache | None = None,
+                parent: SearchIndex | None = None) -> SearchIndex:
+    """The browse index of ``ontology``: read from ``cache`` when this version's file is there, else
+    built (incrementally from ``parent``, or from the newest cached index of another version) and
+    written to ``cache``.
+
+    Args:
+        ontology: the version (an :class:`evoonto.ontology.Ontology`).
+        weights: the field weights (``BrowseSettings.weights``); the fields indexed.
+        cache: the workspace's :class:`IndexCache` for this version, or None (no file read or written).
+        parent: the index of an earlier version whose tokens are reused (answers do not depend on it).
+    Returns:
+        A :class:`SearchIndex` equal in its answers to ``SearchIndex(gather_documents(ontology), weights)``.
+    """
+    if cache is not None:
+        cached = cache.load(weights)
+        if cached is not None:
+            return cached
+        if parent is None:
+            parent = cache.latest()
+    with _no_cyclic_gc():
+        index = SearchIndex(gather_documents(ontology), weights, parent=parent)
+        if cache is not None:
+            cache.save(index, weights)
+    return index
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector (the index allocates hundreds of thousands of small
+    containers and frees none of them: each collection would only rescan them)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -28,7 +28,7 @@ from evoonto.tools.browse import browse as _browse
 from evoonto.tools.browse import coverage as _coverage
 from evoonto.tools.declared import DeclaredTool, load_declared_tools, run_declared
 from evoonto.tools.findings import Finding
-from evoonto.tools.index import SearchIndex, gather_documents
+from evoonto.tools.index import IndexCache, SearchIndex, build_index
 from evoonto.tools.manifest import build_manifest
 from evoonto.tools.resolve import EXPANSIONS, MAX_DEPTH, MAX_IDS, IdCodec, Resolver
 from evoonto.tools.settings import BrowseSettings, ToolSettings, load_settings
@@ -57,10 +57,11 @@ DATA_TOOLS = ("list_tables", "describe_table", "run_sql")
 class _Built:
     """Everything derived once from one ontology version."""
 
-    def __init__(self, ontology: Any, base_iri: str | None):
+    def __init__(self, ontology: Any, base_iri: str | None, index_cache: IndexCache | None = None,
+                 parent_index: SearchIndex | None = None):
         self.settings: ToolSettings = load_settings(ontology)
         self.codec = IdCodec(base_iri if base_iri is not None else _guess_base(ontology))
-        self.index = SearchIndex(gather_documents(ontology), self.settings.browse.weights)
+        self.index = build_index(ontology, self.settings.browse.weights, cache=index_cache, parent=parent_index)
         self.declared: list[DeclaredTool] = load_declared_tools(ontology)
         self.ontology = ontology
 
@@ -74,6 +75,21 @@ class _Built:
 
 _CACHE: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
 _CACHE_LOCK = threading.Lock()
+_BUILD_LOCK = "build lock"  # the key of an ontology's build lock in its _CACHE entry
+
+
+def _parent_index_of(ontology: Any) -> SearchIndex | None:
+    """The browse index already built for a candidate's parent version (``ontology.parent``, see
+    :meth:`evoonto.ontology.Ontology.with_patch`), whose tokens the candidate's index reuses."""
+    parent = getattr(ontology, "parent", None)
+    if parent is None:
+        return None
+    with _CACHE_LOCK:
+        try:
+            per_ontology = _CACHE.get(parent) or {}
+        except TypeError:
+            return None
+        return next((b.index for k, b in per_ontology.items() if k is not _BUILD_LOCK), None)
 
 
 def _guess_base(ontology: Any) -> str | None:
@@ -101,12 +117,19 @@ class OntologyTools:
         data_tools: serve list_tables/describe_table/run_sql through :meth:`call` too.
         value_index: a :class:`~evoonto.tools.values.ValueIndex` of the sources (distinct values of
             text columns); browse then also finds the column of a value no Evidence sampled.
+        index_cache: where the version's browse index is read from / written to
+            (:meth:`IndexCache.for_workspace`), or None to build it in memory only.
+        parent_index: the browse index of an earlier version; building this version's index
+            re-tokenizes only the texts it lacks (the answers are those of a full build).
     """
 
     def __init__(self, ontology: Any, *, version: Any = None, base_iri: str | None = None,
                  sources: Mapping[str, Any] | None = None, trajectory: TrajectoryLog | None = None,
-                 data_tools: bool = False, value_index: Any = None):
+                 data_tools: bool = False, value_index: Any = None, index_cache: IndexCache | None = None,
+                 parent_index: SearchIndex | None = None):
         self.value_index = value_index
+        self._index_cache = index_cache
+        self._parent_index = parent_index
         self.ontology = ontology
         self.version = version if version is not None else getattr(ontology, "version", None)
         self._base_iri = base_iri
@@ -118,13 +141,34 @@ class OntologyTools:
         self.data_tools = data_tools
         self._data = None
 
+    @classmethod
+    def for_workspace(cls, workspace: Any, **options: Any) -> "OntologyTools":
+        """The facade of a workspace's active version, its browse index kept in the workspace cache
+        (``<workspace>/cache/index/``, see :class:`~evoonto.tools.index.IndexCache`): loaded when
+        this version was indexed before, else built (reusing the tokens of the newest cached
+        version) and written there.
+
+        Args:
+            workspace: an :class:`evoonto.workspace.Workspace`.
+            options: further keyword arguments of :class:`OntologyTools` (sources, trajectory, …).
+        """
+        try:
+            cache: IndexCache | None = IndexCache.for_workspace(workspace)
+        except OSError:  # an unreadable file: no cache, the index is built in memory
+            cache = None
+        options.setdefault("index_cache", cache)
+        return cls(workspace.ontology, version=workspace.version, base_iri=getattr(workspace, "base_iri", None),
+                   **options)
+
     # -- derived state, built once per ontology version ------------------------------------------
 
     @property
     def built(self) -> _Built:
         """Settings, id codec, browse index and declared tools (built on first use, then cached)."""
         # an Ontology is one version (the Workspace makes a new one per commit, rollback and
-        # replace_base), so the cache is keyed on the Ontology object itself (weakly) and its version
+        # replace_base), so the cache is keyed on the Ontology object itself (weakly) and its version.
+        # The build runs under a lock of that ontology only: building a new version's index never
+        # holds calls on another version (the server keeps answering with the previous one).
         key = (self.version, self._base_iri)
         with _CACHE_LOCK:
             try:
@@ -132,10 +176,20 @@ class OntologyTools:
             except TypeError:  # not weak-referenceable: cache on the facade only
                 per_ontology = self.__dict__.setdefault("_local_cache", {})
             built = per_ontology.get(key)
+            if built is not None:
+                return built
+            building = per_ontology.setdefault(_BUILD_LOCK, threading.Lock())
+        with building:
+            built = per_ontology.get(key)
             if built is None:
-                built = _Built(self.ontology, self._base_iri)
-                per_ontology.clear()  # an Ontology changed in place (commit): older states are gone
-                per_ontology[key] = built
+                built = _Built(self.ontology, self._base_iri, self._index_cache,
+                               self._parent_index or _parent_index_of(self.ontology))
+                self._parent_index = None  # its tokens are in the new index now
+                with _CACHE_LOCK:
+                    # an Ontology changed in place (commit): older states are gone
+                    for stale in [k for k in per_ontology if k is not _BUILD_LOCK]:
+                        del per_ontology[stale]
+                    per_ontology[key] = built
         return built
 
     @property
