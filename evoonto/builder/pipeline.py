@@ -88,6 +88,8 @@ class BuildResult:
     at: datetime
     elapsed_ms: float = 0.0
     validation: ValidationReport | None = field(default=None, repr=False)
+    #: triples per graph when ``validation`` was made (a later change voids it for write_workspace)
+    validated_sizes: dict[str, int] | None = field(default=None, repr=False)
 
     def serialize(self, name: str = "content") -> str:
         """The graph ``name`` as sorted N-Triples (byte-identical for identical builds)."""
@@ -385,6 +387,20 @@ def _step(progress: Callable[[str, str], None] | None, source_id: str, step: str
         progress(source_id, step)
 
 
+def _validated_for(result: BuildResult, ws: Workspace) -> bool:
+    """True when ``result`` carries a conforming validation of its graphs as they are now (sizes
+    unchanged since :func:`_validate`) against the vocab and shapes that ``ws`` holds (the packaged
+    ones): :func:`write_workspace` then skips a second SHACL pass over the same triples."""
+    from evoonto.resources import shapes_graph, vocab_graph
+
+    report, sizes = result.validation, result.validated_sizes
+    if report is None or not report.conforms or sizes != {name: len(g) for name, g in result.graphs.items()}:
+        return False
+    store = ws.ontology.store
+    return (set(store.triples("vocab")) == set(vocab_graph())
+            and set(store.triples("shapes")) in (set(), set(shapes_graph())))
+
+
 def _validate(result: BuildResult) -> ValidationReport:
     from evoonto.ontology import Ontology
     from evoonto.resources import vocab_graph
@@ -402,6 +418,7 @@ def _validate(result: BuildResult) -> ValidationReport:
     finally:
         for triple in added:
             content.remove(triple)
+    result.validated_sizes = {name: len(g) for name, g in result.graphs.items()}
     if not report.conforms:
         first = report.violations[0].text() if report.violations else "shape violation"
         raise ShapeViolationError(f"the built ontology violates the shapes ({len(report.violations)} "
@@ -591,7 +608,8 @@ def write_workspace(result: BuildResult, path: str | Path, *, force: bool = Fals
     Raises:
         WorkspaceError: ``path`` holds a workspace and ``force`` is not set, or holds foreign files;
             the workspace cannot be created or written; its base IRI differs from the build's.
-        ShapeViolationError: the build does not validate.
+        ShapeViolationError: the build does not validate (checked here unless the result carries
+            a conforming validation of the same graphs against the workspace's vocab and shapes).
     """
     from evoonto.errors import WorkspaceError
     from evoonto.workspace import Workspace
@@ -610,7 +628,7 @@ def write_workspace(result: BuildResult, path: str | Path, *, force: bool = Fals
     if ws.base_iri != result.base_iri:
         raise WorkspaceError(f"{path}: the workspace base IRI {ws.base_iri} differs from the build's "
                              f"{result.base_iri}; rebuild with base_iri=workspace_base_iri(path)")
-    ws.replace_base(dict(result.graphs))
+    ws.replace_base(dict(result.graphs), validate_shapes=not _validated_for(result, ws))
     locations = {r.source: _absolute_location(r.location) for r in result.sources if r.location}
     if locations:
         ws.set_setting("sources", locations)

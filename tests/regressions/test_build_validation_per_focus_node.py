@@ -111,3 +111,33 @@ def test_build_validation_per_focus_node_builder_check_reads_its_own_graphs(tmp_
         _validate(result)
     assert set(result.graphs["content"]) == before["content"] | {(mapping, EVO.aggregation, Literal("SUMM"))}
     assert set(result.graphs["catalog"]) == before["catalog"]
+
+
+def test_build_validation_per_focus_node_write_workspace_validates_once(tmp_path, monkeypatch):
+    """write_workspace validated the whole base a second time after build had; it now skips the
+    second pass only for a conforming build whose graphs are unchanged."""
+    import pytest
+    from fixtures.builder_support import make_cards_db
+
+    import evoonto.workspace as workspace_module
+    from evoonto.builder import build, write_workspace
+    from evoonto.builder.pipeline import _validated_for
+    from evoonto.errors import ShapeViolationError
+
+    result = build([make_cards_db(tmp_path)])
+    calls = []
+    real = workspace_module.validate
+    monkeypatch.setattr(workspace_module, "validate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    ws = write_workspace(result, tmp_path / "ws")
+    assert calls == [] and _validated_for(result, ws)
+    assert ws.ontology.store.count("content") == len(result.graphs["content"])
+    # a result changed after its validation is validated again, and rejected when it broke
+    mapping = next(result.graphs["content"].subjects(RDF.type, EVO.Mapping))
+    result.graphs["content"].add((mapping, EVO.aggregation, Literal("SUMM")))
+    with pytest.raises(ShapeViolationError):
+        write_workspace(result, tmp_path / "ws2")
+    assert calls == [1]
+    (tmp_path / "b").mkdir()
+    unvalidated = build([make_cards_db(tmp_path / "b")], validate=False)
+    write_workspace(unvalidated, tmp_path / "ws3")
+    assert calls == [1, 1]
