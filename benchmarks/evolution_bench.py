@@ -104,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
                              "version, 8 unless a Tool-level patch changed it)")
     parser.add_argument("--budget", type=int, default=8000,
                         help="characters read per question (browse + resolve answers)")
+    parser.add_argument("--format", default="verbose", choices=("verbose", "compact"),
+                        help="retrieval policy format (default verbose, the evolution gate's policy: on small "
+                             "schemas the compact answer lists the whole schema and leaves nothing to learn)")
     parser.add_argument("--db", nargs="*", default=None, help="only these databases")
     parser.add_argument("--no-ablation", action="store_true", help="skip the no-gate ablation")
     parser.add_argument("--no-screen", action="store_true",
@@ -120,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     experiment = Experiment(load_benchmark(args.benchmark, args.data), seed=args.seed)  # splits are drawn per database
     bench = experiment.benchmark
     questions = [q for q in bench.questions if not args.db or q.db_id in args.db]
-    policy = LinkingPolicy(n=args.n, budget_chars=args.budget)
+    policy = LinkingPolicy(n=args.n, budget_chars=args.budget, format=args.format)
     # condition -> question id -> LinkingResult (strict, column and value recall, estimated tokens)
     gated_names = [f"gated[{t}]" for t in args.tests]
     names = ["baseline", "initial", *gated_names, "nogate"]
@@ -197,7 +200,10 @@ def main(argv: list[str] | None = None) -> int:
                       f"{_mean(r.wins for r in decided):.1f} up / {_mean(r.losses for r in decided):.1f} down; "
                       f"accepted with ≥1 loss: {sum(1 for r in decided if r.decision == 'accepted' and r.losses)}; "
                       f"rejected with more ups than downs: "
-                      f"{sum(1 for r in decided if r.decision == 'rejected' and r.wins > r.losses)}")
+                      f"{sum(1 for r in decided if r.decision == 'rejected' and r.wins > r.losses)}; "
+                      f"V-neutral (0 up / 0 down) accepted on the screen's evidence "
+                      f"{sum(1 for r in decided if r.decision == 'accepted' and not r.wins and not r.losses)}, "
+                      f"rejected {sum(1 for r in decided if r.decision == 'rejected' and not r.wins and not r.losses)}")
     for name in gated_names:
         gain = 100 * (_strict(results[name]) - _strict(results["initial"]))
         print(f"{name} − Initial (held-out strict recall): {gain:+.2f} points (target ≥ +3)")

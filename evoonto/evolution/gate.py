@@ -43,6 +43,11 @@ class GateConfig:
         regression_budget: ``bayes`` only: the share of V a candidate may break (questions whose
             outcome drops) and still be accepted, e.g. 0.05 = at most 1 question in 20;
             ``floor(budget × |V|)`` losses are allowed.
+        accept_neutral: ``bayes`` only: when no question of V changes (V holds no evidence either
+            way), decide on the candidate's own evidence, the loop's screen
+            (:func:`evoonto.evolution.loop.screen`): accept iff it fixed at least one of the
+            diagnosed failures it was written for and broke none of them (see :func:`neutral_decision`).
+            False: a V-neutral candidate is rejected, as by the other tests.
         resamples: bootstrap draws. seed: bootstrap seed (same inputs → same decision).
         enabled: False is the *no-gate ablation*: every valid candidate is accepted (still scored
             and logged, so the ablation's history is comparable).
@@ -59,6 +64,7 @@ class GateConfig:
     seed: int = 0
     enabled: bool = True
     regression_budget: float = 0.05
+    accept_neutral: bool = True
 
     def __post_init__(self):
         if self.test not in TESTS:
@@ -149,6 +155,32 @@ def bayes_decision(wins: int, losses: int, size: int, *, confidence: float, budg
     return True, posterior, ""
 
 
+def neutral_decision(screen: tuple[int, int] | None) -> tuple[bool, str]:
+    """The rule for a candidate that changes no question of V (0 up / 0 down).
+
+    V then carries no evidence: a test on it can neither support nor refute the candidate, and a
+    rejection would only say that V is too small to see it. The remaining evidence is the screen:
+    the candidate re-run on the failed construction tasks it was diagnosed from (the loop's step 3;
+    pass/fail from the backbone, never gold or V). The candidate is accepted iff that evidence shows
+    a fix without a regression (``fixed ≥ 1`` and ``broken == 0``): the expected change is then ≥ 0
+    on V (measured: no change) and > 0 on the diagnosed failures. No screen (``None``: screening
+    off, recorded agent runs that cannot be replayed, or a candidate naming no task) → rejected.
+
+    Args:
+        screen: ``(fixed, broken)``: how many of the candidate's diagnosed tasks rose / fell, or None.
+    Returns:
+        (accept, one-line reason).
+    """
+    if screen is None:
+        return False, "V-neutral and no screen evidence"
+    fixed, broken = screen
+    if broken:
+        return False, f"V-neutral; the screen broke {broken} of its own diagnosed tasks"
+    if fixed < 1:
+        return False, "V-neutral and the screen fixed none of its diagnosed tasks"
+    return True, f"V-neutral; the screen fixed {fixed} diagnosed task(s), broke none"
+
+
 def paired_bootstrap(diffs: list[float], *, resamples: int, seed: int) -> float:
     """One-sided paired bootstrap p-value: the share of resampled mean differences ≤ 0.
 
@@ -170,15 +202,20 @@ def paired_bootstrap(diffs: list[float], *, resamples: int, seed: int) -> float:
     return not_better / resamples
 
 
-def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig) -> GateDecision:
+def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
+            screen: tuple[int, int] | None = None) -> GateDecision:
     """Decide on a candidate from the per-question outcomes of parent and candidate on V.
 
     Args:
         parent, candidate: question id -> outcome; both must cover the same question ids.
         config: margin, test and significance level.
+        screen: ``(fixed, broken)`` of the candidate's screen on the diagnosed failures it was
+            written for, or None; used only by ``bayes`` with ``accept_neutral`` when no question of V
+            changed (:func:`neutral_decision`).
     Returns:
         A :class:`GateDecision`; accepted iff mean gain ≥ tau and the paired test supports it (p ≤ alpha;
-        for ``bayes``: a positive gain, posterior ≥ 1 − alpha and losses within the regression budget)
+        for ``bayes``: a positive gain, posterior ≥ 1 − alpha and losses within the regression budget,
+        or — nothing changed on V, ``accept_neutral`` and τ ≤ 0 — a screen that fixed and broke nothing)
         (or unconditionally when ``config.enabled`` is False).
     Raises:
         ConfigurationError: when the two outcome sets cover different questions (not the same V).
@@ -207,6 +244,9 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig) -> GateDe
     stats = f"gain {gain:+.4f} (τ={config.tau}), {wins} up / {losses} down of {len(ids)}, {config.test} p={p_value:.3f}"
     if not config.enabled:
         decision, reason = "accepted", f"gate disabled (ablation); {stats}"
+    elif config.test == "bayes" and config.accept_neutral and wins == 0 and losses == 0 and config.tau <= 0:
+        supported, why = neutral_decision(screen)
+        decision, reason = ("accepted" if supported else "rejected"), f"{why}: {stats}"
     elif gain + 1e-12 < config.tau or (config.test == "bayes" and gain <= 1e-12):
         decision, reason = "rejected", f"below margin: {stats}"
     elif why_not:
