@@ -479,12 +479,12 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
     from evoonto.evolution.probes import ValueProber
     from evoonto.evolution.trajectories import group_events
     from evoonto.progress import progress_bar
-    from evoonto.server import _workspace_sources
     from evoonto.sources import open_source
+    from evoonto.workspace import source_locations
 
     seed = args.seed if args.seed is not None else 0
     db_id = _database_id(ws, args.db)
-    locations = {k: str(v) for k, v in _workspace_sources(ws).items()}
+    locations = {k: str(v) for k, v in source_locations(ws).items()}
     if db_id not in locations:
         raise ConfigurationError(f"the workspace records no location for source {db_id!r}; rebuild it with "
                                  f"`evoonto build --source PATH` (which records it)")
