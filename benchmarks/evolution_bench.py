@@ -16,11 +16,14 @@ folds A and B, each into a construction pool (70%) and a gate validation set V (
 Several gate designs can be compared in one run (``--tests sign bayes``): each is its own gated run
 from the same version 0, with the same trajectories and V (shared caches), so the rows differ only
 by the gate's decision rule. ``bayes`` is the Beta-binomial posterior with a regression budget
-(:func:`evoonto.evolution.gate.bayes_decision`); ``sign`` the exact sign test at α.
+(:func:`evoonto.evolution.gate.bayes_decision`); a candidate that changes no question of V is decided
+on its screen evidence (:func:`evoonto.evolution.gate.neutral_decision`); ``sign`` the exact sign test
+at α. ``--tests`` with no name runs only the no-gate ablation.
 
 Reported: held-out strict recall (and column recall, value recall and estimated tokens surfaced) of
 each, means over all held-out questions (every question is held out exactly once), rounds accepted /
-rejected / invalid, and wall time.
+rejected / invalid, the gate statistics of the decided rounds (mean ups/downs on V, accepted
+with a loss, rejected with more ups than downs, V-neutral rounds accepted/rejected), and wall time.
 Gold SQL is read only by the scorer (:mod:`evoonto.evaluation.linking`); the builder and the loop
 see question texts, tool results and pass/fail only.
 
@@ -28,7 +31,7 @@ Usage::
 
     python benchmarks/evolution_bench.py [--data ../shared/data/spider] [--seed 0] [--rounds 10]
         [--patience 4] [--batch 8] [--tau 0.0] [--alpha 0.25] [--metric strict|column] [--db concert_singer ...]
-        [--tests sign bayes] [--regression-budget 0.05] [--benchmark spider|bird]
+        [--tests sign bayes] [--regression-budget 0.05] [--benchmark spider|bird] [--format verbose|compact]
     python benchmarks/evolution_bench.py --data ../shared/data/bird_synth_dev --tests sign bayes   # BIRD layout
 """
 
@@ -89,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=8, help="signatures bundled per candidate")
     parser.add_argument("--tau", type=float, default=0.0)
     parser.add_argument("--alpha", type=float, default=0.25)
-    parser.add_argument("--tests", nargs="+", default=["sign"], choices=("sign", "bootstrap", "bayes", "none"),
-                        help="gate designs, one gated run each (default sign)")
+    parser.add_argument("--tests", nargs="*", default=["bayes"], choices=("sign", "bootstrap", "bayes", "none"),
+                        help="gate designs, one gated run each (default bayes, the CLI's default gate; "
+                             "none given: only the no-gate ablation)")
     parser.add_argument("--regression-budget", type=float, default=0.05,
                         help="bayes: share of V a patch may make worse (default 0.05)")
     parser.add_argument("--benchmark", default=None, choices=("spider", "bird"),
@@ -210,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         if results["nogate"]:
             diff = 100 * (_strict(results["nogate"]) - _strict(results[name]))
             print(f"No-gate − {name}: {diff:+.2f} points (target ≤ 0)")
+    if results["nogate"]:
+        gain = 100 * (_strict(results["nogate"]) - _strict(results["initial"]))
+        print(f"nogate − Initial (held-out strict recall): {gain:+.2f} points")
     print(f"wall time {elapsed:.1f} s")
     return 0
 
