@@ -1,6 +1,7 @@
 """Issue 14, the gate that lost to no gate: a candidate that changes no question of V (V is silent)
 was always rejected, even when it fixed the diagnosed failures it was written for and broke nothing.
-The Bayesian gate now decides such a candidate on its screen evidence (fixed ≥ 1, broken = 0)."""
+The Bayesian gate now decides such a candidate on its screen evidence, with the posterior rule it
+applies to V: P(a changed task improves | fixed, broken) ≥ 1 − α."""
 
 from __future__ import annotations
 
@@ -26,10 +27,12 @@ def test_gate_rejects_v_neutral_fix_decided_on_the_screen_evidence():
     bayes = GateConfig(test="bayes")
     accepted = compare(PARENT, same, bayes, screen=(2, 0))
     assert accepted.accepted and (accepted.wins, accepted.losses) == (0, 0)
-    assert "V-neutral; the screen fixed 2" in accepted.reason
-    # a screen that broke one of its own tasks, fixed none, or did not run: no evidence of benefit
-    assert "broke 1" in compare(PARENT, same, bayes, screen=(3, 1)).reason
-    assert compare(PARENT, same, bayes, screen=(3, 1)).decision == "rejected"
+    assert "V-neutral; the screen fixed 2 / broke 0" in accepted.reason
+    # 3 fixed / 1 broken: P = 1 − P(Bin(5, 1/2) ≥ 4) = 26/32 ≥ 0.75; 2 / 1: 11/16 < 0.75
+    assert compare(PARENT, same, bayes, screen=(3, 1)).accepted
+    assert "P(improves)=0.688 < 0.750" in compare(PARENT, same, bayes, screen=(2, 1)).reason
+    assert compare(PARENT, same, bayes, screen=(2, 1)).decision == "rejected"
+    # a screen that changed nothing, or did not run: no evidence of benefit
     assert compare(PARENT, same, bayes, screen=(0, 0)).decision == "rejected"
     assert compare(PARENT, same, bayes).decision == "rejected"
     # the rule can be switched off, needs τ ≤ 0, and the sign test keeps its own rule
@@ -45,9 +48,10 @@ def test_gate_rejects_v_neutral_fix_never_overrides_evidence_on_v():
     assert decision.decision == "rejected" and decision.losses == 1
 
 
-@pytest.mark.parametrize("screen, expected", [(None, False), ((0, 0), False), ((1, 1), False), ((1, 0), True)])
+@pytest.mark.parametrize("screen, expected", [(None, False), ((0, 0), False), ((1, 1), False), ((1, 0), True),
+                                              ((0, 2), False), ((5, 2), True)])
 def test_neutral_decision_table(screen, expected):
-    assert neutral_decision(screen)[0] is expected
+    assert neutral_decision(screen, confidence=0.75)[0] is expected
 
 
 def test_gate_rejects_v_neutral_fix_in_the_loop():
@@ -70,6 +74,6 @@ def test_gate_rejects_v_neutral_fix_in_the_loop():
     ws, result = run("bayes")
     first = result.rounds[0]
     assert first.decision == "accepted" and (first.wins, first.losses) == (0, 0) and ws.version == 1
-    assert "screen fixed 2 diagnosed task(s)" in first.reason
+    assert "screen fixed 2 / broke 0 diagnosed task(s)" in first.reason
     ws_sign, result_sign = run("sign")  # the sign test cannot accept what V does not see
     assert result_sign.rounds[0].decision == "rejected" and ws_sign.version == 0

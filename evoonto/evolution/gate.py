@@ -45,8 +45,8 @@ class GateConfig:
             ``floor(budget × |V|)`` losses are allowed.
         accept_neutral: ``bayes`` only: when no question of V changes (V holds no evidence either
             way), decide on the candidate's own evidence, the loop's screen
-            (:func:`evoonto.evolution.loop.screen`): accept iff it fixed at least one of the
-            diagnosed failures it was written for and broke none of them (see :func:`neutral_decision`).
+            (:func:`evoonto.evolution.loop.screen`) on the diagnosed failures it was written for,
+            with the same posterior rule (see :func:`neutral_decision`).
             False: a V-neutral candidate is rejected, as by the other tests.
         resamples: bootstrap draws. seed: bootstrap seed (same inputs → same decision).
         enabled: False is the *no-gate ablation*: every valid candidate is accepted (still scored
@@ -155,30 +155,36 @@ def bayes_decision(wins: int, losses: int, size: int, *, confidence: float, budg
     return True, posterior, ""
 
 
-def neutral_decision(screen: tuple[int, int] | None) -> tuple[bool, str]:
+def neutral_decision(screen: tuple[int, int] | None, *, confidence: float) -> tuple[bool, str]:
     """The rule for a candidate that changes no question of V (0 up / 0 down).
 
     V then carries no evidence: a test on it can neither support nor refute the candidate, and a
     rejection would only say that V is too small to see it. The remaining evidence is the screen:
     the candidate re-run on the failed construction tasks it was diagnosed from (the loop's step 3;
-    pass/fail from the backbone, never gold or V). The candidate is accepted iff that evidence shows
-    a fix without a regression (``fixed ≥ 1`` and ``broken == 0``): the expected change is then ≥ 0
-    on V (measured: no change) and > 0 on the diagnosed failures. No screen (``None``: screening
-    off, recorded agent runs that cannot be replayed, or a candidate naming no task) → rejected.
+    pass/fail from the backbone, never gold or V). The same Beta-binomial rule the gate applies to
+    V's changed questions (:func:`posterior_improves`) is applied to it: accept iff P(a changed
+    task improves | fixed, broken) ≥ ``confidence``. No regression budget here: every screened task
+    already failed on the parent, so a "broken" one is a failure that got worse, not a working
+    question lost (what the budget protects, and V measured no such loss). No screen (``None``:
+    screening off, recorded agent runs that cannot be replayed, a candidate naming no task) or a
+    screen that changed nothing → rejected.
 
     Args:
         screen: ``(fixed, broken)``: how many of the candidate's diagnosed tasks rose / fell, or None.
+        confidence: required posterior in (0, 1] (the gate uses 1 − alpha).
     Returns:
         (accept, one-line reason).
     """
     if screen is None:
         return False, "V-neutral and no screen evidence"
     fixed, broken = screen
-    if broken:
-        return False, f"V-neutral; the screen broke {broken} of its own diagnosed tasks"
-    if fixed < 1:
-        return False, "V-neutral and the screen fixed none of its diagnosed tasks"
-    return True, f"V-neutral; the screen fixed {fixed} diagnosed task(s), broke none"
+    if fixed + broken == 0:
+        return False, "V-neutral and the screen changed none of its diagnosed tasks"
+    posterior = posterior_improves(fixed, broken)
+    text = f"V-neutral; the screen fixed {fixed} / broke {broken} diagnosed task(s), P(improves)={posterior:.3f}"
+    if posterior + 1e-12 < confidence:
+        return False, f"{text} < {confidence:.3f}"
+    return True, text
 
 
 def paired_bootstrap(diffs: list[float], *, resamples: int, seed: int) -> float:
@@ -215,7 +221,8 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
     Returns:
         A :class:`GateDecision`; accepted iff mean gain ≥ tau and the paired test supports it (p ≤ alpha;
         for ``bayes``: a positive gain, posterior ≥ 1 − alpha and losses within the regression budget,
-        or — nothing changed on V, ``accept_neutral`` and τ ≤ 0 — a screen that fixed and broke nothing)
+        or — nothing changed on V, ``accept_neutral`` and τ ≤ 0 — a screen whose fixed/broken tasks
+        give that posterior)
         (or unconditionally when ``config.enabled`` is False).
     Raises:
         ConfigurationError: when the two outcome sets cover different questions (not the same V).
@@ -245,7 +252,7 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
     if not config.enabled:
         decision, reason = "accepted", f"gate disabled (ablation); {stats}"
     elif config.test == "bayes" and config.accept_neutral and wins == 0 and losses == 0 and config.tau <= 0:
-        supported, why = neutral_decision(screen)
+        supported, why = neutral_decision(screen, confidence=1.0 - config.alpha)
         decision, reason = ("accepted" if supported else "rejected"), f"{why}: {stats}"
     elif gain + 1e-12 < config.tau or (config.test == "bayes" and gain <= 1e-12):
         decision, reason = "rejected", f"below margin: {stats}"
