@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Callable, Hashable, Protocol
 from evoonto.errors import EvoontoError
 from evoonto.evolution.candidates import Candidate, CandidateError, merge
 from evoonto.evolution.edits import EditContext, EditError
-from evoonto.evolution.gate import GateConfig, compare
+from evoonto.evolution.gate import GateConfig, ScreenEvidence, compare
 from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
 
@@ -280,7 +280,7 @@ class Member:
     diagnosis uses them while the workspace is still at that version, and the backbone's runs of
     ``trajectory_questions`` once a patch has been accepted (the log describes the old version).
     ``screened``: the screen's evidence per alternative (``(state(), screen_key(alternative))`` ->
-    ``(fixed, broken)`` diagnosed tasks, against the version it was screened on), which the gate
+    ``(fixed, broken, gain)`` on its diagnosed tasks, against the version it was screened on), which the gate
     uses when V is silent (:func:`evoonto.evolution.gate.neutral_decision`).
     """
 
@@ -499,7 +499,7 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
     outcomes = backbone.run(patched, questions)[0]
     diffs = [outcomes[q.id] - parent.get(q.id, 0.0) for q in questions]
     fixed, broken = sum(1 for d in diffs if d > 1e-12), sum(1 for d in diffs if d < -1e-12)
-    member.screened[(member.state(), screen_key(candidate))] = (fixed, broken)
+    member.screened[(member.state(), screen_key(candidate))] = (fixed, broken, sum(diffs))
     if sum(diffs) > 1e-12:
         return True
     member.seen.add(fingerprint)
@@ -511,17 +511,18 @@ def screen_key(candidate: Candidate) -> tuple:
     return (candidate.level, tuple(repr(e) for e in candidate.edits))
 
 
-def screen_evidence(chosen: list[tuple[Member, Candidate]]) -> tuple[int, int] | None:
-    """``(fixed, broken)`` diagnosed tasks summed over a round's alternatives, or None when any of
-    them was not screened against the member's current version (no evidence for that part, so none
-    for the whole candidate)."""
+def screen_evidence(chosen: list[tuple[Member, Candidate]]) -> ScreenEvidence | None:
+    """``(fixed, broken, gain)`` on the diagnosed tasks, summed over a round's alternatives, or None
+    when any of them was not screened against the member's current version (no evidence for that
+    part, so none for the whole candidate)."""
     fixed = broken = 0
+    gain = 0.0
     for member, candidate in chosen:
         evidence = member.screened.get((member.state(), screen_key(candidate)))
         if evidence is None:
             return None
-        fixed, broken = fixed + evidence[0], broken + evidence[1]
-    return fixed, broken
+        fixed, broken, gain = fixed + evidence[0], broken + evidence[1], gain + evidence[2]
+    return fixed, broken, gain
 
 
 def _untried(candidate: Candidate, ctx: EditContext, seen: set) -> bool:
