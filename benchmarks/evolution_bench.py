@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"accepted with ≥1 loss: {sum(1 for r in decided if r.decision == 'accepted' and r.losses)}; "
                       f"rejected with more ups than downs: "
                       f"{sum(1 for r in decided if r.decision == 'rejected' and r.wins > r.losses)}; "
-                      f"V-neutral (0 up / 0 down) accepted on the screen's evidence "
+                      f"V-neutral (0 up / 0 down) accepted "
                       f"{sum(1 for r in decided if r.decision == 'accepted' and not r.wins and not r.losses)}, "
                       f"rejected {sum(1 for r in decided if r.decision == 'rejected' and not r.wins and not r.losses)}")
     for name in gated_names:
