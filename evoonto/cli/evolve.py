@@ -17,9 +17,10 @@ pass/fail only), the evolver diagnoses recurrent failure signatures, attributes 
 (content / tool / schema) and writes a typed patch; the patch is checked with SHACL on the nodes it
 touches (an invalid patch is logged and never scored) and then gated: scored on the fold's validation
 set V against the parent, same backbone and budgets, accepted iff the mean gain is ≥ --tau and the
-paired test (--test, --alpha) supports it. Accepted patches become versions; rejected ones stay in the
-history (`evoonto log`) and are never proposed again. Stops after --patience consecutive rejections,
-when no signature is left, or after --rounds. Ctrl-C at any moment leaves the last accepted version.
+paired test (--test, --alpha; default the Bayesian rule with a regression budget) supports it.
+Accepted patches become versions; rejected ones stay in the history (`evoonto log`) and are never
+proposed again. Stops after --patience consecutive rejections, when no signature is left, or after
+--rounds. Ctrl-C at any moment leaves the last accepted version.
 
 Gold SQL is read only by the scorer; the evolver sees questions, tool results and pass/fail.
 
@@ -70,10 +71,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="signatures bundled into one candidate; rejected batches are bisected (default 8)")
     parser.add_argument("--tau", type=float, default=0.0, metavar="T",
                         help="minimum mean gain on V for acceptance (default 0.0)")
-    parser.add_argument("--test", choices=("sign", "bootstrap", "bayes", "none"), default="sign",
-                        help="paired test on per-question outcomes (default sign); bayes: accept when the "
+    parser.add_argument("--test", choices=("sign", "bootstrap", "bayes", "none"), default="bayes",
+                        help="paired test on per-question outcomes (default bayes: accept when the "
                              "Beta-binomial posterior that a changed question improves is ≥ 1 − α and the "
-                             "regressions stay within --regression-budget")
+                             "regressions stay within --regression-budget; a candidate that changes no question "
+                             "of V is accepted on a net fix of the failures it was written for); sign: exact "
+                             "sign test at α")
     parser.add_argument("--alpha", type=float, default=0.25, metavar="P",
                         help="the paired test supports a gain when p ≤ P (default 0.25)")
     parser.add_argument("--regression-budget", type=float, default=0.05, metavar="SHARE",
