@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="retrieval policy format (default verbose, the evolution gate's policy: on small "
                              "schemas the compact answer lists the whole schema and leaves nothing to learn)")
     parser.add_argument("--db", nargs="*", default=None, help="only these databases")
+    parser.add_argument("--fold", default=None, help="only the round that holds out this fold (A or B)")
     parser.add_argument("--no-ablation", action="store_true", help="skip the no-gate ablation")
     parser.add_argument("--no-screen", action="store_true",
                         help="ablation: do not screen alternatives on their own failed tasks (both runs)")
@@ -143,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             results[name][q.id] = r
 
     for rnd in experiment.rounds():
+        if args.fold and rnd.test_fold != args.fold:
+            continue
         t0 = time.perf_counter()
         plans = experiment.plans(rnd, sorted({q.db_id for q in questions}))
         graphs = {plan.db_id: experiment.build(plan, base_iri=BASE_IRI).graphs for plan in plans}
