@@ -16,11 +16,14 @@ folds A and B, each into a construction pool (70%) and a gate validation set V (
 Several gate designs can be compared in one run (``--tests sign bayes``): each is its own gated run
 from the same version 0, with the same trajectories and V (shared caches), so the rows differ only
 by the gate's decision rule. ``bayes`` is the Beta-binomial posterior with a regression budget
-(:func:`evoonto.evolution.gate.bayes_decision`); ``sign`` the exact sign test at α.
+(:func:`evoonto.evolution.gate.bayes_decision`); a candidate that changes no question of V is decided
+on its screen evidence (:func:`evoonto.evolution.gate.neutral_decision`); ``sign`` the exact sign test
+at α. ``--tests`` with no name runs only the no-gate ablation.
 
 Reported: held-out strict recall (and column recall, value recall and estimated tokens surfaced) of
 each, means over all held-out questions (every question is held out exactly once), rounds accepted /
-rejected / invalid, and wall time.
+rejected / invalid, the gate statistics of the decided rounds (mean ups/downs on V, accepted
+with a loss, rejected with more ups than downs, V-neutral rounds accepted/rejected), and wall time.
 Gold SQL is read only by the scorer (:mod:`evoonto.evaluation.linking`); the builder and the loop
 see question texts, tool results and pass/fail only.
 
@@ -28,7 +31,7 @@ Usage::
 
     python benchmarks/evolution_bench.py [--data ../shared/data/spider] [--seed 0] [--rounds 10]
         [--patience 4] [--batch 8] [--tau 0.0] [--alpha 0.25] [--metric strict|column] [--db concert_singer ...]
-        [--tests sign bayes] [--regression-budget 0.05] [--benchmark spider|bird]
+        [--tests sign bayes] [--regression-budget 0.05] [--benchmark spider|bird] [--format verbose|compact]
     python benchmarks/evolution_bench.py --data ../shared/data/bird_synth_dev --tests sign bayes   # BIRD layout
 """
 
@@ -89,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=8, help="signatures bundled per candidate")
     parser.add_argument("--tau", type=float, default=0.0)
     parser.add_argument("--alpha", type=float, default=0.25)
-    parser.add_argument("--tests", nargs="+", default=["sign"], choices=("sign", "bootstrap", "bayes", "none"),
-                        help="gate designs, one gated run each (default sign)")
+    parser.add_argument("--tests", nargs="*", default=["bayes"], choices=("sign", "bootstrap", "bayes", "none"),
+                        help="gate designs, one gated run each (default bayes, the CLI's default gate; "
+                             "none given: only the no-gate ablation)")
     parser.add_argument("--regression-budget", type=float, default=0.05,
                         help="bayes: share of V a patch may make worse (default 0.05)")
     parser.add_argument("--benchmark", default=None, choices=("spider", "bird"),
@@ -104,7 +108,11 @@ def main(argv: list[str] | None = None) -> int:
                              "version, 8 unless a Tool-level patch changed it)")
     parser.add_argument("--budget", type=int, default=8000,
                         help="characters read per question (browse + resolve answers)")
+    parser.add_argument("--format", default="verbose", choices=("verbose", "compact"),
+                        help="retrieval policy format (default verbose, the evolution gate's policy: on small "
+                             "schemas the compact answer lists the whole schema and leaves nothing to learn)")
     parser.add_argument("--db", nargs="*", default=None, help="only these databases")
+    parser.add_argument("--fold", default=None, help="only the round that holds out this fold (A or B)")
     parser.add_argument("--no-ablation", action="store_true", help="skip the no-gate ablation")
     parser.add_argument("--no-screen", action="store_true",
                         help="ablation: do not screen alternatives on their own failed tasks (both runs)")
@@ -120,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     experiment = Experiment(load_benchmark(args.benchmark, args.data), seed=args.seed)  # splits are drawn per database
     bench = experiment.benchmark
     questions = [q for q in bench.questions if not args.db or q.db_id in args.db]
-    policy = LinkingPolicy(n=args.n, budget_chars=args.budget)
+    policy = LinkingPolicy(n=args.n, budget_chars=args.budget, format=args.format)
     # condition -> question id -> LinkingResult (strict, column and value recall, estimated tokens)
     gated_names = [f"gated[{t}]" for t in args.tests]
     names = ["baseline", "initial", *gated_names, "nogate"]
@@ -136,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             results[name][q.id] = r
 
     for rnd in experiment.rounds():
+        if args.fold and rnd.test_fold != args.fold:
+            continue
         t0 = time.perf_counter()
         plans = experiment.plans(rnd, sorted({q.db_id for q in questions}))
         graphs = {plan.db_id: experiment.build(plan, base_iri=BASE_IRI).graphs for plan in plans}
@@ -197,13 +207,19 @@ def main(argv: list[str] | None = None) -> int:
                       f"{_mean(r.wins for r in decided):.1f} up / {_mean(r.losses for r in decided):.1f} down; "
                       f"accepted with ≥1 loss: {sum(1 for r in decided if r.decision == 'accepted' and r.losses)}; "
                       f"rejected with more ups than downs: "
-                      f"{sum(1 for r in decided if r.decision == 'rejected' and r.wins > r.losses)}")
+                      f"{sum(1 for r in decided if r.decision == 'rejected' and r.wins > r.losses)}; "
+                      f"V-neutral (0 up / 0 down) accepted "
+                      f"{sum(1 for r in decided if r.decision == 'accepted' and not r.wins and not r.losses)}, "
+                      f"rejected {sum(1 for r in decided if r.decision == 'rejected' and not r.wins and not r.losses)}")
     for name in gated_names:
         gain = 100 * (_strict(results[name]) - _strict(results["initial"]))
         print(f"{name} − Initial (held-out strict recall): {gain:+.2f} points (target ≥ +3)")
         if results["nogate"]:
             diff = 100 * (_strict(results["nogate"]) - _strict(results[name]))
             print(f"No-gate − {name}: {diff:+.2f} points (target ≤ 0)")
+    if results["nogate"]:
+        gain = 100 * (_strict(results["nogate"]) - _strict(results["initial"]))
+        print(f"nogate − Initial (held-out strict recall): {gain:+.2f} points")
     print(f"wall time {elapsed:.1f} s")
     return 0
 

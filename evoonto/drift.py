@@ -371,12 +371,11 @@ def run_drift(workspace: str | Path, *, sources: Iterable[str] = (), mark: bool 
         ConfigurationError: no source of the workspace can be opened.
     """
     from evoonto.errors import ConfigurationError
-    from evoonto.server import _workspace_sources
     from evoonto.sources import open_source
-    from evoonto.workspace import Workspace
+    from evoonto.workspace import Workspace, source_locations
 
     ws = Workspace.open(workspace)
-    locations = {str(k): str(v) for k, v in _workspace_sources(ws).items() if v}
+    locations = {str(k): str(v) for k, v in source_locations(ws).items() if v}
     opened: dict[str, Any] = {}
     notes: list[str] = []
     try:

@@ -123,11 +123,11 @@ class ToolsProvider:
         """Open the workspace's active version as a facade with its browse index built: read from the
         workspace's index cache, else built from ``previous``'s index (only changed texts are
         tokenized) and written to the cache."""
-        from evoonto.workspace import Workspace
+        from evoonto.workspace import Workspace, source_locations
 
         stamp = self._stat()
         ws = Workspace.open(self.workspace)
-        sources = {**_workspace_sources(ws), **self.sources}
+        sources = {**source_locations(ws), **self.sources}
         parent = None
         if previous is not None:
             with contextlib.suppress(EvoontoError):
@@ -214,24 +214,6 @@ def _value_index(ws: Any, tools: OntologyTools, sources: dict[str, Any]) -> Any:
         except EvoontoError:
             continue
     return workspace_value_index(ws.path, opened) if opened else None
-
-
-def _workspace_sources(ws: Any) -> dict[str, Any]:
-    """Source id -> path/URL recorded in the workspace settings (``settings["sources"]``), if any.
-
-    Accepted shapes: ``{"id": "path"}``, ``["path", ...]`` (ids are the file stems, as
-    :func:`evoonto.sources.open_source` derives them) or ``[{"id":…, "url"|"path":…}]``.
-    """
-    value = getattr(ws, "settings", {}).get("sources") if isinstance(getattr(ws, "settings", None), dict) else None
-    if isinstance(value, dict):
-        return {str(k): v for k, v in value.items()}
-    out: dict[str, Any] = {}
-    for item in value if isinstance(value, list) else []:
-        if isinstance(item, dict) and "id" in item:
-            out[str(item["id"])] = item.get("url") or item.get("path")
-        elif isinstance(item, str):
-            out[Path(item).stem if "://" not in item else item.rsplit("/", 1)[-1]] = item
-    return out
 
 
 def open_source_pools(locations: list[str]) -> dict[str, Any]:

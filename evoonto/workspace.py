@@ -510,6 +510,31 @@ class _Writer:
 
 # --- file helpers --------------------------------------------------------------------------------
 
+def source_locations(workspace: object) -> dict[str, str | None]:
+    """Source id -> path/URL recorded in a workspace's settings (``settings["sources"]``), if any.
+
+    Args:
+        workspace: a :class:`Workspace` (or any object whose ``settings`` is a dict; anything else
+            records no sources).
+    Returns:
+        ``{source id: location}``; empty when nothing is recorded. Accepted shapes of the setting:
+        ``{"id": "path"}``, ``["path", ...]`` (ids are the file stems, as
+        :func:`evoonto.sources.open_source` derives them; the last path segment for URLs) or
+        ``[{"id": …, "url"|"path": …}]`` (the location may be None when neither key is given).
+    """
+    settings = getattr(workspace, "settings", None)
+    value = settings.get("sources") if isinstance(settings, dict) else None
+    if isinstance(value, dict):
+        return {str(k): v for k, v in value.items()}
+    out: dict[str, str | None] = {}
+    for item in value if isinstance(value, list) else []:
+        if isinstance(item, dict) and "id" in item:
+            out[str(item["id"])] = item.get("url") or item.get("path")
+        elif isinstance(item, str):
+            out[Path(item).stem if "://" not in item else item.rsplit("/", 1)[-1]] = item
+    return out
+
+
 def _default_graph():
     import pyoxigraph as ox
 

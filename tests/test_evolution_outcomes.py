@@ -284,3 +284,23 @@ def test_for_task_tags_events_without_changing_the_shared_log(tmp_path):
     assert (first["task"], first["question"], first["seq"]) == ("A", "Question A?", 0)
     assert "task" not in second and second["seq"] == 1
     assert ToolEvent.from_dict(first).question == "Question A?"
+
+
+def test_private_workspace_sources_import_replaced_by_public_source_locations():
+    """drift and evolve imported the server's private ``_workspace_sources``; the workspace layer
+    now owns the one public reader of ``settings["sources"]``."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import evoonto
+    from evoonto.workspace import source_locations
+
+    assert source_locations(SimpleNamespace(settings={"sources": {"db": "/x/db.sqlite"}})) == {"db": "/x/db.sqlite"}
+    assert source_locations(SimpleNamespace(settings={"sources": ["/x/shop.sqlite", "duckdb://h/warehouse"]})) == {
+        "shop": "/x/shop.sqlite", "warehouse": "duckdb://h/warehouse"}
+    assert source_locations(SimpleNamespace(settings={"sources": [{"id": "a", "url": "u"}, {"id": "b"}]})) == {
+        "a": "u", "b": None}
+    assert source_locations(SimpleNamespace(settings={})) == {}
+    assert source_locations(object()) == {}
+    root = Path(evoonto.__file__).parent
+    assert not [p for p in root.rglob("*.py") if "_workspace_sources" in p.read_text(encoding="utf-8")]

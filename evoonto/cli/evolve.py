@@ -17,9 +17,10 @@ pass/fail only), the evolver diagnoses recurrent failure signatures, attributes 
 (content / tool / schema) and writes a typed patch; the patch is checked with SHACL on the nodes it
 touches (an invalid patch is logged and never scored) and then gated: scored on the fold's validation
 set V against the parent, same backbone and budgets, accepted iff the mean gain is ≥ --tau and the
-paired test (--test, --alpha) supports it. Accepted patches become versions; rejected ones stay in the
-history (`evoonto log`) and are never proposed again. Stops after --patience consecutive rejections,
-when no signature is left, or after --rounds. Ctrl-C at any moment leaves the last accepted version.
+paired test (--test, --alpha; default the Bayesian rule with a regression budget) supports it.
+Accepted patches become versions; rejected ones stay in the history (`evoonto log`) and are never
+proposed again. Stops after --patience consecutive rejections, when no signature is left, or after
+--rounds. Ctrl-C at any moment leaves the last accepted version.
 
 Gold SQL is read only by the scorer; the evolver sees questions, tool results and pass/fail.
 
@@ -70,10 +71,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="signatures bundled into one candidate; rejected batches are bisected (default 8)")
     parser.add_argument("--tau", type=float, default=0.0, metavar="T",
                         help="minimum mean gain on V for acceptance (default 0.0)")
-    parser.add_argument("--test", choices=("sign", "bootstrap", "bayes", "none"), default="sign",
-                        help="paired test on per-question outcomes (default sign); bayes: accept when the "
+    parser.add_argument("--test", choices=("sign", "bootstrap", "bayes", "none"), default="bayes",
+                        help="paired test on per-question outcomes (default bayes: accept when the "
                              "Beta-binomial posterior that a changed question improves is ≥ 1 − α and the "
-                             "regressions stay within --regression-budget")
+                             "regressions stay within --regression-budget; a candidate that changes no question "
+                             "of V is accepted on a net fix of the failures it was written for); sign: exact "
+                             "sign test at α")
     parser.add_argument("--alpha", type=float, default=0.25, metavar="P",
                         help="the paired test supports a gain when p ≤ P (default 0.25)")
     parser.add_argument("--regression-budget", type=float, default=0.05, metavar="SHARE",
@@ -479,12 +482,12 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
     from evoonto.evolution.probes import ValueProber
     from evoonto.evolution.trajectories import group_events
     from evoonto.progress import progress_bar
-    from evoonto.server import _workspace_sources
     from evoonto.sources import open_source
+    from evoonto.workspace import source_locations
 
     seed = args.seed if args.seed is not None else 0
     db_id = _database_id(ws, args.db)
-    locations = {k: str(v) for k, v in _workspace_sources(ws).items()}
+    locations = {k: str(v) for k, v in source_locations(ws).items()}
     if db_id not in locations:
         raise ConfigurationError(f"the workspace records no location for source {db_id!r}; rebuild it with "
                                  f"`evoonto build --source PATH` (which records it)")

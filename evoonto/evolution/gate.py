@@ -43,6 +43,11 @@ class GateConfig:
         regression_budget: ``bayes`` only: the share of V a candidate may break (questions whose
             outcome drops) and still be accepted, e.g. 0.05 = at most 1 question in 20;
             ``floor(budget × |V|)`` losses are allowed.
+        accept_neutral: ``bayes`` only: when no question of V changes (V holds no evidence either
+            way), decide on the candidate's own evidence, the loop's screen
+            (:func:`evoonto.evolution.loop.screen`) on the diagnosed failures it was written for:
+            accepted on a net fix there (see :func:`neutral_decision`).
+            False: a V-neutral candidate is rejected, as by the other tests.
         resamples: bootstrap draws. seed: bootstrap seed (same inputs → same decision).
         enabled: False is the *no-gate ablation*: every valid candidate is accepted (still scored
             and logged, so the ablation's history is comparable).
@@ -59,6 +64,7 @@ class GateConfig:
     seed: int = 0
     enabled: bool = True
     regression_budget: float = 0.05
+    accept_neutral: bool = True
 
     def __post_init__(self):
         if self.test not in TESTS:
@@ -149,6 +155,38 @@ def bayes_decision(wins: int, losses: int, size: int, *, confidence: float, budg
     return True, posterior, ""
 
 
+#: The screen's evidence on a candidate: (diagnosed tasks fixed, tasks broken, summed score change).
+ScreenEvidence = tuple[int, int, float]
+
+
+def neutral_decision(screen: ScreenEvidence | None) -> tuple[bool, str]:
+    """The rule for a candidate that changes no question of V (0 up / 0 down).
+
+    V then carries no evidence: it shows no regression and no gain, so a test on it can neither
+    support nor refute the candidate, and rejecting would only say that V is too small to see it.
+    The remaining evidence is the screen: the candidate re-run on the failed construction tasks it
+    was diagnosed from (the loop's step 3; outcomes from the backbone, never gold or V). The
+    candidate is accepted iff that re-run shows a net fix (summed score change > 0, the screen's
+    own criterion): expected change ≥ 0 where V looked and > 0 on the failures it addresses. No
+    second significance test is run on the screen: its tasks are a handful chosen *because* they
+    failed, so a count test there measures the selection more than the candidate; the protection
+    against harm is V, which saw none. No screen (``None``: screening off, recorded agent runs that
+    cannot be replayed, a candidate naming no task) or no net fix → rejected.
+
+    Args:
+        screen: ``(fixed, broken, gain)`` over the candidate's diagnosed tasks, or None.
+    Returns:
+        (accept, one-line reason).
+    """
+    if screen is None:
+        return False, "V-neutral and no screen evidence"
+    fixed, broken, gain = screen
+    text = f"V-neutral; the screen fixed {fixed} / broke {broken} diagnosed task(s), net {gain:+.3f}"
+    if gain <= 1e-12:
+        return False, f"{text}: no net fix"
+    return True, text
+
+
 def paired_bootstrap(diffs: list[float], *, resamples: int, seed: int) -> float:
     """One-sided paired bootstrap p-value: the share of resampled mean differences ≤ 0.
 
@@ -170,15 +208,20 @@ def paired_bootstrap(diffs: list[float], *, resamples: int, seed: int) -> float:
     return not_better / resamples
 
 
-def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig) -> GateDecision:
+def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
+            screen: ScreenEvidence | None = None) -> GateDecision:
     """Decide on a candidate from the per-question outcomes of parent and candidate on V.
 
     Args:
         parent, candidate: question id -> outcome; both must cover the same question ids.
         config: margin, test and significance level.
+        screen: ``(fixed, broken, gain)`` of the candidate's screen on the diagnosed failures it
+            was written for, or None; used only by ``bayes`` with ``accept_neutral`` when no question of V
+            changed (:func:`neutral_decision`).
     Returns:
         A :class:`GateDecision`; accepted iff mean gain ≥ tau and the paired test supports it (p ≤ alpha;
-        for ``bayes``: a positive gain, posterior ≥ 1 − alpha and losses within the regression budget)
+        for ``bayes``: a positive gain, posterior ≥ 1 − alpha and losses within the regression budget,
+        or — nothing changed on V, ``accept_neutral`` and τ ≤ 0 — a net fix on the screen)
         (or unconditionally when ``config.enabled`` is False).
     Raises:
         ConfigurationError: when the two outcome sets cover different questions (not the same V).
@@ -207,6 +250,9 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig) -> GateDe
     stats = f"gain {gain:+.4f} (τ={config.tau}), {wins} up / {losses} down of {len(ids)}, {config.test} p={p_value:.3f}"
     if not config.enabled:
         decision, reason = "accepted", f"gate disabled (ablation); {stats}"
+    elif config.test == "bayes" and config.accept_neutral and wins == 0 and losses == 0 and config.tau <= 0:
+        supported, why = neutral_decision(screen)
+        decision, reason = ("accepted" if supported else "rejected"), f"{why}: {stats}"
     elif gain + 1e-12 < config.tau or (config.test == "bayes" and gain <= 1e-12):
         decision, reason = "rejected", f"below margin: {stats}"
     elif why_not:

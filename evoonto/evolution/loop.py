@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Callable, Hashable, Protocol
 from evoonto.errors import EvoontoError
 from evoonto.evolution.candidates import Candidate, CandidateError, merge
 from evoonto.evolution.edits import EditContext, EditError
-from evoonto.evolution.gate import GateConfig, compare
+from evoonto.evolution.gate import GateConfig, ScreenEvidence, compare
 from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
 
@@ -279,6 +279,9 @@ class Member:
     server's log with the evaluator's pass/fail, :func:`evoonto.evolution.trajectories.group_events`);
     diagnosis uses them while the workspace is still at that version, and the backbone's runs of
     ``trajectory_questions`` once a patch has been accepted (the log describes the old version).
+    ``screened``: the screen's evidence per alternative (``(state(), screen_key(alternative))`` ->
+    ``(fixed, broken, gain)`` on its diagnosed tasks, against the version it was screened on), which the gate
+    uses when V is silent (:func:`evoonto.evolution.gate.neutral_decision`).
     """
 
     key: str
@@ -289,6 +292,7 @@ class Member:
     seen: set = field(default_factory=set, repr=False)
     recorded: list | None = field(default=None, repr=False)
     recorded_version: int | None = field(default=None, repr=False)
+    screened: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if self.recorded is not None and self.recorded_version is None:
@@ -493,10 +497,32 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
         member.seen.add(fingerprint)
         return False
     outcomes = backbone.run(patched, questions)[0]
-    if sum(outcomes[q.id] - parent.get(q.id, 0.0) for q in questions) > 1e-12:
+    diffs = [outcomes[q.id] - parent.get(q.id, 0.0) for q in questions]
+    fixed, broken = sum(1 for d in diffs if d > 1e-12), sum(1 for d in diffs if d < -1e-12)
+    member.screened[(member.state(), screen_key(candidate))] = (fixed, broken, sum(diffs))
+    if sum(diffs) > 1e-12:
         return True
     member.seen.add(fingerprint)
     return False
+
+
+def screen_key(candidate: Candidate) -> tuple:
+    """The key of a candidate's screen evidence in ``Member.screened`` (level and edits)."""
+    return (candidate.level, tuple(repr(e) for e in candidate.edits))
+
+
+def screen_evidence(chosen: list[tuple[Member, Candidate]]) -> ScreenEvidence | None:
+    """``(fixed, broken, gain)`` on the diagnosed tasks, summed over a round's alternatives, or None
+    when any of them was not screened against the member's current version (no evidence for that
+    part, so none for the whole candidate)."""
+    fixed = broken = 0
+    gain = 0.0
+    for member, candidate in chosen:
+        evidence = member.screened.get((member.state(), screen_key(candidate)))
+        if evidence is None:
+            return None
+        fixed, broken, gain = fixed + evidence[0], broken + evidence[1], gain + evidence[2]
+    return fixed, broken, gain
 
 
 def _untried(candidate: Candidate, ctx: EditContext, seen: set) -> bool:
@@ -540,7 +566,7 @@ def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, co
         parent_all.update({f"{part.member.key}::{q}": v for q, v in outcomes.items()})
         cand = backbone.run(part.ontology, part.member.validation_questions)[0]
         candidate_all.update({f"{part.member.key}::{q}": v for q, v in cand.items()})
-    decision = compare(parent_all, candidate_all, config.gate)
+    decision = compare(parent_all, candidate_all, config.gate, screen=screen_evidence(chosen))
     gate_meta = decision.metadata()
     outcome = decision.decision
     manual = [part for part in valid if approval_mode(part.member.workspace) == "manual"]
