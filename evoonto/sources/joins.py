@@ -56,7 +56,8 @@ from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo, resolve_fore
 from evoonto.sources.probe import run_probe
 from evoonto.sources.quoting import quote_identifier
 
-__all__ = ["JoinCandidate", "discover_joins", "declared_joins", "name_score", "inclusion_sql", "type_family"]
+__all__ = ["JoinCandidate", "discover_joins", "declared_joins", "name_score", "exact_reference_names",
+           "normalized_name", "inclusion_sql", "type_family"]
 
 #: Distinct left-side values checked per candidate.
 DEFAULT_LEFT_VALUES = 10_000
@@ -181,6 +182,32 @@ def name_score(left_column: str, right_table: str, right_column: str, *, right_i
         return 0.0
     ratio = fuzz.ratio(x, y) / 100.0
     return ratio if ratio >= 0.9 else 0.0
+
+
+def normalized_name(name: str) -> str:
+    """``name`` case-folded without punctuation, the form :func:`name_score` compares
+    (``"Singer_ID"`` -> ``"singerid"``)."""
+    return _norm(name)
+
+
+def exact_reference_names(right_table: str, right_column: str, *, right_is_key: bool) -> frozenset[str]:
+    """The normalized left column names (:func:`normalized_name`) for which :func:`name_score` is 1.0.
+
+    ``name_score(c, right_table, right_column, right_is_key=k) == 1.0`` holds exactly when
+    ``normalized_name(c)`` is in this set, so a caller can look candidates up in an index of column names
+    instead of scoring every column of a schema against every key (70,000 columns × thousands of keys).
+    Empty when the right column's name is empty after normalization.
+    """
+    y = _norm(right_column)
+    if not y:
+        return frozenset()
+    table, single = _norm(right_table), _singular(_norm(right_table))
+    names = {table + y, single + y}
+    if y not in _GENERIC:
+        names.add(y)
+    if right_is_key:
+        names |= {table + "id", single + "id"}
+    return frozenset(n for n in names if n)
 
 
 def type_family(declared: str) -> str:

@@ -307,9 +307,15 @@ class JoinGraph:
         id-like unique column) (``name_score`` 1.0 of
         :func:`evoonto.sources.joins.name_score`: same non-generic name, or ``<table><key>``), when no
         edge joins the two tables yet. Returns how many were added."""
-        from evoonto.sources.joins import name_score
+        from evoonto.sources.joins import exact_reference_names, normalized_name
 
         linked = {(e.source, frozenset({e.left.casefold(), e.right.casefold()})) for e in self._edges.values()}
+        # tables by the normalized names of their columns: a key is compared only with the tables holding a
+        # column of one of its exact reference names (name_score 1.0), not with every column of the schema
+        tables_with: dict[str, set] = {}
+        for table, columns in self.columns.items():
+            for column in columns:
+                tables_with.setdefault(normalized_name(column), set()).add(table)
         added = 0
         for right, keys in sorted(self.unique.items()):
             for key in sorted(k for k in keys if len(k) == 1):
@@ -319,12 +325,14 @@ class JoinGraph:
                 if right in self.views or (not is_pk and (right in self.primary_keys or not _ID_LIKE.search(
                         re.sub(r"[^0-9a-z]", "", key_column)))):
                     continue  # the key rule of join discovery: the declared PK, else an id-like unique column
-                for left in sorted(self.columns):
+                targets = exact_reference_names(right.name, right_column, right_is_key=is_pk)
+                candidates = set().union(*(tables_with.get(name, ()) for name in targets)) if targets else set()
+                for left in sorted(candidates):
                     pair = (left.source, frozenset({left.name.casefold(), right.name.casefold()}))
                     if left.source != right.source or left == right or pair in linked or left in self.views:
                         continue
                     for column in self.columns[left]:
-                        if name_score(column, right.name, right_column, right_is_key=is_pk) < 1.0:
+                        if normalized_name(column) not in targets:
                             continue
                         if self.is_unique(left, (column,)) and not right_column.casefold() == column.casefold():
                             continue
