@@ -725,7 +725,7 @@ def _index_bytes(index: SearchIndex) -> bytes:
     out = io.BytesIO()
     state = index.__getstate__()
     state.pop("documents")
-    with _no_cyclic_gc():
+    with paused_cyclic_gc():
         pickle.dump((_MAGIC, INDEX_FORMAT, len(index.documents), state), out, protocol=pickle.HIGHEST_PROTOCOL)
         for start in range(0, len(index.documents), _CHUNK):
             rows = [tuple(dict(d.fields) if name == "fields" else getattr(d, name) for name in _DOCUMENT_FIELDS)
@@ -748,7 +748,7 @@ def _read_index(path: Path) -> SearchIndex | None:
     except OSError:
         return None
     try:
-        with _no_cyclic_gc():
+        with paused_cyclic_gc():
             stream = io.BytesIO(data)  # one pickle per chunk, each read with a fresh unpickler (own memo)
             magic, version, count, state = _IndexUnpickler(stream).load()
             if magic != _MAGIC or version != INDEX_FORMAT or not isinstance(state, dict):
@@ -785,7 +785,7 @@ def build_index(ontology: Any, weights: Mapping[str, float], *, cache: IndexCach
             return cached
         if parent is None:
             parent = cache.latest()
-    with _no_cyclic_gc():
+    with paused_cyclic_gc():
         index = SearchIndex(gather_documents(ontology), weights, parent=parent)
         if cache is not None:
             cache.save(index, weights)
@@ -793,9 +793,11 @@ def build_index(ontology: Any, weights: Mapping[str, float], *, cache: IndexCach
 
 
 @contextlib.contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector (the index allocates hundreds of thousands of small
-    containers and frees none of them: each collection would only rescan them)."""
+def paused_cyclic_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the block (restored afterwards, also on error).
+
+    For code that allocates hundreds of thousands of small acyclic containers and frees none of them
+    (the browse index, the explorer's model): each collection would only rescan them."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -50,10 +50,8 @@ gate of the paper (arXiv 2609.15779, evolution loop).
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
 from collections.abc import Mapping
-from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -61,6 +59,7 @@ from rdflib import Graph
 
 from evoonto.errors import RDFParseError, WorkspaceError, first_line
 from evoonto.namespaces import GRAPH, local_graph_iri_of_export, parse_patch_graph
+from evoonto.tools.index import paused_cyclic_gc
 from evoonto.viz.content import ContentGraph
 from evoonto.viz.history import PatchGraphs, history_rows
 
@@ -121,22 +120,6 @@ def load_trig(path: str | Path) -> tuple[dict[str, Graph], dict[str, PatchGraphs
     return graphs_from_dataset(dataset)
 
 
-@contextmanager
-def _gc_paused():
-    """Pause the cyclic garbage collector while building many small acyclic objects.
-
-    Extraction allocates hundreds of thousands of dicts and lists next to large rdflib graphs; the
-    collector's repeated full scans cost about two thirds of the run time at 5,000 Terms.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def build_model(
     graphs: Mapping[str, Graph],
     patches: Mapping[str, PatchGraphs] | None = None,
@@ -168,7 +151,7 @@ def build_model(
         raise ValueError(f"max_visible must be at least 10 nodes, got {max_visible}")
     if max_diff_triples < 0:
         raise ValueError(f"max_diff_triples must be >= 0, got {max_diff_triples}")
-    with _gc_paused():
+    with paused_cyclic_gc():
         content = ContentGraph(graphs)
         history = graphs.get("history")
         rows = history_rows(history if history is not None else Graph(), patches or {}, content,
