@@ -439,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         pending = []
         conn = connect_read_only(group[0]["db_path"])
 
-        def record(kind: str, item: dict, mutated: str, findings: list, hit: bool) -> None:
+        def record(kind: str, item: dict, mutated: str, findings: list, hit: bool, conn=conn, db_id=db_id) -> None:
             """Count one mutation (flagged or not; equivalent or not) and dump it."""
             same = equivalent(item["rows"], _rows(conn, mutated, args.timeout_ms))
             generated[kind] += 1
