@@ -403,3 +403,92 @@ def test_same_table_column_count_skips_nulls(singers):
         assert check_sql(singers, sql, question=question) == []
     # the question names the column: counting its values is what it asks for
     assert check_sql(singers, "SELECT COUNT(song_name) FROM singer", question="How many song names are known?") == []
+
+
+def test_same_table_column_question_literal_explains_only_the_condition(singers):
+    """A literal of the question explains the column compared with it in the WHERE clause, not the
+    same column where the SELECT returns it (the question asked for the names)."""
+    question = "Show the names of the singers whose country is not 'France'."
+    found = check_sql(singers, "SELECT country FROM singer WHERE country <> 'France'", question=question)
+    assert [(f.kind, f.suggestion.split(", ")[0]) for f in found if f.kind == "question_mismatch"] == [
+        ("question_mismatch", "singer.name")]
+    assert check_sql(singers, "SELECT name FROM singer WHERE country <> 'France'", question=question) == []
+
+
+def test_same_table_column_quoted_number_explains_no_column(singers):
+    """A number of the question explains no column even when the SQL quotes it ('29')."""
+    question = "What are the names of the singers who are 9 years of age?"  # 9 is a net_worth value
+    found = check_sql(singers, "SELECT name FROM singer WHERE net_worth = '9'", question=question)
+    assert [(f.subject, f.suggestion.split(", ")[0]) for f in found if f.kind == "question_mismatch"] == [
+        ("singer.net_worth", "singer.age")]
+    assert [f for f in check_sql(singers, "SELECT name FROM singer WHERE age = '9'", question=question)
+            if f.kind == "question_mismatch"] == []
+
+
+def test_same_table_column_order_by_column_the_ordering_phrase_names(singers):
+    """ORDER BY a column the question names elsewhere, while its ordering phrase names another."""
+    question = "List the names and ages of the singers in descending order of age."
+    for sql in ("SELECT name, age FROM singer ORDER BY name DESC",
+                "SELECT name, age FROM singer ORDER BY net_worth DESC"):
+        found = check_sql(singers, sql, question=question)
+        assert kinds(found) == [("question_mismatch", "Warning")], sql
+        assert found[0].suggestion.split(", ")[0] == "singer.age" and "ordering phrase" in found[0].message
+    assert check_sql(singers, "SELECT name, age FROM singer ORDER BY age DESC", question=question) == []
+    question = "List the names and ages of the singers, sorted by their names."
+    assert kinds(check_sql(singers, "SELECT name, age FROM singer ORDER BY age", question=question)) == [
+        ("question_mismatch", "Warning")]
+    assert check_sql(singers, "SELECT name, age FROM singer ORDER BY name", question=question) == []
+
+
+def test_same_table_column_superlative_names_the_sort_column(singers):
+    """A superlative points at its column through the packaged cue words (youngest -> age) or names
+    it (the largest net worth); ORDER BY or MAX/MIN of another column is flagged."""
+    question = "What is the name of the youngest singer?"
+    found = check_sql(singers, "SELECT name FROM singer ORDER BY net_worth LIMIT 1", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion.startswith("singer.age")
+    assert check_sql(singers, "SELECT name FROM singer ORDER BY age LIMIT 1", question=question) == []
+    question = "What is the largest net worth of a singer from France?"
+    found = check_sql(singers, "SELECT MAX(age) FROM singer WHERE country = 'France'", question=question)
+    assert [f.suggestion for f in found if f.kind == "question_mismatch"] == ["singer.net_worth"]
+    assert check_sql(singers, "SELECT MAX(net_worth) FROM singer WHERE country = 'France'", question=question) == []
+
+
+def test_same_table_column_unnamed_sort_column_with_bare_ordering_phrase(singers):
+    """"In alphabetical order" names no column: the sort column should be one the question names."""
+    question = "List the names of the singers in alphabetical order."
+    found = check_sql(singers, "SELECT name FROM singer ORDER BY code", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")] and found[0].subject == "singer.code"
+    assert check_sql(singers, "SELECT name FROM singer ORDER BY name", question=question) == []
+    # COUNT(col) in a sort counts rows: not flagged
+    assert check_sql(singers, "SELECT country FROM singer GROUP BY country ORDER BY COUNT(singer_id)",
+                     question="List the countries in descending order.") == []
+
+
+def test_same_table_column_overused_word_names_the_best_covered_column(singers):
+    """'name' said once names the column it covers wholly (name), not song_name too."""
+    question = "What are the names and ages of the singers?"
+    found = check_sql(singers, "SELECT name, song_name FROM singer", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")]
+    assert (found[0].subject, found[0].suggestion) == ("singer.song_name", "singer.age")
+    assert check_sql(singers, "SELECT name, age FROM singer", question=question) == []
+
+
+def test_question_mismatch_operation_words_propose_no_column(tmp_path):
+    """"the number of owners" asks for a count: 'number' does not propose a column cell_number."""
+    from evoonto.builder.pipeline import build
+
+    path = tmp_path / "owners.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE owner (owner_id INTEGER PRIMARY KEY, last_name TEXT, cell_number TEXT)")
+    con.execute("CREATE TABLE dog (dog_id INTEGER PRIMARY KEY, owner_id INTEGER REFERENCES owner(owner_id))")
+    con.executemany("INSERT INTO owner VALUES (?, ?, ?)", [(i, f"n{i}", f"555-{i:04d}") for i in range(1, 9)])
+    con.executemany("INSERT INTO dog VALUES (?, ?)", [(i, 1 + i % 4) for i in range(1, 9)])
+    con.commit()
+    con.close()
+    onto = Ontology.from_graphs(build([path], None, validate=False).graphs)
+    sql = "SELECT count(*) FROM owner WHERE owner_id NOT IN (SELECT owner_id FROM dog)"
+    found = check_sql(onto, sql, question="Find the number of owners who do not own any dogs.")
+    assert [f for f in found if f.kind == "question_mismatch"] == []
+    # the word still names its column when the question asks for it
+    found = check_sql(onto, "SELECT last_name FROM owner", question="What are the cell numbers of the owners?")
+    assert [f.suggestion for f in found if f.kind == "question_mismatch"] == ["owner.cell_number"]

@@ -51,8 +51,15 @@ Kinds (severity):
   same table that the statement does not use (for a selected column: does not use except to sort)
   is named by a word the question says and no used column explains; the suggestion names that
   column. A column a SELECT both returns and sorts by, while the question says its words once,
-  counts as unnamed where it sorts. It catches "the right table, the wrong column", which no
-  check against the schema alone can see.
+  counts as unnamed where it sorts. A word the question says ``k`` times that names more than
+  ``k`` used columns names the ones it covers wholly ("name" names Name, not Song_Name); a literal
+  of the question explains its column only where it is compared; numbers and query-operation words
+  ("number", "average") propose no column. The column a statement sorts by (or takes the MIN/MAX
+  of) must be one the question's ordering phrases name (:func:`ordering_phrases`: "ordered by X",
+  "in descending order of X", "the youngest …", "the highest X"), when they name a column of that
+  table; after an ordering phrase that names none ("in alphabetical order"), one the question
+  names. It catches "the right table, the wrong column", which no check against the schema alone
+  can see.
 - ``type_mismatch``: a text literal that is no number compared with a numeric column (Evidence
   values all numbers): Violation for ``=``/``IN``/``LIKE`` (never true) when the declared type is of
   the number family, else (numbers stored as text, the Evidence may not show every value) and for
@@ -93,7 +100,7 @@ from evoonto.errors import ToolArgumentError
 from evoonto.lexicon import Lexicon
 from evoonto.sources.joins import type_family
 from evoonto.sources.quoting import dialect_of_kind
-from evoonto.text import normalize, tokenize
+from evoonto.text import QUERY_WORDS, STOP_WORDS, adjective_bases, normalize, tokenize
 from evoonto.text import words as question_words
 from evoonto.tools.findings import Finding, Severity, balanced_span, has_violation
 from evoonto.tools.findings import node_span as _span
@@ -515,6 +522,81 @@ def _related_stems(word: str) -> frozenset[str]:
     return frozenset(Lexicon.packaged().related_stems(word))
 
 
+#: Question words that name a query operation (aggregation, ordering, counting: the packaged
+#: ``query`` stop words), not a column; "name" and "value" are among them but name columns as often.
+_OPERATION_WORDS = frozenset(w for w in QUERY_WORDS if w not in {"name", "names", "value", "values"})
+#: Words after which a question says what it sorts by ("ordered by age", "in order of their names").
+_SORT_VERBS = frozenset({"order", "ordered", "orders", "ordering", "sort", "sorted", "sorts", "sorting",
+                         "rank", "ranked", "ranks", "ranking", "arrange", "arranged"})
+_SORT_LINKS = frozenset({"by", "of", "for", "on", "according"})
+#: Words that start a superlative ("the most recent", "the top 3 largest") or a comparative.
+_EXTREMES = frozenset({"most", "least", "top", "bottom", "maximum", "minimum", "max", "min", "more", "less",
+                       "fewest", "highest", "lowest", "largest", "smallest", "first", "last"})
+#: Where an ordering phrase's noun phrase ends (a new clause or condition starts).
+_PHRASE_ENDS = frozenset({"in", "from", "with", "who", "whom", "whose", "which", "that", "where", "when",
+                          "and", "or", "to", "at", "than", "as", "if", "but", "among", "between", "per"})
+
+
+def _is_extreme(word: str) -> bool:
+    """True for a superlative or comparative (``youngest``, ``older``, ``most``, ``highest``): a word
+    with an ``-est``/``-er`` ending whose positive form the packaged lexicon has a cue for, or one of
+    :data:`_EXTREMES`."""
+    low = word.casefold()
+    if low in _EXTREMES:
+        return True
+    if not low.endswith(("est", "er")):
+        return False
+    return any(Lexicon.packaged().cue_targets(base) for base in adjective_bases(low)[1:])
+
+
+@functools.lru_cache(maxsize=1024)
+def ordering_phrases(question: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """The phrases of ``question`` that say how its answer is ordered or which extreme it picks, each
+    as ``(stems the phrase says, stems of the data words its cue words point at)``.
+
+    Read with general English only: a sort verb followed by ``by``/``of``/``for`` and a noun phrase
+    ("ordered by their names", "in descending order of age", "sorted by the level from high to
+    low"), and a superlative or comparative with the noun phrase it qualifies ("the youngest
+    singer", "the highest enrolment", "the most recent treatment", "the top 3 largest population").
+    A noun phrase ends at punctuation, at a word that starts a clause (in, from, with, which, ...)
+    or after four content words; operation words (order, highest, number, ...) and function words
+    are left out of the stems. A sort phrase without its own noun ("in alphabetical order") gives
+    ``(frozenset(), frozenset())``.
+    """
+    tokens = re.findall(r"[A-Za-z][A-Za-z'\-]*|\d+(?:\.\d+)?|[,.;:?!()]", question)
+    lowered = [t.casefold() for t in tokens]
+    out: list[tuple[frozenset[str], frozenset[str]]] = []
+
+    def phrase(start: int) -> tuple[set[str], set[str]]:
+        said: set[str] = set()
+        related: set[str] = set()
+        content = 0
+        for k in range(start, len(tokens)):
+            low = lowered[k]
+            if not low[0].isalnum() or low in _PHRASE_ENDS or content >= 4:
+                break
+            if low in STOP_WORDS or low.isdigit():
+                continue
+            if _is_extreme(low):
+                related |= _related_stems(low)
+                continue
+            said.update(tokenize(low))
+            related |= _related_stems(low)
+            content += 1
+        return said, related
+
+    for i, low in enumerate(lowered):
+        if low in _SORT_VERBS:
+            link = next((j for j in range(i + 1, min(i + 5, len(lowered))) if lowered[j] in _SORT_LINKS), None)
+            said, related = phrase(link + 1) if link is not None else (set(), set())
+            out.append((frozenset(said), frozenset(related)))
+        elif _is_extreme(low) and (i == 0 or not _is_extreme(lowered[i - 1])):
+            said, related = phrase(i + 1)
+            related |= _related_stems(low)
+            out.append((frozenset(said), frozenset(related)))
+    return tuple(out)
+
+
 def _is_numeral(node: exp.Expression) -> bool:
     """True for a number literal (``8``, ``1.5``; not ``'8'``)."""
     return isinstance(node, exp.Literal) and not node.is_string
@@ -729,8 +811,10 @@ class _Checker:
             if tokenize(word):  # cue words and synonyms name data words ("youngest" -> age, birth)
                 related |= _related_stems(word.casefold())
         # the words that may propose another column: said by the question, and not numbers (a number
-        # of the question fits many columns: "1" in "grades 1 through 12" names no AdmEmail1)
-        proposing = {w for w in said if not w.isdigit()}
+        # of the question fits many columns: "1" in "grades 1 through 12" names no AdmEmail1) nor
+        # words of a query operation ("number" in "the number of owners" names no cell_number)
+        operations = {t for w in _OPERATION_WORDS for t in tokenize(w)}
+        proposing = {w for w in said if not w.isdigit() and w not in operations}
         words, values = self.facts.column_words, self.facts.value_words
         sid = self.schema.id
 
@@ -747,6 +831,9 @@ class _Checker:
                 found -= values.get((sid, table.casefold(), column.casefold()), frozenset())
             return found
 
+        # a word the question says k times, naming more than k used columns, names the k whose words
+        # the question covers best ("name" said once names Name, not Song_Name)
+        lost = self._overused_words(times)
         used_cols = {(t.casefold(), c.casefold()) for t, c in self.used}
         naming_count: Counter[str] = Counter()  # word -> how many used columns it names
         for t, c in self.used:
@@ -784,13 +871,15 @@ class _Checker:
         reported: set[tuple[str, str]] = set()
         for table, column, node in self.places:
             key = (table.casefold(), column.casefold())
-            naming = named_there(table, column, node)
+            naming = named_there(table, column, node) - lost.get(key, set())
             scope_key = (id(node.find_ancestor(exp.Select)), *key)
             once = max((times.get(w, 1) for w in naming), default=0) <= 1
             resorted = once and (node.find_ancestor(exp.Order) is not None and scope_key in returned
                                  or _selected(node) and node.find_ancestor(exp.AggFunc) is None
                                  and scope_key in filtered)
-            if key in reported or (table, column) in literal_columns or (naming and not resorted):
+            # the literal explains the column where it is compared, not where a SELECT returns it
+            by_literal = (table, column) in literal_columns and node.find_ancestor(*_CONDITION_PARENTS) is not None
+            if key in reported or by_literal or (naming and not resorted):
                 continue
             count = node.find_ancestor(exp.Count)
             if count is not None and not isinstance(count.this, exp.Distinct):
@@ -838,6 +927,87 @@ class _Checker:
                      f"{unnamed}; the question's {quoted} names {table}.{better[0][1]}, which the SQL does not {how}",
                      ", ".join(f"{table}.{b[1]}" for b in better[:SUGGESTIONS]), node.this, where)
             found.append(self.findings.pop())
+        found += self._check_ordering(question, reported, said | related)
+        return found
+
+    def _overused_words(self, times: Counter[str]) -> dict[tuple[str, str], set[str]]:
+        """``(table, column)`` (casefold) -> the question words it loses: a word said ``k`` times that
+        names more than ``k`` columns the statement uses (join keys aside) names the ``k`` whose words
+        the question covers best; when those are covered wholly (every word of theirs is said), a
+        column covered only in part loses it."""
+        sid, words = self.schema.id, self.facts.column_words
+        holders: dict[str, list[tuple[float, tuple[str, str]]]] = {}
+        for key in {(t.casefold(), c.casefold()) for t, c, _n in self.places}:
+            own = words.get((sid, *key), frozenset())
+            if not own:
+                continue
+            cover = len(own & times.keys()) / len(own)
+            for w in own & times.keys():
+                holders.setdefault(w, []).append((cover, key))
+        lost: dict[tuple[str, str], set[str]] = {}
+        for w, held in holders.items():
+            k = times[w]
+            if len(held) <= k:
+                continue
+            held.sort(key=lambda h: -h[0])
+            for cover, key in held[k:]:
+                if cover < held[k - 1][0] == 1.0:
+                    lost.setdefault(key, set()).add(w)
+        return lost
+
+    def _check_ordering(self, question: str, reported: set[tuple[str, str]], asked: set[str]) -> list[Finding]:
+        """``question_mismatch`` for the column a statement sorts by (ORDER BY, a window's ORDER BY) or
+        picks an extreme of (MIN/MAX in a select list), when the question's ordering phrases
+        (:func:`ordering_phrases`: "ordered by X", "the youngest …", "the highest X") name another
+        column of that table and not this one; and, when the question asks for an order without
+        naming a column ("in alphabetical order"), for a sort column no word of the question names."""
+        phrases = ordering_phrases(question)
+        if not phrases:
+            return []
+        said = frozenset().union(*(p[0] for p in phrases))
+        related = frozenset().union(*(p[1] for p in phrases))
+        bare = any(not p[0] and not p[1] for p in phrases)
+        sid, words = self.schema.id, self.facts.column_words
+        found: list[Finding] = []
+        for table, column, node in self.places:
+            key = (table.casefold(), column.casefold())
+            extreme = node.find_ancestor(exp.Max, exp.Min)
+            if key in reported or node.find_ancestor(exp.Count) is not None or not (
+                    node.find_ancestor(exp.Order) is not None or extreme is not None and _selected(node)):
+                continue  # COUNT(col) counts rows: its column is not what the order is about
+            # the sort column's own words, with those it shares with its table ("charge" of charge_amount)
+            own = words.get((sid, *key), frozenset()) | frozenset(tokenize(column))
+            if own & (said | related):
+                continue
+            info = self.table(table)
+            if info is None:
+                continue
+            better = []
+            for other in info.columns:
+                other_words = words.get((sid, table.casefold(), other.name.casefold()), frozenset())
+                if other.name.casefold() == key[1]:
+                    continue
+                hits = other_words & said or other_words & related
+                if hits:
+                    better.append((not other_words & said, -len(hits), other.name))
+            where = f"{table}.{column}"
+            doing = "sorts by" if node.find_ancestor(exp.Order) is not None else \
+                f"takes the {type(extreme).__name__.upper()} of"
+            if better:
+                better.sort()
+                self.add("question_mismatch", "Warning",
+                         f"the SQL {doing} {where}, but the question's ordering phrase names "
+                         f"{table}.{better[0][2]}", ", ".join(f"{table}.{b[2]}" for b in better[:SUGGESTIONS]),
+                         node.this, where)
+            elif bare and node.find_ancestor(exp.AggFunc) is None and not own & asked:
+                self.add("question_mismatch", "Warning",
+                         f"the SQL sorts by {where}, which no word of the question names, while the question "
+                         "asks for an order without naming its column", "sort by a column the question names",
+                         node.this, where)
+            else:
+                continue
+            reported.add(key)
+            found.append(self.findings.pop())
         return found
 
     def _compared_literals(self, question_text: str) -> Iterator[tuple[exp.Expression, str]]:
@@ -848,9 +1018,10 @@ class _Checker:
             else:
                 pairs = [(cmp.this, cmp.expression), (cmp.expression, cmp.this)]
             for column, value_node in pairs:
-                value = self._string(value_node)  # a number of the question fits many numeric columns
+                value = self._string(value_node)
                 needle = normalize(value).strip("%") if isinstance(value, str) else ""
-                if needle and needle in question_text:
+                # a number of the question fits many numeric columns, quoted ('80000') or not
+                if needle and needle in question_text and not _is_number(needle):
                     yield column, str(value)
 
     # -- values ---------------------------------------------------------------------------------
