@@ -492,3 +492,24 @@ def test_question_mismatch_operation_words_propose_no_column(tmp_path):
     # the word still names its column when the question asks for it
     found = check_sql(onto, "SELECT last_name FROM owner", question="What are the cell numbers of the owners?")
     assert [f.suggestion for f in found if f.kind == "question_mismatch"] == ["owner.cell_number"]
+
+
+def test_same_table_column_other_column_covers_the_question_better(singers):
+    """A column the question names wholly and with more words than the one used ("song name" ->
+    song_name rather than name), while the SQL does not use it."""
+    question = "List the song name and country of each singer."
+    found = check_sql(singers, "SELECT name, country FROM singer", question=question)
+    assert kinds(found) == [("question_mismatch", "Warning")]
+    assert (found[0].subject, found[0].suggestion) == ("singer.name", "singer.song_name")
+    assert check_sql(singers, "SELECT song_name, country FROM singer", question=question) == []
+
+
+def test_same_table_column_named_only_by_a_cue_word(singers):
+    """A returned column only a cue word names ("live" -> city), while the question names another
+    column of the table outright."""
+    question = "Which singers live in France? Show their names and net worth."
+    found = check_sql(singers, "SELECT city, net_worth FROM singer WHERE country = 'France'", question=question)
+    assert [(f.kind, f.subject, f.suggestion.split(", ")[0]) for f in found] == [
+        ("question_mismatch", "singer.city", "singer.name")]
+    assert "cue word" in found[0].message
+    assert check_sql(singers, "SELECT name, net_worth FROM singer WHERE country = 'France'", question=question) == []

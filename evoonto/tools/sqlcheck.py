@@ -54,7 +54,11 @@ Kinds (severity):
   counts as unnamed where it sorts. A word the question says ``k`` times that names more than
   ``k`` used columns names the ones it covers wholly ("name" names Name, not Song_Name); a literal
   of the question explains its column only where it is compared; numbers and query-operation words
-  ("number", "average") propose no column. The column a statement sorts by (or takes the MIN/MAX
+  ("number", "average") propose no column. A column the statement does not use that the question
+  names wholly, and with more words than the used one ("song name" -> song_name, not name; "line 1
+  and line 2" -> line_2, not line_3), is reported too, and so is a returned column that only a cue
+  word or synonym names ("live" -> city) while the question names another outright. The column a
+  statement sorts by (or takes the MIN/MAX
   of) must be one the question's ordering phrases name (:func:`ordering_phrases`: "ordered by X",
   "in descending order of X", "the youngest …", "the highest X"), when they name a column of that
   table; after an ordering phrase that names none ("in alphabetical order"), one the question
@@ -879,7 +883,21 @@ class _Checker:
                                  and scope_key in filtered)
             # the literal explains the column where it is compared, not where a SELECT returns it
             by_literal = (table, column) in literal_columns and node.find_ancestor(*_CONDITION_PARENTS) is not None
-            if key in reported or by_literal or (naming and not resorted):
+            if key in reported or by_literal:
+                continue
+            # named only through cue words or synonyms ("live" -> address): a column of the table the
+            # question names outright may be the one meant
+            weak = bool(naming) and not naming & said and _selected(node) and node.find_ancestor(exp.AggFunc) is None
+            if naming and not resorted and not weak:
+                fits = self._better_covered(table, column, said, explained | operations, used_cols)
+                if fits is not None and node.find_ancestor(exp.AggFunc) is None:
+                    where = f"{table}.{column}"
+                    self.add("question_mismatch", "Warning",
+                             f"the question's {', '.join(repr(surface.get(w, w)) for w in fits[1])} names "
+                             f"{table}.{fits[0]} wholly, and {where} only in part; the SQL does not use "
+                             f"{table}.{fits[0]}", f"{table}.{fits[0]}", node.this, where)
+                    reported.add(key)
+                    found.append(self.findings.pop())
                 continue
             count = node.find_ancestor(exp.Count)
             if count is not None and not isinstance(count.this, exp.Distinct):
@@ -905,12 +923,17 @@ class _Checker:
                 # another aggregate's column the question names ("minimum and maximum age": MIN(x), MAX(age))
                 siblings = only_aggregated - {key}
                 taken = taken - only_aggregated
+            if weak:
+                taken, siblings = used_cols, set()
+            in_condition = node.find_ancestor(*_CONDITION_PARENTS) is not None
             better = []
             for other in info.columns:
                 other_key = (table.casefold(), other.name.casefold())
                 if other_key in taken | {key}:
                     continue
                 unexplained = named(table, other.name, proposing) - (set() if other_key in siblings else known)
+                if not in_condition:  # a value the question says names the column it is compared with
+                    unexplained -= values.get((sid, *other_key), frozenset())
                 if unexplained:
                     better.append((len(unexplained), other.name, sorted(unexplained)))
             if not better:
@@ -919,7 +942,8 @@ class _Checker:
             reported.add(key)
             where = f"{table}.{column}"
             quoted = ", ".join(repr(w) for w in dict.fromkeys(surface.get(w, w) for w in better[0][2]))
-            unnamed = (f"the question names {where} once, and the SQL both returns and "
+            unnamed = (f"only a cue word or synonym of the question names {where}" if weak
+                       else f"the question names {where} once, and the SQL both returns and "
                        f"{'sorts by' if node.find_ancestor(exp.Order) is not None else 'filters on'} it" if naming
                        else f"no word of the question names {where}")
             how = "use" if (table.casefold(), better[0][1].casefold()) not in used_cols else "use there"
@@ -929,6 +953,39 @@ class _Checker:
             found.append(self.findings.pop())
         found += self._check_ordering(question, reported, said | related)
         return found
+
+    def _better_covered(self, table: str, column: str, said: set[str], explained: set[str],
+                        used: set[tuple[str, str]]) -> tuple[str, list[str]] | None:
+        """``(column name, the question words naming it)`` of a column of ``table`` the statement does
+        not use and whose words the question says every one of, sharing a said word with ``column``,
+        when it fits the question better than ``column``: ``column`` has a word the question does
+        not say (line_3 for "line 1 and line 2", LocalName for "names"), or the other column's said
+        words include all of ``column``'s and more (Manager_name for "manager name"). Its words
+        beyond ``column``'s must not name another column the statement uses (``explained``)."""
+        sid, words, values = self.schema.id, self.facts.column_words, self.facts.value_words
+        info = self.table(table)
+        if info is None:
+            return None
+        own_key = (sid, table.casefold(), column.casefold())
+        own = words.get(own_key, frozenset()) - values.get(own_key, frozenset())
+        if not own:
+            return None
+        partial = not own <= said  # this column has a word the question does not say
+        tables = {w for t, _c in self.used for w in tokenize(t)}
+        for other in info.columns:
+            other_key = (table.casefold(), other.name.casefold())
+            if other_key in used:
+                continue
+            theirs = words.get((sid, *other_key), frozenset()) - values.get((sid, *other_key), frozenset())
+            if not theirs or not theirs <= said or not theirs & own:
+                continue
+            extra = theirs - own - tables  # a word naming a table of the statement names that table
+            if not extra or not extra - explained or (not partial and not theirs > own):
+                continue
+            if partial and self._unique(table, [column]):
+                continue  # a key stands for its row ("the codes of the schools": CDSCode)
+            return other.name, sorted(theirs)
+        return None
 
     def _overused_words(self, times: Counter[str]) -> dict[tuple[str, str], set[str]]:
         """``(table, column)`` (casefold) -> the question words it loses: a word said ``k`` times that
@@ -967,6 +1024,8 @@ class _Checker:
         said = frozenset().union(*(p[0] for p in phrases))
         related = frozenset().union(*(p[1] for p in phrases))
         bare = any(not p[0] and not p[1] for p in phrases)
+        # what the question names outright: its words, less those of a query operation ("average")
+        outright = set(tokenize(question)) - {t for w in _OPERATION_WORDS for t in tokenize(w)}
         sid, words = self.schema.id, self.facts.column_words
         found: list[Finding] = []
         for table, column, node in self.places:
@@ -975,16 +1034,17 @@ class _Checker:
             if key in reported or node.find_ancestor(exp.Count) is not None or not (
                     node.find_ancestor(exp.Order) is not None or extreme is not None and _selected(node)):
                 continue  # COUNT(col) counts rows: its column is not what the order is about
-            # the sort column's own words, with those it shares with its table ("charge" of charge_amount)
-            own = words.get((sid, *key), frozenset()) | frozenset(tokenize(column))
-            if own & (said | related):
-                continue
+            values = self.facts.value_words.get((sid, *key), frozenset())  # a value names where compared
+            own = words.get((sid, *key), frozenset()) - values
+            if own & (said | related) or extreme is not None and own & outright:
+                continue  # MIN/MAX of a column the question names outright: its words may sit elsewhere
             info = self.table(table)
             if info is None:
                 continue
             better = []
             for other in info.columns:
-                other_words = words.get((sid, table.casefold(), other.name.casefold()), frozenset())
+                other_key = (sid, table.casefold(), other.name.casefold())
+                other_words = words.get(other_key, frozenset()) - self.facts.value_words.get(other_key, frozenset())
                 if other.name.casefold() == key[1]:
                     continue
                 hits = other_words & said or other_words & related
