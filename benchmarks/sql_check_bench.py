@@ -18,7 +18,7 @@ SQL reaches the builder). Gold SQL is read here, on the scorer side, to measure:
     its type, values or range contradict a literal (``type_mismatch``, ``unseen_value``,
     ``value_elsewhere``, ``out_of_range``) or the select list / grouping gives it away
     (``repeated_column``, ``ungrouped_column``, ``group_by_unique``, ``grouped_aggregate``,
-    ``selects_filter_value``, ``count_skips_nulls``). Most of these are Warnings, so
+    ``selects_filter_value``, ``count_skips_nulls``, ``self_comparison``). Most of these are Warnings, so
     they do not count against precision: how often each fires on the gold queries themselves is
     printed as its false-alarm rate, next to the recall it buys.
   - ``value_case`` / ``value_spelling``: a string literal compared with a column, with its case
@@ -78,7 +78,8 @@ EXPECTED = {"wrong_column": {"unknown_column"},
             # the grouping or select list gives it away, or where the question names another column
             "same_table_column": {"unseen_value", "value_case", "value_elsewhere", "type_mismatch", "out_of_range",
                                   "question_mismatch", "repeated_column", "ungrouped_column", "group_by_unique",
-                                  "grouped_aggregate", "selects_filter_value", "count_skips_nulls"},
+                                  "grouped_aggregate", "selects_filter_value", "count_skips_nulls",
+                                  "self_comparison"},
             "value_case": {"unseen_value", "value_case"},
             "value_spelling": {"unseen_value"}, "missing_constraint": {"missing_constraint"},
             "dropped_join_condition": {"unknown_join"}, "wrong_join_key": {"mismatched_join_keys", "unknown_join"},

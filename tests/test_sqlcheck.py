@@ -513,3 +513,28 @@ def test_same_table_column_named_only_by_a_cue_word(singers):
         ("question_mismatch", "singer.city", "singer.name")]
     assert "cue word" in found[0].message
     assert check_sql(singers, "SELECT name, net_worth FROM singer WHERE country = 'France'", question=question) == []
+
+
+def test_same_table_column_self_comparison(singers):
+    """A column compared with itself holds for every row or none: one side meant another column."""
+    found = check_sql(singers, "SELECT name FROM singer WHERE city <> city")
+    assert kinds(found) == [("self_comparison", "Warning")] and found[0].subject == "singer.city"
+    assert check_sql(singers, "SELECT name FROM singer WHERE city <> country") == []
+    # a self-join compares two rows, not a column with itself
+    assert [f for f in check_sql(singers, "SELECT a.name FROM singer AS a JOIN singer AS b ON a.city = b.city")
+            if f.kind == "self_comparison"] == []
+
+
+def test_question_mismatch_sort_phrase_explains_the_sort_column(singers):
+    """'ordered by their age' names the column the SQL sorts by: it proposes no other use of age
+    (the returned column is named by no word, but age is where the question puts it)."""
+    question = "Show what each singer sings, ordered by their age."
+    assert check_sql(singers, "SELECT song_name FROM singer ORDER BY age", question=question) == []
+
+
+def test_question_mismatch_spares_semi_join_keys(singers):
+    """``x NOT IN (SELECT x …)`` links two row sets like a join key: the outer key is not reported."""
+    question = "Give the names of the singers who are not the oldest of their country."
+    sql = "SELECT name FROM singer WHERE singer_id NOT IN (SELECT singer_id FROM singer ORDER BY age DESC LIMIT 1)"
+    outer = sql.index("singer_id")
+    assert [f for f in check_sql(singers, sql, question=question) if f.start == outer] == []

@@ -39,6 +39,7 @@ Kinds (severity):
 - ``grouped_aggregate`` (Warning): MIN/MAX/AVG of a column the SELECT groups by (the group's own value).
 - ``count_skips_nulls`` (Warning; only when the question is given): ``COUNT(col)`` of a column whose
   Evidence shows NULLs, while no word of the question names it (the count drops those rows).
+- ``self_comparison`` (Warning): a column compared with itself (``a <> a``): true for every row or none.
 - ``selects_filter_value`` (Warning): the select list returns a column the WHERE clause fixes to
   literals (``=``/``IN``), so the rows show back what the SQL states.
 - ``view_for_base`` (Warning): the statement reads a view (``evo:isView``) only through columns
@@ -554,9 +555,11 @@ def _is_extreme(word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1024)
-def ordering_phrases(question: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+def ordering_phrases(question: str) -> tuple[tuple[frozenset[str], frozenset[str], bool], ...]:
     """The phrases of ``question`` that say how its answer is ordered or which extreme it picks, each
-    as ``(stems the phrase says, stems of the data words its cue words point at)``.
+    as ``(stems the phrase says, stems of the data words its cue words point at, sorts)``; ``sorts``
+    is True for a sort verb's phrase ("ordered by X": X is what the answer is sorted by), False for
+    a superlative's ("the earliest date": the extreme may be what the answer returns).
 
     Read with general English only: a sort verb followed by ``by``/``of``/``for`` and a noun phrase
     ("ordered by their names", "in descending order of age", "sorted by the level from high to
@@ -565,11 +568,11 @@ def ordering_phrases(question: str) -> tuple[tuple[frozenset[str], frozenset[str
     A noun phrase ends at punctuation, at a word that starts a clause (in, from, with, which, ...)
     or after four content words; operation words (order, highest, number, ...) and function words
     are left out of the stems. A sort phrase without its own noun ("in alphabetical order") gives
-    ``(frozenset(), frozenset())``.
+    ``(frozenset(), frozenset(), True)``.
     """
     tokens = re.findall(r"[A-Za-z][A-Za-z'\-]*|\d+(?:\.\d+)?|[,.;:?!()]", question)
     lowered = [t.casefold() for t in tokens]
-    out: list[tuple[frozenset[str], frozenset[str]]] = []
+    out: list[tuple[frozenset[str], frozenset[str], bool]] = []
 
     def phrase(start: int) -> tuple[set[str], set[str]]:
         said: set[str] = set()
@@ -593,11 +596,11 @@ def ordering_phrases(question: str) -> tuple[tuple[frozenset[str], frozenset[str
         if low in _SORT_VERBS:
             link = next((j for j in range(i + 1, min(i + 5, len(lowered))) if lowered[j] in _SORT_LINKS), None)
             said, related = phrase(link + 1) if link is not None else (set(), set())
-            out.append((frozenset(said), frozenset(related)))
+            out.append((frozenset(said), frozenset(related), True))
         elif _is_extreme(low) and (i == 0 or not _is_extreme(lowered[i - 1])):
             said, related = phrase(i + 1)
             related |= _related_stems(low)
-            out.append((frozenset(said), frozenset(related)))
+            out.append((frozenset(said), frozenset(related), False))
     return tuple(out)
 
 
@@ -611,6 +614,16 @@ def _selected(node: exp.Column) -> bool:
     a grouping or a sort."""
     return node.find_ancestor(exp.Order) is None and node.find_ancestor(*_CONDITION_PARENTS) is None \
         and node.find_ancestor(exp.Group) is None
+
+
+def _is_semi_join_key(node: exp.Column) -> bool:
+    """True when the column is compared with a subquery's rows (``x IN (SELECT y …)``, ``x = (SELECT
+    y …)``): it links two row sets, like a join key."""
+    parent = node.parent
+    if isinstance(parent, exp.In) and parent.this is node and parent.args.get("query") is not None:
+        return True
+    return isinstance(parent, exp.EQ) and any(isinstance(side, exp.Subquery)
+                                              for side in (parent.this, parent.expression))
 
 
 def _is_join_key(node: exp.Column) -> bool:
@@ -676,6 +689,7 @@ class _Checker:
         self.check_ranges()
         self.check_types()
         self.check_grouping()
+        self.check_self_comparisons()
         self.check_constraints()
         self.check_views()
         return self.findings
@@ -849,9 +863,13 @@ class _Checker:
         elsewhere = {(t.casefold(), c.casefold()) for t, c, n in self.places if n.find_ancestor(exp.Order) is None}
         only_sorting = sorting - elsewhere
         outside_sort: Counter[str] = Counter()
+        # the words of the question's sort phrases ("ordered by air date") name what it sorts by
+        phrase_words = frozenset().union(*(p[0] for p in ordering_phrases(question) if p[2]))
         for t, c in self.used:
             if (t.casefold(), c.casefold()) not in only_sorting:
                 outside_sort.update(named(t, c))
+            else:
+                outside_sort.update(named(t, c) & phrase_words)
         explained_outside_sort = {w for w, n in outside_sort.items() if n >= times.get(w, 1)}
         # columns a select list only aggregates: MIN(a), MAX(b) may mean MIN(b), MAX(b)
         aggregated = {(t.casefold(), c.casefold()) for t, c, n in self.places
@@ -883,7 +901,7 @@ class _Checker:
                                  and scope_key in filtered)
             # the literal explains the column where it is compared, not where a SELECT returns it
             by_literal = (table, column) in literal_columns and node.find_ancestor(*_CONDITION_PARENTS) is not None
-            if key in reported or by_literal:
+            if key in reported or by_literal or _is_semi_join_key(node):
                 continue
             # named only through cue words or synonyms ("live" -> address): a column of the table the
             # question names outright may be the one meant
@@ -1452,6 +1470,22 @@ class _Checker:
                          f"GROUP BY {where}: a unique key of {tables[0].name}, so every group is one row "
                          "and each aggregate sees one value", "group by the column the question groups by",
                          grouped_nodes[0].this, where)
+
+    def check_self_comparisons(self) -> None:
+        """``self_comparison`` (Warning): a column compared with itself (``a <> a``, ``T1.a = T1.a``),
+        which holds for every row or for none; one side usually meant another column."""
+        for cmp in self.statement.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE):
+            left, right = cmp.this, cmp.expression
+            if not isinstance(left, exp.Column) or not isinstance(right, exp.Column):
+                continue
+            place = self._resolve(left)
+            if place is None or place != self._resolve(right) \
+                    or (left.table or "").casefold() != (right.table or "").casefold():
+                continue
+            where = f"{place[0]}.{place[1]}"
+            self.add("self_comparison", "Warning",
+                     f"{cmp.sql(dialect=self.dialect)} compares {where} with itself: it holds for every row or none",
+                     "compare it with the column meant", cmp, where)
 
     # -- views ----------------------------------------------------------------------------------
 
