@@ -1476,7 +1476,8 @@ class _Checker:
         which holds for every row or for none; one side usually meant another column."""
         for cmp in self.statement.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE):
             left, right = cmp.this, cmp.expression
-            if not isinstance(left, exp.Column) or not isinstance(right, exp.Column):
+            if not isinstance(cmp, exp.Expression) or not isinstance(left, exp.Column) \
+                    or not isinstance(right, exp.Column):
                 continue
             place = self._resolve(left)
             if place is None or place != self._resolve(right) \
