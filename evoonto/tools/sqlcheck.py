@@ -1000,8 +1000,6 @@ class _Checker:
             extra = theirs - own - tables  # a word naming a table of the statement names that table
             if not extra or not extra - explained or (not partial and not theirs > own):
                 continue
-            if partial and self._unique(table, [column]):
-                continue  # a key stands for its row ("the codes of the schools": CDSCode)
             return other.name, sorted(theirs)
         return None
 
