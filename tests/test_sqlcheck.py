@@ -538,3 +538,15 @@ def test_question_mismatch_spares_semi_join_keys(singers):
     sql = "SELECT name FROM singer WHERE singer_id NOT IN (SELECT singer_id FROM singer ORDER BY age DESC LIMIT 1)"
     outer = sql.index("singer_id")
     assert [f for f in check_sql(singers, sql, question=question) if f.start == outer] == []
+
+
+def test_question_mismatch_literal_frees_the_filter_columns_words(singers):
+    """A column used only where it is compared with a literal of the question needs no word of its
+    own: 'cities', said far from the literal, names what the SQL should return; said next to the
+    literal ("the city 'Paris'"), it names the filter."""
+    question = "What are the cities of the singers which have the substring 'Par'?"
+    found = check_sql(singers, "SELECT code FROM singer WHERE city LIKE '%Par%'", question=question)
+    assert [(f.kind, f.subject, f.suggestion) for f in found] == [("question_mismatch", "singer.code", "singer.city")]
+    assert check_sql(singers, "SELECT city FROM singer WHERE city LIKE '%Par%'", question=question) == []
+    question = "What are the codes of the singers from the city 'Paris'?"
+    assert check_sql(singers, "SELECT code FROM singer WHERE city = 'Paris'", question=question) == []

@@ -113,7 +113,7 @@ from evoonto.tools.joinpaths import JoinGraph, TableRef, check_joins, join_graph
 from evoonto.tools.sparql import select
 
 __all__ = ["check_sql", "check_facts", "CheckFacts", "ColumnFacts", "ConstraintFacts",
-           "finding_counts", "check_result", "MAX_SQL_CHARS"]
+           "finding_counts", "check_result", "ordering_phrases", "MAX_SQL_CHARS"]
 
 #: Longest statement accepted (same cap as ``run_sql``).
 MAX_SQL_CHARS = 20_000
@@ -853,9 +853,23 @@ class _Checker:
         # the question covers best ("name" said once names Name, not Song_Name)
         lost = self._overused_words(times)
         used_cols = {(t.casefold(), c.casefold()) for t, c in self.used}
+        # a literal of the question explains the column compared with it, unless its values or type
+        # contradict the literal (then the column is the suspect)
+        compared = [(place, value) for place, value in
+                    ((self._resolve(col), v) for col, v in self._compared_literals(text))
+                    if place is not None and place not in self.contradicted]
+        literal_columns = {place for place, _v in compared}
+        # a column used only where it is compared with a literal of the question needs no word of its
+        # own ("the notes of the events with the substring 'East'": 'notes' is left to name what the
+        # SQL returns), unless the question says its words next to the literal ("directed by 'Ben Jones'")
+        near = self._words_near(question, [v for _p, v in compared])
+        by_literal_only = {(t.casefold(), c.casefold()) for t, c in literal_columns
+                           if not named(t, c, said) & near.get(next(v for p, v in compared if p == (t, c)), set())} - {
+            (t.casefold(), c.casefold()) for t, c, n in self.places if n.find_ancestor(*_CONDITION_PARENTS) is None}
         naming_count: Counter[str] = Counter()  # word -> how many used columns it names
         for t, c in self.used:
-            naming_count.update(named(t, c))
+            if (t.casefold(), c.casefold()) not in by_literal_only:
+                naming_count.update(named(t, c))
         # a word is explained once as many used columns as the question says it name it
         explained = {w for w, n in naming_count.items() if n >= times.get(w, 1)}
         # columns used only to sort: a selected column may be the one the question asks for instead
@@ -866,6 +880,8 @@ class _Checker:
         # the words of the question's sort phrases ("ordered by air date") name what it sorts by
         phrase_words = frozenset().union(*(p[0] for p in ordering_phrases(question) if p[2]))
         for t, c in self.used:
+            if (t.casefold(), c.casefold()) in by_literal_only:
+                continue
             if (t.casefold(), c.casefold()) not in only_sorting:
                 outside_sort.update(named(t, c))
             else:
@@ -885,10 +901,6 @@ class _Checker:
         # likewise a column a SELECT both returns and filters on: the return counts as unnamed
         filtered = {(id(n.find_ancestor(exp.Select)), t.casefold(), c.casefold()) for t, c, n in self.places
                     if n.find_ancestor(exp.Where) is not None}
-        # a literal of the question explains the column compared with it, unless its values or type
-        # contradict the literal (then the column is the suspect)
-        literal_columns = {place for place in (self._resolve(col) for col, _v in self._compared_literals(text))
-                           if place is not None} - self.contradicted
         found: list[Finding] = []
         reported: set[tuple[str, str]] = set()
         for table, column, node in self.places:
@@ -935,7 +947,8 @@ class _Checker:
             if info is None:
                 continue
             selected = _selected(node)
-            taken, known = (used_cols - only_sorting, explained_outside_sort) if selected else (used_cols, explained)
+            taken, known = (used_cols - only_sorting - by_literal_only, explained_outside_sort) if selected \
+                else (used_cols, explained)
             siblings: set[tuple[str, str]] = set()
             if selected and node.find_ancestor(exp.AggFunc) is not None:
                 # another aggregate's column the question names ("minimum and maximum age": MIN(x), MAX(age))
@@ -1086,8 +1099,26 @@ class _Checker:
             found.append(self.findings.pop())
         return found
 
+    @staticmethod
+    def _words_near(question: str, literals: list[str], reach: int = 5) -> dict[str, set[str]]:
+        """literal -> the stemmed words of ``question`` where it says the literal and at most ``reach``
+        words before or after."""
+        said = [normalize(w) for w in question_words(question)]
+        out: dict[str, set[str]] = {}
+        for literal in literals:
+            needle = [normalize(w) for w in question_words(literal.strip("%"))]
+            if not needle:
+                continue
+            for i in range(len(said) - len(needle) + 1):
+                if said[i:i + len(needle)] == needle:
+                    window = said[max(0, i - reach):i + len(needle) + reach]
+                    out.setdefault(literal, set()).update(t for w in window for t in tokenize(w))
+        return out
+
     def _compared_literals(self, question_text: str) -> Iterator[tuple[exp.Expression, str]]:
-        """(column node, literal) of every comparison with a text literal that occurs in the question."""
+        """(column node, literal) of every comparison with a text literal that the question says: as
+        whole words, or (three characters or more) as the start of a word ('CZE' in "Czech"); the
+        literal 'B' is not in "black"."""
         for cmp in self.statement.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like):
             if isinstance(cmp, exp.In):
                 pairs = [(cmp.this, v) for v in cmp.expressions]
@@ -1097,7 +1128,8 @@ class _Checker:
                 value = self._string(value_node)
                 needle = normalize(value).strip("%") if isinstance(value, str) else ""
                 # a number of the question fits many numeric columns, quoted ('80000') or not
-                if needle and needle in question_text and not _is_number(needle):
+                if needle and not _is_number(needle) and re.search(
+                        r"(?<!\w)" + re.escape(needle) + ("" if len(needle) >= 3 else r"(?!\w)"), question_text):
                     yield column, str(value)
 
     # -- values ---------------------------------------------------------------------------------
