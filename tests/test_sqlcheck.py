@@ -550,3 +550,25 @@ def test_question_mismatch_literal_frees_the_filter_columns_words(singers):
     assert check_sql(singers, "SELECT city FROM singer WHERE city LIKE '%Par%'", question=question) == []
     question = "What are the codes of the singers from the city 'Paris'?"
     assert check_sql(singers, "SELECT code FROM singer WHERE city = 'Paris'", question=question) == []
+
+
+def test_question_mismatch_other_tables_name_proposes_no_column(tmp_path):
+    """'schools' names the table school the SQL joins, not the column school_name of score."""
+    from evoonto.builder.pipeline import build
+
+    path = tmp_path / "scores.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE school (cds INTEGER PRIMARY KEY, city TEXT)")
+    con.execute("CREATE TABLE score (cds INTEGER PRIMARY KEY REFERENCES school(cds), school_name TEXT, "
+                "num_tst_takr INTEGER)")
+    con.executemany("INSERT INTO school VALUES (?, ?)", [(i, ["Boston", "Lyon"][i % 2]) for i in range(1, 9)])
+    con.executemany("INSERT INTO score VALUES (?, ?, ?)", [(i, f"s{i}", 10 * i) for i in range(1, 9)])
+    con.commit()
+    con.close()
+    onto = Ontology.from_graphs(build([path], None, validate=False).graphs)
+    sql = "SELECT T2.num_tst_takr FROM school AS T1 JOIN score AS T2 ON T1.cds = T2.cds WHERE T1.city = 'Boston'"
+    found = check_sql(onto, sql, question="Which schools in Boston have the most test takers?")
+    assert [f for f in found if f.kind == "question_mismatch"] == []
+    # in a one-table query the word still names the column
+    found = check_sql(onto, "SELECT num_tst_takr FROM score", question="List the school names of the scores.")
+    assert [f.suggestion for f in found if f.kind == "question_mismatch"] == ["score.school_name"]

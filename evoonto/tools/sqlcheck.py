@@ -55,7 +55,8 @@ Kinds (severity):
   counts as unnamed where it sorts. A word the question says ``k`` times that names more than
   ``k`` used columns names the ones it covers wholly ("name" names Name, not Song_Name); a literal
   of the question explains its column only where it is compared; numbers and query-operation words
-  ("number", "average") propose no column. A column the statement does not use that the question
+  ("number", "average") propose no column, nor do the words of another table's name the statement
+  reads ("schools" names the table schools, not satscores.sname). A column the statement does not use that the question
   names wholly, and with more words than the used one ("song name" -> song_name, not name; "line 1
   and line 2" -> line_2, not line_3), is reported too, and so is a returned column that only a cue
   word or synonym names ("live" -> city) while the question names another outright. The column a
@@ -833,6 +834,9 @@ class _Checker:
         # words of a query operation ("number" in "the number of owners" names no cell_number)
         operations = {t for w in _OPERATION_WORDS for t in tokenize(w)}
         proposing = {w for w in said if not w.isdigit() and w not in operations}
+        # a word of the name of another table the statement reads names that table ("schools" names
+        # the table schools, not the column sname "school name" of satscores)
+        table_names = {t.casefold(): set(tokenize(t)) for t, _c in self.used}
         words, values = self.facts.column_words, self.facts.value_words
         sid = self.schema.id
 
@@ -965,6 +969,7 @@ class _Checker:
                 unexplained = named(table, other.name, proposing) - (set() if other_key in siblings else known)
                 if not in_condition:  # a value the question says names the column it is compared with
                     unexplained -= values.get((sid, *other_key), frozenset())
+                unexplained -= {w for t, ws in table_names.items() if t != table.casefold() for w in ws}
                 if unexplained:
                     better.append((len(unexplained), other.name, sorted(unexplained)))
             if not better:
