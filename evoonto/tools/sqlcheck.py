@@ -543,6 +543,12 @@ _PHRASE_ENDS = frozenset({"in", "from", "with", "who", "whom", "whose", "which",
                           "and", "or", "to", "at", "than", "as", "if", "but", "among", "between", "per"})
 
 
+@functools.lru_cache(maxsize=1)
+def _operation_stems() -> frozenset[str]:
+    """The stems of :data:`_OPERATION_WORDS`."""
+    return frozenset(t for w in _OPERATION_WORDS for t in tokenize(w))
+
+
 def _is_extreme(word: str) -> bool:
     """True for a superlative or comparative (``youngest``, ``older``, ``most``, ``highest``): a word
     with an ``-est``/``-er`` ending whose positive form the packaged lexicon has a cue for, or one of
@@ -832,11 +838,11 @@ class _Checker:
         # the words that may propose another column: said by the question, and not numbers (a number
         # of the question fits many columns: "1" in "grades 1 through 12" names no AdmEmail1) nor
         # words of a query operation ("number" in "the number of owners" names no cell_number)
-        operations = {t for w in _OPERATION_WORDS for t in tokenize(w)}
+        operations = _operation_stems()
         proposing = {w for w in said if not w.isdigit() and w not in operations}
         # a word of the name of another table the statement reads names that table ("schools" names
         # the table schools, not the column sname "school name" of satscores)
-        table_names = {t.casefold(): set(tokenize(t)) for t, _c in self.used}
+        table_names = {t.casefold(): set(tokenize(t)) for t in {t for t, _c in self.used}}
         words, values = self.facts.column_words, self.facts.value_words
         sid = self.schema.id
 
@@ -1059,7 +1065,7 @@ class _Checker:
         related = frozenset().union(*(p[1] for p in phrases))
         bare = any(not p[0] and not p[1] for p in phrases)
         # what the question names outright: its words, less those of a query operation ("average")
-        outright = set(tokenize(question)) - {t for w in _OPERATION_WORDS for t in tokenize(w)}
+        outright = set(tokenize(question)) - _operation_stems()
         sid, words = self.schema.id, self.facts.column_words
         found: list[Finding] = []
         for table, column, node in self.places:
