@@ -239,3 +239,37 @@ def test_compact_floored_key_keeps_the_value_the_question_names():
                   format="compact", budget=1200)
     text = " ".join(hit["label"] for hit in hits)
     assert "'AKO'" in text, text
+
+
+def test_candidates_of_a_kind_cut_sorted_postings_by_binary_search_with_the_same_scores():
+    """Issue 19 (browse at 70,000 columns): a kind's candidates were found by scoring every posting
+    of the query tokens over all 256k documents and masking the other kinds afterwards; the sorted
+    posting lists are now cut to the kind's range first. Scores equal the masked full computation,
+    and a field whose postings were not sorted falls back to the mask."""
+    import numpy as np
+
+    from evoonto.tools.index import Document, SearchIndex
+
+    docs = []
+    for kind in ("term", "mapping", "evidence"):
+        for k in range(30):
+            doc = Document(f"urn:{kind}/{k:02d}", kind)
+            doc.add("prefLabel", f"order amount {k % 7} customer" if k % 3 else "customer region")
+            if k % 2:
+                doc.add("value", f"north {k % 5}")
+            docs.append(doc)
+    index = SearchIndex(docs)
+    weights = {"prefLabel": 1.0, "value": 0.5}
+    tokens = [("order", 1.0), ("custom", 0.8), ("north", 1.0)]
+    all_docs, all_scores = index.candidates(tokens, weights)
+    assert index._sorted_postings("prefLabel") and index._sorted_postings("value")
+    for kind in ("term", "mapping", "evidence"):
+        start, end = index.kind_ranges[kind]
+        inside = (all_docs >= start) & (all_docs < end)
+        cut_docs, cut_scores = index.candidates(tokens, weights, start, end)
+        assert len(cut_docs) > 0
+        assert np.array_equal(cut_docs, all_docs[inside]) and np.allclose(cut_scores, all_scores[inside])
+        index._sorted = {"prefLabel": False, "value": False}  # unsorted postings: masked, same answer
+        masked_docs, masked_scores = index.candidates(tokens, weights, start, end)
+        index._sorted = {}
+        assert np.array_equal(masked_docs, cut_docs) and np.allclose(masked_scores, cut_scores)
