@@ -600,6 +600,13 @@ class SchemaLayout:
     column_term: dict[str, int] = field(default_factory=dict)
     table_term: dict[str, int] = field(default_factory=dict)
     table_columns: dict[str, list[str]] = field(default_factory=dict)
+    #: a lower bound of the characters that naming every column tersely takes (each name with two
+    #: quote characters at least): browse's compact answer skips its exact count when this alone
+    #: exceeds twice the budget
+    terse_floor: int = 0
+    #: every column as ``(position in its table's list, IRI of its Term, location)``, sorted: the
+    #: order in which browse's compact answer names the columns of tables no query word matched
+    by_position: list[tuple[int, str, str]] = field(default_factory=list)
 
     @classmethod
     def of(cls, documents: list[Document]) -> "SchemaLayout":
@@ -617,6 +624,9 @@ class SchemaLayout:
         for locations in layout.table_columns.values():
             docs = {loc: documents[layout.column_term[loc]] for loc in locations}
             locations.sort(key=lambda loc: (loc not in docs[loc].keys, docs[loc].ordinals.get(loc, 1 << 30)))
+            layout.terse_floor += sum(len(loc.partition(".")[2]) + 2 for loc in locations)
+            layout.by_position.extend((k, docs[loc].iri, loc) for k, loc in enumerate(locations))
+        layout.by_position.sort()
         return layout
 
 
