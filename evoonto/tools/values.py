@@ -367,6 +367,11 @@ class ValueIndex:
                 break
         return kept
 
+    def warm(self) -> None:
+        """Read the distinct keys of the fuzzy lookup now rather than on the first query."""
+        with self._lock:
+            self._keys()
+
     def _keys(self) -> tuple[list[int], list[str]]:
         """The distinct normalised keys, sorted by (length, key), and their lengths (read once; the
         caller holds the lock)."""
