@@ -16,13 +16,16 @@ sample values), it prints:
   back from the workspace cache (what ``evoonto browse``/``serve`` do for a version indexed before),
   and built incrementally after a one-Term patch from the parent's index; then the server
   (``ToolsProvider``) after that commit: the longest browse call while the new version is indexed
-  (answered by the previous version) and the time until the new version is served.
+  (answered by the previous version) and the time until the new version is served;
+- with ``--workspace PATH``: browse p50/p99 (verbose and compact, wall and CPU) on a built workspace
+  (e.g. the 70,000-column one ``scale_bench.py --keep`` leaves), see :func:`bench_workspace`.
 
 Targets: browse p50 ≤ 2 ms at 20k and ≤ 10 ms at 100k Terms; resolve p50 ≤ 5 ms; stdio p50 ≤ 10 ms.
 
 Usage::
 
     python benchmarks/tools_bench.py [--sizes 1000 20000 100000] [--queries 300] [--no-stdio] [--reload]
+    python benchmarks/tools_bench.py --workspace /tmp/scale/ws_gen_70000 --queries 20
 """
 
 from __future__ import annotations
@@ -314,6 +317,57 @@ def bench_reload(n: int) -> dict:
     return out
 
 
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def bench_workspace(path: Path, queries: int) -> None:
+    """Browse latency on a built workspace (e.g. one ``scale_bench.py --keep`` left), as the server
+    serves it: the version's index from the workspace cache (built and cached on the first run), the
+    value index over its recorded sources, the first-use maps built at load; queries made from the
+    schema's own names as ``scale_bench.py`` makes them (per sampled column: its words, and its
+    table's words plus its last word). Prints load times and browse p50/p99 (wall and CPU) of the
+    verbose (default) and compact formats."""
+    from evoonto.sources import open_source
+    from evoonto.tools.toolkit import OntologyTools
+    from evoonto.tools.values import workspace_value_index
+    from evoonto.workspace import Workspace, source_locations
+
+    t = time.perf_counter()
+    ws = Workspace.open(path)
+    print(f"workspace open {time.perf_counter() - t:.1f} s", flush=True)
+    sources = {sid: open_source(loc) for sid, loc in source_locations(ws).items() if loc}
+    t = time.perf_counter()
+    tools = OntologyTools.for_workspace(ws, sources=sources, value_index=workspace_value_index(ws.path, sources))
+    index = tools.built.index
+    print(f"browse index (cache or build) {time.perf_counter() - t:.1f} s, {index.size:,} documents", flush=True)
+    t = time.perf_counter()
+    index.warm()
+    if tools.value_index is not None:
+        tools.value_index.warm()
+    print(f"first-use maps {time.perf_counter() - t:.1f} s", flush=True)
+    layout = index.layout()
+    pool = sorted(layout.column_term)
+    rng = random.Random(11)
+    picks = [pool[i] for i in sorted(rng.sample(range(len(pool)), min(queries, len(pool))))]
+    texts = []
+    for location in picks:
+        table, _dot, column = location.partition(".")
+        texts += [column.replace("_", " "), f"{table.replace('_', ' ')} {column.split('_')[-1]}"]
+    for fmt in ("verbose", "compact"):
+        wall, cpu = [], []
+        for q in texts:
+            t, c = time.perf_counter(), time.process_time()
+            tools.browse(q[:1000], kind="term", format=fmt)
+            wall.append((time.perf_counter() - t) * 1000)
+            cpu.append((time.process_time() - c) * 1000)
+        print(f"browse {fmt}: {len(texts)} queries, wall p50 {_percentile(wall, 0.5):.1f} ms p99 "
+              f"{_percentile(wall, 0.99):.1f} ms; CPU p50 {_percentile(cpu, 0.5):.1f} ms p99 "
+              f"{_percentile(cpu, 0.99):.1f} ms", flush=True)
+    tools.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     import logging
 
@@ -324,7 +378,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-stdio", action="store_true")
     parser.add_argument("--reload", action="store_true",
                         help="only the issue-19 index/reload measurements (per size)")
+    parser.add_argument("--workspace", type=Path, default=None,
+                        help="only browse latency on this built workspace (queries from its own names)")
     args = parser.parse_args(argv)
+    if args.workspace is not None:
+        bench_workspace(args.workspace, args.queries)
+        return 0
     if args.reload:
         print(f"{'terms':>7} | {'cold build s':>12} {'from cache s':>12} {'incremental s':>13} | "
               f"{'calls during reload':>19} {'longest call s':>14} {'new version after s':>19}")

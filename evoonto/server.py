@@ -136,6 +136,9 @@ class ToolsProvider:
                                             data_tools=self.data_tools, parent_index=parent)
         _ = tools.built  # build the index now, not during the first call
         tools.value_index = _value_index(ws, tools, sources)
+        tools.built.index.warm()  # and the maps browse builds on first use
+        if tools.value_index is not None:
+            tools.value_index.warm()
         self._stamp = stamp
         return tools
 

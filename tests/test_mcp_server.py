@@ -267,3 +267,12 @@ def test_streamable_http_subprocess(workspace, tmp_path):
     assert [e["tool"] for e in events] == ["browse", "resolve", "manifest", "browse"]
     assert {e["session"] for e in events[:3]} == {"http-test"}
     assert events[3]["session"].startswith("http-test-")  # the legacy connection's sub-session
+
+
+def test_server_load_builds_the_browse_maps_before_the_first_call(tmp_path):
+    """Issue 19: at 70,000 columns the first browse after a (re)load built the schema layout and the
+    location map (about 2 s) inside the call; the server's load builds them with the index now."""
+    server = create_server(make_workspace(tmp_path / "ws"))
+    index = server.evoonto_provider.tools.built.index
+    assert index._layout is not None and index._at is not None
+    assert index.layout().column_term or index.layout().table_term

@@ -37,8 +37,10 @@ says so in its snippet, with the value quoted: data is always returned as a quot
 
 from __future__ import annotations
 
+import heapq
 import json
-from typing import Any
+import math
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -350,15 +352,19 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                 group["values"].append(value)
         else:
             group["values"].extend(v for v in doc.values[:200] if matched & set(tokenize(v)))
+    lazy = False  # stage three generated while read (see below)
+    table_score: dict[str, float] = {}
     if kind in ("term", "any"):
-        table_score: dict[str, float] = {}
         for group in groups.values():
             if group["location"]:
                 table = group["location"].partition(".")[0]
                 table_score[table] = max(table_score.get(table, 0.0), group["score"])
         ranked_tables = sorted(table_score.items(), key=lambda pair: -pair[1])
-        # stage three: the other tables, unranked (score 0), when the budget has room for them
-        ranked_tables += [(table, 0.0) for table in layout.table_columns if table not in table_score]
+        # stage three: the other tables, unranked (score 0), when the budget has room for them;
+        # on a schema whose names alone exceed twice the budget, generated lazily (below)
+        lazy = layout.terse_floor > 2 * budget
+        if not lazy:
+            ranked_tables += [(table, 0.0) for table in layout.table_columns if table not in table_score]
         for table, score in ranked_tables:
             # keys first, then schema order (SchemaLayout.table_columns), a hair apart so they stay
             # in that order after the score sort
@@ -375,18 +381,33 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                     # it then counts as a prior candidate (named in its table's line) unless a
                     # value of it matched (a code the question names keeps its full line)
                     groups[location].update(score=floor, matched=bool(groups[location]["values"]))
-    ordered = sorted(groups.values(), key=lambda g: (-g["score"], documents[g["doc"]].iri))
-    # what naming every remaining column tersely would cost (a table line's own overhead included)
-    tail_cost = {id(g): len(json.dumps(_quoted(g["location"].partition(".")[2]), ensure_ascii=False))
-                 for g in ordered if g["location"] and "." in g["location"]}  # name, escaped quotes, ", "
+    def order(group: dict[str, Any]) -> tuple[float, str]:
+        return (-group["score"], documents[group["doc"]].iri)
 
-    def table_overhead(table: str) -> int:
-        owner = layout.table_term.get(table)
-        ident = id_of(documents[owner].iri) if owner is not None else table
-        return _json_size({"id": ident, "kind": "term", "label": f"{_quoted(table)}()"}) + 1
+    ordered: Iterable[dict[str, Any]] = sorted(groups.values(), key=order)
+    tail_cost: dict[int, int] = {}
+    if lazy:
+        # The unmatched tables' columns follow at score -(position + 1) * 1e-9, in the order the
+        # layout keeps (position, IRI): merged in as the loop below reads them, never all built.
+        # Naming every column tersely takes more than twice the budget, so no full line ever
+        # leaves room for all the rest (the full lines take at most the budget): the exact count
+        # below could not change any decision.
+        rest = ({"score": -(k + 1) * 1e-9, "doc": layout.column_term[loc], "location": loc, "values": [],
+                 "matched": False} for k, _iri, loc in layout.by_position if loc.partition(".")[0] not in table_score)
+        ordered = heapq.merge(ordered, rest, key=order)
+        tail_left = math.inf
+    else:
+        # what naming every remaining column tersely would cost (a table line's own overhead included)
+        tail_cost = {id(g): len(json.dumps(_quoted(g["location"].partition(".")[2]), ensure_ascii=False))
+                     for g in ordered if g["location"] and "." in g["location"]}  # name, escaped quotes, ", "
 
-    tail_left = sum(tail_cost.values()) + sum(table_overhead(t) for t in {
-        g["location"].partition(".")[0] for g in ordered if id(g) in tail_cost})
+        def table_overhead(table: str) -> int:
+            owner = layout.table_term.get(table)
+            ident = id_of(documents[owner].iri) if owner is not None else table
+            return _json_size({"id": ident, "kind": "term", "label": f"{_quoted(table)}()"}) + 1
+
+        tail_left = sum(tail_cost.values()) + sum(table_overhead(t) for t in {
+            g["location"].partition(".")[0] for g in ordered if id(g) in tail_cost})
     # when every candidate fits tersely, full lines may only use the room that leaves; when not,
     # the best matches may take up to HEAD_SHARE of the budget for their full lines
     share = HEAD_SHARE * budget if tail_left + 1 > budget else 0.0

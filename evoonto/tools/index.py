@@ -384,6 +384,7 @@ class SearchIndex:
         self._layout: SchemaLayout | None = None  # see layout
         self._stem_of: dict[str, str] = {}
         self._at: dict[str, list[int]] | None = None  # see documents_at
+        self._sorted: dict[str, bool] = {}  # see _sorted_postings
         #: normalised label text (label, first synonyms and hidden labels) for fuzzy re-scoring
         self.label_norm = [
             " ".join(tokenize(" ".join(dict.fromkeys(
@@ -396,8 +397,28 @@ class SearchIndex:
     def __getstate__(self) -> dict[str, Any]:
         """Pickled state without the caches built on first use (rebuilt after loading)."""
         state = dict(self.__dict__)
-        state.update(_surface=None, _layout=None, _stem_of={}, _at=None, _parent_texts={})
+        state.update(_surface=None, _layout=None, _stem_of={}, _at=None, _parent_texts={}, _sorted={})
         return state
+
+    def _sorted_postings(self, name: str) -> bool:
+        """Whether every posting list of field ``name`` lists its documents in increasing order (bm25s
+        builds them so, as a canonical CSC matrix; checked once per field, not assumed)."""
+        checked = self.__dict__.setdefault("_sorted", {})  # (an index unpickled from an older file lacks it)
+        known = checked.get(name)
+        if known is None:
+            scores = self.retrievers[name][0].scores
+            indices, indptr = np.asarray(scores["indices"]), np.asarray(scores["indptr"])
+            rising = np.diff(indices) > 0
+            starts = indptr[1:-1]  # a list's first entry may be below the previous list's last one
+            rising[starts[(starts > 0) & (starts < len(indices))] - 1] = True
+            known = checked[name] = bool(rising.all())
+        return known
+
+    def warm(self) -> None:
+        """Build the maps made on first use (:meth:`layout`, :meth:`documents_at`) now, so the first
+        browse after a (re)load does not pay for them (about 2 s at 70,000 columns)."""
+        self.layout()
+        self.documents_at("")
 
     def documents_at(self, location: str) -> list[int]:
         """Positions of the documents mapping ``location`` (``table`` or ``table.column``, as in
@@ -522,17 +543,28 @@ class SearchIndex:
             ``(document positions, scores)`` as numpy arrays (positions into :attr:`documents`).
         """
         end = self.size if end is None else end
+        part = start > 0 or end < self.size
         doc_parts, weight_parts = [], []
         for name, field_weight in weights.items():
             if field_weight <= 0 or name not in self.retrievers:
                 continue
             retriever, rows = self.retrievers[name]
             data, indices, indptr = (retriever.scores[k] for k in ("data", "indices", "indptr"))
+            # a kind's documents are one range, and so are their rows in this field's index: with
+            # sorted postings each token's list is cut to that range by binary search
+            cut = part and self._sorted_postings(name)
+            if cut:
+                low, high = (start, end) if rows is None else (int(np.searchsorted(rows, start)),
+                                                              int(np.searchsorted(rows, end)))
             for token, token_weight in weighted_tokens:
                 tid = retriever.vocab_dict.get(token)
                 if tid is None or indptr[tid] == indptr[tid + 1]:
                     continue
                 a, b = indptr[tid], indptr[tid + 1]
+                if cut:
+                    a, b = a + np.searchsorted(indices[a:b], low), a + np.searchsorted(indices[a:b], high)
+                    if a == b:
+                        continue
                 docs = indices[a:b]
                 doc_parts.append(docs if rows is None else rows[docs])
                 weight_parts.append(data[a:b] * (field_weight * token_weight))
@@ -540,7 +572,7 @@ class SearchIndex:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
         docs = np.concatenate(doc_parts)
         weights_all = np.concatenate(weight_parts)
-        if start > 0 or end < self.size:
+        if part:  # (a field with unsorted postings was not cut)
             keep = (docs >= start) & (docs < end)
             docs, weights_all = docs[keep], weights_all[keep]
         totals = np.bincount(docs - start, weights=weights_all, minlength=end - start)
@@ -574,6 +606,13 @@ class SchemaLayout:
     column_term: dict[str, int] = field(default_factory=dict)
     table_term: dict[str, int] = field(default_factory=dict)
     table_columns: dict[str, list[str]] = field(default_factory=dict)
+    #: a lower bound of the characters that naming every column tersely takes (each name with two
+    #: quote characters at least): browse's compact answer skips its exact count when this alone
+    #: exceeds twice the budget
+    terse_floor: int = 0
+    #: every column as ``(position in its table's list, IRI of its Term, location)``, sorted: the
+    #: order in which browse's compact answer names the columns of tables no query word matched
+    by_position: list[tuple[int, str, str]] = field(default_factory=list)
 
     @classmethod
     def of(cls, documents: list[Document]) -> "SchemaLayout":
@@ -591,6 +630,9 @@ class SchemaLayout:
         for locations in layout.table_columns.values():
             docs = {loc: documents[layout.column_term[loc]] for loc in locations}
             locations.sort(key=lambda loc: (loc not in docs[loc].keys, docs[loc].ordinals.get(loc, 1 << 30)))
+            layout.terse_floor += sum(len(loc.partition(".")[2]) + 2 for loc in locations)
+            layout.by_position.extend((k, docs[loc].iri, loc) for k, loc in enumerate(locations))
+        layout.by_position.sort()
         return layout
 
 
