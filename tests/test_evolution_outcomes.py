@@ -185,10 +185,12 @@ def test_bayes_gate_accepts_a_clean_small_gain_the_sign_test_rejects():
 
 def test_bayes_gate_enforces_the_regression_budget_and_a_positive_gain():
     parent = {f"q{i}": 0.5 for i in range(20)}
-    mixed = dict(parent, q0=1.0, q1=1.0, q2=1.0, q3=1.0, q4=1.0, q5=0.0, q6=0.0)
-    assert not bayes_decision(5, 2, 20, confidence=0.75, budget=0.05)[0]  # 2 losses > floor(0.05 * 20) = 1
+    mixed = dict(parent, q0=1.0, q1=1.0, q2=1.0, q3=1.0, q4=1.0, q5=1.0, q6=0.0, q7=0.0, q8=0.0)
+    # 3 losses of 20: P(Binomial(20, 0.05) ≥ 3) = 0.075 ≤ α = 0.25, V shows more than 5 per 100
+    assert not bayes_decision(6, 3, 20, confidence=0.75, budget=0.05).supported
     rejected = compare(parent, mixed, GateConfig(test="bayes", regression_budget=0.05))
-    assert not rejected.accepted and "exceed the budget of 1" in rejected.reason
+    assert not rejected.accepted and "exceed the budget of 5 per 100" in rejected.reason
+    # … but not more than 10 per 100 (P(Binomial(20, 0.1) ≥ 3) = 0.32); the posterior (0.828) then decides
     assert compare(parent, mixed, GateConfig(test="bayes", regression_budget=0.1)).accepted
     assert not compare(parent, dict(parent), GateConfig(test="bayes")).accepted  # nothing changed
     with pytest.raises(ConfigurationError, match="regression budget"):
