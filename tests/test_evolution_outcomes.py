@@ -48,7 +48,7 @@ def test_load_verified_reads_fields_and_mints_stable_ids(tmp_path):
         {"id": 7, "question": " Top album ", "sql": "SELECT 1", "db_id": "music"},
     ])
     first, second = load_verified(path)
-    assert first.id.startswith("vq-") and first.id == load_verified(path)[0].id
+    assert first.id == load_verified(path)[0].id and len(first.id) == 12  # the builder's id: the same records
     assert (first.verified_by, first.verified_at, first.db_id) == ("ana", "2026-01-02", None)
     assert (second.id, second.question, second.db_id) == ("7", "Top album", "music")
     assert "SELECT" not in repr(first)  # the SQL scores V: keep it out of logs
@@ -56,12 +56,12 @@ def test_load_verified_reads_fields_and_mints_stable_ids(tmp_path):
 
 
 @pytest.mark.parametrize("rows, message", [
-    (["not json"], "v.jsonl:1: not JSON"),
-    ([["a list"]], "must be a JSON object"),
-    ([{"sql": "SELECT 1"}], "non-empty 'question'"),
-    ([{"question": "q", "sql": "  "}], "non-empty 'sql'"),
+    (["not json"], "v.jsonl:1: a verified query must be a JSON object"),
+    ([["a list"]], "v.jsonl:1: malformed verified query: expected a JSON object"),
+    ([{"sql": "SELECT 1"}], "v.jsonl:1: malformed verified query: missing or empty 'question'"),
+    ([{"question": "q", "sql": "  "}], "v.jsonl:1: malformed verified query: missing or empty 'sql'"),
     ([{"id": "a", "question": "q", "sql": "SELECT 1"}, {"id": "a", "question": "r", "sql": "SELECT 2"}],
-     "v.jsonl:2: duplicate verified query id 'a' (first on line 1)"),
+     "v.jsonl:2: duplicate verified query id 'a' (first at "),
 ])
 def test_load_verified_names_the_bad_line(tmp_path, rows, message):
     with pytest.raises(WorkloadError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -306,3 +306,45 @@ def test_private_workspace_sources_import_replaced_by_public_source_locations():
     assert source_locations(object()) == {}
     root = Path(evoonto.__file__).parent
     assert not [p for p in root.rglob("*.py") if "_workspace_sources" in p.read_text(encoding="utf-8")]
+
+
+# --- two verified-query readers (evolution's and the builder's) with two id schemes ----------------
+
+def test_two_verified_query_readers_share_ids_and_errors(tmp_path):
+    from evoonto.builder.verified import as_verified
+    from evoonto.builder.verified import load_verified as builder_reader
+
+    rows = [{"question": "How many  tracks?", "sql": "SELECT COUNT(*) FROM t"},
+            {"id": "named", "question": "Top album", "sql": "SELECT 1"}]
+    path = _write(tmp_path / "v.jsonl", rows)
+    ours, builder = load_verified(path), builder_reader(path)
+    assert [v.id for v in ours] == [v.id for v in builder] == [v.key for v in as_verified(rows)]
+    assert ours[1].id == "named" and ours[0].where == f"{path}:1"
+    bad = _write(tmp_path / "bad.jsonl", rows + [{"question": "no sql"}])
+    for reader in (load_verified, builder_reader):  # one error policy: an error naming file and line
+        with pytest.raises(WorkloadError, match=r"bad\.jsonl:3: malformed verified query: missing or empty 'sql'"):
+            reader(bad)
+    with pytest.raises(WorkloadError, match=r"item 1: malformed verified query"):
+        as_verified([{"question": "q"}])
+
+
+def test_two_verified_query_readers_holdout_file_migrates(tmp_path):
+    import hashlib
+    import json
+
+    rows = [{"question": f"Question number {i}?", "sql": f"SELECT {i}"} for i in range(40)]
+    rows.append({"id": "kept-id", "question": "named one", "sql": "SELECT 99"})
+    verified = load_verified(_write(tmp_path / "v.jsonl", rows))
+    # a hold-out file the earlier evolution reader wrote: minted ids were "vq-" + sha1(normalized question)
+    old_id = {v.question: ("vq-" + hashlib.sha1(normalize_question(v.question).encode()).hexdigest()[:10]
+                           if v.id != "kept-id" else "kept-id") for v in verified}
+    in_v = {v.question: i % 3 == 0 for i, v in enumerate(verified)}
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    stored = {"seed": 0, "share": 0.3, "assigned": {old_id[q]: in_v[q] for q in old_id}}
+    (ws / "verified_holdout.json").write_text(json.dumps(stored))
+    held = holdout(verified, ws, share=0.3, seed=0)
+    assert held == [v.id for v in verified if in_v[v.question]]  # the same V, under the current ids
+    assigned = json.loads((ws / "verified_holdout.json").read_text())["assigned"]
+    assert set(assigned) == {v.id for v in verified} and not any(k.startswith("vq-") for k in assigned)
+    assert holdout(verified, ws, share=0.3, seed=0) == held  # migrated once, then reused as is

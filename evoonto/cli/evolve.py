@@ -518,7 +518,7 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
         t.db_id = t.db_id or db_id
     asked_v = sum(1 for t in tasks if normalize_question(t.question) in v_texts)
     tasks = [t for t in tasks if normalize_question(t.question) not in v_texts]  # V never steers the patches
-    outside_v = [vq for vq in verified if vq.id not in held_set]
+    outside_v = [vq for vq in verified if vq.key not in held_set]
     explicit = {str(k): TaskOutcome(str(k), bool(float(v) >= 1.0 - 1e-9), "feedback", "--outcomes")
                 for k, v in (verdicts or {}).items()}
     outcomes = merge_outcomes(verified_outcomes(tasks, outside_v, locations, db_id), explicit, read_feedback(ws.path))
