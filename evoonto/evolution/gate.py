@@ -199,8 +199,9 @@ def bayes_decision(wins: int, losses: int, size: int, *, confidence: float, budg
        loss at all the one-sided upper bound of p_down at level α is 1 − α^(1/|V|) ≈ ln(1/α)/|V|,
        which is below 5% only from |V| ≈ 28 on, so such a rule degenerates into "at most 0 or 1
        loss" (at |V| = 26 it rejected 6 up / 2 down). With the test the allowed losses grow like
-       budget × |V| plus sampling noise: at α = 0.25 and a 5% budget 1 loss at |V| = 6..13, 2 at
-       20..30, 3 at 50, 6 at 100, 12 at 200; on a large V the rule tends to the share itself.
+       budget × |V| plus sampling noise: at α = 0.25 and a 5% budget none at |V| ≤ 5, 1 loss at
+       |V| = 6..19, 2 at 20..34, 3 at 35..50, 6 at 100, 12 at 200; on a large V the rule tends to
+       the share itself.
 
     Args:
         wins, losses: questions that improved / worsened on V. size: |V| (≥ wins + losses).
