@@ -20,7 +20,9 @@ by the gate's decision rule. ``bayes`` is the Beta-binomial posterior with a reg
 on its screen evidence (:func:`evoonto.evolution.gate.neutral_decision`); ``sign`` the exact sign test
 at α. ``--tests`` with no name runs only the no-gate ablation.
 
-Reported: held-out strict recall (and column recall, value recall and estimated tokens surfaced) of
+Every round prints its decision and gate statistics (ups / downs on V, regressions per 100
+questions of V, and for ``bayes`` the posterior P(net gain | V) and the regression test's p-value).
+Reported at the end: held-out strict recall (and column recall, value recall and estimated tokens surfaced) of
 each, means over all held-out questions (every question is held out exactly once), rounds accepted /
 rejected / invalid, the gate statistics of the decided rounds (mean ups/downs on V, accepted
 with a loss, rejected with more ups than downs, V-neutral rounds accepted/rejected), and wall time.
@@ -74,12 +76,33 @@ def _evolve(experiment, plans, graphs, *, gate_enabled, args, policy, workdir, s
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch, screen=not args.no_screen,
                         gate=GateConfig(tau=args.tau, alpha=args.alpha, test=test, seed=args.seed,
                                         enabled=gate_enabled, regression_budget=args.regression_budget))
-    result = experiment.evolve_group(
-        members, backbone=backbone, evolver=evolver, config=config, caches=caches,
-        on_round=lambda r: print(f"    round {r.round:2d} {r.decision:8s} [{r.level}] {r.edits:2d} edits: "
-                                 f"{r.intervention[:150]}\n        {r.reason[:220]}", flush=True)
-        if args.verbose else None)
+
+    def on_round(r) -> None:
+        print(f"    round {r.round:2d} {r.decision:8s} [{r.level}] {r.edits:2d} edits; {round_statistics(r)}",
+              flush=True)
+        if args.verbose:
+            print(f"        {r.intervention[:150]}\n        {r.reason[:220]}", flush=True)
+
+    result = experiment.evolve_group(members, backbone=backbone, evolver=evolver, config=config, caches=caches,
+                                     on_round=on_round)
     return {plan.db_id: ws for ws, plan in members}, result
+
+
+def round_statistics(r) -> str:
+    """One round's gate statistics: ups/downs of |V|, regressions per 100, P(net gain) and the
+    regression test's p-value (Bayesian gate only), or why the round was not gated."""
+    stats = r.statistics
+    if not stats:
+        return "not gated (invalid)"
+    size = stats.get("size", 0)
+    text = f"{r.wins} up / {r.losses} down of |V|={size}"
+    if size:
+        text += f" ({100 * r.losses / size:.1f} regressions per 100)"
+    if "posterior" in stats:
+        text += f", P(net gain)={stats['posterior']:.3f}, regression p={stats['regression_p']:.3f}"
+    else:
+        text += f", p={stats.get('p_value', 1.0):.3f}"
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="gate designs, one gated run each (default bayes, the CLI's default gate; "
                              "none given: only the no-gate ablation)")
     parser.add_argument("--regression-budget", type=float, default=0.05,
-                        help="bayes: share of V a patch may make worse (default 0.05)")
+                        help="bayes: share of questions a patch may make worse; vetoed when V shows at level α "
+                             "that it breaks more (default 0.05, GateConfig's)")
     parser.add_argument("--benchmark", default=None, choices=("spider", "bird"),
                         help="layout of --data (default: detected)")
     parser.add_argument("--metric", default="column", choices=("strict", "column"),

@@ -455,7 +455,9 @@ def _step_evolve(state: _State) -> list[str]:
              f"{path}; the builder's v0 is not evolved here because it already passes the construction "
              f"questions it was built from",
              f"gate: {GATE_METRIC} recall on V ({len(plan.validation)} questions), candidate vs "
-             f"parent, accepted iff mean gain ≥ tau = {GATE_TAU} and a sign test supports it"]
+             f"parent, accepted iff mean gain ≥ tau = {GATE_TAU} and the default Bayesian gate supports it "
+             f"(P(net gain | V) ≥ {1 - GateConfig().alpha:g}, no evidence of more than "
+             f"{100 * GateConfig().regression_budget:g} regressions per 100 questions)"]
 
     def on_round(r: RoundRecord) -> None:
         scores = ("" if r.parent_score is None else

@@ -17,6 +17,7 @@ from rdflib.namespace import PROV, SKOS
 
 from evoonto.builder.pipeline import build
 from evoonto.cli import main
+from evoonto.errors import WorkloadError
 from evoonto.namespaces import EVO
 from evoonto.ontology import Ontology
 from evoonto.resources import vocab_graph
@@ -121,19 +122,27 @@ def test_build_takes_a_list_of_question_sql_dicts(chinook: Path):
 
 
 def test_bad_verified_queries_warn_with_file_and_line_and_leave_nothing(chinook: Path, tmp_path: Path):
+    # a malformed line (not JSON, no SQL) is an error naming file and line, before anything is built
+    # (the one verified-query reader's policy, shared with `evoonto evolve`)
+    malformed = tmp_path / "malformed.jsonl"
+    malformed.write_text("not json\n" + json.dumps({"question": "No SQL"}) + "\n", encoding="utf-8")
+    with pytest.raises(WorkloadError, match=f"{malformed}:1: a verified query must be a JSON object"):
+        build([chinook], verified=malformed)
+    malformed.write_text(json.dumps({"question": "No SQL"}) + "\n", encoding="utf-8")
+    with pytest.raises(WorkloadError, match=f"{malformed}:1: malformed verified query: missing or empty 'sql'"):
+        build([chinook], verified=malformed)
+    # well-formed queries whose SQL does not parse or names a missing column: a warning each, left out
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join([
-        "not json",
         json.dumps({"question": "Broken", "sql": "SELEC FROM Invoice WHERE"}),
         json.dumps({"question": "Missing column", "sql": "SELECT Totl FROM Invoice"}),
-        json.dumps({"question": "No SQL"}),
     ]) + "\n", encoding="utf-8")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = build([chinook], verified=bad)
     messages = sorted(str(w.message) for w in caught if issubclass(w.category, SourceWarning))
-    assert [m.split(": ", 1)[0] for m in messages] == [f"{bad}:{n}" for n in (1, 2, 3, 4)]
-    assert "Totl" in next(m for m in messages if m.startswith(f"{bad}:3"))
+    assert [m.split(": ", 1)[0] for m in messages] == [f"{bad}:{n}" for n in (1, 2)]
+    assert "Totl" in next(m for m in messages if m.startswith(f"{bad}:2"))
     content = result.graphs["content"]
     assert not list(content.subjects(RDF.type, EVO.VerifiedQuery))
     assert not [p for p in content.objects(None, EVO.query) if "Totl" in str(p) or "SELEC " in str(p)]

@@ -1,8 +1,15 @@
 """The demo's steps in-process, with the real loop and the real gate (no stand-in).
 
 The demo evolves the paper's raw-schema Baseline on the training fold; the end-to-end run must show
-the loop doing real work: at least one candidate accepted and one rejected by the gate, as recorded in
-the evolution workspace's history, and the evolved version scored on the held-out fold.
+the loop doing real work: at least one candidate accepted by the gate, each decision with the gate's
+statistics, as recorded in the evolution workspace's history, and the evolved version scored on the
+held-out fold.
+
+The demo uses the library's default gate, the Bayesian rule `evoonto evolve` uses (issue 14). On
+concert_singer it accepts the deeper-browse candidates the sign test rejected there: they change no
+question of V (1.000 -> 1.000) and fix the failed construction tasks they were written for, and the
+held-out strict recall of the evolved version rose from 0.91 (sign test, v1) to 1.00 (v3). A rejection
+is no longer required; an acceptance must rest on a measured gain on V or, V being silent, on the screen.
 """
 
 from __future__ import annotations
@@ -27,10 +34,15 @@ def test_the_gate_accepts_and_rejects_real_candidates(demo):
     assert report.complete, out
     log = Workspace.open(report.evolution_workspace).log()
     decisions = [e.decision for e in log]
-    assert decisions.count("accepted") >= 1 and decisions.count("rejected") >= 1, decisions
+    assert decisions.count("accepted") >= 1, decisions
     accepted = [e for e in log if e.decision == "accepted"]
-    for e in accepted:  # accepted only on a measured gain on V
-        assert e.scores["candidate_score"] > e.scores["parent_score"]
+    assert accepted[0].scores["candidate_score"] > accepted[0].scores["parent_score"]
+    for e in accepted:  # accepted on a measured gain on V, or (V silent) on a net fix of its screen
+        gained = e.scores["candidate_score"] > e.scores["parent_score"]
+        silent = e.metadata["wins"] == e.metadata["losses"] == 0 and "the screen fixed" in e.metadata["reason"]
+        assert gained or silent, e.metadata
+        assert e.scores["candidate_score"] >= e.scores["parent_score"]
+        assert {"posterior", "regression_p", "size"} <= set(e.metadata)
     assert report.versions == [0] + [e.version for e in accepted]
     assert f"{len(accepted)} accepted, {decisions.count('rejected')} rejected" in out
     assert f"raw schema v{report.versions[-1]} (evolved)" in report.scores

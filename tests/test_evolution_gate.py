@@ -9,7 +9,8 @@ import pytest
 
 from evoonto.evolution.candidates import Candidate
 from evoonto.evolution.edits import AddSynonym
-from evoonto.evolution.gate import GateConfig, compare, neutral_decision
+from evoonto.evolution.gate import (GateConfig, bayes_decision, compare, neutral_decision, posterior_improves,
+                                   regression_test)
 from evoonto.evolution.loop import LoopConfig, evolve
 from fixtures.evolution_toy import IRIS, FakeWorkspace, ToyBackbone, ToyQuestion, toy_ontology
 
@@ -77,3 +78,60 @@ def test_gate_rejects_v_neutral_fix_in_the_loop():
     assert "screen fixed 2 / broke 0 diagnosed task(s), net +2.000" in first.reason
     ws_sign, result_sign = run("sign")  # the sign test cannot accept what V does not see
     assert result_sign.rounds[0].decision == "rejected" and ws_sign.version == 0
+
+
+# --- issue 14: the regression budget counted one loss at |V| = 26 ------------------------------------
+# A budget applied as ``losses ≤ floor(budget × |V|)`` asks V to show compliance, which a small V
+# cannot (with no loss at all the 75% upper bound of the regression rate at |V| = 26 is 5.2%): at
+# |V| = 26 it allowed a single loss and rejected 5 up / 2 down and 6 up / 2 down (bird_synth_dev
+# fold B). The veto is now a one-sided binomial test at the gate's α: V must show a violation.
+
+def _allowed_losses(size: int, budget: float = 0.05, alpha: float = 0.25) -> int:
+    """Most losses the Bayesian gate tolerates on |V| = size (wins large enough for the posterior)."""
+    return max(k for k in range(size + 1)
+               if k == 0 or bayes_decision(size, k, size, confidence=1 - alpha, budget=budget).supported)
+
+
+def test_regression_budget_one_loss_at_small_v_scales_with_v():
+    # exact tail values, written from the binomial definition
+    assert regression_test(0, 26, 0.05) == 1.0
+    assert regression_test(2, 26, 0.05) == pytest.approx(1 - 0.95 ** 26 - 26 * 0.05 * 0.95 ** 25)
+    assert regression_test(1, 5, 0.0) == 0.0  # a zero budget: any loss is a violation
+    # allowed losses grow like budget × |V| plus sampling noise, and are never fewer than the share rule
+    table = {size: _allowed_losses(size) for size in (5, 6, 13, 19, 20, 26, 34, 35, 50, 100, 200)}
+    assert table == {5: 0, 6: 1, 13: 1, 19: 1, 20: 2, 26: 2, 34: 2, 35: 3, 50: 3, 100: 6, 200: 12}
+    assert all(allowed >= int(0.05 * size) for size, allowed in table.items())
+    assert all(allowed <= 0.05 * size + 2 * (0.05 * 0.95 * size) ** 0.5 + 1 for size, allowed in table.items())
+    # the budget is a parameter: a stricter one tolerates fewer losses
+    assert _allowed_losses(100, budget=0.01) < _allowed_losses(100)
+
+
+def test_regression_budget_one_loss_at_small_v_accepts_the_fold_b_rounds():
+    for wins in (5, 6):  # the two rounds of bird_synth_dev fold B, |V| = 26
+        parent = {f"q{i}": 0.0 for i in range(24)} | {"r1": 1.0, "r2": 1.0}
+        candidate = dict(parent, r1=0.0, r2=0.0, **{f"q{i}": 1.0 for i in range(wins)})
+        decision = compare(parent, candidate, GateConfig())
+        assert decision.accepted and (decision.wins, decision.losses, decision.size) == (wins, 2, 26)
+        assert decision.metadata()["regression_p"] == pytest.approx(regression_test(2, 26, 0.05), abs=1e-6)
+        assert decision.posterior == posterior_improves(wins, 2)
+    # a third loss is evidence of more than 5 per 100 (p = 0.139 ≤ 0.25): vetoed, whatever the wins
+    parent = {f"q{i}": 0.0 for i in range(23)} | {"r1": 1.0, "r2": 1.0, "r3": 1.0}
+    candidate = dict(parent, r1=0.0, r2=0.0, r3=0.0, **{f"q{i}": 1.0 for i in range(12)})
+    vetoed = compare(parent, candidate, GateConfig())
+    assert not vetoed.accepted and "3 regressions of 26 (11.5 per 100) exceed the budget of 5 per 100" in vetoed.reason
+    # losses within the budget never rescue a candidate without a supported net gain
+    even = dict(parent, r1=0.0, **{f"q{i}": 1.0 for i in range(2)})
+    assert not compare(parent, even, GateConfig()).accepted  # 2 up / 1 down: P(net gain) = 0.6875
+
+
+def test_library_cli_and_demo_share_the_default_gate():
+    import argparse
+
+    from evoonto.cli import evolve as evolve_cli
+
+    parser = argparse.ArgumentParser()
+    evolve_cli.register(parser.add_subparsers())
+    args = parser.parse_args(["evolve"])
+    default = GateConfig()
+    assert default.test == "bayes" and LoopConfig().gate == default
+    assert (args.test, args.alpha, args.regression_budget) == (default.test, default.alpha, default.regression_budget)

@@ -48,7 +48,7 @@ def test_load_verified_reads_fields_and_mints_stable_ids(tmp_path):
         {"id": 7, "question": " Top album ", "sql": "SELECT 1", "db_id": "music"},
     ])
     first, second = load_verified(path)
-    assert first.id.startswith("vq-") and first.id == load_verified(path)[0].id
+    assert first.id == load_verified(path)[0].id and len(first.id) == 12  # the builder's id: the same records
     assert (first.verified_by, first.verified_at, first.db_id) == ("ana", "2026-01-02", None)
     assert (second.id, second.question, second.db_id) == ("7", "Top album", "music")
     assert "SELECT" not in repr(first)  # the SQL scores V: keep it out of logs
@@ -56,12 +56,12 @@ def test_load_verified_reads_fields_and_mints_stable_ids(tmp_path):
 
 
 @pytest.mark.parametrize("rows, message", [
-    (["not json"], "v.jsonl:1: not JSON"),
-    ([["a list"]], "must be a JSON object"),
-    ([{"sql": "SELECT 1"}], "non-empty 'question'"),
-    ([{"question": "q", "sql": "  "}], "non-empty 'sql'"),
+    (["not json"], "v.jsonl:1: a verified query must be a JSON object"),
+    ([["a list"]], "v.jsonl:1: malformed verified query: expected a JSON object"),
+    ([{"sql": "SELECT 1"}], "v.jsonl:1: malformed verified query: missing or empty 'question'"),
+    ([{"question": "q", "sql": "  "}], "v.jsonl:1: malformed verified query: missing or empty 'sql'"),
     ([{"id": "a", "question": "q", "sql": "SELECT 1"}, {"id": "a", "question": "r", "sql": "SELECT 2"}],
-     "v.jsonl:2: duplicate verified query id 'a' (first on line 1)"),
+     "v.jsonl:2: duplicate verified query id 'a' (first at "),
 ])
 def test_load_verified_names_the_bad_line(tmp_path, rows, message):
     with pytest.raises(WorkloadError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -185,10 +185,12 @@ def test_bayes_gate_accepts_a_clean_small_gain_the_sign_test_rejects():
 
 def test_bayes_gate_enforces_the_regression_budget_and_a_positive_gain():
     parent = {f"q{i}": 0.5 for i in range(20)}
-    mixed = dict(parent, q0=1.0, q1=1.0, q2=1.0, q3=1.0, q4=1.0, q5=0.0, q6=0.0)
-    assert not bayes_decision(5, 2, 20, confidence=0.75, budget=0.05)[0]  # 2 losses > floor(0.05 * 20) = 1
+    mixed = dict(parent, q0=1.0, q1=1.0, q2=1.0, q3=1.0, q4=1.0, q5=1.0, q6=0.0, q7=0.0, q8=0.0)
+    # 3 losses of 20: P(Binomial(20, 0.05) ≥ 3) = 0.075 ≤ α = 0.25, V shows more than 5 per 100
+    assert not bayes_decision(6, 3, 20, confidence=0.75, budget=0.05).supported
     rejected = compare(parent, mixed, GateConfig(test="bayes", regression_budget=0.05))
-    assert not rejected.accepted and "exceed the budget of 1" in rejected.reason
+    assert not rejected.accepted and "exceed the budget of 5 per 100" in rejected.reason
+    # … but not more than 10 per 100 (P(Binomial(20, 0.1) ≥ 3) = 0.32); the posterior (0.828) then decides
     assert compare(parent, mixed, GateConfig(test="bayes", regression_budget=0.1)).accepted
     assert not compare(parent, dict(parent), GateConfig(test="bayes")).accepted  # nothing changed
     with pytest.raises(ConfigurationError, match="regression budget"):
@@ -304,3 +306,45 @@ def test_private_workspace_sources_import_replaced_by_public_source_locations():
     assert source_locations(object()) == {}
     root = Path(evoonto.__file__).parent
     assert not [p for p in root.rglob("*.py") if "_workspace_sources" in p.read_text(encoding="utf-8")]
+
+
+# --- two verified-query readers (evolution's and the builder's) with two id schemes ----------------
+
+def test_two_verified_query_readers_share_ids_and_errors(tmp_path):
+    from evoonto.builder.verified import as_verified
+    from evoonto.builder.verified import load_verified as builder_reader
+
+    rows = [{"question": "How many  tracks?", "sql": "SELECT COUNT(*) FROM t"},
+            {"id": "named", "question": "Top album", "sql": "SELECT 1"}]
+    path = _write(tmp_path / "v.jsonl", rows)
+    ours, builder = load_verified(path), builder_reader(path)
+    assert [v.id for v in ours] == [v.id for v in builder] == [v.key for v in as_verified(rows)]
+    assert ours[1].id == "named" and ours[0].where == f"{path}:1"
+    bad = _write(tmp_path / "bad.jsonl", rows + [{"question": "no sql"}])
+    for reader in (load_verified, builder_reader):  # one error policy: an error naming file and line
+        with pytest.raises(WorkloadError, match=r"bad\.jsonl:3: malformed verified query: missing or empty 'sql'"):
+            reader(bad)
+    with pytest.raises(WorkloadError, match=r"item 1: malformed verified query"):
+        as_verified([{"question": "q"}])
+
+
+def test_two_verified_query_readers_holdout_file_migrates(tmp_path):
+    import hashlib
+    import json
+
+    rows = [{"question": f"Question number {i}?", "sql": f"SELECT {i}"} for i in range(40)]
+    rows.append({"id": "kept-id", "question": "named one", "sql": "SELECT 99"})
+    verified = load_verified(_write(tmp_path / "v.jsonl", rows))
+    # a hold-out file the earlier evolution reader wrote: minted ids were "vq-" + sha1(normalized question)
+    old_id = {v.question: ("vq-" + hashlib.sha1(normalize_question(v.question).encode()).hexdigest()[:10]
+                           if v.id != "kept-id" else "kept-id") for v in verified}
+    in_v = {v.question: i % 3 == 0 for i, v in enumerate(verified)}
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    stored = {"seed": 0, "share": 0.3, "assigned": {old_id[q]: in_v[q] for q in old_id}}
+    (ws / "verified_holdout.json").write_text(json.dumps(stored))
+    held = holdout(verified, ws, share=0.3, seed=0)
+    assert held == [v.id for v in verified if in_v[v.question]]  # the same V, under the current ids
+    assigned = json.loads((ws / "verified_holdout.json").read_text())["assigned"]
+    assert set(assigned) == {v.id for v in verified} and not any(k.startswith("vq-") for k in assigned)
+    assert holdout(verified, ws, share=0.3, seed=0) == held  # migrated once, then reused as is

@@ -68,7 +68,7 @@ def test_compare_accepts_supported_gain_and_rejects_losses():
     # a gain carried by one question out of two changed is not supported by the sign test
     mixed = dict(parent, q1=1.0, q2=1.0, q3=1.0, q4=0.0)
     base = dict(parent, q4=1.0)
-    d = compare(base, mixed, GateConfig(tau=0.0, alpha=0.25))
+    d = compare(base, mixed, GateConfig(tau=0.0, alpha=0.25, test="sign"))
     assert d.wins == 3 and d.losses == 1 and d.decision == "rejected" and "paired test" in d.reason
     assert worse  # same V, untouched
 

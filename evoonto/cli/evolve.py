@@ -71,16 +71,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="signatures bundled into one candidate; rejected batches are bisected (default 8)")
     parser.add_argument("--tau", type=float, default=0.0, metavar="T",
                         help="minimum mean gain on V for acceptance (default 0.0)")
-    parser.add_argument("--test", choices=("sign", "bootstrap", "bayes", "none"), default="bayes",
-                        help="paired test on per-question outcomes (default bayes: accept when the "
-                             "Beta-binomial posterior that a changed question improves is ≥ 1 − α and the "
-                             "regressions stay within --regression-budget; a candidate that changes no question "
-                             "of V is accepted on a net fix of the failures it was written for); sign: exact "
-                             "sign test at α")
-    parser.add_argument("--alpha", type=float, default=0.25, metavar="P",
-                        help="the paired test supports a gain when p ≤ P (default 0.25)")
-    parser.add_argument("--regression-budget", type=float, default=0.05, metavar="SHARE",
-                        help="--test bayes: share of V a patch may make worse and still pass (default 0.05)")
+    from evoonto.evolution.gate import TESTS, GateConfig
+
+    default = GateConfig()  # the library's defaults are the command's (and the demo's)
+    parser.add_argument("--test", choices=TESTS, default=default.test,
+                        help=f"paired decision on per-question outcomes (default {default.test}: accept when the "
+                             "Beta-binomial posterior of a net gain on V is ≥ 1 − α and V shows no evidence, at "
+                             "level α, of more regressions than --regression-budget; a candidate that changes no "
+                             "question of V is accepted on a net fix of the failures it was written for); sign: "
+                             "exact sign test at α")
+    parser.add_argument("--alpha", type=float, default=default.alpha, metavar="P",
+                        help=f"the paired test supports a gain when p ≤ P (bayes: posterior ≥ 1 − P) "
+                             f"(default {default.alpha})")
+    parser.add_argument("--regression-budget", type=float, default=default.regression_budget, metavar="SHARE",
+                        help="--test bayes: share of questions a patch may make worse; vetoed when V shows at "
+                             f"level α that it breaks more (default {default.regression_budget})")
     parser.add_argument("--scorer", choices=("linking", "ex"), default="linking",
                         help="backbone: offline schema-linking recall (default) or EX of a Claude agent")
     parser.add_argument("--metric", choices=("strict", "column"), default="column",
@@ -513,7 +518,7 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
         t.db_id = t.db_id or db_id
     asked_v = sum(1 for t in tasks if normalize_question(t.question) in v_texts)
     tasks = [t for t in tasks if normalize_question(t.question) not in v_texts]  # V never steers the patches
-    outside_v = [vq for vq in verified if vq.id not in held_set]
+    outside_v = [vq for vq in verified if vq.key not in held_set]
     explicit = {str(k): TaskOutcome(str(k), bool(float(v) >= 1.0 - 1e-9), "feedback", "--outcomes")
                 for k, v in (verdicts or {}).items()}
     outcomes = merge_outcomes(verified_outcomes(tasks, outside_v, locations, db_id), explicit, read_feedback(ws.path))

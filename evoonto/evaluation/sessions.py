@@ -40,10 +40,10 @@ def verified_benchmark(verified: Sequence[VerifiedQuery], databases: Mapping[str
     for vq in verified:
         db_id = vq.db_id or default_db
         if db_id not in databases:
-            raise WorkloadError(f"verified query {vq.id!r} names source {db_id!r}, which the workspace does not have "
+            raise WorkloadError(f"verified query {vq.key!r} names source {db_id!r}, which the workspace does not have "
                                 f"(sources: {', '.join(sorted(databases)) or 'none'})")
-        questions.append(Question(id=vq.id, text=vq.question, db_id=db_id))
-        gold[vq.id] = Gold(vq.id, db_id, vq.sql)
+        questions.append(Question(id=vq.key, text=vq.question, db_id=db_id))
+        gold[vq.key] = Gold(vq.key, db_id, vq.sql)
     return Benchmark("verified", tuple(questions), {k: Path(v) for k, v in databases.items()}, GoldStore(gold))
 
 
@@ -84,11 +84,11 @@ def verified_outcomes(trajectories: Sequence[TaskTrajectory], verified: Sequence
         if db_id not in databases:
             continue
         sql = final_sql(trajectory.events)
-        result = score_ex(Gold(vq.id, db_id, vq.sql), databases[db_id], sql, timeout_ms=timeout_ms)
+        result = score_ex(Gold(vq.key, db_id, vq.sql), databases[db_id], sql, timeout_ms=timeout_ms)
         if result.gold_error:
             continue
         note = "result equals the verified query's" if result.correct else (
             "no final SQL" if not sql else f"result differs from the verified query's ({result.error or 'other rows'})")
         out[trajectory.task_id] = TaskOutcome(trajectory.task_id, result.correct, "verified", note,
-                                              reference=vq.id)
+                                              reference=vq.key)
     return out

@@ -2,9 +2,10 @@
 
 Paper §"Evolution loop": a patch is accepted only when the candidate, scored on the same validation
 set with the same backbone (scorer or agent, model, decoding, budgets), beats its parent by at least
-the margin τ. evoonto adds a paired statistical test on the per-question outcomes (exact one-sided
-sign test, or a seeded paired bootstrap) so a gain carried by one lucky question is not enough unless
-the caller asks for that (``alpha``).
+the margin τ. evoonto adds a paired statistical decision on the per-question outcomes: by default
+(``test="bayes"``, the library's, the CLI's and the demo's default) the Beta-binomial posterior of a
+net gain with a regression budget (:func:`bayes_decision` states the reasoning behind its defaults);
+alternatively the exact one-sided sign test or a seeded paired bootstrap at level ``alpha``.
 
 The gate never sees gold answers: it receives per-question outcomes (floats in [0, 1]) produced by a
 scorer, which alone reads gold.
@@ -32,17 +33,17 @@ class GateConfig:
     Args:
         tau: minimum mean per-question gain (candidate − parent, same units as the outcomes, e.g.
             0.01 = one point of strict recall) for acceptance.
-        test: ``"sign"`` (exact one-sided binomial sign test over the questions whose outcome
-            changed), ``"bootstrap"`` (paired bootstrap of the mean difference, ``resamples`` draws,
-            seeded), ``"bayes"`` (Beta-binomial posterior that a changed question improves, with an
-            explicit regression budget; see :func:`bayes_decision`) or ``"none"`` (margin only, as
-            in the paper).
+        test: ``"bayes"`` (default: Beta-binomial posterior of a net gain with an explicit
+            regression budget; see :func:`bayes_decision`), ``"sign"`` (exact one-sided binomial
+            sign test over the questions whose outcome changed), ``"bootstrap"`` (paired bootstrap
+            of the mean difference, ``resamples`` draws, seeded) or ``"none"`` (margin only, as in
+            the paper).
         alpha: the test supports the gain when its one-sided p-value is ≤ alpha; for ``bayes`` the
-            gain is supported when P(a changed question improves | V) ≥ 1 − alpha (the value
-            stored as ``p_value`` is 1 − that posterior).
-        regression_budget: ``bayes`` only: the share of V a candidate may break (questions whose
-            outcome drops) and still be accepted, e.g. 0.05 = at most 1 question in 20;
-            ``floor(budget × |V|)`` losses are allowed.
+            gain is supported when P(net gain | V) ≥ 1 − alpha (the value stored as ``p_value``
+            is 1 − that posterior) and alpha is also the level of its regression veto.
+        regression_budget: ``bayes`` only: the share of questions a candidate may break (questions
+            whose outcome drops), e.g. 0.05 = 5 per 100; a candidate is vetoed when V shows at level
+            alpha that its regression rate exceeds it (:func:`bayes_decision` gives the reasoning).
         accept_neutral: ``bayes`` only: when no question of V changes (V holds no evidence either
             way), decide on the candidate's own evidence, the loop's screen
             (:func:`evoonto.evolution.loop.screen`) on the diagnosed failures it was written for:
@@ -53,12 +54,12 @@ class GateConfig:
             and logged, so the ablation's history is comparable).
 
     Raises:
-        ConfigurationError: on a test name outside :data:`TESTS`, alpha outside (0, 1], or
-            resamples < 1.
+        ConfigurationError: on a test name outside :data:`TESTS`, alpha outside (0, 1], a
+            regression budget outside [0, 1), or resamples < 1.
     """
 
     tau: float = 0.0
-    test: str = "sign"
+    test: str = "bayes"
     alpha: float = 0.25
     resamples: int = 2000
     seed: int = 0
@@ -84,7 +85,9 @@ class GateDecision:
     ``decision`` is ``"accepted"`` or ``"rejected"``; scores are mean outcomes over V (0..1);
     ``wins``/``losses`` count questions that improved/worsened; ``p_value`` is the one-sided p-value
     of the paired test (1.0 when no test ran); ``reason`` is one human-readable line.
-    ``parent_outcomes``/``candidate_outcomes`` keep the per-question outcomes.
+    ``parent_outcomes``/``candidate_outcomes`` keep the per-question outcomes; ``size`` is |V|;
+    ``posterior`` (P(net gain | V)) and ``regression_p`` (:func:`regression_test`) are set by the
+    ``bayes`` test only (None otherwise).
     """
 
     decision: str
@@ -97,6 +100,9 @@ class GateDecision:
     reason: str
     parent_outcomes: dict = field(default_factory=dict, repr=False)
     candidate_outcomes: dict = field(default_factory=dict, repr=False)
+    size: int = 0
+    posterior: float | None = None
+    regression_p: float | None = None
 
     @property
     def accepted(self) -> bool:
@@ -108,7 +114,9 @@ class GateDecision:
             "decision": self.decision, "parent_score": round(self.parent_score, 6),
             "candidate_score": round(self.candidate_score, 6), "gain": round(self.gain, 6),
             "wins": self.wins, "losses": self.losses, "p_value": round(self.p_value, 6),
-            "reason": self.reason,
+            "reason": self.reason, "size": self.size,
+            **({} if self.posterior is None else {"posterior": round(self.posterior, 6)}),
+            **({} if self.regression_p is None else {"regression_p": round(self.regression_p, 6)}),
         }
 
 
@@ -135,24 +143,85 @@ def posterior_improves(wins: int, losses: int) -> float:
     return sum(math.comb(n, k) for k in range(0, wins + 1)) / 2 ** n
 
 
-def bayes_decision(wins: int, losses: int, size: int, *, confidence: float, budget: float) -> tuple[bool, float, str]:
-    """The Bayesian gate rule on paired outcomes: accept when the posterior that a changed question
-    improves is ≥ ``confidence`` **and** the losses stay within the regression budget.
+def regression_test(losses: int, size: int, budget: float) -> float:
+    """One-sided exact binomial test that a candidate breaks more than ``budget`` of the questions.
+
+    H0: the regression rate p_down ≤ ``budget``; the p-value is P(X ≥ losses) for X ~
+    Binomial(size, budget) (1.0 when nothing got worse). A small value is evidence that the
+    candidate breaks more questions than the budget allows.
 
     Args:
-        wins, losses: questions that improved / worsened on V. size: |V|.
-        confidence: required posterior probability in (0, 1] (the gate uses 1 − alpha).
-        budget: share of V allowed to get worse (``floor(budget × size)`` questions).
+        losses: questions of V that got worse. size: |V|. budget: share in [0, 1).
     Returns:
-        (supported, posterior, why-not text or "").
+        The p-value in [0, 1].
+    """
+    if losses <= 0:
+        return 1.0
+    return min(1.0, sum(math.comb(size, k) * budget ** k * (1.0 - budget) ** (size - k)
+                        for k in range(losses, size + 1)))
+
+
+@dataclass(frozen=True)
+class BayesVerdict:
+    """The Bayesian gate rule's statistics: ``supported`` (both conditions hold), ``posterior``
+    (P(net gain | V)), ``regression_p`` (:func:`regression_test`), ``regressions_per_100``
+    (losses per 100 questions of V) and ``why_not`` (one line, "" when supported)."""
+
+    supported: bool
+    posterior: float
+    regression_p: float
+    regressions_per_100: float
+    why_not: str
+
+
+def bayes_decision(wins: int, losses: int, size: int, *, confidence: float, budget: float) -> BayesVerdict:
+    """The Bayesian gate rule on the paired outcomes of V.
+
+    Model: under the candidate each question of V independently improves, gets worse or stays the
+    same with probabilities (p_up, p_down, p_same). Two claims must be supported by V:
+
+    1. **Net gain**, p_up > p_down. With a uniform Dirichlet(1, 1, 1) prior the share of improving
+       questions among the changed ones, θ = p_up / (p_up + p_down), has the posterior
+       Beta(1 + wins, 1 + losses) (Dirichlet aggregation; unchanged questions carry no information
+       on θ), and P(net gain | V) = P(θ > 1/2) (:func:`posterior_improves`) must be ≥
+       ``confidence``. At the default confidence 0.75 (α = 0.25) a patch is accepted at posterior
+       odds of at least 3:1, the Bayes decision when accepting a harmful patch costs three times
+       as much as rejecting a helpful one: a rejected candidate is not lost (its batch is bisected
+       and later rounds may propose it again), an accepted harmful one becomes the parent of
+       every later round, and V is reused by every round, so the best-looking candidate of several
+       is optimistic.
+    2. **Regression budget**, p_down ≤ ``budget`` (a policy: the share of questions one patch may
+       break; 0.05 = 5 per 100). Here the burden of proof is on a violation: the candidate is
+       vetoed when V shows at the same level (α = 1 − ``confidence``) that its regression rate
+       exceeds the budget, by the exact one-sided binomial test :func:`regression_test`
+       (veto iff P(Binomial(|V|, budget) ≥ losses) ≤ α). The reverse burden, showing compliance
+       (the earlier rule ``losses ≤ floor(budget × |V|)``), is impossible on a small V: with no
+       loss at all the one-sided upper bound of p_down at level α is 1 − α^(1/|V|) ≈ ln(1/α)/|V|,
+       which is below 5% only from |V| ≈ 28 on, so such a rule degenerates into "at most 0 or 1
+       loss" (at |V| = 26 it rejected 6 up / 2 down). With the test the allowed losses grow like
+       budget × |V| plus sampling noise: at α = 0.25 and a 5% budget none at |V| ≤ 5, 1 loss at
+       |V| = 6..19, 2 at 20..34, 3 at 35..50, 6 at 100, 12 at 200; on a large V the rule tends to
+       the share itself.
+
+    Args:
+        wins, losses: questions that improved / worsened on V. size: |V| (≥ wins + losses).
+        confidence: required posterior probability in (0, 1] (the gate uses 1 − alpha); its
+            complement is also the regression test's level.
+        budget: share of questions in [0, 1) a patch may break (0: any loss is a violation).
+    Returns:
+        A :class:`BayesVerdict`.
     """
     posterior = posterior_improves(wins, losses)
-    allowed = math.floor(budget * size + 1e-9)
-    if losses > allowed:
-        return False, posterior, f"{losses} regressions exceed the budget of {allowed} ({budget:.0%} of {size})"
-    if posterior + 1e-12 < confidence:
-        return False, posterior, f"P(improves)={posterior:.3f} < {confidence:.3f}"
-    return True, posterior, ""
+    regression_p = regression_test(losses, size, budget)
+    per_100 = 100.0 * losses / size if size else 0.0
+    level = 1.0 - confidence
+    why = ""
+    if losses and regression_p <= level + 1e-12:
+        why = (f"{losses} regressions of {size} ({per_100:.1f} per 100) exceed the budget of "
+               f"{100 * budget:g} per 100 (binomial p={regression_p:.3f} ≤ {level:.3f})")
+    elif posterior + 1e-12 < confidence:
+        why = f"P(net gain)={posterior:.3f} < {confidence:.3f}"
+    return BayesVerdict(not why, posterior, regression_p, per_100, why)
 
 
 #: The screen's evidence on a candidate: (diagnosed tasks fixed, tasks broken, summed score change).
@@ -237,17 +306,22 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
     wins = sum(1 for d in diffs if d > 1e-12)
     losses = sum(1 for d in diffs if d < -1e-12)
     why_not = ""
+    posterior: float | None = None
+    regression_p: float | None = None
     if config.test == "sign":
         p_value = sign_test(wins, losses)
     elif config.test == "bayes":
-        _, posterior, why_not = bayes_decision(wins, losses, len(ids), confidence=1.0 - config.alpha,
-                                                       budget=config.regression_budget)
+        verdict = bayes_decision(wins, losses, len(ids), confidence=1.0 - config.alpha,
+                                 budget=config.regression_budget)
+        why_not, posterior, regression_p = verdict.why_not, verdict.posterior, verdict.regression_p
         p_value = 1.0 - posterior  # supported (why_not == "") decides, not p ≤ alpha
     elif config.test == "bootstrap":
         p_value = paired_bootstrap(diffs, resamples=config.resamples, seed=config.seed)
     else:
         p_value = 0.0 if gain > 0 else 1.0
     stats = f"gain {gain:+.4f} (τ={config.tau}), {wins} up / {losses} down of {len(ids)}, {config.test} p={p_value:.3f}"
+    if posterior is not None:
+        stats += f", P(net gain)={posterior:.3f}, regression p={regression_p:.3f}"
     if not config.enabled:
         decision, reason = "accepted", f"gate disabled (ablation); {stats}"
     elif config.test == "bayes" and config.accept_neutral and wins == 0 and losses == 0 and config.tau <= 0:
@@ -262,7 +336,8 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
     else:
         decision, reason = "accepted", stats
     return GateDecision(decision, p_mean, c_mean, gain, wins, losses, p_value, reason,
-                        dict(parent), dict(candidate))
+                        dict(parent), dict(candidate), size=len(ids), posterior=posterior,
+                        regression_p=regression_p)
 
 
 class Gate:

@@ -104,7 +104,10 @@ class LoopConfig:
 class RoundRecord:
     """What happened in one round: the candidate's signature/intervention/level/fingerprint, the
     decision (``accepted``/``proposed``/``rejected``/``invalid``), scores (None when invalid), the resulting
-    workspace version, and the reason line."""
+    workspace version, and the reason line; ``wins``/``losses`` count questions of V that improved /
+    got worse and ``statistics`` holds the gate's numbers (:meth:`GateDecision.metadata`: |V| as
+    ``size``, ``p_value``, and for the Bayesian gate ``posterior`` and ``regression_p``), empty when
+    the round was invalid."""
 
     round: int
     signature: str
@@ -119,6 +122,7 @@ class RoundRecord:
     edits: int = 1
     wins: int = 0
     losses: int = 0
+    statistics: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -593,7 +597,8 @@ def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, co
     reason = decision.reason + (f"; invalid parts: {'; '.join(invalid_reasons)}" if invalid_reasons else "")
     return RoundRecord(round_no, signature, intervention, level, valid[0].fingerprint, outcome,
                        decision.parent_score, decision.candidate_score, _total_version(parts),
-                       reason[:500], edits, decision.wins, decision.losses)
+                       reason[:500], edits, decision.wins, decision.losses,
+                       {k: v for k, v in gate_meta.items() if k != "reason"})
 
 
 def _mean(values: list) -> float:

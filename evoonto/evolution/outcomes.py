@@ -12,10 +12,12 @@ session. Each task gets at most one :class:`TaskOutcome`, chosen in this order o
    (source ``report_outcome``), kept in ``<workspace>/feedback.jsonl``;
 3. ``judge`` — an LLM judge (``--judge anthropic:MODEL``).
 
-Verified queries (question + SQL pairs a person vouches for) are read through ONE function,
-:func:`load_verified`: a JSON Lines file (``{"question", "sql"}`` plus optional ``id``, ``db_id``,
-``verified_by``, ``verified_at``) or the workspace's ``verified.jsonl``. Once verified queries live
-in the content graph (``evo:VerifiedQuery``), this function is the one place to read them from there.
+Verified queries (question + SQL pairs a person vouches for) are read through ONE reader,
+:func:`evoonto.builder.verified.load_verified` (the builder's): :func:`load_verified` here only adds
+the workspace default (``<workspace>/verified.jsonl``). A JSON Lines file (``{"question", "sql"}``
+plus optional ``id``, ``db_id``, ``verified_by``, ``verified_at``); one id scheme (the given id, else
+a stable key of question and SQL, the id the content graph's ``evo:VerifiedQuery`` records carry);
+a malformed line is an error naming file and line.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from evoonto.builder.verified import VerifiedItem
 from evoonto.errors import WorkloadError
-from evoonto.evolution.trajectories import json_objects
 
 #: Verified queries stored in a workspace (one JSON object per line).
 VERIFIED_FILE = "verified.jsonl"
@@ -44,26 +46,10 @@ SOURCES = ("verified", "feedback", "report_outcome", "judge")
 TASK_META_KEY = "evoonto/task"
 
 
-@dataclass(frozen=True)
-class VerifiedQuery:
-    """One question + SQL pair a person vouches for.
-
-    Attributes:
-        id: stable id (given, else ``vq-`` + 10 hex of the normalized question).
-        question: the natural-language question. sql: the SQL answering it (the source's dialect).
-        db_id: the source it targets, or None (the workspace's only source).
-        verified_by, verified_at: who vouched for it and when (free text / ISO 8601), or None.
-    """
-
-    id: str
-    question: str
-    sql: str
-    db_id: str | None = None
-    verified_by: str | None = None
-    verified_at: str | None = None
-
-    def __repr__(self) -> str:  # keep SQL out of logs by accident (it scores the gate's V)
-        return f"VerifiedQuery(id={self.id!r}, question={self.question[:60]!r})"
+#: One question + SQL pair a person vouches for: the builder's :class:`~evoonto.builder.verified.VerifiedItem`
+#: (``id``, ``question``, ``sql``, ``db_id``, ``verified_by``, ``verified_at``, ``where``), one type for
+#: both the content graph and the gate; :func:`load_verified` always sets ``id``.
+VerifiedQuery = VerifiedItem
 
 
 def normalize_question(text: str) -> str:
@@ -79,43 +65,33 @@ def _verified_file(where: str | Path) -> Path:
 
 
 def load_verified(where: str | Path) -> list[VerifiedQuery]:
-    """Read verified queries from a JSON Lines file, or from ``<workspace>/verified.jsonl``.
+    """Read verified queries from a JSON Lines file, or from ``<workspace>/verified.jsonl``, through
+    the one reader :func:`evoonto.builder.verified.load_verified` (one id scheme: the given id, else
+    a stable key of question and SQL; one error policy).
 
     Args:
         where: the file, or a workspace folder (a workspace without the file has none: ``[]``).
     Returns:
-        the queries in file order (ids unique).
+        the queries in file order (ids set and unique).
     Raises:
-        WorkloadError: a missing file, a line that is not a JSON object, a missing/empty
-            ``question`` or ``sql`` string, or a duplicate id (each message names file and line).
+        WorkloadError: a missing or unreadable file, or a malformed line (not a JSON object, a
+            missing/empty ``question`` or ``sql`` string, a bad optional field, a duplicate id); each
+            message names file and line.
     """
+    from evoonto.builder.verified import load_verified as read_verified
+
     path = _verified_file(where)
     if not path.is_file():
         if Path(where).is_dir():
             return []
         raise WorkloadError(f"verified query file not found: {path}")
-    out: list[VerifiedQuery] = []
-    seen: dict[str, int] = {}
-    for lineno, rec in json_objects(path.read_text(encoding="utf-8"), path, "a verified query"):
-        question, sql = rec.get("question"), rec.get("sql")
-        if not isinstance(question, str) or not question.strip():
-            raise WorkloadError(f"{path}:{lineno}: a verified query needs a non-empty 'question' string")
-        if not isinstance(sql, str) or not sql.strip():
-            raise WorkloadError(f"{path}:{lineno}: a verified query needs a non-empty 'sql' string")
-        qid = rec.get("id")
-        qid = str(qid) if qid not in (None, "") else \
-            "vq-" + hashlib.sha1(normalize_question(question).encode()).hexdigest()[:10]
-        if qid in seen:
-            raise WorkloadError(f"{path}:{lineno}: duplicate verified query id {qid!r} (first on line {seen[qid]})")
-        seen[qid] = lineno
+    return read_verified(path)
 
-        def opt(key: str, rec: dict = rec) -> str | None:
-            value = rec.get(key)
-            return None if value in (None, "") else str(value)
 
-        out.append(VerifiedQuery(qid, question.strip(), sql.strip(), opt("db_id"), opt("verified_by"),
-                                 opt("verified_at")))
-    return out
+def legacy_verified_id(question: str) -> str:
+    """The id an unnamed verified query had before the one reader (``vq-`` + 10 hex of the SHA-1 of
+    its :func:`normalize_question` text); only read, to migrate a stored hold-out file."""
+    return "vq-" + hashlib.sha1(normalize_question(question).encode()).hexdigest()[:10]
 
 
 @dataclass(frozen=True)
@@ -233,7 +209,9 @@ def holdout(verified: Sequence[VerifiedQuery], workspace: str | Path, *, share: 
             seed: int = 0) -> list[str]:
     """The ids of the verified queries held back as the gate's V: stored in
     ``<workspace>/verified_holdout.json`` the first time, reused afterwards (new verified queries
-    join V with the same seeded probability, old ones never move), so V is stable across rounds.
+    join V with the same seeded probability, old ones never move), so V is stable across rounds. A
+    file written with the earlier id scheme (:func:`legacy_verified_id`) is migrated in place: each
+    query keeps its side of the split under its current id.
 
     Args:
         verified: all verified queries. workspace: the workspace folder.
@@ -256,16 +234,22 @@ def holdout(verified: Sequence[VerifiedQuery], workspace: str | Path, *, share: 
         except (OSError, ValueError, KeyError, AttributeError) as exc:
             raise WorkloadError(f"{path}: unreadable hold-out file ({exc}); delete it to redraw V") from None
     changed = False
+    current = {vq.key for vq in verified}
+    for vq in verified:  # migrate a file written with the earlier id scheme: same V, new ids
+        legacy = legacy_verified_id(vq.question)
+        if vq.key not in stored and legacy in stored and legacy not in current:
+            stored[vq.key] = stored.pop(legacy)
+            changed = True
     for vq in verified:
-        if vq.id not in stored:  # a per-id draw: independent of file order and of other queries
-            stored[vq.id] = random.Random(f"{seed}/{vq.id}").random() < share
+        if vq.key not in stored:  # a per-id draw: independent of file order and of other queries
+            stored[vq.key] = random.Random(f"{seed}/{vq.key}").random() < share
             changed = True
     if changed or not path.is_file():
         atomic_write(path, (json.dumps({"seed": seed, "share": share, "assigned": stored}, indent=1,
                                        sort_keys=True) + "\n").encode())
-    return [vq.id for vq in verified if stored.get(vq.id)]
+    return [vq.key for vq in verified if stored.get(vq.key)]
 
 
-__all__ = ["VerifiedQuery", "TaskOutcome", "load_verified", "normalize_question", "record_feedback",
-           "read_feedback", "merge_outcomes", "final_sql", "task_question", "holdout", "SOURCES",
+__all__ = ["VerifiedQuery", "TaskOutcome", "load_verified", "legacy_verified_id", "normalize_question",
+           "record_feedback", "read_feedback", "merge_outcomes", "final_sql", "task_question", "holdout", "SOURCES",
            "VERIFIED_FILE", "FEEDBACK_FILE", "HOLDOUT_FILE", "TASK_META_KEY"]
