@@ -41,7 +41,7 @@ from evoonto.errors import EvoontoError, ShapeViolationError, WorkspaceError
 from evoonto.fileio import TMP_SUFFIX, WriterLock, atomic_write, fsync_dir, make_dirs, remove_stale_temp_files
 from evoonto.history import PatchEntry, base_history, entry_from_meta, meta_triples
 from evoonto.iris import IriFactory, default_base
-from evoonto.namespaces import EVOG, GRAPH_NAMES, parse_patch_graph, patch_meta_graph, workspace_graph_iri
+from evoonto.namespaces import EVOG, GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta_graph, workspace_graph_iri
 from evoonto.ontology import Ontology
 from evoonto.patch import EVOLVABLE_GRAPHS, RESTORE_LEVEL, Patch, PatchError
 from evoonto.store import (OxigraphStore, from_ox, localize_quads, parse_rdf_file, publish_quads,
@@ -348,7 +348,8 @@ class Workspace:
             self._write_patch(patch, meta)
             self._remember(patch, meta)
 
-    def replace_base(self, graphs: Mapping[str, rdflib.Graph], *, validate_shapes: bool = True) -> None:
+    def replace_base(self, graphs: Mapping[str, rdflib.Graph], *, validate_shapes: bool = True,
+                     store: OxigraphStore | None = None) -> None:
         """Make ``graphs`` the new version 0 (the builder's output), keeping graphs not given.
 
         Only allowed while the workspace has no patches (a rebuilt base would invalidate them).
@@ -356,6 +357,10 @@ class Workspace:
         Args:
             graphs: ``{name: rdflib.Graph}`` for any of vocab, shapes, catalog, content, tools.
             validate_shapes: SHACL-validate the whole new base first (default True).
+            store: a new Oxigraph store already holding exactly ``graphs`` (the builder's validation
+                store): it becomes the workspace's store, with the graphs not given taken from the
+                current base, instead of a second copy of the rdflib graphs. It must not be used
+                elsewhere afterwards.
 
         Raises:
             WorkspaceError: patches exist, or an unknown graph name / blank nodes are given.
@@ -365,7 +370,7 @@ class Workspace:
             if self._entries:
                 raise WorkspaceError(f"{self.path} has {len(self._entries)} patch(es); replace_base needs a "
                                      "workspace without history (init a new one)")
-            store = _new_base(self.store, graphs, self.iris.base, validate_shapes=validate_shapes)
+            store = _new_base(self.store, graphs, self.iris.base, validate_shapes=validate_shapes, into=store)
             atomic_write(self.path / BASE_FILE, _base_bytes(store, self.iris.base))
             self._upgrade_format()
             self.ontology = Ontology(store, version=0, base_iri=self.iris.base)
@@ -542,8 +547,11 @@ def _default_graph():
 
 
 def _new_base(current: OxigraphStore, graphs: Mapping[str, rdflib.Graph], base_iri: str, *,
-              validate_shapes: bool) -> OxigraphStore:
+              validate_shapes: bool, into: OxigraphStore | None = None) -> OxigraphStore:
     """A store holding ``graphs`` and, for graphs not given, those of ``current`` (replace_base, init).
+
+    ``into``: a new store that already holds ``graphs`` (they are not copied again); the other
+    graphs are replaced by ``current``'s.
 
     Raises:
         WorkspaceError: an unknown or read-only graph name, or a blank node.
@@ -553,19 +561,36 @@ def _new_base(current: OxigraphStore, graphs: Mapping[str, rdflib.Graph], base_i
     if unknown:
         raise WorkspaceError(f"replace_base: unknown or read-only graph(s) {sorted(unknown)}; "
                              f"expected some of {', '.join(EVOLVABLE_GRAPHS)}")
-    store = OxigraphStore()
+    store = into if into is not None else OxigraphStore()
     for gname in GRAPH_NAMES:
-        triples = list(graphs[gname]) if gname in graphs else list(current.triples(gname))
-        for t in triples:
-            if any(isinstance(x, rdflib.BNode) for x in t):
-                raise WorkspaceError(f"replace_base: blank node in graph {gname!r} "
-                                     f"({t[0].n3()} {t[1].n3()} {t[2].n3()}); mint IRIs instead")
-        store.add(triples, gname)
+        if gname in graphs and into is not None:
+            continue
+        if gname in graphs:
+            store.add(graphs[gname], gname)
+        else:
+            store.replace_graph(gname, current.triples(gname))
+    blank = _first_blank_node(store)
+    if blank is not None:
+        gname, triple = blank
+        raise WorkspaceError(f"replace_base: blank node in graph {gname!r} "
+                             f"({triple[0].n3()} {triple[1].n3()} {triple[2].n3()}); mint IRIs instead")
     if validate_shapes:
         report = validate(Ontology(store, base_iri=base_iri))
         if not report.conforms:
             raise ShapeViolationError(f"new base rejected by SHACL: {report.summary()}", report)
     return store
+
+
+def _first_blank_node(store: OxigraphStore) -> tuple[str, tuple] | None:
+    """``(graph name, triple)`` of a triple with a blank node in ``store`` (asked in SPARQL, not by
+    a Python loop over every triple), or ``None``."""
+    rows = store.query("SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o FILTER(isBlank(?s) || isBlank(?o)) } } "
+                       "LIMIT 1", default_union=False)
+    if not rows:
+        return None
+    row = rows[0]
+    name = GRAPH.name_of(row["g"]) or str(row["g"])
+    return name, (row["s"], row["p"], row["o"])
 
 
 def _base_bytes(store: OxigraphStore, base_iri: str) -> bytes:

@@ -52,11 +52,12 @@ from evoonto.errors import QueryTimeout, SourceError
 from evoonto.sources.guard import CheckedSql, SqlTemplate, check_read_only
 from evoonto.sources.quoting import quote_identifier
 
-#: The row count of a table (harvest): checked by the guard once, not once per table.
-_ROW_COUNT = SqlTemplate("SELECT COUNT(*) FROM {table}")
+#: The row count of a table (slot ``table``): checked by the guard once, not once per table.
+ROW_COUNT_SQL = SqlTemplate("SELECT COUNT(*) FROM {table}")
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "ROW_COUNT_SQL",
     "DEFAULT_TIMEOUT_MS",
     "DEFAULT_MAX_CHARS",
     "MAX_LIMIT",
@@ -375,7 +376,7 @@ class BaseSource(abc.ABC):
         if table.row_count is not None:
             return table
         try:
-            count = self.run(_ROW_COUNT.render(self.dialect, table=table.name), limit=1).scalar()
+            count = self.run(ROW_COUNT_SQL.render(self.dialect, table=table.name), limit=1).scalar()
         except QueryTimeout:
             warn(f"source {self.id!r}: counting rows of {table.name!r} timed out; count unknown")
             return table

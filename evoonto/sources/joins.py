@@ -53,6 +53,7 @@ from typing import Any
 
 from evoonto.errors import SourceError
 from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo, resolve_foreign_key, warn
+from evoonto.sources.guard import SqlTemplate
 from evoonto.sources.probe import run_probe
 from evoonto.sources.quoting import quote_identifier
 
@@ -66,6 +67,11 @@ DEFAULT_MAX_PROBES = 300
 #: Value-based discovery: distinct values sampled per left column, most values of a right column.
 VALUE_SAMPLE = 200
 VALUE_RIGHT_MAX = 100_000
+# The probes' query shapes: the guard checks each once, not once per column (issue 19).
+_COUNT_DISTINCT = SqlTemplate("SELECT COUNT(DISTINCT {col}), COUNT({col}) FROM {table}")
+_DISTINCT = SqlTemplate("SELECT DISTINCT {col} FROM {table} WHERE {col} IS NOT NULL")
+_DISTINCT_SAMPLE = SqlTemplate(f"SELECT DISTINCT {{col}} FROM {{table}} WHERE {{col}} IS NOT NULL LIMIT {VALUE_SAMPLE}")
+_UNIQUE = SqlTemplate("SELECT COUNT(DISTINCT {col}) = COUNT({col}) FROM {table}")
 _GENERIC = {"id", "code", "key", "no", "num", "number", "name", "type", "value", "date", "year"}
 _ID_LIKE = re.compile(r"(id|code|key|no|num|number)$")
 
@@ -483,8 +489,7 @@ def _unique_targets(source: BaseSource, candidates: list[JoinCandidate], timeout
             if table.primary_key == candidate.parent_columns:
                 unique[target] = True
             else:
-                column = source.quote(candidate.parent_columns[0])
-                sql = f"SELECT COUNT(DISTINCT {column}) = COUNT({column}) FROM {source.quote(table.name)}"
+                sql = _UNIQUE.render(getattr(source, "dialect", None), col=candidate.parent_columns[0], table=table.name)
                 try:
                     unique[target] = bool(run_probe(source, sql, limit=1, timeout_ms=timeout_ms).scalar())
                 except SourceError:
@@ -518,21 +523,20 @@ def _value_candidates(source: BaseSource, min_inclusion: float, timeout_ms: int)
     tables = [t for t in source.tables() if t.kind != "view" and _text_columns(t)]
     targets: dict[tuple[str, str], set] = {}
     samples: dict[tuple[str, str], set] = {}
+    dialect = getattr(source, "dialect", None)
     for table in tables:
-        name = source.quote(table.name)
         for column in _text_columns(table):
-            q = source.quote(column.name)
+            names = {"col": column.name, "table": table.name}
             try:
-                run = run_probe(source, f"SELECT COUNT(DISTINCT {q}), COUNT({q}) FROM {name}",
-                                limit=1, timeout_ms=timeout_ms)
+                run = run_probe(source, _COUNT_DISTINCT.render(dialect, **names), limit=1, timeout_ms=timeout_ms)
                 distinct, non_null = (int(v or 0) for v in run.rows[0])
                 if distinct == non_null >= 2 and distinct <= VALUE_RIGHT_MAX:
-                    unique = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL",
+                    unique = run_probe(source, _DISTINCT.render(dialect, **names),
                                        limit=VALUE_RIGHT_MAX, timeout_ms=timeout_ms).rows
                     targets[(table.name, column.name)] = {v[0] for v in unique}
                 elif 2 <= distinct < non_null:  # a reference repeats its values (many-to-one)
-                    sample = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL "
-                                       f"LIMIT {VALUE_SAMPLE}", limit=VALUE_SAMPLE, timeout_ms=timeout_ms)
+                    sample = run_probe(source, _DISTINCT_SAMPLE.render(dialect, **names),
+                                       limit=VALUE_SAMPLE, timeout_ms=timeout_ms)
                     samples[(table.name, column.name)] = {v[0] for v in sample.rows}
             except SourceError:
                 continue
