@@ -489,7 +489,8 @@ def _unique_targets(source: BaseSource, candidates: list[JoinCandidate], timeout
             if table.primary_key == candidate.parent_columns:
                 unique[target] = True
             else:
-                sql = _UNIQUE.render(getattr(source, "dialect", None), col=candidate.parent_columns[0], table=table.name)
+                sql = _UNIQUE.render(getattr(source, "dialect", None), col=candidate.parent_columns[0],
+                                     table=table.name)
                 try:
                     unique[target] = bool(run_probe(source, sql, limit=1, timeout_ms=timeout_ms).scalar())
                 except SourceError:
