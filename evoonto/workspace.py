@@ -31,8 +31,9 @@ import re
 import shutil
 from glob import escape as glob_escape
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Iterator, Mapping
 
+import pyoxigraph as ox
 import rdflib
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, SKOS
@@ -593,9 +594,38 @@ def _first_blank_node(store: OxigraphStore) -> tuple[str, tuple] | None:
     return name, (row["s"], row["p"], row["o"])
 
 
-def _base_bytes(store: OxigraphStore, base_iri: str) -> bytes:
-    """base.trig of ``store``: its quads with graph names under ``base_iri``, sorted, as TriG."""
-    return serialize_ox(publish_quads(store.ox.quads_for_pattern(None, None, None, None), base_iri))
+def _base_bytes(store: OxigraphStore, base_iri: str) -> Iterator[bytes]:
+    """base.trig of ``store`` in chunks, one per named graph: its quads with graph names under
+    ``base_iri``, sorted (graph, subject, predicate, object), as TriG with the prefixes once.
+
+    The same bytes as serializing all sorted quads at once, without holding every quad (twice)
+    and the whole text in memory.
+    """
+    header: bytes | None = None
+    graphs: list[Any] = list(store.ox.named_graphs())
+    if next(iter(store.ox.quads_for_pattern(None, None, None, ox.DefaultGraph())), None) is not None:
+        graphs.append(ox.DefaultGraph())
+    renamed = {str(g): str(ox.NamedNode(workspace_graph_iri(g.value, base_iri))) if isinstance(g, ox.NamedNode)
+               else str(g) for g in graphs}  # the order publish_quads sorts graphs in
+    for graph in sorted(graphs, key=lambda g: renamed[str(g)]):
+        chunk = serialize_ox(publish_quads(store.ox.quads_for_pattern(None, None, None, graph), base_iri))
+        if not chunk:
+            continue
+        body = _trig_body(chunk)
+        if header is None:
+            header = chunk[:len(chunk) - len(body)]
+            yield header
+        elif chunk[:len(chunk) - len(body)] != header:  # pragma: no cover - pyoxigraph writes fixed prefixes
+            raise WorkspaceError("base.trig: the TriG prefixes differ between graphs")
+        yield body
+
+
+def _trig_body(chunk: bytes) -> bytes:
+    """``chunk`` without its leading ``@prefix`` lines."""
+    start = 0
+    while chunk.startswith(b"@prefix ", start):
+        start = chunk.index(b"\n", start) + 1
+    return chunk[start:]
 
 
 def _empty_or_unfinished(path: Path) -> bool:
