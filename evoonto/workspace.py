@@ -25,6 +25,7 @@ opens at the parent or at the child version, never a mix. A failed command chang
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -608,7 +609,7 @@ def _base_bytes(store: OxigraphStore, base_iri: str) -> Iterator[bytes]:
     renamed = {str(g): str(ox.NamedNode(workspace_graph_iri(g.value, base_iri))) if isinstance(g, ox.NamedNode)
                else str(g) for g in graphs}  # the order publish_quads sorts graphs in
     for graph in sorted(graphs, key=lambda g: renamed[str(g)]):
-        chunk = serialize_ox(publish_quads(store.ox.quads_for_pattern(None, None, None, graph), base_iri))
+        chunk = serialize_ox(_sorted_quads(store, graph, renamed[str(graph)]))
         if not chunk:
             continue
         body = _trig_body(chunk)
@@ -618,6 +619,28 @@ def _base_bytes(store: OxigraphStore, base_iri: str) -> Iterator[bytes]:
         elif chunk[:len(chunk) - len(body)] != header:  # pragma: no cover - pyoxigraph writes fixed prefixes
             raise WorkspaceError("base.trig: the TriG prefixes differ between graphs")
         yield body
+
+
+def _sorted_quads(store: OxigraphStore, graph: Any, published: str) -> Iterator[ox.Quad]:
+    """The quads of ``graph`` in graph ``published`` (an N-Triples IRI ``<…>``, or ``DEFAULT``),
+    sorted by subject, predicate and object as :func:`~evoonto.store.publish_quads` sorts them.
+
+    Sorted as N-Triples lines by pyoxigraph's own writer (each line is ``str(s) str(p) str(o) .``,
+    and no term's text is a prefix of another's followed by a character below the space), so one
+    string per quad is sorted instead of three, and the renamed quads are read back by pyoxigraph.
+    """
+    buffer = io.BytesIO()
+    store.ox.dump(buffer, format=ox.RdfFormat.N_QUADS, from_graph=graph)
+    lines = buffer.getvalue().splitlines()
+    lines.sort()
+    if not lines:
+        return iter(())
+    if isinstance(graph, ox.DefaultGraph):
+        text = b"\n".join(lines) + b"\n"
+    else:
+        suffix = f" {published} .\n".encode()
+        text = suffix.join(line[:-2] for line in lines) + suffix
+    return ox.parse(text, format=ox.RdfFormat.N_QUADS)
 
 
 def _trig_body(chunk: bytes) -> bytes:

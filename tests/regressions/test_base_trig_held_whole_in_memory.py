@@ -21,11 +21,14 @@ def test_base_trig_held_whole_in_memory_same_bytes(tmp_path: Path):
                       "CREATE TABLE player (id INTEGER PRIMARY KEY, team_id INTEGER REFERENCES team, nick TEXT);"
                       "INSERT INTO team VALUES (1,'Reds','Lyon'),(2,'Blues','Nice');"
                       "INSERT INTO player VALUES (1,1,'a'),(2,1,'b'),(3,2,'c');")
+    con.execute("INSERT INTO team VALUES (3, ?, ?)", ('Ré"al\nMadrid\t\u0001 <x> .', "São Paulo@en"))
+    con.commit()
     con.close()
     ws = write_workspace(build([path], base_iri="https://example.org/evoonto/t/"), tmp_path / "ws")
     whole = serialize_ox(publish_quads(ws.store.ox.quads_for_pattern(None, None, None, None), ws.base_iri))
     chunks = list(_base_bytes(ws.store, ws.base_iri))
     assert len(chunks) > 3 and b"".join(chunks) == whole
+    assert "Ré\\\"al\\nMadrid".encode() in whole  # escaped text sorted and written as before
     assert (tmp_path / "ws" / "base.trig").read_bytes() == whole
     atomic_write(tmp_path / "x.trig", iter(chunks))
     assert (tmp_path / "x.trig").read_bytes() == whole
