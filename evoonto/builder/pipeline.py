@@ -412,6 +412,7 @@ def _validated_for(result: BuildResult, ws: Workspace) -> bool:
 def _validate(result: BuildResult) -> ValidationReport:
     from evoonto.ontology import Ontology
     from evoonto.resources import vocab_graph
+    from evoonto.store import OxigraphStore
     from evoonto.validation import validate
 
     vocab = vocab_graph()
@@ -439,7 +440,7 @@ def _validate(result: BuildResult) -> ValidationReport:
             for triple in extra:
                 content.remove(triple)
     result.validated_sizes = {name: len(g) for name, g in result.graphs.items()}
-    result.validated_store = onto.store
+    result.validated_store = onto.store if isinstance(onto.store, OxigraphStore) else None
     if not report.conforms:
         first = report.violations[0].text() if report.violations else "shape violation"
         raise ShapeViolationError(f"the built ontology violates the shapes ({len(report.violations)} "
