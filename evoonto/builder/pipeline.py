@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import os
 import time
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rdflib import RDF, Dataset, Graph
+from rdflib import RDF, Graph
 
 from evoonto.builder.construct import construct, ground_in_documents, scheme_triples
 from evoonto.builder.families import fold_families
@@ -35,7 +34,7 @@ from evoonto.catalog import read_catalog
 from evoonto.errors import ConfigurationError, ShapeViolationError, SourceError
 from evoonto.iris import IriFactory
 from evoonto.lexicon import Lexicon
-from evoonto.namespaces import GRAPH, bind_prefixes
+from evoonto.namespaces import bind_prefixes
 
 if TYPE_CHECKING:
     from evoonto.sources.base import BaseSource
@@ -240,11 +239,8 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
     from evoonto.sources.catalog import harvest
     from evoonto.sources.profiling import profile as profile_columns
 
-    # catalog and content are two named graphs of one store, so validation reads their union
-    # (with the vocab added as a third graph) without copying either (issue 19)
-    dataset = bind_prefixes(Dataset())
-    catalog = dataset.graph(GRAPH.catalog)
-    content = dataset.graph(GRAPH.content)
+    catalog = bind_prefixes(Graph())
+    content = bind_prefixes(Graph())
     documented = bind_prefixes(Graph())  # documents of dictionaries, added after grounding
     totals: dict[str, int] = {}
     rejected: list[Rejection] = []
@@ -417,28 +413,16 @@ def _validate(result: BuildResult) -> ValidationReport:
 
     vocab = vocab_graph()
     onto = Ontology.from_graphs({**result.graphs, "vocab": vocab}, base_iri=result.base_iri)
-    # pyshacl reads the union of vocab, catalog and content
-    catalog, content = result.graphs["catalog"], result.graphs["content"]
-    if content.store is catalog.store and content.store.context_aware:  # named graphs of one store (build)
-        union = Dataset(store=content.store, default_union=True)
-        added = union.graph(GRAPH.vocab)
-        if len(added):  # pragma: no cover - the builder never fills the vocab graph
-            raise ShapeViolationError("the built dataset already holds a vocab graph")
-        added += vocab
-        try:
-            with warnings.catch_warnings():  # rdflib warns on every union read pyshacl makes
-                warnings.filterwarnings("ignore", "Dataset.default_context is deprecated", DeprecationWarning)
-                report = validate(onto, data=union)
-        finally:
-            union.remove_graph(added)
-    else:  # separate graphs: the others are added to content for the check and taken out again
-        extra = [t for g in (vocab, catalog) for t in g if t not in content]
-        content.addN((s, p, o, content) for s, p, o in extra)
-        try:
-            report = validate(onto, data=content)
-        finally:
-            for triple in extra:
-                content.remove(triple)
+    # pyshacl reads the union of vocab, catalog and content: the content graph (most triples) with
+    # the others added for the check and taken out again, instead of a copy of all of them
+    content = result.graphs["content"]
+    added = [t for g in (vocab, result.graphs["catalog"]) for t in g if t not in content]
+    content.addN((s, p, o, content) for s, p, o in added)
+    try:
+        report = validate(onto, data=content)
+    finally:
+        for triple in added:
+            content.remove(triple)
     result.validated_sizes = {name: len(g) for name, g in result.graphs.items()}
     result.validated_store = onto.store if isinstance(onto.store, OxigraphStore) else None
     if not report.conforms:
