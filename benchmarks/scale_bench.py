@@ -27,6 +27,7 @@ Usage::
     python benchmarks/scale_bench.py                      # wide gen:1000 gen:10000
     python benchmarks/scale_bench.py gen:1000 gen:10000 gen:70000 wide
     python benchmarks/scale_bench.py --queries 200 --keep /tmp/scale   # keep the workspaces
+    python benchmarks/scale_bench.py gen:70000 --build-only           # build and write only
 """
 
 from __future__ import annotations
@@ -103,8 +104,10 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def run_case(source: Path, workspace: Path, queries: int) -> dict:
-    """Build, index and query one source (in this process); returns the measurements."""
+def run_case(source: Path, workspace: Path, queries: int, *, build_only: bool = False) -> dict:
+    """Build, index and query one source (in this process); returns the measurements.
+
+    ``build_only``: stop after building and writing the workspace (no index, browse or resolve)."""
     from evoonto.builder import build, write_workspace
     from evoonto.sources import open_source
     from evoonto.tools.toolkit import OntologyTools
@@ -120,6 +123,14 @@ def run_case(source: Path, workspace: Path, queries: int) -> dict:
     out["build_write_cpu_s"] = time.process_time() - c0
     out["terms"] = result.counts.get("terms", 0)
     out["base_trig_bytes"] = (workspace / "base.trig").stat().st_size
+    # peak RSS of building and writing alone (the index and queries below may raise it further)
+    out["build_peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if build_only:
+        with open_source(source) as src:
+            tables = src.tables()
+        out.update(tables=len(tables), columns=sum(len(t.columns) for t in tables),
+                   peak_rss_mib=out["build_peak_rss_mib"], build_only=True)
+        return out
     with open_source(source) as src:
         tables = src.tables()
         out["tables"] = len(tables)
@@ -166,7 +177,7 @@ def run_case(source: Path, workspace: Path, queries: int) -> dict:
 
 def _child(argv: list[str]) -> int:
     source, workspace, queries = Path(argv[0]), Path(argv[1]), int(argv[2])
-    print(json.dumps(run_case(source, workspace, queries)))
+    print(json.dumps(run_case(source, workspace, queries, build_only="--build-only" in argv[3:])))
     return 0
 
 
@@ -181,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=default, help="the shared data folder")
     parser.add_argument("--queries", type=int, default=100, help="columns sampled for browse/resolve (2 queries each)")
     parser.add_argument("--keep", type=Path, default=None, help="keep sources and workspaces in this folder")
+    parser.add_argument("--build-only", action="store_true",
+                        help="measure building and writing the workspace only (no index, browse or resolve)")
     args = parser.parse_args(argv)
     root = args.keep or Path(tempfile.mkdtemp(prefix="scale_bench_"))
     root.mkdir(parents=True, exist_ok=True)
@@ -195,8 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             parser.error(f"unknown case {case!r}: use wide or gen:N")
         workspace = root / f"ws_{case.replace(':', '_')}"
-        proc = subprocess.run([sys.executable, __file__, "--child", str(source), str(workspace), str(args.queries)],
-                              capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, __file__, "--child", str(source), str(workspace), str(args.queries),
+                               *(["--build-only"] if args.build_only else [])], capture_output=True, text=True)
         if proc.returncode != 0:
             print(f"{case}: failed\n{proc.stderr[-2000:]}", file=sys.stderr)
             continue
@@ -209,6 +222,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print_row(d: dict) -> None:
+    if d.get("build_only"):
+        print(f"{d['case']}: {d['tables']:,} tables, {d['columns']:,} columns, {d['terms']:,} terms\n"
+              f"  build {d['build_s']:.1f} s (CPU {d['build_cpu_s']:.1f} s) + write "
+              f"{d['build_write_s'] - d['build_s']:.1f} s (CPU {d['build_write_cpu_s'] - d['build_cpu_s']:.1f} s; "
+              f"build+write CPU {d['build_write_cpu_s']:.1f} s), peak RSS {d['build_peak_rss_mib']:,.0f} MiB, "
+              f"base.trig {d['base_trig_bytes'] / 2**20:.1f} MiB")
+        _print_target(d)
+        return
     v = d.get("value_index", {})
     print(f"{d['case']}: {d['tables']:,} tables, {d['columns']:,} columns, {d['terms']:,} terms\n"
           f"  build {d['build_s']:.1f} s (CPU {d.get('build_cpu_s', float('nan')):.1f} s) + write "
@@ -224,22 +245,32 @@ def _print_row(d: dict) -> None:
           f"  largest browse answer {d['largest_browse_chars']:,} chars; largest resolve answer "
           f"{d['largest_resolve_chars']:,} chars (budget {d['resolve_budget_chars']:,}: "
           f"{'within' if d['largest_resolve_chars'] <= d['resolve_budget_chars'] else 'OVER'})")
-    if d["case"] == "wide" or d["columns"] >= 7000:
-        limit_s, limit_mib = (60, 2048) if d["columns"] < 20_000 else (600, 6144)
-        print(f"  target <= {limit_s} s and <= {limit_mib:,} MiB: build+write {d['build_write_s']:.0f} s, "
-              f"{d['peak_rss_mib']:,.0f} MiB -> "
-              f"{'met' if d['build_write_s'] <= limit_s and d['peak_rss_mib'] <= limit_mib else 'NOT met'}")
+    print(f"  build+write peak RSS {d['build_peak_rss_mib']:,.0f} MiB (before the index)")
+    _print_target(d)
     print(f"  browse p50 <= 20 ms -> {'met' if d['browse_p50_ms'] <= 20 else 'NOT met'}")
 
 
+def _print_target(d: dict) -> None:
+    """The build target of the wide (7,450 columns) and the 70,000-column cases, on wall clock and
+    on CPU time (on a loaded machine the wall clock includes waiting for a core)."""
+    if d["case"] == "wide" or d["columns"] >= 7000:
+        limit_s, limit_mib = (60, 2048) if d["columns"] < 20_000 else (600, 6144)
+        rss = d["build_peak_rss_mib"]
+        for what, seconds in (("wall", d["build_write_s"]), ("CPU", d["build_write_cpu_s"])):
+            print(f"  target <= {limit_s} s and <= {limit_mib:,} MiB: build+write {seconds:.0f} s {what}, "
+                  f"{rss:,.0f} MiB -> {'met' if seconds <= limit_s and rss <= limit_mib else 'NOT met'}")
+
+
 def _print_ratios(rows: list[dict]) -> None:
+    nan = float("nan")
     for a, b in zip(rows, rows[1:], strict=False):
         print(f"{a['case']} -> {b['case']}: columns x{b['columns'] / a['columns']:.1f}, build x"
               f"{b['build_write_s'] / a['build_write_s']:.1f} (CPU x"
               f"{b['build_write_cpu_s'] / max(a['build_write_cpu_s'], 1e-9):.1f}), browse index CPU x"
-              f"{b['index_cpu_s'] / max(a['index_cpu_s'], 1e-9):.1f}, "
+              f"{b.get('index_cpu_s', nan) / max(a.get('index_cpu_s', nan), 1e-9):.1f}, "
+              f"build peak RSS x{b['build_peak_rss_mib'] / a['build_peak_rss_mib']:.1f}, "
               f"peak RSS x{b['peak_rss_mib'] / a['peak_rss_mib']:.1f}, browse p50 x"
-              f"{b['browse_p50_ms'] / max(a['browse_p50_ms'], 1e-9):.1f}")
+              f"{b.get('browse_p50_ms', nan) / max(a.get('browse_p50_ms', nan), 1e-9):.1f}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from evoonto.errors import WorkspaceError
@@ -36,12 +36,13 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, *, hook: Callable[[str], object] | None = None) -> None:
+def atomic_write(path: Path, data: bytes | Iterable[bytes], *, hook: Callable[[str], object] | None = None) -> None:
     """Write ``data`` to ``path`` atomically (temp file + fsync + rename + fsync of the folder).
 
     Args:
         path: the final file.
-        data: the bytes to write.
+        data: the bytes to write, or an iterable of byte chunks written one after the other (a large
+            file need not be held in memory whole).
         hook: optional ``hook(stage)`` called with ``"written"`` (temp file complete, not renamed)
             and ``"renamed"``; used by fault-injection tests.
 
@@ -52,7 +53,8 @@ def atomic_write(path: Path, data: bytes, *, hook: Callable[[str], object] | Non
     tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
     try:
         with open(tmp, "wb") as fh:
-            fh.write(data)
+            for chunk in (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data:
+                fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
         if hook:

@@ -66,20 +66,27 @@ def refuse_update(sparql: str, *, where: str = "this query interface") -> None:
 _OX_IRI_CACHE: dict[str, ox.NamedNode] = {}
 
 
+def _named_node(text: str) -> ox.NamedNode:
+    """The pyoxigraph IRI ``text`` (cached). Keyed by the plain str: a URIRef hashes as (class name,
+    text) in Python, so looking a URIRef up was slow and never found the str key (every IRI was
+    converted anew)."""
+    node = _OX_IRI_CACHE.get(text)
+    if node is None:
+        if len(_OX_IRI_CACHE) > 200_000:
+            _OX_IRI_CACHE.clear()
+        node = _OX_IRI_CACHE[text] = ox.NamedNode(text)
+    return node
+
+
 def to_ox(term) -> ox.NamedNode | ox.BlankNode | ox.Literal:
     """Convert an rdflib term to the pyoxigraph term."""
     if isinstance(term, URIRef):
-        node = _OX_IRI_CACHE.get(term)
-        if node is None:
-            if len(_OX_IRI_CACHE) > 200_000:
-                _OX_IRI_CACHE.clear()
-            node = _OX_IRI_CACHE[str(term)] = ox.NamedNode(str(term))
-        return node
+        return _named_node(str(term))
     if isinstance(term, Literal):
         if term.language:
             return ox.Literal(str(term), language=term.language)
         if term.datatype is not None:
-            return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype)))
+            return ox.Literal(str(term), datatype=_named_node(str(term.datatype)))
         return ox.Literal(str(term))
     if isinstance(term, BNode):
         return ox.BlankNode(str(term))

@@ -25,14 +25,16 @@ opens at the parent or at the child version, never a mix. A failed command chang
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import shutil
 from glob import escape as glob_escape
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Iterator, Mapping
 
+import pyoxigraph as ox
 import rdflib
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, SKOS
@@ -41,7 +43,7 @@ from evoonto.errors import EvoontoError, ShapeViolationError, WorkspaceError
 from evoonto.fileio import TMP_SUFFIX, WriterLock, atomic_write, fsync_dir, make_dirs, remove_stale_temp_files
 from evoonto.history import PatchEntry, base_history, entry_from_meta, meta_triples
 from evoonto.iris import IriFactory, default_base
-from evoonto.namespaces import EVOG, GRAPH_NAMES, parse_patch_graph, patch_meta_graph, workspace_graph_iri
+from evoonto.namespaces import EVOG, GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta_graph, workspace_graph_iri
 from evoonto.ontology import Ontology
 from evoonto.patch import EVOLVABLE_GRAPHS, RESTORE_LEVEL, Patch, PatchError
 from evoonto.store import (OxigraphStore, from_ox, localize_quads, parse_rdf_file, publish_quads,
@@ -348,7 +350,8 @@ class Workspace:
             self._write_patch(patch, meta)
             self._remember(patch, meta)
 
-    def replace_base(self, graphs: Mapping[str, rdflib.Graph], *, validate_shapes: bool = True) -> None:
+    def replace_base(self, graphs: Mapping[str, rdflib.Graph], *, validate_shapes: bool = True,
+                     store: OxigraphStore | None = None) -> None:
         """Make ``graphs`` the new version 0 (the builder's output), keeping graphs not given.
 
         Only allowed while the workspace has no patches (a rebuilt base would invalidate them).
@@ -356,6 +359,10 @@ class Workspace:
         Args:
             graphs: ``{name: rdflib.Graph}`` for any of vocab, shapes, catalog, content, tools.
             validate_shapes: SHACL-validate the whole new base first (default True).
+            store: a new Oxigraph store already holding exactly ``graphs`` (the builder's validation
+                store): it becomes the workspace's store, with the graphs not given taken from the
+                current base, instead of a second copy of the rdflib graphs. It must not be used
+                elsewhere afterwards.
 
         Raises:
             WorkspaceError: patches exist, or an unknown graph name / blank nodes are given.
@@ -365,7 +372,7 @@ class Workspace:
             if self._entries:
                 raise WorkspaceError(f"{self.path} has {len(self._entries)} patch(es); replace_base needs a "
                                      "workspace without history (init a new one)")
-            store = _new_base(self.store, graphs, self.iris.base, validate_shapes=validate_shapes)
+            store = _new_base(self.store, graphs, self.iris.base, validate_shapes=validate_shapes, into=store)
             atomic_write(self.path / BASE_FILE, _base_bytes(store, self.iris.base))
             self._upgrade_format()
             self.ontology = Ontology(store, version=0, base_iri=self.iris.base)
@@ -542,8 +549,11 @@ def _default_graph():
 
 
 def _new_base(current: OxigraphStore, graphs: Mapping[str, rdflib.Graph], base_iri: str, *,
-              validate_shapes: bool) -> OxigraphStore:
+              validate_shapes: bool, into: OxigraphStore | None = None) -> OxigraphStore:
     """A store holding ``graphs`` and, for graphs not given, those of ``current`` (replace_base, init).
+
+    ``into``: a new store that already holds ``graphs`` (they are not copied again); the other
+    graphs are replaced by ``current``'s.
 
     Raises:
         WorkspaceError: an unknown or read-only graph name, or a blank node.
@@ -553,14 +563,19 @@ def _new_base(current: OxigraphStore, graphs: Mapping[str, rdflib.Graph], base_i
     if unknown:
         raise WorkspaceError(f"replace_base: unknown or read-only graph(s) {sorted(unknown)}; "
                              f"expected some of {', '.join(EVOLVABLE_GRAPHS)}")
-    store = OxigraphStore()
+    store = into if into is not None else OxigraphStore()
     for gname in GRAPH_NAMES:
-        triples = list(graphs[gname]) if gname in graphs else list(current.triples(gname))
-        for t in triples:
-            if any(isinstance(x, rdflib.BNode) for x in t):
-                raise WorkspaceError(f"replace_base: blank node in graph {gname!r} "
-                                     f"({t[0].n3()} {t[1].n3()} {t[2].n3()}); mint IRIs instead")
-        store.add(triples, gname)
+        if gname in graphs and into is not None:
+            continue
+        if gname in graphs:
+            store.add(graphs[gname], gname)
+        else:
+            store.replace_graph(gname, current.triples(gname))
+    blank = _first_blank_node(store)
+    if blank is not None:
+        gname, triple = blank
+        raise WorkspaceError(f"replace_base: blank node in graph {gname!r} "
+                             f"({triple[0].n3()} {triple[1].n3()} {triple[2].n3()}); mint IRIs instead")
     if validate_shapes:
         report = validate(Ontology(store, base_iri=base_iri))
         if not report.conforms:
@@ -568,9 +583,72 @@ def _new_base(current: OxigraphStore, graphs: Mapping[str, rdflib.Graph], base_i
     return store
 
 
-def _base_bytes(store: OxigraphStore, base_iri: str) -> bytes:
-    """base.trig of ``store``: its quads with graph names under ``base_iri``, sorted, as TriG."""
-    return serialize_ox(publish_quads(store.ox.quads_for_pattern(None, None, None, None), base_iri))
+def _first_blank_node(store: OxigraphStore) -> tuple[str, tuple] | None:
+    """``(graph name, triple)`` of a triple with a blank node in ``store`` (asked in SPARQL, not by
+    a Python loop over every triple), or ``None``."""
+    rows = store.query("SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o FILTER(isBlank(?s) || isBlank(?o)) } } "
+                       "LIMIT 1", default_union=False)
+    if not rows:
+        return None
+    row = rows[0]
+    name = GRAPH.name_of(row["g"]) or str(row["g"])
+    return name, (row["s"], row["p"], row["o"])
+
+
+def _base_bytes(store: OxigraphStore, base_iri: str) -> Iterator[bytes]:
+    """base.trig of ``store`` in chunks, one per named graph: its quads with graph names under
+    ``base_iri``, sorted (graph, subject, predicate, object), as TriG with the prefixes once.
+
+    The same bytes as serializing all sorted quads at once, without holding every quad (twice)
+    and the whole text in memory.
+    """
+    header: bytes | None = None
+    graphs: list[Any] = list(store.ox.named_graphs())
+    if next(iter(store.ox.quads_for_pattern(None, None, None, ox.DefaultGraph())), None) is not None:
+        graphs.append(ox.DefaultGraph())
+    renamed = {str(g): str(ox.NamedNode(workspace_graph_iri(g.value, base_iri))) if isinstance(g, ox.NamedNode)
+               else str(g) for g in graphs}  # the order publish_quads sorts graphs in
+    for graph in sorted(graphs, key=lambda g: renamed[str(g)]):
+        chunk = serialize_ox(_sorted_quads(store, graph, renamed[str(graph)]))
+        if not chunk:
+            continue
+        body = _trig_body(chunk)
+        if header is None:
+            header = chunk[:len(chunk) - len(body)]
+            yield header
+        elif chunk[:len(chunk) - len(body)] != header:  # pragma: no cover - pyoxigraph writes fixed prefixes
+            raise WorkspaceError("base.trig: the TriG prefixes differ between graphs")
+        yield body
+
+
+def _sorted_quads(store: OxigraphStore, graph: Any, published: str) -> Iterator[ox.Quad]:
+    """The quads of ``graph`` in graph ``published`` (an N-Triples IRI ``<…>``, or ``DEFAULT``),
+    sorted by subject, predicate and object as :func:`~evoonto.store.publish_quads` sorts them.
+
+    Sorted as N-Triples lines by pyoxigraph's own writer (each line is ``str(s) str(p) str(o) .``,
+    and no term's text is a prefix of another's followed by a character below the space), so one
+    string per quad is sorted instead of three, and the renamed quads are read back by pyoxigraph.
+    """
+    buffer = io.BytesIO()
+    store.ox.dump(buffer, format=ox.RdfFormat.N_QUADS, from_graph=graph)
+    lines = buffer.getvalue().splitlines()
+    lines.sort()
+    if not lines:
+        return iter(())
+    if isinstance(graph, ox.DefaultGraph):
+        text = b"\n".join(lines) + b"\n"
+    else:
+        suffix = f" {published} .\n".encode()
+        text = suffix.join(line[:-2] for line in lines) + suffix
+    return ox.parse(text, format=ox.RdfFormat.N_QUADS)
+
+
+def _trig_body(chunk: bytes) -> bytes:
+    """``chunk`` without its leading ``@prefix`` lines."""
+    start = 0
+    while chunk.startswith(b"@prefix ", start):
+        start = chunk.index(b"\n", start) + 1
+    return chunk[start:]
 
 
 def _empty_or_unfinished(path: Path) -> bool:

@@ -38,6 +38,7 @@ from evoonto.namespaces import bind_prefixes
 
 if TYPE_CHECKING:
     from evoonto.sources.base import BaseSource
+    from evoonto.store import OxigraphStore
     from evoonto.sources.joins import JoinCandidate
     from evoonto.validation import ValidationReport
     from evoonto.workspace import Workspace
@@ -90,6 +91,9 @@ class BuildResult:
     validation: ValidationReport | None = field(default=None, repr=False)
     #: triples per graph when ``validation`` was made (a later change voids it for write_workspace)
     validated_sizes: dict[str, int] | None = field(default=None, repr=False)
+    #: the Oxigraph store validation read (vocab + these graphs): write_workspace makes it the
+    #: workspace's store instead of copying the rdflib graphs a second time
+    validated_store: OxigraphStore | None = field(default=None, repr=False)
 
     def serialize(self, name: str = "content") -> str:
         """The graph ``name`` as sorted N-Triples (byte-identical for identical builds)."""
@@ -404,6 +408,7 @@ def _validated_for(result: BuildResult, ws: Workspace) -> bool:
 def _validate(result: BuildResult) -> ValidationReport:
     from evoonto.ontology import Ontology
     from evoonto.resources import vocab_graph
+    from evoonto.store import OxigraphStore
     from evoonto.validation import validate
 
     vocab = vocab_graph()
@@ -419,6 +424,7 @@ def _validate(result: BuildResult) -> ValidationReport:
         for triple in added:
             content.remove(triple)
     result.validated_sizes = {name: len(g) for name, g in result.graphs.items()}
+    result.validated_store = onto.store if isinstance(onto.store, OxigraphStore) else None
     if not report.conforms:
         first = report.violations[0].text() if report.violations else "shape violation"
         raise ShapeViolationError(f"the built ontology violates the shapes ({len(report.violations)} "
@@ -628,7 +634,11 @@ def write_workspace(result: BuildResult, path: str | Path, *, force: bool = Fals
     if ws.base_iri != result.base_iri:
         raise WorkspaceError(f"{path}: the workspace base IRI {ws.base_iri} differs from the build's "
                              f"{result.base_iri}; rebuild with base_iri=workspace_base_iri(path)")
-    ws.replace_base(dict(result.graphs), validate_shapes=not _validated_for(result, ws))
+    validated = _validated_for(result, ws)
+    # the validated store holds these graphs already (and the workspace's vocab, checked equal)
+    ws.replace_base(dict(result.graphs), validate_shapes=not validated,
+                    store=result.validated_store if validated else None)
+    result.validated_store = None  # the workspace owns it now
     locations = {r.source: _absolute_location(r.location) for r in result.sources if r.location}
     if locations:
         ws.set_setting("sources", locations)

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from evoonto.sources.base import ROW_COUNT_SQL
+from evoonto.sources.guard import SqlTemplate
 from evoonto.sources.probe import ProbeRun, run_probe
 from evoonto.sources.profiling import ColumnProfile
 from evoonto.sources.quoting import quote_identifier, sql_literal
@@ -80,20 +82,21 @@ class Prober:
 
     def row_count(self, table: str) -> ProbeRun:
         """``SELECT COUNT(*) FROM table`` (the Evidence of an Entity Term)."""
-        return self.run(f"SELECT COUNT(*) FROM {self.quote(table)}", limit=1)
+        return self.run(ROW_COUNT_SQL.render(self.dialect, table=table), limit=1)
 
     def inclusion(self, child: str, child_cols: Sequence[str], parent: str, parent_cols: Sequence[str]) -> ProbeRun:
         """How many non-NULL child keys exist, and how many of them are found in the parent.
 
         Returns a probe whose single row is ``(child_rows, matched_rows)``.
         """
-        q = self.quote
-        c, p = q(child), q(parent)
-        on = " AND ".join(f"c.{q(a)} = p.{q(b)}" for a, b in zip(child_cols, parent_cols, strict=False))
-        not_null = " AND ".join(f"c.{q(a)} IS NOT NULL" for a in child_cols)
-        sql = (f"SELECT COUNT(*), COUNT(CASE WHEN EXISTS (SELECT 1 FROM {p} AS p WHERE {on}) THEN 1 END) "
-               f"FROM {c} AS c WHERE {not_null}")
-        return self.run(sql, limit=1)
+        pairs = list(zip(child_cols, parent_cols, strict=False))
+        on = " AND ".join(f"c.{{a{i}}} = p.{{b{i}}}" for i in range(len(pairs)))
+        not_null = " AND ".join(f"c.{{a{i}}} IS NOT NULL" for i in range(len(pairs)))
+        template = SqlTemplate(f"SELECT COUNT(*), COUNT(CASE WHEN EXISTS (SELECT 1 FROM {{p}} AS p WHERE {on}) "
+                               f"THEN 1 END) FROM {{c}} AS c WHERE {not_null}")
+        names = {"c": child, "p": parent, **{f"a{i}": a for i, (a, _) in enumerate(pairs)},
+                 **{f"b{i}": b for i, (_, b) in enumerate(pairs)}}
+        return self.run(template.render(self.dialect, **names), limit=1)
 
     def table_sample(self, table: str, columns: Sequence[str], *, n: int = 1000) -> ProbeRun:
         """The first ``n`` rows of some columns (derivation checks)."""

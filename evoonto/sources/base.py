@@ -49,11 +49,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from evoonto.errors import QueryTimeout, SourceError
-from evoonto.sources.guard import check_read_only
+from evoonto.sources.guard import CheckedSql, SqlTemplate, check_read_only
 from evoonto.sources.quoting import quote_identifier
+
+#: The row count of a table (slot ``table``): checked by the guard once, not once per table.
+ROW_COUNT_SQL = SqlTemplate("SELECT COUNT(*) FROM {table}")
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "ROW_COUNT_SQL",
     "DEFAULT_TIMEOUT_MS",
     "DEFAULT_MAX_CHARS",
     "MAX_LIMIT",
@@ -306,7 +310,8 @@ class BaseSource(abc.ABC):
         ):
             raise SourceError(f"max_chars must be an integer in 1000..{10 * DEFAULT_MAX_CHARS}, "
                               f"got {max_chars!r}")
-        check_read_only(sql, dialect=self.dialect)
+        if not (type(sql) is CheckedSql and sql.dialect == self.dialect):  # else checked by its template
+            check_read_only(sql, dialect=self.dialect)
         with self._lock:
             self._check_open()
             self._max_chars = max_chars
@@ -371,7 +376,7 @@ class BaseSource(abc.ABC):
         if table.row_count is not None:
             return table
         try:
-            count = self.run(f"SELECT COUNT(*) FROM {self.quote(table.name)}", limit=1).scalar()
+            count = self.run(ROW_COUNT_SQL.render(self.dialect, table=table.name), limit=1).scalar()
         except QueryTimeout:
             warn(f"source {self.id!r}: counting rows of {table.name!r} timed out; count unknown")
             return table

@@ -25,7 +25,9 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import re
+from dataclasses import dataclass
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -33,12 +35,15 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from evoonto.errors import ReadOnlyViolation
+from evoonto.sources.quoting import quote_identifier
 
 __all__ = [
     "MAX_SQL_CHARS",
     "MAX_NESTING",
     "DENIED_FUNCTIONS",
     "check_read_only",
+    "CheckedSql",
+    "SqlTemplate",
 ]
 
 #: Longest statement accepted, in characters. Longer text is refused before it is parsed.
@@ -191,6 +196,108 @@ def check_read_only(
     except RecursionError:
         raise _refuse("statement is nested too deeply to be checked") from None
     return tree
+
+
+class CheckedSql(str):
+    """SQL text the guard has passed for :attr:`dialect`: a ``str`` that
+    :meth:`~evoonto.sources.base.BaseSource.run` runs without parsing it again.
+
+    Only :meth:`SqlTemplate.render` makes one (the constructor needs a private key), so text from an
+    agent, a file or any other caller is always a plain ``str`` and always parsed by
+    :func:`check_read_only`.
+    """
+
+    __slots__ = ("dialect",)
+    dialect: str | None
+
+    def __new__(cls, text: str, dialect: str | None, key: object) -> CheckedSql:
+        if key is not _RENDER_KEY:
+            raise TypeError("CheckedSql is made only by SqlTemplate.render")
+        made = super().__new__(cls, text)
+        made.dialect = dialect
+        return made
+
+
+_RENDER_KEY = object()
+#: The name of a slot's stand-in identifier when a template's shape is checked.
+_SLOT_NAME = "evoonto_slot_{}"
+_SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: Parents an identifier slot may have in the checked tree: a column, table or alias name, never a
+#: function name or anything else whose meaning could depend on the identifier's text.
+_SLOT_PARENTS = (exp.Column, exp.Table, exp.TableAlias, exp.Alias)
+
+
+@dataclass(frozen=True)
+class SqlTemplate:
+    """A query shape evoonto generates, with ``{name}`` slots that are filled only with quoted
+    identifiers (table and column names).
+
+    The guard checks a template once per dialect: :func:`check_read_only` on the text with each slot
+    filled by a stand-in quoted identifier, plus a check that every slot is a column, table or alias
+    name in the parsed tree (not a function name). :meth:`render` then fills the slots with names
+    quoted by sqlglot (:func:`~evoonto.sources.quoting.quote_identifier`), which escapes any quote
+    character inside a name, so every rendering parses to the same tree as the checked one and the
+    guard's verdict cannot change; it returns a :class:`CheckedSql` that the source runs without
+    re-parsing (the profiler issues one such query per column).
+
+    Attributes:
+        text: the SQL text; ``{name}`` marks a slot; literal braces are written ``{{`` and ``}}``
+            (``str.format`` syntax).
+
+    Example::
+
+        >>> t = SqlTemplate('SELECT {col} AS v, COUNT(*) AS n FROM {table} GROUP BY {col}')
+        >>> t.render("sqlite", col="Free Meal Count (K-12)", table="frpm")
+        'SELECT "Free Meal Count (K-12)" AS v, COUNT(*) AS n FROM "frpm" GROUP BY "Free Meal Count (K-12)"'
+    """
+
+    text: str
+
+    @property
+    def slots(self) -> frozenset[str]:
+        """The slot names of :attr:`text`."""
+        return frozenset(_SLOT.findall(self.text.replace("{{", "").replace("}}", "")))
+
+    def render(self, dialect: str | None, **names: str) -> CheckedSql:
+        """The query with each slot filled by its name, quoted for ``dialect``.
+
+        Args:
+            dialect: the source's sqlglot dialect (``BaseSource.dialect``).
+            names: one identifier (unquoted) per slot.
+
+        Returns:
+            A :class:`CheckedSql` for ``dialect``.
+
+        Raises:
+            ReadOnlyViolation: the template is not one read-only query, or a slot is not an
+                identifier position (a generator bug).
+            SourceError: a name is empty or contains a NUL character.
+            ValueError: ``names`` does not give exactly the template's slots.
+        """
+        if set(names) != self.slots:
+            raise ValueError(f"template slots are {sorted(self.slots)}, got {sorted(names)}")
+        _check_template(self.text, dialect)
+        quoted = {slot: quote_identifier(name, dialect) for slot, name in names.items()}
+        return CheckedSql(self.text.format(**quoted), dialect, _RENDER_KEY)
+
+
+@functools.lru_cache(maxsize=1024)
+def _check_template(text: str, dialect: str | None) -> None:
+    """Check a template's shape (see :class:`SqlTemplate`); the verdict is cached per text and dialect."""
+    slots = SqlTemplate(text).slots
+    stand_ins = {slot: _SLOT_NAME.format(slot) for slot in slots}
+    filled = text.format(**{slot: quote_identifier(name, dialect) for slot, name in stand_ins.items()})
+    tree = check_read_only(filled, dialect=dialect)
+    wanted = set(stand_ins.values())
+    seen = 0
+    for node in tree.find_all(exp.Identifier):
+        if node.this in wanted:
+            if not (node.quoted and isinstance(node.parent, _SLOT_PARENTS)):
+                raise _refuse(f"template slot {node.this!r} is not a column, table or alias name")
+            seen += 1
+    occurrences = len(_SLOT.findall(text.replace("{{", "").replace("}}", "")))
+    if seen != occurrences:
+        raise _refuse(f"template has {occurrences} slots but {seen} of them are identifiers")
 
 
 def _check_scalar_build(node: exp.Func) -> None:

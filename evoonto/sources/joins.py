@@ -53,6 +53,7 @@ from typing import Any
 
 from evoonto.errors import SourceError
 from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo, resolve_foreign_key, warn
+from evoonto.sources.guard import SqlTemplate
 from evoonto.sources.probe import run_probe
 from evoonto.sources.quoting import quote_identifier
 
@@ -66,6 +67,11 @@ DEFAULT_MAX_PROBES = 300
 #: Value-based discovery: distinct values sampled per left column, most values of a right column.
 VALUE_SAMPLE = 200
 VALUE_RIGHT_MAX = 100_000
+# The probes' query shapes: the guard checks each once, not once per column (issue 19).
+_COUNT_DISTINCT = SqlTemplate("SELECT COUNT(DISTINCT {col}), COUNT({col}) FROM {table}")
+_DISTINCT = SqlTemplate("SELECT DISTINCT {col} FROM {table} WHERE {col} IS NOT NULL")
+_DISTINCT_SAMPLE = SqlTemplate(f"SELECT DISTINCT {{col}} FROM {{table}} WHERE {{col}} IS NOT NULL LIMIT {VALUE_SAMPLE}")
+_UNIQUE = SqlTemplate("SELECT COUNT(DISTINCT {col}) = COUNT({col}) FROM {table}")
 _GENERIC = {"id", "code", "key", "no", "num", "number", "name", "type", "value", "date", "year"}
 _ID_LIKE = re.compile(r"(id|code|key|no|num|number)$")
 
@@ -282,42 +288,112 @@ def _key_columns(table: TableInfo) -> list[ColumnInfo]:
 
 
 def _name_candidates(source: BaseSource, declared: set[tuple[str, str, str, str]]) -> list[JoinCandidate]:
+    """Name-based candidates: every key-like column against every column of the other tables named
+    like a reference to it (:func:`name_score` > 0), in table and column order.
+
+    Each key is scored once per distinct column name (:class:`_NameIndex`), and only the columns
+    whose name scores are visited, so a wide schema that repeats names across per-year tables is
+    not scored column by column.
+    """
     tables = [t for t in source.tables() if t.kind != "view"]
     by_name = {t.name: t for t in tables}
+    index = _NameIndex(tables)
     found: dict[frozenset, list[JoinCandidate]] = {}
     for right in tables:
         keys = _key_columns(right)
         has_pk = bool(right.primary_key)
         for key in keys:
-            scores: dict[str, float] = {}  # per left column name: wide schemas repeat names across tables
-            for left in tables:
+            for left, column, score in index.references(right.name, key.name, right_is_key=has_pk):
                 if left.name == right.name:
                     continue
-                for column in left.columns:
-                    ident = (left.name, column.name, right.name, key.name)
-                    if ident in declared:
-                        continue
-                    score = scores.get(column.name)
-                    if score is None:
-                        score = scores[column.name] = name_score(column.name, right.name, key.name,
-                                                                 right_is_key=has_pk)
-                    if score <= 0 or (score < 1.0 and left.primary_key == (column.name,)):
-                        continue
-                    if score < 1.0 and not _compatible(column, key):
-                        continue
-                    pair = frozenset({(left.name, column.name), (right.name, key.name)})
-                    candidate = JoinCandidate(left.name, (column.name,), right.name, (key.name,), declared=False,
-                                              origin="source", name_score=score)
-                    kept = found.setdefault(pair, [])
-                    rank = _rank(candidate, by_name)
-                    if not kept or rank > _rank(kept[0], by_name):
-                        kept[:] = [candidate]
-                    elif rank == _rank(kept[0], by_name) and candidate not in kept:
-                        # neither direction is preferred by names and keys (two id-like columns, no
-                        # declared key): keep both until the uniqueness check picks the many-to-one one
-                        kept.append(candidate)
+                ident = (left.name, column.name, right.name, key.name)
+                if ident in declared:
+                    continue
+                if score < 1.0 and left.primary_key == (column.name,):
+                    continue
+                if score < 1.0 and not _compatible(column, key):
+                    continue
+                pair = frozenset({(left.name, column.name), (right.name, key.name)})
+                candidate = JoinCandidate(left.name, (column.name,), right.name, (key.name,), declared=False,
+                                          origin="source", name_score=score)
+                kept = found.setdefault(pair, [])
+                rank = _rank(candidate, by_name)
+                if not kept or rank > _rank(kept[0], by_name):
+                    kept[:] = [candidate]
+                elif rank == _rank(kept[0], by_name) and candidate not in kept:
+                    # neither direction is preferred by names and keys (two id-like columns, no
+                    # declared key): keep both until the uniqueness check picks the many-to-one one
+                    kept.append(candidate)
     reverse_declared = {frozenset({(a, b), (c, d)}) for a, b, c, d in declared}
     return [c for p, kept in found.items() if p not in reverse_declared for c in kept]
+
+
+class _NameIndex:
+    """The columns of some tables indexed by normalized name (:func:`normalized_name`), for scoring a
+    key against every column with one :func:`name_score` per distinct name.
+
+    :meth:`references` gives exactly the columns with ``name_score(column, table, key) > 0`` and
+    their scores, in table and column order.
+    """
+
+    def __init__(self, tables: list[TableInfo]) -> None:
+        self.columns: list[tuple[TableInfo, ColumnInfo]] = []
+        self.positions: dict[str, list[int]] = {}  # normalized name -> positions in self.columns
+        for table in tables:
+            for column in table.columns:
+                self.positions.setdefault(_norm(column.name), []).append(len(self.columns))
+                self.columns.append((table, column))
+        self.positions.pop("", None)  # name_score is 0 for a name without letters or digits
+        self.names = list(self.positions)
+        self._by_key: dict[str, tuple[dict[str, float], dict[str, float]]] = {}
+
+    def _key_scores(self, y: str) -> tuple[dict[str, float], dict[str, float]]:
+        """Scores that depend on the key's normalized name ``y`` alone: ``(same name (1.0) or a name
+        ending with it (0.9), close fuzzy matches (rapidfuzz ratio ≥ 0.9))``; generic names get
+        neither, short ones only the first."""
+        cached = self._by_key.get(y)
+        if cached is not None:
+            return cached
+        suffix: dict[str, float] = {}
+        fuzzy: dict[str, float] = {}
+        if y not in _GENERIC:
+            if y in self.positions:
+                suffix[y] = 1.0
+            if len(y) >= 4:
+                from rapidfuzz import fuzz, process
+
+                for x in self.names:
+                    if x not in suffix and x.endswith(y):
+                        suffix[x] = 0.9
+                for x, ratio, _ in process.extract(y, self.names, scorer=fuzz.ratio, processor=None,
+                                                   score_cutoff=90, limit=None):
+                    fuzzy[x] = ratio / 100.0
+        self._by_key[y] = (suffix, fuzzy)
+        return suffix, fuzzy
+
+    def references(self, right_table: str, right_column: str, *,
+                   right_is_key: bool) -> list[tuple[TableInfo, ColumnInfo, float]]:
+        """``(table, column, name_score)`` of every indexed column named like a reference to
+        ``right_table.right_column`` (score > 0), in table and column order."""
+        y = _norm(right_column)
+        if not y:
+            return []
+        # in name_score's order of rules: the first rule that holds gives the score
+        scores = {x: 1.0 for x in exact_reference_names(right_table, right_column, right_is_key=right_is_key)
+                  if x in self.positions}
+        suffix, fuzzy = self._key_scores(y)
+        for x, score in suffix.items():
+            scores.setdefault(x, score)
+        if right_is_key:  # the left name ends with the table name, or the table name with it
+            table, single = _norm(right_table), _singular(_norm(right_table))
+            for x in self.names:
+                if x not in scores and len(x) >= 3 and (table.endswith(x) or x.endswith(single)
+                                                        or x.endswith(table)):
+                    scores[x] = 0.85
+        for x, score in fuzzy.items():
+            scores.setdefault(x, score)
+        positions = sorted(i for x in scores for i in self.positions[x])
+        return [(*self.columns[i], scores[_norm(self.columns[i][1].name)]) for i in positions]
 
 
 def _rank(candidate: JoinCandidate, by_name: dict[str, TableInfo]) -> tuple[bool, float]:
@@ -413,8 +489,8 @@ def _unique_targets(source: BaseSource, candidates: list[JoinCandidate], timeout
             if table.primary_key == candidate.parent_columns:
                 unique[target] = True
             else:
-                column = source.quote(candidate.parent_columns[0])
-                sql = f"SELECT COUNT(DISTINCT {column}) = COUNT({column}) FROM {source.quote(table.name)}"
+                sql = _UNIQUE.render(getattr(source, "dialect", None), col=candidate.parent_columns[0],
+                                     table=table.name)
                 try:
                     unique[target] = bool(run_probe(source, sql, limit=1, timeout_ms=timeout_ms).scalar())
                 except SourceError:
@@ -448,21 +524,20 @@ def _value_candidates(source: BaseSource, min_inclusion: float, timeout_ms: int)
     tables = [t for t in source.tables() if t.kind != "view" and _text_columns(t)]
     targets: dict[tuple[str, str], set] = {}
     samples: dict[tuple[str, str], set] = {}
+    dialect = getattr(source, "dialect", None)
     for table in tables:
-        name = source.quote(table.name)
         for column in _text_columns(table):
-            q = source.quote(column.name)
+            names = {"col": column.name, "table": table.name}
             try:
-                run = run_probe(source, f"SELECT COUNT(DISTINCT {q}), COUNT({q}) FROM {name}",
-                                limit=1, timeout_ms=timeout_ms)
+                run = run_probe(source, _COUNT_DISTINCT.render(dialect, **names), limit=1, timeout_ms=timeout_ms)
                 distinct, non_null = (int(v or 0) for v in run.rows[0])
                 if distinct == non_null >= 2 and distinct <= VALUE_RIGHT_MAX:
-                    unique = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL",
+                    unique = run_probe(source, _DISTINCT.render(dialect, **names),
                                        limit=VALUE_RIGHT_MAX, timeout_ms=timeout_ms).rows
                     targets[(table.name, column.name)] = {v[0] for v in unique}
                 elif 2 <= distinct < non_null:  # a reference repeats its values (many-to-one)
-                    sample = run_probe(source, f"SELECT DISTINCT {q} FROM {name} WHERE {q} IS NOT NULL "
-                                       f"LIMIT {VALUE_SAMPLE}", limit=VALUE_SAMPLE, timeout_ms=timeout_ms)
+                    sample = run_probe(source, _DISTINCT_SAMPLE.render(dialect, **names),
+                                       limit=VALUE_SAMPLE, timeout_ms=timeout_ms)
                     samples[(table.name, column.name)] = {v[0] for v in sample.rows}
             except SourceError:
                 continue

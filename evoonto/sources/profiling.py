@@ -65,6 +65,7 @@ from rdflib import URIRef
 
 from evoonto.errors import SourceError
 from evoonto.sources.base import BaseSource, ColumnInfo, QueryResult, TableInfo, warn
+from evoonto.sources.guard import SqlTemplate
 from evoonto.sources.probe import ProbeRun, run_probe
 
 __all__ = [
@@ -184,20 +185,30 @@ def column_probe_sql(source: BaseSource, table: TableInfo, column: ColumnInfo, *
             first); a number of groups for the query with window totals (``v, n, total_rows,
             null_rows, distinct_values, min_value, max_value``), limited to ``fetch`` rows.
     """
-    col = source.quote(column.name)
-    if sample_rows:
-        base, group = source.sample_from(table, f"{col} AS v", sample_rows) + " AS s", "v"
+    dialect = getattr(source, "dialect", None)
+    if sample_rows:  # the sample's derived table is fixed text of this table; the column is the slot
+        sample = source.sample_from(table, f"{_COLUMN_MARK} AS v", sample_rows) + " AS s"
+        base, group = sample.replace("{", "{{").replace("}", "}}").replace(_COLUMN_MARK, "{col}"), "v"
+        names = {"col": column.name}
     else:
-        base, group = source.quote(table.name), col
+        base, group = "{table}", "{col}"
+        names = {"col": column.name, "table": table.name}
     if fetch is None:
-        return f"SELECT {group} AS v, COUNT(*) AS n FROM {base} GROUP BY {group} ORDER BY n DESC, v"
-    return (
-        "SELECT v, n, SUM(n) OVER () AS total_rows, "
-        "SUM(CASE WHEN v IS NULL THEN n ELSE 0 END) OVER () AS null_rows, "
-        "COUNT(v) OVER () AS distinct_values, MIN(v) OVER () AS min_value, MAX(v) OVER () AS max_value "
-        f"FROM (SELECT {group} AS v, COUNT(*) AS n FROM {base} GROUP BY {group}) AS g "
-        f"ORDER BY n DESC, v LIMIT {int(fetch)}"
-    )
+        text = f"SELECT {group} AS v, COUNT(*) AS n FROM {base} GROUP BY {group} ORDER BY n DESC, v"
+    else:
+        text = (
+            "SELECT v, n, SUM(n) OVER () AS total_rows, "
+            "SUM(CASE WHEN v IS NULL THEN n ELSE 0 END) OVER () AS null_rows, "
+            "COUNT(v) OVER () AS distinct_values, MIN(v) OVER () AS min_value, MAX(v) OVER () AS max_value "
+            f"FROM (SELECT {group} AS v, COUNT(*) AS n FROM {base} GROUP BY {group}) AS g "
+            f"ORDER BY n DESC, v LIMIT {int(fetch)}"
+        )
+    # one template per query shape (and sampled table): the guard parses it once, not once per column
+    return SqlTemplate(text).render(dialect, **names)
+
+
+#: Where the sampled probe's column goes in ``sample_from`` text (a NUL never occurs in a quoted name).
+_COLUMN_MARK = "evoonto\x00column"
 
 
 def profile(
