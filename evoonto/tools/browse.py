@@ -37,10 +37,11 @@ says so in its snippet, with the value quoted: data is always returned as a quot
 
 from __future__ import annotations
 
+import functools
 import heapq
 import json
 import math
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
@@ -354,6 +355,20 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             group["values"].extend(v for v in doc.values[:200] if matched & set(tokenize(v)))
     lazy = False  # stage three generated while read (see below)
     table_score: dict[str, float] = {}
+    streams: list[Iterable[dict[str, Any]]] = []  # per table, its other non-key columns in order
+
+    def order(group: dict[str, Any]) -> tuple[float, str]:
+        return (-group["score"], documents[group["doc"]].iri)
+
+    def others(table: str, score: float, columns: list[str], first: int) -> Iterator[dict[str, Any]]:
+        # a table's non-key columns from position ``first`` on, at TABLE_PRIOR × its score a hair
+        # apart: already in the answer's order (-score, then IRI), so generated only as far as read
+        for rank_in_table in range(first, len(columns)):
+            location = columns[rank_in_table]
+            if location not in groups:
+                yield {"score": TABLE_PRIOR * score - (rank_in_table + 1) * 1e-9,
+                       "doc": layout.column_term[location], "location": location, "values": [], "matched": False}
+
     if kind in ("term", "any"):
         for group in groups.values():
             if group["location"]:
@@ -367,24 +382,26 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             ranked_tables += [(table, 0.0) for table in layout.table_columns if table not in table_score]
         for table, score in ranked_tables:
             # keys first, then schema order (SchemaLayout.table_columns), a hair apart so they stay
-            # in that order after the score sort
-            for rank_in_table, location in enumerate(layout.table_columns.get(table, ())):
-                doc = documents[layout.column_term[location]]
-                prior = 1.0 if location in doc.keys else TABLE_PRIOR  # keys: as relevant as their table
-                floor = prior * score - (rank_in_table + 1) * 1e-9  # just after the table's best hit
+            # in that order after the score sort; the keys here (a key may raise a matched group),
+            # the other columns as the table's stream, merged in while read: on a wide schema the
+            # matched tables' columns are thousands, of which the answer names a few hundred
+            columns = layout.table_columns.get(table, [])
+            for rank_in_table, location in enumerate(columns):
+                if location not in documents[layout.column_term[location]].keys:
+                    streams.append(others(table, score, columns, rank_in_table))
+                    break
+                floor = score - (rank_in_table + 1) * 1e-9  # keys: as relevant as their table
                 if location not in groups:
                     groups[location] = {"score": floor, "doc": layout.column_term[location],
                                         "location": location, "values": [], "matched": False}
-                elif prior == 1.0 and groups[location]["score"] < floor:
+                elif groups[location]["score"] < floor:
                     # a key's prior is a floor: a key that matched a query word weakly (a "uuid"
                     # named "id" by the evidence) never ranks below the keys its table would get;
                     # it then counts as a prior candidate (named in its table's line) unless a
                     # value of it matched (a code the question names keeps its full line)
                     groups[location].update(score=floor, matched=bool(groups[location]["values"]))
-    def order(group: dict[str, Any]) -> tuple[float, str]:
-        return (-group["score"], documents[group["doc"]].iri)
 
-    ordered: Iterable[dict[str, Any]] = sorted(groups.values(), key=order)
+    ordered: Iterable[dict[str, Any]] = heapq.merge(sorted(groups.values(), key=order), *streams, key=order)
     tail_cost: dict[int, int] = {}
     if lazy:
         # The unmatched tables' columns follow at score -(position + 1) * 1e-9, in the order the
@@ -397,6 +414,7 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         ordered = heapq.merge(ordered, rest, key=order)
         tail_left = math.inf
     else:
+        ordered = list(ordered)
         # what naming every remaining column tersely would cost (a table line's own overhead included)
         tail_cost = {id(g): len(json.dumps(_quoted(g["location"].partition(".")[2]), ensure_ascii=False))
                      for g in ordered if g["location"] and "." in g["location"]}  # name, escaped quotes, ", "
@@ -461,13 +479,23 @@ def _quoted(location: str) -> str:
     """``"table"."column"`` (ANSI quotes) of a ``table.column`` location, ``"name"`` of a bare name
     (the text itself when a name cannot be quoted)."""
     from evoonto.errors import SourceError
-    from evoonto.sources.quoting import quote_identifier
 
     table, _dot, column = location.partition(".")
     try:
-        return quote_identifier(table) + (f".{quote_identifier(column)}" if column else "")
+        return _quoted_name(table) + (f".{_quoted_name(column)}" if column else "")
     except SourceError:
         return location
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _quoted_name(name: str) -> str:
+    """One quoted identifier (:func:`evoonto.sources.quoting.quote_identifier`, ANSI quotes),
+    memoized: a schema's names recur in every compact answer (a table's in each of its lines), and
+    sqlglot's generator takes ~35 µs per name, a few hundred per answer at 70,000 columns. Kept
+    across reloads (a name quotes the same in every version). Raises SourceError as it does."""
+    from evoonto.sources.quoting import quote_identifier
+
+    return quote_identifier(name)
 
 
 # -- coverage (issue 15, item 3) ---------------------------------------------------------------------
