@@ -157,8 +157,14 @@ def regression_test(losses: int, size: int, budget: float) -> float:
     """
     if losses <= 0:
         return 1.0
-    return min(1.0, sum(math.comb(size, k) * budget ** k * (1.0 - budget) ** (size - k)
-                        for k in range(losses, size + 1)))
+    if losses > size or budget <= 0.0:
+        return 0.0
+    # each term in log space: comb(size, k) exceeds a float from |V| ≈ 1,030 on
+    log_b, log_rest = math.log(budget), math.log1p(-budget)
+    log_all = math.lgamma(size + 1)
+    return min(1.0, math.fsum(math.exp(log_all - math.lgamma(k + 1) - math.lgamma(size - k + 1)
+                                       + k * log_b + (size - k) * log_rest)
+                              for k in range(losses, size + 1)))
 
 
 @dataclass(frozen=True)
