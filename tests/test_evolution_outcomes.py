@@ -348,3 +348,14 @@ def test_two_verified_query_readers_holdout_file_migrates(tmp_path):
     assigned = json.loads((ws / "verified_holdout.json").read_text())["assigned"]
     assert set(assigned) == {v.id for v in verified} and not any(k.startswith("vq-") for k in assigned)
     assert holdout(verified, ws, share=0.3, seed=0) == held  # migrated once, then reused as is
+
+
+@pytest.mark.parametrize("text", ['["a list"]', '"text"', "3", "null", '{"assigned": ["q0"]}',
+                                  '{"assigned": {"q0": "false"}}', '{"seed": 0}'])
+def test_holdout_file_not_an_object_is_a_workload_error(tmp_path, text):
+    # valid JSON of the wrong shape used to raise a bare TypeError (or read "false" as True)
+    verified = load_verified(_write(tmp_path / "v.jsonl", [{"id": "q0", "question": "q", "sql": "SELECT 1"}]))
+    (tmp_path / "verified_holdout.json").write_text(text)
+    with pytest.raises(WorkloadError, match="unreadable hold-out file"):
+        holdout(verified, tmp_path)
+    assert (tmp_path / "verified_holdout.json").read_text() == text  # nothing changed

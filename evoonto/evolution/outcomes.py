@@ -229,9 +229,11 @@ def holdout(verified: Sequence[VerifiedQuery], workspace: str | Path, *, share: 
     stored: dict[str, bool] = {}
     if path.is_file():
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            stored = {str(k): bool(v) for k, v in data["assigned"].items()}
-        except (OSError, ValueError, KeyError, AttributeError) as exc:
+            assigned = json.loads(path.read_text(encoding="utf-8"))["assigned"]
+            if not isinstance(assigned, dict) or not all(isinstance(v, bool) for v in assigned.values()):
+                raise ValueError("'assigned' must map query ids to true or false")
+            stored = dict(assigned)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
             raise WorkloadError(f"{path}: unreadable hold-out file ({exc}); delete it to redraw V") from None
     changed = False
     current = {vq.key for vq in verified}
