@@ -71,6 +71,14 @@ def atomic_write(path: Path, data: bytes | Iterable[bytes], *, hook: Callable[[s
         raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of JSON Lines ``text``: split at ``\\n`` only (a trailing ``\\r`` dropped), as the
+    format defines them. ``str.splitlines`` also splits at U+2028, U+2029, U+0085 and other
+    characters that JSON writes raw inside strings (``ensure_ascii=False``), which would cut a
+    record in two and shift the line numbers an error names."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
 def make_dirs(*folders: Path) -> None:
     """Create ``folders`` (with parents; existing ones are fine).
 
@@ -150,4 +158,5 @@ class WriterLock:
                 self._fd = None
 
 
-__all__ = ["atomic_write", "fsync_dir", "make_dirs", "remove_stale_temp_files", "WriterLock", "TMP_SUFFIX"]
+__all__ = ["atomic_write", "fsync_dir", "jsonl_lines", "make_dirs", "remove_stale_temp_files", "WriterLock",
+           "TMP_SUFFIX"]

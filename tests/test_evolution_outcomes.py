@@ -19,7 +19,7 @@ from evoonto.evolution.outcomes import (
     TaskOutcome, final_sql, holdout, load_verified, merge_outcomes, normalize_question, read_feedback,
     record_feedback,
 )
-from evoonto.evolution.trajectories import TaskTrajectory
+from evoonto.evolution.trajectories import TaskTrajectory, json_objects
 from evoonto.patch import Patch
 from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, read_events
 from evoonto.workspace import Workspace
@@ -359,3 +359,22 @@ def test_holdout_file_not_an_object_is_a_workload_error(tmp_path, text):
     with pytest.raises(WorkloadError, match="unreadable hold-out file"):
         holdout(verified, tmp_path)
     assert (tmp_path / "verified_holdout.json").read_text() == text  # nothing changed
+
+
+def test_jsonl_line_separator_in_a_string_keeps_the_record(tmp_path):
+    # JSON writes U+2028/U+2029/U+0085 raw with ensure_ascii=False; str.splitlines cut such a record in two
+    odd = "Total\u2028sales\u2029by\x85region\x0cand\x1cyear?"
+    path = tmp_path / "v.jsonl"
+    path.write_text(json.dumps({"question": odd, "sql": "SELECT 1"}, ensure_ascii=False) + "\r\n"
+                    + json.dumps({"question": "second", "sql": "SELECT 2"}) + "\n", encoding="utf-8")
+    assert [v.question for v in load_verified(path)] == ["Total sales by region and year?", "second"]
+    path.write_text(path.read_text(encoding="utf-8") + "{bad\n", encoding="utf-8")
+    with pytest.raises(WorkloadError, match=r"v\.jsonl:3:"):  # the line number an editor shows
+        load_verified(path)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    record_feedback(ws, "task-1", True, note=odd)
+    assert read_feedback(ws)["task-1"].note == odd  # the verdict used to be dropped as a malformed line
+    log = tmp_path / "t.jsonl"
+    log.write_text(json.dumps({"task": "t", "note": odd}, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert [rec["note"] for _, rec in json_objects(log.read_text(encoding="utf-8"), log, "an event")] == [odd]
