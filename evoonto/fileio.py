@@ -48,6 +48,8 @@ def atomic_write(path: Path, data: bytes | Iterable[bytes], *, hook: Callable[[s
 
     Raises:
         WorkspaceError: the file cannot be written (the target is left unchanged).
+        Exception: whatever a chunk iterable raises, unchanged (the target is left unchanged and
+            the temporary file is removed).
     """
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
@@ -63,12 +65,14 @@ def atomic_write(path: Path, data: bytes | Iterable[bytes], *, hook: Callable[[s
         fsync_dir(path.parent)
         if hook:
             hook("renamed")
-    except OSError as exc:
+    except BaseException as exc:  # a chunk iterable may fail with any error: no temp file is left
         try:
             tmp.unlink()
         except OSError:
             pass
-        raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        if isinstance(exc, OSError):
+            raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise
 
 
 def jsonl_lines(text: str) -> list[str]:
