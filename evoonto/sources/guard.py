@@ -217,8 +217,19 @@ class CheckedSql(str):
         made.dialect = dialect
         return made
 
+    def __reduce__(self) -> tuple[type[str], tuple[str]]:
+        """A pickled or copied CheckedSql becomes a plain ``str`` (checked again when run): its
+        constructor needs the private key, which unpickling and ``copy`` cannot give."""
+        return (str, (str(self),))
+
+    def checked_for(self, dialect: str | None) -> bool:
+        """True when :meth:`SqlTemplate.render` made this text for ``dialect`` (an instance made
+        around the constructor, e.g. by ``str.__new__``, has no dialect and is never trusted)."""
+        return type(self) is CheckedSql and getattr(self, "dialect", _NOT_RENDERED) == dialect
+
 
 _RENDER_KEY = object()
+_NOT_RENDERED = object()
 #: The name of a slot's stand-in identifier when a template's shape is checked.
 _SLOT_NAME = "evoonto_slot_{}"
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
