@@ -114,3 +114,21 @@ def test_checked_sql_pickle_copy_and_forged_instances(tmp_path: Path):
             src.run(forged)
         result = src.run(rendered)
         assert copy.deepcopy(result).sql == rendered
+
+
+@pytest.mark.parametrize("template", [
+    "SELECT {c} FROM t WHERE 'x' = {c!r}",   # a conversion: repr() of the quoted name, not an identifier
+    "SELECT {c} FROM t WHERE 'x' = {c!s}",
+    "SELECT {c:>40} FROM t",                 # a format spec pads the name
+    "SELECT {c} FROM t WHERE '{c[0]}' = 1",  # an index: one character of the quoted name
+    "SELECT {c.upper} FROM t",
+    "SELECT {} FROM t",
+    "SELECT {0} FROM t",
+    "SELECT { FROM t",
+])
+def test_template_field_not_a_bare_slot_is_refused(template: str):
+    # '{c!r}' used to pass the shape check (its stand-in is a string literal, so the identifier count
+    # matched) and render a name containing a quote into text the guard refuses, run unparsed
+    with pytest.raises(ReadOnlyViolation, match="template"):
+        SqlTemplate(template).render("sqlite", c="a'||(SELECT 1); --")
+    assert SqlTemplate("SELECT {c} FROM {{t}}").slots == {"c"}  # escaped braces stay literal text
