@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from evoonto.errors import ConfigurationError
 from evoonto.evolution.candidates import Candidate
 from evoonto.evolution.edits import AddSynonym
 from evoonto.evolution.gate import (GateConfig, bayes_decision, compare, neutral_decision, posterior_improves,
@@ -150,3 +151,14 @@ def test_regression_test_overflow_on_a_large_v():
     # the exact small-V values are unchanged by the log-space sum
     assert regression_test(2, 26, 0.05) == pytest.approx(1 - 0.95 ** 26 - 26 * 0.05 * 0.95 ** 25, rel=1e-12)
     assert regression_test(27, 26, 0.05) == 0.0
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_gate_non_finite_outcome_is_an_error(bad):
+    # a NaN outcome is neither a win nor a loss: V looked silent and the screen alone accepted the candidate
+    parent = {"a": 0.0, "b": 1.0}
+    with pytest.raises(ConfigurationError, match="not a finite number"):
+        compare(parent, {"a": bad, "b": bad}, GateConfig(), screen=(1, 0, 1.0))
+    with pytest.raises(ConfigurationError, match="'b'"):
+        compare({"a": 0.0, "b": bad}, parent, GateConfig())
+    assert compare({}, {}, GateConfig(), screen=(1, 0, 1.0)).accepted  # |V| = 0 stays V-neutral

@@ -299,11 +299,16 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
         or — nothing changed on V, ``accept_neutral`` and τ ≤ 0 — a net fix on the screen)
         (or unconditionally when ``config.enabled`` is False).
     Raises:
-        ConfigurationError: when the two outcome sets cover different questions (not the same V).
+        ConfigurationError: when the two outcome sets cover different questions (not the same V),
+            or an outcome is not a finite number (NaN, infinity).
     """
     if set(parent) != set(candidate):
         raise ConfigurationError("gate: parent and candidate were scored on different validation sets")
     ids = sorted(parent)
+    for scores in (parent, candidate):
+        bad = next((q for q in ids if not math.isfinite(float(scores[q]))), None)
+        if bad is not None:  # NaN is neither a win nor a loss: V would look silent and the screen decide
+            raise ConfigurationError(f"gate: outcome {scores[bad]!r} of question {bad!r} is not a finite number")
     diffs = [float(candidate[q]) - float(parent[q]) for q in ids]
     n = max(len(ids), 1)
     p_mean = sum(float(parent[q]) for q in ids) / n
