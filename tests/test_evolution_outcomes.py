@@ -378,3 +378,11 @@ def test_jsonl_line_separator_in_a_string_keeps_the_record(tmp_path):
     log = tmp_path / "t.jsonl"
     log.write_text(json.dumps({"task": "t", "note": odd}, ensure_ascii=False) + "\n", encoding="utf-8")
     assert [rec["note"] for _, rec in json_objects(log.read_text(encoding="utf-8"), log, "an event")] == [odd]
+
+
+def test_verified_file_with_bom_is_read(tmp_path):
+    # a UTF-8 file saved with a byte-order mark (Windows editors) was refused at line 1; the workload
+    # reader already skips the mark
+    path = tmp_path / "v.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"question": "q", "sql": "SELECT 1"}).encode() + b"\n")
+    assert [(v.question, v.sql) for v in load_verified(path)] == [("q", "SELECT 1")]

@@ -152,7 +152,7 @@ def load_verified(path: str | Path) -> list[VerifiedItem]:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not data
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise WorkloadError(f"cannot read the verified queries {path}: {reason}") from None
