@@ -48,6 +48,8 @@ def atomic_write(path: Path, data: bytes | Iterable[bytes], *, hook: Callable[[s
 
     Raises:
         WorkspaceError: the file cannot be written (the target is left unchanged).
+        Exception: whatever a chunk iterable raises, unchanged (the target is left unchanged and
+            the temporary file is removed).
     """
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
@@ -63,12 +65,22 @@ def atomic_write(path: Path, data: bytes | Iterable[bytes], *, hook: Callable[[s
         fsync_dir(path.parent)
         if hook:
             hook("renamed")
-    except OSError as exc:
+    except BaseException as exc:  # a chunk iterable may fail with any error: no temp file is left
         try:
             tmp.unlink()
         except OSError:
             pass
-        raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        if isinstance(exc, OSError):
+            raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of JSON Lines ``text``: split at ``\\n`` only (a trailing ``\\r`` dropped), as the
+    format defines them. ``str.splitlines`` also splits at U+2028, U+2029, U+0085 and other
+    characters that JSON writes raw inside strings (``ensure_ascii=False``), which would cut a
+    record in two and shift the line numbers an error names."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
 def make_dirs(*folders: Path) -> None:
@@ -150,4 +162,5 @@ class WriterLock:
                 self._fd = None
 
 
-__all__ = ["atomic_write", "fsync_dir", "make_dirs", "remove_stale_temp_files", "WriterLock", "TMP_SUFFIX"]
+__all__ = ["atomic_write", "fsync_dir", "jsonl_lines", "make_dirs", "remove_stale_temp_files", "WriterLock",
+           "TMP_SUFFIX"]

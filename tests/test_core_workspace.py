@@ -274,3 +274,21 @@ def test_init_with_graphs_creates_version_0_in_one_step(tmp_path):
         Workspace.init(tmp_path / "c", graphs={"history": content})
     assert not (tmp_path / "c").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_atomic_write_chunk_error_leaves_no_temp_file(tmp_path):
+    from evoonto.fileio import atomic_write
+
+    target = tmp_path / "base.trig"
+    target.write_bytes(b"old\n")
+
+    def chunks():
+        yield b"new part one\n"
+        raise ValueError("serializer failed half-way")
+
+    with pytest.raises(ValueError, match="half-way"):
+        atomic_write(target, chunks())
+    assert target.read_bytes() == b"old\n"  # the target is untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["base.trig"]  # and no temp file is left
+    atomic_write(target, iter([b"a", b"b"]))
+    assert target.read_bytes() == b"ab"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from evoonto.errors import ConfigurationError
 from evoonto.evolution.candidates import Candidate
 from evoonto.evolution.edits import AddSynonym
 from evoonto.evolution.gate import (GateConfig, bayes_decision, compare, neutral_decision, posterior_improves,
@@ -135,3 +136,29 @@ def test_library_cli_and_demo_share_the_default_gate():
     default = GateConfig()
     assert default.test == "bayes" and LoopConfig().gate == default
     assert (args.test, args.alpha, args.regression_budget) == (default.test, default.alpha, default.regression_budget)
+
+
+def test_regression_test_overflow_on_a_large_v():
+    # comb(|V|, k) exceeds a float from |V| ≈ 1,030 on; the tail used to raise OverflowError there
+    for size in (1_100, 3_000, 20_000):
+        allowed = 0.05 * size  # the tail at the expected count is about one half, far above it tiny
+        assert 0.3 < regression_test(round(allowed), size, 0.05) < 0.7
+        assert regression_test(round(2 * allowed), size, 0.05) < 1e-6
+        assert regression_test(1, size, 0.05) == pytest.approx(1.0 - 0.95 ** size)
+    verdict = bayes_decision(600, 60, 1_200, confidence=0.75, budget=0.05)
+    assert verdict.supported and 0.0 < verdict.regression_p < 1.0
+    assert not bayes_decision(600, 120, 1_200, confidence=0.75, budget=0.05).supported
+    # the exact small-V values are unchanged by the log-space sum
+    assert regression_test(2, 26, 0.05) == pytest.approx(1 - 0.95 ** 26 - 26 * 0.05 * 0.95 ** 25, rel=1e-12)
+    assert regression_test(27, 26, 0.05) == 0.0
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_gate_non_finite_outcome_is_an_error(bad):
+    # a NaN outcome is neither a win nor a loss: V looked silent and the screen alone accepted the candidate
+    parent = {"a": 0.0, "b": 1.0}
+    with pytest.raises(ConfigurationError, match="not a finite number"):
+        compare(parent, {"a": bad, "b": bad}, GateConfig(), screen=(1, 0, 1.0))
+    with pytest.raises(ConfigurationError, match="'b'"):
+        compare({"a": 0.0, "b": bad}, parent, GateConfig())
+    assert compare({}, {}, GateConfig(), screen=(1, 0, 1.0)).accepted  # |V| = 0 stays V-neutral

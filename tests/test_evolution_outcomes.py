@@ -19,7 +19,7 @@ from evoonto.evolution.outcomes import (
     TaskOutcome, final_sql, holdout, load_verified, merge_outcomes, normalize_question, read_feedback,
     record_feedback,
 )
-from evoonto.evolution.trajectories import TaskTrajectory
+from evoonto.evolution.trajectories import TaskTrajectory, json_objects
 from evoonto.patch import Patch
 from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, read_events
 from evoonto.workspace import Workspace
@@ -348,3 +348,41 @@ def test_two_verified_query_readers_holdout_file_migrates(tmp_path):
     assigned = json.loads((ws / "verified_holdout.json").read_text())["assigned"]
     assert set(assigned) == {v.id for v in verified} and not any(k.startswith("vq-") for k in assigned)
     assert holdout(verified, ws, share=0.3, seed=0) == held  # migrated once, then reused as is
+
+
+@pytest.mark.parametrize("text", ['["a list"]', '"text"', "3", "null", '{"assigned": ["q0"]}',
+                                  '{"assigned": {"q0": "false"}}', '{"seed": 0}'])
+def test_holdout_file_not_an_object_is_a_workload_error(tmp_path, text):
+    # valid JSON of the wrong shape used to raise a bare TypeError (or read "false" as True)
+    verified = load_verified(_write(tmp_path / "v.jsonl", [{"id": "q0", "question": "q", "sql": "SELECT 1"}]))
+    (tmp_path / "verified_holdout.json").write_text(text)
+    with pytest.raises(WorkloadError, match="unreadable hold-out file"):
+        holdout(verified, tmp_path)
+    assert (tmp_path / "verified_holdout.json").read_text() == text  # nothing changed
+
+
+def test_jsonl_line_separator_in_a_string_keeps_the_record(tmp_path):
+    # JSON writes U+2028/U+2029/U+0085 raw with ensure_ascii=False; str.splitlines cut such a record in two
+    odd = "Total\u2028sales\u2029by\x85region\x0cand\x1cyear?"
+    path = tmp_path / "v.jsonl"
+    path.write_text(json.dumps({"question": odd, "sql": "SELECT 1"}, ensure_ascii=False) + "\r\n"
+                    + json.dumps({"question": "second", "sql": "SELECT 2"}) + "\n", encoding="utf-8")
+    assert [v.question for v in load_verified(path)] == ["Total sales by region and year?", "second"]
+    path.write_text(path.read_text(encoding="utf-8") + "{bad\n", encoding="utf-8")
+    with pytest.raises(WorkloadError, match=r"v\.jsonl:3:"):  # the line number an editor shows
+        load_verified(path)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    record_feedback(ws, "task-1", True, note=odd)
+    assert read_feedback(ws)["task-1"].note == odd  # the verdict used to be dropped as a malformed line
+    log = tmp_path / "t.jsonl"
+    log.write_text(json.dumps({"task": "t", "note": odd}, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert [rec["note"] for _, rec in json_objects(log.read_text(encoding="utf-8"), log, "an event")] == [odd]
+
+
+def test_verified_file_with_bom_is_read(tmp_path):
+    # a UTF-8 file saved with a byte-order mark (Windows editors) was refused at line 1; the workload
+    # reader already skips the mark
+    path = tmp_path / "v.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"question": "q", "sql": "SELECT 1"}).encode() + b"\n")
+    assert [(v.question, v.sql) for v in load_verified(path)] == [("q", "SELECT 1")]

@@ -157,8 +157,14 @@ def regression_test(losses: int, size: int, budget: float) -> float:
     """
     if losses <= 0:
         return 1.0
-    return min(1.0, sum(math.comb(size, k) * budget ** k * (1.0 - budget) ** (size - k)
-                        for k in range(losses, size + 1)))
+    if losses > size or budget <= 0.0:
+        return 0.0
+    # each term in log space: comb(size, k) exceeds a float from |V| ≈ 1,030 on
+    log_b, log_rest = math.log(budget), math.log1p(-budget)
+    log_all = math.lgamma(size + 1)
+    return min(1.0, math.fsum(math.exp(log_all - math.lgamma(k + 1) - math.lgamma(size - k + 1)
+                                       + k * log_b + (size - k) * log_rest)
+                              for k in range(losses, size + 1)))
 
 
 @dataclass(frozen=True)
@@ -293,11 +299,16 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
         or — nothing changed on V, ``accept_neutral`` and τ ≤ 0 — a net fix on the screen)
         (or unconditionally when ``config.enabled`` is False).
     Raises:
-        ConfigurationError: when the two outcome sets cover different questions (not the same V).
+        ConfigurationError: when the two outcome sets cover different questions (not the same V),
+            or an outcome is not a finite number (NaN, infinity).
     """
     if set(parent) != set(candidate):
         raise ConfigurationError("gate: parent and candidate were scored on different validation sets")
     ids = sorted(parent)
+    for scores in (parent, candidate):
+        bad = next((q for q in ids if not math.isfinite(float(scores[q]))), None)
+        if bad is not None:  # NaN is neither a win nor a loss: V would look silent and the screen decide
+            raise ConfigurationError(f"gate: outcome {scores[bad]!r} of question {bad!r} is not a finite number")
     diffs = [float(candidate[q]) - float(parent[q]) for q in ids]
     n = max(len(ids), 1)
     p_mean = sum(float(parent[q]) for q in ids) / n

@@ -33,6 +33,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from evoonto.builder.verified import VerifiedItem
 from evoonto.errors import WorkloadError
+from evoonto.fileio import jsonl_lines
 
 #: Verified queries stored in a workspace (one JSON object per line).
 VERIFIED_FILE = "verified.jsonl"
@@ -152,7 +153,7 @@ def read_feedback(workspace: str | Path) -> dict[str, TaskOutcome]:
     out: dict[str, TaskOutcome] = {}
     if not path.is_file():
         return out
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in jsonl_lines(path.read_text(encoding="utf-8")):
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:
@@ -229,9 +230,11 @@ def holdout(verified: Sequence[VerifiedQuery], workspace: str | Path, *, share: 
     stored: dict[str, bool] = {}
     if path.is_file():
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            stored = {str(k): bool(v) for k, v in data["assigned"].items()}
-        except (OSError, ValueError, KeyError, AttributeError) as exc:
+            assigned = json.loads(path.read_text(encoding="utf-8"))["assigned"]
+            if not isinstance(assigned, dict) or not all(isinstance(v, bool) for v in assigned.values()):
+                raise ValueError("'assigned' must map query ids to true or false")
+            stored = dict(assigned)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
             raise WorkloadError(f"{path}: unreadable hold-out file ({exc}); delete it to redraw V") from None
     changed = False
     current = {vq.key for vq in verified}

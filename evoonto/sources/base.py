@@ -310,7 +310,7 @@ class BaseSource(abc.ABC):
         ):
             raise SourceError(f"max_chars must be an integer in 1000..{10 * DEFAULT_MAX_CHARS}, "
                               f"got {max_chars!r}")
-        if not (type(sql) is CheckedSql and sql.dialect == self.dialect):  # else checked by its template
+        if not (type(sql) is CheckedSql and sql.checked_for(self.dialect)):  # else checked by its template
             check_read_only(sql, dialect=self.dialect)
         with self._lock:
             self._check_open()

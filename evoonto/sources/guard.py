@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -217,11 +218,22 @@ class CheckedSql(str):
         made.dialect = dialect
         return made
 
+    def __reduce__(self) -> tuple[type[str], tuple[str]]:
+        """A pickled or copied CheckedSql becomes a plain ``str`` (checked again when run): its
+        constructor needs the private key, which unpickling and ``copy`` cannot give."""
+        return (str, (str(self),))
+
+    def checked_for(self, dialect: str | None) -> bool:
+        """True when :meth:`SqlTemplate.render` made this text for ``dialect`` (an instance made
+        around the constructor, e.g. by ``str.__new__``, has no dialect and is never trusted)."""
+        return type(self) is CheckedSql and getattr(self, "dialect", _NOT_RENDERED) == dialect
+
 
 _RENDER_KEY = object()
+_NOT_RENDERED = object()
 #: The name of a slot's stand-in identifier when a template's shape is checked.
 _SLOT_NAME = "evoonto_slot_{}"
-_SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_SLOT_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Parents an identifier slot may have in the checked tree: a column, table or alias name, never a
 #: function name or anything else whose meaning could depend on the identifier's text.
 _SLOT_PARENTS = (exp.Column, exp.Table, exp.TableAlias, exp.Alias)
@@ -255,8 +267,12 @@ class SqlTemplate:
 
     @property
     def slots(self) -> frozenset[str]:
-        """The slot names of :attr:`text`."""
-        return frozenset(_SLOT.findall(self.text.replace("{{", "").replace("}}", "")))
+        """The slot names of :attr:`text`.
+
+        Raises:
+            ReadOnlyViolation: a replacement field is not a bare ``{name}`` (see :func:`_slot_fields`).
+        """
+        return frozenset(_slot_fields(self.text))
 
     def render(self, dialect: str | None, **names: str) -> CheckedSql:
         """The query with each slot filled by its name, quoted for ``dialect``.
@@ -269,8 +285,8 @@ class SqlTemplate:
             A :class:`CheckedSql` for ``dialect``.
 
         Raises:
-            ReadOnlyViolation: the template is not one read-only query, or a slot is not an
-                identifier position (a generator bug).
+            ReadOnlyViolation: the template is not one read-only query, a slot is not an
+                identifier position, or a field is not a bare ``{name}`` (a generator bug).
             SourceError: a name is empty or contains a NUL character.
             ValueError: ``names`` does not give exactly the template's slots.
         """
@@ -284,7 +300,8 @@ class SqlTemplate:
 @functools.lru_cache(maxsize=1024)
 def _check_template(text: str, dialect: str | None) -> None:
     """Check a template's shape (see :class:`SqlTemplate`); the verdict is cached per text and dialect."""
-    slots = SqlTemplate(text).slots
+    fields = _slot_fields(text)
+    slots = frozenset(fields)
     stand_ins = {slot: _SLOT_NAME.format(slot) for slot in slots}
     filled = text.format(**{slot: quote_identifier(name, dialect) for slot, name in stand_ins.items()})
     tree = check_read_only(filled, dialect=dialect)
@@ -295,9 +312,33 @@ def _check_template(text: str, dialect: str | None) -> None:
             if not (node.quoted and isinstance(node.parent, _SLOT_PARENTS)):
                 raise _refuse(f"template slot {node.this!r} is not a column, table or alias name")
             seen += 1
-    occurrences = len(_SLOT.findall(text.replace("{{", "").replace("}}", "")))
+    occurrences = len(fields)
     if seen != occurrences:
         raise _refuse(f"template has {occurrences} slots but {seen} of them are identifiers")
+
+
+def _slot_fields(text: str) -> list[str]:
+    """The replacement fields of a template's text, in order, as parsed by ``string.Formatter``
+    (the parser ``str.format`` uses). Each must be a bare ``{name}``: a conversion (``{c!r}``), a
+    format spec (``{c:>9}``), an attribute or index (``{c[0]}``) or a positional field would put
+    text other than the quoted identifier into the SQL, which the shape check cannot see.
+
+    Raises:
+        ReadOnlyViolation: a field is not a bare name, or the text is not a valid format string.
+    """
+    fields: list[str] = []
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as err:
+        raise _refuse(f"template is not a format string: {err}") from None
+    for _, field, spec, conversion in parsed:
+        if field is None:
+            continue
+        if not _SLOT_NAME_RE.fullmatch(field) or spec or conversion is not None:
+            shown = field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+            raise _refuse(f"template field {{{shown}}} is not a bare {{name}} slot")
+        fields.append(field)
+    return fields
 
 
 def _check_scalar_build(node: exp.Func) -> None:

@@ -94,3 +94,41 @@ def test_guard_reparses_every_probe_query_checked_text_only_from_templates(tmp_p
         # generic rules, not trusted)
         src.run(CheckedSql.__new__(CheckedSql, "SELECT 1; SELECT 2", "duckdb", guard._RENDER_KEY))
     assert rendered == 'SELECT "a" FROM "b"'
+
+
+def test_checked_sql_pickle_copy_and_forged_instances(tmp_path: Path):
+    import copy
+    import pickle
+
+    rendered = SqlTemplate("SELECT {c} FROM {t}").render("sqlite", c="plain", t="t one")
+    # pickling or copying used to raise TypeError (the constructor needs the private key), so a
+    # QueryResult holding probe SQL could not be deep-copied; the copy is a plain str, checked again
+    for clone in (pickle.loads(pickle.dumps(rendered)), copy.copy(rendered), copy.deepcopy(rendered)):
+        assert type(clone) is str and clone == rendered
+    # an instance made around the constructor has no dialect: parsed like any text (run used to
+    # raise AttributeError on it; with the generic dialect None it must not count as checked)
+    forged = str.__new__(CheckedSql, "SELECT 1; SELECT 2")
+    assert not forged.checked_for(None) and not forged.checked_for("sqlite")
+    with open_source(_db(tmp_path / "f.sqlite")) as src:
+        with pytest.raises(ReadOnlyViolation):
+            src.run(forged)
+        result = src.run(rendered)
+        assert copy.deepcopy(result).sql == rendered
+
+
+@pytest.mark.parametrize("template", [
+    "SELECT {c} FROM t WHERE 'x' = {c!r}",   # a conversion: repr() of the quoted name, not an identifier
+    "SELECT {c} FROM t WHERE 'x' = {c!s}",
+    "SELECT {c:>40} FROM t",                 # a format spec pads the name
+    "SELECT {c} FROM t WHERE '{c[0]}' = 1",  # an index: one character of the quoted name
+    "SELECT {c.upper} FROM t",
+    "SELECT {} FROM t",
+    "SELECT {0} FROM t",
+    "SELECT { FROM t",
+])
+def test_template_field_not_a_bare_slot_is_refused(template: str):
+    # '{c!r}' used to pass the shape check (its stand-in is a string literal, so the identifier count
+    # matched) and render a name containing a quote into text the guard refuses, run unparsed
+    with pytest.raises(ReadOnlyViolation, match="template"):
+        SqlTemplate(template).render("sqlite", c="a'||(SELECT 1); --")
+    assert SqlTemplate("SELECT {c} FROM {{t}}").slots == {"c"}  # escaped braces stay literal text
