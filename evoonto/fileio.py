@@ -75,11 +75,16 @@ def atomic_write(path: Path, data: bytes | Iterable[bytes], *, hook: Callable[[s
         raise
 
 
-def jsonl_lines(text: str) -> list[str]:
-    """The lines of JSON Lines ``text``: split at ``\\n`` only (a trailing ``\\r`` dropped), as the
-    format defines them. ``str.splitlines`` also splits at U+2028, U+2029, U+0085 and other
-    characters that JSON writes raw inside strings (``ensure_ascii=False``), which would cut a
-    record in two and shift the line numbers an error names."""
+def record_lines(text: str) -> list[str]:
+    """The lines of a line-based record format (JSON Lines, N-Triples/N-Quads, one SQL statement per
+    line): ``text`` split at ``\\n`` only, a trailing ``\\r`` dropped, as those formats define a line.
+    ``str.splitlines`` also splits at U+2028, U+2029, U+0085, form feed and other characters that JSON
+    (``ensure_ascii=False``) and rdflib's N-Triples writer leave raw inside strings, which would cut a
+    record in two and shift the line numbers an error names.
+
+    Returns:
+        The lines without their line ends (a final empty string when ``text`` ends with a newline).
+    """
     return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
@@ -162,5 +167,5 @@ class WriterLock:
                 self._fd = None
 
 
-__all__ = ["atomic_write", "fsync_dir", "jsonl_lines", "make_dirs", "remove_stale_temp_files", "WriterLock",
+__all__ = ["atomic_write", "fsync_dir", "record_lines", "make_dirs", "remove_stale_temp_files", "WriterLock",
            "TMP_SUFFIX"]

@@ -32,6 +32,7 @@ from evoonto.builder.verify import Rejection, verify
 from evoonto.builder.workload import Question, as_questions
 from evoonto.catalog import read_catalog
 from evoonto.errors import ConfigurationError, ShapeViolationError, SourceError
+from evoonto.fileio import record_lines
 from evoonto.iris import IriFactory
 from evoonto.lexicon import Lexicon
 from evoonto.namespaces import bind_prefixes
@@ -98,7 +99,7 @@ class BuildResult:
     def serialize(self, name: str = "content") -> str:
         """The graph ``name`` as sorted N-Triples (byte-identical for identical builds)."""
         text = self.graphs[name].serialize(format="nt")
-        return "".join(sorted(line + "\n" for line in text.splitlines() if line.strip()))
+        return "".join(sorted(line + "\n" for line in record_lines(text) if line.strip()))
 
 
 def build_clock(locations: Iterable[BaseSource | str | Path] = ()) -> datetime:

@@ -53,7 +53,7 @@ from evoonto.builder.labels import column_labels, table_labels
 from evoonto.builder.propose import term_slug
 from evoonto.catalog import SourceSchema
 from evoonto.errors import WorkloadError
-from evoonto.fileio import jsonl_lines
+from evoonto.fileio import record_lines
 from evoonto.iris import IriFactory, slugify, stable_key
 from evoonto.namespaces import EVO, bind_prefixes
 from evoonto.records import Constraint, Evidence, Mapping as MappingRecord, ProbeActivity, Relation, Term
@@ -157,7 +157,7 @@ def load_verified(path: str | Path) -> list[VerifiedItem]:
         reason = getattr(exc, "strerror", None) or exc
         raise WorkloadError(f"cannot read the verified queries {path}: {reason}") from None
     out: list[VerifiedItem] = []
-    for n, line in enumerate(jsonl_lines(text), start=1):
+    for n, line in enumerate(record_lines(text), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         where = f"{path}:{n}"

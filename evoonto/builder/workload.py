@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from evoonto.fileio import record_lines
 from evoonto.errors import WorkloadError
 
 __all__ = ["Question", "load_workload", "as_questions"]
@@ -126,7 +127,7 @@ def load_workload(path: str | Path, *, db_id: str | None = None) -> list[Questio
     except OSError as exc:
         raise WorkloadError(f"{path}: cannot read workload ({exc.strerror})") from None
     stripped = content.lstrip("\ufeff").lstrip()
-    lines = content.lstrip("\ufeff").splitlines()
+    lines = record_lines(content.lstrip("\ufeff"))
     if stripped.startswith("["):
         questions = _parse_json_array(stripped, path)
     elif stripped.startswith("{"):

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 from evoonto.errors import GoldAccessError, WorkloadError
+from evoonto.fileio import record_lines
 
 from evoonto.builder.workload import Question  # the builder owns the type (architecture §4)
 
@@ -372,7 +373,7 @@ def _read_jsonl_gold(path: Path, questions: Mapping[str, Question]) -> Iterator[
     """``(question id, Gold)`` per non-blank line of a gold JSON Lines file; the db id comes from the
     line or, when absent, from its question."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = record_lines(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise WorkloadError(f"gold file not found: {path}") from None
     except (UnicodeDecodeError, OSError) as exc:

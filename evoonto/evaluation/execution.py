@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Sequence
 
 from evoonto.errors import EvoontoError
+from evoonto.fileio import record_lines
 
 if TYPE_CHECKING:
     from evoonto.evaluation.benchmarks import Gold
@@ -422,7 +423,7 @@ def read_predictions(path: Path | str) -> list[Prediction]:
                 raise WorkloadError(f"{path}: entry {n} is not a string")
             out.append(_split_prediction(entry, n))
         return out
-    return [_split_prediction(line, n) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    return [_split_prediction(line, n) for n, line in enumerate(record_lines(text), start=1) if line.strip()]
 
 
 def _split_prediction(text: str, line: int) -> Prediction:

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from evoonto.builder.verified import VerifiedItem
 from evoonto.errors import WorkloadError
-from evoonto.fileio import jsonl_lines
+from evoonto.fileio import record_lines
 
 #: Verified queries stored in a workspace (one JSON object per line).
 VERIFIED_FILE = "verified.jsonl"
@@ -153,7 +153,7 @@ def read_feedback(workspace: str | Path) -> dict[str, TaskOutcome]:
     out: dict[str, TaskOutcome] = {}
     if not path.is_file():
         return out
-    for line in jsonl_lines(path.read_text(encoding="utf-8")):
+    for line in record_lines(path.read_text(encoding="utf-8")):
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from evoonto.errors import WorkloadError
-from evoonto.fileio import jsonl_lines
+from evoonto.fileio import record_lines
 from evoonto.tools.trajectory import ToolEvent
 
 
@@ -83,7 +83,7 @@ def json_objects(text: str, path: Path, what: str) -> Iterable[tuple[int, dict]]
     Raises:
         WorkloadError: a line that is not JSON, or not a JSON object (names the file and line).
     """
-    for lineno, line in enumerate(jsonl_lines(text), 1):
+    for lineno, line in enumerate(record_lines(text), 1):
         if not line.strip():
             continue
         try:
