@@ -167,6 +167,10 @@ def test_server_reloads_when_the_active_version_changes(tmp_path):
     path = make_workspace(tmp_path / "ws")
     server = create_server(path)
     provider = server.evoonto_provider
+    # a call waits for a reload in progress up to reload_wait (1 s by default, then the previous version
+    # answers: tested in test_tools_index_cache); here the new version must answer, however slow the
+    # machine or large the test process (a load runs one full garbage collection)
+    provider.reload_wait = 30.0
 
     async def main():
         async with Client(server) as client:
