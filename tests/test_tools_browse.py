@@ -282,25 +282,9 @@ def test_compact_answer_of_a_wide_schema_builds_unmatched_tables_lazily_with_the
     columns are now merged in lazily, in the same order, and the exact count is skipped (it could not
     change a decision): the answer equals the exhaustive one at several budgets and kinds."""
     from evoonto.tools.browse import browse
-    from evoonto.tools.index import Document, SearchIndex
     from evoonto.tools.settings import BrowseSettings
 
-    words = ["order", "amount", "customer", "region", "price", "status", "invoice", "supplier"]
-    docs = []
-    for t in range(40):
-        table = f"{words[t % 8]}_{words[(t * 3 + 1) % 8]}_{t}"
-        doc = Document(f"urn:t/{table}", "term")
-        doc.add("prefLabel", table.replace("_", " "))
-        doc.add("column", table)
-        doc.locations.append(table)
-        doc.label = table
-        docs.append(doc)
-        for c in range(25):
-            column = f"{words[(t + c) % 8]}_{words[(c * 5) % 8]}_{c}"
-            docs.append(_column_doc(table, column, column.replace("_", " "), f"The {column} of {table}.", c,
-                                    key=c == 0))
-    docs.sort(key=lambda d: d.iri)
-    index = SearchIndex(docs)
+    index = _wide_index(40, 25, keys=1)
     layout = index.layout()
     floor = layout.terse_floor
     for q, kind, budget in (("customer region amount", "term", 1500), ("invoice status 7", "any", 600),
@@ -313,7 +297,7 @@ def test_compact_answer_of_a_wide_schema_builds_unmatched_tables_lazily_with_the
         assert lazy == exhaustive and (len(lazy) > 2 or budget < 300), (q, lazy)
 
 
-def _wide_index(tables: int, columns: int):
+def _wide_index(tables: int, columns: int, keys: int = 2):
     from evoonto.tools.index import Document, SearchIndex
 
     words = ["order", "amount", "customer", "region", "price", "status", "invoice", "supplier"]
@@ -329,7 +313,7 @@ def _wide_index(tables: int, columns: int):
         for c in range(columns):
             column = f"{words[(t + c) % 8]}_{words[(c * 5) % 8]}_{c}"
             docs.append(_column_doc(table, column, column.replace("_", " "), f"The {column} of {table}.", c,
-                                    key=c < 2))
+                                    key=c < keys))
     docs.sort(key=lambda d: d.iri)
     return SearchIndex(docs)
 
