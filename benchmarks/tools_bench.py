@@ -329,6 +329,7 @@ def bench_workspace(path: Path, queries: int) -> None:
     schema's own names as ``scale_bench.py`` makes them (per sampled column: its words, and its
     table's words plus its last word). Prints load times and browse p50/p99 (wall and CPU) of the
     verbose (default) and compact formats."""
+    from evoonto.server import freeze_loaded_objects
     from evoonto.sources import open_source
     from evoonto.tools.toolkit import OntologyTools
     from evoonto.tools.values import workspace_value_index
@@ -346,6 +347,7 @@ def bench_workspace(path: Path, queries: int) -> None:
     index.warm()
     if tools.value_index is not None:
         tools.value_index.warm()
+    freeze_loaded_objects()  # the server's garbage-collector policy after a load
     print(f"first-use maps {time.perf_counter() - t:.1f} s", flush=True)
     layout = index.layout()
     pool = sorted(layout.column_term)

@@ -416,18 +416,13 @@ class SearchIndex:
 
     def warm(self) -> None:
         """Build the maps made on first use (:meth:`layout`, :meth:`documents_at`) now, so the first
-        browse after a (re)load does not pay for them (about 2 s at 70,000 columns); then move every
-        object alive (the loaded index above all) out of the cyclic collector's reach
-        (:func:`gc.freeze`). A loaded 70,000-column index is millions of long-lived containers;
-        every full collection that an answer's allocations trigger rescanned all of them, a 2.5 s
-        pause every few dozen compact answers. What an earlier load froze is unfrozen and collected
-        first (one full collection per load, about 2.5 s at 70,000 columns), so reference cycles a
-        reload dropped do not stay in memory."""
+        browse after a (re)load does not pay for them (about 2 s at 70,000 columns).
+
+        Nothing else: the garbage-collector policy a long-running server wants for a loaded index
+        (one full collection, then :func:`gc.freeze`) is the process owner's decision, taken in
+        :func:`evoonto.server.freeze_loaded_objects`, never by a library object."""
         self.layout()
         self.documents_at("")
-        gc.unfreeze()
-        gc.collect()
-        gc.freeze()
 
     def documents_at(self, location: str) -> list[int]:
         """Positions of the documents mapping ``location`` (``table`` or ``table.column``, as in
