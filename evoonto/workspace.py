@@ -98,11 +98,14 @@ class Workspace:
         """Create a workspace at ``path`` holding the packaged vocab and shapes (version 0).
 
         A new folder is assembled aside and renamed into place, so a process killed at any moment
-        leaves either no workspace or a complete one; a folder left by an init killed before it wrote
-        config.json counts as empty.
+        leaves either no workspace or a complete one. An existing empty folder is filled in place
+        under a marker file (``.<pid>.init.tmp``), config.json last: a folder left by an init killed
+        before it wrote config.json counts as empty (also when its base.trig holds ``graphs``: the
+        marker of the dead process says it is that init's own), and one failing with an error is
+        left as it was.
 
         Args:
-            path: a directory that does not exist yet or is empty.
+            path: a directory that does not exist yet or is empty (or left by a killed init).
             base_iri: base of instance IRIs (default ``https://example.org/evoonto/<name>/``).
             name: workspace name (default: the directory name without leading dots).
             settings: free-form settings stored in config.json.
@@ -111,13 +114,19 @@ class Workspace:
                 in one atomic step.
 
         Raises:
-            WorkspaceError: ``path`` exists and is not an empty directory, ``base_iri`` is invalid,
+            WorkspaceError: ``path`` exists and is not an empty directory, another live process is
+                initialising it, ``base_iri`` is invalid,
                 ``graphs`` has an unknown graph or a blank node, or the folder cannot be written.
             ShapeViolationError: ``graphs`` violate the shapes.
         """
         from evoonto.resources import shapes_graph, vocab_graph
 
         path = Path(path)
+        if path.is_dir():
+            busy = [pid for pid in _init_markers(path) if _process_alive(pid)]
+            if busy:
+                raise WorkspaceError(f"{path} is being created by process {busy[0]} (evoonto init); wait for it, "
+                                     f"or delete {path / _init_marker_name(busy[0])} if that process is no init")
         if path.exists() and (not path.is_dir() or not _empty_or_unfinished(path)):
             raise WorkspaceError(f"{path} already exists and is not empty; open it or choose another path")
         name = name or path.resolve().name.lstrip(".") or "workspace"
@@ -138,9 +147,7 @@ class Workspace:
         if graphs:
             store = _new_base(store, graphs, iris.base, validate_shapes=True)
         if path.exists():  # an empty folder (maybe the current one): filled in place, config.json last
-            make_dirs(path / PATCH_DIR, *(path / d for d in RESERVED_DIRS))
-            atomic_write(path / BASE_FILE, _base_bytes(store, iris.base))
-            atomic_write(path / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
+            _fill_in_place(path, _base_bytes(store, iris.base), (json.dumps(config, indent=2) + "\n").encode())
             return cls(path, config, store, [], {}, _snapshot(path))
         # a new folder is assembled as a hidden sibling and renamed into place (atomic on POSIX): a
         # process killed at any moment leaves no half-made workspace
@@ -651,10 +658,59 @@ def _trig_body(chunk: bytes) -> bytes:
     return chunk[start:]
 
 
+def _init_marker_name(pid: int) -> str:
+    """The file an ``init`` filling an existing folder keeps there while it writes (a temp-file name,
+    so it is a leftover for every other reader of the folder)."""
+    return f".{pid}{INIT_SUFFIX}"
+
+
+def _init_markers(path: Path) -> list[int]:
+    """Process ids of the ``init`` runs whose marker is in the folder ``path`` (alive or not)."""
+    pids = []
+    for marker in path.glob(f".*{INIT_SUFFIX}"):
+        pid = marker.name[1:-len(INIT_SUFFIX)]
+        if pid.isdigit() and marker.is_file():
+            pids.append(int(pid))
+    return sorted(pids)
+
+
+def _fill_in_place(path: Path, base: Iterator[bytes], config: bytes) -> None:
+    """Write a new workspace into the existing folder ``path`` (empty or left by a killed init).
+
+    A marker file (:func:`_init_marker_name`) is written first and removed last: a process killed
+    after base.trig and before config.json leaves a base.trig next to the marker of a dead process,
+    which :func:`_empty_or_unfinished` then knows to be that init's own (even a base built from
+    ``graphs``), so the next ``init`` can replace it. A base.trig without a marker is never replaced.
+    On an error the files written here (base.trig, the marker) are removed again.
+
+    Raises:
+        WorkspaceError: a folder or file cannot be written.
+    """
+    marker = path / _init_marker_name(os.getpid())
+    wrote_base = False
+    try:
+        atomic_write(marker, b"")
+        for pid in _init_markers(path):  # markers of killed inits: the base.trig is this one's now
+            if pid != os.getpid():
+                (path / _init_marker_name(pid)).unlink(missing_ok=True)
+        make_dirs(path / PATCH_DIR, *(path / d for d in RESERVED_DIRS))
+        atomic_write(path / BASE_FILE, base)
+        wrote_base = True
+        atomic_write(path / CONFIG_FILE, config)
+    except BaseException:
+        if wrote_base:
+            (path / BASE_FILE).unlink(missing_ok=True)
+        marker.unlink(missing_ok=True)
+        raise
+    marker.unlink(missing_ok=True)  # killed before this: a complete workspace with a temp file in it
+    fsync_dir(path)
+
+
 def _empty_or_unfinished(path: Path) -> bool:
     """True for an empty folder, or one an ``init`` killed before writing config.json left behind
     (only the workspace layout: empty patches/trajectories/runs folders, temp files, and a base.trig
-    without catalog or content beyond the concept scheme, so a built base is never overwritten)."""
+    that is either next to the marker of a dead init (:func:`_fill_in_place`) or holds no catalog
+    or content beyond the concept scheme, so a built base of a lost workspace is never overwritten)."""
     if (path / CONFIG_FILE).exists():
         return False
     for entry in path.iterdir():
@@ -664,6 +720,8 @@ def _empty_or_unfinished(path: Path) -> bool:
         elif entry.name not in (BASE_FILE, LOCK_FILE) and not entry.name.endswith(TMP_SUFFIX):
             return False
     base = path / BASE_FILE
+    if _init_markers(path):  # (init raised first if the marking process is alive)
+        return True
     if base.is_file() and base.stat().st_size:
         try:
             quads = parse_rdf_file(base)
