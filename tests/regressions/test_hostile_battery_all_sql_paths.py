@@ -141,7 +141,12 @@ def test_every_hostile_statement_is_refused_or_bounded_on_every_path(battery_sou
         elapsed = time.monotonic() - started
         # 5 s is the tools' own time limit; nothing may run far past it
         assert elapsed < 5.0 + 3.0, (sql[:80], elapsed)
-        assert src.run('SELECT COUNT(*) FROM "frpm"').scalar() == 4
+        # the source still answers, right after the statement (an interrupted one too). Its own time
+        # limit is generous: it is wall-clock time, so a stall of this process longer than the limit
+        # (a multi-second full garbage collection of a large test run, a loaded 2-core machine) made
+        # this 4-row COUNT raise QueryTimeout once with the default 5 s although DuckDB had finished;
+        # a broken, busy or hung connection still fails here (error, wrong count, or 60 s)
+        assert src.run('SELECT COUNT(*) FROM "frpm"', timeout_ms=60_000).scalar() == 4
     assert refused + bounded == len(BATTERY)
     assert refused >= len(HOSTILE)  # every write/DDL/multi-statement is refused
     assert _snapshot(root, Path.cwd()) == before
