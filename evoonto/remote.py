@@ -36,8 +36,9 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import TYPE_CHECKING, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple
 
 import rdflib
 from rdflib import BNode, Literal, URIRef
@@ -68,11 +69,65 @@ MAX_TRIPLES = 1000
 PAGE_SIZE = 10_000
 """Default rows per page when reading a whole graph (:class:`RemoteSparqlStore` ``page_size``); at or
 below Virtuoso's default ``ResultSetMaxRows``. A smaller cap still reads everything (more pages)."""
+#: Where a string literal, an IRI or a comment may start (see :func:`_code_only`).
+_TOKEN_START = re.compile("[\"'<#]")
 _LOCAL_GRAPH_IRI = re.compile("<" + re.escape(str(EVOG)) + r"([^<>\s]*)>")
 
 
-def _with_prefixes(sparql: str) -> str:
-    declared = {m.group(1) for m in _DECLARED.finditer(sparql)}
+@functools.lru_cache(maxsize=1)
+def _sparql_tokens() -> dict[str, Any]:
+    """The SPARQL terminal that may start at a character: string literals at a quote, an IRI at
+    ``<`` (so a ``#`` or quote inside it starts nothing), a comment at ``#``; rdflib's own grammar
+    terminals (pyparsing elements)."""
+    from pyparsing import Regex
+    from rdflib.plugins.sparql import parser as grammar
+
+    return {'"': grammar.String, "'": grammar.String, "<": grammar.IRIREF, "#": Regex(r"#[^\n\r]*")}
+
+
+def _code_only(sparql: str) -> str:
+    """``sparql`` with every string literal and comment blanked out (same length, so positions in it
+    are positions in ``sparql``): the text in which graph IRIs and ``PREFIX`` declarations are read.
+    ``\\u`` escapes must be expanded first (:func:`_expanded`). Read left to right, one attempt per
+    quote, ``<`` or ``#`` outside the tokens found before (about 0.1 ms each)."""
+    from pyparsing import ParseBaseException
+
+    tokens, chars = _sparql_tokens(), list(sparql)
+    found = _TOKEN_START.search(sparql)
+    while found is not None:
+        start = end = found.start()
+        try:
+            end = tokens[sparql[start]].try_parse(sparql, start)
+        except ParseBaseException:
+            pass  # no token here (a '<' comparing, a quote left open: the endpoint will say so)
+        if end > start and sparql[start] != "<":
+            chars[start:end] = " " * (end - start)
+        found = _TOKEN_START.search(sparql, max(end, start + 1))
+    return "".join(chars)
+
+
+def _expanded(sparql: str) -> str:
+    """``sparql`` with its ``\\uXXXX``/``\\UXXXXXXXX`` escapes replaced by their characters, which SPARQL
+    does before parsing anyway (so the endpoint reads the same query); literals are then found as
+    the grammar finds them.
+
+    Raises:
+        QueryError: an escape that is no code point.
+    """
+    if "\\u" not in sparql and "\\U" not in sparql:
+        return sparql
+    from rdflib.plugins.sparql.parser import expandUnicodeEscapes
+
+    try:
+        return expandUnicodeEscapes(sparql)
+    except ValueError as exc:
+        raise QueryError(f"SPARQL: {exc}") from None
+
+
+def _with_prefixes(sparql: str, code: str) -> str:
+    """``sparql`` with the standard :data:`PREFIXES` it does not declare itself declared first
+    (declarations are read in ``code``, :func:`_code_only` of ``sparql``, not inside literals)."""
+    declared = {m.group(1) for m in _DECLARED.finditer(code)}
     head = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items() if p not in declared)
     return head + sparql
 
@@ -157,12 +212,27 @@ class RemoteSparqlStore:
 
     def _published_text(self, sparql: str) -> str:
         """``sparql`` with the standard prefixes declared and ``evog:`` graph names moved to the
-        endpoint's names (the ``evog:`` prefix and ``<https://w3id.org/evoonto/graph/…>`` IRIs)."""
-        text = _with_prefixes(sparql)
+        endpoint's names (the ``evog:`` prefix and ``<https://w3id.org/evoonto/graph/…>`` IRIs).
+
+        Only IRI tokens are moved: the same text inside a string literal or a comment is left as
+        written (literals and comments are found with rdflib's SPARQL terminals, :func:`_code_only`).
+
+        Raises:
+            QueryError: a malformed ``\\u`` escape.
+        """
+        sparql = _expanded(sparql)
+        code = _code_only(sparql)
+        text = _with_prefixes(sparql, code)
         if self.base_iri is None:
             return text
         prefix = workspace_graph_prefix(self.base_iri)
-        return _LOCAL_GRAPH_IRI.sub(lambda m: f"<{prefix}{m.group(1)}>", text)
+        head = len(text) - len(sparql)  # the declarations added before the query hold no literal
+        code = text[:head] + code
+        out, last = [], 0
+        for m in _LOCAL_GRAPH_IRI.finditer(code):
+            out += [text[last:m.start()], f"<{prefix}{m.group(1)}>"]
+            last = m.end()
+        return "".join(out) + text[last:]
 
     def __repr__(self) -> str:
         return f"RemoteSparqlStore({self.query_endpoint!r})"
