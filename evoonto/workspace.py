@@ -98,11 +98,11 @@ class Workspace:
         """Create a workspace at ``path`` holding the packaged vocab and shapes (version 0).
 
         A new folder is assembled aside and renamed into place, so a process killed at any moment
-        leaves either no workspace or a complete one. An existing empty folder is filled in place
-        under a marker file (``.<pid>.init.tmp``), config.json last: a folder left by an init killed
-        before it wrote config.json counts as empty (also when its base.trig holds ``graphs``: the
-        marker of the dead process says it is that init's own), and one failing with an error is
-        left as it was.
+        leaves either no workspace or a complete one. An existing empty folder is filled in place,
+        config.json last (with ``graphs`` under a marker file ``.<pid>.init.tmp``): a folder left
+        by an init killed before it wrote config.json counts as empty (also when its base.trig
+        holds ``graphs``: the marker of the dead process says it is that init's own), and one
+        failing with an error is left as it was.
 
         Args:
             path: a directory that does not exist yet or is empty (or left by a killed init).
@@ -147,7 +147,8 @@ class Workspace:
         if graphs:
             store = _new_base(store, graphs, iris.base, validate_shapes=True)
         if path.exists():  # an empty folder (maybe the current one): filled in place, config.json last
-            _fill_in_place(path, _base_bytes(store, iris.base), (json.dumps(config, indent=2) + "\n").encode())
+            _fill_in_place(path, _base_bytes(store, iris.base), (json.dumps(config, indent=2) + "\n").encode(),
+                           built=bool(graphs))
             return cls(path, config, store, [], {}, _snapshot(path))
         # a new folder is assembled as a hidden sibling and renamed into place (atomic on POSIX): a
         # process killed at any moment leaves no half-made workspace
@@ -674,14 +675,16 @@ def _init_markers(path: Path) -> list[int]:
     return sorted(pids)
 
 
-def _fill_in_place(path: Path, base: Iterator[bytes], config: bytes) -> None:
+def _fill_in_place(path: Path, base: Iterator[bytes], config: bytes, *, built: bool) -> None:
     """Write a new workspace into the existing folder ``path`` (empty or left by a killed init).
 
-    A marker file (:func:`_init_marker_name`) is written first and removed last: a process killed
-    after base.trig and before config.json leaves a base.trig next to the marker of a dead process,
-    which :func:`_empty_or_unfinished` then knows to be that init's own (even a base built from
-    ``graphs``), so the next ``init`` can replace it. A base.trig without a marker is never replaced.
-    On an error the files written here (base.trig, the marker) are removed again.
+    base.trig first, config.json last. When the base is ``built`` (``init(graphs=…)``), a marker
+    file (:func:`_init_marker_name`) is written before it and removed last: a process killed after
+    base.trig and before config.json leaves a built base.trig next to the marker of a dead process,
+    which :func:`_empty_or_unfinished` then knows to be that init's own, so the next ``init`` can
+    replace it (a built base.trig without a marker is never replaced). A packaged-only base needs
+    no marker (it is replaceable anyway). Markers of killed inits are removed once config.json is
+    written; on an error the files written here (base.trig, the marker) are removed again.
 
     Raises:
         WorkspaceError: a folder or file cannot be written.
@@ -689,10 +692,8 @@ def _fill_in_place(path: Path, base: Iterator[bytes], config: bytes) -> None:
     marker = path / _init_marker_name(os.getpid())
     wrote_base = False
     try:
-        atomic_write(marker, b"")
-        for pid in _init_markers(path):  # markers of killed inits: the base.trig is this one's now
-            if pid != os.getpid():
-                (path / _init_marker_name(pid)).unlink(missing_ok=True)
+        if built:
+            atomic_write(marker, b"")
         make_dirs(path / PATCH_DIR, *(path / d for d in RESERVED_DIRS))
         atomic_write(path / BASE_FILE, base)
         wrote_base = True
@@ -702,7 +703,8 @@ def _fill_in_place(path: Path, base: Iterator[bytes], config: bytes) -> None:
             (path / BASE_FILE).unlink(missing_ok=True)
         marker.unlink(missing_ok=True)
         raise
-    marker.unlink(missing_ok=True)  # killed before this: a complete workspace with a temp file in it
+    for pid in _init_markers(path):  # killed before this: a complete workspace with temp files in it
+        (path / _init_marker_name(pid)).unlink(missing_ok=True)
     fsync_dir(path)
 
 
