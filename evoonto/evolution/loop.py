@@ -19,7 +19,9 @@ Paper §"Evolution loop" (Algorithm: rounds over L_t). One round:
    invalid candidate is logged ``invalid`` and never scored;
 5. the gate scores it on V against the cached parent score; accepted → ``Workspace.commit`` (a new
    version), rejected → ``Workspace.record_rejected``; both carry signature, intervention,
-   fingerprint, level, scores, the per-question ups/downs and decision. With the workspace setting
+   fingerprint, level, scores, the per-question ups/downs and decision (a rejected candidate that
+   patched several workspaces was judged as a whole: it is remembered by its bundle fingerprint,
+   never by a workspace's part, so bisection still judges each part alone). With the workspace setting
    ``approval: manual`` an accepted candidate is recorded ``proposed`` instead (no new version;
    ``evoonto review`` / ``approve`` / ``reject`` decide, see :mod:`evoonto.evolution.approval`).
 
