@@ -80,8 +80,9 @@ def _evolve(experiment, plans, graphs, *, gate_enabled, args, policy, workdir, s
     def on_round(r) -> None:
         print(f"    round {r.round:2d} {r.decision:8s} [{r.level}] {r.edits:2d} edits; {round_statistics(r)}",
               flush=True)
-        if args.verbose:
-            print(f"        {r.intervention[:150]}\n        {r.reason[:220]}", flush=True)
+        if args.verbose:  # every edit of the candidate (the intervention line names only the first few)
+            edits = "".join(f"\n          {change}" for change in r.changes) if len(r.changes) > 1 else ""
+            print(f"        {r.intervention}{edits}\n        {r.reason}", flush=True)
 
     result = experiment.evolve_group(members, backbone=backbone, evolver=evolver, config=config, caches=caches,
                                      on_round=on_round)

@@ -231,3 +231,52 @@ def test_screen_lets_recorded_trajectories_through_and_remembers_unappliable_can
     broken = Member("toy", FakeWorkspace(NoPatch(toy_ontology())), questions, VALID)
     assert not screen(broken, harmful, ctx, backbone)
     assert stable_fingerprint(harmful, ctx) in broken.seen
+
+
+@dataclass
+class PerMemberEvolver:
+    """Proposes, to each member, the candidates scripted for it (members are told apart by the
+    prefix of their trajectory task ids)."""
+
+    by_member: dict
+    name: str = "per-member"
+
+    def propose(self, trajectories, view, ctx):
+        prefix = trajectories[0].task_id.split("-")[0] if trajectories else ""
+        return [[c] for c in self.by_member.get(prefix, [])]
+
+
+def test_part_of_a_rejected_bundle_is_not_marked_tried_and_is_still_judged_alone():
+    """Issue 14: member "a" gave one helpful candidate and member "b" one harmful candidate to a
+    batch that the gate rejected. Each member's part was put in ``seen`` as if the gate had judged
+    it alone, so the bisection halves (one part each) were filtered out and the helpful synonym was
+    thrown away with the harmful deprecation."""
+    from evoonto.evolution.loop import Member, evolve_group
+
+    good = Candidate("manual:good", "good", "content", (AddSynonym(AGE, "youngest"),))
+    bad = Candidate("manual:bad", "bad", "content", (DeprecateTerm(AGE),))
+    gold = {"a-t1": AGE, "a-v1": AGE, "b-t1": AGE, "b-v1": AGE, "b-v2": AGE, "b-v3": AGE}
+    ws_a, ws_b = FakeWorkspace(toy_ontology()), FakeWorkspace(toy_ontology())
+    members = [
+        Member("a", ws_a, [ToyQuestion("a-t1", "Who is the youngest singer?")],
+               [ToyQuestion("a-v1", "Show the youngest singer.")]),
+        Member("b", ws_b, [ToyQuestion("b-t1", "What is the singer age?")],
+               [ToyQuestion("b-v1", "What is the singer age?"), ToyQuestion("b-v2", "Singer age, please."),
+                ToyQuestion("b-v3", "Ages of every singer.")]),
+    ]
+    backbone = ToyBackbone(gold, k=1)
+    result = evolve_group(members, backbone=backbone, evolver=PerMemberEvolver({"a": [good], "b": [bad]}),
+                          config=LoopConfig(gate=GateConfig(tau=0.01, alpha=0.25), rounds=5, patience=5,
+                                            batch_size=2, screen=False))
+    rounds = [(r.edits, r.decision, r.wins, r.losses) for r in result.rounds]
+    assert rounds[0] == (2, "rejected", 1, 3)  # the bundle: a's question fixed, b's three broken
+    assert result.rounds[0].changes == (f"a: {good.edits[0].describe()}", f"b: {bad.edits[0].describe()}")
+    # the bisection judges each part alone: the synonym is accepted, the deprecation rejected
+    assert rounds[1:3] == [(1, "accepted", 1, 0), (1, "rejected", 0, 3)]
+    assert ws_a.version == 1 and ws_b.version == 0
+    (patch, meta), = ws_a.accepted
+    assert meta["signature"] == "manual:good" and "bundle" not in meta
+    bundled = [m for _, m in ws_a.rejected + ws_b.rejected if m["round"] == 1]
+    assert len(bundled) == 2 and len({m["bundle"] for m in bundled}) == 1
+    assert [m.get("bundle") for _, m in ws_b.rejected if m["round"] == 3] == [None]  # judged alone
+    assert result.stop_reason == "no-candidates"  # nothing judged is proposed again

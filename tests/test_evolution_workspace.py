@@ -154,3 +154,23 @@ def test_sigkill_of_a_running_loop_leaves_a_valid_accepted_version(tmp_path, del
     accepted = [e for e in ws.log() if e.decision == "accepted"]
     assert ws.version == len(accepted)
     assert validate(ws.ontology).conforms
+
+
+def test_part_of_a_rejected_bundle_is_not_marked_tried_in_the_history(tmp_path):
+    """Issue 14, across runs: a patch rejected only as one workspace's part of a bundle (gate
+    metadata ``bundle``) is remembered by the bundle's fingerprint, not its own, so the next run may
+    still judge it alone; a patch rejected on its own stays known."""
+    from evoonto.evolution.edits import EditContext
+    from evoonto.evolution.loop import stable_fingerprint, to_patch
+    from evoonto.evolution.view import OntologyView
+
+    ws = _workspace(tmp_path / "ws")
+    ctx = EditContext(OntologyView(ws.ontology), IRIS)
+    part, alone = GOOD[0], GOOD[1]
+    part_fp, alone_fp = stable_fingerprint(part, ctx), stable_fingerprint(alone, ctx)
+    part_patch, alone_patch = to_patch(part, ctx), to_patch(alone, ctx)
+    ws.record_rejected(part_patch, metadata={"fingerprint": part_fp, "bundle": "b0b0b0b0b0b0b0b0"})
+    ws.record_rejected(alone_patch, metadata={"fingerprint": alone_fp})
+    fps = known_fingerprints(Workspace.open(tmp_path / "ws").ontology)
+    assert "b0b0b0b0b0b0b0b0" in fps and {alone_fp, alone_patch.fingerprint} <= fps
+    assert part_fp not in fps and part_patch.fingerprint not in fps

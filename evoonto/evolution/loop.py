@@ -19,7 +19,9 @@ Paper §"Evolution loop" (Algorithm: rounds over L_t). One round:
    invalid candidate is logged ``invalid`` and never scored;
 5. the gate scores it on V against the cached parent score; accepted → ``Workspace.commit`` (a new
    version), rejected → ``Workspace.record_rejected``; both carry signature, intervention,
-   fingerprint, level, scores, the per-question ups/downs and decision. With the workspace setting
+   fingerprint, level, scores, the per-question ups/downs and decision (a rejected candidate that
+   patched several workspaces was judged as a whole: it is remembered by its bundle fingerprint,
+   never by a workspace's part, so bisection still judges each part alone). With the workspace setting
    ``approval: manual`` an accepted candidate is recorded ``proposed`` instead (no new version;
    ``evoonto review`` / ``approve`` / ``reject`` decide, see :mod:`evoonto.evolution.approval`).
 
@@ -107,7 +109,8 @@ class RoundRecord:
     workspace version, and the reason line; ``wins``/``losses`` count questions of V that improved /
     got worse and ``statistics`` holds the gate's numbers (:meth:`GateDecision.metadata`: |V| as
     ``size``, ``p_value``, and for the Bayesian gate ``posterior`` and ``regression_p``), empty when
-    the round was invalid."""
+    the round was invalid. ``changes`` lists every edit of the candidate as ``"member: edit"`` (the
+    ``intervention`` line summarises a batch by its first edits)."""
 
     round: int
     signature: str
@@ -123,6 +126,7 @@ class RoundRecord:
     wins: int = 0
     losses: int = 0
     statistics: dict = field(default_factory=dict)
+    changes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -171,8 +175,14 @@ def approval_mode(workspace) -> str:
 def known_fingerprints(ontology) -> set[str]:
     """Fingerprints of every patch already in the history graph (accepted, rejected or invalid):
     the Patch fingerprints (``evo:fingerprint``) and the loop's content fingerprints kept in the gate
-    metadata (``evo:metadata`` JSON, key ``fingerprint``)."""
+    metadata (``evo:metadata`` JSON, key ``fingerprint``).
+
+    A patch rejected only as one part of a bundle (gate metadata key ``bundle``, see
+    :func:`bundle_fingerprint`) was never judged on its own: the bundle's fingerprint is returned
+    instead of the part's, so the part may still be tried alone."""
     import json
+
+    from rdflib.namespace import PROV
 
     from evoonto.namespaces import EVO
 
@@ -180,15 +190,36 @@ def known_fingerprints(ontology) -> set[str]:
         history = ontology.graph("history")
     except Exception:  # pragma: no cover - an ontology without history
         return set()
-    out = {str(o) for o in history.objects(None, EVO.fingerprint)}
-    for o in history.objects(None, EVO.metadata):
+    out: set[str] = set()
+    parts = set()  # patches of rejected bundles
+    for gate, o in history.subject_objects(EVO.metadata):
         try:
-            fp = json.loads(str(o)).get("fingerprint")
-        except (ValueError, AttributeError):
+            meta = json.loads(str(o))
+        except ValueError:
             continue
+        if not isinstance(meta, dict):
+            continue
+        bundle = meta.get("bundle")
+        if isinstance(bundle, str) and bundle:
+            out.add(bundle)
+            parts.update(history.objects(gate, PROV.used))
+            continue
+        fp = meta.get("fingerprint")
         if isinstance(fp, str):
             out.add(fp)
+    out.update(str(o) for s, o in history.subject_objects(EVO.fingerprint) if s not in parts)
     return out
+
+
+def bundle_fingerprint(parts: list[tuple[str, str]]) -> str:
+    """Identity of a candidate that patches several members at once: SHA-256 over the sorted
+    ``(member key, part fingerprint)`` pairs, 16 hex characters. A rejected bundle is remembered by
+    it (in each member's ``seen`` and the parts' gate metadata, key ``bundle``) instead of by its
+    parts, which the gate never judged on their own."""
+    h = hashlib.sha256(b"bundle")
+    for key, fingerprint in sorted(parts):
+        h.update(f"{key}\t{fingerprint}\n".encode())
+    return h.hexdigest()[:16]
 
 
 def base_iri_of(workspace, view: OntologyView) -> str:
@@ -554,16 +585,17 @@ def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, co
             m.seen.add(part.candidate.fingerprint())
             invalid_reasons.append(f"{m.key}: {exc}")
             continue
-        m.seen.update((part.fingerprint, part.patch.fingerprint))
         part.ontology, reason = validate_candidate(m.workspace.ontology, part.patch)
         if reason is not None:
+            m.seen.update((part.fingerprint, part.patch.fingerprint))
             _record(part, "invalid", {"reason": reason}, round_no, result)
             invalid_reasons.append(f"{m.key}: {reason}")
             continue
         valid.append(part)
+    changes = tuple(f"{m.key}: {e.describe()}" for m, c in chosen for e in c.edits)
     if not valid:
         return RoundRecord(round_no, signature, intervention, level, "", "invalid", None, None,
-                           _total_version(parts), "; ".join(invalid_reasons)[:500], edits)
+                           _total_version(parts), "; ".join(invalid_reasons)[:500], edits, changes=changes)
     parent_all, candidate_all = {}, {}
     for part in valid:
         outcomes = _parent_outcomes(part.member, backbone)
@@ -576,6 +608,12 @@ def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, co
     manual = [part for part in valid if approval_mode(part.member.workspace) == "manual"]
     if decision.accepted and manual:
         outcome = "proposed"
+    # a rejected candidate of several members was judged as a whole: remember the bundle, not its
+    # parts, so that bisection and later rounds can still judge each part on its own
+    bundle = "" if decision.accepted or len(valid) < 2 else \
+        bundle_fingerprint([(part.member.key, part.fingerprint) for part in valid])
+    for part in valid:
+        part.member.seen.update((bundle,) if bundle else (part.fingerprint, part.compiled_patch().fingerprint))
     for part in valid:
         prefix = f"{part.member.key}::"
         mine = [k for k in parent_all if k.startswith(prefix)]
@@ -584,6 +622,8 @@ def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, co
         meta = dict(gate_meta, member_parent_score=_mean([parent_all[k] for k in mine]),
                     member_candidate_score=_mean([candidate_all[k] for k in mine]),
                     ups=ups[:MAX_LISTED], downs=downs[:MAX_LISTED])
+        if bundle:
+            meta["bundle"] = bundle
         if decision.accepted and any(part is m for m in manual):
             _record(part, "proposed", meta, round_no, result)
         elif decision.accepted:
@@ -598,7 +638,7 @@ def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, co
     return RoundRecord(round_no, signature, intervention, level, valid[0].fingerprint, outcome,
                        decision.parent_score, decision.candidate_score, _total_version(parts),
                        reason[:500], edits, decision.wins, decision.losses,
-                       {k: v for k, v in gate_meta.items() if k != "reason"})
+                       {k: v for k, v in gate_meta.items() if k != "reason"}, changes)
 
 
 def _mean(values: list) -> float:
@@ -680,11 +720,19 @@ def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None =
             break
         if len(chosen) >= batch_size:
             break
-    if len(chosen) > 1:  # the same bundle was judged before: try its best member alone
+    if len(chosen) > 1:  # the same candidate was judged before: try its best alternative alone
         by_member: dict[str, list] = {}
         for member, cand in chosen:
             by_member.setdefault(member.key, []).append((member, cand))
         if all(not _untried(merge([c for _, c in pairs]), contexts[key], pairs[0][0].seen)
                for key, pairs in by_member.items()):
             return chosen[:1]
+        if len(by_member) > 1:
+            try:
+                bundle = bundle_fingerprint([(key, stable_fingerprint(merge([c for _, c in pairs]), contexts[key]))
+                                             for key, pairs in by_member.items()])
+            except (EditError, CandidateError):
+                bundle = ""
+            if bundle and any(bundle in pairs[0][0].seen for pairs in by_member.values()):
+                return chosen[:1]
     return chosen
