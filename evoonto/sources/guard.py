@@ -272,7 +272,7 @@ class SqlTemplate:
         Raises:
             ReadOnlyViolation: a replacement field is not a bare ``{name}`` (see :func:`_slot_fields`).
         """
-        return frozenset(_slot_fields(self.text))
+        return _slot_names(self.text)
 
     def render(self, dialect: str | None, **names: str) -> CheckedSql:
         """The query with each slot filled by its name, quoted for ``dialect``.
@@ -315,6 +315,13 @@ def _check_template(text: str, dialect: str | None) -> None:
     occurrences = len(fields)
     if seen != occurrences:
         raise _refuse(f"template has {occurrences} slots but {seen} of them are identifiers")
+
+
+@functools.lru_cache(maxsize=1024)
+def _slot_names(text: str) -> frozenset[str]:
+    """The slot names of a template's text (:func:`_slot_fields`), parsed once per text (a wide build
+    renders one template per column)."""
+    return frozenset(_slot_fields(text))
 
 
 def _slot_fields(text: str) -> list[str]:
