@@ -242,19 +242,25 @@ def inclusion_sql(source: BaseSource, left: TableInfo, left_column: ColumnInfo, 
     Columns of different type families are compared as text, except on SQLite (its type
     affinity already compares ``'1'`` and ``1`` as equal).
     """
-    q = source.quote
-    lx, ry = q(left_column.name), q(right_column.name)
-    cast = source.dialect != "sqlite" and not _compatible(left_column, right_column)
-    lv = f"CAST({lx} AS VARCHAR)" if cast else lx
-    rv = f"CAST({ry} AS VARCHAR)" if cast else ry
-    return (
-        f"WITH l AS (SELECT DISTINCT {lv} AS v FROM {q(left.name)} WHERE {lx} IS NOT NULL "
-        f"LIMIT {int(left_values)}), "
-        f"r AS (SELECT DISTINCT {rv} AS v FROM {q(right.name)} WHERE {ry} IS NOT NULL) "
+    dialect = getattr(source, "dialect", None)
+    cast = dialect != "sqlite" and not _compatible(left_column, right_column)
+    return _inclusion_template(cast, int(left_values)).render(
+        dialect, lx=left_column.name, ry=right_column.name, left=left.name, right=right.name)
+
+
+@functools.lru_cache(maxsize=64)
+def _inclusion_template(cast: bool, left_values: int) -> SqlTemplate:
+    """The shape of :func:`inclusion_sql` (checked by the guard once per dialect, not once per probe)."""
+    lv = "CAST({lx} AS VARCHAR)" if cast else "{lx}"
+    rv = "CAST({ry} AS VARCHAR)" if cast else "{ry}"
+    return SqlTemplate(
+        f"WITH l AS (SELECT DISTINCT {lv} AS v FROM {{left}} WHERE {{lx}} IS NOT NULL "
+        f"LIMIT {left_values}), "
+        f"r AS (SELECT DISTINCT {rv} AS v FROM {{right}} WHERE {{ry}} IS NOT NULL) "
         "SELECT (SELECT COUNT(*) FROM l) AS left_values, "
         "(SELECT COUNT(*) FROM l WHERE v IN (SELECT v FROM r)) AS matched, "
         "(SELECT COUNT(*) FROM r) AS right_values, "
-        f"(SELECT COUNT({ry}) FROM {q(right.name)}) AS right_rows"
+        "(SELECT COUNT({ry}) FROM {right}) AS right_rows"
     )
 
 
