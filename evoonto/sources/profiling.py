@@ -293,7 +293,7 @@ def profile_column(
     texts = [(_stored_text(v), n) for v, n in values]  # NULLs were dropped from values
     top = texts[:top_k]
     kind = infer_type(raw_values)
-    pattern = value_pattern(raw_values)
+    pattern = _value_pattern(raw_values, kind, [t for t, _ in texts])  # = value_pattern(raw_values)
     numeric = pattern in NUMERIC_PATTERNS
     vocabulary: tuple[str, ...] = ()
     if (complete and texts and not numeric and pattern not in ("year", "blob")
@@ -420,10 +420,16 @@ def value_pattern(values: list[Any]) -> str | None:
     values = [v for v in values if v is not None]
     if not values:
         return None
-    kind = infer_type(values)
+    return _value_pattern(values, infer_type(values), [_text(v) or "" for v in values])
+
+
+def _value_pattern(values: list[Any], kind: str, texts: list[str]) -> str | None:
+    """:func:`value_pattern` of non-null ``values`` given their :func:`infer_type` ``kind`` and their
+    stored texts (``_stored_text`` of each), which the profiler has already computed."""
+    if not values:
+        return None
     if kind in ("date", "datetime", "time", "blob"):
         return kind
-    texts = [_text(v) or "" for v in values]
     lowered = {t.lower() for t in texts}
     if len(lowered) <= 2 and lowered <= _BOOLEAN_WORDS and (kind != "integer" or lowered <= {"0", "1"}):
         return "boolean"
