@@ -85,6 +85,8 @@ def normalize(text: str) -> str:
 
 
 def _normalize(text: str) -> str:
+    if text.isascii():  # NFKD and the combining-mark filter leave ASCII text as it is
+        return _SPACE.sub(" ", text.casefold()).strip()
     folded = unicodedata.normalize("NFKD", text)
     folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
     return _SPACE.sub(" ", folded.casefold()).strip()
