@@ -251,14 +251,16 @@ def _verify_derivations(cand: DerivationCandidate, prober: Prober,
     # computed columns usually follow their inputs: try the last columns as targets first, and
     # record one equation per set of three columns (not its rearrangements)
     ordered = list(reversed(cand.columns))
+    at: dict[str, int] = {}
+    for i, name in enumerate(cand.columns):
+        at.setdefault(name, i)  # the first position, as list.index gives it
     for target, left, right in itertools.permutations(ordered, 3):
+        if max(at[left], at[right]) > at[target]:
+            continue
         if frozenset((target, left, right)) in explained:
             continue
-        position = cand.columns.index
-        if max(position(left), position(right)) > position(target):
-            continue
         for op, fn in _OPS.items():
-            if op in "+*" and position(left) > position(right):
+            if op in "+*" and at[left] > at[right]:
                 continue
             if _holds(cols[target], cols[left], cols[right], fn):
                 # a template of the check's shape: the names fill its slots, quoted for the dialect
