@@ -361,11 +361,13 @@ def group_statistics(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> G
     if "total_rows" not in [str(c).lower() for c in columns]:
         groups = [(r[0], int(r[1])) for r in rows]
         values = [(v, n) for v, n in groups if v is not None]
-        # every value was seen: compare numbers stored as text as numbers ("9" < "10")
-        ordered = sorted((v for v, _ in values), key=_sort_key)
+        # every value was seen: compare numbers stored as text as numbers ("9" < "10"); the first
+        # smallest and the last largest value in group order, as a stable sort would put them first and last
+        seen = [v for v, _ in values]
+        low = min(seen, key=_sort_key) if seen else None
+        high = max(reversed(seen), key=_sort_key) if seen else None
         return GroupStatistics(sum(n for _, n in groups), sum(n for v, n in groups if v is None), len(values),
-                               _text(ordered[0]) if ordered else None, _text(ordered[-1]) if ordered else None,
-                               tuple(values))
+                               _text(low), _text(high), tuple(values))
     first = rows[0] if rows else None
     return GroupStatistics(
         int(first[2] or 0) if first else 0, int(first[3] or 0) if first else 0,
