@@ -92,7 +92,7 @@ def _normalize(text: str) -> str:
     return _SPACE.sub(" ", folded.casefold()).strip()
 
 
-_normalize_cached = functools.lru_cache(maxsize=1 << 18)(_normalize)
+_normalize_cached = functools.lru_cache(maxsize=1 << 16)(_normalize)
 
 
 def _segments(run: str) -> list[str]:
@@ -155,7 +155,7 @@ def _split_identifier(name: str) -> tuple[str, ...]:
     return tuple(words)
 
 
-_split_cached = functools.lru_cache(maxsize=1 << 17)(_split_identifier)
+_split_cached = functools.lru_cache(maxsize=1 << 16)(_split_identifier)
 
 
 @functools.lru_cache(maxsize=1)

@@ -74,3 +74,27 @@ def test_per_term_lookups_repeated_normalize_ascii_same_as_unicode_path():
 
     for text in ("  Free\tMeal  COUNT (K-12) ", "ABC_def", "", " ", "a\x0bb\x1cc", "Café  Owner", "ǅemal", "ﬁne"):
         assert normalize(text) == reference(text), text
+
+
+def test_per_term_lookups_repeated_probe_key_hashed_once(monkeypatch):
+    import dataclasses
+    import pickle
+    from datetime import datetime, timezone
+
+    from evoonto.sources.probe import ProbeRun
+
+    calls: list[tuple] = []
+    real = iris_module.stable_key
+
+    def counting(*parts, **kw):
+        calls.append(parts)
+        return real(*parts, **kw)
+
+    monkeypatch.setattr(iris_module, "stable_key", counting)
+    at = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    run = ProbeRun("src", "SELECT 1", None, at, at, "failed")
+    assert run.key == real("src", "SELECT 1") and run.key == run.key
+    assert len(calls) == 1  # hashed once per run, not once per IRI minted from it
+    assert pickle.loads(pickle.dumps(run)).key == run.key
+    other = dataclasses.replace(run, sql="SELECT 2")
+    assert other.key == real("src", "SELECT 2") and other != run
