@@ -34,6 +34,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol, TypeVar
@@ -152,7 +153,20 @@ class SourceSchema:
 
     def table(self, name: str) -> TableInfo | None:
         """The table called ``name`` (exact, then case-insensitive), or ``None``."""
-        return _named(self.tables, name)
+        exact, folded = self._table_index
+        found = exact.get(name)
+        return found if found is not None else folded.get(name.casefold())
+
+    @functools.cached_property
+    def _table_index(self) -> tuple[dict[str, TableInfo], dict[str, TableInfo]]:
+        """``(name -> table, case-folded name -> table)``, the first table of each key (as :func:`_named`
+        finds it), built once: the builder looks a table up once per Term."""
+        exact: dict[str, TableInfo] = {}
+        folded: dict[str, TableInfo] = {}
+        for table in self.tables:
+            exact.setdefault(table.name, table)
+            folded.setdefault(table.name.casefold(), table)
+        return exact, folded
 
     def column_iris(self) -> set[URIRef]:
         """The IRIs of every column of every table (used to check that Mappings point at real columns)."""

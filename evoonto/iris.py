@@ -15,6 +15,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -57,7 +58,12 @@ EMPTY_SEGMENT = "%00"
 
 
 def _seg(value: object) -> str:
-    text = str(value)
+    return _seg_text(str(value))
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _seg_text(text: str) -> str:
+    """One percent-encoded IRI segment, computed once per text (names and keys repeat across IRIs)."""
     if text == "":
         return EMPTY_SEGMENT
     return quote(text, safe="")

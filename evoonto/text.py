@@ -69,14 +69,30 @@ QUERY_WORDS: frozenset[str] = _CLASSES.get("query", frozenset())
 QUESTION_STOP_WORDS: frozenset[str] = STOP_WORDS | QUERY_WORDS
 
 
+#: Texts up to this many characters are normalised and split once each and remembered (labels, names,
+#: phrases repeat across the columns of a wide schema); longer texts (questions, documents) are not kept.
+_MEMO_CHARS = 200
+
+
 def normalize(text: str) -> str:
     """Lower-cased, accent-folded, whitespace-collapsed form used to compare labels and phrases.
 
-    ``"  Café  Owner"`` → ``"cafe owner"``.
+    ``"  Café  Owner"`` → ``"cafe owner"``. A pure function; short texts are memoised.
     """
+    if len(text) <= _MEMO_CHARS:
+        return _normalize_cached(text)
+    return _normalize(text)
+
+
+def _normalize(text: str) -> str:
+    if text.isascii():  # NFKD and the combining-mark filter leave ASCII text as it is
+        return _SPACE.sub(" ", text.casefold()).strip()
     folded = unicodedata.normalize("NFKD", text)
     folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
     return _SPACE.sub(" ", folded.casefold()).strip()
+
+
+_normalize_cached = functools.lru_cache(maxsize=1 << 16)(_normalize)
 
 
 def _segments(run: str) -> list[str]:
@@ -119,8 +135,14 @@ def split_identifier(name: str) -> list[str]:
     ``["customer", "ID"]``; ``"GNPOld"`` → ``["GNP", "Old"]``; ``"addr_line2"`` →
     ``["addr", "line", "2"]``; ``"Free Meal Count (K-12)"`` → ``["Free", "Meal", "Count", "K", "12"]``;
     codes stay whole: ``"district_A11"`` → ``["district", "A11"]``, ``"H1N1_cases"`` →
-    ``["H1N1", "cases"]``.
+    ``["H1N1", "cases"]``. A pure function; short texts are memoised (a new list is returned each call).
     """
+    if len(name) <= _MEMO_CHARS:
+        return list(_split_cached(name))
+    return list(_split_identifier(name))
+
+
+def _split_identifier(name: str) -> tuple[str, ...]:
     words: list[str] = []
     for run in _RUN.findall(name):
         merged: list[str] = []
@@ -130,7 +152,10 @@ def split_identifier(name: str) -> list[str]:
             else:
                 merged.append(seg)
         words.extend(merged)
-    return words
+    return tuple(words)
+
+
+_split_cached = functools.lru_cache(maxsize=1 << 16)(_split_identifier)
 
 
 @functools.lru_cache(maxsize=1)

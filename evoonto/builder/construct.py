@@ -136,6 +136,8 @@ class _Builder:
                   join_paths: dict[tuple[str, str | None], str]) -> None:
         per_location: dict[tuple[str, str | None], int] = defaultdict(int)
         prefs = distinct_pref_labels([vt.candidate for vt in terms])
+        scheme = self.iris.scheme()
+        grains: dict[str, str] = {}  # table name -> _grain(table): one per table, not one per Term
         for vt in terms:
             cand = vt.candidate
             table = self.schema.table(cand.table)
@@ -166,7 +168,7 @@ class _Builder:
                 mapping, term=term, source=self.schema.iri, table=table.iri,
                 column=None if column is None else column.iri, filter=filt,
                 aggregation=cand.aggregation or ("COUNT" if cand.value is not None else None),
-                grain=_grain(table),
+                grain=grains[table.name] if table.name in grains else grains.setdefault(table.name, _grain(table)),
                 join_path=join_paths.get((table.name, None if column is None else column.name)),
                 confidence=cand.confidence, evidence=[ev],
             ))
@@ -176,7 +178,7 @@ class _Builder:
                 labels = LabelSet.make(pref, [labels.pref, *labels.alt], labels.hidden)
             self.out.terms.append(Term(
                 term, label=labels.pref, kinds=[cand.kind], alt_labels=list(labels.alt),
-                hidden_labels=list(labels.hidden), definition=cand.definition, scheme=self.iris.scheme(),
+                hidden_labels=list(labels.hidden), definition=cand.definition, scheme=scheme,
                 mappings=[mapping], evidence=[ev],
             ))
 

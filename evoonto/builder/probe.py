@@ -76,9 +76,38 @@ class Prober:
             self._cache[(sql, limit)] = cached
         return cached
 
-    def count_where(self, table: str, predicate: str) -> ProbeRun:
-        """``SELECT COUNT(*) FROM table WHERE predicate`` (filter checks)."""
-        return self.run(f"SELECT COUNT(*) FROM {self.quote(table)} WHERE {predicate}", limit=1)
+    def count_where(self, table: str, predicate: str, /, **names: str) -> ProbeRun:
+        """``SELECT COUNT(*) FROM table WHERE predicate`` (filter checks).
+
+        Args:
+            table: the table name (unquoted).
+            predicate: SQL text. Without ``names`` it is any predicate (the query is parsed by the
+                guard when it runs); with ``names`` it is a :class:`~evoonto.sources.guard.SqlTemplate`
+                text whose ``{slot}`` fields are filled by those names (identifiers, quoted for the
+                dialect), so the query shape is checked once, not once per probe.
+            names: identifiers for the predicate's slots (not ``table``).
+
+        Raises:
+            ValueError: ``names`` does not give exactly the predicate's slots, or names ``table``.
+        """
+        if not names:
+            return self.run(f"SELECT COUNT(*) FROM {self.quote(table)} WHERE {predicate}", limit=1)
+        if "table" in names:
+            raise ValueError("the slot 'table' is the counted table; name the predicate's slots otherwise")
+        template = SqlTemplate("SELECT COUNT(*) FROM {table} WHERE " + predicate)
+        return self.run(template.render(self.dialect, table=table, **names), limit=1)
+
+    def count_not_null(self, table: str, column: str) -> ProbeRun:
+        """``SELECT COUNT(*) FROM table WHERE column IS NOT NULL``."""
+        return self.run(_NOT_NULL.render(self.dialect, table=table, col=column), limit=1)
+
+    def count_equal(self, table: str, column: str, value: Any) -> ProbeRun:
+        """``SELECT COUNT(*) FROM table WHERE column = value`` (a value Term's filter check), the value
+        written by :meth:`literal`. A text value fills a literal slot of a checked template; any other
+        value is written into a query the guard parses when it runs."""
+        if isinstance(value, str):
+            return self.run(_EQUAL.render(self.dialect, table=table, col=column, value=value), limit=1)
+        return self.count_where(table, f"{self.quote(column)} = {self.literal(value)}")
 
     def row_count(self, table: str) -> ProbeRun:
         """``SELECT COUNT(*) FROM table`` (the Evidence of an Entity Term)."""
@@ -100,5 +129,12 @@ class Prober:
 
     def table_sample(self, table: str, columns: Sequence[str], *, n: int = 1000) -> ProbeRun:
         """The first ``n`` rows of some columns (derivation checks)."""
-        cols = ", ".join(self.quote(c) for c in columns)
-        return self.run(f"SELECT {cols} FROM {self.quote(table)} LIMIT {n}", limit=n)
+        slots = ", ".join(f"{{c{i}}}" for i in range(len(columns)))
+        template = SqlTemplate(f"SELECT {slots} FROM {{table}} LIMIT {int(n)}")
+        names = {f"c{i}": c for i, c in enumerate(columns)}
+        return self.run(template.render(self.dialect, table=table, **names), limit=n)
+
+
+# The shapes of the verify step's probes: the guard checks each once per dialect, not once per probe.
+_NOT_NULL = SqlTemplate("SELECT COUNT(*) FROM {table} WHERE {col} IS NOT NULL")
+_EQUAL = SqlTemplate("SELECT COUNT(*) FROM {table} WHERE {col} = {value}", frozenset({"value"}))

@@ -185,7 +185,7 @@ def _verify_term(cand: TermCandidate, schema: SourceSchema, profiles, prober: Pr
                                           f"{profile.pattern} values ({observed}), not a {cand.kind}"))
                 return None
         return VerifiedTerm(cand, profile.run, profile)
-    probe = prober.count_where(table.name, f"{prober.quote(col.name)} = {prober.literal(cand.value)}")
+    probe = prober.count_equal(table.name, col.name, cand.value)
     if not probe.ok or _count(probe) == 0:
         why = probe.error or f"no row has {cand.table}.{cand.column} = {prober.literal(cand.value)}"
         rejected.append(Rejection("value", cand.slug, f"filter check failed: {why}"))
@@ -251,23 +251,23 @@ def _verify_derivations(cand: DerivationCandidate, prober: Prober,
     # computed columns usually follow their inputs: try the last columns as targets first, and
     # record one equation per set of three columns (not its rearrangements)
     ordered = list(reversed(cand.columns))
+    at: dict[str, int] = {}
+    for i, name in enumerate(cand.columns):
+        at.setdefault(name, i)  # the first position, as list.index gives it
     for target, left, right in itertools.permutations(ordered, 3):
+        if max(at[left], at[right]) > at[target]:
+            continue
         if frozenset((target, left, right)) in explained:
             continue
-        position = cand.columns.index
-        if max(position(left), position(right)) > position(target):
-            continue
         for op, fn in _OPS.items():
-            if op in "+*" and position(left) > position(right):
+            if op in "+*" and at[left] > at[right]:
                 continue
             if _holds(cols[target], cols[left], cols[right], fn):
-                q = prober.quote
-                expr = f"{q(left)} {op} {q(right)}"
-                if op == "/":
-                    expr = f"CAST({q(left)} AS REAL) / {q(right)}"
-                predicate = (f"{q(target)} IS NOT NULL AND {q(left)} IS NOT NULL AND {q(right)} IS NOT NULL "
-                             f"AND ABS({q(target)} - ({expr})) > {DERIVATION_TOLERANCE} * (1 + ABS({q(target)}))")
-                check = prober.count_where(cand.table, predicate)
+                # a template of the check's shape: the names fill its slots, quoted for the dialect
+                expr = "CAST({l} AS REAL) / {r}" if op == "/" else f"{{l}} {op} {{r}}"
+                predicate = ("{t} IS NOT NULL AND {l} IS NOT NULL AND {r} IS NOT NULL "
+                             f"AND ABS({{t}} - ({expr})) > {DERIVATION_TOLERANCE} * (1 + ABS({{t}}))")
+                check = prober.count_where(cand.table, predicate, t=target, l=left, r=right)
                 if check.ok and _count(check) == 0:
                     found.append(VerifiedDerivation(cand.table, target, left, op, right, check))
                     explained.add(frozenset((target, left, right)))
@@ -304,11 +304,10 @@ def _verify_constraint(cand: ConstraintCandidate, schema: SourceSchema, prober: 
         probe = prober.count_where(table.name, f"{prober.quote(cand.column)} IS NOT NULL AND NOT ({cand.condition})")
         ok = probe.ok and _count(probe) == 0
     elif cand.rule == "numeric-text":
-        probe = prober.count_where(table.name, f"{prober.quote(cand.column)} IS NOT NULL")
+        probe = prober.count_not_null(table.name, cand.column)
         ok = probe.ok and _count(probe) > 0
     else:  # lookup: the join must resolve
-        col = prober.quote(cand.column)
-        probe = prober.count_where(table.name, f"{col} IS NOT NULL")
+        probe = prober.count_not_null(table.name, cand.column)
         ok = probe.ok
     if ok:
         out.constraints.append(VerifiedConstraint(cand, probe))

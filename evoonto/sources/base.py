@@ -323,8 +323,11 @@ class BaseSource(abc.ABC):
             elapsed = (time.perf_counter() - start) * 1000.0
         columns, rows, truncated = out[0], out[1], out[2]
         note = out[3] if len(out) > 3 else ""
-        # a second pass bounds what any _execute returned (subclasses that fetch eagerly)
-        rows, cut, second = fetch_bounded(_batches(rows), limit, max_chars)
+        if isinstance(rows, _BoundedRows) and rows.within == (limit, max_chars):
+            # streamed by fetch_bounded with these bounds and not cut there: a second pass is a no-op
+            rows, cut, second = list(rows), False, ""
+        else:  # a second pass bounds what any _execute returned (subclasses that fetch eagerly)
+            rows, cut, second = fetch_bounded(_batches(rows), limit, max_chars)
         note = note or second or (f"answer cut at {limit:,} rows (the row limit)" if truncated else "")
         return QueryResult(tuple(columns), rows, bool(truncated or cut), elapsed, sql, note)
 
@@ -441,12 +444,43 @@ class _Deadline:
 
 
 def value_chars(value: Any) -> int:
-    """Size of one result value in characters: text and bytes by length, anything else 8."""
+    """Size of one result value in characters: text and bytes by length, NULL, booleans and numbers 8,
+    anything else the length of its text."""
     if isinstance(value, (str, bytes, bytearray, memoryview)):
         return len(value)
     if value is None or isinstance(value, (bool, int, float)):
         return 8
     return len(str(value))
+
+
+#: :func:`value_chars` of the exact types engines return most, without its isinstance chain.
+_SIZED_BY_LENGTH = frozenset({str, bytes})
+_SIZE_EIGHT = frozenset({int, float, bool, type(None)})
+
+
+def _row_chars(row: tuple) -> int:
+    """The sum of :func:`value_chars` over ``row``."""
+    size = 0
+    for value in row:
+        kind = type(value)
+        if kind in _SIZED_BY_LENGTH:
+            size += len(value)
+        elif kind in _SIZE_EIGHT:
+            size += 8
+        else:
+            size += value_chars(value)
+    return size
+
+
+class _BoundedRows(list):
+    """Rows that :func:`fetch_bounded` returned whole (nothing cut) under the bounds ``within`` =
+    ``(limit, max_chars)``: :meth:`BaseSource.run` does not bound them a second time."""
+
+    __slots__ = ("within",)
+
+    def __init__(self, rows: list[tuple], within: tuple[int, int]) -> None:
+        super().__init__(rows)
+        self.within = within
 
 
 def _clip(value: Any, chars: int) -> Any:
@@ -481,7 +515,7 @@ def fetch_bounded(batches: Any, limit: int, max_chars: int) -> tuple[list[tuple]
             row = tuple(raw)
             if len(rows) >= limit:
                 return rows, True, f"answer cut at {limit:,} rows (the row limit)"
-            size = sum(value_chars(v) for v in row)
+            size = _row_chars(row)
             if used + size > max_chars:
                 if rows:
                     return rows, True, (f"answer cut at {len(rows):,} rows: more than "
@@ -492,7 +526,7 @@ def fetch_bounded(batches: Any, limit: int, max_chars: int) -> tuple[list[tuple]
                                     f" more than {max_chars:,} characters")
             used += size
             rows.append(row)
-    return rows, False, ""
+    return _BoundedRows(rows, (limit, max_chars)), False, ""
 
 
 def cursor_batches(cursor: Any, size: int = FETCH_BATCH_ROWS) -> Any:

@@ -36,7 +36,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from evoonto.errors import ReadOnlyViolation
-from evoonto.sources.quoting import quote_identifier
+from evoonto.sources.quoting import quote_identifier, quote_literal
 
 __all__ = [
     "MAX_SQL_CHARS",
@@ -237,33 +237,47 @@ _SLOT_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Parents an identifier slot may have in the checked tree: a column, table or alias name, never a
 #: function name or anything else whose meaning could depend on the identifier's text.
 _SLOT_PARENTS = (exp.Column, exp.Table, exp.TableAlias, exp.Alias)
+#: Parents a string-literal slot may have in the checked tree: one side of a comparison or an ``IN``
+#: list, where the value's text is only compared, never interpreted (not a function argument such as a
+#: format string or a file name, not a ``LIKE`` pattern, not an alias).
+_LITERAL_PARENTS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In)
 
 
 @dataclass(frozen=True)
 class SqlTemplate:
     """A query shape evoonto generates, with ``{name}`` slots that are filled only with quoted
-    identifiers (table and column names).
+    identifiers (table and column names) or, for the slots named in :attr:`literals`, quoted string
+    values compared with a column.
 
     The guard checks a template once per dialect: :func:`check_read_only` on the text with each slot
-    filled by a stand-in quoted identifier, plus a check that every slot is a column, table or alias
-    name in the parsed tree (not a function name). :meth:`render` then fills the slots with names
-    quoted by sqlglot (:func:`~evoonto.sources.quoting.quote_identifier`), which escapes any quote
-    character inside a name, so every rendering parses to the same tree as the checked one and the
-    guard's verdict cannot change; it returns a :class:`CheckedSql` that the source runs without
-    re-parsing (the profiler issues one such query per column).
+    filled by a stand-in quoted identifier (a stand-in string literal for a literal slot), plus a check
+    that every identifier slot is a column, table or alias name in the parsed tree (not a function
+    name) and every literal slot a string literal compared with ``=``, ``<>``, ``<``, ``<=``, ``>``,
+    ``>=`` or listed in ``IN``. :meth:`render` then fills the slots with names and values quoted by
+    sqlglot (:func:`~evoonto.sources.quoting.quote_identifier`,
+    :func:`~evoonto.sources.quoting.quote_literal`), which escape any quote character inside them, so
+    every rendering parses to the same tree as the checked one and the guard's verdict cannot change;
+    it returns a :class:`CheckedSql` that the source runs without re-parsing (the profiler issues one
+    such query per column, verification one value filter per value Term).
 
     Attributes:
         text: the SQL text; ``{name}`` marks a slot; literal braces are written ``{{`` and ``}}``
             (``str.format`` syntax).
+        literals: the slots filled with string values (each rendered as one SQL string literal);
+            every other slot takes an identifier.
 
     Example::
 
         >>> t = SqlTemplate('SELECT {col} AS v, COUNT(*) AS n FROM {table} GROUP BY {col}')
         >>> t.render("sqlite", col="Free Meal Count (K-12)", table="frpm")
         'SELECT "Free Meal Count (K-12)" AS v, COUNT(*) AS n FROM "frpm" GROUP BY "Free Meal Count (K-12)"'
+        >>> SqlTemplate("SELECT COUNT(*) FROM {table} WHERE {col} = {value}", frozenset({"value"})).render(
+        ...     "sqlite", table="t", col="region", value="north")
+        'SELECT COUNT(*) FROM "t" WHERE "region" = \'north\''
     """
 
     text: str
+    literals: frozenset[str] = frozenset()
 
     @property
     def slots(self) -> frozenset[str]:
@@ -272,49 +286,80 @@ class SqlTemplate:
         Raises:
             ReadOnlyViolation: a replacement field is not a bare ``{name}`` (see :func:`_slot_fields`).
         """
-        return frozenset(_slot_fields(self.text))
+        return _slot_names(self.text)
 
     def render(self, dialect: str | None, **names: str) -> CheckedSql:
-        """The query with each slot filled by its name, quoted for ``dialect``.
+        """The query with each slot filled by its name (or, for a literal slot, its value), quoted for
+        ``dialect``.
 
         Args:
             dialect: the source's sqlglot dialect (``BaseSource.dialect``).
-            names: one identifier (unquoted) per slot.
+            names: one identifier (unquoted) per identifier slot, one string value (unquoted) per
+                literal slot.
 
         Returns:
             A :class:`CheckedSql` for ``dialect``.
 
         Raises:
-            ReadOnlyViolation: the template is not one read-only query, a slot is not an
-                identifier position, or a field is not a bare ``{name}`` (a generator bug).
-            SourceError: a name is empty or contains a NUL character.
-            ValueError: ``names`` does not give exactly the template's slots.
+            ReadOnlyViolation: the template is not one read-only query, a slot is not an identifier
+                (or, for a literal slot, a compared value) position, or a field is not a bare
+                ``{name}`` (a generator bug).
+            SourceError: a name is empty, or a name or value contains a NUL character.
+            TypeError: a literal slot's value is not a ``str``.
+            ValueError: ``names`` does not give exactly the template's slots, or :attr:`literals`
+                names a slot the text does not have.
         """
         if set(names) != self.slots:
             raise ValueError(f"template slots are {sorted(self.slots)}, got {sorted(names)}")
-        _check_template(self.text, dialect)
-        quoted = {slot: quote_identifier(name, dialect) for slot, name in names.items()}
+        _check_template(self.text, dialect, self.literals)
+        quoted = {}
+        for slot, name in names.items():
+            if slot in self.literals:
+                if not isinstance(name, str):
+                    raise TypeError(f"literal slot {slot!r} takes a str, got {type(name).__name__}")
+                quoted[slot] = quote_literal(name, dialect)
+            else:
+                quoted[slot] = quote_identifier(name, dialect)
         return CheckedSql(self.text.format(**quoted), dialect, _RENDER_KEY)
 
 
 @functools.lru_cache(maxsize=1024)
-def _check_template(text: str, dialect: str | None) -> None:
-    """Check a template's shape (see :class:`SqlTemplate`); the verdict is cached per text and dialect."""
+def _check_template(text: str, dialect: str | None, literals: frozenset[str] = frozenset()) -> None:
+    """Check a template's shape (see :class:`SqlTemplate`); the verdict is cached per text, dialect and
+    literal slots."""
     fields = _slot_fields(text)
     slots = frozenset(fields)
+    if not literals <= slots:
+        raise ValueError(f"literal slots {sorted(literals - slots)} are not slots of the template")
     stand_ins = {slot: _SLOT_NAME.format(slot) for slot in slots}
-    filled = text.format(**{slot: quote_identifier(name, dialect) for slot, name in stand_ins.items()})
+    filled = text.format(**{slot: quote_literal(name, dialect) if slot in literals else quote_identifier(name, dialect)
+                            for slot, name in stand_ins.items()})
     tree = check_read_only(filled, dialect=dialect)
-    wanted = set(stand_ins.values())
+    wanted = {stand_ins[slot] for slot in slots - literals}
+    wanted_values = {stand_ins[slot] for slot in literals}
     seen = 0
     for node in tree.find_all(exp.Identifier):
+        if node.this in wanted_values:
+            raise _refuse(f"template literal slot {node.this!r} is not a string value")
         if node.this in wanted:
             if not (node.quoted and isinstance(node.parent, _SLOT_PARENTS)):
                 raise _refuse(f"template slot {node.this!r} is not a column, table or alias name")
             seen += 1
+    for literal in tree.find_all(exp.Literal):
+        if literal.is_string and literal.this in wanted_values:
+            if not isinstance(literal.parent, _LITERAL_PARENTS):
+                raise _refuse(f"template literal slot {literal.this!r} is not a value compared with a column")
+            seen += 1
     occurrences = len(fields)
     if seen != occurrences:
-        raise _refuse(f"template has {occurrences} slots but {seen} of them are identifiers")
+        raise _refuse(f"template has {occurrences} slots but {seen} of them are identifiers or compared values")
+
+
+@functools.lru_cache(maxsize=1024)
+def _slot_names(text: str) -> frozenset[str]:
+    """The slot names of a template's text (:func:`_slot_fields`), parsed once per text (a wide build
+    renders one template per column)."""
+    return frozenset(_slot_fields(text))
 
 
 def _slot_fields(text: str) -> list[str]:

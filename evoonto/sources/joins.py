@@ -67,6 +67,9 @@ DEFAULT_MAX_PROBES = 300
 #: Value-based discovery: distinct values sampled per left column, most values of a right column.
 VALUE_SAMPLE = 200
 VALUE_RIGHT_MAX = 100_000
+#: Value-based discovery counts the distinct values of all text columns of a table in one query when
+#: the table has at most this many cells (rows × text columns); larger tables, one query per column.
+BATCHED_COUNT_CELLS = 1_000_000
 # The probes' query shapes: the guard checks each once, not once per column (issue 19).
 _COUNT_DISTINCT = SqlTemplate("SELECT COUNT(DISTINCT {col}), COUNT({col}) FROM {table}")
 _DISTINCT = SqlTemplate("SELECT DISTINCT {col} FROM {table} WHERE {col} IS NOT NULL")
@@ -242,19 +245,25 @@ def inclusion_sql(source: BaseSource, left: TableInfo, left_column: ColumnInfo, 
     Columns of different type families are compared as text, except on SQLite (its type
     affinity already compares ``'1'`` and ``1`` as equal).
     """
-    q = source.quote
-    lx, ry = q(left_column.name), q(right_column.name)
-    cast = source.dialect != "sqlite" and not _compatible(left_column, right_column)
-    lv = f"CAST({lx} AS VARCHAR)" if cast else lx
-    rv = f"CAST({ry} AS VARCHAR)" if cast else ry
-    return (
-        f"WITH l AS (SELECT DISTINCT {lv} AS v FROM {q(left.name)} WHERE {lx} IS NOT NULL "
-        f"LIMIT {int(left_values)}), "
-        f"r AS (SELECT DISTINCT {rv} AS v FROM {q(right.name)} WHERE {ry} IS NOT NULL) "
+    dialect = getattr(source, "dialect", None)
+    cast = dialect != "sqlite" and not _compatible(left_column, right_column)
+    return _inclusion_template(cast, int(left_values)).render(
+        dialect, lx=left_column.name, ry=right_column.name, left=left.name, right=right.name)
+
+
+@functools.lru_cache(maxsize=64)
+def _inclusion_template(cast: bool, left_values: int) -> SqlTemplate:
+    """The shape of :func:`inclusion_sql` (checked by the guard once per dialect, not once per probe)."""
+    lv = "CAST({lx} AS VARCHAR)" if cast else "{lx}"
+    rv = "CAST({ry} AS VARCHAR)" if cast else "{ry}"
+    return SqlTemplate(
+        f"WITH l AS (SELECT DISTINCT {lv} AS v FROM {{left}} WHERE {{lx}} IS NOT NULL "
+        f"LIMIT {left_values}), "
+        f"r AS (SELECT DISTINCT {rv} AS v FROM {{right}} WHERE {{ry}} IS NOT NULL) "
         "SELECT (SELECT COUNT(*) FROM l) AS left_values, "
         "(SELECT COUNT(*) FROM l WHERE v IN (SELECT v FROM r)) AS matched, "
         "(SELECT COUNT(*) FROM r) AS right_values, "
-        f"(SELECT COUNT({ry}) FROM {q(right.name)}) AS right_rows"
+        "(SELECT COUNT({ry}) FROM {right}) AS right_rows"
     )
 
 
@@ -526,11 +535,16 @@ def _value_candidates(source: BaseSource, min_inclusion: float, timeout_ms: int)
     samples: dict[tuple[str, str], set] = {}
     dialect = getattr(source, "dialect", None)
     for table in tables:
-        for column in _text_columns(table):
+        columns = _text_columns(table)
+        counts = _distinct_counts(source, table, columns, timeout_ms)
+        for column in columns:
             names = {"col": column.name, "table": table.name}
             try:
-                run = run_probe(source, _COUNT_DISTINCT.render(dialect, **names), limit=1, timeout_ms=timeout_ms)
-                distinct, non_null = (int(v or 0) for v in run.rows[0])
+                if column.name in counts:
+                    distinct, non_null = counts[column.name]
+                else:  # the table's batched count failed: this column's own count
+                    run = run_probe(source, _COUNT_DISTINCT.render(dialect, **names), limit=1, timeout_ms=timeout_ms)
+                    distinct, non_null = (int(v or 0) for v in run.rows[0])
                 if distinct == non_null >= 2 and distinct <= VALUE_RIGHT_MAX:
                     unique = run_probe(source, _DISTINCT.render(dialect, **names),
                                        limit=VALUE_RIGHT_MAX, timeout_ms=timeout_ms).rows
@@ -560,6 +574,31 @@ def _value_candidates(source: BaseSource, min_inclusion: float, timeout_ms: int)
             found.append(JoinCandidate(left_table, (left_column,), best[1], (best[2],), declared=False, origin="source",
                                        name_score=best[0][3]))
     return found
+
+
+def _distinct_counts(source: BaseSource, table: TableInfo, columns: list[ColumnInfo],
+                     timeout_ms: int) -> dict[str, tuple[int, int]]:
+    """``column name -> (COUNT(DISTINCT c), COUNT(c))`` for ``columns`` of ``table``, read by one query
+    (one :data:`_COUNT_DISTINCT` per column gives the same numbers, at one query per column). These
+    counts only select candidates and are not recorded as Evidence.
+
+    Only small tables are counted together (at most :data:`BATCHED_COUNT_CELLS` rows × columns, row
+    count known): there one query per column costs more in per-query work than in scanning, while on
+    a large table one query per column keeps each within its time limit. Empty when the table is
+    larger, has fewer than two such columns, or the query fails; the caller then counts column by
+    column."""
+    rows = table.row_count
+    if len(columns) < 2 or rows is None or rows * len(columns) > BATCHED_COUNT_CELLS:
+        return {}
+    pairs = ", ".join(f"COUNT(DISTINCT {{c{i}}}), COUNT({{c{i}}})" for i in range(len(columns)))
+    template = SqlTemplate(f"SELECT {pairs} FROM {{table}}")
+    names = {f"c{i}": c.name for i, c in enumerate(columns)}
+    try:
+        row = run_probe(source, template.render(getattr(source, "dialect", None), table=table.name, **names),
+                        limit=1, timeout_ms=timeout_ms).rows[0]
+    except (SourceError, IndexError):
+        return {}
+    return {c.name: (int(row[2 * i] or 0), int(row[2 * i + 1] or 0)) for i, c in enumerate(columns)}
 
 
 def _measure(source, iris, candidate: JoinCandidate, left_values: int, timeout_ms: int) -> JoinCandidate | None:

@@ -20,6 +20,7 @@ Example::
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,9 +53,10 @@ class ProbeRun:
         """True when the query ran."""
         return self.error is None and self.result is not None
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """``stable_key(source_id, sql)``: the key of the ``evidence/`` and ``probe/`` IRIs."""
+        """``stable_key(source_id, sql)``: the key of the ``evidence/`` and ``probe/`` IRIs (hashed once
+        per run: the profiler and construct both mint IRIs from it)."""
         from evoonto.iris import stable_key
 
         return stable_key(self.source_id, self.sql)

@@ -293,7 +293,7 @@ def profile_column(
     texts = [(_stored_text(v), n) for v, n in values]  # NULLs were dropped from values
     top = texts[:top_k]
     kind = infer_type(raw_values)
-    pattern = value_pattern(raw_values)
+    pattern = _value_pattern(raw_values, kind, [t for t, _ in texts])  # = value_pattern(raw_values)
     numeric = pattern in NUMERIC_PATTERNS
     vocabulary: tuple[str, ...] = ()
     if (complete and texts and not numeric and pattern not in ("year", "blob")
@@ -361,11 +361,13 @@ def group_statistics(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> G
     if "total_rows" not in [str(c).lower() for c in columns]:
         groups = [(r[0], int(r[1])) for r in rows]
         values = [(v, n) for v, n in groups if v is not None]
-        # every value was seen: compare numbers stored as text as numbers ("9" < "10")
-        ordered = sorted((v for v, _ in values), key=_sort_key)
+        # every value was seen: compare numbers stored as text as numbers ("9" < "10"); the first
+        # smallest and the last largest value in group order, as a stable sort would put them first and last
+        seen = [v for v, _ in values]
+        low = min(seen, key=_sort_key) if seen else None
+        high = max(reversed(seen), key=_sort_key) if seen else None
         return GroupStatistics(sum(n for _, n in groups), sum(n for v, n in groups if v is None), len(values),
-                               _text(ordered[0]) if ordered else None, _text(ordered[-1]) if ordered else None,
-                               tuple(values))
+                               _text(low), _text(high), tuple(values))
     first = rows[0] if rows else None
     return GroupStatistics(
         int(first[2] or 0) if first else 0, int(first[3] or 0) if first else 0,
@@ -420,10 +422,16 @@ def value_pattern(values: list[Any]) -> str | None:
     values = [v for v in values if v is not None]
     if not values:
         return None
-    kind = infer_type(values)
+    return _value_pattern(values, infer_type(values), [_text(v) or "" for v in values])
+
+
+def _value_pattern(values: list[Any], kind: str, texts: list[str]) -> str | None:
+    """:func:`value_pattern` of non-null ``values`` given their :func:`infer_type` ``kind`` and their
+    stored texts (``_stored_text`` of each), which the profiler has already computed."""
+    if not values:
+        return None
     if kind in ("date", "datetime", "time", "blob"):
         return kind
-    texts = [_text(v) or "" for v in values]
     lowered = {t.lower() for t in texts}
     if len(lowered) <= 2 and lowered <= _BOOLEAN_WORDS and (kind != "integer" or lowered <= {"0", "1"}):
         return "boolean"

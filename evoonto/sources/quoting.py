@@ -16,6 +16,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -44,6 +45,13 @@ def quote_identifier(name: str, dialect: str | None = None) -> str:
     """
     if not isinstance(name, str) or not name or "\x00" in name:
         raise SourceError(f"invalid identifier {name!r}")
+    return _quoted_identifier(name, dialect)
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _quoted_identifier(name: str, dialect: str | None) -> str:
+    """sqlglot's quoting of a valid ``name`` for ``dialect``, computed once per (name, dialect): quoting
+    is a pure function, and a wide build quotes the same few thousand names tens of thousands of times."""
     return exp.to_identifier(name, quoted=True).sql(dialect=dialect)
 
 
@@ -57,6 +65,12 @@ def quote_literal(text: str, dialect: str | None = None) -> str:
     text = str(text)
     if "\x00" in text:
         raise SourceError("string literal contains a NUL character")
+    return _quoted_literal(text, dialect)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _quoted_literal(text: str, dialect: str | None) -> str:
+    """sqlglot's string literal of ``text`` for ``dialect``, computed once per (text, dialect) (pure)."""
     return exp.Literal.string(text).sql(dialect=dialect)
 
 
