@@ -16,6 +16,9 @@ their first write (commit, rejected patch, new base) writes the new names and se
 both namings map to the same in-memory graphs.
     trajectories/  runs/        reserved for the tool layer / evaluation (JSON Lines, results)
     .lock                       writer lock (fcntl; released by the kernel if a writer dies)
+    .<pid>.init.tmp             while an init fills the folder: its marker; while a build swaps a new
+                                workspace in: its journal (JSON, :func:`replace_files`), finished by
+                                the next open if the build was killed
 
 The active version is the base with the accepted patches applied in file order. A commit
 validates the touched nodes (SHACL), writes the patch file atomically (temp + fsync + rename) and

@@ -433,9 +433,9 @@ def _validate(result: BuildResult) -> ValidationReport:
     return report
 
 
-#: Files and folders a workspace (or a half-made one, from a build killed early) consists of;
-#: ``lexicon.tsv`` is the user's own label file (read by the build, kept in place).
-_WORKSPACE_ENTRIES = ("config.json", "base.trig", "patches", "trajectories", "runs", ".lock")
+#: Entries of a workspace folder a build never moves: ``lexicon.tsv`` is the user's own label file
+#: (read by the build), ``backups/`` holds the workspaces replaced before. (The workspace's own files
+#: are :data:`evoonto.workspace.PLACED_FILES` and the lock.)
 _KEPT_ENTRIES = ("lexicon.tsv", "backups")
 #: The folder inside a workspace that ``force`` moves a replaced workspace into.
 BACKUP_DIR = "backups"
@@ -446,10 +446,13 @@ def _entries(path: Path) -> list[Path]:
 
 
 def _is_leftover(entry: Path) -> bool:
-    """A temp file of a crashed writer, or an empty folder of a workspace."""
+    """A temp file or folder of a crashed writer (also a killed build's staging folder), a lock, a
+    base.trig without its config, or an empty folder of a workspace."""
+    from evoonto.workspace import LOCK_FILE, PLACED_FILES
+
     if entry.name.startswith(".") and entry.name.endswith(".tmp"):
         return True
-    return entry.name in ("patches", "trajectories", "runs", ".lock", "base.trig") and (
+    return entry.name in (*PLACED_FILES, LOCK_FILE) and entry.name != "config.json" and (
         not entry.is_dir() or not any(entry.iterdir()))
 
 
