@@ -158,3 +158,19 @@ def test_build_killed_after_moving_base_aside_journal_outside_the_folder_is_refu
     with pytest.raises(WorkspaceError, match="damaged replacement journal"):
         Workspace.open(path)
     assert (path / "base.trig").is_file() and not (tmp_path / "x").exists()
+
+
+def test_build_killed_after_moving_base_aside_refused_build_changes_nothing(tmp_path, old_workspace):
+    """A --force build that fails (a blank node in its graphs) while it is assembled leaves the old
+    workspace as it was: nothing moved to backups/, no staging folder left."""
+    from rdflib import BNode, URIRef
+
+    path = Path(shutil.copytree(old_workspace, tmp_path / "ws"))
+    before = _files(path)
+    result = build([str(_shop_db(tmp_path))], base_iri=workspace_base_iri(path, force=True))
+    result.graphs["content"].add((URIRef(result.base_iri + "x"), URIRef("https://example.org/p"), BNode()))
+    with pytest.raises(WorkspaceError, match="blank node"):
+        write_workspace(result, path, force=True)
+    assert _files(path) == before and not (path / "backups").exists()
+    _no_temp_left(path)
+    assert Workspace.open(path).version == 1
