@@ -16,6 +16,9 @@ their first write (commit, rejected patch, new base) writes the new names and se
 both namings map to the same in-memory graphs.
     trajectories/  runs/        reserved for the tool layer / evaluation (JSON Lines, results)
     .lock                       writer lock (fcntl; released by the kernel if a writer dies)
+    .<pid>.init.tmp             while an init fills the folder: its marker; while a build swaps a new
+                                workspace in: its journal (JSON, :func:`replace_files`), finished by
+                                the next open if the build was killed
 
 The active version is the base with the accepted patches applied in file order. A commit
 validates the touched nodes (SHACL), writes the patch file atomically (temp + fsync + rename) and
@@ -123,6 +126,7 @@ class Workspace:
 
         path = Path(path)
         if path.is_dir():
+            finish_interrupted_replace(path)
             busy = [pid for pid in _init_markers(path) if _process_alive(pid)]
             if busy:
                 raise WorkspaceError(f"{path} is being created by process {busy[0]} (evoonto init); wait for it, "
@@ -181,6 +185,8 @@ class Workspace:
             RDFParseError: a TriG file is malformed (names file and line).
         """
         path = Path(path)
+        if path.is_dir():
+            finish_interrupted_replace(path)  # a build killed while it swapped a new workspace in
         config = _read_config(path)
         iris = IriFactory(config["base_iri"])
         store = _load_base(path, iris.base)
@@ -201,6 +207,12 @@ class Workspace:
             patches[pid] = patch
             metas[pid] = meta
         return cls(path, config, store, entries, patches, _snapshot(path), metas)
+
+    def _moved_to(self, path: Path) -> None:
+        """Follow this workspace's files, renamed as a whole to ``path`` (a staging folder swapped
+        into place by the builder): same store and history, new location."""
+        self.path = Path(path)
+        self._files = _snapshot(self.path)
 
     # ---------------------------------------------------------------------------- properties
     @property
@@ -708,6 +720,133 @@ def _fill_in_place(path: Path, base: Iterator[bytes], config: bytes, *, built: b
     fsync_dir(path)
 
 
+#: Workspace files :func:`replace_files` moves up from a staging folder, in this order (config.json last:
+#: a workspace is complete only once its config is in place).
+PLACED_FILES = (PATCH_DIR, *RESERVED_DIRS, BASE_FILE, CONFIG_FILE)
+
+
+def replace_files(path: Path, staging: Path, displace: list[str], aside: Path, *, keep: bool) -> None:
+    """Swap the complete workspace assembled in ``staging`` (a folder inside ``path``) into ``path``.
+
+    The caller holds ``path``'s writer lock. The intent is recorded first: this process's init marker
+    (:func:`_init_marker_name`, the file an in-place init keeps while it fills a folder) is written
+    holding a JSON journal (staging folder, the entries ``displace``, ``aside`` and ``keep``). Then
+    every step is a rename inside ``path``: the entries ``displace`` of ``path`` move into ``aside``,
+    the workspace files of ``staging`` (:data:`PLACED_FILES`, config.json last) move up, ``staging``
+    (and ``aside`` unless ``keep``) is removed and the journal last. A process killed at any moment
+    leaves the journal, and :func:`finish_interrupted_replace` (run by :meth:`Workspace.open`,
+    :meth:`Workspace.init` and the builder) completes the same steps.
+
+    Args:
+        path: the workspace folder (exists).
+        staging: a folder inside ``path`` holding a complete workspace (config.json written last).
+        displace: names of the entries of ``path`` the new workspace replaces (moved into ``aside``).
+        aside: a folder inside ``path`` (``backups/<UTC time>`` or a temp folder; created here).
+        keep: keep ``aside`` (a backup) or delete it once the new workspace is in place.
+
+    Raises:
+        WorkspaceError: a file cannot be written or renamed; the message names the folder holding
+            the previous files and how to finish or undo the replacement.
+    """
+    journal = {"replace": 1, "pid": os.getpid(), "staging": staging.name, "aside": aside.relative_to(path).as_posix(),
+               "keep": keep, "displace": sorted(displace)}
+    marker = path / _init_marker_name(os.getpid())
+    atomic_write(marker, json.dumps(journal, indent=1).encode())
+    _complete_replace(path, journal, marker)
+
+
+def _relative_inside(path: Path, name: object) -> Path | None:
+    """``path / name`` for a relative name without ``..`` (a journal entry), else None."""
+    if not isinstance(name, str) or not name or name.startswith("/") or ".." in Path(name).parts:
+        return None
+    return path / name
+
+
+def _read_journal(marker: Path) -> dict | None:
+    """The replacement journal in an init marker (:func:`replace_files`), or None (an init's empty marker)."""
+    try:
+        data = json.loads(marker.read_bytes() or b"null")
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("replace") != 1 or not isinstance(data.get("displace"), list):
+        return None
+    return data
+
+
+def _complete_replace(path: Path, journal: dict, marker: Path) -> None:
+    """Do (or finish) the renames of a journal written by :func:`replace_files`; idempotent.
+
+    An entry to displace is old (moved aside) unless it is a workspace file already moved up: those
+    are the ones no longer in the staging folder, since every old one is moved aside before the
+    first new one is moved up.
+    """
+    staging, aside = _relative_inside(path, journal.get("staging")), _relative_inside(path, journal.get("aside"))
+    if staging is None or aside is None:
+        raise WorkspaceError(f"{marker}: a damaged replacement journal (staging/aside outside {path}); "
+                             "delete it if no build is running")
+    try:
+        aside.mkdir(parents=True, exist_ok=True)
+        for name in journal["displace"]:
+            entry = _relative_inside(path, name)
+            if entry is None or not (entry.exists() or entry.is_symlink()) or (aside / name).exists():
+                continue
+            if name not in PLACED_FILES or (staging / name).exists():
+                os.replace(entry, aside / name)
+        fsync_dir(aside)
+        for name in PLACED_FILES:
+            if (staging / name).exists():
+                os.replace(staging / name, path / name)
+        fsync_dir(path)
+        shutil.rmtree(staging, ignore_errors=True)
+        if not journal.get("keep"):
+            shutil.rmtree(aside, ignore_errors=True)
+        marker.unlink(missing_ok=True)
+        fsync_dir(path)
+    except OSError as exc:
+        where = f"the previous files are in {aside}" if journal.get("keep") else "nothing was lost"
+        raise WorkspaceError(
+            f"cannot finish replacing the workspace in {path} ({exc.strerror or exc}); {where}, the new workspace "
+            f"in {staging}. Run `evoonto build -w {path} …` (or open it) again once the folder is writable to "
+            f"finish; to undo, move the new files back into {staging} and run `mv {aside}/* {path}/`"
+            + ("" if journal.get("keep") else f" (then delete {marker})")) from exc
+
+
+def finish_interrupted_replace(path: Path, *, locked: bool = False) -> bool:
+    """Finish a replacement of the workspace files of ``path`` that a killed process left half done
+    (its journal, :func:`replace_files`); returns whether there was one.
+
+    Takes ``path``'s writer lock (a live replacing process holds it, so its journal is left to it)
+    unless ``locked`` (the caller holds it).
+
+    Raises:
+        WorkspaceError: the replacement cannot be finished (read-only folder, another writer holds
+            the lock); the message names the folder with the previous files and the command to run.
+    """
+    journals = [(m, j) for m in (path / _init_marker_name(pid) for pid in _init_markers(path))
+                if (j := _read_journal(m)) is not None]
+    if not journals:
+        return False
+    if locked:
+        for marker, journal in journals:
+            _complete_replace(path, journal, marker)
+        return True
+    try:
+        lock = WriterLock(path / LOCK_FILE).__enter__()
+    except WorkspaceError as exc:
+        marker, journal = journals[0]
+        aside = path / str(journal["aside"])
+        raise WorkspaceError(f"{path}: a build replacing this workspace was interrupted (journal {marker.name}) "
+                             f"and cannot be finished now: {exc}. The previous files are in {aside}; run "
+                             f"`evoonto build -w {path} …` again to finish") from None
+    try:
+        for marker, journal in journals:
+            if marker.exists():
+                _complete_replace(path, journal, marker)
+    finally:
+        lock.__exit__(None, None, None)
+    return True
+
+
 def _empty_or_unfinished(path: Path) -> bool:
     """True for an empty folder, or one an ``init`` killed before writing config.json left behind
     (only the workspace layout: empty patches/trajectories/runs folders, temp files, and a base.trig
@@ -801,7 +940,7 @@ def _read_config(path: Path) -> dict:
 def _load_base(path: Path, base_iri: str) -> OxigraphStore:
     file = path / BASE_FILE
     if not file.exists():
-        raise WorkspaceError(f"{file} is missing")
+        raise WorkspaceError(f"{file} is missing{_backup_hint(path)}")
     if file.stat().st_size == 0:
         raise WorkspaceError(f"{file} is empty (truncated or overwritten); restore it from a copy or "
                              "version control, it holds version 0 with the vocabulary and shapes")
@@ -818,6 +957,18 @@ def _load_base(path: Path, base_iri: str) -> OxigraphStore:
         what = f"graph <{unexpected[0]}>" if unexpected else "triples in the default graph"
         raise WorkspaceError(f"{file}: unexpected {what}; base.trig holds only the graphs {', '.join(GRAPH_NAMES)}")
     return store
+
+
+def _backup_hint(path: Path) -> str:
+    """For a workspace without base.trig: where a build moving it aside left it (the newest
+    ``backups/<UTC time>/base.trig``; ``build --force`` killed partway left config.json in place
+    before :func:`replace_files`) and the command that restores it; empty when there is none."""
+    backups = sorted((b.parent for b in (path / "backups").glob(f"*/{BASE_FILE}") if b.is_file()),
+                     key=lambda b: b.name)
+    if not backups:
+        return ""
+    return (f"; a build replacing this workspace was interrupted after moving it aside: its files are in "
+            f"{backups[-1]}, restore them with `mv {backups[-1]}/* {path}/`")
 
 
 def _patch_files(path: Path) -> list[tuple[int, str, Path]]:
@@ -861,4 +1012,5 @@ def _read_patch_file(file: Path, pid: str, seq: int, iris: IriFactory) -> tuple[
 #: Namespace of graph names in format-1 workspace files (shared by every workspace; read transparently).
 LEGACY_GRAPH_PREFIX = str(EVOG)
 
-__all__ = ["Workspace", "FORMAT_VERSION", "READABLE_FORMATS", "LEGACY_GRAPH_PREFIX"]
+__all__ = ["Workspace", "FORMAT_VERSION", "READABLE_FORMATS", "LEGACY_GRAPH_PREFIX", "PLACED_FILES", "replace_files",
+           "finish_interrupted_replace"]

@@ -151,6 +151,50 @@ def test_kill_build_at_random_moments(tmp_path):
     assert len(outcomes) == 12
 
 
+def _workspace_files(path: Path) -> dict[str, bytes]:
+    """The files of a workspace folder by relative path, without hidden entries and backups."""
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in path.rglob("*") if p.is_file()
+            and not any(part.startswith(".") or part == "backups" for part in p.relative_to(path).parts)}
+
+
+@pytest.mark.slow
+def test_kill_build_force_at_random_moments(tmp_path):
+    """``build --force`` over a workspace killed at random moments: the folder always opens, holding the
+    old workspace unchanged (no backup yet) or the new one with the old one whole in backups/."""
+    import shutil
+
+    rng = random.Random(1719)
+    source = str(_bundled().database)
+    args = ["build", "--source", source, "--no-progress", "--force"]
+    status, err = _cli(["build", "-w", str(tmp_path / "reference"), "--source", source, "--no-progress"])
+    assert status == 0, err
+    old = _workspace_files(tmp_path / "reference")
+    started = time.monotonic()
+    status, err = _cli([*args, "-w", str(shutil.copytree(tmp_path / "reference", tmp_path / "timed"))])
+    window = time.monotonic() - started
+    assert status == 0, err
+    outcomes = []
+    for i in range(6):
+        path = Path(shutil.copytree(tmp_path / "reference", tmp_path / f"ws{i}"))
+        status, err = _cli([*args, "-w", str(path)], kill_after=rng.uniform(0.0, window * 1.1))
+        assert status in (0, -signal.SIGKILL), err
+        assert "Traceback" not in err
+        assert _check_valid(path) == 0  # (open finishes a swap the kill interrupted)
+        backups = sorted((path / "backups").iterdir()) if (path / "backups").exists() else []
+        if backups:
+            (backup,) = backups
+            assert _workspace_files(backup) == old and _check_valid(backup) == 0
+            outcomes.append("new")
+        else:
+            assert _workspace_files(path) == old
+            outcomes.append("old")
+        assert not [p.name for p in path.iterdir() if p.name.endswith(".tmp") and p.is_file()]
+    status, err = _cli([*args, "-w", str(path)])  # the next build removes a killed one's staging folder
+    assert status == 0, err
+    assert not [p.name for p in path.iterdir() if p.name.endswith(".tmp")]
+    assert len(outcomes) == 6
+
+
 @pytest.fixture(scope="module")
 def built_concert(tmp_path_factory) -> Path:
     """A workspace built from concert_singer with its splits stored (evolve's first write is a patch)."""

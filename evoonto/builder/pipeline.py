@@ -433,9 +433,9 @@ def _validate(result: BuildResult) -> ValidationReport:
     return report
 
 
-#: Files and folders a workspace (or a half-made one, from a build killed early) consists of;
-#: ``lexicon.tsv`` is the user's own label file (read by the build, kept in place).
-_WORKSPACE_ENTRIES = ("config.json", "base.trig", "patches", "trajectories", "runs", ".lock")
+#: Entries of a workspace folder a build never moves: ``lexicon.tsv`` is the user's own label file
+#: (read by the build), ``backups/`` holds the workspaces replaced before. (The workspace's own files
+#: are :data:`evoonto.workspace.PLACED_FILES` and the lock.)
 _KEPT_ENTRIES = ("lexicon.tsv", "backups")
 #: The folder inside a workspace that ``force`` moves a replaced workspace into.
 BACKUP_DIR = "backups"
@@ -446,10 +446,13 @@ def _entries(path: Path) -> list[Path]:
 
 
 def _is_leftover(entry: Path) -> bool:
-    """A temp file of a crashed writer, or an empty folder of a workspace."""
+    """A temp file or folder of a crashed writer (also a killed build's staging folder), a lock, a
+    base.trig without its config, or an empty folder of a workspace."""
+    from evoonto.workspace import LOCK_FILE, PLACED_FILES
+
     if entry.name.startswith(".") and entry.name.endswith(".tmp"):
         return True
-    return entry.name in ("patches", "trajectories", "runs", ".lock", "base.trig") and (
+    return entry.name in (*PLACED_FILES, LOCK_FILE) and entry.name != "config.json" and (
         not entry.is_dir() or not any(entry.iterdir()))
 
 
@@ -471,11 +474,13 @@ def describe_workspace(path: str | Path) -> str | None:
     """
     from evoonto.errors import EvoontoError
     from evoonto.namespaces import EVO
-    from evoonto.workspace import Workspace
+    from evoonto.workspace import Workspace, finish_interrupted_replace
 
     path = Path(path)
     if path.exists() and not path.is_dir():
         return f"{path} is a file, not a workspace folder"
+    if path.is_dir():
+        finish_interrupted_replace(path)  # a build killed while swapping its workspace in
     entries = [e for e in _entries(path) if e.name not in _KEPT_ENTRIES]
     if not (path / "config.json").is_file():
         if all(_is_leftover(e) for e in entries):
@@ -553,43 +558,96 @@ def _absolute_location(location: str) -> str:
     return str(Path(location).expanduser().resolve())
 
 
-def _move_aside(path: Path) -> Path:
-    """Move the workspace files of ``path`` into ``path/backups/<UTC time>/``; returns that folder."""
+def _backup_folder(path: Path) -> Path:
+    """A new ``path/backups/<UTC time>/`` (not created) for the files a build replaces."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    backup = path / BACKUP_DIR / stamp
-    backup.mkdir(parents=True)
-    for entry in _entries(path):
-        if entry.name not in _KEPT_ENTRIES and entry.name != ".lock":
-            os.replace(entry, backup / entry.name)
-    return backup
+    return path / BACKUP_DIR / stamp
 
 
-def _init_in_place(path: Path, base_iri: str) -> Workspace:
-    """``Workspace.init`` at ``path`` although it holds leftovers, a lexicon or backups: a
-    ``base.trig`` without config is moved to ``backups/``, temp files and empty folders are removed,
-    and the new workspace is made in a hidden folder inside ``path`` whose files are moved up."""
-    import shutil
-    import tempfile
+def _staging_name(pid: int) -> str:
+    """The temp folder inside a workspace folder that a build assembles its new workspace in."""
+    return f".new.{pid}.tmp"
 
+
+def _assemble(result: BuildResult, staging: Path, name: str, settings: dict) -> Workspace:
+    """The build as version 0 of a complete new workspace in the new folder ``staging``."""
+    from evoonto.fileio import make_dirs
     from evoonto.workspace import Workspace
 
-    if (path / "base.trig").is_file():  # a base.trig without its config is kept too, just in case
-        _move_aside(path)
-    for entry in _entries(path):  # temp files, a lock and empty folders of a killed writer
-        if entry.name not in _KEPT_ENTRIES and _is_leftover(entry):
-            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
-    if not _entries(path):
-        return Workspace.init(path, base_iri=base_iri)
-    name = path.resolve().name.lstrip(".") or "workspace"
-    scratch = Path(tempfile.mkdtemp(prefix=".init-", dir=path))
+    make_dirs(staging)  # init fills it in place (no second staging folder of its own)
+    locations = {r.source: _absolute_location(r.location) for r in result.sources if r.location}
+    ws = Workspace.init(staging, base_iri=result.base_iri, name=name,
+                        settings={**settings, "sources": locations} if locations else settings)
+    validated = _validated_for(result, ws)
+    # the validated store holds these graphs already (and the workspace's vocab, checked equal)
+    ws.replace_base(dict(result.graphs), validate_shapes=not validated,
+                    store=result.validated_store if validated else None)
+    result.validated_store = None  # the workspace owns it now
+    return ws
+
+
+def _write_new_folder(result: BuildResult, path: Path, name: str) -> Workspace:
+    """Assemble the workspace in a hidden sibling of the missing folder ``path`` and rename it into
+    place (atomic): a process killed at any moment leaves no folder or the complete workspace."""
+    import shutil
+
+    from evoonto.fileio import fsync_dir, make_dirs
+    from evoonto.workspace import INIT_SUFFIX, _remove_stale_init_folders
+
+    target = Path(os.path.abspath(path))
+    make_dirs(target.parent)
+    _remove_stale_init_folders(target)
+    staging = target.with_name(f".{target.name}.{os.getpid()}{INIT_SUFFIX}")
     try:
-        Workspace.init(scratch / "ws", base_iri=base_iri, name=name)
-        # config.json last: a workspace is complete only once its config is in place
-        for entry in sorted((scratch / "ws").iterdir(), key=lambda e: e.name == "config.json"):
-            os.replace(entry, path / entry.name)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return Workspace.open(path)
+        ws = _assemble(result, staging, name, {})
+        os.rename(staging, target)
+        fsync_dir(target.parent)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    ws._moved_to(path)
+    return ws
+
+
+def _write_in_place(result: BuildResult, path: Path, name: str, settings: dict, replacing: bool) -> Workspace:
+    """Assemble the workspace in a temp folder inside ``path``, then swap it in with renames under a
+    journal (:func:`evoonto.workspace.replace_files`), all under the folder's writer lock.
+
+    What the new workspace displaces: with ``replacing`` every entry but ``lexicon.tsv``,
+    ``backups/`` and the lock, moved to ``backups/<UTC time>/``; otherwise the workspace files and
+    temp files (a fresh ``init``, or a half-made workspace), moved to ``backups/<UTC time>/`` when
+    there is a ``base.trig`` without its config (kept just in case) and deleted otherwise.
+    """
+    import shutil
+
+    from evoonto.fileio import WriterLock
+    from evoonto.workspace import LOCK_FILE, PLACED_FILES, finish_interrupted_replace, replace_files
+
+    with WriterLock(path / LOCK_FILE):
+        finish_interrupted_replace(path, locked=True)
+        for dead in path.glob(_staging_name(0).replace(".0.", ".*.")):  # under the lock: killed builds' stagings
+            shutil.rmtree(dead, ignore_errors=True)
+        staging = path / _staging_name(os.getpid())
+        journaled = False
+        try:
+            ws = _assemble(result, staging, name, settings)
+            skip = {*_KEPT_ENTRIES, ".lock", staging.name}
+            entries = [e for e in _entries(path) if e.name not in skip]
+            if replacing:
+                displace = [e.name for e in entries]
+            else:
+                displace = [e.name for e in entries if e.name in PLACED_FILES or _is_leftover(e)]
+            orphan_base = not (path / "config.json").is_file() and (path / "base.trig").is_file()
+            keep = replacing or orphan_base
+            aside = _backup_folder(path) if keep else path / f".old.{os.getpid()}.tmp"
+            journaled = True  # from here on an interrupted swap is finished by the next open or build
+            replace_files(path, staging, displace, aside, keep=keep)
+        except BaseException:
+            if not journaled:
+                shutil.rmtree(staging, ignore_errors=True)
+            raise
+    ws._moved_to(path)
+    return ws
 
 
 def write_workspace(result: BuildResult, path: str | Path, *, force: bool = False) -> Workspace:
@@ -603,6 +661,11 @@ def write_workspace(result: BuildResult, path: str | Path, *, force: bool = Fals
     base.trig, patches/, trajectories/, runs/) are moved into ``path/backups/<UTC time>/`` and a new
     workspace is made as ``init`` makes one, with the build's base IRI (``lexicon.tsv`` stays).
     Foreign files are never moved, and nothing is deleted.
+
+    Crash safety: the new workspace is assembled complete in a temp folder (a hidden sibling of a
+    missing ``path``, renamed into place; else a hidden folder inside ``path``, swapped in with renames
+    under a journal, :func:`evoonto.workspace.replace_files`), so a process killed at any moment
+    leaves the old workspace, the new one, or a journal the next ``open`` or build finishes from.
 
     Args:
         result: a :class:`BuildResult` built with ``base_iri=workspace_base_iri(path, force=force)``.
@@ -619,28 +682,22 @@ def write_workspace(result: BuildResult, path: str | Path, *, force: bool = Fals
             a conforming validation of the same graphs against the workspace's vocab and shapes).
     """
     from evoonto.errors import WorkspaceError
-    from evoonto.workspace import Workspace
+    from evoonto.workspace import _read_config
 
     path = Path(path)
-    replacing = check_workspace_target(path, force=force) is not None
+    replacing = check_workspace_target(path, force=force) is not None  # (finishes an interrupted swap first)
+    name, settings = path.resolve().name.lstrip(".") or "workspace", {}
+    if not replacing and (path / "config.json").is_file():  # a fresh init: its name, base IRI and settings stay
+        config = _read_config(path)
+        if config["base_iri"] != result.base_iri:
+            raise WorkspaceError(f"{path}: the workspace base IRI {config['base_iri']} differs from the build's "
+                                 f"{result.base_iri}; rebuild with base_iri=workspace_base_iri(path)")
+        name, settings = config["name"], dict(config["settings"])
     try:
-        if replacing:
-            _move_aside(path)
-        if not (path / "config.json").is_file():
-            path.mkdir(parents=True, exist_ok=True)
-            _init_in_place(path, result.base_iri)
+        if path.is_dir():
+            ws = _write_in_place(result, path, name, settings, replacing)
+        else:
+            ws = _write_new_folder(result, path, name)
     except OSError as exc:  # read-only or full disk: one line, not a traceback
         raise WorkspaceError(f"cannot write the workspace {path}: {exc.strerror or exc}") from None
-    ws = Workspace.open(path)
-    if ws.base_iri != result.base_iri:
-        raise WorkspaceError(f"{path}: the workspace base IRI {ws.base_iri} differs from the build's "
-                             f"{result.base_iri}; rebuild with base_iri=workspace_base_iri(path)")
-    validated = _validated_for(result, ws)
-    # the validated store holds these graphs already (and the workspace's vocab, checked equal)
-    ws.replace_base(dict(result.graphs), validate_shapes=not validated,
-                    store=result.validated_store if validated else None)
-    result.validated_store = None  # the workspace owns it now
-    locations = {r.source: _absolute_location(r.location) for r in result.sources if r.location}
-    if locations:
-        ws.set_setting("sources", locations)
     return ws
