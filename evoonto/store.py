@@ -66,10 +66,10 @@ def refuse_update(sparql: str, *, where: str = "this query interface") -> None:
 _OX_IRI_CACHE: dict[str, ox.NamedNode] = {}
 
 
-def _named_node(text: str) -> ox.NamedNode:
-    """The pyoxigraph IRI ``text`` (cached). Keyed by the plain str: a URIRef hashes as (class name,
-    text) in Python, so looking a URIRef up was slow and never found the str key (every IRI was
-    converted anew)."""
+def ox_named_node(text: str) -> ox.NamedNode:
+    """The pyoxigraph IRI ``text`` (cached; raises ValueError for an invalid IRI). Keyed by the
+    plain str: a URIRef hashes as (class name, text) in Python, so looking a URIRef up was slow and
+    never found the str key (every IRI was converted anew)."""
     node = _OX_IRI_CACHE.get(text)
     if node is None:
         if len(_OX_IRI_CACHE) > 200_000:
@@ -81,12 +81,12 @@ def _named_node(text: str) -> ox.NamedNode:
 def to_ox(term) -> ox.NamedNode | ox.BlankNode | ox.Literal:
     """Convert an rdflib term to the pyoxigraph term."""
     if isinstance(term, URIRef):
-        return _named_node(str(term))
+        return ox_named_node(str(term))
     if isinstance(term, Literal):
         if term.language:
             return ox.Literal(str(term), language=term.language)
         if term.datatype is not None:
-            return ox.Literal(str(term), datatype=_named_node(str(term.datatype)))
+            return ox.Literal(str(term), datatype=ox_named_node(str(term.datatype)))
         return ox.Literal(str(term))
     if isinstance(term, BNode):
         return ox.BlankNode(str(term))
@@ -282,6 +282,15 @@ class OxigraphStore:
         for quad in self.ox.quads_for_pattern(None, None, None, _ox_graph(name)):
             yield (from_ox(quad.subject), from_ox(quad.predicate), from_ox(quad.object))
 
+    def subjects(self, predicate, obj, name) -> Iterator[rdflib.term.Node]:
+        """Subjects of the triples ``(?, predicate, obj)`` of graph ``name`` (``obj`` None: any
+        object), as rdflib terms; a subject is given once per matching triple."""
+        o = None if obj is None else to_ox(obj)
+        for quad in self.ox.quads_for_pattern(None, _ox_predicate(predicate), o, _ox_graph(name)):
+            node = from_ox(quad.subject)
+            if node is not None:
+                yield node
+
     def graph(self, name) -> rdflib.Graph:
         """A copy of named graph ``name`` (name or IRI) as an rdflib ``Graph`` with evoonto prefixes."""
         return named_graph(name, self.triples(name))
@@ -315,6 +324,13 @@ class OxigraphStore:
         g = _ox_graph(name)
         self._touch(name)
         self.ox.extend([to_ox_quad(t, g) for t in triples])
+
+    def add_ox(self, triples: Iterable[tuple], name) -> None:
+        """Add pyoxigraph triples ``(subject, predicate, object)`` (e.g. from
+        :meth:`evoonto.records.Term.to_ox_triples`) to graph ``name`` in one transaction."""
+        g = _ox_graph(name)
+        self._touch(name)
+        self.ox.extend([ox.Quad(s, p, o, g) for s, p, o in triples])
 
     def remove(self, triples: Iterable[Triple], name) -> None:
         """Remove ``triples`` from graph ``name`` (missing ones are ignored)."""
@@ -558,5 +574,5 @@ def serialize_quads(quads: Iterable[tuple], fmt: ox.RdfFormat = ox.RdfFormat.TRI
 __all__ = [
     "Store", "OxigraphStore", "QueryError", "refuse_update", "to_ox", "to_ox_quad", "from_ox", "graph_iri",
     "parse_rdf_file", "load_rdf_file", "serialize_quads", "solution_rows", "rename_graphs", "publish_quads",
-    "localize_quads", "serialize_ox",
+    "localize_quads", "serialize_ox", "ox_named_node",
 ]
