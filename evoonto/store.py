@@ -411,8 +411,9 @@ def localize_quads(quads: Iterable[ox.Quad], base_iri: str) -> list[ox.Quad]:
 
 
 def serialize_ox(quads: Iterable[ox.Quad], fmt: ox.RdfFormat = ox.RdfFormat.TRIG) -> bytes:
-    """pyoxigraph quads serialized in ``fmt`` (TriG by default) with :data:`FILE_PREFIXES`."""
-    return _serialized(ox.serialize(list(quads), format=fmt, prefixes=FILE_PREFIXES))
+    """pyoxigraph quads serialized in ``fmt`` (TriG by default) with :data:`FILE_PREFIXES`; the quads
+    are read as they are written (an iterator is not made into a list first)."""
+    return _serialized(ox.serialize(quads, format=fmt, prefixes=FILE_PREFIXES))
 
 
 def _serialized(data: bytes | None) -> bytes:
