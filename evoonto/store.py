@@ -320,17 +320,19 @@ class OxigraphStore:
 
     # writing --------------------------------------------------------------------------------
     def add(self, triples: Iterable[Triple], name) -> None:
-        """Add ``triples`` to graph ``name`` in one transaction."""
+        """Add ``triples`` to graph ``name`` in one transaction (converted as the store reads them; a
+        triple that cannot be converted raises and leaves the store unchanged)."""
         g = _ox_graph(name)
         self._touch(name)
-        self.ox.extend([to_ox_quad(t, g) for t in triples])
+        self.ox.extend(to_ox_quad(t, g) for t in triples)
 
     def add_ox(self, triples: Iterable[tuple], name) -> None:
         """Add pyoxigraph triples ``(subject, predicate, object)`` (e.g. from
-        :meth:`evoonto.records.Term.to_ox_triples`) to graph ``name`` in one transaction."""
+        :meth:`evoonto.records.Term.to_ox_triples`) to graph ``name`` in one transaction, read as
+        they come (an iterator is not made into a list of Python quads first)."""
         g = _ox_graph(name)
         self._touch(name)
-        self.ox.extend([ox.Quad(s, p, o, g) for s, p, o in triples])
+        self.ox.extend(ox.Quad(s, p, o, g) for s, p, o in triples)
 
     def remove(self, triples: Iterable[Triple], name) -> None:
         """Remove ``triples`` from graph ``name`` (missing ones are ignored)."""
