@@ -110,7 +110,16 @@ def _ox_literal(kind: str, value: Any, lang: str) -> Any:
         return ox.Literal("true" if value else "false", datatype=_OX_BOOLEAN)
     if kind == "json":
         return ox.Literal(value if isinstance(value, str) else json.dumps(value, sort_keys=False, ensure_ascii=False))
-    return to_ox(_literal(kind, value, lang))
+    key = (kind, value)  # a build stamps one time on every probe and Evidence: made once, not per record
+    term = _OX_DERIVED.get(key)
+    if term is None:
+        if len(_OX_DERIVED) > 100_000:
+            _OX_DERIVED.clear()
+        term = _OX_DERIVED[key] = to_ox(_literal(kind, value, lang))
+    return term
+
+
+_OX_DERIVED: dict[tuple[str, Any], Any] = {}
 
 
 @dataclass(frozen=True)

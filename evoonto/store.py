@@ -118,6 +118,7 @@ def to_ox_quad(triple: Triple, graph: ox.NamedNode) -> ox.Quad:
 
 
 _IRI_CACHE: dict[str, URIRef] = {}
+_TYPED_CACHE: dict[ox.Literal, Literal] = {}
 
 
 def from_ox(term) -> rdflib.term.Node | None:
@@ -140,7 +141,14 @@ def from_ox(term) -> rdflib.term.Node | None:
         datatype = term.datatype.value
         if datatype == _XSD_STRING:
             return Literal(term.value)
-        return Literal(term.value, datatype=URIRef(datatype))
+        # typed literals (integers, booleans, dates, doubles) repeat a lot and rdflib parses each
+        # one's value when it is made: made once per distinct literal (Literals are immutable)
+        literal = _TYPED_CACHE.get(term)
+        if literal is None:
+            if len(_TYPED_CACHE) > 200_000:
+                _TYPED_CACHE.clear()
+            literal = _TYPED_CACHE[term] = Literal(term.value, datatype=URIRef(datatype))
+        return literal
     if isinstance(term, ox.BlankNode):
         return BNode(term.value)
     if isinstance(term, ox.DefaultGraph):
