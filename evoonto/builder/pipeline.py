@@ -13,6 +13,7 @@ following the reproducible-builds ``SOURCE_DATE_EPOCH`` convention.
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
@@ -455,6 +456,9 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             totals[key] = totals.get(key, 0) + value
         reports.append(SourceReport(src.id, counts, len(mine), (time.perf_counter() - t0) * 1000.0,
                                     str(location) if isinstance(location, (str, Path)) else None))
+    # the last source's working data (profiles, proposal, verified candidates, records) is not needed
+    # any more: dropped before the validation copy and the write, which make the build's peak memory
+    del src, schema, prober, profiles, proposal, verified, built, intake, source_catalog
     _warn_unmatched_questions(questions, [r.source for r in reports])
     for n, item in enumerate(verified_items):
         if n not in taken:
@@ -569,6 +573,9 @@ def _validate(result: BuildResult) -> ValidationReport:
     else:
         onto = Ontology(store, base_iri=result.base_iri)
     report = validate(onto)
+    # pyshacl's rdflib copy of the graphs is held in reference cycles (graph <-> namespace manager):
+    # freed now, before the write, instead of at some later full collection
+    gc.collect()
     result.validated_sizes = graphs.sizes() if isinstance(graphs, StoreGraphs) else {
         name: len(g) for name, g in graphs.items()}
     result.validated_store = onto.store if isinstance(onto.store, OxigraphStore) else None
