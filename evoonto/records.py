@@ -23,8 +23,9 @@ import datetime as _dt
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable
+from typing import Any, ClassVar, Iterable, Iterator
 
+import pyoxigraph as ox
 import rdflib
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCAT, DCTERMS, OWL, PROV, RDF, RDFS, SH, SKOS, XSD
@@ -32,6 +33,7 @@ from rdflib.namespace import DCAT, DCTERMS, OWL, PROV, RDF, RDFS, SH, SKOS, XSD
 from evoonto.errors import EvoontoError
 from evoonto.iris import distribution_of, table_schema_of
 from evoonto.namespaces import CSVW, EVO, SSSOM, bind_prefixes
+from evoonto.store import OxigraphStore, ox_named_node, to_ox
 
 
 class RecordError(EvoontoError):
@@ -66,6 +68,7 @@ def xml_safe(text: str) -> tuple[str, int]:
 
 
 def _literal(kind: str, value: Any, lang: str) -> rdflib.term.Node:
+    """The rdflib term of a field value of ``kind`` (text kinds: made XML-safe, :func:`xml_safe`)."""
     if kind == "iri":
         return URIRef(str(value))
     if kind == "text_en":
@@ -85,6 +88,55 @@ def _literal(kind: str, value: Any, lang: str) -> rdflib.term.Node:
     if kind == "json":
         return Literal(value if isinstance(value, str) else json.dumps(value, sort_keys=False, ensure_ascii=False))
     raise AssertionError(kind)
+
+
+_OX_INTEGER = ox.NamedNode(str(XSD.integer))
+_OX_BOOLEAN = ox.NamedNode(str(XSD.boolean))
+
+
+def _ox_literal(kind: str, value: Any, lang: str) -> Any:
+    """The pyoxigraph term of a field value of ``kind``: the same term as :func:`_literal` gives,
+    made without an rdflib term for the kinds whose lexical form is the value's text (IRIs, text,
+    integers, booleans, JSON); ``float`` and ``datetime`` take rdflib's lexical form (converted)."""
+    if kind == "iri":
+        return ox_named_node(str(value))
+    if kind == "text_en":
+        return ox.Literal(xml_safe(str(value))[0], language=lang)
+    if kind == "text":
+        return ox.Literal(xml_safe(str(value))[0])
+    if kind == "int":
+        return ox.Literal(str(int(value)), datatype=_OX_INTEGER)
+    if kind == "bool":
+        return ox.Literal("true" if value else "false", datatype=_OX_BOOLEAN)
+    if kind == "json":
+        return ox.Literal(value if isinstance(value, str) else json.dumps(value, sort_keys=False, ensure_ascii=False))
+    key = (kind, value)  # a build stamps one time on every probe and Evidence: made once, not per record
+    term = _OX_DERIVED.get(key)
+    if term is None:
+        if len(_OX_DERIVED) > 100_000:
+            _OX_DERIVED.clear()
+        term = _OX_DERIVED[key] = to_ox(_literal(kind, value, lang))
+    return term
+
+
+_OX_DERIVED: dict[tuple[str, Any], Any] = {}
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """How one RDF library spells the terms of the record walk (:meth:`_Record._walk`): ``iri(text)``,
+    ``literal(kind, value, lang)`` for a field value, ``convert(term)`` for an rdflib term of a
+    record's extra triples."""
+
+    iri: Any
+    literal: Any
+    convert: Any
+
+
+_RDFLIB_TERMS = _Terms(URIRef, _literal, lambda term: term)
+_OX_TERMS = _Terms(ox_named_node, _ox_literal, to_ox)
+_RDF_TYPE = str(RDF.type)
+_REPLACED = str(EVO.replacedCharacters)
 
 
 def _value(node: rdflib.term.Node) -> Any:
@@ -140,23 +192,39 @@ class _Record:
     def _extra_triples(self) -> list[tuple]:
         return []
 
-    def to_triples(self) -> list[tuple]:
-        """The record as RDF triples ``(subject, predicate, object)`` (rdflib terms), no blank nodes."""
-        subject = URIRef(str(self.iri))
+    def _walk(self, terms: _Terms) -> list[tuple]:
+        """The record's triples with terms made by ``terms``: the one field walk behind
+        :meth:`to_triples` (rdflib) and :meth:`to_ox_triples` (pyoxigraph)."""
+        iri = terms.iri
+        subject = iri(str(self.iri))
+        rdf_type = iri(_RDF_TYPE)
         lang = getattr(self, "lang", "en")
-        triples: list[tuple[URIRef, URIRef, rdflib.term.Node]] = [(subject, RDF.type, self.RDF_TYPE)]
-        triples += [(subject, RDF.type, t) for t in self._extra_types()]
+        triples: list[tuple] = [(subject, rdf_type, iri(str(self.RDF_TYPE)))]
+        triples += [(subject, rdf_type, iri(str(t))) for t in self._extra_types()]
         replaced = 0
         for spec in self.FIELDS:
             value = getattr(self, spec.attr)
             values = value if spec.many else ([] if value is None else [value])
+            if not values:
+                continue
+            predicate = iri(str(spec.predicate))
             for v in values:
                 if spec.kind in ("text", "text_en"):
                     replaced += xml_safe(str(v))[1]
-                triples.append((subject, spec.predicate, _literal(spec.kind, v, lang)))
+                triples.append((subject, predicate, terms.literal(spec.kind, v, lang)))
         if replaced:  # source data held characters RDF/XML tools refuse: sanitized, and recorded here
-            triples.append((subject, EVO.replacedCharacters, Literal(replaced, datatype=XSD.integer)))
-        return triples + self._extra_triples()
+            triples.append((subject, iri(_REPLACED), terms.literal("int", replaced, lang)))
+        convert = terms.convert
+        return triples + [(convert(s), convert(p), convert(o)) for s, p, o in self._extra_triples()]
+
+    def to_triples(self) -> list[tuple]:
+        """The record as RDF triples ``(subject, predicate, object)`` (rdflib terms), no blank nodes."""
+        return self._walk(_RDFLIB_TERMS)
+
+    def to_ox_triples(self) -> list[tuple]:
+        """The triples of :meth:`to_triples` as pyoxigraph terms, made directly (no rdflib term in
+        between): what the builder writes into its Oxigraph store."""
+        return self._walk(_OX_TERMS)
 
     def to_graph(self, graph: rdflib.Graph | None = None) -> rdflib.Graph:
         """Add :meth:`to_triples` to ``graph`` (a new prefixed Graph when None) and return it."""
@@ -743,6 +811,29 @@ def records_to_graph(records: Iterable[_Record], graph: rdflib.Graph | None = No
     return graph
 
 
+def records_to_store(records: Iterable[_Record], store: OxigraphStore, name: str) -> int:
+    """Add the triples of every record to graph ``name`` of ``store`` (pyoxigraph terms made by
+    :meth:`~_Record.to_ox_triples`, one transaction, no rdflib graph in between).
+
+    Returns:
+        The number of triples given (a triple already in the graph counts too).
+
+    The triples are made record by record as the store reads them, so no list of every triple's
+    Python objects is held (on a 10,000-column build that list alone was about 480 MiB).
+    """
+    count = 0
+
+    def triples() -> Iterator[tuple]:
+        nonlocal count
+        for record in records:
+            made = record.to_ox_triples()
+            count += len(made)
+            yield from made
+
+    store.add_ox(triples(), name)
+    return count
+
+
 def replace(record, **changes):
     """A copy of ``record`` with ``changes`` applied (``dataclasses.replace``)."""
     return dataclasses.replace(record, **changes)
@@ -752,5 +843,5 @@ __all__ = [
     "Term", "Mapping", "Constraint", "Evidence", "ProbeActivity", "Relation", "VerifiedQuery", "RecordError",
     "Source", "Table", "Column", "Document", "Passage", "CATALOG_RECORD_TYPES",
     "TERM_KINDS", "SEVERITIES", "DIRECT_PROPERTIES", "RECORD_TYPES", "direct_properties",
-    "records_to_graph", "replace",
+    "records_to_graph", "records_to_store", "replace",
 ]

@@ -66,10 +66,10 @@ def refuse_update(sparql: str, *, where: str = "this query interface") -> None:
 _OX_IRI_CACHE: dict[str, ox.NamedNode] = {}
 
 
-def _named_node(text: str) -> ox.NamedNode:
-    """The pyoxigraph IRI ``text`` (cached). Keyed by the plain str: a URIRef hashes as (class name,
-    text) in Python, so looking a URIRef up was slow and never found the str key (every IRI was
-    converted anew)."""
+def ox_named_node(text: str) -> ox.NamedNode:
+    """The pyoxigraph IRI ``text`` (cached; raises ValueError for an invalid IRI). Keyed by the
+    plain str: a URIRef hashes as (class name, text) in Python, so looking a URIRef up was slow and
+    never found the str key (every IRI was converted anew)."""
     node = _OX_IRI_CACHE.get(text)
     if node is None:
         if len(_OX_IRI_CACHE) > 200_000:
@@ -81,12 +81,12 @@ def _named_node(text: str) -> ox.NamedNode:
 def to_ox(term) -> ox.NamedNode | ox.BlankNode | ox.Literal:
     """Convert an rdflib term to the pyoxigraph term."""
     if isinstance(term, URIRef):
-        return _named_node(str(term))
+        return ox_named_node(str(term))
     if isinstance(term, Literal):
         if term.language:
             return ox.Literal(str(term), language=term.language)
         if term.datatype is not None:
-            return ox.Literal(str(term), datatype=_named_node(str(term.datatype)))
+            return ox.Literal(str(term), datatype=ox_named_node(str(term.datatype)))
         return ox.Literal(str(term))
     if isinstance(term, BNode):
         return ox.BlankNode(str(term))
@@ -118,6 +118,7 @@ def to_ox_quad(triple: Triple, graph: ox.NamedNode) -> ox.Quad:
 
 
 _IRI_CACHE: dict[str, URIRef] = {}
+_TYPED_CACHE: dict[ox.Literal, Literal] = {}
 
 
 def from_ox(term) -> rdflib.term.Node | None:
@@ -140,7 +141,14 @@ def from_ox(term) -> rdflib.term.Node | None:
         datatype = term.datatype.value
         if datatype == _XSD_STRING:
             return Literal(term.value)
-        return Literal(term.value, datatype=URIRef(datatype))
+        # typed literals (integers, booleans, dates, doubles) repeat a lot and rdflib parses each
+        # one's value when it is made: made once per distinct literal (Literals are immutable)
+        literal = _TYPED_CACHE.get(term)
+        if literal is None:
+            if len(_TYPED_CACHE) > 200_000:
+                _TYPED_CACHE.clear()
+            literal = _TYPED_CACHE[term] = Literal(term.value, datatype=URIRef(datatype))
+        return literal
     if isinstance(term, ox.BlankNode):
         return BNode(term.value)
     if isinstance(term, ox.DefaultGraph):
@@ -282,6 +290,15 @@ class OxigraphStore:
         for quad in self.ox.quads_for_pattern(None, None, None, _ox_graph(name)):
             yield (from_ox(quad.subject), from_ox(quad.predicate), from_ox(quad.object))
 
+    def subjects(self, predicate, obj, name) -> Iterator[rdflib.term.Node]:
+        """Subjects of the triples ``(?, predicate, obj)`` of graph ``name`` (``obj`` None: any
+        object), as rdflib terms; a subject is given once per matching triple."""
+        o = None if obj is None else to_ox(obj)
+        for quad in self.ox.quads_for_pattern(None, _ox_predicate(predicate), o, _ox_graph(name)):
+            node = from_ox(quad.subject)
+            if node is not None:
+                yield node
+
     def graph(self, name) -> rdflib.Graph:
         """A copy of named graph ``name`` (name or IRI) as an rdflib ``Graph`` with evoonto prefixes."""
         return named_graph(name, self.triples(name))
@@ -311,10 +328,19 @@ class OxigraphStore:
 
     # writing --------------------------------------------------------------------------------
     def add(self, triples: Iterable[Triple], name) -> None:
-        """Add ``triples`` to graph ``name`` in one transaction."""
+        """Add ``triples`` to graph ``name`` in one transaction (converted as the store reads them; a
+        triple that cannot be converted raises and leaves the store unchanged)."""
         g = _ox_graph(name)
         self._touch(name)
-        self.ox.extend([to_ox_quad(t, g) for t in triples])
+        self.ox.extend(to_ox_quad(t, g) for t in triples)
+
+    def add_ox(self, triples: Iterable[tuple], name) -> None:
+        """Add pyoxigraph triples ``(subject, predicate, object)`` (e.g. from
+        :meth:`evoonto.records.Term.to_ox_triples`) to graph ``name`` in one transaction, read as
+        they come (an iterator is not made into a list of Python quads first)."""
+        g = _ox_graph(name)
+        self._touch(name)
+        self.ox.extend(ox.Quad(s, p, o, g) for s, p, o in triples)
 
     def remove(self, triples: Iterable[Triple], name) -> None:
         """Remove ``triples`` from graph ``name`` (missing ones are ignored)."""
@@ -395,8 +421,9 @@ def localize_quads(quads: Iterable[ox.Quad], base_iri: str) -> list[ox.Quad]:
 
 
 def serialize_ox(quads: Iterable[ox.Quad], fmt: ox.RdfFormat = ox.RdfFormat.TRIG) -> bytes:
-    """pyoxigraph quads serialized in ``fmt`` (TriG by default) with :data:`FILE_PREFIXES`."""
-    return _serialized(ox.serialize(list(quads), format=fmt, prefixes=FILE_PREFIXES))
+    """pyoxigraph quads serialized in ``fmt`` (TriG by default) with :data:`FILE_PREFIXES`; the quads
+    are read as they are written (an iterator is not made into a list first)."""
+    return _serialized(ox.serialize(quads, format=fmt, prefixes=FILE_PREFIXES))
 
 
 def _serialized(data: bytes | None) -> bytes:
@@ -558,5 +585,5 @@ def serialize_quads(quads: Iterable[tuple], fmt: ox.RdfFormat = ox.RdfFormat.TRI
 __all__ = [
     "Store", "OxigraphStore", "QueryError", "refuse_update", "to_ox", "to_ox_quad", "from_ox", "graph_iri",
     "parse_rdf_file", "load_rdf_file", "serialize_quads", "solution_rows", "rename_graphs", "publish_quads",
-    "localize_quads", "serialize_ox",
+    "localize_quads", "serialize_ox", "ox_named_node",
 ]

@@ -335,8 +335,7 @@ def _data_graph(onto, focus: list | None) -> rdflib.Graph:
     if focus is None:
         data = rdflib.Graph()
         for name in DATA_GRAPHS:
-            for triple in store.triples(name):
-                data.add(triple)
+            data.addN((s, p, o, data) for s, p, o in store.triples(name))
         return data
     data = rdflib.Graph()
     for triple in onto.schema_cache()["skeleton"]:  # rdf:type / subClassOf for sh:class checks

@@ -652,6 +652,7 @@ def _sorted_quads(store: OxigraphStore, graph: Any, published: str) -> Iterator[
     buffer = io.BytesIO()
     store.ox.dump(buffer, format=ox.RdfFormat.N_QUADS, from_graph=graph)
     lines = buffer.getvalue().splitlines()
+    buffer.close()  # each copy of the graph's text is dropped as soon as the next one is made
     lines.sort()
     if not lines:
         return iter(())
@@ -660,6 +661,7 @@ def _sorted_quads(store: OxigraphStore, graph: Any, published: str) -> Iterator[
     else:
         suffix = f" {published} .\n".encode()
         text = suffix.join(line[:-2] for line in lines) + suffix
+    del lines
     return ox.parse(text, format=ox.RdfFormat.N_QUADS)
 
 

@@ -30,8 +30,9 @@ from evoonto.iris import IriFactory
 from evoonto.namespaces import EVO, bind_prefixes
 from evoonto.patch import NOT_TOP_CONCEPT, top_concept_triples
 from evoonto.records import (
-    Constraint, Evidence, Mapping, ProbeActivity, Relation, Term, records_to_graph,
+    Constraint, Evidence, Mapping, ProbeActivity, Relation, Term, records_to_graph, records_to_store,
 )
+from evoonto.store import OxigraphStore
 from evoonto.sources.quoting import dialect_of_kind, quote_identifier, quote_literal
 
 __all__ = ["Construction", "construct", "scheme_triples", "ground_in_documents", "distinct_pref_labels"]
@@ -66,12 +67,19 @@ class Construction:
         """The records as an rdflib graph (added to ``graph`` when given)."""
         return records_to_graph(self.records(), graph if graph is not None else bind_prefixes(Graph()))
 
+    def add_to_store(self, store: OxigraphStore, name: str = "content") -> int:
+        """Add the records to graph ``name`` of an Oxigraph store, as pyoxigraph terms made directly
+        (:func:`~evoonto.records.records_to_store`; no rdflib graph in between). Returns the number of
+        triples given."""
+        return records_to_store(self.records(), store, name)
 
-def scheme_triples(iris: IriFactory, title: str, content: Graph | None = None) -> list[tuple]:
+
+def scheme_triples(iris: IriFactory, title: str, content: Graph | OxigraphStore | None = None) -> list[tuple]:
     """The ``skos:ConceptScheme`` node every Term is ``skos:inScheme`` of, and its top concepts.
 
     Args:
-        content: the built content graph: every Term ``skos:inScheme`` the scheme with no
+        content: the built content graph (an rdflib graph, or an Oxigraph store whose ``content``
+            graph is read): every Term ``skos:inScheme`` the scheme with no
             ``skos:broader`` (nor a sub-property of it, such as ``evo:partOf``) becomes a top concept
             (``<scheme> skos:hasTopConcept <term>`` and ``<term> skos:topConceptOf <scheme>``), so
             SKOS browsers have a hierarchy to start from.
@@ -79,9 +87,14 @@ def scheme_triples(iris: IriFactory, title: str, content: Graph | None = None) -
     scheme = iris.scheme()
     out: list[tuple] = [(scheme, RDF.type, SKOS.ConceptScheme), (scheme, SKOS.prefLabel, Literal(title, lang="en")),
                         (scheme, DCTERMS.title, Literal(title, lang="en"))]
-    if content is not None:
+    if isinstance(content, OxigraphStore):
+        narrower = {s for p in NOT_TOP_CONCEPT for s in content.subjects(p, None, "content")}
+        in_scheme = set(content.subjects(SKOS.inScheme, scheme, "content"))
+    elif content is not None:
         narrower = {s for p in NOT_TOP_CONCEPT for s, _, _ in content.triples((None, p, None))}
-        for term in sorted(set(content.subjects(SKOS.inScheme, scheme)) - narrower, key=str):
+        in_scheme = set(content.subjects(SKOS.inScheme, scheme))
+    if content is not None:
+        for term in sorted(in_scheme - narrower, key=str):
             out += top_concept_triples(scheme, term)
     return out
 

@@ -13,9 +13,10 @@ following the reproducible-builds ``SOURCE_DATE_EPOCH`` convention.
 
 from __future__ import annotations
 
+import gc
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from rdflib import RDF, Graph
 
-from evoonto.builder.construct import construct, ground_in_documents, scheme_triples
+from evoonto.builder.construct import Construction, construct, ground_in_documents, scheme_triples
 from evoonto.builder.families import fold_families
 from evoonto.builder.labels import use_lexicon
 from evoonto.builder.probe import ColumnProfile, Prober
@@ -36,15 +37,15 @@ from evoonto.fileio import record_lines
 from evoonto.iris import IriFactory
 from evoonto.lexicon import Lexicon
 from evoonto.namespaces import bind_prefixes
+from evoonto.store import OxigraphStore
 
 if TYPE_CHECKING:
     from evoonto.sources.base import BaseSource
-    from evoonto.store import OxigraphStore
     from evoonto.sources.joins import JoinCandidate
     from evoonto.validation import ValidationReport
     from evoonto.workspace import Workspace
 
-__all__ = ["BuildResult", "SourceReport", "build", "build_clock", "make_proposer", "write_workspace",
+__all__ = ["BuildResult", "StoreGraphs", "SourceReport", "build", "build_clock", "make_proposer", "write_workspace",
            "workspace_base_iri", "describe_workspace", "check_workspace_target", "BACKUP_DIR",
            "DEFAULT_BASE_IRI", "STEPS"]
 
@@ -66,12 +67,148 @@ class SourceReport:
     location: str | None = None
 
 
+class _Content:
+    """The content graph while :func:`build` makes it: in the build's Oxigraph store, with an rdflib
+    copy only once a step needs one (:meth:`graph`); from then on the copy is the graph, and
+    :meth:`close` writes it back into the store."""
+
+    def __init__(self, store: OxigraphStore):
+        self.store = store
+        self._graph: Graph | None = None
+
+    def graph(self) -> Graph:
+        """The content graph as an rdflib graph (copied from the store on first use), to read and change."""
+        if self._graph is None:
+            self._graph = bind_prefixes(Graph())
+            self._graph.addN((s, p, o, self._graph) for s, p, o in self.store.triples("content"))
+        return self._graph
+
+    def read(self) -> Graph | OxigraphStore:
+        """What to read the content from: the rdflib copy when there is one, else the store."""
+        return self._graph if self._graph is not None else self.store
+
+    def add_construction(self, built: Construction) -> None:
+        """Add one source's constructed records (straight into the store while there is no copy)."""
+        if self._graph is None:
+            built.add_to_store(self.store)
+        else:
+            built.graph(self._graph)
+
+    def add(self, triples: Iterable[tuple]) -> None:
+        """Add rdflib triples."""
+        if self._graph is None:
+            self.store.add(triples, "content")
+        else:
+            self._graph.addN((s, p, o, self._graph) for s, p, o in triples)
+
+    def merge(self, graph: Graph) -> None:
+        """Add the triples of an rdflib graph."""
+        self.add(graph)
+
+    def close(self) -> None:
+        """Write the rdflib copy (if any) into the store and drop it."""
+        if self._graph is not None:
+            self.store.replace_graph("content", self._graph)
+            self._graph = None
+
+
+def _ground(content: _Content, store: OxigraphStore) -> int:
+    """:func:`~evoonto.builder.construct.ground_in_documents` when the catalog holds passages (the
+    content and catalog are copied to rdflib graphs for it); 0 without reading anything else."""
+    from evoonto.namespaces import EVO
+
+    if next(store.subjects(RDF.type, EVO.Passage, "catalog"), None) is None:
+        return 0
+    return ground_in_documents(content.graph(), store.graph("catalog"))
+
+
+class StoreGraphs(MutableMapping):
+    """``{graph name: rdflib.Graph}`` over the graphs of an Oxigraph store, each copied into an
+    rdflib graph on first access (and kept); :attr:`BuildResult.graphs` of a build.
+
+    Until a graph is accessed nothing but the store holds it. A graph set or accessed is the
+    graph from then on (a changed copy is written by :func:`write_workspace` instead of the store).
+    After :func:`write_workspace` hands the store to the workspace, a graph not yet accessed is
+    read from the written version 0 (``base.trig``).
+    """
+
+    def __init__(self, store: OxigraphStore, names: Sequence[str]):
+        self.store: OxigraphStore | None = store
+        self._names = list(names)
+        self._copies: dict[str, Graph] = {}
+        self._written: Workspace | None = None
+        self._written_sizes: dict[str, int] = {}
+        self._base: Any = None
+
+    def __getitem__(self, name: str) -> Graph:
+        graph = self._copies.get(name)
+        if graph is None:
+            if name not in self._names:
+                raise KeyError(name)
+            graph = bind_prefixes(Graph())
+            source = self.store if self.store is not None else self._base_store()
+            graph.addN((s, p, o, graph) for s, p, o in source.triples(name))
+            self._copies[name] = graph
+        return graph
+
+    def _base_store(self) -> Any:
+        if self._written is None:  # pragma: no cover - a store is either held or handed over
+            raise KeyError("the build's graphs are gone")
+        if self._base is None:
+            self._base = self._written.ontology_at(0).store
+        return self._base
+
+    def __setitem__(self, name: str, graph: Graph) -> None:
+        if name not in self._names:
+            self._names.append(name)
+        self._copies[name] = graph
+
+    def __delitem__(self, name: str) -> None:
+        self._names.remove(name)
+        self._copies.pop(name, None)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names  # without copying the graph (Mapping's default reads it)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._names))
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def sizes(self) -> dict[str, int]:
+        """Triples per graph: of the rdflib copy when one was made, else counted in the store."""
+        counted = self._written_sizes if self.store is None else {
+            name: self.store.count(name) for name in self._names if name not in self._copies}
+        return {name: len(self._copies[name]) if name in self._copies else counted[name] for name in self._names}
+
+    def unchanged_store(self) -> OxigraphStore | None:
+        """The store, when it still holds every graph as given here (no graph set or deleted, no
+        copy whose size differs from the store's graph), else ``None``."""
+        store = self.store
+        if store is None or set(self._names) != {"catalog", "content"}:
+            return None
+        for name, graph in self._copies.items():
+            if len(graph) != store.count(name):
+                return None
+        return store
+
+    def handed_over(self, workspace: Workspace) -> None:
+        """The store now belongs to ``workspace``: graphs not yet copied are read from its version 0."""
+        if self.store is not None:
+            self._written_sizes = {name: self.store.count(name) for name in self._names}
+        self.store = None
+        self._written = workspace
+
+
 @dataclass
 class BuildResult:
     """What :func:`build` returns.
 
     Attributes:
         graphs: ``{"catalog": Graph, "content": Graph}`` (the tools graph is left to the tool layer).
+            For a build, a :class:`StoreGraphs`: each rdflib graph is copied from the build's
+            Oxigraph store on first access (a build that is only written never makes one).
         counts: totals over sources: terms, mappings, evidence, probes, constraints, relations, and
             document_links (Terms grounded in document passages, see
             :func:`~evoonto.builder.construct.ground_in_documents`).
@@ -81,7 +218,7 @@ class BuildResult:
         elapsed_ms: wall time of the whole build in milliseconds.
     """
 
-    graphs: dict[str, Graph]
+    graphs: MutableMapping[str, Graph]
     counts: dict[str, int]
     rejected: list[Rejection]
     sources: list[SourceReport]
@@ -240,8 +377,14 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
     from evoonto.sources.catalog import harvest
     from evoonto.sources.profiling import profile as profile_columns
 
-    catalog = bind_prefixes(Graph())
-    content = bind_prefixes(Graph())
+    from evoonto.resources import vocab_graph
+
+    # the build's graphs live in one Oxigraph store (with the vocab, for validation); records are
+    # written into it directly, and an rdflib copy of the content graph is made only for the steps
+    # that read or write rdflib (documentation, workload concepts, verified queries, grounding)
+    store = OxigraphStore()
+    store.add(vocab_graph(), "vocab")
+    content = _Content(store)
     documented = bind_prefixes(Graph())  # documents of dictionaries, added after grounding
     totals: dict[str, int] = {}
     rejected: list[Rejection] = []
@@ -256,7 +399,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
                 raise SourceError(f"two sources have the id {src.id!r}; give them distinct names")
             seen_ids.add(src.id)
             source_catalog = harvest(src, iris)
-            catalog += source_catalog
+            store.add(source_catalog, "catalog")
             _step(progress, src.id, "harvest")
             schema = read_catalog(source_catalog).source(iris.source(src.id))
             prober = Prober(src, src.id, at=clock)
@@ -281,14 +424,14 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             _step(progress, src.id, "verify")
             built = construct(verified, schema, iris, clock)
             rejected.extend(built.rejected)
-            built.graph(content)
-            doc_counts = intake.record(content, documented) if intake is not None else {}
+            content.add_construction(built)
+            doc_counts = intake.record(content.graph(), documented) if intake is not None else {}
             counts = {**built.counts(), **{k: v for k, v in doc_counts.items() if v}}
             if proposal.concepts:  # concepts for workload phrases that name no Term (issue 18.3)
                 from evoonto.builder.concepts import build_concepts
 
-                made = build_concepts(proposal.normalized().concepts, schema, prober, content, iris, clock)
-                content += made.graph
+                made = build_concepts(proposal.normalized().concepts, schema, prober, content.graph(), iris, clock)
+                content.merge(made.graph)
                 rejected.extend(made.rejected)
                 counts["concepts"] = made.count
             if verified_items:
@@ -296,9 +439,9 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
 
                 for_source = items_for_source(verified_items, src.id, [t.name for t in schema.tables], taken)
                 if for_source:
-                    mined = mine_verified(for_source, source=src, catalog=source_catalog, content=content, iris=iris,
-                                          at=clock)
-                    content += mined.graph
+                    mined = mine_verified(for_source, source=src, catalog=source_catalog, content=content.graph(),
+                                          iris=iris, at=clock)
+                    content.merge(mined.graph)
                     for key, value in mined.counts.items():
                         counts[key] = counts.get(key, 0) + value
             _step(progress, src.id, "construct")
@@ -313,6 +456,9 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             totals[key] = totals.get(key, 0) + value
         reports.append(SourceReport(src.id, counts, len(mine), (time.perf_counter() - t0) * 1000.0,
                                     str(location) if isinstance(location, (str, Path)) else None))
+    # the last source's working data (profiles, proposal, verified candidates, records) is not needed
+    # any more: dropped before the validation copy and the write, which make the build's peak memory
+    del src, schema, prober, profiles, proposal, verified, built, intake, source_catalog
     _warn_unmatched_questions(questions, [r.source for r in reports])
     for n, item in enumerate(verified_items):
         if n not in taken:
@@ -323,11 +469,11 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
     if not totals.get("terms"):
         raise SourceError("no Terms built: the source(s) " + ", ".join(r.source for r in reports)
                           + " hold no tables with columns (documents only ground Terms of table sources)")
-    for triple in scheme_triples(iris, "evoonto ontology of " + ", ".join(r.source for r in reports), content):
-        content.add(triple)
-    totals["document_links"] = ground_in_documents(content, catalog)
-    catalog += documented
-    result = BuildResult({"catalog": catalog, "content": content}, totals, rejected, reports,
+    content.add(scheme_triples(iris, "evoonto ontology of " + ", ".join(r.source for r in reports), content.read()))
+    totals["document_links"] = _ground(content, store)
+    store.add(documented, "catalog")
+    content.close()
+    result = BuildResult(StoreGraphs(store, ("catalog", "content")), totals, rejected, reports,
                          getattr(chosen, "name", type(chosen).__name__), iris.base, clock)
     if validate:
         result.validation = _validate(result)
@@ -399,7 +545,9 @@ def _validated_for(result: BuildResult, ws: Workspace) -> bool:
     from evoonto.resources import shapes_graph, vocab_graph
 
     report, sizes = result.validation, result.validated_sizes
-    if report is None or not report.conforms or sizes != {name: len(g) for name, g in result.graphs.items()}:
+    graphs = result.graphs
+    now = graphs.sizes() if isinstance(graphs, StoreGraphs) else {name: len(g) for name, g in graphs.items()}
+    if report is None or not report.conforms or sizes != now:
         return False
     store = ws.ontology.store
     return (set(store.triples("vocab")) == set(vocab_graph())
@@ -407,24 +555,29 @@ def _validated_for(result: BuildResult, ws: Workspace) -> bool:
 
 
 def _validate(result: BuildResult) -> ValidationReport:
+    """SHACL-validate a build's graphs in the build's Oxigraph store (vocab + catalog + content).
+
+    pyshacl reads an rdflib copy of their union (:func:`evoonto.validation.validate`), dropped after
+    the check; pyshacl's own Oxigraph data graph was measured slower and reads ``xsd:string``
+    literals as typed ones, so ``sh:in`` lists of plain strings failed.
+    """
     from evoonto.ontology import Ontology
-    from evoonto.resources import vocab_graph
-    from evoonto.store import OxigraphStore
     from evoonto.validation import validate
 
-    vocab = vocab_graph()
-    onto = Ontology.from_graphs({**result.graphs, "vocab": vocab}, base_iri=result.base_iri)
-    # pyshacl reads the union of vocab, catalog and content: the content graph (most triples) with
-    # the others added for the check and taken out again, instead of a copy of all of them
-    content = result.graphs["content"]
-    added = [t for g in (vocab, result.graphs["catalog"]) for t in g if t not in content]
-    content.addN((s, p, o, content) for s, p, o in added)
-    try:
-        report = validate(onto, data=content)
-    finally:
-        for triple in added:
-            content.remove(triple)
-    result.validated_sizes = {name: len(g) for name, g in result.graphs.items()}
+    graphs = result.graphs
+    store = graphs.unchanged_store() if isinstance(graphs, StoreGraphs) else None
+    if store is None:  # graphs given as rdflib graphs: validate a store made from them
+        from evoonto.resources import vocab_graph
+
+        onto = Ontology.from_graphs({**graphs, "vocab": vocab_graph()}, base_iri=result.base_iri)
+    else:
+        onto = Ontology(store, base_iri=result.base_iri)
+    report = validate(onto)
+    # pyshacl's rdflib copy of the graphs is held in reference cycles (graph <-> namespace manager):
+    # freed now, before the write, instead of at some later full collection
+    gc.collect()
+    result.validated_sizes = graphs.sizes() if isinstance(graphs, StoreGraphs) else {
+        name: len(g) for name, g in graphs.items()}
     result.validated_store = onto.store if isinstance(onto.store, OxigraphStore) else None
     if not report.conforms:
         first = report.violations[0].text() if report.violations else "shape violation"
@@ -579,10 +732,19 @@ def _assemble(result: BuildResult, staging: Path, name: str, settings: dict) -> 
     ws = Workspace.init(staging, base_iri=result.base_iri, name=name,
                         settings={**settings, "sources": locations} if locations else settings)
     validated = _validated_for(result, ws)
-    # the validated store holds these graphs already (and the workspace's vocab, checked equal)
-    ws.replace_base(dict(result.graphs), validate_shapes=not validated,
-                    store=result.validated_store if validated else None)
+    graphs = result.graphs
+    # the build's store holds these graphs already (and the vocab; the workspace's replaces it), else
+    # the validated store does (and the workspace's vocab, checked equal)
+    store = graphs.unchanged_store() if isinstance(graphs, StoreGraphs) else None
+    if store is None and validated:
+        store = result.validated_store
+    if store is not None:
+        ws.replace_base(graphs, validate_shapes=not validated, store=store)
+    else:
+        ws.replace_base(dict(graphs), validate_shapes=not validated)
     result.validated_store = None  # the workspace owns it now
+    if isinstance(graphs, StoreGraphs) and store is graphs.store:
+        graphs.handed_over(ws)
     return ws
 
 
