@@ -122,6 +122,27 @@ def _ground(content: _Content, store: OxigraphStore) -> int:
     return ground_in_documents(content.graph(), store.graph("catalog"))
 
 
+class _TrackedGraph(Graph):
+    """An rdflib graph that records whether it was changed after it was filled (``changed``): a
+    copy :class:`StoreGraphs` hands out; ``add``/``addN``/``remove`` (which ``+=``, ``-=``, ``set``
+    and ``parse`` go through) mark it. Sizes cannot tell: one triple removed and another added
+    leave the size as it was."""
+
+    changed = False
+
+    def add(self, *args, **kwargs):
+        self.changed = True
+        return super().add(*args, **kwargs)
+
+    def addN(self, *args, **kwargs):  # noqa: N802 (rdflib's name)
+        self.changed = True
+        return super().addN(*args, **kwargs)
+
+    def remove(self, *args, **kwargs):
+        self.changed = True
+        return super().remove(*args, **kwargs)
+
+
 class StoreGraphs(MutableMapping):
     """``{graph name: rdflib.Graph}`` over the graphs of an Oxigraph store, each copied into an
     rdflib graph on first access (and kept); :attr:`BuildResult.graphs` of a build.
@@ -139,15 +160,17 @@ class StoreGraphs(MutableMapping):
         self._written: Workspace | None = None
         self._written_sizes: dict[str, int] = {}
         self._base: Any = None
+        self._replaced: set[str] = set()  # graphs set or deleted by the caller
 
     def __getitem__(self, name: str) -> Graph:
         graph = self._copies.get(name)
         if graph is None:
             if name not in self._names:
                 raise KeyError(name)
-            graph = bind_prefixes(Graph())
+            graph = bind_prefixes(_TrackedGraph())
             source = self.store if self.store is not None else self._base_store()
             graph.addN((s, p, o, graph) for s, p, o in source.triples(name))
+            graph.changed = False  # filled from the store: the same triples
             self._copies[name] = graph
         return graph
 
@@ -162,10 +185,17 @@ class StoreGraphs(MutableMapping):
         if name not in self._names:
             self._names.append(name)
         self._copies[name] = graph
+        self._replaced.add(name)
+
+    def changed(self) -> bool:
+        """True once a graph was set, deleted or changed through a copy handed out (``add``,
+        ``addN``, ``remove``; changes made on a copy's ``.store`` directly are not seen)."""
+        return bool(self._replaced) or any(getattr(g, "changed", True) for g in self._copies.values())
 
     def __delitem__(self, name: str) -> None:
         self._names.remove(name)
         self._copies.pop(name, None)
+        self._replaced.add(name)
 
     def __contains__(self, name: object) -> bool:
         return name in self._names  # without copying the graph (Mapping's default reads it)
@@ -184,9 +214,9 @@ class StoreGraphs(MutableMapping):
 
     def unchanged_store(self) -> OxigraphStore | None:
         """The store, when it still holds every graph as given here (no graph set or deleted, no
-        copy whose size differs from the store's graph), else ``None``."""
+        copy changed, see :meth:`changed`), else ``None``."""
         store = self.store
-        if store is None or set(self._names) != {"catalog", "content"}:
+        if store is None or self.changed() or set(self._names) != {"catalog", "content"}:
             return None
         for name, graph in self._copies.items():
             if len(graph) != store.count(name):
@@ -540,14 +570,17 @@ def _step(progress: Callable[[str, str], None] | None, source_id: str, step: str
 
 def _validated_for(result: BuildResult, ws: Workspace) -> bool:
     """True when ``result`` carries a conforming validation of its graphs as they are now (sizes
-    unchanged since :func:`_validate`) against the vocab and shapes that ``ws`` holds (the packaged
-    ones): :func:`write_workspace` then skips a second SHACL pass over the same triples."""
+    unchanged since :func:`_validate`, and for a build's :class:`StoreGraphs` no graph changed)
+    against the vocab and shapes that ``ws`` holds (the packaged ones): :func:`write_workspace` then
+    skips a second SHACL pass over the same triples."""
     from evoonto.resources import shapes_graph, vocab_graph
 
     report, sizes = result.validation, result.validated_sizes
     graphs = result.graphs
     now = graphs.sizes() if isinstance(graphs, StoreGraphs) else {name: len(g) for name, g in graphs.items()}
     if report is None or not report.conforms or sizes != now:
+        return False
+    if isinstance(graphs, StoreGraphs) and graphs.changed():  # same sizes, other triples
         return False
     store = ws.ontology.store
     return (set(store.triples("vocab")) == set(vocab_graph())
