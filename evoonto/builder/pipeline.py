@@ -32,7 +32,7 @@ from evoonto.builder.propose import OfflineProposer, Proposer
 from evoonto.builder.verify import Rejection, verify
 from evoonto.builder.workload import Question, as_questions
 from evoonto.catalog import read_catalog
-from evoonto.errors import ConfigurationError, ShapeViolationError, SourceError
+from evoonto.errors import ConfigurationError, ShapeViolationError, SourceError, WorkspaceError
 from evoonto.fileio import record_lines
 from evoonto.iris import IriFactory
 from evoonto.lexicon import Lexicon
@@ -699,7 +699,6 @@ def check_workspace_target(path: str | Path, *, force: bool = False) -> str | No
         WorkspaceError: ``path`` holds a workspace and ``force`` is not set (the message says what
             it holds), or ``path`` holds files that are not a workspace (never replaced).
     """
-    from evoonto.errors import WorkspaceError
 
     path = Path(path)
     held = describe_workspace(path)
@@ -797,6 +796,9 @@ def _write_new_folder(result: BuildResult, path: Path, name: str) -> Workspace:
         ws = _assemble(result, staging, name, {})
         os.rename(staging, target)
         fsync_dir(target.parent)
+    except WorkspaceError as exc:  # name the folder the user asked for, not only the staging folder
+        shutil.rmtree(staging, ignore_errors=True)
+        raise WorkspaceError(f"cannot write the workspace {path}: {exc}") from exc
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -876,7 +878,6 @@ def write_workspace(result: BuildResult, path: str | Path, *, force: bool = Fals
         ShapeViolationError: the build does not validate (checked here unless the result carries
             a conforming validation of the same graphs against the workspace's vocab and shapes).
     """
-    from evoonto.errors import WorkspaceError
     from evoonto.workspace import _read_config
 
     path = Path(path)
