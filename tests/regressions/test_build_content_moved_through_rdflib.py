@@ -6,9 +6,8 @@ the build's Oxigraph store as pyoxigraph terms made by the same field walk as ``
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
-from pathlib import Path
 
+from fixtures.sources_support import make_shop_db
 from rdflib import URIRef
 
 import evoonto.builder.construct as construct_module
@@ -21,19 +20,6 @@ from evoonto.store import to_ox
 from evoonto.workspace import Workspace
 
 EX = "https://example.org/evoonto/shop/"
-
-
-def _source(tmp_path: Path) -> Path:
-    path = tmp_path / "shop.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript(
-        "CREATE TABLE customer (customer_id INTEGER PRIMARY KEY, name TEXT, city TEXT);"
-        "CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customer, "
-        "status TEXT, total REAL);"
-        "INSERT INTO customer VALUES (1,'Ann','Paris'),(2,'Bo','Oslo'),(3,'Cy','Paris');"
-        "INSERT INTO orders VALUES (1,1,'open',9.5),(2,1,'shipped',3.0),(3,2,'open',7.25);")
-    con.close()
-    return path
 
 
 def _records() -> list:
@@ -71,7 +57,7 @@ def test_build_content_moved_through_rdflib_build_and_write_make_no_rdflib_conte
         raise AssertionError("the constructed records went through an rdflib graph")
 
     monkeypatch.setattr(construct_module, "records_to_graph", refuse)
-    result = build([_source(tmp_path)], base_iri=EX)
+    result = build([make_shop_db(tmp_path)], base_iri=EX)
     assert isinstance(result.graphs, StoreGraphs) and "content" in result.graphs
     ws = write_workspace(result, tmp_path / "ws")
     assert result.graphs.store is None  # handed over to the workspace
@@ -83,7 +69,7 @@ def test_build_content_moved_through_rdflib_build_and_write_make_no_rdflib_conte
 
 
 def test_build_content_moved_through_rdflib_graphs_read_before_write_equal_the_written_ones(tmp_path):
-    result = build([_source(tmp_path)], base_iri=EX)
+    result = build([make_shop_db(tmp_path)], base_iri=EX)
     content = set(result.graphs["content"])
     ws = write_workspace(result, tmp_path / "ws")
     assert set(ws.store.triples("content")) == content

@@ -6,26 +6,14 @@ every change."""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
-
 import pytest
+from fixtures.sources_support import make_shop_db
 from rdflib import RDF, RDFS, SKOS, Literal, URIRef
 
 from evoonto.builder import build, write_workspace
 from evoonto.errors import ShapeViolationError
 from evoonto.namespaces import EVO
 from evoonto.workspace import Workspace
-
-
-def _source(tmp_path: Path) -> Path:
-    path = tmp_path / "shop.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript(
-        "CREATE TABLE customer (customer_id INTEGER PRIMARY KEY, name TEXT, city TEXT);"
-        "INSERT INTO customer VALUES (1,'Ann','Paris'),(2,'Bo','Oslo'),(3,'Cy','Paris');")
-    con.close()
-    return path
 
 
 def _a_term_label(graph) -> tuple[URIRef, Literal]:
@@ -35,7 +23,7 @@ def _a_term_label(graph) -> tuple[URIRef, Literal]:
 
 
 def test_same_size_change_of_a_read_graph_is_written(tmp_path):
-    result = build([str(_source(tmp_path))])
+    result = build([str(make_shop_db(tmp_path))])
     content = result.graphs["content"]
     term, label = _a_term_label(content)
     size = len(content)
@@ -50,7 +38,7 @@ def test_same_size_change_of_a_read_graph_is_written(tmp_path):
 
 
 def test_same_size_change_that_breaks_a_shape_is_validated(tmp_path):
-    result = build([str(_source(tmp_path))])
+    result = build([str(make_shop_db(tmp_path))])
     content = result.graphs["content"]
     term, label = _a_term_label(content)
     content.remove((term, SKOS.prefLabel, label))  # a Term needs its skos:prefLabel (shapes/content.ttl)
@@ -61,7 +49,7 @@ def test_same_size_change_that_breaks_a_shape_is_validated(tmp_path):
 
 
 def test_unread_graphs_still_hand_the_store_over(tmp_path):
-    result = build([str(_source(tmp_path))])
+    result = build([str(make_shop_db(tmp_path))])
     store = result.graphs.unchanged_store()
     assert store is not None and not result.graphs.changed()
     _ = result.graphs["catalog"]  # reading a copy changes nothing

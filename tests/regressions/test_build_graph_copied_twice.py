@@ -5,10 +5,10 @@ store now becomes the workspace store; the written base must be exactly what the
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
+from fixtures.sources_support import make_shop_db
 from rdflib import BNode, URIRef
 
 from evoonto.builder import build, write_workspace
@@ -18,21 +18,8 @@ from evoonto.store import to_ox
 from evoonto.workspace import Workspace
 
 
-def _source(tmp_path: Path) -> Path:
-    path = tmp_path / "shop.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript(
-        "CREATE TABLE customer (customer_id INTEGER PRIMARY KEY, name TEXT, city TEXT);"
-        "CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customer, "
-        "status TEXT, total REAL);"
-        "INSERT INTO customer VALUES (1,'Ann','Paris'),(2,'Bo','Oslo'),(3,'Cy','Paris');"
-        "INSERT INTO orders VALUES (1,1,'open',9.5),(2,1,'shipped',3.0),(3,2,'open',7.25);")
-    con.close()
-    return path
-
-
 def test_build_graph_copied_twice_written_base_equals_plain_copy(tmp_path: Path):
-    result = build([_source(tmp_path)], base_iri="https://example.org/evoonto/shop/")
+    result = build([make_shop_db(tmp_path)], base_iri="https://example.org/evoonto/shop/")
     assert result.validated_store is not None
     expected = {name: set(graph) for name, graph in result.graphs.items()}
     reused = write_workspace(result, tmp_path / "a")
@@ -51,7 +38,7 @@ def test_build_graph_copied_twice_written_base_equals_plain_copy(tmp_path: Path)
 
 
 def test_build_graph_copied_twice_changed_graph_is_copied_and_validated(tmp_path: Path):
-    result = build([_source(tmp_path)], base_iri="https://example.org/evoonto/shop/")
+    result = build([make_shop_db(tmp_path)], base_iri="https://example.org/evoonto/shop/")
     extra = (URIRef("https://example.org/evoonto/shop/x"), URIRef("https://example.org/p"), BNode())
     result.graphs["content"].add(extra)  # changed after validation: the validated store is not used
     with pytest.raises(WorkspaceError, match="blank node"):

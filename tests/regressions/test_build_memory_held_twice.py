@@ -7,27 +7,13 @@ and lived until some later full garbage collection."""
 from __future__ import annotations
 
 import gc
-import sqlite3
-from pathlib import Path
 
+from fixtures.sources_support import make_shop_db
 from rdflib.plugins.stores.memory import Memory
 
 import evoonto.builder.pipeline as pipeline
 from evoonto.builder import build
 from evoonto.builder.construct import Construction
-
-
-def _source(tmp_path: Path) -> Path:
-    path = tmp_path / "shop.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript(
-        "CREATE TABLE customer (customer_id INTEGER PRIMARY KEY, name TEXT, city TEXT);"
-        "CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customer, "
-        "status TEXT, total REAL);"
-        "INSERT INTO customer VALUES (1,'Ann','Paris'),(2,'Bo','Oslo'),(3,'Cy','Paris');"
-        "INSERT INTO orders VALUES (1,1,'open',9.5),(2,1,'shipped',3.0),(3,2,'open',7.25);")
-    con.close()
-    return path
 
 
 def _alive(kind: type) -> list:
@@ -43,7 +29,7 @@ def test_build_memory_held_twice_validation_runs_without_the_sources_working_dat
         return real(result)
 
     monkeypatch.setattr(pipeline, "_validate", spy)
-    result = build([_source(tmp_path)], base_iri="https://example.org/evoonto/shop/")
+    result = build([make_shop_db(tmp_path)], base_iri="https://example.org/evoonto/shop/")
     assert seen == [0] and result.validation is not None and result.validation.conforms
 
 
@@ -55,7 +41,7 @@ def test_build_memory_held_twice_validation_copy_freed_after_the_check(tmp_path)
     before = {id(m) for m in _alive(Memory)}
     gc.disable()  # only the build's own collection may free the copy
     try:
-        result = build([_source(tmp_path)], base_iri="https://example.org/evoonto/shop/")
+        result = build([make_shop_db(tmp_path)], base_iri="https://example.org/evoonto/shop/")
         left = [m for m in _alive(Memory) if id(m) not in before and len(m) > vocab]
     finally:
         gc.enable()
