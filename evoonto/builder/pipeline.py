@@ -95,15 +95,11 @@ class _Content:
             built.graph(self._graph)
 
     def add(self, triples: Iterable[tuple]) -> None:
-        """Add rdflib triples."""
+        """Add rdflib triples (or the triples of an rdflib graph)."""
         if self._graph is None:
             self.store.add(triples, "content")
         else:
             self._graph.addN((s, p, o, self._graph) for s, p, o in triples)
-
-    def merge(self, graph: Graph) -> None:
-        """Add the triples of an rdflib graph."""
-        self.add(graph)
 
     def close(self) -> None:
         """Write the rdflib copy (if any) into the store and drop it."""
@@ -218,9 +214,6 @@ class StoreGraphs(MutableMapping):
         store = self.store
         if store is None or self.changed() or set(self._names) != {"catalog", "content"}:
             return None
-        for name, graph in self._copies.items():
-            if len(graph) != store.count(name):
-                return None
         return store
 
     def handed_over(self, workspace: Workspace) -> None:
@@ -461,7 +454,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
                 from evoonto.builder.concepts import build_concepts
 
                 made = build_concepts(proposal.normalized().concepts, schema, prober, content.graph(), iris, clock)
-                content.merge(made.graph)
+                content.add(made.graph)
                 rejected.extend(made.rejected)
                 counts["concepts"] = made.count
             if verified_items:
@@ -471,7 +464,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
                 if for_source:
                     mined = mine_verified(for_source, source=src, catalog=source_catalog, content=content.graph(),
                                           iris=iris, at=clock)
-                    content.merge(mined.graph)
+                    content.add(mined.graph)
                     for key, value in mined.counts.items():
                         counts[key] = counts.get(key, 0) + value
             _step(progress, src.id, "construct")
@@ -749,8 +742,9 @@ def _backup_folder(path: Path) -> Path:
     return path / BACKUP_DIR / stamp
 
 
-def _staging_name(pid: int) -> str:
-    """The temp folder inside a workspace folder that a build assembles its new workspace in."""
+def _staging_name(pid: int | str) -> str:
+    """The temp folder inside a workspace folder that a build assembles its new workspace in
+    (``pid="*"``: the glob pattern of every build's)."""
     return f".new.{pid}.tmp"
 
 
@@ -822,13 +816,13 @@ def _write_in_place(result: BuildResult, path: Path, name: str, settings: dict, 
 
     with WriterLock(path / LOCK_FILE):
         finish_interrupted_replace(path, locked=True)
-        for dead in path.glob(_staging_name(0).replace(".0.", ".*.")):  # under the lock: killed builds' stagings
+        for dead in path.glob(_staging_name("*")):  # under the lock: killed builds' stagings
             shutil.rmtree(dead, ignore_errors=True)
         staging = path / _staging_name(os.getpid())
         journaled = False
         try:
             ws = _assemble(result, staging, name, settings)
-            skip = {*_KEPT_ENTRIES, ".lock", staging.name}
+            skip = {*_KEPT_ENTRIES, LOCK_FILE, staging.name}
             entries = [e for e in _entries(path) if e.name not in skip]
             if replacing:
                 displace = [e.name for e in entries]
