@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -110,16 +111,14 @@ def _ox_literal(kind: str, value: Any, lang: str) -> Any:
         return ox.Literal("true" if value else "false", datatype=_OX_BOOLEAN)
     if kind == "json":
         return ox.Literal(value if isinstance(value, str) else json.dumps(value, sort_keys=False, ensure_ascii=False))
-    key = (kind, value)  # a build stamps one time on every probe and Evidence: made once, not per record
-    term = _OX_DERIVED.get(key)
-    if term is None:
-        if len(_OX_DERIVED) > 100_000:
-            _OX_DERIVED.clear()
-        term = _OX_DERIVED[key] = to_ox(_literal(kind, value, lang))
-    return term
+    return _derived_ox_literal(kind, value, lang)
 
 
-_OX_DERIVED: dict[tuple[str, Any], Any] = {}
+@functools.lru_cache(maxsize=100_000, typed=True)
+def _derived_ox_literal(kind: str, value: Any, lang: str) -> Any:
+    """:func:`_literal` converted to pyoxigraph, once per distinct value (a build stamps one time on
+    every probe and Evidence)."""
+    return to_ox(_literal(kind, value, lang))
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ The same protocol is implemented over a remote SPARQL 1.1 endpoint by
 
 from __future__ import annotations
 
+import functools
 import re
 
 from pathlib import Path
@@ -63,19 +64,12 @@ def refuse_update(sparql: str, *, where: str = "this query interface") -> None:
 
 # --- term conversion -----------------------------------------------------------------------------
 
-_OX_IRI_CACHE: dict[str, ox.NamedNode] = {}
-
-
+@functools.lru_cache(maxsize=200_000)
 def ox_named_node(text: str) -> ox.NamedNode:
-    """The pyoxigraph IRI ``text`` (cached; raises ValueError for an invalid IRI). Keyed by the
-    plain str: a URIRef hashes as (class name, text) in Python, so looking a URIRef up was slow and
-    never found the str key (every IRI was converted anew)."""
-    node = _OX_IRI_CACHE.get(text)
-    if node is None:
-        if len(_OX_IRI_CACHE) > 200_000:
-            _OX_IRI_CACHE.clear()
-        node = _OX_IRI_CACHE[text] = ox.NamedNode(text)
-    return node
+    """The pyoxigraph IRI ``text`` (cached; raises ValueError for an invalid IRI). Call it with the
+    plain str: a URIRef hashes as (class name, text) in Python, so it would never find the str key
+    (every IRI converted anew)."""
+    return ox.NamedNode(text)
 
 
 def to_ox(term) -> ox.NamedNode | ox.BlankNode | ox.Literal:
@@ -117,8 +111,13 @@ def to_ox_quad(triple: Triple, graph: ox.NamedNode) -> ox.Quad:
     return ox.Quad(_ox_subject(s), _ox_predicate(p), to_ox(o), graph)
 
 
-_IRI_CACHE: dict[str, URIRef] = {}
-_TYPED_CACHE: dict[ox.Literal, Literal] = {}
+#: rdflib terms made once per distinct text (rdflib parses a typed literal's value when it is made)
+_rdflib_iri = functools.lru_cache(maxsize=200_000)(URIRef)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _typed_literal(value: str, datatype: str) -> Literal:
+    return Literal(value, datatype=URIRef(datatype))
 
 
 def from_ox(term) -> rdflib.term.Node | None:
@@ -128,27 +127,16 @@ def from_ox(term) -> rdflib.term.Node | None:
     any other non-term (e.g. an RDF-star triple).
     """
     if isinstance(term, ox.NamedNode):
-        value = term.value
-        iri = _IRI_CACHE.get(value)
-        if iri is None:
-            if len(_IRI_CACHE) > 200_000:
-                _IRI_CACHE.clear()
-            iri = _IRI_CACHE[value] = URIRef(value)
-        return iri
+        return _rdflib_iri(term.value)
     if isinstance(term, ox.Literal):
         if term.language:
             return Literal(term.value, lang=term.language)
         datatype = term.datatype.value
         if datatype == _XSD_STRING:
             return Literal(term.value)
-        # typed literals (integers, booleans, dates, doubles) repeat a lot and rdflib parses each
-        # one's value when it is made: made once per distinct literal (Literals are immutable)
-        literal = _TYPED_CACHE.get(term)
-        if literal is None:
-            if len(_TYPED_CACHE) > 200_000:
-                _TYPED_CACHE.clear()
-            literal = _TYPED_CACHE[term] = Literal(term.value, datatype=URIRef(datatype))
-        return literal
+        # typed literals (integers, booleans, dates, doubles) repeat a lot: made once per distinct
+        # literal (Literals are immutable)
+        return _typed_literal(term.value, datatype)
     if isinstance(term, ox.BlankNode):
         return BNode(term.value)
     if isinstance(term, ox.DefaultGraph):
