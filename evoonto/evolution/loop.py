@@ -44,6 +44,7 @@ from evoonto.evolution.edits import EditContext, EditError
 from evoonto.evolution.gate import GateConfig, ScreenEvidence, compare
 from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
+from evoonto.iris import stable_key
 
 if TYPE_CHECKING:
     from evoonto.ontology import Ontology
@@ -212,14 +213,11 @@ def known_fingerprints(ontology) -> set[str]:
 
 
 def bundle_fingerprint(parts: list[tuple[str, str]]) -> str:
-    """Identity of a candidate that patches several members at once: SHA-256 over the sorted
-    ``(member key, part fingerprint)`` pairs, 16 hex characters. A rejected bundle is remembered by
-    it (in each member's ``seen`` and the parts' gate metadata, key ``bundle``) instead of by its
-    parts, which the gate never judged on their own."""
-    h = hashlib.sha256(b"bundle")
-    for key, fingerprint in sorted(parts):
-        h.update(f"{key}\t{fingerprint}\n".encode())
-    return h.hexdigest()[:16]
+    """Identity of a candidate that patches several members at once: :func:`~evoonto.iris.stable_key`
+    (SHA-256, 16 hex characters) of the sorted ``(member key, part fingerprint)`` pairs. A rejected
+    bundle is remembered by it (in each member's ``seen`` and the parts' gate metadata, key
+    ``bundle``) instead of by its parts, which the gate never judged on their own."""
+    return stable_key("bundle", *(f"{key}\t{fingerprint}" for key, fingerprint in sorted(parts)))
 
 
 def base_iri_of(workspace, view: OntologyView) -> str:
