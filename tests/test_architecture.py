@@ -19,7 +19,7 @@ LAYERS: dict[str, int] = {
     # 0: foundations with no evoonto dependencies beyond each other
     "evoonto.version": 0, "evoonto.errors": 0, "evoonto.namespaces": 0, "evoonto.iris": 0,
     "evoonto.resources": 0, "evoonto.fileio": 0, "evoonto.optional": 0, "evoonto.text": 0,
-    "evoonto.lexicon": 0, "evoonto.codegen": 0, "evoonto.progress": 0,
+    "evoonto.lexicon": 0, "evoonto.codegen": 0, "evoonto.progress": 0, "evoonto.memory": 0,
     # 1: the RDF core (records, store, shapes, patches, versions, exports)
     "evoonto.records": 1, "evoonto.catalog": 1, "evoonto.store": 1, "evoonto.validation": 1,
     "evoonto.patch": 1, "evoonto.ontology": 1, "evoonto.history": 1, "evoonto.workspace": 1,

@@ -13,7 +13,6 @@ following the reproducible-builds ``SOURCE_DATE_EPOCH`` convention.
 
 from __future__ import annotations
 
-import gc
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
@@ -598,10 +597,7 @@ def _validate(result: BuildResult) -> ValidationReport:
         onto = Ontology.from_graphs({**graphs, "vocab": vocab_graph()}, base_iri=result.base_iri)
     else:
         onto = Ontology(store, base_iri=result.base_iri)
-    report = validate(onto)
-    # pyshacl's rdflib copy of the graphs is held in reference cycles (graph <-> namespace manager):
-    # freed now, before the write, instead of at some later full collection
-    gc.collect()
+    report = validate(onto)  # frees its rdflib copy of the graphs before it returns
     result.validated_sizes = graphs.sizes() if isinstance(graphs, StoreGraphs) else {
         name: len(g) for name, g in graphs.items()}
     result.validated_store = onto.store if isinstance(onto.store, OxigraphStore) else None

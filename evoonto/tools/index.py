@@ -22,9 +22,7 @@ building it, and a new version reuses the tokens of the newest cached one.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import hashlib
 import io
 import json
@@ -33,10 +31,11 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from evoonto.memory import paused_cyclic_gc
 from evoonto.text import stem, tokenize
 from evoonto.tools.settings import DEFAULT_WEIGHTS
 from evoonto.tools.sparql import KIND_CLASSES, local_name, select
@@ -838,16 +837,3 @@ def build_index(ontology: Any, weights: Mapping[str, float], *, cache: IndexCach
     return index
 
 
-@contextlib.contextmanager
-def paused_cyclic_gc() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for the block (restored afterwards, also on error).
-
-    For code that allocates hundreds of thousands of small acyclic containers and frees none of them
-    (the browse index, the explorer's model): each collection would only rescan them."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

@@ -59,7 +59,7 @@ from rdflib import Graph
 
 from evoonto.errors import RDFParseError, WorkspaceError, first_line
 from evoonto.namespaces import GRAPH, local_graph_iri_of_export, parse_patch_graph
-from evoonto.tools.index import paused_cyclic_gc
+from evoonto.memory import paused_cyclic_gc
 from evoonto.viz.content import ContentGraph
 from evoonto.viz.history import PatchGraphs, history_rows
 
