@@ -13,6 +13,7 @@ following the reproducible-builds ``SOURCE_DATE_EPOCH`` convention.
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
@@ -589,6 +590,10 @@ def _validate(result: BuildResult) -> ValidationReport:
     from evoonto.ontology import Ontology
     from evoonto.validation import validate
 
+    # the sources' working data, dropped by _build just before, sits in reference cycles: freed now
+    # (one full collection, 0.4 s CPU on the wide schema) so that the copy pyshacl reads reuses its
+    # memory; validate pauses the collector while it copies (at 70,000 columns, 475 MiB more peak)
+    gc.collect()
     graphs = result.graphs
     store = graphs.unchanged_store() if isinstance(graphs, StoreGraphs) else None
     if store is None:  # graphs given as rdflib graphs: validate a store made from them

@@ -75,3 +75,24 @@ def test_validation_copy_rescanned_by_cyclic_gc_state_restored_also_when_disable
     with pytest.raises(RuntimeError), paused_cyclic_gc(collect_young=True):
         raise RuntimeError("boom")
     assert gc.isenabled()
+
+
+def test_validation_copy_rescanned_by_cyclic_gc_sources_working_data_collected_before_the_copy(tmp_path, monkeypatch):
+    """With the collector paused during the copy, the working data a build dropped just before (in
+    reference cycles) was no longer collected by the copy's own collections: at 70,000 columns the
+    build's peak grew by 475 MiB. The build collects it before validating."""
+    from fixtures.sources_support import make_shop_db
+
+    from evoonto.builder import build
+
+    found: list[int] = []
+    real = validation.validate
+
+    def spy(target, *args, **kwargs):
+        found.append(gc.collect())  # cyclic garbage still waiting when the validation starts
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(validation, "validate", spy)
+    result = build([make_shop_db(tmp_path)], base_iri="https://example.org/evoonto/shop/")
+    assert result.validation is not None and result.validation.conforms
+    assert found == [0]
