@@ -437,7 +437,9 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     for group in ordered:
         doc = documents[group["doc"]]
         location = group["location"]
-        if (head or group["matched"]) and (limit is None or full < limit):
+        # past the head, a full line fits only within the share: once the answer has reached it, no
+        # full line can be taken any more (its cost is at least 1), so none is built
+        if (head or (group["matched"] and size < share)) and (limit is None or full < limit):
             values = sorted(dict.fromkeys(group["values"]), key=lambda v: -len(matched & set(tokenize(v))))
             entry = {"id": id_of(doc.iri), "kind": doc.kind, "label": compact_line(doc, location, values)}
             cost = _json_size(entry) + 1
