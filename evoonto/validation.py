@@ -241,8 +241,8 @@ def prepare_shapes(shapes: rdflib.Graph) -> PreparedShapes:
 
 # --- validation ---------------------------------------------------------------------------------
 
-def validate(target, focus_nodes: Iterable | None = None, *, shapes: rdflib.Graph | None = None,
-             data: rdflib.Graph | None = None) -> ValidationReport:
+def validate(target, focus_nodes: Iterable | None = None, *,
+             shapes: rdflib.Graph | None = None) -> ValidationReport:
     """Validate an ontology (or a plain rdflib graph) against SHACL shapes.
 
     Args:
@@ -251,9 +251,6 @@ def validate(target, focus_nodes: Iterable | None = None, *, shapes: rdflib.Grap
             (validated together with the packaged vocab; SPARQL checks run on a temporary store).
         focus_nodes: IRIs to validate (the touched nodes of a patch); None validates everything.
         shapes: a shapes graph overriding the ontology's / the packaged one.
-        data: for a full validation of an Ontology, an rdflib graph already holding the union of
-            its ``DATA_GRAPHS`` (the builder has it): pyshacl reads it as it is (not modified)
-            instead of a copy of the store. Ignored with focus nodes.
 
     Returns:
         :class:`ValidationReport` (``conforms`` False when any Violation).
@@ -278,7 +275,7 @@ def validate(target, focus_nodes: Iterable | None = None, *, shapes: rdflib.Grap
     # them until the end: the cyclic collector would only rescan them (half the time of a copy of
     # 460k triples). The copy is a reference cycle (graph <-> store), freed on leaving the block.
     with paused_cyclic_gc(collect_young=True):
-        graph = _data_graph(onto, focus) if data is None or focus is not None else data
+        graph = _data_graph(onto, focus)
         report.results.extend(_run_pyshacl(prepared, graph, focus))
         del graph
     report.results.extend(_run_sparql_checks(prepared, onto, focus))
