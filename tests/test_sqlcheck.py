@@ -32,6 +32,10 @@ def onto() -> Ontology:
     return load()
 
 
+#: check_sql's opt-in question rules (question_mismatch, count_skips_nulls)
+QR = {"question_rules": True}
+
+
 def kinds(findings) -> list[tuple[str, str]]:
     return [(f.kind, f.severity) for f in findings]
 
@@ -58,20 +62,49 @@ def test_unknown_unqualified_column_and_unknown_table(onto):
     assert "legality" == "SELECT * FROM legality"[table.start:table.end]
 
 
-def test_unseen_value_with_the_complete_vocabulary_is_a_violation(onto):
+def test_unseen_value_offline_is_a_warning_that_says_what_was_seen(onto):
+    """Without a reachable source nothing is confirmed against the data: a Warning, worded by how
+    the Evidence saw the values (here its probe read all 8 rows)."""
     sql = "SELECT uuid FROM legalities WHERE status = 'banned' AND format IN ('Vintage', 'legacy')"
     found = check_sql(onto, sql)
-    assert kinds(found) == [("unseen_value", "Violation"), ("unseen_value", "Violation")]
-    assert [f.suggestion.split(", ")[0] for f in found] == ["'Banned'", "'vintage'"]
+    assert kinds(found) == [("value_case", "Warning"), ("value_case", "Warning")]
+    assert [f.suggestion for f in found] == ["'Banned'", "'vintage'"]
     assert [sql[f.start:f.end] for f in found] == ["'banned'", "'Vintage'"]
+    [unseen] = check_sql(onto, "SELECT uuid FROM legalities WHERE status = 'Suspended'")
+    assert (unseen.kind, unseen.severity) == ("unseen_value", "Warning")
+    assert "not among the 3 values seen reading the whole table (8 rows)" in unseen.message
+    assert "not checked against the data" in unseen.message
 
 
-def test_negated_comparison_with_an_unseen_value_is_only_a_warning(onto):
-    assert kinds(check_sql(onto, "SELECT uuid FROM legalities WHERE status <> 'banned'")) == [
-        ("unseen_value", "Warning")]
+def test_unseen_value_confirmed_by_a_point_probe_is_a_violation(onto, tmp_path):
+    from evoonto.sources import open_source
+
+    with open_source(_cards_db(tmp_path / "cards.sqlite"), source_id="cards") as src:
+        found = check_sql(onto, "SELECT uuid FROM legalities WHERE status = 'restricted'", sources={"cards": src})
+        assert kinds(found) == [("unseen_value", "Violation")]
+        assert found[0].suggestion.split(", ")[0] == "'Restricted'" and "point probe" in found[0].message
+        # one alternative of several that the data lacks: a Warning (the others may match)
+        found = check_sql(onto, "SELECT uuid FROM legalities WHERE format IN ('Vintage', 'vintage')",
+                          sources={"cards": src})
+        assert kinds(found) == [("unseen_value", "Warning")]
+        # a value the Evidence never saw but the data holds: no finding (artist is high-cardinality)
+        assert check_sql(onto, "SELECT name FROM cards WHERE artist = 'Rebecca Guay'", sources={"cards": src}) == []
+        [slip] = check_sql(onto, "SELECT name FROM cards WHERE artist = 'rebecca guay'", sources={"cards": src})
+        assert (slip.kind, slip.severity, slip.suggestion) == ("unseen_value", "Violation", "'Rebecca Guay'")
+        # a spelling the data does not hold in a high-cardinality column: checked the same way
+        [typo] = check_sql(onto, "SELECT name FROM cards WHERE artist = 'Rebeca Guay'", sources={"cards": src})
+        assert (typo.kind, typo.severity) == ("unseen_value", "Violation")
 
 
-def test_partial_vocabulary_never_gives_a_violation(onto):
+def test_negated_comparison_with_an_unseen_value_is_only_a_warning(onto, tmp_path):
+    from evoonto.sources import open_source
+
+    with open_source(_cards_db(tmp_path / "cards.sqlite"), source_id="cards") as src:
+        assert kinds(check_sql(onto, "SELECT uuid FROM legalities WHERE status <> 'banned'",
+                               sources={"cards": src})) == [("unseen_value", "Warning")]
+
+
+def test_partial_vocabulary_never_gives_a_violation_offline(onto):
     # artist's Evidence shows 2 of 40 values: an unseen artist is not an error, a case slip is a warning
     assert check_sql(onto, "SELECT name FROM cards WHERE artist = 'Someone Else'") == []
     found = check_sql(onto, "SELECT name FROM cards WHERE artist = 'john avon'")
@@ -80,7 +113,7 @@ def test_partial_vocabulary_never_gives_a_violation(onto):
 
 def test_sqlite_double_quoted_string_is_checked_as_a_value(onto):
     found = check_sql(onto, 'SELECT uuid FROM legalities WHERE status = "restricted"')
-    assert kinds(found) == [("unseen_value", "Violation")] and found[0].suggestion.startswith("'Restricted'")
+    assert kinds(found) == [("value_case", "Warning")] and found[0].suggestion.startswith("'Restricted'")
     assert check_sql(onto, 'SELECT uuid FROM legalities WHERE status = "Restricted"') == []
 
 
@@ -196,24 +229,26 @@ def test_bundled_demo_gold_passes_an_ontology_built_from_its_questions(tmp_path)
     data = REPO / "evoonto" / "data" / "concert_singer"
     questions = [json.loads(line)["question"] for line in (data / "questions.jsonl").read_text().splitlines() if line]
     gold = [json.loads(line) for line in (data / "gold.jsonl").read_text().splitlines() if line]
-    onto = Ontology.from_graphs(build([data / "concert_singer.sqlite"], questions).graphs)
+    onto = OntologyTools(Ontology.from_graphs(build([data / "concert_singer.sqlite"], questions).graphs),
+                         sources={"concert_singer": data / "concert_singer.sqlite"})
     sqls = [g.get("sql") or g.get("query") for g in gold]
     assert sqls and all(sqls)
     flagged = [(sql, check_sql(onto, sql)) for sql in sqls if has_violation(check_sql(onto, sql))]
     assert flagged == []
-    # and a case slip in one of them is caught
+    # and a case slip in one of them is caught (confirmed by a probe of the database)
     assert has_violation(check_sql(onto, "SELECT Name FROM singer WHERE Country = 'france'"))
+    onto.close()
 
 
 def test_question_mismatch_names_the_column_the_question_asks_for(onto):
     """The right table, the wrong column: ``artist`` is asked for, ``name`` is selected."""
     question = "Which artist drew the cards?"
-    found = check_sql(onto, "SELECT name FROM cards", question=question)
+    found = check_sql(onto, "SELECT name FROM cards", **QR, question=question)
     assert kinds(found) == [("question_mismatch", "Warning")]
     assert found[0].subject == "cards.name" and found[0].suggestion == "cards.artist"
     assert "SELECT name FROM cards"[found[0].start:found[0].end] == "name"
     # the column the question names: nothing to say; without a question the check does not run
-    assert check_sql(onto, "SELECT artist FROM cards", question=question) == []
+    assert check_sql(onto, "SELECT artist FROM cards", **QR, question=question) == []
     assert check_sql(onto, "SELECT name FROM cards") == []
 
 
@@ -221,12 +256,12 @@ def test_question_mismatch_spares_join_keys_counts_and_literal_columns(onto):
     question = "How many cards by John Avon are banned?"
     sql = ("SELECT count(c.uuid) FROM cards AS c JOIN legalities AS l ON c.uuid = l.uuid "
            "WHERE c.artist = 'John Avon' AND l.status = 'Banned' AND l.format = 'commander'")
-    assert [f for f in check_sql(onto, sql, question=question) if f.kind == "question_mismatch"] == []
+    assert [f for f in check_sql(onto, sql, **QR, question=question) if f.kind == "question_mismatch"] == []
 
 
 def test_question_argument_is_checked(onto):
     with pytest.raises(ToolArgumentError, match="question"):
-        check_sql(onto, "SELECT name FROM cards", question="x" * 20_001)
+        check_sql(onto, "SELECT name FROM cards", **QR, question="x" * 20_001)
 
 
 def test_tool_and_cli_take_the_question(tmp_path, capsys):
@@ -234,12 +269,14 @@ def test_tool_and_cli_take_the_question(tmp_path, capsys):
     from evoonto.workspace import Workspace
 
     tools = OntologyTools(load())
-    answer = tools.call("check_sql", {"sql": "SELECT name FROM cards", "question": "Which artist drew the cards?"})
+    answer = tools.call("check_sql", {"sql": "SELECT name FROM cards", "question": "Which artist drew the cards?",
+                                      "question_rules": True})
     assert answer["ok"] is True and [f["kind"] for f in answer["findings"]] == ["question_mismatch"]
     ws = Workspace.init(tmp_path / "ws", base_iri=BASE)
     onto = load()
     ws.replace_base({name: onto.graph(name) for name in ("catalog", "content")})
     assert main(["check-sql", "--workspace", str(tmp_path / "ws"), "--question", "Which artist drew the cards?",
+                 "--question-rules",
                  "SELECT name FROM cards"]) == 0  # a Warning: exit 0
     assert "question_mismatch" in capsys.readouterr().out
 
@@ -281,7 +318,8 @@ def singers(tmp_path_factory) -> Ontology:
                       f"song {i}" if i % 3 else None, str(100 + i)) for i in range(1, 13)])
     con.commit()
     con.close()
-    return Ontology.from_graphs(build([path], None, validate=False).graphs)
+    # the database backs check_sql's point probes (the toolkit's sources)
+    return OntologyTools(Ontology.from_graphs(build([path], None, validate=False).graphs), sources={"singers": path})
 
 
 def test_same_table_column_text_literal_on_numeric_column(singers):
@@ -298,7 +336,7 @@ def test_same_table_column_text_literal_on_numeric_column(singers):
 def test_same_table_column_value_of_another_column(singers):
     [found] = check_sql(singers, "SELECT name FROM singer WHERE city = 'France'")
     assert (found.kind, found.severity) == ("unseen_value", "Violation")
-    assert "it is a value of singer.country" in found.message
+    assert "'France' is a value of singer.country" in found.message
 
 
 def test_same_table_column_out_of_range(singers):
@@ -326,24 +364,24 @@ def test_same_table_column_grouping_and_select_list(singers):
 def test_same_table_column_question_mismatch(singers):
     """With the question: a column no word of it names, while it names another column of the table."""
     question = "How many different countries do the singers come from?"
-    found = check_sql(singers, "SELECT COUNT(DISTINCT city) FROM singer", question=question)
+    found = check_sql(singers, "SELECT COUNT(DISTINCT city) FROM singer", **QR, question=question)
     assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.country"
-    assert check_sql(singers, "SELECT COUNT(DISTINCT country) FROM singer", question=question) == []
+    assert check_sql(singers, "SELECT COUNT(DISTINCT country) FROM singer", **QR, question=question) == []
     # a selected column against a column the SQL only sorts by
     question = "List the countries of the singers in alphabetical order."
-    found = check_sql(singers, "SELECT city FROM singer ORDER BY country", question=question)
+    found = check_sql(singers, "SELECT city FROM singer ORDER BY country", **QR, question=question)
     assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.country"
-    assert check_sql(singers, "SELECT country FROM singer ORDER BY country", question=question) == []
+    assert check_sql(singers, "SELECT country FROM singer ORDER BY country", **QR, question=question) == []
     # a column returned and sorted by, while the question says its word once and names another
     question = "List the name of the singers in ascending order of net worth."
-    found = check_sql(singers, "SELECT name FROM singer ORDER BY name", question=question)
+    found = check_sql(singers, "SELECT name FROM singer ORDER BY name", **QR, question=question)
     assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.net_worth"
-    assert check_sql(singers, "SELECT name FROM singer ORDER BY net_worth", question=question) == []
+    assert check_sql(singers, "SELECT name FROM singer ORDER BY net_worth", **QR, question=question) == []
     # a literal of the question explains its column only when the column can hold it
     question = "Which singers come from France?"
-    found = check_sql(singers, "SELECT name FROM singer WHERE city = 'France'", question=question)
+    found = check_sql(singers, "SELECT name FROM singer WHERE city = 'France'", **QR, question=question)
     assert {f.kind for f in found} == {"unseen_value", "question_mismatch"}
-    assert check_sql(singers, "SELECT name FROM singer WHERE country = 'France'", question=question) == []
+    assert check_sql(singers, "SELECT name FROM singer WHERE country = 'France'", **QR, question=question) == []
 
 
 def test_same_table_column_aggregates_and_numbers(singers):
@@ -355,19 +393,20 @@ def test_same_table_column_aggregates_and_numbers(singers):
     assert (found.kind, found.severity) == ("unseen_value", "Violation")
     # one column under several aggregates: the odd one out is the suspect
     question = "What are the minimum and maximum ages of the singers?"
-    found = check_sql(singers, "SELECT MIN(net_worth), MAX(age) FROM singer", question=question)
+    found = check_sql(singers, "SELECT MIN(net_worth), MAX(age) FROM singer", **QR, question=question)
     assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.age"
-    assert check_sql(singers, "SELECT MIN(age), MAX(age) FROM singer", question=question) == []
+    assert check_sql(singers, "SELECT MIN(age), MAX(age) FROM singer", **QR, question=question) == []
     # a word the question says twice explains two columns, not one
     question = "What is the name of the singer whose song has 'song 4' as its name?"
-    found = check_sql(singers, "SELECT singer_id FROM singer WHERE song_name = 'song 4'", question=question)
+    found = check_sql(singers, "SELECT singer_id FROM singer WHERE song_name = 'song 4'", **QR, question=question)
     assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.name"
     # a number of the question does not explain the column compared with it
     question = "How many singers are 29 years old?"
-    found = check_sql(singers, "SELECT COUNT(*) FROM singer WHERE net_worth = 29", question=question)
+    found = check_sql(singers, "SELECT COUNT(*) FROM singer WHERE net_worth = 29", **QR, question=question)
     assert [(f.kind, f.suggestion) for f in found if f.kind == "question_mismatch"] == [
         ("question_mismatch", "singer.age")]
-    assert [f.kind for f in check_sql(singers, "SELECT COUNT(*) FROM singer WHERE age = 29", question=question)] == []
+    assert [f.kind for f in check_sql(singers, "SELECT COUNT(*) FROM singer WHERE age = 29", **QR,
+                                      question=question)] == []
 
 
 def test_same_table_column_selects_filter_value(singers):
@@ -387,41 +426,42 @@ def test_same_table_column_numbers_stored_as_text_and_value_words(singers):
     assert check_sql(singers, "SELECT name FROM singer WHERE code = '105'") == []
     # a value the question says names its column where it is compared, not where it is sorted by
     question = "List the names of the singers from France by age."
-    found = check_sql(singers, "SELECT name FROM singer ORDER BY country", question=question)
+    found = check_sql(singers, "SELECT name FROM singer ORDER BY country", **QR, question=question)
     assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion == "singer.age"
     assert check_sql(singers, "SELECT name FROM singer WHERE country = 'France' ORDER BY age",
-                     question=question) == []
+                     **QR, question=question) == []
 
 
 def test_same_table_column_count_skips_nulls(singers):
     """COUNT(col) of a column with NULLs (a third of song_name) drops rows the question asks for."""
     question = "How many singers are from France?"
-    found = check_sql(singers, "SELECT COUNT(song_name) FROM singer WHERE country = 'France'", question=question)
+    found = check_sql(singers, "SELECT COUNT(song_name) FROM singer WHERE country = 'France'", **QR, question=question)
     assert kinds(found) == [("count_skips_nulls", "Warning")] and found[0].subject == "singer.song_name"
     for sql in ("SELECT COUNT(singer_id) FROM singer WHERE country = 'France'",  # no NULL
                 "SELECT COUNT(*) FROM singer WHERE country = 'France'"):
-        assert check_sql(singers, sql, question=question) == []
+        assert check_sql(singers, sql, **QR, question=question) == []
     # the question names the column: counting its values is what it asks for
-    assert check_sql(singers, "SELECT COUNT(song_name) FROM singer", question="How many song names are known?") == []
+    assert check_sql(singers, "SELECT COUNT(song_name) FROM singer", **QR,
+                     question="How many song names are known?") == []
 
 
 def test_same_table_column_question_literal_explains_only_the_condition(singers):
     """A literal of the question explains the column compared with it in the WHERE clause, not the
     same column where the SELECT returns it (the question asked for the names)."""
     question = "Show the names of the singers whose country is not 'France'."
-    found = check_sql(singers, "SELECT country FROM singer WHERE country <> 'France'", question=question)
+    found = check_sql(singers, "SELECT country FROM singer WHERE country <> 'France'", **QR, question=question)
     assert [(f.kind, f.suggestion.split(", ")[0]) for f in found if f.kind == "question_mismatch"] == [
         ("question_mismatch", "singer.name")]
-    assert check_sql(singers, "SELECT name FROM singer WHERE country <> 'France'", question=question) == []
+    assert check_sql(singers, "SELECT name FROM singer WHERE country <> 'France'", **QR, question=question) == []
 
 
 def test_same_table_column_quoted_number_explains_no_column(singers):
     """A number of the question explains no column even when the SQL quotes it ('29')."""
     question = "What are the names of the singers who are 9 years of age?"  # 9 is a net_worth value
-    found = check_sql(singers, "SELECT name FROM singer WHERE net_worth = '9'", question=question)
+    found = check_sql(singers, "SELECT name FROM singer WHERE net_worth = '9'", **QR, question=question)
     assert [(f.subject, f.suggestion.split(", ")[0]) for f in found if f.kind == "question_mismatch"] == [
         ("singer.net_worth", "singer.age")]
-    assert [f for f in check_sql(singers, "SELECT name FROM singer WHERE age = '9'", question=question)
+    assert [f for f in check_sql(singers, "SELECT name FROM singer WHERE age = '9'", **QR, question=question)
             if f.kind == "question_mismatch"] == []
 
 
@@ -430,47 +470,48 @@ def test_same_table_column_order_by_column_the_ordering_phrase_names(singers):
     question = "List the names and ages of the singers in descending order of age."
     for sql in ("SELECT name, age FROM singer ORDER BY name DESC",
                 "SELECT name, age FROM singer ORDER BY net_worth DESC"):
-        found = check_sql(singers, sql, question=question)
+        found = check_sql(singers, sql, **QR, question=question)
         assert kinds(found) == [("question_mismatch", "Warning")], sql
         assert found[0].suggestion.split(", ")[0] == "singer.age" and "ordering phrase" in found[0].message
-    assert check_sql(singers, "SELECT name, age FROM singer ORDER BY age DESC", question=question) == []
+    assert check_sql(singers, "SELECT name, age FROM singer ORDER BY age DESC", **QR, question=question) == []
     question = "List the names and ages of the singers, sorted by their names."
-    assert kinds(check_sql(singers, "SELECT name, age FROM singer ORDER BY age", question=question)) == [
+    assert kinds(check_sql(singers, "SELECT name, age FROM singer ORDER BY age", **QR, question=question)) == [
         ("question_mismatch", "Warning")]
-    assert check_sql(singers, "SELECT name, age FROM singer ORDER BY name", question=question) == []
+    assert check_sql(singers, "SELECT name, age FROM singer ORDER BY name", **QR, question=question) == []
 
 
 def test_same_table_column_superlative_names_the_sort_column(singers):
     """A superlative points at its column through the packaged cue words (youngest -> age) or names
     it (the largest net worth); ORDER BY or MAX/MIN of another column is flagged."""
     question = "What is the name of the youngest singer?"
-    found = check_sql(singers, "SELECT name FROM singer ORDER BY net_worth LIMIT 1", question=question)
+    found = check_sql(singers, "SELECT name FROM singer ORDER BY net_worth LIMIT 1", **QR, question=question)
     assert kinds(found) == [("question_mismatch", "Warning")] and found[0].suggestion.startswith("singer.age")
-    assert check_sql(singers, "SELECT name FROM singer ORDER BY age LIMIT 1", question=question) == []
+    assert check_sql(singers, "SELECT name FROM singer ORDER BY age LIMIT 1", **QR, question=question) == []
     question = "What is the largest net worth of a singer from France?"
-    found = check_sql(singers, "SELECT MAX(age) FROM singer WHERE country = 'France'", question=question)
+    found = check_sql(singers, "SELECT MAX(age) FROM singer WHERE country = 'France'", **QR, question=question)
     assert [f.suggestion for f in found if f.kind == "question_mismatch"] == ["singer.net_worth"]
-    assert check_sql(singers, "SELECT MAX(net_worth) FROM singer WHERE country = 'France'", question=question) == []
+    assert check_sql(singers, "SELECT MAX(net_worth) FROM singer WHERE country = 'France'",
+                     **QR, question=question) == []
 
 
 def test_same_table_column_unnamed_sort_column_with_bare_ordering_phrase(singers):
     """"In alphabetical order" names no column: the sort column should be one the question names."""
     question = "List the names of the singers in alphabetical order."
-    found = check_sql(singers, "SELECT name FROM singer ORDER BY code", question=question)
+    found = check_sql(singers, "SELECT name FROM singer ORDER BY code", **QR, question=question)
     assert kinds(found) == [("question_mismatch", "Warning")] and found[0].subject == "singer.code"
-    assert check_sql(singers, "SELECT name FROM singer ORDER BY name", question=question) == []
+    assert check_sql(singers, "SELECT name FROM singer ORDER BY name", **QR, question=question) == []
     # COUNT(col) in a sort counts rows: not flagged
     assert check_sql(singers, "SELECT country FROM singer GROUP BY country ORDER BY COUNT(singer_id)",
-                     question="List the countries in descending order.") == []
+                     **QR, question="List the countries in descending order.") == []
 
 
 def test_same_table_column_overused_word_names_the_best_covered_column(singers):
     """'name' said once names the column it covers wholly (name), not song_name too."""
     question = "What are the names and ages of the singers?"
-    found = check_sql(singers, "SELECT name, song_name FROM singer", question=question)
+    found = check_sql(singers, "SELECT name, song_name FROM singer", **QR, question=question)
     assert kinds(found) == [("question_mismatch", "Warning")]
     assert (found[0].subject, found[0].suggestion) == ("singer.song_name", "singer.age")
-    assert check_sql(singers, "SELECT name, age FROM singer", question=question) == []
+    assert check_sql(singers, "SELECT name, age FROM singer", **QR, question=question) == []
 
 
 def test_question_mismatch_operation_words_propose_no_column(tmp_path):
@@ -487,10 +528,10 @@ def test_question_mismatch_operation_words_propose_no_column(tmp_path):
     con.close()
     onto = Ontology.from_graphs(build([path], None, validate=False).graphs)
     sql = "SELECT count(*) FROM owner WHERE owner_id NOT IN (SELECT owner_id FROM dog)"
-    found = check_sql(onto, sql, question="Find the number of owners who do not own any dogs.")
+    found = check_sql(onto, sql, **QR, question="Find the number of owners who do not own any dogs.")
     assert [f for f in found if f.kind == "question_mismatch"] == []
     # the word still names its column when the question asks for it
-    found = check_sql(onto, "SELECT last_name FROM owner", question="What are the cell numbers of the owners?")
+    found = check_sql(onto, "SELECT last_name FROM owner", **QR, question="What are the cell numbers of the owners?")
     assert [f.suggestion for f in found if f.kind == "question_mismatch"] == ["owner.cell_number"]
 
 
@@ -498,21 +539,22 @@ def test_same_table_column_other_column_covers_the_question_better(singers):
     """A column the question names wholly and with more words than the one used ("song name" ->
     song_name rather than name), while the SQL does not use it."""
     question = "List the song name and country of each singer."
-    found = check_sql(singers, "SELECT name, country FROM singer", question=question)
+    found = check_sql(singers, "SELECT name, country FROM singer", **QR, question=question)
     assert kinds(found) == [("question_mismatch", "Warning")]
     assert (found[0].subject, found[0].suggestion) == ("singer.name", "singer.song_name")
-    assert check_sql(singers, "SELECT song_name, country FROM singer", question=question) == []
+    assert check_sql(singers, "SELECT song_name, country FROM singer", **QR, question=question) == []
 
 
 def test_same_table_column_named_only_by_a_cue_word(singers):
     """A returned column only a cue word names ("live" -> city), while the question names another
     column of the table outright."""
     question = "Which singers live in France? Show their names and net worth."
-    found = check_sql(singers, "SELECT city, net_worth FROM singer WHERE country = 'France'", question=question)
+    found = check_sql(singers, "SELECT city, net_worth FROM singer WHERE country = 'France'", **QR, question=question)
     assert [(f.kind, f.subject, f.suggestion.split(", ")[0]) for f in found] == [
         ("question_mismatch", "singer.city", "singer.name")]
     assert "cue word" in found[0].message
-    assert check_sql(singers, "SELECT name, net_worth FROM singer WHERE country = 'France'", question=question) == []
+    assert check_sql(singers, "SELECT name, net_worth FROM singer WHERE country = 'France'",
+                     **QR, question=question) == []
 
 
 def test_same_table_column_self_comparison(singers):
@@ -529,7 +571,7 @@ def test_question_mismatch_sort_phrase_explains_the_sort_column(singers):
     """'ordered by their age' names the column the SQL sorts by: it proposes no other use of age
     (the returned column is named by no word, but age is where the question puts it)."""
     question = "Show what each singer sings, ordered by their age."
-    assert check_sql(singers, "SELECT song_name FROM singer ORDER BY age", question=question) == []
+    assert check_sql(singers, "SELECT song_name FROM singer ORDER BY age", **QR, question=question) == []
 
 
 def test_question_mismatch_spares_semi_join_keys(singers):
@@ -537,7 +579,7 @@ def test_question_mismatch_spares_semi_join_keys(singers):
     question = "Give the names of the singers who are not the oldest of their country."
     sql = "SELECT name FROM singer WHERE singer_id NOT IN (SELECT singer_id FROM singer ORDER BY age DESC LIMIT 1)"
     outer = sql.index("singer_id")
-    assert [f for f in check_sql(singers, sql, question=question) if f.start == outer] == []
+    assert [f for f in check_sql(singers, sql, **QR, question=question) if f.start == outer] == []
 
 
 def test_question_mismatch_literal_frees_the_filter_columns_words(singers):
@@ -545,11 +587,11 @@ def test_question_mismatch_literal_frees_the_filter_columns_words(singers):
     own: 'cities', said far from the literal, names what the SQL should return; said next to the
     literal ("the city 'Paris'"), it names the filter."""
     question = "What are the cities of the singers which have the substring 'Par'?"
-    found = check_sql(singers, "SELECT code FROM singer WHERE city LIKE '%Par%'", question=question)
+    found = check_sql(singers, "SELECT code FROM singer WHERE city LIKE '%Par%'", **QR, question=question)
     assert [(f.kind, f.subject, f.suggestion) for f in found] == [("question_mismatch", "singer.code", "singer.city")]
-    assert check_sql(singers, "SELECT city FROM singer WHERE city LIKE '%Par%'", question=question) == []
+    assert check_sql(singers, "SELECT city FROM singer WHERE city LIKE '%Par%'", **QR, question=question) == []
     question = "What are the codes of the singers from the city 'Paris'?"
-    assert check_sql(singers, "SELECT code FROM singer WHERE city = 'Paris'", question=question) == []
+    assert check_sql(singers, "SELECT code FROM singer WHERE city = 'Paris'", **QR, question=question) == []
 
 
 def test_question_mismatch_other_tables_name_proposes_no_column(tmp_path):
@@ -567,8 +609,8 @@ def test_question_mismatch_other_tables_name_proposes_no_column(tmp_path):
     con.close()
     onto = Ontology.from_graphs(build([path], None, validate=False).graphs)
     sql = "SELECT T2.num_tst_takr FROM school AS T1 JOIN score AS T2 ON T1.cds = T2.cds WHERE T1.city = 'Boston'"
-    found = check_sql(onto, sql, question="Which schools in Boston have the most test takers?")
+    found = check_sql(onto, sql, **QR, question="Which schools in Boston have the most test takers?")
     assert [f for f in found if f.kind == "question_mismatch"] == []
     # in a one-table query the word still names the column
-    found = check_sql(onto, "SELECT num_tst_takr FROM score", question="List the school names of the scores.")
+    found = check_sql(onto, "SELECT num_tst_takr FROM score", **QR, question="List the school names of the scores.")
     assert [f.suggestion for f in found if f.kind == "question_mismatch"] == ["score.school_name"]

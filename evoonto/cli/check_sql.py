@@ -11,9 +11,11 @@ HELP = "check a SQL statement against the ontology (exit 1 on a Violation)"
 
 DESCRIPTION = """\
 Parse SQL in the dialect of its source and report what the ontology says is wrong with it:
-unknown tables or columns (with the nearest ones), string values the data never holds (with the
-observed spelling), required Constraints left out, joins that follow no known join path or join
-mismatched keys, aggregates over a join that repeats rows (fan trap). Each finding has a suggestion.
+unknown tables or columns (with the nearest ones), values the data does not hold (confirmed by a
+one-row probe of the workspace's source, with the spellings it holds), required Constraints left
+out, joins that follow no known join path, join half of a key or keys that share no value,
+aggregates over a join that repeats rows (fan trap). A Violation is provably wrong; a Warning says
+what was seen (without a reachable source, claims about values are Warnings).
 
 Exit status: 0 when no finding has severity Violation, 1 when one has, 2 on usage errors.
 
@@ -34,8 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--source", default=None, metavar="ID",
                         help="source id the SQL is meant for (default: the only source, or the one it names)")
     parser.add_argument("--question", default=None, metavar="TEXT",
-                        help="the question the SQL answers: also warn (question_mismatch) when a column the SQL "
-                             "uses is named by no word of the question while another column of its table is")
+                        help="the question the SQL answers (read with --question-rules)")
+    parser.add_argument("--question-rules", action="store_true",
+                        help="with --question: also warn (question_mismatch) when a column the SQL uses is named "
+                             "by no word of the question while another column of its table is (a wording heuristic)")
     parser.add_argument("--json", action="store_true",
                         help="print {ok, findings, counts} as JSON")
     parser.set_defaults(func=run)
@@ -50,12 +54,18 @@ def run(args: argparse.Namespace) -> int:
     """
     import json
 
-    from evoonto.cli.browse import open_tools
+    from evoonto.cli import workspace_path
     from evoonto.tools.findings import has_violation
     from evoonto.tools.sqlcheck import check_result
+    from evoonto.tools.toolkit import OntologyTools
+    from evoonto.workspace import Workspace, source_locations
 
     sql = sys.stdin.read() if args.sql == "-" else args.sql
-    findings = open_tools(args).check_sql(sql, source=args.source, question=args.question)
+    ws = Workspace.open(workspace_path(args))
+    # the workspace's recorded sources back point probes (one that cannot be opened: an offline check)
+    tools = OntologyTools.for_workspace(ws, sources={k: v for k, v in source_locations(ws).items() if v})
+    findings = tools.check_sql(sql, source=args.source, question=args.question,
+                                          question_rules=args.question_rules)
     if args.json:
         print(json.dumps(check_result(findings), ensure_ascii=False, indent=2))
     elif not findings:
@@ -66,4 +76,5 @@ def run(args: argparse.Namespace) -> int:
             print(f"{f.severity:<9} {f.kind}{where}: {f.message}")
             if f.suggestion:
                 print(f"          suggestion: {f.suggestion}")
+    tools.close()
     return 1 if has_violation(findings) else 0

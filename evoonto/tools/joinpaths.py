@@ -650,7 +650,7 @@ def join_graph_of(ontology: Any) -> JoinGraph:
 
 
 def check_joins(graph: JoinGraph, statement: exp.Expression | exp.Query, *,
-                dialect: str | None) -> list[Finding]:
+                dialect: str | None, probe: Any = None) -> list[Finding]:
     """Findings about the joins of ``statement`` (parsed by sqlglot) against ``graph``.
 
     Per SELECT scope, table names are matched to the graph as written (aliases resolved per scope),
@@ -682,7 +682,7 @@ def check_joins(graph: JoinGraph, statement: exp.Expression | exp.Query, *,
     except Exception:  # sqlglot cannot scope some statements; nothing to say about their joins
         return []
     for scope in scopes:
-        findings += _check_scope(graph, scope, dialect)
+        findings += _check_scope(graph, scope, dialect, probe)
     return findings
 
 
@@ -810,7 +810,7 @@ def _equalities(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef]) -> 
     return out
 
 
-def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None) -> list[Finding]:
+def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None, probe: Any = None) -> list[Finding]:
     if not isinstance(scope.expression, exp.Select):
         return []
     tables = _scope_tables(graph, scope)

@@ -284,16 +284,29 @@ class OntologyTools:
         return build_manifest(self.ontology, version=self.version, declared=self.declared_tools(),
                               data_tools=self.data_tools, default_results=self.settings.browse.default_results)
 
-    def check_sql(self, sql: str, *, source: str | None = None, question: str | None = None) -> list[Finding]:
-        """Findings of :func:`evoonto.tools.sqlcheck.check_sql` for ``sql`` against this version
-        (``question``: the question the SQL answers, for ``question_mismatch``).
+    def check_sql(self, sql: str, *, source: str | None = None, question: str | None = None,
+                  question_rules: bool = False) -> list[Finding]:
+        """Findings of :func:`evoonto.tools.sqlcheck.check_sql` for ``sql`` against this version,
+        absences confirmed by point probes of the configured sources (``question``: the question
+        the SQL answers; ``question_rules``: also run the opt-in question-wording rules).
 
         Raises:
             ToolArgumentError: empty or oversized SQL or question, unknown source id.
         """
         from evoonto.tools.sqlcheck import check_sql
 
-        return check_sql(self.ontology, sql, source=source, question=question)
+        return check_sql(self.ontology, sql, source=source, question=question, question_rules=question_rules,
+                         sources=self.probe_source)
+
+    def probe_source(self, source_id: str) -> Any:
+        """The open source ``source_id`` for check_sql's point probes, or None when it is not
+        configured or cannot be opened (the check is then offline for it)."""
+        if source_id not in self._sources_spec:
+            return None
+        try:
+            return self.source(source_id)
+        except SourceError:
+            return None
 
     def declared_tools(self) -> list[DeclaredTool]:
         """The valid declared tools of this version, sorted by name."""
@@ -535,14 +548,16 @@ def _coverage_spec(tools: OntologyTools) -> ToolSpec:
 
 
 CHECK_SQL_DESCRIPTION = (
-    "Check one SQL statement against the ontology before running it: unknown tables or columns, string "
-    "values the data never holds (with the observed spelling), required Constraints left out, joins that follow "
-    "no known join path or join mismatched keys, aggregates over a join that repeats rows (fan trap).\n\n"
+    "Check one SQL statement against the ontology and the data before running it: unknown tables or columns, "
+    "values the data does not hold (confirmed by a one-row probe of the data, with spellings it does hold), "
+    "required Constraints left out, joins that follow no known join path, join half of a key or keys that share "
+    "no value, aggregates over a join that repeats rows (fan trap).\n\n"
     "sql: one SELECT/WITH statement. source: source id (needed only when several sources are served). "
-    "question: the user's question (optional; also warns when a column is named by no word of it while the "
-    "question names another column of the same table).\n"
+    "question + question_rules: true: also warn when a column is named by no word of the question while the "
+    "question names another column of the same table (a wording heuristic).\n"
     "Returns JSON {ok, findings: [{kind, severity, message, suggestion, start, end, subject}], counts}; "
-    "ok is false when a finding has severity Violation (fix it before running the SQL)."
+    "ok is false when a finding has severity Violation: the statement is provably wrong (fix it before running "
+    "it); a Warning says what was seen and may be a false alarm."
 )
 
 
@@ -554,12 +569,15 @@ def _check_sql_spec(tools: OntologyTools) -> ToolSpec:
                 "description": "one SELECT or WITH statement"},
         "source": {"type": "string", "description": "source id (needed only when several sources are served)"},
         "question": {"type": "string", "maxLength": MAX_SQL_CHARS,
-                     "description": "the question the SQL answers (adds question_mismatch warnings: a column "
-                                    "no word of the question names while the question names another)"},
+                     "description": "the question the SQL answers (read only with question_rules: true)"},
+        "question_rules": {"type": "boolean", "default": False,
+                           "description": "also warn (question_mismatch) when a column is named by no word of "
+                                          "the question while the question names another column of its table "
+                                          "(a heuristic of wording; off by default)"},
     }, ("sql",))
     return ToolSpec("check_sql", CHECK_SQL_DESCRIPTION, schema,
-                    lambda sql, source=None, question=None: check_result(
-                        tools.check_sql(sql, source=source, question=question)),
+                    lambda sql, source=None, question=None, question_rules=False: check_result(
+                        tools.check_sql(sql, source=source, question=question, question_rules=question_rules)),
                     output_schema=CHECK_OUTPUT)
 
 

@@ -1,0 +1,458 @@
+"""The shared context of one ``check_sql`` run: the statement, its resolved tables and columns.
+
+:class:`CheckContext` is what every rule of :data:`evoonto.tools.sqlcheck.RULES` reads and adds
+findings to (the style of sqlglot's optimizer rules: one function per rule over one shared object).
+Its first step, :meth:`CheckContext.resolve_names`, walks the statement's scopes with sqlglot and
+reports tables and columns the catalog does not have.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Iterator
+
+from rapidfuzz import fuzz, process
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.optimizer.scope import Scope, traverse_scope
+
+from evoonto.catalog import SourceSchema, TableInfo
+from evoonto.sources.joins import type_family
+from evoonto.text import normalize
+from evoonto.tools.findings import Finding, Severity
+from evoonto.tools.findings import node_span as _span
+from evoonto.tools.joinpaths import TableRef
+from evoonto.tools.sqlcheck.facts import SUGGESTIONS, CheckFacts, _float
+from evoonto.tools.sqlcheck.probes import DataProbe
+
+__all__ = ["CheckContext"]
+
+
+def _merges_columns(scope: Scope | None) -> bool:
+    """True when a join of the scope merges same-named columns (``USING`` or ``NATURAL``)."""
+    select_node = scope.expression if scope is not None else None
+    joins = select_node.args.get("joins") or [] if isinstance(select_node, exp.Select) else []
+    return any(j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL" for j in joins)
+
+
+def _output_names(source: Any) -> set[str] | None:
+    """The casefolded output column names of a derived table or CTE scope, or None when they are
+    unknown (a ``*`` select, a set operation whose branches are not all SELECTs, or another source)."""
+    expression = getattr(source, "expression", None)
+    if not isinstance(expression, exp.Query):
+        return None
+    selects = [expression] if isinstance(expression, exp.Select) else \
+        [expression.left] if isinstance(expression, exp.SetOperation) else []
+    if not selects or not isinstance(selects[0], exp.Select) or selects[0].is_star:
+        return None
+    if any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+           for e in selects[0].expressions):
+        return None
+    names = [n for n in selects[0].named_selects]
+    if len(names) != len(selects[0].expressions):
+        return None  # an unnamed expression (e.g. count(*)): its name depends on the database
+    return {n.casefold() for n in names}
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _only_kind(facts: CheckFacts) -> str:
+    kinds = {s.kind for s in facts.sources.values()}
+    return kinds.pop() if len(kinds) == 1 else ""
+
+
+def _first_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200]
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_CLASS = re.compile(r"<class '(?:[\w]+\.)*(\w+)'>")
+
+
+def _parse_error(exc: Exception, sql: str) -> Finding:
+    """A ``parse_error`` finding from a sqlglot error: its description without terminal colour codes
+    or Python class paths, the token it stopped at, and that token's span in ``sql``."""
+    errors = getattr(exc, "errors", None) or []
+    first = errors[0] if errors and isinstance(errors[0], dict) else {}
+    description = _CLASS.sub(r"\1", _ANSI.sub("", str(first.get("description") or _first_line(exc))))
+    near = _ANSI.sub("", str(first.get("highlight") or "")).strip()
+    line, col = first.get("line"), first.get("col")
+    start = end = None
+    if isinstance(line, int) and isinstance(col, int) and line >= 1:
+        lines = sql.split("\n")
+        if line <= len(lines):
+            end = sum(len(row) + 1 for row in lines[:line - 1]) + col  # sqlglot's col: 1-based end of the token
+            start = max(end - len(near), 0) if near else max(end - 1, 0)
+    where = f" near {near!r}" if near else ""
+    position = f" (line {line}, column {col})" if start is not None else ""
+    return Finding("parse_error", "Violation", f"the SQL does not parse{where}{position}: "
+                   f"{' '.join(description.split())[:200]}", "write one SELECT statement", start, end)
+
+
+def _pick_source(facts: CheckFacts, statement: exp.Query) -> SourceSchema | None:
+    if len(facts.sources) <= 1:
+        return next(iter(facts.sources.values()), None)
+    names = {t.name.casefold() for t in statement.find_all(exp.Table)}
+    return max(facts.sources.values(),
+               key=lambda s: (sum(1 for t in s.tables if t.name.casefold() in names), s.id == min(facts.sources)))
+
+
+def _nearest(query: str, choices: Iterable[str], n: int = SUGGESTIONS, cutoff: float = 60.0) -> list[str]:
+    pool = list(dict.fromkeys(choices))
+    if not pool:
+        return []
+    exact = [c for c in pool if c.casefold() == query.casefold()]
+    found = process.extract(query.casefold(), {i: c.casefold() for i, c in enumerate(pool)}, scorer=fuzz.WRatio,
+                            limit=n + len(exact), score_cutoff=cutoff)
+    ranked = exact + [pool[key] for _c, _s, key in found if pool[key] not in exact]
+    return ranked[:n]
+
+
+def _range_verdict(kind: str, values: list[float], low: float, high: float) -> str | None:
+    """``"no"`` when a comparison of ``kind`` (a sqlglot key: ``eq``, ``in``, ``between``, ``gt``,
+    ``gte``, ``lt``, ``lte``; column on the left) with ``values`` holds for no value in
+    ``[low, high]``, ``"every"`` when it holds for all of them, else None."""
+    first = values[0]
+    never = {"eq": first < low or first > high, "in": all(v < low or v > high for v in values),
+             "between": len(values) == 2 and (values[1] < low or first > high),
+             "gt": first >= high, "gte": first > high, "lt": first <= low, "lte": first < low}
+    every = {"gt": first < low, "gte": first <= low, "lt": first > high, "lte": first >= high,
+             "between": len(values) == 2 and first <= low and values[1] >= high}
+    return "no" if never.get(kind) else "every" if every.get(kind) else None
+
+
+def _plain(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else f"{number:g}"
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+#: Where an unresolved double-quoted name is a SQLite string: an operand of a comparison or IN list.
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between,
+                exp.NullSafeEQ, exp.NullSafeNEQ)
+_CONDITION_PARENTS = (exp.Where, exp.Having, exp.Join, exp.If, exp.Case, exp.Qualify, exp.Filter)
+
+
+def _negated(node: exp.Expression) -> bool:
+    """True when a value is compared with ``<>`` or under ``NOT`` (it does not trigger a Constraint)."""
+    return isinstance(node.parent, exp.NEQ) or node.find_ancestor(exp.Not) is not None
+
+
+def _is_numeral(node: exp.Expression) -> bool:
+    """True for a number literal (``8``, ``1.5``; not ``'8'``)."""
+    return isinstance(node, exp.Literal) and not node.is_string
+
+
+def _selected(node: exp.Column) -> bool:
+    """True when the column is part of what a SELECT returns (its select list), not of a condition,
+    a grouping or a sort."""
+    return node.find_ancestor(exp.Order) is None and node.find_ancestor(*_CONDITION_PARENTS) is None \
+        and node.find_ancestor(exp.Group) is None
+
+
+def _is_semi_join_key(node: exp.Column) -> bool:
+    """True when the column is compared with a subquery's rows (``x IN (SELECT y …)``, ``x = (SELECT
+    y …)``): it links two row sets, like a join key."""
+    parent = node.parent
+    if isinstance(parent, exp.In) and parent.this is node and parent.args.get("query") is not None:
+        return True
+    return isinstance(parent, exp.EQ) and any(isinstance(side, exp.Subquery)
+                                              for side in (parent.this, parent.expression))
+
+
+def _is_join_key(node: exp.Column) -> bool:
+    """True when the column is one side of ``a = b`` between two columns (a join key, not a filter)."""
+    parent = node.parent
+    if not isinstance(parent, exp.EQ):
+        return False
+    sides = (parent.this, parent.expression)
+    # an unqualified double-quoted name may be a SQLite string ("France"): then it is a filter
+    return all(isinstance(s, exp.Column) and (s.table or not s.this.args.get("quoted")) for s in sides)
+
+
+
+
+class CheckContext:
+    """One check run: the statement, its source, the facts, and what the name walk resolved.
+
+    Attributes:
+        facts: the version's :class:`~evoonto.tools.sqlcheck.facts.CheckFacts`; schema: the source.
+        statement: the parsed statement; sql: its text; dialect: the sqlglot dialect it was read in.
+        probe: the source's :class:`~evoonto.tools.sqlcheck.probes.DataProbe`, or None (offline).
+        findings: what the rules found so far, in order.
+        used: ``(table, column)`` referenced anywhere; places: ``(table, column, node)`` not join keys;
+        restricted: column names (casefold) inside conditions; literals: normalised string literals;
+        contradicted: ``(table, column)`` compared with a literal its values or type contradict.
+    """
+
+    def __init__(self, facts: CheckFacts, schema: SourceSchema, statement: exp.Query, sql: str,
+                 dialect: str | None, probe: DataProbe | None = None):
+        self.facts, self.schema, self.statement, self.sql, self.dialect = facts, schema, statement, sql, dialect
+        #: bounded point probes of the source (None: no source reachable, an offline check)
+        self.probe = probe
+        #: the question the SQL answers, and whether the question rules run (``question_rules=True``)
+        self.question: str | None = None
+        self.question_rules = False
+        self.findings: list[Finding] = []
+        self.used: set[tuple[str, str]] = set()        # (table, column) referenced anywhere
+        self.restricted: set[str] = set()              # column names (casefold) inside conditions
+        self.literals: set[str] = set()                # normalised string literals
+        self.string_columns: set[int] = set()          # ids of Column nodes that are SQLite strings
+        self.places: list[tuple[str, str, exp.Column]] = []  # resolved (table, column, node), not join keys
+        # (table, column) compared with a literal that its values or type contradict
+        self.contradicted: set[tuple[str, str]] = set()
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def add(self, kind: str, severity: Severity, message: str, suggestion: str | None,
+            node: exp.Expression | None = None, subject: str | None = None) -> None:
+        start, end = _span(node)
+        self.findings.append(Finding(kind, severity, message, suggestion, start, end, subject))
+
+    def table(self, name: str) -> TableInfo | None:
+        """The catalog table called ``name`` in the checked source, or None."""
+        return self.schema.table(name)
+
+    # -- the walk -------------------------------------------------------------------------------
+
+    def resolve_names(self) -> bool:
+        """The first step of every check: resolve each table and column of the statement's scopes
+        (``unknown_table``, ``unknown_column``, ``ambiguous_column`` findings) and collect what the
+        rules share (:attr:`used`, :attr:`places`, :attr:`restricted`, :attr:`literals`). False when
+        sqlglot cannot scope the statement (a ``parse_error`` finding was added)."""
+        try:
+            scopes = list(traverse_scope(self.statement))
+        except (SqlglotError, RecursionError) as exc:
+            self.findings.append(Finding("parse_error", "Violation", f"the SQL cannot be analysed: {_first_line(exc)}",
+                                         None))
+            return False
+        ctes = {c.alias_or_name.casefold() for c in self.statement.find_all(exp.CTE)}
+        owner: dict[int, Scope] = {}
+        for scope in scopes:
+            for node in scope.expression.walk():
+                if isinstance(node, exp.Column):
+                    owner.setdefault(id(node), scope)  # innermost scope first (traverse is bottom-up)
+        for scope in scopes:
+            for src in scope.sources.values():
+                if isinstance(src, exp.Table) and src.name.casefold() not in ctes:
+                    self.check_table(src)
+        for node in self.statement.find_all(exp.Column):
+            found = owner.get(id(node))
+            if found is not None:
+                self.check_column(node, found, ctes)
+        for node in self.statement.find_all(exp.Literal):
+            if node.is_string and not _negated(node):
+                self.literals.add(normalize(node.this))
+        return True
+
+    def check_table(self, node: exp.Table) -> None:
+        if node.args.get("db") or not node.name:
+            return  # schema-qualified or table function: not in a single-schema catalog
+        if self.table(node.name) is not None:
+            return
+        names = [t.name for t in self.schema.tables]
+        labelled = {label: t for (sid, t), labels in self.facts.table_labels.items() if sid == self.schema.id
+                    for label in labels}
+        near = _nearest(node.name, names) or [labelled[lab] for lab in _nearest(node.name, labelled)]
+        near = list(dict.fromkeys(near))[:SUGGESTIONS]
+        self.add("unknown_table", "Violation", f"source {self.schema.id!r} has no table {node.name!r}",
+                 ", ".join(near) or None, node.this, node.name)
+
+    def _real_tables(self, scope: Scope | None, ctes: set[str]) -> Iterator[tuple[str, Any]]:
+        """(alias, TableInfo or None for derived/CTE sources) of a scope and its parents."""
+        for alias, info, _outputs in self._sources_in_scope(scope, ctes):
+            yield alias, info
+
+    def _sources_in_scope(self, scope: Scope | None, ctes: set[str]) -> Iterator[tuple[str, Any, set[str] | None]]:
+        """(alias, TableInfo or None, output names of a derived table/CTE or None when unknown) of a
+        scope and its parents; the output names are unknown for ``*`` selects and non-SELECT sources."""
+        while scope is not None:
+            for alias, src in scope.sources.items():
+                if isinstance(src, exp.Table) and src.name.casefold() not in ctes:
+                    yield alias, self.table(src.name), None
+                else:
+                    yield alias, None, _output_names(src)
+            scope = scope.parent
+
+    def check_column(self, node: exp.Column, scope: Scope, ctes: set[str]) -> None:
+        name = node.name
+        if not name or isinstance(node.this, exp.Star):
+            return
+        qualifier = node.table
+        in_condition = node.find_ancestor(*_CONDITION_PARENTS) is not None and not _is_join_key(node)
+        if qualifier:
+            found = False
+            for alias, info, outputs in self._sources_in_scope(scope, ctes):
+                if alias.casefold() != qualifier.casefold():
+                    continue
+                found = True
+                if info is None:  # a derived table or CTE: its own columns are checked where defined
+                    if outputs is not None and name.casefold() not in outputs:
+                        near = _nearest(name, sorted(outputs))
+                        self.add("unknown_column", "Violation", f"{qualifier!r} (a subquery or CTE) has no column "
+                                 f"{name!r}; it returns {', '.join(sorted(outputs)) or 'no named column'}",
+                                 ", ".join(f"{qualifier}.{c}" for c in near) or None, node.this, f"{qualifier}.{name}")
+                    return
+                col = info.column(name)
+                if col is None:
+                    near = _nearest(name, [c.name for c in info.columns])
+                    self.add("unknown_column", "Violation", f"table {info.name!r} has no column {name!r}",
+                             ", ".join(f"{info.name}.{c}" for c in near) or None, node.this, f"{info.name}.{name}")
+                else:
+                    self.note(info.name, col.name, in_condition, node)
+                return
+            if not found:
+                if self.table(qualifier) is None:
+                    self.add("unknown_table", "Violation", f"{qualifier!r} is neither a table in FROM nor an alias",
+                             ", ".join(a for a, _ in self._real_tables(scope, ctes)) or None, node, qualifier)
+            return
+        sources = list(self._sources_in_scope(scope, ctes))
+        candidates = [(alias, info) for alias, info, _o in sources]
+        holders = [(alias, info) for alias, info in candidates if info is not None and info.column(name) is not None]
+        own = len(scope.sources) if scope is not None else 0  # the innermost scope's sources come first
+        local = [(alias, info) for alias, info in candidates[:own]
+                 if info is not None and info.column(name) is not None]
+        if len(local) > 1 and not self._is_output_alias(node, name) and not _merges_columns(scope):
+            in_tables = " and ".join(i.name for _a, i in local)
+            self.add("ambiguous_column", "Violation", f"column {name!r} is in {in_tables}: "
+                     "the database refuses an unqualified reference to it",
+                     ", ".join(f"{a}.{name}" for a, _i in local), node.this, name)
+            return
+        if holders:
+            info = holders[0][1]
+            self.note(info.name, info.column(name).name, in_condition, node)
+            return
+        if any(info is None and (outputs is None or name.casefold() in outputs) for _a, info, outputs in sources):
+            return  # may come from a derived table or CTE
+        if self._is_output_alias(node, name):
+            return
+        if node.this.args.get("quoted") and self.dialect == "sqlite" and isinstance(node.parent, _COMPARISONS):
+            self.string_columns.add(id(node))  # SQLite reads "text" that names no column as a string
+            if not _negated(node):
+                self.literals.add(normalize(name))
+            return
+        tables = [info for _a, info in candidates if info is not None]
+        pool = [f"{t.name}.{c.name}" for t in tables for c in t.columns]
+        near = _nearest(name, [p.split(".", 1)[1] for p in pool])
+        suggestion = [p for p in pool if p.split(".", 1)[1] in near][:SUGGESTIONS]
+        if not suggestion:
+            pool = [f"{t.name}.{c.name}" for t in self.schema.tables for c in t.columns]
+            near = _nearest(name, [p.split(".", 1)[1] for p in pool])
+            suggestion = [p for p in pool if p.split(".", 1)[1] in near][:SUGGESTIONS]
+        scope_names = ", ".join(t.name for t in tables) or "the FROM clause"
+        as_string = " (SQLite would read the double-quoted name as a string)" if node.this.args.get("quoted") else ""
+        self.add("unknown_column", "Violation", f"no table of {scope_names} has a column {name!r}{as_string}",
+                 ", ".join(suggestion) or None, node.this, name)
+
+    def _is_output_alias(self, node: exp.Column, name: str) -> bool:
+        select_node = node.find_ancestor(exp.Select)
+        while select_node is not None:
+            if any(isinstance(e, exp.Alias) and e.alias.casefold() == name.casefold() for e in select_node.expressions):
+                return True
+            select_node = select_node.find_ancestor(exp.Select)
+        return False
+
+    def note(self, table: str, column: str, in_condition: bool, node: exp.Column) -> None:
+        self.used.add((table, column))
+        if in_condition:
+            self.restricted.add(column.casefold())
+        if not _is_join_key(node):
+            self.places.append((table, column, node))
+
+    # -- the question ---------------------------------------------------------------------------
+
+    def _resolve(self, node: exp.Expression) -> tuple[str, str] | None:
+        """(table, column) of a Column node that resolved to a real column, else None."""
+        if not isinstance(node, exp.Column) or id(node) in self.string_columns:
+            return None
+        name = node.name.casefold()
+        hits = [(t, c) for t, c in self.used if c.casefold() == name]
+        if node.table:
+            select_node = node.find_ancestor(exp.Select)
+            aliases: dict[str, str] = {}
+            while select_node is not None:
+                for tbl in select_node.find_all(exp.Table):
+                    aliases.setdefault(tbl.alias_or_name.casefold(), tbl.name)
+                select_node = select_node.find_ancestor(exp.Select)
+            table = aliases.get(node.table.casefold())
+            hits = [(t, c) for t, c in hits if table is not None and t.casefold() == table.casefold()]
+        return hits[0] if len(hits) == 1 else None
+
+    def _string(self, node: exp.Expression) -> str | None:
+        if isinstance(node, exp.Literal) and node.is_string:
+            return node.this
+        if isinstance(node, exp.Column) and id(node) in self.string_columns:
+            return node.name
+        return None
+
+    # -- types --------------------------------------------------------------------------------------
+
+    def _is_text(self, place: tuple[str, str]) -> bool:
+        """True when a column holds text: its declared type has SQLite's TEXT affinity (CHAR, CLOB,
+        TEXT) and the values its Evidence shows are not all numbers."""
+        info = self.table(place[0])
+        column = info.column(place[1]) if info is not None else None
+        declared = column.declared_type.upper() if column is not None else ""
+        if "INT" in declared or not any(word in declared for word in ("CHAR", "CLOB", "TEXT")):
+            return False
+        facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
+        return facts is None or not facts.values or not all(_is_number(v) for v in facts.values)
+
+    def _is_numeric(self, place: tuple[str, str]) -> bool:
+        """True when a column holds numbers: the values its Evidence shows, if any, are all numbers,
+        and its declared type is of the number family (SQLite's INTEGER/REAL/NUMERIC affinities,
+        :func:`~evoonto.sources.joins.type_family`) or its Evidence's minimum and maximum are numbers
+        (numbers stored as text)."""
+        info = self.table(place[0])
+        column = info.column(place[1]) if info is not None else None
+        if column is None:
+            return False
+        facts = self.facts.columns.get((self.schema.id, place[0].casefold(), place[1].casefold()))
+        if facts is not None and not all(_is_number(v) for v in facts.values):
+            return False
+        if type_family(column.declared_type) == "number":
+            return True
+        # numbers stored as text: the Evidence's smallest and largest values are both numbers
+        return facts is not None and facts.low is not None and facts.high is not None
+
+    def _number(self, node: exp.Expression | None) -> float | None:
+        """The number a literal (or a string literal holding a number) stands for, else None."""
+        if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+            inner = self._number(node.this)
+            return -inner if inner is not None else None
+        if not isinstance(node, exp.Literal):
+            return None
+        return _float(node.this.strip()) if isinstance(node.this, str) else None
+
+    def _holders(self, place: tuple[str, str], value: str) -> list[str]:
+        """``table.column`` of the other columns of ``place``'s table whose observed values (Evidence)
+        hold ``value`` (case-insensitively), at most :data:`SUGGESTIONS`."""
+        info = self.table(place[0])
+        if info is None:
+            return []
+        wanted = value.casefold()
+        out = []
+        for other in info.columns:
+            if other.name.casefold() == place[1].casefold():
+                continue
+            facts = self.facts.columns.get((self.schema.id, info.name.casefold(), other.name.casefold()))
+            if facts is not None and any(v.casefold() == wanted for v in facts.values):
+                out.append(f"{info.name}.{other.name}")
+        return out[:SUGGESTIONS]
+
+    def _own_columns(self, select: exp.Select, nodes: Iterable[exp.Expression]) -> list[exp.Column]:
+        """Column nodes under ``nodes`` that belong to ``select`` itself (not to a subquery)."""
+        return [c for n in nodes for c in n.find_all(exp.Column) if c.find_ancestor(exp.Select) is select]
+
+    def _unique(self, table: str, columns: Iterable[str]) -> bool:
+        graph = self.facts.joins
+        return graph is not None and graph.is_unique(TableRef(self.schema.id, table), columns)
+

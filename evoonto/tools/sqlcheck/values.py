@@ -1,0 +1,260 @@
+"""Rules on the literals a statement compares columns with: values, types, ranges.
+
+Each rule is one function over the shared :class:`~evoonto.tools.sqlcheck.context.CheckContext`.
+A claim that a comparison holds for no row is a Violation only when a bounded point probe of the
+data confirmed it (:class:`~evoonto.tools.sqlcheck.probes.DataProbe`); the Evidence alone (a
+sample, or an offline check with no source) gives a Warning that says what was seen.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from evoonto.sources.joins import type_family
+from evoonto.tools.findings import Severity
+from evoonto.tools.sqlcheck.context import (CheckContext, _is_number, _is_numeral, _nearest, _plain, _quote,
+                                            _range_verdict)
+from evoonto.tools.sqlcheck.facts import SUGGESTIONS, ColumnFacts
+
+__all__ = ["check_values", "check_ranges", "check_types"]
+
+#: What a message says of a comparison a point probe confirmed.
+CONFIRMED = "a point probe of the data found no such row"
+
+
+def _condition(ctx: CheckContext, column: str, op: str, literal: exp.Expression | str) -> str:
+    """``"col" <op> <literal>`` in the source's dialect (a text literal quoted; a numeral as written)."""
+    assert ctx.probe is not None
+    value = ctx.probe.literal(literal) if isinstance(literal, str) else literal.sql(dialect=ctx.dialect)
+    return f"{ctx.probe.name(column)} {op} {value}"
+
+
+def _probe_value(ctx: CheckContext, place: tuple[str, str], op: str, literal: exp.Expression | str) -> bool | None:
+    """Whether some row of ``place``'s table has ``column <op> literal``: True, False (confirmed
+    absent), None (no source, or the probe failed)."""
+    if ctx.probe is None:
+        return None
+    return ctx.probe.holds(place[0], _condition(ctx, place[1], op, literal))
+
+
+def _alternative(node: exp.Expression, cmp: exp.Expr) -> bool:
+    """True when the literal is one alternative among several (an ``IN`` list of two or more, or a
+    comparison under ``OR`` in its own SELECT): a dead alternative does not make the query wrong."""
+    if isinstance(cmp, exp.In) and len(cmp.expressions) > 1:
+        return True
+    select = cmp.find_ancestor(exp.Select)
+    disjunction = cmp.find_ancestor(exp.Or)
+    return disjunction is not None and disjunction.find_ancestor(exp.Select) is select
+
+
+def check_values(ctx: CheckContext) -> None:
+    """``unseen_value`` / ``value_case`` / ``value_elsewhere`` / ``type_mismatch``: literals compared
+    with a column (``=``, ``<>``, ``IN``, ``LIKE``) against what the column can hold: its type
+    (:func:`check_literal_type`), then its values (:func:`check_value`). A value the Evidence did not
+    see is probed in the data, in any column (a high-cardinality column too)."""
+    for cmp in ctx.statement.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like):
+        negated = isinstance(cmp, exp.NEQ) or isinstance(cmp.parent, exp.Not)
+        if isinstance(cmp, exp.In):
+            column, values = cmp.this, list(cmp.expressions)
+        else:
+            left, right = cmp.this, cmp.expression
+            if ctx._string(right) is not None or _is_numeral(right):
+                column, values = left, [right]
+            elif ctx._string(left) is not None or _is_numeral(left):
+                column, values = right, [left]
+            else:
+                continue
+        place = ctx._resolve(column)
+        if place is None:
+            continue
+        col_facts = ctx.facts.columns.get((ctx.schema.id, place[0].casefold(), place[1].casefold()))
+        numerals = [v for v in values if _is_numeral(v)]
+        if numerals and ctx._is_text(place) and not isinstance(cmp, exp.Like):
+            # a number compared with a text column: the data must hold it as written
+            for value_node in numerals:
+                number = float(value_node.name)
+                if col_facts is not None and any(_is_number(v) and float(v) == number for v in col_facts.values):
+                    continue
+                if col_facts is not None and (col_facts.complete or ctx.probe is not None):
+                    check_value(ctx, place, value_node.name, value_node, col_facts, negated, cmp)
+        values = [v for v in values if not _is_numeral(v)]
+        if check_literal_type(ctx, place, values, negated, like=isinstance(cmp, exp.Like)):
+            continue
+        if isinstance(cmp, exp.Like):
+            continue
+        for value_node in values:
+            value = ctx._string(value_node)
+            if value is None or (col_facts is not None and value in col_facts.values):
+                continue
+            if col_facts is None and ctx.probe is None:
+                continue  # nothing seen, nothing to ask: no claim
+            check_value(ctx, place, value, value_node, col_facts, negated, cmp)
+
+
+def check_literal_type(ctx: CheckContext, place: tuple[str, str], values: list[exp.Expression], negated: bool, *,
+                       like: bool) -> bool:
+    """``type_mismatch`` when a text literal that is no number is compared with a numeric column.
+
+    ``=``/``IN``/``LIKE`` with a declared numeric column is a Violation only when a point probe
+    confirms that no row matches (SQLite stores text in numeric columns); ``<>``/``NOT IN``, numbers
+    stored as text, an unconfirmed probe or an offline check give a Warning. For ``LIKE`` the
+    pattern contradicts when it holds a letter. True when the literal was dealt with here (reported,
+    or found in the data)."""
+    if not ctx._is_numeric(place):
+        return False
+    info = ctx.table(place[0])
+    column = info.column(place[1]) if info is not None else None
+    declared = column is not None and type_family(column.declared_type) == "number"
+    for value_node in values:
+        value = ctx._string(value_node)
+        if value is None:
+            continue
+        wrong = any(ch.isalpha() for ch in value) if like else not _is_number(value.strip())
+        if not wrong:
+            continue
+        found = _probe_value(ctx, place, "LIKE" if like else "=", value)
+        if found:
+            return True  # the column does hold it (text stored in a numeric column)
+        where = f"{place[0]}.{place[1]}"
+        ctx.contradicted.add(place)
+        others = ctx._holders(place, value)
+        how = f" ({CONFIRMED})" if found is False else \
+            " (its Evidence shows only numbers; not checked against the data)"
+        severity: Severity = "Violation" if declared and not negated and found is False else "Warning"
+        ctx.add("type_mismatch", severity,
+                f"{where} holds numbers; the text {_quote(value)} {'matches' if like else 'equals'} none of them"
+                + how + (f"; {_quote(value)} is a value of {', '.join(others)}" if others else ""),
+                ", ".join(others) or "compare a text column, or a number", value_node, where)
+        return True
+    return False
+
+
+def check_value(ctx: CheckContext, place: tuple[str, str], value: str, node: exp.Expression,
+                col: ColumnFacts | None, negated: bool, cmp: exp.Expr) -> None:
+    """One literal ``value`` the column's Evidence did not show: probed in the data when a source
+    is reachable. Confirmed absent: ``unseen_value`` (Violation for ``=``/``IN`` unless it is one
+    alternative among several, else Warning), suggesting spellings that exist in the data. Not
+    confirmed: a Warning only when the Evidence gives a reason (the probe saw every distinct value,
+    a value differing in case, another column holding the value)."""
+    where = f"{place[0]}.{place[1]}"
+    seen = col.values if col is not None else ()
+    literal: exp.Expression | str = node if _is_numeral(node) else value
+    found = _probe_value(ctx, place, "=", literal)
+    if found:
+        return
+    same_case = [v for v in seen if v.casefold() == value.casefold()]
+    others = [] if same_case else ctx._holders(place, value)
+    if found is False:
+        spellings = [s for s in (ctx.probe.spellings(place[0], place[1], value) or []) if s != value] \
+            if ctx.probe is not None and not _is_numeral(node) else []
+        near = list(dict.fromkeys(spellings + _nearest(value, seen)))[:SUGGESTIONS]
+        ctx.contradicted.add(place)
+        dead = _alternative(node, cmp)
+        severity: Severity = "Warning" if negated or dead else "Violation"
+        detail = (f"; it holds {_quote(spellings[0])} (comparisons are case-sensitive)" if spellings
+                  else f"; {_quote(value)} is a value of {', '.join(others)}" if others else "")
+        alternative = " (one alternative of several; the others may match)" if dead and not negated else ""
+        ctx.add("unseen_value", severity,
+                f"{where} holds no row equal to {_quote(value)} ({CONFIRMED}){detail}{alternative}",
+                ", ".join(_quote(v) for v in near) or ", ".join(others) or None, node, where)
+        return
+    if col is None:
+        return
+    # not checked against the data: say what was seen, never more
+    if same_case:
+        ctx.add("value_case", "Warning",
+                f"{where} holds {_quote(same_case[0])}, not {_quote(value)} (comparisons are case-sensitive; "
+                f"not checked against the data)", _quote(same_case[0]), node, where)
+    elif col.complete:
+        ctx.contradicted.add(place)
+        near = _nearest(value, seen)
+        elsewhere = f"; it is a value of {', '.join(others)}" if others else ""
+        ctx.add("unseen_value", "Warning",
+                f"{_quote(value)} is not among {col.seen()} of {where} (not checked against the data){elsewhere}",
+                ", ".join(others) if others and not near else ", ".join(_quote(v) for v in near) or None, node, where)
+    elif others:
+        ctx.contradicted.add(place)
+        ctx.add("value_elsewhere", "Warning",
+                f"{_quote(value)} is a value of {', '.join(others)}, and not among {col.seen()} of {where}",
+                ", ".join(others), node, where)
+
+
+def check_ranges(ctx: CheckContext) -> None:
+    """``out_of_range`` (Warning): a numeric column compared with numbers outside the range its
+    Evidence observed (``evo:minValue``..``evo:maxValue``), so that the condition would hold for no
+    row (``= 1980`` where the values run 9..46) or for every row (``< 2008`` where they run 1..20).
+    With a source, a point probe asks the data first: a row that satisfies the condition (or, for
+    "every row", one that does not) drops the finding; a probe that found none says so."""
+    flips = {"gt": "lt", "lt": "gt", "gte": "lte", "lte": "gte"}
+    for cmp in ctx.statement.find_all(exp.EQ, exp.In, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between):
+        if cmp.find_ancestor(exp.Not) is not None:
+            continue
+        kind = cmp.key
+        if isinstance(cmp, exp.In):
+            column, numbers = cmp.this, [ctx._number(v) for v in cmp.expressions]
+        elif isinstance(cmp, exp.Between):
+            column, numbers = cmp.this, [ctx._number(cmp.args.get("low")), ctx._number(cmp.args.get("high"))]
+        elif isinstance(cmp.this, exp.Column):
+            column, numbers = cmp.this, [ctx._number(cmp.expression)]
+        else:
+            column, numbers = cmp.expression, [ctx._number(cmp.this)]
+            kind = flips.get(kind, kind)
+        if not isinstance(column, exp.Column) or not numbers or any(n is None for n in numbers):
+            continue
+        place = ctx._resolve(column)
+        if place is None or not ctx._is_numeric(place):
+            continue
+        facts = ctx.facts.columns.get((ctx.schema.id, place[0].casefold(), place[1].casefold()))
+        if facts is None or facts.low is None or facts.high is None:
+            continue
+        low, high = facts.low, facts.high
+        verdict = _range_verdict(kind, [n for n in numbers if n is not None], low, high)
+        if verdict is None:
+            continue
+        confirmed = None
+        if ctx.probe is not None:
+            test = cmp.copy()
+            (test.this if column is cmp.this else test.expression).replace(exp.column(place[1], quoted=True))
+            condition = test.sql(dialect=ctx.dialect)
+            if verdict == "every":
+                condition = f"NOT ({condition}) AND {ctx.probe.name(place[1])} IS NOT NULL"
+            held = ctx.probe.holds(place[0], condition)
+            if held:
+                continue  # the data has such a row: the Evidence's range was a sample's
+            confirmed = held is False
+        where = f"{place[0]}.{place[1]}"
+        ctx.contradicted.add(place)
+        how = "the whole table" if facts.whole_table else "the Evidence" if facts.rows_observed is None else \
+            f"a sample of {facts.rows_observed:,} rows"
+        checked = f"; {CONFIRMED}" if confirmed else "; not checked against the data"
+        ctx.add("out_of_range", "Warning",
+                f"{where} holds {_plain(low)}..{_plain(high)} in {how}, so "
+                f"{cmp.sql(dialect=ctx.dialect)} holds for {verdict} row{checked}",
+                "compare the column whose values this range fits",
+                column.parent if isinstance(column.parent, exp.Expression) else column, where)
+
+
+def check_types(ctx: CheckContext) -> None:
+    """``type_mismatch`` warnings: SUM/AVG of a text column, a text column compared with a number
+    by ``<``, ``>``, ``<=``, ``>=`` or BETWEEN."""
+    for agg in ctx.statement.find_all(exp.Sum, exp.Avg):
+        column = agg.this
+        place = ctx._resolve(column) if isinstance(column, exp.Column) else None
+        if place is not None and ctx._is_text(place):
+            name = type(agg).__name__.upper()
+            ctx.add("type_mismatch", "Warning", f"{name} of {place[0]}.{place[1]}, a text column",
+                    "aggregate a numeric column, or COUNT the rows", column, f"{place[0]}.{place[1]}")
+    for cmp in ctx.statement.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between):
+        if isinstance(cmp, exp.Between):
+            column, others = cmp.this, [cmp.args.get("low"), cmp.args.get("high")]
+        else:
+            column, others = (cmp.this, [cmp.expression]) if isinstance(cmp.this, exp.Column) else \
+                (cmp.expression, [cmp.this])
+        if not isinstance(column, exp.Column) or not others or not all(
+                isinstance(o, exp.Literal) and not o.is_string for o in others):
+            continue
+        place = ctx._resolve(column)
+        if place is not None and ctx._is_text(place):
+            ctx.add("type_mismatch", "Warning", f"{place[0]}.{place[1]} is a text column compared with a number "
+                    "(text sorts after every number)", "compare a numeric column, or CAST it", column,
+                    f"{place[0]}.{place[1]}")
