@@ -109,13 +109,31 @@ def test_check_joins_accepts_known_joins(graph):
                          'AND T2.OrderID IN (SELECT T1.OrderID FROM Orders T1 WHERE T1.Year = 1997)') == []
 
 
-def test_check_joins_mismatched_keys(graph):
-    findings = check_joins(graph, sqlglot.parse_one(
-        'SELECT * FROM Orders o JOIN "Order Details" d ON o.OrderID = d.ProductID', read="sqlite"), dialect="sqlite")
-    assert [(f.kind, f.severity) for f in findings] == [("mismatched_join_keys", "Violation")]
-    assert findings[0].suggestion == '"o"."OrderID" = "d"."OrderID"'
+def test_check_joins_mismatched_keys_offline_is_a_warning_without_a_drop_in_fix(graph):
     sql = 'SELECT * FROM Orders o JOIN "Order Details" d ON o.OrderID = d.ProductID'
+    findings = check_joins(graph, sqlglot.parse_one(sql, read="sqlite"), dialect="sqlite")
+    assert [(f.kind, f.severity) for f in findings] == [("mismatched_join_keys", "Warning")]
+    # the known join is named, never offered as the fix: it joins other rows
+    assert findings[0].suggestion is None and '"o"."OrderID" = "d"."OrderID"' in findings[0].message
+    assert "change the answer" in findings[0].message
     assert sql[findings[0].start:findings[0].end] == "o.OrderID = d.ProductID"
+
+
+def test_mismatched_keys_is_a_violation_only_when_a_probe_finds_no_overlap(graph, tmp_path):
+    """A join to another role of a key (the columns share values) is not provably wrong; keys that
+    share no value in the data are."""
+    from evoonto.sources import open_source
+    from evoonto.tools.sqlcheck import DataProbe
+
+    with open_source(make_shop(tmp_path), source_id="shop") as src:
+        probe = DataProbe(src, "sqlite")
+        overlapping = 'SELECT * FROM Orders o JOIN "Order Details" d ON o.OrderID = d.ProductID'
+        [f] = check_joins(graph, sqlglot.parse_one(overlapping, read="sqlite"), dialect="sqlite", probe=probe)
+        assert (f.severity, f.suggestion) == ("Warning", None) and "share values" in f.message
+        disjoint = "SELECT * FROM Orders o JOIN Customers c ON o.CustomerID = c.Country"
+        [f] = check_joins(graph, sqlglot.parse_one(disjoint, read="sqlite"), dialect="sqlite", probe=probe)
+        assert (f.kind, f.severity) == ("mismatched_join_keys", "Violation")
+        assert f.suggestion == '"o"."CustomerID" = "c"."CustomerID"'
 
 
 def test_check_joins_cartesian_product(graph):
@@ -220,8 +238,93 @@ def test_natural_join_flagged_unknown_join(graph):
     g = JoinGraph(columns={TableRef("s", "A"): ["id", "name"], TableRef("s", "B"): ["id", "name", "a_id"]})
     g.add_edge(JoinEdge("s", "B", ("a_id",), "A", ("id",)))
     found = check_joins(g, sqlglot.parse_one("SELECT * FROM A NATURAL JOIN B", read="sqlite"), dialect="sqlite")
-    assert [(f.kind, f.severity) for f in found] == [("mismatched_join_keys", "Violation")]
-    assert found[0].suggestion == '"A"."id" = "B"."a_id"'
+    # not checked against the data (no probe): a Warning
+    assert [(f.kind, f.severity) for f in found] == [("mismatched_join_keys", "Warning")]
+    assert found[0].suggestion is None and '"A"."id" = "B"."a_id"' in found[0].message
     natural = sqlglot.parse_one("SELECT 1 FROM Customers NATURAL JOIN Orders", read="sqlite")
     with_sqlcheck = written_joins(graph, natural)
     assert [sorted(t.name for t in w.tables) for w in with_sqlcheck] == [["Customers", "Orders"]]
+
+
+# -- issue 28: keys whole, fan traps through COUNT(*) and chains of joins ---------------------------------
+
+
+def _composite_db(path: Path) -> Path:
+    """flights/weather: weather's primary key is (origin, time_hour), flights references it whole."""
+    db = path / "air.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript("""
+        CREATE TABLE weather (origin TEXT, time_hour TEXT, temp REAL, PRIMARY KEY (origin, time_hour));
+        CREATE TABLE flights (id INTEGER PRIMARY KEY, origin TEXT, time_hour TEXT, dest TEXT, dep_delay REAL,
+                              FOREIGN KEY (origin, time_hour) REFERENCES weather (origin, time_hour));
+    """)
+    hours = [f"2013-01-01 {h:02}" for h in range(24)]
+    con.executemany("INSERT INTO weather VALUES (?, ?, ?)",
+                    [(o, h, 10.0 + i) for o in ("EWR", "JFK", "LGA") for i, h in enumerate(hours)])
+    con.executemany("INSERT INTO flights VALUES (?, ?, ?, ?, ?)",
+                    [(i, ("EWR", "JFK", "LGA")[i % 3], hours[i % 24], "ANC", float(i % 7)) for i in range(300)])
+    con.commit()
+    con.close()
+    return db
+
+
+@pytest.fixture(scope="module")
+def air(tmp_path_factory):
+    from evoonto.builder import build
+    from evoonto.ontology import Ontology
+
+    db = _composite_db(tmp_path_factory.mktemp("air"))
+    return Ontology.from_graphs(build([db], None, validate=False).graphs), db
+
+
+def test_composite_foreign_key_stays_one_join(air):
+    """Regression (issue 28, half keys): a two-column key came back from join_path as one column."""
+    graph = JoinGraph.from_ontology(air[0])
+    path = graph.path("flights", "weather")
+    assert path is not None and len(path.hops) == 1
+    assert path.hops[0].condition("sqlite") == (
+        '"flights"."origin" = "weather"."origin" AND "flights"."time_hour" = "weather"."time_hour"')
+    assert path.hops[0].cardinality == "N:1"
+    # no edge between the two tables is a part of the key
+    assert all(len(e.pairs) == 2 for e in graph.between(graph.table("flights"), graph.table("weather")))
+
+
+def test_half_of_a_composite_key_is_reported(air):
+    graph = JoinGraph.from_ontology(air[0])
+    half = "SELECT AVG(f.dep_delay) FROM flights f JOIN weather w ON f.origin = w.origin"
+    findings = check_joins(graph, sqlglot.parse_one(half, read="sqlite"), dialect="sqlite")
+    # half the key, and so the flights rows it aggregates repeat
+    assert [f.kind for f in findings] == ["partial_key_join", "fan_trap"]
+    assert findings[0].suggestion.count(" AND ") == 1
+    whole = ("SELECT AVG(f.dep_delay) FROM flights f JOIN weather w ON f.origin = w.origin "
+             "AND f.time_hour = w.time_hour")
+    assert check_joins(graph, sqlglot.parse_one(whole, read="sqlite"), dialect="sqlite") == []
+
+
+def test_verified_query_composite_join_drops_the_partial_edge():
+    """A probe edge on one column of a pair that a verified query joins on two is half a key: dropped."""
+    a, b = TableRef("s", "a"), TableRef("s", "b")
+    g = JoinGraph(columns={a: ["k1", "k2", "x"], b: ["k1", "k2", "y"]})
+    g.add_edge(JoinEdge("s", "a", ("k1",), "b", ("k1",), origin="probe"))
+    g.add_edge(JoinEdge("s", "a", ("k1", "k2"), "b", ("k1", "k2"), origin="verified_query"))
+    assert g.drop_partial_keys() == 1
+    assert [e.left_columns for e in g.edges] == [("k1", "k2")]
+    assert g.path("a", "b").hops[0].condition() == '"a"."k1" = "b"."k1" AND "a"."k2" = "b"."k2"'
+
+
+def test_fan_trap_count_star_and_chains_of_joins(graph):
+    # two one-to-many branches from Customers: COUNT(*) counts combinations
+    chasm = ('SELECT COUNT(*) FROM Customers c JOIN Orders o ON o.CustomerID = c.CustomerID '
+             'JOIN Orders o2 ON o2.CustomerID = c.CustomerID')
+    found = check_joins(graph, sqlglot.parse_one(chasm, read="sqlite"), dialect="sqlite")
+    assert [f.kind for f in found] == ["fan_trap"] and "COUNT(DISTINCT" in found[0].suggestion
+    # one root (Order Details): COUNT(*) counts its rows, nothing to say
+    assert _kinds(graph, 'SELECT COUNT(*) FROM "Order Details" d JOIN Orders o ON d.OrderID = o.OrderID '
+                         'JOIN Customers c ON o.CustomerID = c.CustomerID') == []
+    # Customers -> Orders (N:1 read from Orders) -> Order Details (1:N): Orders' and Customers' rows repeat
+    chain = ('SELECT SUM(c.Name), SUM(o.Freight) FROM Customers c JOIN Orders o ON o.CustomerID = c.CustomerID '
+             'JOIN "Order Details" d ON d.OrderID = o.OrderID')
+    found = check_joins(graph, sqlglot.parse_one(chain, read="sqlite"), dialect="sqlite")
+    assert sorted(f.subject for f in found if f.kind == "fan_trap") == ["Customers", "Orders"]
+    # the advice aggregates at the grain first; it never proposes SUM(DISTINCT ...)
+    assert all("own grain" in f.suggestion and "not SUM(DISTINCT" in f.suggestion for f in found)

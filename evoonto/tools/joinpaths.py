@@ -142,6 +142,30 @@ class JoinEdge:
                 "cardinality": self.cardinality, "origin": self.origin, "evidence": ids}
 
 
+def _foreign_key_edges(source: str, table: Any, tables: dict[str, Any]) -> list[JoinEdge]:
+    """The declared foreign keys of one catalog table as edges, a composite key kept whole.
+
+    The catalog records each referencing column's target (``evo:references``), not which columns
+    form one key; the columns of ``table`` that reference distinct columns of one table, which
+    together are that table's whole (composite) primary key, are one key (one edge, AND-joined);
+    every other reference is an edge of its own."""
+    by_target: dict[str, list[tuple[str, str]]] = {}
+    for column in table.columns:
+        for ref_table, ref_column in column.references:
+            by_target.setdefault(ref_table, []).append((column.name, ref_column))
+    edges = []
+    for ref_table, pairs in by_target.items():
+        target = tables.get(ref_table.casefold())
+        key = {c.casefold() for c in target.primary_key} if target is not None else set()
+        referenced = [b.casefold() for _a, b in pairs]
+        if len(key) > 1 and len(pairs) == len(key) and set(referenced) == key:
+            edges.append(JoinEdge(source, table.name, tuple(a for a, _b in pairs), ref_table,
+                                  tuple(b for _a, b in pairs), origin="foreign_key"))
+            continue
+        edges += [JoinEdge(source, table.name, (a,), ref_table, (b,), origin="foreign_key") for a, b in pairs]
+    return edges
+
+
 def _pair(a: tuple[str, str], b: tuple[str, str]) -> tuple[tuple[str, str], tuple[str, str]]:
     fa, fb = (a[0].casefold(), a[1].casefold()), (b[0].casefold(), b[1].casefold())
     return (fa, fb) if fa <= fb else (fb, fa)
@@ -252,10 +276,8 @@ class JoinGraph:
                     graph.mark_unique(ref, table.primary_key)
                     graph.primary_keys.setdefault(ref, set()).add(frozenset(c.casefold() for c in table.primary_key))
             for table in src.tables:
-                for column in table.columns:
-                    for ref_table, ref_column in column.references:
-                        graph.add_edge(JoinEdge(src.id, table.name, (column.name,), ref_table, (ref_column,),
-                                                origin="foreign_key"))
+                for edge in _foreign_key_edges(src.id, table, {t.name.casefold(): t for t in src.tables}):
+                    graph.add_edge(edge)
         return graph
 
     @classmethod
@@ -299,7 +321,26 @@ class JoinGraph:
                 graph.add_edge(replace(edge, origin="verified_query", evidence=(row["q"],)))
         graph.add_name_edges()
         graph.add_shared_key_edges()
+        graph.drop_partial_keys()
         return graph
+
+    def drop_partial_keys(self) -> int:
+        """Remove every edge that is part of a multi-column edge between the same two tables (a
+        composite key of a declared key, a probe or a verified query's join) and is unique on
+        neither side by itself: joining on it alone repeats rows, and no tool may offer half a key.
+        Returns how many edges were removed."""
+        wide = [e for e in self._edges.values() if len(e.pairs) > 1]
+        removed = 0
+        for key, edge in list(self._edges.items()):
+            if edge.left_unique or edge.right_unique:
+                continue
+            if any(edge.pairs < w.pairs and {edge.left.casefold(), edge.right.casefold()}
+                   == {w.left.casefold(), w.right.casefold()} and edge.source == w.source for w in wide):
+                del self._edges[key]
+                removed += 1
+        if removed:
+            self._adjacent = {}
+        return removed
 
     def add_name_edges(self) -> int:
         """Add ``origin="name"`` edges (no evidence, ranked last; views left out): a column named
@@ -820,6 +861,7 @@ def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None, probe: Any
     equalities = _equalities(graph, scope, tables)
     # tables per alias whose rows a join repeats (the other side's join columns are not unique)
     repeated: dict[str, tuple[TableRef, str]] = {}
+    hops: dict[str, dict[str, bool]] = {}  # alias -> {joined alias: its join columns are unique}
     linked: dict[str, set[str]] = {alias: set() for alias in tables}
     grouped: dict[tuple[str, str], list[_Equality]] = {}
     for eq in equalities:
@@ -838,17 +880,23 @@ def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None, probe: Any
             pairs.add(_pair((eq.left[0].name, eq.left[1]), (eq.right[0].name, eq.right[1])))
         left_alias, right_alias = first.left[2], first.right[2]
         known = graph.between(lt, rt) if lt != rt else [e for e in graph.adjacent(lt) if e.right == rt.name]
-        matching = [e for e in known if pairs <= e.pairs or e.pairs <= pairs]
-        if not matching:
-            start, end = _span(first.node)
-            written = " AND ".join(e.node.sql(dialect=dialect) for e in eqs)
+        matching = [e for e in known if e.pairs <= pairs]
+        partial = [e for e in known if pairs < e.pairs]
+        start, end = _span(first.node)
+        written = " AND ".join(e.node.sql(dialect=dialect) for e in eqs)
+        if not matching and partial:
+            whole = partial[0]
+            findings.append(Finding(
+                "partial_key_join", "Warning",
+                f"{lt.name} and {rt.name} are joined on {written}, part of their key "
+                f"({whole.condition(dialect, left_alias=left_alias, right_alias=right_alias)}): each row meets every "
+                "row that shares only this part (the whole key joins fewer rows)",
+                suggestion=whole.condition(dialect, left_alias=left_alias, right_alias=right_alias),
+                start=start, end=end, subject=f"{lt.name}-{rt.name}"))
+        elif not matching:
             if known:
-                best = known[0]
-                findings.append(Finding(
-                    "mismatched_join_keys", "Violation",
-                    f"{lt.name} and {rt.name} are joined on {written}, which is not how they join",
-                    suggestion=best.condition(dialect, left_alias=left_alias, right_alias=right_alias),
-                    start=start, end=end, subject=f"{lt.name}-{rt.name}"))
+                findings.append(_mismatched(known, eqs, lt, rt, left_alias, right_alias, written, dialect, probe,
+                                            start, end))
             elif lt != rt:
                 path = graph.path(lt, rt)
                 hint = (f"known path: {path.sql(dialect)}" if path is not None and path.hops
@@ -867,8 +915,10 @@ def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None, probe: Any
             repeated[fl] = (lt, fr)
         if not l_unique:
             repeated[fr] = (rt, fl)
+        hops.setdefault(fl, {})[fr] = r_unique
+        hops.setdefault(fr, {})[fl] = l_unique
     findings += _cartesian(graph, scope, tables, linked, dialect)
-    findings += _fan_traps(graph, scope, tables, repeated, dialect)
+    findings += _fan_traps(graph, scope, tables, repeated, dialect, hops)
     return findings
 
 
@@ -925,32 +975,111 @@ def _non_equi_links(scope: Scope) -> set[str]:
     return out
 
 
+def _mismatched(known: list[JoinEdge], eqs: list["_Equality"], lt: TableRef, rt: TableRef, left_alias: str,
+                right_alias: str, written: str, dialect: str | None, probe: Any,
+                start: int | None, end: int | None) -> Finding:
+    """The finding for two tables joined on columns none of their known joins uses.
+
+    A Violation only when a probe of the data (``probe.overlap``) ran and found no pair of rows
+    that the written columns join (the join is empty: provably wrong). When the columns do share
+    values (a second role of a key, e.g. ``dest = faa`` where ``origin = faa`` is known) or nothing
+    could be probed, a Warning; the known joins are named in the message and never offered as a
+    drop-in fix: they join other rows."""
+    left_cols = [e.left[1] if e.left[0] == lt else e.right[1] for e in eqs]
+    right_cols = [e.right[1] if e.left[0] == lt else e.left[1] for e in eqs]
+    overlap = probe.overlap(lt.name, left_cols, rt.name, right_cols) if probe is not None else None
+    others = "; ".join(e.condition(dialect, left_alias=left_alias, right_alias=right_alias) for e in known[:3])
+    subject = f"{lt.name}-{rt.name}"
+    if overlap is False:
+        return Finding("mismatched_join_keys", "Violation",
+                       f"{lt.name} and {rt.name} are joined on {written}, which no row of the two satisfies (a probe "
+                       f"of the data found no matching pair); they join on {others}",
+                       suggestion=known[0].condition(dialect, left_alias=left_alias, right_alias=right_alias),
+                       start=start, end=end, subject=subject)
+    seen = ("the columns share values in the data (a probe found matching rows), so this may be another role "
+            "of the key" if overlap else "not checked against the data")
+    return Finding("mismatched_join_keys", "Warning",
+                   f"{lt.name} and {rt.name} are joined on {written}, which is none of their known joins ({others}); "
+                   f"{seen}. A known join would join other rows and change the answer: use it only if it is the "
+                   "role the question means", suggestion=None, start=start, end=end, subject=subject)
+
+
 def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], repeated: dict[str, tuple[TableRef, str]],
-               dialect: str | None) -> list[Finding]:
-    if not repeated:
+               dialect: str | None, hops: dict[str, dict[str, bool]] | None = None) -> list[Finding]:
+    """``fan_trap`` (Warning) for aggregates over rows a join repeats.
+
+    ``hops``: alias -> {neighbour alias: whether the neighbour's join columns are unique} for the
+    scope's column-equality joins. A table's rows are repeated when some join reachable from it,
+    read away from it, reaches a side whose join columns are not unique (one hop or several:
+    ``a -> b`` N:1 then ``b -> c`` 1:N repeats ``a``). SUM/AVG/COUNT of a column of a repeated
+    table is reported, and ``COUNT(*)`` when every table of the scope is repeated (no table's rows
+    are the result's rows: two 1:N branches, a chasm). The advice is to aggregate at the table's
+    own grain before joining, or ``COUNT(DISTINCT key)`` for a count; never ``SUM(DISTINCT ...)``,
+    which drops equal amounts."""
+    reached = _repeated_through(hops or {}, tables)
+    for alias, cause in repeated.items():
+        reached.setdefault(alias, cause)
+    if not reached:
         return []
     findings = []
     for agg in scope.expression.find_all(exp.Sum, exp.Count, exp.Avg):
         if agg.find_ancestor(exp.Select) is not scope.expression:
             continue
         arg = agg.this
-        if isinstance(arg, exp.Distinct) or isinstance(arg, exp.Star) or arg is None:
+        if isinstance(arg, exp.Distinct) or arg is None:
+            continue
+        start, end = _span(agg)
+        if isinstance(arg, exp.Star):
+            if len(tables) > 1 and all(a in reached for a in tables) and _has_one_to_many(hops or {}):
+                names = ", ".join(sorted({tables[a].name for a in tables}))
+                findings.append(Finding(
+                    "fan_trap", "Warning",
+                    f"{agg.sql(dialect=dialect)} counts the rows of a join of {names} in which every table's rows "
+                    "repeat (two or more one-to-many joins): it counts combinations, not rows of one table",
+                    suggestion="count at one table's grain: COUNT(DISTINCT <its key>), or aggregate each table in a "
+                               "subquery before joining",
+                    start=start, end=end, subject=names))
             continue
         columns = list(arg.find_all(exp.Column))
         if not columns:
             continue
         resolved = [_resolve_column(graph, tables, c) for c in columns]
         aliases = {r[2].casefold() for r in resolved if r is not None}
-        for alias in sorted(aliases & set(repeated)):
-            ref, other = repeated[alias]
-            start, end = _span(agg)
+        for alias in sorted(aliases & set(reached)):
+            ref, other = reached[alias]
+            advice = ("COUNT(DISTINCT <a key of " + ref.name + ">)" if isinstance(agg, exp.Count)
+                      else f"aggregate {ref.name} at its own grain in a subquery, then join")
             findings.append(Finding(
                 "fan_trap", "Warning",
                 f"{agg.sql(dialect=dialect)} aggregates {ref.name} rows that the join to {tables[other].name} repeats "
                 f"(one {ref.name} row per matching {tables[other].name} row)",
-                suggestion=f"aggregate {ref.name} before joining, or use DISTINCT inside the aggregate",
+                suggestion=f"{advice} (not SUM(DISTINCT ...): it drops equal amounts)",
                 start=start, end=end, subject=ref.name))
     return findings
+
+
+def _repeated_through(hops: dict[str, dict[str, bool]], tables: dict[str, TableRef]) -> dict[str, tuple[TableRef, str]]:
+    """alias -> (its table, the alias of a table across the first repeating join reached from it),
+    following joins away from each alias (a tree walk; each alias visited once per start)."""
+    out: dict[str, tuple[TableRef, str]] = {}
+    for start in hops:
+        seen, todo = {start}, [start]
+        while todo and start not in out:
+            here = todo.pop(0)
+            for nxt, unique in sorted(hops.get(here, {}).items()):
+                if nxt in seen:
+                    continue
+                if not unique:
+                    out[start] = (tables[start], nxt)
+                    break
+                seen.add(nxt)
+                todo.append(nxt)
+    return out
+
+
+def _has_one_to_many(hops: dict[str, dict[str, bool]]) -> bool:
+    """True when some join has exactly one unique side (a known 1:N, not an N:M of unknowns)."""
+    return any(unique != hops.get(b, {}).get(a, unique) for a, near in hops.items() for b, unique in near.items())
 
 
 # -- ids to tables, and resolve's "joins" section ----------------------------------------------------------
