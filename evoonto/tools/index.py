@@ -236,10 +236,13 @@ def _add_column_types(ontology: Any, docs: dict[str, Document]) -> None:
 
 
 def _add_evidence_values(ontology: Any, docs: dict[str, Document]) -> None:
-    """Evidence values go to what the Evidence supports and to the Term of a supported Mapping."""
-    direct = _rows(ontology, "SELECT ?x ?e WHERE { ?x prov:wasDerivedFrom ?e . ?e a evo:Evidence }")
+    """Evidence values go to what the Evidence supports and to the Term of a supported Mapping;
+    stale Evidence (marked by a drift patch, ``prov:invalidatedAtTime``) backs no other record."""
+    direct = _rows(ontology, "SELECT ?x ?e WHERE { ?x prov:wasDerivedFrom ?e . ?e a evo:Evidence "
+                             "FILTER NOT EXISTS { ?e prov:invalidatedAtTime ?stale } }")
     via_mapping = _rows(ontology, """
-        SELECT ?x ?e WHERE { ?x evo:hasMapping ?m . ?m prov:wasDerivedFrom ?e . ?e a evo:Evidence }""")
+        SELECT ?x ?e WHERE { ?x evo:hasMapping ?m . ?m prov:wasDerivedFrom ?e . ?e a evo:Evidence
+          FILTER NOT EXISTS { ?e prov:invalidatedAtTime ?stale } }""")
     for row in direct + via_mapping:
         target, evidence = docs.get(row["x"]), docs.get(row["e"])
         if target is None or evidence is None or target is evidence:

@@ -286,7 +286,8 @@ class JoinGraph:
 
         Reads the catalog (:func:`evoonto.catalog.read_catalog`, views by ``evo:isView``), column
         uniqueness from Evidence (``evo:distinctCount`` equal to the table's ``evo:rowCount``), and
-        every non-deprecated ``evo:Relation`` with an ``evo:joinCondition`` whose condition names
+        every non-deprecated, non-stale (no ``prov:invalidatedAtTime``) ``evo:Relation`` with an
+        ``evo:joinCondition`` whose condition names
         catalog columns (``table.column = table.column``, AND-joined), with its Evidence, and the
         joins of verified queries (``evo:joinUsed``, origin ``verified_query``, the query as evidence).
         """
@@ -303,13 +304,15 @@ class JoinGraph:
                   ?t evo:rowCount ?n ; dcterms:title|csvw:name ?table ; dcterms:isPartOf ?s .
                   ?s dcterms:identifier ?id .
                   ?c csvw:name ?column .
-                  FILTER NOT EXISTS { ?e evo:nullFraction ?z FILTER(?z > 0) } }"""):
+                  FILTER NOT EXISTS { ?e evo:nullFraction ?z FILTER(?z > 0) }
+                  FILTER NOT EXISTS { ?e prov:invalidatedAtTime ?stale } }"""):
             graph.mark_unique(TableRef(row["id"], row["table"]), (row["column"],))
         rows = select(ontology, """
             SELECT ?rel ?cond ?ev WHERE {
               ?rel a evo:Relation ; evo:joinCondition ?cond .
               OPTIONAL { ?rel prov:wasDerivedFrom ?ev }
-              FILTER NOT EXISTS { ?rel owl:deprecated true } } ORDER BY ?rel ?ev""")
+              FILTER NOT EXISTS { ?rel owl:deprecated true }
+              FILTER NOT EXISTS { ?rel prov:invalidatedAtTime ?stale } } ORDER BY ?rel ?ev""")
         for row in rows:
             for edge in graph._parse_condition(row["cond"]):
                 graph.add_edge(replace(edge, origin="probe", evidence=(row["ev"],) if row.get("ev") else (),
