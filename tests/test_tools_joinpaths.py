@@ -318,6 +318,15 @@ def test_fan_trap_count_star_and_chains_of_joins(graph):
              'JOIN Orders o2 ON o2.CustomerID = c.CustomerID')
     found = check_joins(graph, sqlglot.parse_one(chasm, read="sqlite"), dialect="sqlite")
     assert [f.kind for f in found] == ["fan_trap"] and "COUNT(DISTINCT" in found[0].suggestion
+    # Customers counted (filtered on) once per order, nothing of Orders used but the join
+    counted = ("SELECT COUNT(*) FROM Customers c JOIN Orders o ON o.CustomerID = c.CustomerID "
+               "WHERE c.Country = 'USA'")
+    found = check_joins(graph, sqlglot.parse_one(counted, read="sqlite"), dialect="sqlite")
+    assert [(f.kind, f.subject) for f in found] == [("fan_trap", "Customers")]
+    assert "COUNT(DISTINCT" in found[0].suggestion
+    # the orders themselves are filtered on: the count is of the joined rows, nothing to say
+    assert _kinds(graph, "SELECT COUNT(*) FROM Customers c JOIN Orders o ON o.CustomerID = c.CustomerID "
+                         "WHERE o.Year = 1997") == []
     # one root (Order Details): COUNT(*) counts its rows, nothing to say
     assert _kinds(graph, 'SELECT COUNT(*) FROM "Order Details" d JOIN Orders o ON d.OrderID = o.OrderID '
                          'JOIN Customers c ON o.CustomerID = c.CustomerID') == []

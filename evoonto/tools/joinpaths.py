@@ -921,7 +921,8 @@ def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None, probe: Any
         hops.setdefault(fl, {})[fr] = r_unique
         hops.setdefault(fr, {})[fl] = l_unique
     findings += _cartesian(graph, scope, tables, linked, dialect)
-    findings += _fan_traps(graph, scope, tables, repeated, dialect, hops)
+    findings += _fan_traps(graph, scope, tables, repeated, dialect, hops,
+                           {id(eq.node) for eq in equalities})
     return findings
 
 
@@ -1007,8 +1008,10 @@ def _mismatched(known: list[JoinEdge], eqs: list["_Equality"], lt: TableRef, rt:
                    "role the question means", suggestion=None, start=start, end=end, subject=subject)
 
 
-def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], repeated: dict[str, tuple[TableRef, str]],
-               dialect: str | None, hops: dict[str, dict[str, bool]] | None = None) -> list[Finding]:
+def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
+               repeated: dict[str, tuple[TableRef, str]], dialect: str | None,
+               hops: dict[str, dict[str, bool]] | None = None,
+               joins: set[int] | None = None) -> list[Finding]:
     """``fan_trap`` (Warning) for aggregates over rows a join repeats.
 
     ``hops``: alias -> {neighbour alias: whether the neighbour's join columns are unique} for the
@@ -1016,7 +1019,10 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], repe
     read away from it, reaches a side whose join columns are not unique (one hop or several:
     ``a -> b`` N:1 then ``b -> c`` 1:N repeats ``a``). SUM/AVG/COUNT of a column of a repeated
     table is reported, and ``COUNT(*)`` when every table of the scope is repeated (no table's rows
-    are the result's rows: two 1:N branches, a chasm). The advice is to aggregate at the table's
+    are the result's rows: two 1:N branches, a chasm) or when it counts the rows of a table that a
+    join repeats while nothing of the table across that join is used but the join itself, and the
+    statement does not group by the counted table (``joins``: ids of the join equality nodes).
+    The advice is to aggregate at the table's
     own grain before joining, or ``COUNT(DISTINCT key)`` for a count; never ``SUM(DISTINCT ...)``,
     which drops equal amounts."""
     reached = _repeated_through(hops or {}, tables)
@@ -1042,6 +1048,18 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], repe
                     suggestion="count at one table's grain: COUNT(DISTINCT <its key>), or aggregate each table in a "
                                "subquery before joining",
                     start=start, end=end, subject=names))
+                continue
+            counted = _count_multiplied(graph, scope, tables, reached, joins or set())
+            if counted is not None:
+                ref, other = counted
+                findings.append(Finding(
+                    "fan_trap", "Warning",
+                    f"{agg.sql(dialect=dialect)} counts {ref.name} rows once per matching {tables[other].name} row: "
+                    f"the join to {tables[other].name} repeats them and the statement uses nothing of "
+                    f"{tables[other].name} but the join",
+                    suggestion=f"COUNT(DISTINCT <a key of {ref.name}>), or an EXISTS filter instead of the join; "
+                               f"to count {tables[other].name} rows, count that table",
+                    start=start, end=end, subject=ref.name))
             continue
         columns = list(arg.find_all(exp.Column))
         if not columns:
@@ -1059,6 +1077,37 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], repe
                 suggestion=f"{advice} (not SUM(DISTINCT ...): it drops equal amounts)",
                 start=start, end=end, subject=ref.name))
     return findings
+
+
+def _count_multiplied(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
+                      reached: dict[str, tuple[TableRef, str]], joins: set[int]) -> tuple[TableRef, str] | None:
+    """(counted table, alias of the table whose join repeats it) when a ``COUNT(*)`` of the scope
+    counts a table's rows multiplied by a join that contributes nothing else: the repeated table is
+    the first of FROM or has columns used outside join conditions, the repeating table has none,
+    and no column of the repeated table is grouped by; else None."""
+    select = scope.expression
+    used: set[str] = set()
+    for col in select.find_all(exp.Column):
+        if col.find_ancestor(exp.Select) is not select or id(col.parent) in joins:
+            continue
+        resolved = _resolve_column(graph, tables, col)
+        if resolved is not None:
+            used.add(resolved[2].casefold())
+    from_ = select.args.get("from_") or select.args.get("from")
+    first = from_.this.alias_or_name.casefold() if from_ is not None and isinstance(from_.this, exp.Table) else None
+    grouped: dict[str, list[str]] = {}
+    group = select.args.get("group")
+    for g in group.expressions if group is not None else ():
+        resolved = _resolve_column(graph, tables, g) if isinstance(g, exp.Column) else None
+        if resolved is not None:
+            grouped.setdefault(resolved[2].casefold(), []).append(resolved[1])
+    for alias, (ref, other) in sorted(reached.items()):
+        if other.casefold() in used or not (alias in used or alias == first):
+            continue
+        if alias in grouped:
+            continue  # counted per group of the table (orders per customer country): the joined rows are meant
+        return ref, other
+    return None
 
 
 def _repeated_through(hops: dict[str, dict[str, bool]], tables: dict[str, TableRef]) -> dict[str, tuple[TableRef, str]]:
