@@ -16,7 +16,9 @@ What is mapped (tables and views of SQL sources; documents are not):
 - **join**: each join Relation (a qualified ``evo:Relation`` with an ``evo:joinCondition`` whose
   source and target Terms map to columns of two mapped tables) becomes, on the child table's map, a
   predicate-object map with predicate the child column's Term and a ``rr:RefObjectMap`` to the parent
-  table's TriplesMap with ``rr:joinCondition [ rr:child …; rr:parent … ]``.
+  table's TriplesMap with ``rr:joinCondition [ rr:child …; rr:parent … ]``. A join on a column of a
+  composite key (the child table's columns referencing the parent's whole multi-column primary key)
+  is one ``rr:RefObjectMap`` with one ``rr:joinCondition`` per key column: never half a key.
 
 Example::
 
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import rdflib
@@ -82,7 +84,8 @@ class _TableMap:
     entity: URIRef
     table: TableInfo
     attributes: list[tuple[URIRef, str]] = field(default_factory=list)  # (term, column)
-    joins: list[tuple[URIRef, str, URIRef, str]] = field(default_factory=list)  # (term, child, parent map, parent)
+    # (term, child columns, parent map, parent columns): a composite key is one join of several conditions
+    joins: list[tuple[URIRef, tuple[str, ...], URIRef, tuple[str, ...]]] = field(default_factory=list)
 
 
 def r2rml_graph(ontology: Ontology) -> tuple[rdflib.Graph, list[str]]:
@@ -126,8 +129,20 @@ def r2rml_graph(ontology: Ontology) -> tuple[rdflib.Graph, list[str]]:
         if (row["a"], row["cb"]) in join_columns:
             continue
         join_columns.add((row["a"], row["cb"]))
-        maps[child.table_iri].joins.append((URIRef(row["a"]), child.name, maps[parent.table_iri].node, parent.name))
-    joined_terms = {(term, child) for m in maps.values() for term, child, _, _ in m.joins}
+        key = _whole_key(child, parent, tables)
+        if key is None:
+            maps[child.table_iri].joins.append((URIRef(row["a"]), (child.name,), maps[parent.table_iri].node,
+                                                (parent.name,)))
+            continue
+        # part of a composite key: the whole key is one join (once per child/parent table pair)
+        entry = (URIRef(row["a"]), key[0], maps[parent.table_iri].node, key[1])
+        known = [j for j in maps[child.table_iri].joins if j[1:] == entry[1:]]
+        if not known:
+            maps[child.table_iri].joins.append(entry)
+        elif child.name == key[0][0]:  # the key's first column names the predicate
+            joins = maps[child.table_iri].joins
+            joins[joins.index(known[0])] = entry
+    joined_terms = {(term, child) for m in maps.values() for term, cols, _, _ in m.joins for child in cols}
     for col_iri, terms in column_terms.items():
         column = columns.get(col_iri)
         if column is None or column.table_iri not in maps:
@@ -166,15 +181,34 @@ def _triples_map(graph: rdflib.Graph, m: _TableMap, base: str) -> None:
         datatype = xsd_type(column.declared_type if column else "")
         if datatype is not None:
             graph.add((obj, RR.datatype, datatype))
-    for term, child, parent_map, parent in sorted(m.joins):
-        pom, ref, cond = BNode(), BNode(), BNode()
+    for term, children, parent_map, parents in sorted(m.joins):
+        pom, ref = BNode(), BNode()
         graph.add((m.node, RR.predicateObjectMap, pom))
         graph.add((pom, RR.predicate, term))
         graph.add((pom, RR.objectMap, ref))
         graph.add((ref, RR.parentTriplesMap, parent_map))
-        graph.add((ref, RR.joinCondition, cond))
-        graph.add((cond, RR.child, Literal(sql_identifier(child))))
-        graph.add((cond, RR.parent, Literal(sql_identifier(parent))))
+        for child, parent in zip(children, parents, strict=True):
+            cond = BNode()
+            graph.add((ref, RR.joinCondition, cond))
+            graph.add((cond, RR.child, Literal(sql_identifier(child))))
+            graph.add((cond, RR.parent, Literal(sql_identifier(parent))))
+
+
+def _whole_key(child: Any, parent: Any, tables: dict) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """``(child columns, parent columns)`` of the composite key ``child`` -> ``parent`` belongs to:
+    the columns of the child's table that reference the parent table and together cover the parent
+    table's whole multi-column primary key (the catalog's ``evo:references``); None for a join on a
+    single-column key (or when ``child`` references no such key)."""
+    child_table, parent_table = tables.get(child.table_iri), tables.get(parent.table_iri)
+    if child_table is None or parent_table is None or len(parent_table.primary_key) < 2:
+        return None
+    pairs = [(c.name, ref_col) for c in child_table.columns for ref_table, ref_col in c.references
+             if ref_table == parent_table.name]
+    key = {k.casefold() for k in parent_table.primary_key}
+    if len(pairs) != len(key) or {b.casefold() for _a, b in pairs} != key \
+            or (child.name, parent.name) not in pairs:
+        return None
+    return tuple(a for a, _b in pairs), tuple(b for _a, b in pairs)
 
 
 def to_r2rml(ontology: Ontology) -> bytes:

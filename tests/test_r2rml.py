@@ -83,3 +83,28 @@ def test_composite_keys_and_tables_without_a_key(chinook, tmp_path):
     small, notes = r2rml_graph(Workspace.open(tmp_path / "small").ontology)
     assert [n for n in notes if "audit_log" in n and "no primary key" in n]
     assert {str(o) for o in small.objects(None, RR.tableName)} == {"item"}
+
+
+def test_composite_key_join_is_one_ref_object_map(tmp_path):
+    """Regression (issue 28, half keys): a composite foreign key was exported as two RefObjectMaps,
+    one per column, each joining every parent row that shares that column."""
+    from evoonto.builder import build
+    from evoonto.ontology import Ontology
+
+    db = tmp_path / "air.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript("""
+        CREATE TABLE weather (origin TEXT, time_hour TEXT, temp REAL, PRIMARY KEY (origin, time_hour));
+        CREATE TABLE flights (id INTEGER PRIMARY KEY, origin TEXT, time_hour TEXT,
+                              FOREIGN KEY (origin, time_hour) REFERENCES weather (origin, time_hour));
+        INSERT INTO weather VALUES ('EWR', 'h1', 1.0), ('EWR', 'h2', 2.0), ('JFK', 'h1', 3.0);
+        INSERT INTO flights VALUES (1, 'EWR', 'h1'), (2, 'EWR', 'h2'), (3, 'JFK', 'h1');
+    """)
+    con.commit()
+    con.close()
+    graph, _notes = r2rml_graph(Ontology.from_graphs(build([db], None, validate=False).graphs))
+    refs = list(graph.subjects(RR.parentTriplesMap, None))
+    assert len(refs) == 1
+    conditions = {(str(graph.value(c, RR.child)), str(graph.value(c, RR.parent)))
+                  for c in graph.objects(refs[0], RR.joinCondition)}
+    assert conditions == {("origin", "origin"), ("time_hour", "time_hour")}
