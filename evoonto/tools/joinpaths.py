@@ -701,14 +701,19 @@ def check_joins(graph: JoinGraph, statement: exp.Expression | exp.Query, *,
     unqualified columns to the one table of the scope that has them. Column equalities between two
     tables (``JOIN ... ON`` or ``WHERE``) are the scope's joins. Kinds:
 
-    - ``mismatched_join_keys`` (Violation): the two tables have known joins, but this pair of columns
-      is none of them (suggestion: the known condition);
-    - ``unknown_join`` (Violation when a table of the scope is joined to the others by no condition at
-      all, a Cartesian product; Warning when two tables are joined on columns no known edge relates,
-      and the graph knows no direct join between them);
-    - ``fan_trap`` (Warning): SUM/COUNT/AVG (not DISTINCT, not ``COUNT(*)``) over a column of a table
-      whose rows a join of the scope repeats: the other side's join columns are not unique (1:N from
-      the unique side, or N:M where neither side is unique by declared keys or Evidence).
+    - ``mismatched_join_keys``: the two tables have known joins, but these columns are none of them: a
+      Violation only when ``probe`` (a :class:`~evoonto.tools.sqlcheck.probes.DataProbe`) confirms
+      that no pair of rows joins on them; else a Warning naming the known joins, never offered as a
+      drop-in fix (a second role of a key joins other rows);
+    - ``unknown_join`` (Warning): a table of the scope joined to the others by no condition at all (a
+      Cartesian product: sometimes meant, so never a Violation), or two tables joined on columns no
+      known edge relates while the graph knows no direct join between them;
+    - ``partial_key_join`` (Warning): two tables joined on part of a multi-column key they join on;
+    - ``fan_trap`` (Warning): SUM/COUNT/AVG (not DISTINCT) over a column of a table whose rows a join
+      of the scope repeats, directly or through a chain of joins (the other side's join columns are
+      not unique: 1:N from the unique side, or N:M where neither side is unique by declared keys or
+      Evidence), and ``COUNT(*)`` over such joins (see :func:`_fan_traps`); with ``probe``, only when
+      the data under the statement's conditions repeats a row.
 
     Args:
         graph: the join graph of the version.
@@ -922,7 +927,7 @@ def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None, probe: Any
         hops.setdefault(fr, {})[fl] = l_unique
     findings += _cartesian(graph, scope, tables, linked, dialect)
     findings += _fan_traps(graph, scope, tables, repeated, dialect, hops,
-                           {id(eq.node) for eq in equalities})
+                           {id(eq.node) for eq in equalities}, probe)
     return findings
 
 
@@ -950,8 +955,9 @@ def _cartesian(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], link
             last = [h for h in hops if h.right == ref.name or h.left == ref.name]
             hint = (last or hops)[-1].condition(dialect)
         findings.append(Finding(
-            "unknown_join", "Violation",
-            f"{ref.name} is joined to the other tables by no condition (every row pairs with every row)",
+            "unknown_join", "Warning",
+            f"{ref.name} is joined to the other tables by no condition (every row pairs with every row: a "
+            "Cartesian product, wanted only when every combination is meant)",
             suggestion=hint, subject=ref.name))
     return findings
 
@@ -1011,7 +1017,7 @@ def _mismatched(known: list[JoinEdge], eqs: list["_Equality"], lt: TableRef, rt:
 def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
                repeated: dict[str, tuple[TableRef, str]], dialect: str | None,
                hops: dict[str, dict[str, bool]] | None = None,
-               joins: set[int] | None = None) -> list[Finding]:
+               joins: set[int] | None = None, probe: Any = None) -> list[Finding]:
     """``fan_trap`` (Warning) for aggregates over rows a join repeats.
 
     ``hops``: alias -> {neighbour alias: whether the neighbour's join columns are unique} for the
@@ -1022,6 +1028,10 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
     are the result's rows: two 1:N branches, a chasm) or when it counts the rows of a table that a
     join repeats while nothing of the table across that join is used but the join itself, and the
     statement does not group by the counted table (``joins``: ids of the join equality nodes).
+    The aggregated value counts, not the columns of a condition: ``SUM(CASE WHEN p.x THEN c.amount
+    END)`` aggregates ``c``'s rows, ``COUNT(CASE WHEN p.x THEN 1 END)`` counts the join's rows. With
+    a ``probe``, a trap is reported only when the data, under the statement's own FROM and WHERE,
+    holds a row of the aggregated table more than once (:func:`_repeats`).
     The advice is to aggregate at the table's
     own grain before joining, or ``COUNT(DISTINCT key)`` for a count; never ``SUM(DISTINCT ...)``,
     which drops equal amounts."""
@@ -1050,6 +1060,9 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
                     start=start, end=end, subject=names))
                 continue
             counted = _count_multiplied(graph, scope, tables, reached, joins or set())
+            if counted is not None and probe is not None and _repeats(
+                    graph, scope, tables, next(a for a in tables if tables[a] == counted[0]), probe, dialect) is False:
+                counted = None  # under the statement's own conditions the data repeats no row of it
             if counted is not None:
                 ref, other = counted
                 findings.append(Finding(
@@ -1061,13 +1074,15 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
                                f"to count {tables[other].name} rows, count that table",
                     start=start, end=end, subject=ref.name))
             continue
-        columns = list(arg.find_all(exp.Column))
+        columns = _value_columns(arg)
         if not columns:
-            continue
+            continue  # a conditional count (COUNT(CASE WHEN … THEN 1 END)): it counts the join's rows
         resolved = [_resolve_column(graph, tables, c) for c in columns]
         aliases = {r[2].casefold() for r in resolved if r is not None}
         for alias in sorted(aliases & set(reached)):
             ref, other = reached[alias]
+            if probe is not None and _repeats(graph, scope, tables, alias, probe, dialect) is False:
+                continue  # under the statement's own conditions the data repeats no row of it
             advice = ("COUNT(DISTINCT <a key of " + ref.name + ">)" if isinstance(agg, exp.Count)
                       else f"aggregate {ref.name} at its own grain in a subquery, then join")
             findings.append(Finding(
@@ -1077,6 +1092,43 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
                 suggestion=f"{advice} (not SUM(DISTINCT ...): it drops equal amounts)",
                 start=start, end=end, subject=ref.name))
     return findings
+
+
+def _value_columns(arg: exp.Expression) -> list[exp.Column]:
+    """The columns whose values an aggregate's argument passes on: for ``CASE``/``IF`` the columns of
+    the branches' results, not of their conditions; for anything else every column."""
+    if isinstance(arg, exp.Case):
+        results = [i.args.get("true") for i in arg.args.get("ifs") or ()] + [arg.args.get("default")]
+        return [c for r in results if isinstance(r, exp.Expression) for c in _value_columns(r)]
+    if isinstance(arg, exp.If):
+        results = [arg.args.get("true"), arg.args.get("false")]
+        return [c for r in results if isinstance(r, exp.Expression) for c in _value_columns(r)]
+    if isinstance(arg, exp.Column):
+        return [arg]
+    return [c for child in arg.iter_expressions() for c in _value_columns(child)]
+
+
+def _repeats(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], alias: str, probe: Any,
+             dialect: str | None) -> bool | None:
+    """Whether, under the scope's own FROM, joins and WHERE, some row of ``alias``'s table appears
+    more than once (a bounded probe: ``SELECT 1 FROM … WHERE … GROUP BY <its unique key> HAVING
+    COUNT(*) > 1 LIMIT 1``). None when the table has no known unique key, the scope reads an outer
+    query's columns, or the probe failed."""
+    select = scope.expression
+    if not isinstance(select, exp.Select) or scope.is_correlated_subquery or scope.external_columns:
+        return None
+    ref = tables[alias]
+    key = next((sorted(k) for k in sorted(graph.unique.get(ref, ()), key=len) if k), None)
+    if key is None or not hasattr(probe, "any_row"):
+        return None
+    columns = [graph._column(ref, k) for k in key]
+    test = select.copy()
+    for arg in ("group", "having", "order", "limit", "offset", "distinct", "qualify", "windows"):
+        test.set(arg, None)
+    test.set("expressions", [exp.Literal.number(1)])
+    test = test.group_by(*[exp.column(c, table=alias, quoted=True) for c in columns], copy=False)
+    test = test.having("COUNT(*) > 1", copy=False).limit(1, copy=False)
+    return probe.any_row(test.sql(dialect=dialect))
 
 
 def _count_multiplied(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],

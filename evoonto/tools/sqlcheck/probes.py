@@ -86,6 +86,13 @@ class DataProbe:
         rows = self._rows(sql, 1)
         return None if rows is None else bool(rows)
 
+    def any_row(self, sql: str) -> bool | None:
+        """Whether the read-only query ``sql`` (written by evoonto from a checked statement, e.g. the
+        repetition probe of :func:`evoonto.tools.joinpaths._repeats`) returns a row: True, False
+        (confirmed none), None (failed or timed out)."""
+        rows = self._rows(sql, 1)
+        return None if rows is None else bool(rows)
+
     def _rows(self, sql: str, limit: int) -> list[tuple] | None:
         with self._lock:
             if sql in self._answers:
