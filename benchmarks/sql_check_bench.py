@@ -579,6 +579,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=40, help="flagged gold queries listed")
     parser.add_argument("--show-misses", type=int, default=3, help="missed mutants listed per kind")
+    parser.add_argument("--question-rules", action="store_true",
+                        help="turn on check_sql's opt-in question rules (question_mismatch) for gold and mutants")
     parser.add_argument("--timeout-ms", type=float, default=2000.0,
                         help="time limit of each run deciding equivalent mutants")
     parser.add_argument("--dump", default=None, help="write every mutation (kind, question, gold, mutant, "
@@ -642,7 +644,8 @@ def main(argv: list[str] | None = None) -> int:
                     empty_flagged[bench].append((db_id, item["sql"]))
                 continue
             t1 = time.perf_counter()
-            findings = check_sql(onto, item["sql"], question=item["question"], sources=probe_sources)
+            findings = check_sql(onto, item["sql"], question=item["question"], sources=probe_sources,
+                                 question_rules=args.question_rules)
             ms = (time.perf_counter() - t1) * 1000.0
             latency_all.append(ms)
             if db_id == "world_1":
@@ -698,7 +701,8 @@ def main(argv: list[str] | None = None) -> int:
                 if kind in JOIN_KINDS and not have_joins:
                     generated[kind] += 1
                     continue
-                findings = [f for f in check_sql(onto, mutated, question=item["question"], sources=probe_sources)
+                findings = [f for f in check_sql(onto, mutated, question=item["question"], sources=probe_sources,
+                                                 question_rules=args.question_rules)
                             if (f.kind, f.subject) not in item["seen"]]  # new: the gold query did not draw it
                 record(kind, item, mutated, findings, bool({f.kind for f in findings} & EXPECTED[kind]))
         if pending:
