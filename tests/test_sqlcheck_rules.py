@@ -26,7 +26,8 @@ def onto() -> Ontology:
 
 def test_registry_order_and_names():
     names = [r.__name__ for r in RULES]
-    assert names == ["check_values", "check_ranges", "check_types", "check_grouping", "check_self_comparisons",
+    assert names == ["check_catalog_currency",
+                     "check_values", "check_ranges", "check_types", "check_grouping", "check_self_comparisons",
                      "check_constraints", "check_views", "check_question_rule", "check_join_rules"]
 
 

@@ -78,3 +78,28 @@ def test_stale_evidence_lends_no_values_to_browse_documents(tmp_path):
         content.add((URIRef(row["e"]), PROV.invalidatedAtTime, Literal("2026-12-02T21:00:00+00:00",
                                                                          datatype=XSD.dateTime)))
     assert "France" not in term_values(Ontology.from_graphs({**graphs, "content": content}))
+
+
+def test_renamed_column_after_drift(tmp_path):
+    """Issue 28: after a column rename, check_sql passed the old column and raised a Violation on the
+    new, correct one (the catalog is the build's). With the source reachable, the new column is a
+    Warning (the catalog is out of date) and the old one, marked stale, a Violation."""
+    db = tmp_path / "singers.sqlite"
+    _db(db)
+    graphs = dict(build([db], None, validate=False).graphs)
+    onto = Ontology.from_graphs(graphs)
+    with sqlite3.connect(db) as con:
+        con.execute("ALTER TABLE singer RENAME COLUMN country TO nation")
+    offline = check_sql(onto, "SELECT name FROM singer WHERE nation = 'Peru'")
+    assert [(f.kind, f.severity) for f in offline] == [("unknown_column", "Violation")]  # nothing to ask
+    content = rdflib.Graph()
+    content += graphs["content"]
+    for row in select(onto, """SELECT DISTINCT ?m WHERE { ?m a evo:Mapping ; evo:column ?c . ?c csvw:name "country" }"""):
+        content.add((URIRef(row["m"]), PROV.invalidatedAtTime, Literal("2026-12-02T21:00:00+00:00",
+                                                                         datatype=XSD.dateTime)))
+    tools = OntologyTools(Ontology.from_graphs({**graphs, "content": content}), sources={"singers": db})
+    [new] = check_sql(tools, "SELECT name FROM singer WHERE nation = 'Peru'")
+    assert (new.kind, new.severity) == ("unknown_column", "Warning") and "out of date" in new.message
+    [old] = check_sql(tools, "SELECT name FROM singer WHERE country = 'Peru'")
+    assert (old.kind, old.severity) == ("unknown_column", "Violation") and "gone from the source" in old.message
+    tools.close()

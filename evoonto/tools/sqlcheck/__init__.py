@@ -26,7 +26,10 @@ Kinds (severity):
 - ``unknown_table`` (Violation): a table (or a table qualifier) the source does not have; the
   suggestion names the nearest tables (rapidfuzz over table names and the labels of their Terms).
 - ``unknown_column`` (Violation): a column that no table in scope has (nor a select alias); the
-  suggestion names the nearest ``table.column`` of the tables in scope, then of the source.
+  suggestion names the nearest ``table.column`` of the tables in scope, then of the source. With a
+  source, one the source's table does have (the catalog is older than the data) is a Warning, and a
+  column whose facts a drift patch marked stale and that the source lost is a Violation
+  (:mod:`~evoonto.tools.sqlcheck.catalog`).
 - ``ambiguous_column`` (Violation): an unqualified column that two tables of the same FROM clause
   both have (the database refuses it); the suggestion lists the qualified names. Joins with
   ``USING``/``NATURAL`` merge such columns and are not reported.
@@ -97,6 +100,7 @@ from evoonto.errors import ToolArgumentError
 from evoonto.sources.quoting import dialect_of_kind
 from evoonto.tools.findings import Finding, balanced_span, has_violation
 from evoonto.tools.joinpaths import check_joins
+from evoonto.tools.sqlcheck.catalog import check_catalog_currency
 from evoonto.tools.sqlcheck.context import CheckContext, _only_kind, _parse_error, _pick_source
 from evoonto.tools.sqlcheck.facts import (MAX_SQL_CHARS, CheckFacts, ColumnFacts, ConstraintFacts, _ontology_of,
                                           check_facts)
@@ -130,6 +134,7 @@ def check_join_rules(ctx: CheckContext) -> None:
 
 #: The rules, in the order they run (and their findings are listed) after the name walk.
 RULES: tuple[Rule, ...] = (
+    check_catalog_currency,
     check_values,
     check_ranges,
     check_types,

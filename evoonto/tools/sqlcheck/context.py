@@ -190,7 +190,8 @@ class CheckContext:
         findings: what the rules found so far, in order.
         used: ``(table, column)`` referenced anywhere; places: ``(table, column, node)`` not join keys;
         restricted: column names (casefold) inside conditions; literals: normalised string literals;
-        contradicted: ``(table, column)`` compared with a literal its values or type contradict.
+        contradicted: ``(table, column)`` compared with a literal its values or type contradict;
+        missing_columns: ``(finding index, catalog tables in scope, name)`` of each unknown column.
     """
 
     def __init__(self, facts: CheckFacts, schema: SourceSchema, statement: exp.Query, sql: str,
@@ -209,6 +210,8 @@ class CheckContext:
         self.places: list[tuple[str, str, exp.Column]] = []  # resolved (table, column, node), not join keys
         # (table, column) compared with a literal that its values or type contradict
         self.contradicted: set[tuple[str, str]] = set()
+        # (index of its unknown_column finding, the catalog tables in scope, column name)
+        self.missing_columns: list[tuple[int, tuple[str, ...], str]] = []
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -304,6 +307,7 @@ class CheckContext:
                 col = info.column(name)
                 if col is None:
                     near = _nearest(name, [c.name for c in info.columns])
+                    self.missing_columns.append((len(self.findings), (info.name,), name))
                     self.add("unknown_column", "Violation", f"table {info.name!r} has no column {name!r}",
                              ", ".join(f"{info.name}.{c}" for c in near) or None, node.this, f"{info.name}.{name}")
                 else:
@@ -349,6 +353,8 @@ class CheckContext:
             suggestion = [p for p in pool if p.split(".", 1)[1] in near][:SUGGESTIONS]
         scope_names = ", ".join(t.name for t in tables) or "the FROM clause"
         as_string = " (SQLite would read the double-quoted name as a string)" if node.this.args.get("quoted") else ""
+        if tables:
+            self.missing_columns.append((len(self.findings), tuple(t.name for t in tables), name))
         self.add("unknown_column", "Violation", f"no table of {scope_names} has a column {name!r}{as_string}",
                  ", ".join(suggestion) or None, node.this, name)
 

@@ -118,6 +118,9 @@ class CheckFacts:
     value_words: dict[tuple[str, str, str], frozenset[str]] = field(default_factory=dict)
     #: the version's join graph (:class:`~evoonto.tools.joinpaths.JoinGraph`): joins and fan traps
     joins: JoinGraph | None = None
+    #: ``(source id, table casefold, column casefold)`` of columns with a Mapping or Evidence that a
+    #: drift patch marked stale (``prov:invalidatedAtTime``)
+    stale_columns: frozenset[tuple[str, str, str]] = frozenset()
 
 
 _CACHE: "weakref.WeakKeyDictionary[Any, tuple[Any, CheckFacts]]" = weakref.WeakKeyDictionary()
@@ -198,6 +201,12 @@ def _read_facts(ontology: Any) -> CheckFacts:
         if place_t is not None:
             facts.table_labels.setdefault(place_t, []).append(row["label"])
     facts.constraints = _read_constraints(ontology, where, tables)
+    facts.stale_columns = frozenset(
+        (place[0], place[1].casefold(), place[2].casefold())
+        for row in select(ontology, """SELECT DISTINCT ?col WHERE { ?m a evo:Mapping ; evo:column ?col .
+                { ?m prov:invalidatedAtTime ?t }
+                UNION { ?m prov:wasDerivedFrom ?e . ?e prov:invalidatedAtTime ?t } }""")
+        for place in [where.get(row["col"])] if place is not None)
     names: dict[tuple[str, str, str], set[str]] = {}
     for place in where.values():
         names.setdefault((place[0], place[1].casefold(), place[2].casefold()), set()).update(tokenize(place[2]))

@@ -27,6 +27,8 @@ from evoonto.sources.quoting import quote_identifier, quote_literal
 
 __all__ = ["DataProbe", "PROBE_TIMEOUT_MS", "CACHE_SIZE", "probe_for", "SourceLookup"]
 
+#: The alias of the probed table in a point probe (columns are qualified with it).
+ALIAS = "evoonto_t"
 #: Time limit of one point probe (milliseconds).
 PROBE_TIMEOUT_MS = 2_000
 #: How many probe answers one :class:`DataProbe` remembers.
@@ -60,20 +62,25 @@ class DataProbe:
         """``text`` as a string literal of the source's dialect."""
         return quote_literal(text, self.dialect)
 
+    def column(self, name: str) -> str:
+        """``name`` as a column of the probed table, qualified with its alias :data:`ALIAS` (SQLite
+        reads an unqualified double-quoted name that no column has as a string, never an error)."""
+        return f"{ALIAS}.{self.name(name)}"
+
     def holds(self, table: str, condition: str) -> bool | None:
-        """Whether some row of ``table`` satisfies ``condition`` (SQL text over unqualified column
-        names, already quoted): True (a row was found), False (the probe ran and found none: a
+        """Whether some row of ``table`` satisfies ``condition`` (SQL text over the table's columns
+        written with :meth:`column`): True (a row was found), False (the probe ran and found none: a
         confirmed absence), None (the probe failed or timed out: nothing is confirmed)."""
-        sql = f"SELECT 1 FROM {self.name(table)} WHERE {condition} LIMIT 1"
+        sql = f"SELECT 1 FROM {self.name(table)} AS {ALIAS} WHERE {condition} LIMIT 1"
         rows = self._rows(sql, 1)
         return None if rows is None else bool(rows)
 
     def spellings(self, table: str, column: str, value: str, limit: int = 3) -> list[str] | None:
         """The values of ``table.column`` equal to ``value`` ignoring case (what a case slip meant),
         at most ``limit``; None when the probe failed."""
-        col = self.name(column)
-        sql = (f"SELECT DISTINCT {col} FROM {self.name(table)} WHERE LOWER({col}) = LOWER({self.literal(value)}) "
-               f"LIMIT {int(limit)}")
+        col = self.column(column)
+        sql = (f"SELECT DISTINCT {col} FROM {self.name(table)} AS {ALIAS} "
+               f"WHERE LOWER({col}) = LOWER({self.literal(value)}) LIMIT {int(limit)}")
         rows = self._rows(sql, limit)
         return None if rows is None else [str(r[0]) for r in rows if r and r[0] is not None]
 
@@ -85,6 +92,13 @@ class DataProbe:
         sql = f"SELECT 1 FROM {self.name(left)} AS l JOIN {self.name(right)} AS r ON {on} LIMIT 1"
         rows = self._rows(sql, 1)
         return None if rows is None else bool(rows)
+
+    def has_column(self, table: str, column: str) -> bool | None:
+        """Whether the source's ``table`` has ``column`` now: True (a one-row read of it ran), False
+        (the table reads but the column does not), None (the table itself could not be read)."""
+        if self._rows(f"SELECT * FROM {self.name(table)} LIMIT 1", 1) is None:
+            return None
+        return self._rows(f"SELECT {self.column(column)} FROM {self.name(table)} AS {ALIAS} LIMIT 1", 1) is not None
 
     def any_row(self, sql: str) -> bool | None:
         """Whether the read-only query ``sql`` (written by evoonto from a checked statement, e.g. the

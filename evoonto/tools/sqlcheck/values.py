@@ -15,6 +15,7 @@ from evoonto.tools.findings import Severity
 from evoonto.tools.sqlcheck.context import (CheckContext, _is_number, _is_numeral, _nearest, _plain, _quote,
                                             _range_verdict)
 from evoonto.tools.sqlcheck.facts import SUGGESTIONS, ColumnFacts
+from evoonto.tools.sqlcheck.probes import ALIAS
 
 __all__ = ["check_values", "check_ranges", "check_types"]
 
@@ -26,7 +27,7 @@ def _condition(ctx: CheckContext, column: str, op: str, literal: exp.Expression 
     """``"col" <op> <literal>`` in the source's dialect (a text literal quoted; a numeral as written)."""
     assert ctx.probe is not None
     value = ctx.probe.literal(literal) if isinstance(literal, str) else literal.sql(dialect=ctx.dialect)
-    return f"{ctx.probe.name(column)} {op} {value}"
+    return f"{ctx.probe.column(column)} {op} {value}"
 
 
 def _probe_value(ctx: CheckContext, place: tuple[str, str], op: str, literal: exp.Expression | str) -> bool | None:
@@ -214,10 +215,11 @@ def check_ranges(ctx: CheckContext) -> None:
         confirmed = None
         if ctx.probe is not None:
             test = cmp.copy()
-            (test.this if column is cmp.this else test.expression).replace(exp.column(place[1], quoted=True))
+            (test.this if column is cmp.this else test.expression).replace(
+                exp.column(place[1], table=ALIAS, quoted=True))
             condition = test.sql(dialect=ctx.dialect)
             if verdict == "every":
-                condition = f"NOT ({condition}) AND {ctx.probe.name(place[1])} IS NOT NULL"
+                condition = f"NOT ({condition}) AND {ctx.probe.column(place[1])} IS NOT NULL"
             held = ctx.probe.holds(place[0], condition)
             if held:
                 continue  # the data has such a row: the Evidence's range was a sample's
