@@ -614,3 +614,34 @@ def test_question_mismatch_other_tables_name_proposes_no_column(tmp_path):
     # in a one-table query the word still names the column
     found = check_sql(onto, "SELECT num_tst_takr FROM score", **QR, question="List the school names of the scores.")
     assert [f.suggestion for f in found if f.kind == "question_mismatch"] == ["score.school_name"]
+
+
+def test_question_names_the_other_role_of_a_key(tmp_path):
+    """Two columns of one table reference the same key (two roles); the opt-in question rules warn
+    when the question names the role the join does not use. Offline and without the rules: nothing
+    (a second-role join is correct SQL)."""
+    from evoonto.builder.pipeline import build
+
+    db = tmp_path / "heroes.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript("""
+        CREATE TABLE colour (id INTEGER PRIMARY KEY, colour TEXT);
+        CREATE TABLE superhero (id INTEGER PRIMARY KEY, name TEXT,
+                                eye_colour_id INTEGER REFERENCES colour(id),
+                                hair_colour_id INTEGER REFERENCES colour(id));
+        INSERT INTO colour VALUES (1, 'Blue'), (2, 'Brown'), (3, 'Black');
+        INSERT INTO superhero VALUES (1, 'a', 1, 2), (2, 'b', 2, 3), (3, 'c', 3, 1), (4, 'd', 1, 1);
+    """)
+    con.commit()
+    con.close()
+    heroes = Ontology.from_graphs(build([db], None, validate=False).graphs)
+    sql = ("SELECT T1.name FROM superhero AS T1 JOIN colour AS T2 ON T1.hair_colour_id = T2.id "
+           "WHERE T2.colour = 'Blue'")
+    question = "Which superheroes have blue eyes?"
+    assert check_sql(heroes, sql, question=question) == []
+    found = [(f.subject, f.suggestion) for f in check_sql(heroes, sql, question=question, **QR)
+             if f.kind == "question_mismatch" and "colour_id" in (f.subject or "")]
+    assert found == [("superhero.hair_colour_id", "superhero.eye_colour_id")]
+    right = sql.replace("hair_colour_id", "eye_colour_id")
+    assert [f for f in check_sql(heroes, right, question=question, **QR)
+            if f.kind == "question_mismatch" and "colour_id" in (f.subject or "")] == []

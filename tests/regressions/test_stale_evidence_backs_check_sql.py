@@ -94,7 +94,8 @@ def test_renamed_column_after_drift(tmp_path):
     assert [(f.kind, f.severity) for f in offline] == [("unknown_column", "Violation")]  # nothing to ask
     content = rdflib.Graph()
     content += graphs["content"]
-    for row in select(onto, """SELECT DISTINCT ?m WHERE { ?m a evo:Mapping ; evo:column ?c . ?c csvw:name "country" }"""):
+    for row in select(onto, """SELECT DISTINCT ?m WHERE {
+            ?m a evo:Mapping ; evo:column ?c . ?c csvw:name "country" }"""):
         content.add((URIRef(row["m"]), PROV.invalidatedAtTime, Literal("2026-12-02T21:00:00+00:00",
                                                                          datatype=XSD.dateTime)))
     tools = OntologyTools(Ontology.from_graphs({**graphs, "content": content}), sources={"singers": db})

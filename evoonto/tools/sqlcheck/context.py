@@ -392,6 +392,21 @@ class CheckContext:
             hits = [(t, c) for t, c in hits if table is not None and t.casefold() == table.casefold()]
         return hits[0] if len(hits) == 1 else None
 
+    def _resolve_any(self, node: exp.Column) -> tuple[str, str] | None:
+        """(table, column) of a real column node, join keys included (:meth:`_resolve` reads
+        :attr:`used`): the qualifier's alias, else the one table of the node's SELECT that has it."""
+        select_node = node.find_ancestor(exp.Select)
+        aliases: dict[str, str] = {}
+        while select_node is not None:
+            for tbl in select_node.find_all(exp.Table):
+                aliases.setdefault(tbl.alias_or_name.casefold(), tbl.name)
+            select_node = select_node.find_ancestor(exp.Select)
+        names = [aliases[node.table.casefold()]] if node.table and node.table.casefold() in aliases else \
+            [] if node.table else list(dict.fromkeys(aliases.values()))
+        hits = [(info.name, col.name) for info in (self.table(n) for n in names) if info is not None
+                for col in [info.column(node.name)] if col is not None]
+        return hits[0] if len(hits) == 1 else None
+
     def _string(self, node: exp.Expression) -> str | None:
         if isinstance(node, exp.Literal) and node.is_string:
             return node.this

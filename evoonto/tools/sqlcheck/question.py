@@ -316,6 +316,7 @@ def check_question(ctx: CheckContext, question: str) -> list[Finding]:
                  ", ".join(f"{table}.{b[1]}" for b in better[:SUGGESTIONS]), node.this, where)
         found.append(ctx.findings.pop())
     found += _check_ordering(ctx, question, reported, said | related)
+    found += _check_join_roles(ctx, said)
     return found
 
 
@@ -469,3 +470,43 @@ def _compared_literals(ctx: CheckContext, question_text: str) -> Iterator[tuple[
                     r"(?<!\w)" + re.escape(needle) + ("" if len(needle) >= 3 else r"(?!\w)"), question_text):
                 yield column, str(value)
 
+
+
+def _check_join_roles(ctx: CheckContext, said: set[str]) -> list[Finding]:
+    """``question_mismatch`` for a join on one role of a key when the question names another: a
+    column ``a.x`` joined to ``b.k`` while another column ``a.y`` of the same table also references
+    ``b.k`` (a second role: ``eye_colour_id`` and ``hair_colour_id`` both reference ``colour.id``),
+    and the question says a word of ``y``'s name that ``x``'s name lacks, and none of ``x``'s own."""
+    sid, words = ctx.schema.id, ctx.facts.column_words
+    found: list[Finding] = []
+    for eq in ctx.statement.find_all(exp.EQ):
+        if not (isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Column)):
+            continue
+        for fk_node, key_node in ((eq.this, eq.expression), (eq.expression, eq.this)):
+            fk, key = ctx._resolve_any(fk_node), ctx._resolve_any(key_node)
+            info = ctx.table(fk[0]) if fk is not None and key is not None else None
+            if info is None or fk is None or key is None:
+                continue
+            target = (key[0].casefold(), key[1].casefold())
+            roles = [c.name for c in info.columns
+                     if any((t.casefold(), k.casefold()) == target for t, k in c.references)]
+            if fk[1] not in roles or len(roles) < 2:
+                continue
+            table = info.name.casefold()
+
+            def own(column: str, table: str = table) -> frozenset[str]:
+                return words.get((sid, table, column.casefold()), frozenset())
+
+            mine = own(fk[1])
+            named = [(r, sorted((own(r) - mine) & said)) for r in roles if r != fk[1]]
+            named = [(r, w) for r, w in named if w]
+            if len(named) != 1 or (mine - frozenset().union(*(own(r) for r in roles if r != fk[1]))) & said:
+                continue
+            other, hits = named[0]
+            where = f"{info.name}.{fk[1]}"
+            ctx.add("question_mismatch", "Warning",
+                    f"the join uses {where}, one of {len(roles)} roles referencing {key[0]}.{key[1]}; the question "
+                    f"says {', '.join(repr(w) for w in hits)}, which names {info.name}.{other}: joining it instead "
+                    "joins other rows", f"{info.name}.{other}", fk_node.this, where)
+            found.append(ctx.findings.pop())
+    return found
