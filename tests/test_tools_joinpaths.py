@@ -287,6 +287,13 @@ def test_composite_foreign_key_stays_one_join(air):
     assert path.hops[0].cardinality == "N:1"
     # no edge between the two tables is a part of the key
     assert all(len(e.pairs) == 2 for e in graph.between(graph.table("flights"), graph.table("weather")))
+    # the join_path tool's answer and resolve's joins section carry the whole key too
+    from evoonto.tools.joinpaths import join_path_tool, joins_section
+
+    answer = join_path_tool(graph, "flights", "weather")
+    assert [h["condition"].count(" AND ") for h in answer["hops"]] == [1]
+    [hop] = joins_section(graph, [graph.table("flights"), graph.table("weather")])
+    assert hop["condition"] == path.hops[0].condition("sqlite")
 
 
 def test_half_of_a_composite_key_is_reported(air):
