@@ -13,7 +13,7 @@ from typing import Any, Iterable, Iterator
 
 from rapidfuzz import fuzz, process
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
+from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from evoonto.catalog import SourceSchema, TableInfo
@@ -38,7 +38,7 @@ def _merges_columns(scope: Scope | None) -> bool:
 def _output_names(source: Any) -> set[str] | None:
     """The casefolded output column names of a derived table or CTE scope, or None when they are
     unknown (a ``*`` select, a set operation whose branches are not all SELECTs, or another source)."""
-    expression = getattr(source, "expression", None)
+    expression = source.expression if isinstance(source, Scope) else None
     if not isinstance(expression, exp.Query):
         return None
     selects = [expression] if isinstance(expression, exp.Select) else \
@@ -78,7 +78,7 @@ _CLASS = re.compile(r"<class '(?:[\w]+\.)*(\w+)'>")
 def _parse_error(exc: Exception, sql: str) -> Finding:
     """A ``parse_error`` finding from a sqlglot error: its description without terminal colour codes
     or Python class paths, the token it stopped at, and that token's span in ``sql``."""
-    errors = getattr(exc, "errors", None) or []
+    errors = exc.errors if isinstance(exc, ParseError) else []
     first = errors[0] if errors and isinstance(errors[0], dict) else {}
     description = _CLASS.sub(r"\1", _ANSI.sub("", str(first.get("description") or _first_line(exc))))
     near = _ANSI.sub("", str(first.get("highlight") or "")).strip()
