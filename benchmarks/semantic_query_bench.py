@@ -1,0 +1,575 @@
+"""Semantic query compiler on gold SQL (issue 32): how much gold is expressible, and is it equal?
+
+For every gold query of a Spider/BIRD-layout folder (``--data DIR``), a **translator** on the scorer
+side (this file, :func:`translate`) reads the gold SQL with sqlglot and writes the semantic query it
+asks (metrics, dimensions, filters, order, limit; record ids of the builder's cold-start ontology of
+the database, which never saw the gold). Only that semantic query reaches the compiler
+(:func:`evoonto.tools.semantic.compile_semantic`); the compiled SQL is scored against the gold with
+the project's EX scorer (:func:`evoonto.evaluation.execution.score_ex`, Spider rules for a Spider
+folder, BIRD rules for a BIRD folder).
+
+- **expressible**: the translator wrote a semantic query and the compiler answered ``ok``;
+- **equal**: of those, the compiled SQL's result equals the gold result (EX = 1). Every expressible
+  query whose result differs is listed as a defect (``--show N``).
+
+Also prints the compile latency (p50/p99 over the expressible queries of the largest database, world_1
+when present; ``compile p50 X ms``) and the reasons gold was not expressible, most frequent first.
+
+Usage::
+
+    python benchmarks/semantic_query_bench.py --data ../shared/data/spider [--show 20] [DB ...]
+    python benchmarks/semantic_query_bench.py --data ../shared/data/bird_synth_dev
+    python benchmarks/semantic_query_bench.py --verified examples/chinook/verified.jsonl \\
+        --db ../shared/data/chinook/Chinook_Sqlite.sqlite
+
+The last line is ``semantic query: expressible E/N, equal Q/E``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+
+class NotExpressible(Exception):
+    """The gold query uses something a semantic query does not say (the message names it)."""
+
+
+# -- the translator (scorer side: it reads gold SQL; the compiler never does) ---------------------------
+
+
+class Lookup:
+    """Record ids of one database's ontology: column Terms, entity Terms, tables, join edges."""
+
+    def __init__(self, ontology: Any, codec: Any):
+        from evoonto.catalog import read_catalog
+        from evoonto.tools.joinpaths import join_graph_of
+        from evoonto.tools.semantic import semantic_vocabulary
+
+        self.codec = codec
+        self.graph = join_graph_of(ontology)
+        vocab = semantic_vocabulary(ontology)
+        self.columns: dict[tuple[str, str], str] = {}   # (table, column) casefolded -> id
+        self.tables: dict[str, str] = {}                  # table casefolded -> id
+        self.names: dict[str, list[str]] = {}             # table casefolded -> column names
+        self.table_name: dict[str, str] = {}
+        catalog = read_catalog(ontology)
+        for src in catalog.sources:
+            for table in src.tables:
+                key = table.name.casefold()
+                self.tables[key] = codec.to_id(str(table.iri))
+                self.table_name[key] = table.name
+                self.names[key] = [c.name for c in table.columns]
+                for col in table.columns:
+                    self.columns[(key, col.name.casefold())] = codec.to_id(str(col.iri))
+        # prefer the column's own Term (one Mapping, no filter, no expression) over the catalog column
+        for iri, places in vocab.places.items():
+            if "/term/" not in iri or len(places) != 1:
+                continue
+            place = places[0]
+            if place.filter or place.expression or place.aggregation == "COUNT":
+                continue
+            if place.column is None:
+                continue
+            self.columns[(place.table.casefold(), place.column.casefold())] = codec.to_id(iri)
+
+    def column(self, table: str, column: str) -> str:
+        key = (table.casefold(), column.casefold())
+        if key not in self.columns:
+            raise NotExpressible(f"unknown column {table}.{column}")
+        return self.columns[key]
+
+
+class Translator:
+    """Gold SQL (SQLite) -> semantic query, or :class:`NotExpressible`."""
+
+    def __init__(self, lookup: Lookup):
+        self.lookup = lookup
+
+    def translate(self, sql: str) -> dict[str, Any]:
+        try:
+            tree = sqlglot.parse_one(sql, read="sqlite")
+        except sqlglot.errors.SqlglotError as exc:
+            raise NotExpressible(f"unparsed: {type(exc).__name__}") from None
+        return self.query(tree)
+
+    def query(self, tree: exp.Expression) -> dict[str, Any]:
+        if isinstance(tree, (exp.Union, exp.Intersect, exp.Except)):
+            if tree.args.get("order") or tree.args.get("limit"):
+                raise NotExpressible("set operation with order/limit")
+            op = {exp.Intersect: "intersect", exp.Except: "except"}.get(type(tree)) or (
+                "union" if tree.args.get("distinct") else "union all")
+            return {"set": op, "queries": [self.query(tree.this), self.query(tree.expression)]}
+        if not isinstance(tree, exp.Select):
+            raise NotExpressible(f"statement {type(tree).__name__}")
+        if tree.args.get("with"):
+            raise NotExpressible("WITH")
+        return _SelectTranslation(self, tree).run()
+
+
+class _SelectTranslation:
+    def __init__(self, translator: Translator, select: exp.Select):
+        self.t, self.lookup, self.select = translator, translator.lookup, select
+        self.aliases: dict[str, str] = {}   # alias or name casefolded -> table casefolded
+        self.metrics: list[Any] = []
+        self.dimensions: list[Any] = []
+        self.output: list[str] = []
+
+    def run(self) -> dict[str, Any]:
+        sel = self.select
+        from_ = sel.args.get("from_") or sel.args.get("from")
+        if from_ is None:
+            raise NotExpressible("no FROM")
+        sources = [from_.this] + [j.this for j in sel.args.get("joins") or []]
+        for src in sources:
+            if not isinstance(src, exp.Table):
+                raise NotExpressible("subquery in FROM")
+            name = src.name.casefold()
+            if name not in self.lookup.tables:
+                raise NotExpressible(f"unknown table {src.name}")
+            if name in self.aliases.values():
+                raise NotExpressible("the same table twice (self-join)")
+            self.aliases[name] = name
+            if src.alias:
+                self.aliases[src.alias.casefold()] = name
+        joins: list[str] = []
+        for j in sel.args.get("joins") or []:
+            if j.args.get("kind") or j.side:
+                if j.side or (j.args.get("kind") or "").upper() not in ("INNER", ""):
+                    raise NotExpressible(f"{j.side or j.args.get('kind')} JOIN")
+            on = j.args.get("on")
+            if on is None:
+                if j.args.get("using"):
+                    raise NotExpressible("JOIN USING")
+                continue  # FROM a, b: the WHERE must say the join
+            joins += self.join_conditions(on)
+        where = sel.args.get("where")
+        filters: list[Any] = []
+        if where is not None:
+            filters = self.conditions(where.this, joins)
+        if len(sources) > 1 and not joins:
+            raise NotExpressible("tables without a join condition (cross product)")
+        group = [self.column(g) for g in (sel.args.get("group") or exp.Group()).expressions]
+        group_keys = [self.key(g) for g in group]
+        aggregated = bool(group) or any(e.find(exp.AggFunc) for e in sel.expressions)
+        for item in sel.expressions:
+            node = item.this if isinstance(item, exp.Alias) else item
+            if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star)):
+                if aggregated or len(sources) != 1:
+                    raise NotExpressible("SELECT * over several tables or with aggregates")
+                table = self.aliases[sources[0].name.casefold()]
+                for name in self.lookup.names[table]:
+                    self.add_dimension(self.lookup.column(table, name))
+                continue
+            if node.find(exp.AggFunc):
+                self.output.append(f"m{len(self.metrics)}")
+                self.metrics.append(self.metric(node))
+            else:
+                col = self.column(node)
+                if aggregated and self.key(col) not in group_keys:
+                    if not group:
+                        raise NotExpressible("a bare column beside an aggregate without GROUP BY")
+                    if not self.functionally_dependent(col, group):
+                        raise NotExpressible("a selected column that is not grouped")
+                self.add_dimension(self.ref(col))
+        for g in group:
+            if self.ref(g) not in [d if isinstance(d, str) else d["term"] for d in self.dimensions]:
+                self.dimensions.append({"term": self.ref(g), "hidden": True})
+        query: dict[str, Any] = {}
+        if self.metrics:
+            query["metrics"] = self.metrics
+        if self.dimensions:
+            query["dimensions"] = self.dimensions
+        if filters:
+            query["filters"] = filters
+        having = sel.args.get("having")
+        if having is not None:
+            query.setdefault("filters", []).extend(self.conditions(having.this, joins, having=True))
+        order = sel.args.get("order")
+        if order is not None:
+            query["order"] = [self.order_item(o, aggregated) for o in order.expressions]
+        limit = sel.args.get("limit")
+        if limit is not None:
+            try:
+                query["limit"] = int(limit.expression.name)
+            except (AttributeError, ValueError):
+                raise NotExpressible("LIMIT that is not a number") from None
+            if limit.args.get("offset") or sel.args.get("offset"):
+                raise NotExpressible("OFFSET")
+        if sel.args.get("distinct"):
+            if aggregated:
+                raise NotExpressible("DISTINCT over aggregates")
+            query["distinct"] = True
+        if joins:
+            query["joins"] = joins
+        if self.output != sorted(self.output, key=lambda o: (o[0] != "d", int(o[1:]))):
+            query["output"] = self.output
+        return query
+
+    # -- pieces ---------------------------------------------------------------------------------
+
+    def add_dimension(self, ref: str) -> None:
+        if ref in self.dimensions:
+            raise NotExpressible("the same column selected twice")
+        self.output.append(f"d{len(self.dimensions)}")
+        self.dimensions.append(ref)
+
+    def table_of(self, col: exp.Column) -> str:
+        if col.table:
+            name = self.aliases.get(col.table.casefold())
+            if name is None:
+                raise NotExpressible(f"unknown alias {col.table}")
+            return name
+        owners = [t for t in dict.fromkeys(self.aliases.values())
+                  if col.name.casefold() in {c.casefold() for c in self.lookup.names[t]}]
+        if len(owners) != 1:
+            raise NotExpressible(f"column {col.name} in {len(owners)} tables of the scope")
+        return owners[0]
+
+    def column(self, node: exp.Expression) -> exp.Column:
+        if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star):
+            raise NotExpressible(f"an expression ({type(node).__name__}) where a column is needed")
+        self.table_of(node)
+        return node
+
+    def key(self, col: exp.Column) -> tuple[str, str]:
+        return self.table_of(col), col.name.casefold()
+
+    def ref(self, col: exp.Column) -> str:
+        return self.lookup.column(self.lookup.table_name[self.table_of(col)], col.name)
+
+    def functionally_dependent(self, col: exp.Column, group: list[exp.Column]) -> bool:
+        """The column is determined by a grouped unique key of its own table."""
+        from evoonto.tools.joinpaths import TableRef
+
+        table = self.table_of(col)
+        grouped = {c.name for c in group if self.table_of(c) == table}
+        keys = {self.key(c) for c in group}
+        for edge in self._edges:  # a grouped column joined to a column of this table groups it too
+            for a, ac, b, bc in ((edge.left, edge.left_columns, edge.right, edge.right_columns),
+                                 (edge.right, edge.right_columns, edge.left, edge.left_columns)):
+                if b.casefold() == table and all((a.casefold(), c.casefold()) in keys for c in ac):
+                    grouped.update(bc)
+        ref = TableRef(next(iter({t.source for t in self.lookup.graph.columns})), self.lookup.table_name[table])
+        return bool(grouped) and self.lookup.graph.is_unique(ref, grouped)
+
+    def metric(self, node: exp.Expression) -> Any:
+        if not isinstance(node, exp.AggFunc):
+            raise NotExpressible(f"an expression over aggregates ({type(node).__name__})")
+        arg = node.this
+        name = {exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max"}.get(type(node))
+        if name is None:
+            raise NotExpressible(f"aggregate {node.key}")
+        if isinstance(arg, exp.Star):
+            return {"aggregate": "count", "of": self.lookup.tables[self.count_root()]}
+        if isinstance(arg, exp.Distinct):
+            if name != "count" or len(arg.expressions) != 1:
+                raise NotExpressible("DISTINCT inside an aggregate other than COUNT")
+            return {"term": self.ref(self.column(arg.expressions[0])), "aggregate": "count_distinct"}
+        return {"term": self.ref(self.column(arg)), "aggregate": name}
+
+    def count_root(self) -> str:
+        """The table COUNT(*) counts: the one every join of the scope reaches many-to-one."""
+        from evoonto.tools.joinpaths import TableRef
+
+        tables = list(dict.fromkeys(self.aliases.values()))
+        if len(tables) == 1:
+            return tables[0]
+        source = next(iter({t.source for t in self.lookup.graph.columns}))
+        edges = self._edges
+        for root in tables:
+            reached, ok, frontier = {root}, True, [root]
+            while frontier and ok:
+                here = frontier.pop()
+                for e in edges:
+                    for a, b, far_unique in ((e.left, e.right, e.right_unique), (e.right, e.left, e.left_unique)):
+                        if a.casefold() == here and b.casefold() not in reached:
+                            if not far_unique:
+                                ok = False
+                            reached.add(b.casefold())
+                            frontier.append(b.casefold())
+            if ok and reached >= set(tables):
+                return root
+        del source, TableRef
+        raise NotExpressible("COUNT(*) over a join that repeats rows of every table")
+
+    def join_conditions(self, on: exp.Expression) -> list[str]:
+        parts = list(on.flatten()) if isinstance(on, exp.And) else [on]
+        by_pair: dict[frozenset, list[str]] = {}
+        for part in parts:
+            if not (isinstance(part, exp.EQ) and isinstance(part.this, exp.Column)
+                    and isinstance(part.expression, exp.Column)):
+                raise NotExpressible("a join condition that is not column = column")
+            a, b = self.key(part.this), self.key(part.expression)
+            text = (f"{self.lookup.table_name[a[0]]}.{part.this.name} = "
+                    f"{self.lookup.table_name[b[0]]}.{part.expression.name}")
+            by_pair.setdefault(frozenset({a[0], b[0]}), []).append(text)
+        out = [" AND ".join(texts) for texts in by_pair.values()]
+        self._remember_edges(out)
+        return out
+
+    _edges: list[Any] = []
+
+    def _remember_edges(self, conditions: list[str]) -> None:
+        from evoonto.tools.joinpaths import TableRef
+
+        edges = list(self._edges)
+        for cond in conditions:
+            sides = [s.strip().split(".", 1) for s in cond.split(" AND ")[0].split(" = ")]
+            source = next(iter({t.source for t in self.lookup.graph.columns}))
+            a, b = TableRef(source, sides[0][0]), TableRef(source, sides[1][0])
+            wanted = frozenset(_pair_of(c) for c in cond.split(" AND "))
+            match = [e for e in self.lookup.graph.between(a, b) if e.pairs == wanted]
+            if not match:
+                raise NotExpressible(f"a join the ontology does not know ({cond})")
+            edges.append(match[0])
+        self._edges = edges
+
+    def conditions(self, node: exp.Expression, joins: list[str], having: bool = False) -> list[Any]:
+        parts = list(node.flatten()) if isinstance(node, exp.And) else [node]
+        out = []
+        for part in parts:
+            if isinstance(part, exp.Paren):
+                inner = part.this
+                if isinstance(inner, exp.And):
+                    out += self.conditions(inner, joins, having)
+                    continue
+                part = inner
+            if (not having and isinstance(part, exp.EQ) and isinstance(part.this, exp.Column)
+                    and isinstance(part.expression, exp.Column) and self._is_column(part.expression)
+                    and self._is_column(part.this) and self.table_of(part.this) != self.table_of(part.expression)):
+                joins += self.join_conditions(part)  # a join written in WHERE
+                continue
+            out.append(self.condition(part, having))
+        return out
+
+    def _is_column(self, col: exp.Column) -> bool:
+        try:
+            table = self.table_of(col)
+        except NotExpressible:
+            return False
+        return col.name.casefold() in {c.casefold() for c in self.lookup.names[table]}
+
+    def condition(self, node: exp.Expression, having: bool) -> Any:
+        if isinstance(node, exp.Paren):
+            return self.condition(node.this, having)
+        if isinstance(node, exp.Or):
+            return {"any": [self.condition(p, having) for p in node.flatten()]}
+        if isinstance(node, exp.Not):
+            inner = node.this
+            if isinstance(inner, exp.In):
+                cond = self.condition(inner, having)
+                cond["op"] = "not in"
+                return cond
+            if isinstance(inner, exp.Like):
+                cond = self.condition(inner, having)
+                cond["op"] = "not like"
+                return cond
+            if isinstance(inner, exp.Is):
+                cond = self.condition(inner, having)
+                cond["op"] = "is not null"
+                return cond
+            return {"not": self.condition(inner, having)}
+        ops = {exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=",
+               exp.Like: "like"}
+        subject_key = "metric" if having else "term"
+        if type(node) in ops:
+            return {**self.subject(node.this, having), "op": ops[type(node)],
+                    "value": self.value(node.expression)}
+        if isinstance(node, exp.Between):
+            return {**self.subject(node.this, having), "op": "between",
+                    "value": [self.value(node.args["low"]), self.value(node.args["high"])]}
+        if isinstance(node, exp.In):
+            query = node.args.get("query")
+            if query is not None:
+                sub = query.this if isinstance(query, exp.Subquery) else query
+                return {**self.subject(node.this, having), "op": "in",
+                        "value": {"query": self.t.query(sub)}}
+            return {**self.subject(node.this, having), "op": "in",
+                    "value": [self.value(v) for v in node.expressions]}
+        if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+            return {**self.subject(node.this, having), "op": "is null"}
+        del subject_key
+        raise NotExpressible(f"condition {type(node).__name__}")
+
+    def subject(self, node: exp.Expression, having: bool) -> dict[str, Any]:
+        if having or node.find(exp.AggFunc):
+            return {"metric": self.metric(node)}
+        col = self.column(node)
+        if not self._is_column(col):
+            raise NotExpressible(f"a compared name that is no column ({col.name})")
+        return {"term": self.ref(col)}
+
+    def value(self, node: exp.Expression) -> Any:
+        if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+            v = self.value(node.this)
+            return -v
+        if isinstance(node, exp.Literal):
+            if node.is_string:
+                return node.this
+            text = node.this
+            try:
+                return int(text)
+            except ValueError:
+                return float(text)
+        if isinstance(node, exp.Boolean):
+            return bool(node.this)
+        if isinstance(node, exp.Column) and not node.table and not self._is_column(node):
+            return node.name  # SQLite: an unknown double-quoted name is a string ("France")
+        if isinstance(node, exp.Subquery):
+            return {"query": self.t.query(node.this)}
+        raise NotExpressible(f"a compared value that is an expression ({type(node).__name__})")
+
+    def order_item(self, node: exp.Ordered, aggregated: bool) -> dict[str, Any]:
+        desc = bool(node.args.get("desc"))
+        target = node.this
+        if target.find(exp.AggFunc):
+            return {"metric": self.metric(target), "desc": desc}
+        if isinstance(target, exp.Column) and not target.table:  # an output alias?
+            for item in self.select.expressions:
+                if isinstance(item, exp.Alias) and item.alias.casefold() == target.name.casefold():
+                    return self.order_item(exp.Ordered(this=item.this.copy(), desc=desc), aggregated)
+        col = self.column(target)
+        ref = self.ref(col)
+        if aggregated and ref not in [d if isinstance(d, str) else d["term"] for d in self.dimensions]:
+            raise NotExpressible("ORDER BY a column that is not grouped")
+        return {"term": ref, "desc": desc}
+
+
+def _pair_of(cond: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    left, right = (s.strip() for s in cond.split(" = "))
+    a = tuple(x.casefold() for x in left.split(".", 1))
+    b = tuple(x.casefold() for x in right.split(".", 1))
+    return (a, b) if a <= b else (b, a)  # type: ignore[return-value]
+
+
+# -- the benchmark ---------------------------------------------------------------------------------------
+
+
+def build_ontology(db_path: Path) -> tuple[Any, Any]:
+    """``(ontology, codec)``: the builder's cold start of one SQLite database (no workload, no gold)."""
+    from evoonto.builder import build
+    from evoonto.ontology import Ontology
+    from evoonto.tools.resolve import IdCodec
+
+    result = build([db_path], None, validate=False)
+    ontology = Ontology.from_graphs(result.graphs)
+    return ontology, IdCodec(result.base_iri if hasattr(result, "base_iri") else "https://example.org/evoonto/build/")
+
+
+def _probe_for(db_path: Path):
+    from evoonto.sources import open_source
+
+    source = open_source(str(db_path))
+
+    def probe(_source_id: str, sql: str) -> bool:
+        return bool(source.run(sql, limit=1, timeout_ms=2000).rows)
+
+    return probe, source
+
+
+def run(items: list[tuple[str, str, Path, Any]], rules_name: str, show: int, latency_db: str | None,
+        out=sys.stdout) -> tuple[int, int, int]:
+    """Score ``items`` = ``[(question id, gold SQL, database file, Gold)]``; prints details and returns
+    ``(N, expressible, equal)``."""
+    from evoonto.evaluation.execution import rules_for, score_ex
+    from evoonto.tools.semantic import compile_semantic
+
+    rules = rules_for(rules_name)
+    by_db: dict[Path, list] = {}
+    for item in items:
+        by_db.setdefault(item[2], []).append(item)
+    n = expressible = equal = 0
+    reasons: Counter = Counter()
+    defects: list[str] = []
+    latencies: dict[str, list[float]] = {}
+    for db_path, group in sorted(by_db.items()):
+        ontology, codec = build_ontology(db_path)
+        lookup = Lookup(ontology, codec)
+        probe, source = _probe_for(db_path)
+        db = db_path.stem
+        for qid, sql, _path, gold in group:
+            n += 1
+            try:
+                query = Translator(lookup).translate(sql)
+            except NotExpressible as exc:
+                reasons[f"translator: {str(exc).split(' (')[0][:70]}"] += 1
+                continue
+            t0 = time.perf_counter()
+            answer = compile_semantic(ontology, query, codec=codec, probe=probe)
+            latencies.setdefault(db, []).append((time.perf_counter() - t0) * 1000)
+            if answer["status"] != "ok":
+                reasons[f"compiler {answer['status']}: "
+                        f"{(answer.get('missing') or answer.get('question') or '')[:60]}"] += 1
+                continue
+            expressible += 1
+            result = score_ex(gold, db_path, answer["sql"], rules=rules)
+            if result.correct:
+                equal += 1
+            else:
+                defects.append(f"{qid} [{db}] {result.error or result.gold_error or 'different rows'}\n"
+                               f"    gold: {sql}\n    semantic: {json.dumps(query)}\n    compiled: {answer['sql']}")
+        source.close()
+    print(f"not expressible ({n - expressible}), by reason:", file=out)
+    for reason, count in reasons.most_common(25):
+        print(f"  {count:4d}  {reason}", file=out)
+    print(f"defects (expressible, result differs): {len(defects)}", file=out)
+    for line in defects[:show]:
+        print("  " + line, file=out)
+    db = latency_db if latency_db in latencies else max(latencies, key=lambda d: len(latencies[d]), default=None)
+    if db is not None:
+        lat = sorted(latencies[db])
+        p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))]
+        print(f"compile latency on {db} ({len(lat)} queries, warm after the first): "
+              f"p50 {statistics.median(lat):.2f} ms, p99 {p99:.2f} ms", file=out)
+    return n, expressible, equal
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, help="a Spider/BIRD-layout folder (dev.json + database/)")
+    parser.add_argument("--verified", type=Path, help="a verified-queries JSON Lines file (id, question, sql)")
+    parser.add_argument("--db", type=Path, help="the SQLite database of --verified")
+    parser.add_argument("--show", type=int, default=20, help="defects to print (default 20)")
+    parser.add_argument("databases", nargs="*", help="only these db ids")
+    args = parser.parse_args(argv)
+    from evoonto.evaluation.benchmarks import Gold
+
+    items: list[tuple[str, str, Path, Any]] = []
+    if args.verified:
+        if not args.db:
+            parser.error("--verified needs --db")
+        for i, line in enumerate(args.verified.read_text(encoding="utf-8").splitlines()):
+            if line.strip():
+                row = json.loads(line)
+                qid = str(row.get("id", i))
+                items.append((qid, row["sql"], args.db, Gold(qid, args.db.stem, row["sql"])))
+        rules = "bird"
+    elif args.data:
+        from evoonto.evaluation.benchmarks import load_benchmark
+
+        bench = load_benchmark("bird" if "bird" in args.data.name else None, args.data)
+        for q in bench.questions:
+            if args.databases and q.db_id not in args.databases:
+                continue
+            gold = bench.gold[q.id]
+            items.append((q.id, gold.sql, Path(bench.databases[q.db_id]), gold))
+        rules = "bird" if bench.name == "bird" else "spider"
+    else:
+        parser.error("give --data DIR or --verified FILE --db FILE")
+    n, e, q = run(items, rules, args.show, "world_1")
+    print(f"semantic query: expressible {e}/{n}, equal {q}/{e}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

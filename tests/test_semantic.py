@@ -1,0 +1,207 @@
+"""The semantic query compiler (issue 32): shapes of SQL, ambiguity as a question, coverage that says no."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from evoonto.errors import ToolArgumentError
+
+PACKAGED = Path(__file__).resolve().parents[1] / "evoonto" / "data" / "concert_singer" / "concert_singer.sqlite"
+
+
+def _build(path: Path):
+    from evoonto.builder import build
+    from evoonto.ontology import Ontology
+    from evoonto.tools.resolve import IdCodec
+
+    result = build([path], None, validate=False)
+    return Ontology.from_graphs(result.graphs), IdCodec(result.base_iri)
+
+
+@pytest.fixture(scope="module")
+def concert():
+    return _build(PACKAGED)
+
+
+def _rows(path: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as con:
+        return con.execute(sql).fetchall()
+
+
+def _compile(onto_codec, query, **kw):
+    from evoonto.tools.semantic import compile_semantic
+
+    onto, codec = onto_codec
+    return compile_semantic(onto, query, codec=codec, **kw)
+
+
+def test_metric_by_dimension_across_a_many_to_one_join(concert):
+    answer = _compile(concert, {
+        "metrics": [{"aggregate": "count", "of": "term/concert_singer/concert"}],
+        "dimensions": ["term/concert_singer/stadium.Name"],
+        "order": [{"metric": {"aggregate": "count", "of": "term/concert_singer/concert"}, "desc": True}],
+        "limit": 3})
+    assert answer["status"] == "ok", answer
+    gold = _rows(PACKAGED, "SELECT s.Name, count(*) FROM concert c JOIN stadium s ON c.Stadium_ID = s.Stadium_ID "
+                          "GROUP BY s.Name ORDER BY count(*) DESC LIMIT 3")
+    assert [r[1] for r in _rows(PACKAGED, answer["sql"])] == [r[1] for r in gold]
+    [hop] = answer["joins"]
+    assert hop["cardinality"] in ("N:1", "1:N") and hop["evidence"], hop
+    assert answer["grain"][0]["fan_out"] == []
+
+
+def test_unknown_record_is_unavailable_and_names_it(concert):
+    answer = _compile(concert, {"dimensions": ["term/concert_singer/nothing.here"]})
+    assert answer["status"] == "unavailable"
+    assert "nothing.here" in answer["missing"]
+
+
+def test_a_term_that_is_no_metric_is_unavailable(concert):
+    answer = _compile(concert, {"metrics": ["term/concert_singer/singer.Name"]})
+    assert answer == {"status": "unavailable", "missing": "no metric 'term/concert_singer/singer.Name'",
+                      "detail": "the record has no aggregation; give {term, aggregate}"}
+
+
+@pytest.mark.parametrize("query, message", [
+    ({"metrics": [{"term": "term/concert_singer/singer.Age", "aggregate": "median"}]}, "aggregate must be"),
+    ({"dimensions": ["term/concert_singer/singer.Name"], "bogus": 1}, "unknown field"),
+    ({"dimensions": ["term/concert_singer/singer.Name"],
+      "filters": [{"term": "term/concert_singer/singer.Age", "op": "~", "value": 1}]}, "op must be"),
+    ({}, "at least one metric or dimension"),
+    ("{not json", "not JSON"),
+])
+def test_malformed_queries_raise_one_line_errors(concert, query, message):
+    with pytest.raises(ToolArgumentError, match=message):
+        _compile(concert, query)
+
+
+def test_value_checks_say_how_a_value_was_observed(concert):
+    from evoonto.sources import open_source
+
+    src = open_source(str(PACKAGED))
+    try:
+        answer = _compile(concert, {
+            "dimensions": ["term/concert_singer/singer.Name"],
+            "filters": [{"term": "term/concert_singer/singer.Country", "op": "=", "value": "France"},
+                        {"term": "term/concert_singer/singer.Name", "op": "=", "value": "Nobody At All"}]},
+            probe=lambda _sid, sql: bool(src.run(sql, limit=1).rows))
+    finally:
+        src.close()
+    checks = {c["value"]: c["observed"] for c in answer["value_checks"]}
+    assert checks["France"] == "in the column's Evidence"
+    assert checks["Nobody At All"].startswith("no row holds it")
+
+
+# -- fan traps --------------------------------------------------------------------------------------
+
+
+def _fan_db(path: Path) -> Path:
+    """customers 1:N orders 1:N lines; orders carry an amount, lines a quantity."""
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, name TEXT, region TEXT);
+            CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(customer_id),
+                                 amount REAL, status TEXT);
+            CREATE TABLE lines (line_id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders(order_id),
+                                product TEXT, quantity INTEGER);
+            INSERT INTO customers VALUES (1, 'Ann', 'north'), (2, 'Bob', 'south'), (3, 'Cy', 'north');
+            INSERT INTO orders VALUES (10, 1, 100.0, 'paid'), (11, 1, 50.0, 'open'), (12, 2, 70.0, 'paid'),
+                                      (13, 3, 20.0, 'paid'), (14, 2, 30.0, 'open');
+            INSERT INTO lines VALUES (100, 10, 'pen', 1), (101, 10, 'pen', 2), (102, 10, 'ink', 3),
+                                     (103, 10, 'pad', 1), (104, 10, 'pad', 4), (105, 11, 'pen', 1),
+                                     (106, 12, 'ink', 5), (107, 12, 'ink', 1), (108, 13, 'pad', 2),
+                                     (109, 14, 'ink', 1), (110, 11, 'pad', 1);
+        """)
+    return path
+
+
+@pytest.fixture(scope="module")
+def fan(tmp_path_factory):
+    path = _fan_db(tmp_path_factory.mktemp("fan") / "shop.sqlite")
+    return path, _build(path)
+
+
+def _term(table: str, column: str | None = None) -> str:
+    return f"term/shop/{table}" + (f".{column}" if column else "")
+
+
+#: (semantic query, the right SQL, the naive join-then-aggregate SQL that double counts)
+FAN_TRAPS = [
+    ({"metrics": [{"term": _term("orders", "amount"), "aggregate": agg}], "dimensions": [_term("customers", "name")],
+      "filters": [{"term": _term("lines", "product"), "op": "=", "value": product}]},
+     f"SELECT c.name, {agg}(o.amount) FROM customers c JOIN orders o ON o.customer_id = c.customer_id "
+     f"WHERE o.order_id IN (SELECT order_id FROM lines WHERE product = '{product}') GROUP BY c.name",
+     f"SELECT c.name, {agg}(o.amount) FROM customers c JOIN orders o ON o.customer_id = c.customer_id "
+     f"JOIN lines l ON l.order_id = o.order_id WHERE l.product = '{product}' GROUP BY c.name")
+    for agg in ("sum", "count", "avg") for product in ("ink", "pen", "pad")
+] + [
+    ({"metrics": [{"term": _term("orders", "amount"), "aggregate": "sum"}], "dimensions": [_term("customers", "region")],
+      "filters": [{"term": _term("lines", "product"), "op": "in", "value": [product, "nothing"]}]},
+     f"SELECT c.region, sum(o.amount) FROM customers c JOIN orders o ON o.customer_id = c.customer_id "
+     f"WHERE o.order_id IN (SELECT order_id FROM lines WHERE product = '{product}') GROUP BY c.region",
+     f"SELECT c.region, sum(o.amount) FROM customers c JOIN orders o ON o.customer_id = c.customer_id "
+     f"JOIN lines l ON l.order_id = o.order_id WHERE l.product IN ('{product}', 'nothing') GROUP BY c.region")
+    for product in ("pen", "pad")
+] + [
+    ({"metrics": [{"term": _term("orders", "amount"), "aggregate": agg},
+                  {"term": _term("lines", "quantity"), "aggregate": "sum"}],
+      "dimensions": [_term("customers", dim)]},
+     f"SELECT c.{dim}, (SELECT {agg}(o.amount) FROM orders o JOIN customers c2 ON o.customer_id = c2.customer_id "
+     f"WHERE c2.{dim} = c.{dim}), (SELECT sum(l.quantity) FROM lines l JOIN orders o ON l.order_id = o.order_id "
+     f"JOIN customers c2 ON o.customer_id = c2.customer_id WHERE c2.{dim} = c.{dim}) FROM customers c "
+     f"GROUP BY c.{dim}",
+     f"SELECT c.{dim}, {agg}(o.amount), sum(l.quantity) FROM customers c JOIN orders o ON o.customer_id = "
+     f"c.customer_id JOIN lines l ON l.order_id = o.order_id GROUP BY c.{dim}")
+    for agg in ("sum", "count", "avg") for dim in ("name", "region")
+] + [
+    ({"metrics": [{"term": _term("orders", "amount"), "aggregate": "sum"}], "dimensions": [_term("lines", "product")]},
+     "SELECT p.product, sum(o.amount) FROM orders o JOIN (SELECT DISTINCT order_id, product FROM lines) p "
+     "ON p.order_id = o.order_id GROUP BY p.product",
+     "SELECT l.product, sum(o.amount) FROM orders o JOIN lines l ON l.order_id = o.order_id GROUP BY l.product"),
+    ({"metrics": [{"aggregate": "count", "of": _term("customers")}], "dimensions": [_term("lines", "product")]},
+     "SELECT p.product, count(*) FROM customers c JOIN (SELECT DISTINCT o.customer_id, l.product FROM orders o "
+     "JOIN lines l ON l.order_id = o.order_id) p ON p.customer_id = c.customer_id GROUP BY p.product",
+     "SELECT l.product, count(*) FROM customers c JOIN orders o ON o.customer_id = c.customer_id "
+     "JOIN lines l ON l.order_id = o.order_id GROUP BY l.product"),
+    ({"metrics": [{"term": _term("orders", "amount"), "aggregate": "sum"}],
+      "filters": [{"term": _term("lines", "quantity"), "op": ">=", "value": 1}]},
+     "SELECT sum(amount) FROM orders WHERE order_id IN (SELECT order_id FROM lines WHERE quantity >= 1)",
+     "SELECT sum(o.amount) FROM orders o JOIN lines l ON l.order_id = o.order_id WHERE l.quantity >= 1"),
+]
+
+
+def _norm(rows: list[tuple]) -> list[tuple]:
+    return sorted((tuple(round(v, 9) if isinstance(v, float) else v for v in r) for r in rows), key=repr)
+
+
+def test_there_are_twenty_fan_traps_and_each_naive_query_double_counts(fan):
+    path, _ = fan
+    assert len(FAN_TRAPS) == 20
+    for _query, right, naive in FAN_TRAPS:
+        assert sorted(_rows(path, right)) != sorted(_rows(path, naive)), naive
+
+
+@pytest.mark.parametrize("case", range(20))
+def test_fan_trap_compiles_to_the_right_numbers(fan, case):
+    path, onto_codec = fan
+    query, right, _naive = FAN_TRAPS[case]
+    answer = _compile(onto_codec, query)
+    assert answer["status"] == "ok", answer
+    assert _norm(_rows(path, answer["sql"])) == _norm(_rows(path, right)), answer["sql"]
+    # each measure aggregated at its own grain: reduced to distinct keys, or aggregated per table apart
+    assert any(g["fan_out"] for g in answer["grain"]) or len(answer["grain"]) > 1, answer["grain"]
+
+
+def test_naive_fan_trap_sql_is_flagged_by_check_sql(fan):
+    from evoonto.tools.sqlcheck import check_sql
+
+    _path, (onto, _codec) = fan
+    # COUNT(*) over a fan-out is left out: check_sql's fan-trap rule covers aggregates of columns
+    naive_column_aggregates = [naive for _q, _right, naive in FAN_TRAPS if "count(*)" not in naive]
+    flagged = [naive for naive in naive_column_aggregates
+               if any(f.kind == "fan_trap" for f in check_sql(onto, naive))]
+    assert len(naive_column_aggregates) == 19
+    assert flagged == naive_column_aggregates
