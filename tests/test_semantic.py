@@ -138,7 +138,8 @@ FAN_TRAPS = [
      f"JOIN lines l ON l.order_id = o.order_id WHERE l.product = '{product}' GROUP BY c.name")
     for agg in ("sum", "count", "avg") for product in ("ink", "pen", "pad")
 ] + [
-    ({"metrics": [{"term": _term("orders", "amount"), "aggregate": "sum"}], "dimensions": [_term("customers", "region")],
+    ({"metrics": [{"term": _term("orders", "amount"), "aggregate": "sum"}],
+      "dimensions": [_term("customers", "region")],
       "filters": [{"term": _term("lines", "product"), "op": "in", "value": [product, "nothing"]}]},
      f"SELECT c.region, sum(o.amount) FROM customers c JOIN orders o ON o.customer_id = c.customer_id "
      f"WHERE o.order_id IN (SELECT order_id FROM lines WHERE product = '{product}') GROUP BY c.region",

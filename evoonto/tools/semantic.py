@@ -341,7 +341,7 @@ class _Compiler:
                 col.set("table", exp.to_identifier(table))
             col.set("this", exp.to_identifier(col.name, quoted=True))
             col.set("table", exp.to_identifier(self._table_name(col.table), quoted=True))
-        return node
+        return node  # type: ignore[return-value]  # sqlglot types parse_one as Expr
 
     def _table_name(self, name: str) -> str:
         try:
@@ -378,7 +378,7 @@ class _Compiler:
         unknown = set(spec) - {"term", "aggregate", "of"}
         if unknown:
             raise ToolArgumentError(f"semantic_query: unknown metric field(s) {', '.join(sorted(unknown))}")
-        agg = spec.get("aggregate")
+        agg = str(spec.get("aggregate"))
         if agg not in AGGREGATES:
             raise ToolArgumentError(f"semantic_query: aggregate must be one of {', '.join(AGGREGATES)}")
         if "of" in spec:
@@ -403,7 +403,8 @@ class _Compiler:
                 return exp.Count(this=col)
             if agg == "count_distinct":
                 return exp.Count(this=exp.Distinct(expressions=[col]))
-            return {"sum": exp.Sum, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[agg](this=col)
+            func: Any = {"sum": exp.Sum, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[agg]
+            return func(this=col)
 
         tables = self.tables_in(column) or {place.table}
         if len(tables) > 1:
@@ -557,7 +558,7 @@ class _Compiler:
 
     # -- compile ------------------------------------------------------------------------------------
 
-    def subquery(self, query: Any, depth: int) -> exp.Expression:
+    def subquery(self, query: Any, depth: int) -> exp.Query:
         if depth > MAX_DEPTH:
             raise ToolArgumentError(f"semantic_query: queries nest at most {MAX_DEPTH} deep")
         if not isinstance(query, Mapping):
@@ -643,7 +644,8 @@ class _Compiler:
             for col in make().find_all(exp.Column):
                 restricted.add(col.name.casefold())
         for constraint in self.facts.constraints:
-            applies = any(s == self.source and ((t.casefold(), c.casefold()) in used if c else t.casefold() in used_tables)
+            applies = any(s == self.source and ((t.casefold(), c.casefold()) in used if c
+                                                else t.casefold() in used_tables)
                           for s, t, c in constraint.targets)
             if not applies:
                 continue
@@ -671,15 +673,17 @@ class _Compiler:
         needed = {start} | set(others) | {t for e in chosen for t in (e.left, e.right)}
         joined, hops = {start}, []
         progress = True
+        used: set[int] = set()
         while progress:
             progress = False
-            for edge in chosen:
+            for i, edge in enumerate(chosen):
                 if edge.left in joined and edge.right not in joined:
                     hops.append(edge)
                 elif edge.right in joined and edge.left not in joined:
                     hops.append(edge.reversed())
                 else:
                     continue
+                used.add(i)
                 joined.add(hops[-1].right)
                 progress = True
         for table in sorted(needed - joined):
@@ -702,6 +706,8 @@ class _Compiler:
                                     "(pass it in joins)", [e.condition(self.dialect) for e in alternatives])
                 hops.append(hop)
                 joined.add(hop.right)
+        # a chosen join between two tables already joined (a cycle) still holds: it is one more condition
+        hops += [chosen[i] for i in range(len(chosen)) if i not in used and chosen[i] not in hops]
         return hops
 
     def _known_join(self, condition: str) -> Any:
@@ -736,11 +742,16 @@ class _Compiler:
 
     def _from(self, start: str, hops: list[Any]) -> exp.Select:
         select = exp.select().from_(exp.table_(start, quoted=True))
+        joined = {start}
         for hop in hops:
             on = exp.and_(*(exp.EQ(this=exp.column(a, table=hop.left, quoted=True),
                                    expression=exp.column(b, table=hop.right, quoted=True))
                             for a, b in zip(hop.left_columns, hop.right_columns, strict=True)))
-            select = select.join(exp.table_(hop.right, quoted=True), on=on)
+            if hop.right in joined and hop.left in joined:  # closes a cycle of chosen joins
+                select = select.where(on)
+            else:
+                select = select.join(exp.table_(hop.right, quoted=True), on=on)
+                joined.add(hop.right)
             self._record_hop(hop)
         return select
 
@@ -789,7 +800,7 @@ class _Compiler:
         parts = []
         for table, group in groups.items():
             hops = self.join_tree(table, dim_tables | filter_tables, choices)
-            fan = [h for h in hops if not h.right_unique]
+            fan = _fan_out(table, hops)
             parts.append((table, group, hops, fan))
         if len(parts) == 1 and not parts[0][3]:
             table, group, hops, _fan = parts[0]
@@ -904,6 +915,19 @@ class _Compiler:
 
 _BINARY: dict[str, type[exp.Expression]] = {"=": exp.EQ, "!=": exp.NEQ, "<": exp.LT, "<=": exp.LTE,
                                             ">": exp.GT, ">=": exp.GTE}
+
+
+def _fan_out(start: str, hops: list[Any]) -> list[Any]:
+    """The hops (read outward from ``start``) that can repeat rows of the tables before them; a hop that
+    closes a cycle only adds a condition and repeats nothing."""
+    joined, fan = {start}, []
+    for hop in hops:
+        if hop.left in joined and hop.right in joined:
+            continue
+        joined.add(hop.right)
+        if not hop.right_unique:
+            fan.append(hop)
+    return fan
 
 
 def _literal(value: Any) -> exp.Expression:
