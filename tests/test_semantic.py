@@ -206,3 +206,101 @@ def test_naive_fan_trap_sql_is_flagged_by_check_sql(fan):
                if any(f.kind == "fan_trap" for f in check_sql(onto, naive))]
     assert len(naive_column_aggregates) == 19
     assert flagged == naive_column_aggregates
+
+
+# -- required Constraints, questions, the tool and the CLI -------------------------------------------------
+
+CARDS = Path(__file__).parent / "fixtures" / "sqlcheck_cards.trig"
+CARDS_BASE = "https://example.org/evoonto/sqlcheck-test/"
+
+
+@pytest.fixture(scope="module")
+def cards():
+    from evoonto.ontology import Ontology
+    from evoonto.store import OxigraphStore, parse_rdf_file
+    from evoonto.tools.resolve import IdCodec
+
+    store = OxigraphStore()
+    store.load_quads(parse_rdf_file(CARDS))
+    return Ontology(store, version=1, base_iri=CARDS_BASE), IdCodec(CARDS_BASE)
+
+
+def test_required_constraint_is_applied_when_its_trigger_is_filtered(cards):
+    answer = _compile(cards, {"dimensions": ["term/cards/artist"],
+                              "filters": [{"term": "term/cards/legality", "op": "=", "value": "Banned"}]})
+    assert answer["status"] == "ok", answer
+    assert [c["condition"] for c in answer["constraints"]] == ['"legalities"."format" = \'commander\'']
+    assert '"legalities"."format" = \'commander\'' in answer["sql"]
+    # not triggered by another value, and not added twice when the query already restricts format
+    other = _compile(cards, {"dimensions": ["term/cards/artist"],
+                             "filters": [{"term": "term/cards/legality", "op": "=", "value": "Legal"}]})
+    assert other["constraints"] == [] and "format" not in other["sql"]
+    given = _compile(cards, {"dimensions": ["term/cards/artist"],
+                             "filters": [{"term": "term/cards/legality", "op": "=", "value": "Banned"},
+                                         {"term": "term/cards/format", "op": "=", "value": "vintage"}]})
+    assert given["constraints"] == [] and "'commander'" not in given["sql"]
+
+
+def test_two_known_joins_between_two_tables_come_back_as_a_question(tmp_path):
+    path = tmp_path / "people.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE colour (id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE hero (id INTEGER PRIMARY KEY, name TEXT, eye_colour_id INTEGER REFERENCES colour(id),
+                               hair_colour_id INTEGER REFERENCES colour(id));
+            INSERT INTO colour VALUES (1, 'blue'), (2, 'brown');
+            INSERT INTO hero VALUES (1, 'A', 1, 2), (2, 'B', 2, 2), (3, 'C', 1, 1);
+        """)
+    onto_codec = _build(path)
+    query = {"metrics": [{"aggregate": "count", "of": "term/people/hero"}], "dimensions": ["term/people/colour.name"]}
+    answer = _compile(onto_codec, query)
+    assert answer["status"] == "question"
+    assert sorted(answer["choices"]) == ['"hero"."eye_colour_id" = "colour"."id"',
+                                         '"hero"."hair_colour_id" = "colour"."id"']
+    chosen = _compile(onto_codec, {**query, "joins": ["hero.hair_colour_id = colour.id"]})
+    assert chosen["status"] == "ok"
+    assert sorted(_rows(path, chosen["sql"])) == [("blue", 1), ("brown", 2)]
+    unknown = _compile(onto_codec, {**query, "joins": ["hero.name = colour.name"]})
+    assert unknown["status"] == "unavailable" and "a known join" in unknown["missing"]
+
+
+def test_tool_is_in_the_registry_and_runs_read_only(concert):
+    from evoonto.tools.toolkit import OntologyTools
+
+    onto, _codec = concert
+    tools = OntologyTools(onto, sources={"concert_singer": str(PACKAGED)}, data_tools=True,
+                          base_iri=_codec.base)
+    try:
+        spec = tools.registry()["semantic_query"]
+        assert spec.read_only and spec.input_schema["required"] == ["query"]
+        answer = tools.call("semantic_query", {"query": {
+            "metrics": [{"aggregate": "count", "of": "term/concert_singer/singer"}],
+            "dimensions": ["term/concert_singer/singer.Country"],
+            "order": [{"term": "term/concert_singer/singer.Country"}]},
+            "run": True, "limit": 10})
+        assert answer["result"]["rows"] == [list(r) for r in _rows(
+            PACKAGED, "SELECT Country, count(*) FROM singer GROUP BY Country ORDER BY Country")]
+        with pytest.raises(ToolArgumentError, match="limit"):
+            tools.call("semantic_query", {"query": {"dimensions": ["term/concert_singer/singer.Name"]}, "limit": 0})
+    finally:
+        tools.close()
+
+
+def test_cli_query_semantic(tmp_path, capsys):
+    import json
+
+    from evoonto.cli import main
+    from evoonto.workspace import Workspace
+
+    onto, _codec = _build(PACKAGED)
+    ws = Workspace.init(tmp_path / "ws", base_iri="https://example.org/evoonto/build/")
+    ws.replace_base({name: onto.graph(name) for name in ("catalog", "content")})
+    wsarg = ["--workspace", str(tmp_path / "ws"), "--source", str(PACKAGED)]
+    query = json.dumps({"metrics": [{"term": "term/concert_singer/singer.Age", "aggregate": "max"}]})
+    assert main(["query", *wsarg, "--semantic", query, "--run"]) == 0
+    out = capsys.readouterr().out
+    assert 'SELECT MAX("singer"."Age") FROM "singer"' in out
+    assert out.strip().splitlines()[-1] == str(_rows(PACKAGED, "SELECT max(Age) FROM singer")[0][0])
+    assert main(["query", *wsarg, "--json", "--semantic", json.dumps({"dimensions": ["term/x/none"]})]) == 1
+    assert json.loads(capsys.readouterr().out)["status"] == "unavailable"
+    assert main(["query", *wsarg, "--semantic", "{bad"]) == 2

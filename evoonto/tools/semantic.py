@@ -65,8 +65,8 @@ import sqlglot
 
 from evoonto.errors import EvoontoError, ToolArgumentError
 
-__all__ = ["SEMANTIC_QUERY_SCHEMA", "SemanticAnswer", "compile_semantic", "semantic_vocabulary",
-           "AGGREGATES", "OPERATORS", "GRAINS"]
+__all__ = ["SEMANTIC_QUERY_SCHEMA", "SEMANTIC_ANSWER_OUTPUT", "SemanticAnswer", "compile_semantic",
+           "semantic_vocabulary", "AGGREGATES", "OPERATORS", "GRAINS"]
 
 AGGREGATES = ("count", "count_distinct", "sum", "avg", "min", "max")
 OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "in", "not in", "like", "not like", "between",
@@ -115,6 +115,22 @@ SEMANTIC_QUERY_SCHEMA: dict[str, Any] = {
         "queries": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "object"}},
     },
     "additionalProperties": False,
+}
+
+
+#: JSON Schema of the answer (the tool's structured result).
+SEMANTIC_ANSWER_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"status": {"type": "string", "enum": ["ok", "question", "unavailable"]},
+                   "sql": {"type": "string"}, "dialect": {"type": ["string", "null"]},
+                   "source": {"type": ["string", "null"]}, "joins": {"type": "array", "items": {"type": "object"}},
+                   "grain": {"type": "array", "items": {"type": "object"}},
+                   "constraints": {"type": "array", "items": {"type": "object"}},
+                   "value_checks": {"type": "array", "items": {"type": "object"}},
+                   "notes": {"type": "array", "items": {"type": "string"}}, "result": {"type": "object"},
+                   "question": {"type": "string"}, "choices": {"type": "array"},
+                   "missing": {"type": "string"}, "detail": {"type": "string"}},
+    "required": ["status"],
 }
 
 
