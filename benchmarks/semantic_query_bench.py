@@ -71,6 +71,16 @@ class Lookup:
                 self.names[key] = [c.name for c in table.columns]
                 for col in table.columns:
                     self.columns[(key, col.name.casefold())] = codec.to_id(str(col.iri))
+        # metric Terms with an expression (mined from verified queries): normalized expression -> id
+        self.metric_terms: dict[str, str] = {}
+        for iri, places in vocab.places.items():
+            for place in places:
+                if place.expression and "Metric" in vocab.kinds.get(iri, set()):
+                    try:
+                        node = sqlglot.parse_one(place.expression, read="sqlite")
+                    except sqlglot.errors.SqlglotError:
+                        continue
+                    self.metric_terms.setdefault(normalized(node, lambda c, t=place.table: c.table or t), codec.to_id(iri))
         # prefer the column's own Term (one Mapping, no filter, no expression) over the catalog column
         for iri, places in vocab.places.items():
             if "/term/" not in iri or len(places) != 1:
@@ -175,7 +185,11 @@ class _SelectTranslation:
         if len(sources) > 1 and not joins:
             raise NotExpressible("tables without a join condition (cross product)")
         group, group_grains = [], []
+        aliases = {i.alias.casefold(): i.this for i in sel.expressions if isinstance(i, exp.Alias)}
         for g in (sel.args.get("group") or exp.Group()).expressions:
+            if isinstance(g, exp.Column) and not g.table and g.name.casefold() in aliases \
+                    and not self._is_column(g):
+                g = aliases[g.name.casefold()]
             grained = _grain(g)
             if grained:
                 group_grains.append((self.ref(self.column(grained[0])), grained[1]))
@@ -294,6 +308,13 @@ class _SelectTranslation:
         return bool(grouped) and self.lookup.graph.is_unique(ref, grouped)
 
     def metric(self, node: exp.Expression) -> Any:
+        if self.lookup.metric_terms:  # a metric Term the ontology already has for this expression
+            try:
+                text = normalized(node, lambda c: self.lookup.table_name[self.table_of(c)])
+            except NotExpressible:
+                text = ""
+            if text in self.lookup.metric_terms:
+                return self.lookup.metric_terms[text]
         if not isinstance(node, exp.AggFunc):
             raise NotExpressible(f"an expression over aggregates ({type(node).__name__})")
         arg = node.this
@@ -499,11 +520,27 @@ class _SelectTranslation:
             for item in self.select.expressions:
                 if isinstance(item, exp.Alias) and item.alias.casefold() == target.name.casefold():
                     return self.order_item(exp.Ordered(this=item.this.copy(), desc=desc), aggregated)
+        grained = _grain(target)
+        if grained:
+            spec = {"term": self.ref(self.column(grained[0])), "grain": grained[1]}
+            if aggregated and not any(isinstance(d, dict) and d["term"] == spec["term"]
+                                      and d.get("grain") == spec["grain"] for d in self.dimensions):
+                raise NotExpressible("ORDER BY a date grain that is not grouped")
+            return {**spec, "desc": desc}
         col = self.column(target)
         ref = self.ref(col)
         if aggregated and ref not in [d if isinstance(d, str) else d["term"] for d in self.dimensions]:
             raise NotExpressible("ORDER BY a column that is not grouped")
         return {"term": ref, "desc": desc}
+
+
+def normalized(node: exp.Expression, table_of: Any) -> str:
+    """An expression's text with every column as ``table.column`` (real table names), case-folded."""
+    node = node.copy()
+    for col in node.find_all(exp.Column):
+        col.set("table", exp.to_identifier(table_of(col).casefold()))
+        col.set("this", exp.to_identifier(col.name.casefold()))
+    return node.sql("sqlite").casefold()
 
 
 def _pair_of(cond: str) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -516,13 +553,15 @@ def _pair_of(cond: str) -> tuple[tuple[str, str], tuple[str, str]]:
 # -- the benchmark ---------------------------------------------------------------------------------------
 
 
-def build_ontology(db_path: Path) -> tuple[Any, Any]:
-    """``(ontology, codec)``: the builder's cold start of one SQLite database (no workload, no gold)."""
+def build_ontology(db_path: Path, verified: Path | None = None) -> tuple[Any, Any]:
+    """``(ontology, codec)``: the builder's cold start of one SQLite database (no workload, no gold;
+    with ``verified``, the verified queries of that file mined into Content as ``evoonto build
+    --verified`` does)."""
     from evoonto.builder import build
     from evoonto.ontology import Ontology
     from evoonto.tools.resolve import IdCodec
 
-    result = build([db_path], None, validate=False)
+    result = build([db_path], None, validate=False, verified=verified)
     ontology = Ontology.from_graphs(result.graphs)
     return ontology, IdCodec(result.base_iri if hasattr(result, "base_iri") else "https://example.org/evoonto/build/")
 
@@ -539,7 +578,7 @@ def _probe_for(db_path: Path):
 
 
 def run(items: list[tuple[str, str, Path, Any]], rules_name: str, show: int, latency_db: str | None,
-        out=sys.stdout, verbose: bool = False) -> tuple[int, int, int]:
+        out=sys.stdout, verbose: bool = False, verified: Path | None = None) -> tuple[int, int, int]:
     """Score ``items`` = ``[(question id, gold SQL, database file, Gold)]``; prints details and returns
     ``(N, expressible, equal)``."""
     from evoonto.evaluation.execution import rules_for, score_ex
@@ -554,7 +593,7 @@ def run(items: list[tuple[str, str, Path, Any]], rules_name: str, show: int, lat
     defects: list[str] = []
     latencies: dict[str, list[float]] = {}
     for db_path, group in sorted(by_db.items()):
-        ontology, codec = build_ontology(db_path)
+        ontology, codec = build_ontology(db_path, verified)
         lookup = Lookup(ontology, codec)
         probe, source = _probe_for(db_path)
         db = db_path.stem
@@ -601,6 +640,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verified", type=Path, help="a verified-queries JSON Lines file (id, question, sql)")
     parser.add_argument("--db", type=Path, help="the SQLite database of --verified")
     parser.add_argument("--show", type=int, default=20, help="defects to print (default 20)")
+    parser.add_argument("--mine", action="store_true",
+                        help="with --verified: build the ontology with those verified queries mined (metric Terms, "
+                             "grains, joins), as `evoonto build --verified` does, to show what the Content they add "
+                             "makes expressible")
     parser.add_argument("--verbose", action="store_true", help="reasons in full (not grouped by kind)")
     parser.add_argument("databases", nargs="*", help="only these db ids")
     args = parser.parse_args(argv)
@@ -628,7 +671,8 @@ def main(argv: list[str] | None = None) -> int:
         rules = "bird" if bench.name == "bird" else "spider"
     else:
         parser.error("give --data DIR or --verified FILE --db FILE")
-    n, e, q = run(items, rules, args.show, "world_1", verbose=args.verbose)
+    n, e, q = run(items, rules, args.show, "world_1", verbose=args.verbose,
+                  verified=args.verified if args.mine else None)
     print(f"semantic query: expressible {e}/{n}, equal {q}/{e}")
     return 0
 

@@ -339,10 +339,13 @@ class _Compiler:
                                "a semantic query runs on one source")
 
     def column_expr(self, place: _Place) -> exp.Expression:
+        """The place's value: its expression when that aggregates nothing (a date grain Term), else its column."""
+        if place.expression is not None:
+            node = self._parse_fragment(place.expression, place.table)
+            if place.column is None or not any(isinstance(n, exp.AggFunc) for n in node.walk()):
+                return node
         if place.column is not None:
             return exp.column(place.column, table=place.table, quoted=True)
-        if place.expression is not None:
-            return self._parse_fragment(place.expression, place.table)
         raise _Unavailable(f"no column for {place.table}")
 
     def _parse_fragment(self, text: str, table: str) -> exp.Expression:
