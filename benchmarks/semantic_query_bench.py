@@ -80,7 +80,8 @@ class Lookup:
                         node = sqlglot.parse_one(place.expression, read="sqlite")
                     except sqlglot.errors.SqlglotError:
                         continue
-                    self.metric_terms.setdefault(normalized(node, lambda c, t=place.table: c.table or t), codec.to_id(iri))
+                    text = normalized(node, lambda c, t=place.table: c.table or t)
+                    self.metric_terms.setdefault(text, codec.to_id(iri))
         # prefer the column's own Term (one Mapping, no filter, no expression) over the catalog column
         for iri, places in vocab.places.items():
             if "/term/" not in iri or len(places) != 1:
