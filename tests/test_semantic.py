@@ -304,3 +304,13 @@ def test_cli_query_semantic(tmp_path, capsys):
     assert main(["query", *wsarg, "--json", "--semantic", json.dumps({"dimensions": ["term/x/none"]})]) == 1
     assert json.loads(capsys.readouterr().out)["status"] == "unavailable"
     assert main(["query", *wsarg, "--semantic", "{bad"]) == 2
+
+
+def test_a_label_names_its_term_and_a_shared_label_is_a_question(concert):
+    answer = _compile(concert, {"metrics": [{"term": "Singer age", "aggregate": "avg"}],
+                                "dimensions": ["Singer country"]})
+    assert answer["sql"] == 'SELECT "singer"."Country", AVG("singer"."Age") FROM "singer" GROUP BY "singer"."Country"'
+    shared = _compile(concert, {"dimensions": ["name"]})
+    assert shared["status"] == "question"
+    assert shared["choices"] == ["term/concert_singer/concert.concert_Name", "term/concert_singer/singer.Name",
+                                 "term/concert_singer/stadium.Name"]

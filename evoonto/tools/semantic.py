@@ -33,7 +33,8 @@ The semantic query (JSON; :data:`SEMANTIC_QUERY_SCHEMA` is its JSON Schema)::
           "is null", "is not null"
     V   = a string, number, boolean, a list (in, not in, between), or {"query": Q} (a semantic query
           returning one column: IN (SELECT ...) or a scalar comparison)
-    REF = a record id: a Term, a catalog column or a catalog table (as browse/resolve return them)
+    REF = a record id: a Term, a catalog column or a catalog table (as browse/resolve return them), or
+          a Term's preferred or alternative label (a label several Terms carry comes back as a question)
 
 A top-level ``{"set": "union|union all|intersect|except", "queries": [Q, Q]}`` combines two queries.
 
@@ -175,6 +176,7 @@ class _Vocabulary:
     places: dict[str, list[_Place]] = field(default_factory=dict)   # record IRI -> places
     kinds: dict[str, set[str]] = field(default_factory=dict)        # Term IRI -> kind local names
     labels: dict[str, str] = field(default_factory=dict)
+    by_label: dict[str, set[str]] = field(default_factory=dict)     # pref/alt label casefolded -> Term IRIs
     constraints: dict[str, tuple[str, list[_Place]]] = field(default_factory=dict)  # IRI -> (condition, targets)
     dialects: dict[str, str | None] = field(default_factory=dict)   # source id -> sqlglot dialect
     kinds_of_source: dict[str, str] = field(default_factory=dict)
@@ -242,6 +244,10 @@ def _read_vocabulary(ontology: Any) -> _Vocabulary:
             vocab.kinds.setdefault(row["term"], set()).add(row["kind"].rsplit("#", 1)[-1])
         if "label" in row:
             vocab.labels.setdefault(row["term"], row["label"])
+    for row in select(ontology, """SELECT ?term ?label WHERE { ?term a evo:Term ; skos:prefLabel|skos:altLabel ?label .
+            FILTER NOT EXISTS { ?term owl:deprecated true } }"""):
+        if row["term"] in vocab.places:
+            vocab.by_label.setdefault(" ".join(row["label"].casefold().split()), set()).add(row["term"])
     for row in select(ontology, """SELECT ?c ?cond ?target WHERE { ?c a evo:Constraint ; evo:condition ?cond .
             FILTER NOT EXISTS { ?c owl:deprecated true } OPTIONAL { ?c evo:constrains ?target } } ORDER BY ?c"""):
         condition, targets = vocab.constraints.setdefault(row["c"], (row["cond"], []))
@@ -301,7 +307,7 @@ class _Compiler:
 
     def place(self, ref: Any, what: str, *, want: str = "column") -> _Place:
         """The one place of ``ref`` (want: ``column``, ``table`` or ``any``)."""
-        iri = self._iri(ref, what)
+        iri = self._lookup(ref, what)
         places = [p for p in self.vocab.places.get(iri, []) if self.source in (None, p.source)]
         if not places:
             if iri in self.vocab.places:
@@ -327,6 +333,23 @@ class _Compiler:
         place = places[0]
         self._use_source(place.source)
         return place
+
+    def _lookup(self, ref: Any, what: str) -> str:
+        """The IRI of a record id, or of the one Term whose preferred or alternative label ``ref`` is
+        (several: a question listing their ids)."""
+        try:
+            iri = self._iri(ref, what)
+        except ToolArgumentError:
+            iri = ""
+        if iri in self.vocab.places or not isinstance(ref, str):
+            return iri or self._iri(ref, what)
+        named = sorted(t for t in self.vocab.by_label.get(" ".join(ref.casefold().split()), set())
+                       if any(self.source in (None, p.source) for p in self.vocab.places[t]))
+        if len(named) > 1:
+            raise _Question(f"{ref!r} names several Terms: which one is meant?", [self._id(t) for t in named])
+        if named:
+            return named[0]
+        return iri or self._iri(ref, what)
 
     def _column_choice(self, place: _Place) -> str:
         return f"{place.table}.{place.column}" if place.column else str(place.expression)
