@@ -317,11 +317,14 @@ class _SelectTranslation:
             if text in self.lookup.metric_terms:
                 return self.lookup.metric_terms[text]
         if not isinstance(node, exp.AggFunc):
-            raise NotExpressible(f"an expression over aggregates ({type(node).__name__})")
+            return self.formula(node)
         arg = node.this
         name = {exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max"}.get(type(node))
         if name is None:
             raise NotExpressible(f"aggregate {node.key}")
+        conditional = self.conditional(name, arg)
+        if conditional is not None:
+            return conditional
         if isinstance(arg, exp.Star):
             return {"aggregate": "count", "of": self.lookup.tables[self.count_root()]}
         if isinstance(arg, exp.Distinct):
@@ -335,6 +338,63 @@ class _SelectTranslation:
                 return {"aggregate": "count", "of": self.lookup.tables[self.count_root()]}
             raise NotExpressible(f"{name.upper()} of a column the gold's joins repeat (the gold multiplies it)")
         return {"term": self.ref(col), "aggregate": name}
+
+    def conditional(self, name: str, arg: exp.Expression) -> Any:
+        """``SUM(IIF(c, 1, 0))``, ``COUNT(CASE WHEN c THEN x END)``, ``SUM(CASE WHEN c THEN x ELSE 0 END)``,
+        ``AVG(CASE WHEN c THEN x END)`` as a metric with its own filters; None when ``arg`` is no such branch."""
+        if isinstance(arg, exp.If):
+            cond, true, false = arg.this, arg.args.get("true"), arg.args.get("false")
+        elif isinstance(arg, exp.Case) and len(arg.args.get("ifs") or []) == 1 and arg.this is None:
+            branch = arg.args["ifs"][0]
+            cond, true, false = branch.this, branch.args.get("true"), arg.args.get("default")
+        else:
+            return None
+        zero = isinstance(false, exp.Literal) and not false.is_string and float(false.this) == 0
+        empty = false is None or isinstance(false, exp.Null)
+        one = isinstance(true, exp.Literal) and not true.is_string and float(true.this) == 1
+        flt = [self.condition(cond, False)]
+        if (name == "sum" and one and zero) or (name == "count" and empty and isinstance(true, exp.Literal)):
+            return {"aggregate": "count", "of": self.lookup.tables[self.count_root()], "filters": flt}
+        if isinstance(true, exp.Column) and self._is_column(true):
+            col = self.column(true)
+            if len(set(self.aliases.values())) > 1 and self.multiplied(self.table_of(col)):
+                raise NotExpressible("a conditional aggregate of a column the gold's joins repeat")
+            if (name == "sum" and zero) or (name in ("count", "avg", "min", "max") and empty):
+                return {"term": self.ref(col), "aggregate": name, "filters": flt}
+        raise NotExpressible(f"a conditional {name.upper()} of another shape")
+
+    def formula(self, node: exp.Expression) -> Any:
+        """An arithmetic expression over aggregates as a derived metric, when the gold divides in floating
+        point (a CAST to REAL/FLOAT or a decimal literal on one side of every division)."""
+        inputs: dict[str, Any] = {}
+
+        def floating(n: exp.Expression) -> bool:
+            return any((isinstance(x, exp.Cast) and x.to.this.name in ("FLOAT", "DOUBLE"))
+                       or (isinstance(x, exp.Literal) and not x.is_string and "." in x.this) for x in n.walk())
+
+        def walk(n: exp.Expression) -> exp.Expression:
+            if isinstance(n, exp.Cast):
+                if n.to.this.name not in ("FLOAT", "DOUBLE"):
+                    raise NotExpressible(f"a CAST to {n.to.sql()} in a formula")
+                return walk(n.this)
+            if isinstance(n, exp.AggFunc):
+                name = f"i{len(inputs)}"
+                inputs[name] = self.metric(n)
+                return exp.column(name)
+            if isinstance(n, exp.Div) and not (floating(n.this) or floating(n.expression)):
+                raise NotExpressible("an integer division over aggregates")
+            if isinstance(n, (exp.Add, exp.Sub, exp.Mul, exp.Div)):
+                return type(n)(this=walk(n.this), expression=walk(n.expression))
+            if isinstance(n, exp.Paren):
+                return exp.Paren(this=walk(n.this))
+            if isinstance(n, exp.Literal) and not n.is_string:
+                return n.copy()
+            raise NotExpressible(f"an expression over aggregates ({type(n).__name__})")
+
+        tree = walk(node)
+        if not inputs:
+            raise NotExpressible("an expression without aggregates")
+        return {"formula": tree.sql(), "inputs": inputs}
 
     def is_key(self, col: exp.Column) -> bool:
         from evoonto.tools.joinpaths import TableRef

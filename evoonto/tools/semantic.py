@@ -22,6 +22,8 @@ The semantic query (JSON; :data:`SEMANTIC_QUERY_SCHEMA` is its JSON Schema)::
     M   = REF (a metric Term: its Mapping's aggregation or expression)
         | {"term": REF, "aggregate": "count|count_distinct|sum|avg|min|max"}
         | {"aggregate": "count", "of": REF}     # COUNT(*) of the table of REF (an Entity Term, a table)
+        | {..., "filters": [F, ...]}             # over the rows these filters keep: AGG(CASE WHEN ... END)
+        | {"formula": "100 * a / b", "inputs": {"a": M, "b": M}}   # derived (inputs cast to floating point)
     D   = REF | {"term": REF, "grain": "year|month|day", "hidden": true}   # hidden: grouped, not shown
     F   = {"term": REF, "op": OP, "value": V}   # a comparison on a column
         | {"term": REF}                          # a value Term (a Mapping with evo:filter) or a filter Term
@@ -84,7 +86,12 @@ _REF = {"type": "string", "minLength": 1, "maxLength": 500,
         "description": "a record id (Term, catalog column or table) as browse/resolve return it"}
 _METRIC = {"description": "a metric Term id, {term, aggregate} or {aggregate: count, of}",
            "anyOf": [_REF, {"type": "object", "properties": {
-               "term": _REF, "of": _REF, "aggregate": {"type": "string", "enum": list(AGGREGATES)}},
+               "term": _REF, "of": _REF, "aggregate": {"type": "string", "enum": list(AGGREGATES)},
+               "filters": {"type": "array", "items": {"type": "object"},
+                           "description": "row filters of this metric only (AGG(CASE WHEN ... END))"},
+               "formula": {"type": "string", "maxLength": 500,
+                           "description": "a derived metric: + - * / over the names of inputs"},
+               "inputs": {"type": "object", "description": "name -> metric, for formula"}},
                "additionalProperties": False}]}
 _DIMENSION = {"description": "a Term/column id, or {term, grain, hidden}",
               "anyOf": [_REF, {"type": "object", "properties": {
@@ -263,9 +270,16 @@ def _read_vocabulary(ontology: Any) -> _Vocabulary:
 @dataclass(frozen=True)
 class _Metric:
     key: str                          # canonical text (to match order/having references)
-    table: str
+    table: str                        # the measure's table ("" for a derived metric)
     make: Callable[[], exp.Expression]   # the aggregate expression (fresh AST each call)
     label: str
+    inputs: tuple["_Metric", ...] = ()   # a derived metric: the metrics its formula combines
+    combine: Callable[[list[exp.Expression]], exp.Expression] | None = None
+    tables: frozenset[str] = frozenset()  # tables its own filters need (a filtered metric)
+
+    def base(self) -> list["_Metric"]:
+        """The aggregated metrics this one is made of (itself unless derived)."""
+        return [b for i in self.inputs for b in i.base()] if self.inputs else [self]
 
 
 @dataclass(frozen=True)
@@ -417,6 +431,10 @@ class _Compiler:
             raise _Unavailable(f"no metric {spec!r}", "the record has no aggregation; give {term, aggregate}")
         if not isinstance(spec, Mapping):
             raise ToolArgumentError("semantic_query: a metric is a record id or {term, aggregate} / {aggregate, of}")
+        if "formula" in spec:
+            return self._derived(spec)
+        if "filters" in spec:
+            return self._filtered(spec)
         unknown = set(spec) - {"term", "aggregate", "of"}
         if unknown:
             raise ToolArgumentError(f"semantic_query: unknown metric field(s) {', '.join(sorted(unknown))}")
@@ -435,6 +453,76 @@ class _Compiler:
         if place.filter:
             self.notes.append(f"{spec['term']} is a value Term ({place.filter}); its column is aggregated")
         return self._aggregate(spec["term"], agg, place)
+
+    def _filtered(self, spec: Mapping[str, Any]) -> _Metric:
+        """A metric over the rows its own filters keep: AGG(CASE WHEN conditions THEN value END)."""
+        filters = spec["filters"]
+        if not isinstance(filters, list) or not filters:
+            raise ToolArgumentError("semantic_query: a metric's filters must be a non-empty list")
+        inner = self.metric({k: v for k, v in spec.items() if k != "filters"})
+        if inner.inputs or not isinstance(inner.make(), exp.AggFunc):
+            raise _Unavailable("filters on a metric Term with an expression", "give {term, aggregate, filters}")
+        conditions = []
+        for item in filters:
+            condition, tables, on_metrics = self.filter(item, 0)
+            if on_metrics:
+                raise ToolArgumentError("semantic_query: a metric's own filters compare columns, not metrics")
+            conditions.append((condition, tables))
+        agg_type = type(inner.make())
+
+        def make() -> exp.Expression:
+            node = inner.make()
+            cond = exp.and_(*(m() for m, _t in conditions))
+            value = node.this
+            if isinstance(value, exp.Star):
+                value = exp.Literal.number(1)
+            if isinstance(value, exp.Distinct):
+                value = value.expressions[0]
+                case = exp.Case(ifs=[exp.If(this=cond, true=value)])
+                return exp.Count(this=exp.Distinct(expressions=[case]))
+            case = exp.Case(ifs=[exp.If(this=cond, true=value)],
+                            default=exp.Literal.number(0) if agg_type is exp.Sum else None)
+            return agg_type(this=case)
+
+        key = f"{inner.key}|" + " AND ".join(m().sql() for m, _t in conditions)
+        needed = frozenset(t for _m, ts in conditions for t in ts)
+        return _Metric(key, inner.table, make, f"{inner.label} where ...", tables=needed)
+
+    def _derived(self, spec: Mapping[str, Any]) -> _Metric:
+        """A formula over named metrics (+ - * / numbers parentheses); every input is cast to a floating
+        type so that / divides the same way in every dialect."""
+        unknown = set(spec) - {"formula", "inputs"}
+        if unknown:
+            raise ToolArgumentError(f"semantic_query: unknown derived metric field(s) {', '.join(sorted(unknown))}")
+        formula, named = spec.get("formula"), spec.get("inputs")
+        if not isinstance(formula, str) or not isinstance(named, Mapping) or not named:
+            raise ToolArgumentError("semantic_query: a derived metric is {formula: TEXT, inputs: {name: metric}}")
+        try:
+            tree = sqlglot.parse_one(formula)
+        except sqlglot.errors.SqlglotError:
+            raise ToolArgumentError(f"semantic_query: formula {formula[:80]!r} does not parse") from None
+        allowed = (exp.Column, exp.Identifier, exp.Literal, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Paren, exp.Neg)
+        for node in tree.walk():
+            if not isinstance(node, allowed):
+                raise ToolArgumentError(f"semantic_query: formulas use + - * / numbers and input names, not "
+                                        f"{type(node).__name__}")
+            if isinstance(node, exp.Column) and (node.table or node.name not in named):
+                raise ToolArgumentError(f"semantic_query: formula names {node.sql()!r}, not one of its inputs")
+        inputs = {name: self.metric(m) for name, m in named.items()}
+        order = list(inputs)
+
+        def combine(values: list[exp.Expression]) -> exp.Expression:
+            by_name = dict(zip(order, values, strict=True))
+            return tree.copy().transform(
+                lambda n: exp.cast(by_name[n.name].copy(), "double") if isinstance(n, exp.Column) else n)
+
+        def make() -> exp.Expression:
+            return combine([inputs[n].make() for n in order])
+
+        key = "formula:" + tree.transform(
+            lambda n: exp.column(inputs[n.name].key) if isinstance(n, exp.Column) else n).sql()
+        return _Metric(key, "", make, f"formula {formula[:60]}", inputs=tuple(inputs[n] for n in order),
+                       combine=combine)
 
     def _aggregate(self, ref: str, agg: str, place: _Place) -> _Metric:
         column = self.column_expr(place)
@@ -825,10 +913,11 @@ class _Compiler:
 
     def _aggregate_query(self, metrics: list[_Metric], dims: list[_Dim], row_filters: list, having: list,
                          order: list, limit: int | None, choices: list[str]) -> exp.Query:
-        all_metrics: list[_Metric] = []
+        all_metrics: list[_Metric] = []  # the aggregated (base) metrics, derived ones by their inputs
         for m in metrics + [m for _h, ms in having for m in ms] + [o for o, _ in order if isinstance(o, _Metric)]:
-            if m.key not in {x.key for x in all_metrics}:
-                all_metrics.append(m)
+            for b in m.base():
+                if b.key not in {x.key for x in all_metrics}:
+                    all_metrics.append(b)
         shown = {m.key for m in metrics}
         for item, _desc in order:
             if isinstance(item, _Dim) and item.key not in {d.key for d in dims}:
@@ -841,8 +930,12 @@ class _Compiler:
             groups.setdefault(m.table, []).append(m)
         parts = []
         for table, group in groups.items():
-            hops = self.join_tree(table, dim_tables | filter_tables, choices)
+            own = set().union(*(m.tables for m in group))
+            hops = self.join_tree(table, dim_tables | filter_tables | own, choices)
             fan = _fan_out(table, hops)
+            if fan and any(t != table for m in group for t in m.tables):
+                raise _Unavailable(f"a filtered {table} metric whose filter needs a join that repeats its rows",
+                                   "filter the query instead, or filter on columns of the measure's table")
             parts.append((table, group, hops, fan))
         if len(parts) == 1 and not parts[0][3]:
             table, group, hops, _fan = parts[0]
@@ -884,16 +977,22 @@ class _Compiler:
                 final = final.join(exp.table_(name), join_type="cross")
             dim_cols = []
         where_of = {m.key: exp.column(names[m.key], table=f"g{i}") for i, p in enumerate(parts) for m in p[1]}
+
+        def value_of(m: _Metric) -> exp.Expression:
+            if m.combine is not None:
+                return m.combine([value_of(i) for i in m.inputs])
+            return where_of[m.key].copy()
+
         final = final.select(*self._columns(dims, [c.copy() for c in dim_cols],
-                                            [where_of[m.key].copy() for m in metrics if m.key in shown]))
+                                            [value_of(m) for m in metrics if m.key in shown]))
         for make, ms in having:
             cond = make()
             for m in ms:  # the compared aggregate becomes the pre-aggregated column
                 target = m.make().sql()
-                cond = cond.transform(lambda n, t=target, col=where_of[m.key]: col.copy() if n.sql() == t else n)
+                cond = cond.transform(lambda n, t=target, m=m: value_of(m) if n.sql() == t else n)
             final = final.where(cond)
         for item, desc in order:
-            node = where_of[item.key].copy() if isinstance(item, _Metric) else \
+            node = value_of(item) if isinstance(item, _Metric) else \
                 dim_cols[[d.key for d in dims].index(item.key)].copy()
             final = final.order_by(exp.Ordered(this=node, desc=desc))
         if limit is not None:
