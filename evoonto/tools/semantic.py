@@ -688,13 +688,14 @@ class _Compiler:
 
     # -- compile ------------------------------------------------------------------------------------
 
-    def subquery(self, query: Any, depth: int) -> exp.Query:
+    def subquery(self, query: Any, depth: int, *, columns: int | None = 1) -> exp.Query:
+        """A nested query (a filter value: ``columns`` 1; a set operand: any number)."""
         if depth > MAX_DEPTH:
             raise ToolArgumentError(f"semantic_query: queries nest at most {MAX_DEPTH} deep")
         if not isinstance(query, Mapping):
             raise ToolArgumentError("semantic_query: a nested query is an object")
         node = self.compile(query, depth)
-        if len(node.selects) != 1:
+        if columns is not None and len(node.selects) != columns:
             raise _Unavailable("a nested query with several columns",
                                f"IN and comparisons need one column: {node.sql(self.dialect)[:200]}")
         return node
@@ -711,7 +712,9 @@ class _Compiler:
             if op not in SET_OPERATIONS or not isinstance(parts, list) or len(parts) != 2:
                 raise ToolArgumentError("semantic_query: set needs one of "
                                         f"{', '.join(SET_OPERATIONS)} and two queries")
-            left, right = (self.subquery(q, depth + 1) for q in parts)
+            left, right = (self.subquery(q, depth + 1, columns=None) for q in parts)
+            if len(left.selects) != len(right.selects):
+                raise _Unavailable(f"a {op} of queries with {len(left.selects)} and {len(right.selects)} columns")
             if op == "intersect":
                 return exp.Intersect(this=left, expression=right, distinct=True)
             if op == "except":
