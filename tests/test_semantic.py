@@ -314,3 +314,20 @@ def test_a_label_names_its_term_and_a_shared_label_is_a_question(concert):
     assert shared["status"] == "question"
     assert shared["choices"] == ["term/concert_singer/concert.concert_Name", "term/concert_singer/singer.Name",
                                  "term/concert_singer/stadium.Name"]
+
+
+def test_filtered_and_derived_metrics(concert):
+    france = {"aggregate": "count", "of": "term/concert_singer/singer",
+              "filters": [{"term": "term/concert_singer/singer.Country", "op": "=", "value": "France"}]}
+    answer = _compile(concert, {"metrics": [
+        {"formula": "100 * f / n",
+         "inputs": {"f": france, "n": {"aggregate": "count", "of": "term/concert_singer/singer"}}},
+        france]})
+    assert answer["status"] == "ok", answer
+    share, count = _rows(PACKAGED, answer["sql"])[0]
+    [(want_share, want_count)] = _rows(PACKAGED, "SELECT CAST(SUM(IIF(Country = 'France', 1, 0)) AS REAL) * 100 / "
+                                                 "COUNT(*), SUM(Country = 'France') FROM singer")
+    assert (share, count) == (pytest.approx(want_share), want_count) and count > 0
+    for formula, message in (("f + max(n)", "formulas use"), ("f / x", "not one of its inputs")):
+        with pytest.raises(ToolArgumentError, match=message):
+            _compile(concert, {"metrics": [{"formula": formula, "inputs": {"f": france, "n": france}}]})

@@ -59,6 +59,13 @@ QUERIES = [
          "filters": [{"term": T("lines", "product"), "op": "=", "value": "ink"}], "distinct": True},
         {"dimensions": [T("customers", "name")], "filters": [{"term": T("orders", "amount"), "op": ">", "value": 60}],
          "distinct": True}]},
+    {"metrics": [{"formula": "100 * big / n", "inputs": {
+        "big": {"aggregate": "count", "of": T("orders"),
+                "filters": [{"term": T("orders", "amount"), "op": ">", "value": 40}]},
+        "n": {"aggregate": "count", "of": T("orders")}}},
+        {"term": T("orders", "amount"), "aggregate": "sum",
+         "filters": [{"term": T("orders", "ordered_on"), "grain": "year", "op": "=", "value": "2024"}]}],
+     "dimensions": [T("customers", "region")]},
     {"metrics": [{"aggregate": "count", "of": T("customers")}], "dimensions": [T("lines", "product")],
      "filters": [{"metric": {"aggregate": "count", "of": T("customers")}, "op": ">=", "value": 1}]},
 ]
