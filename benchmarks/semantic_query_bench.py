@@ -643,7 +643,9 @@ def run(items: list[tuple[str, str, Path, Any]], rules_name: str, show: int, lat
     """Score ``items`` = ``[(question id, gold SQL, database file, Gold)]``; prints details and returns
     ``(N, expressible, equal)``."""
     from evoonto.evaluation.execution import rules_for, score_ex
+    from evoonto.tools.findings import has_violation
     from evoonto.tools.semantic import compile_semantic
+    from evoonto.tools.sqlcheck import check_sql
 
     rules = rules_for(rules_name)
     by_db: dict[Path, list] = {}
@@ -652,6 +654,7 @@ def run(items: list[tuple[str, str, Path, Any]], rules_name: str, show: int, lat
     n = expressible = equal = 0
     reasons: Counter = Counter()
     defects: list[str] = []
+    flagged: list[str] = []  # compiled SQL on which check_sql reports a Violation
     latencies: dict[str, list[float]] = {}
     for db_path, group in sorted(by_db.items()):
         ontology, codec = build_ontology(db_path, verified)
@@ -673,6 +676,11 @@ def run(items: list[tuple[str, str, Path, Any]], rules_name: str, show: int, lat
                         f"{(answer.get('missing') or answer.get('question') or '')[:60]}"] += 1
                 continue
             expressible += 1
+            findings = check_sql(ontology, answer["sql"])
+            if has_violation(findings):
+                flagged.append(f"{qid} [{db}] " + "; ".join(f"{f.kind}: {f.message}" for f in findings
+                                                             if f.severity == "Violation")[:300]
+                               + f"\n    compiled: {answer['sql']}")
             result = score_ex(gold, db_path, answer["sql"], rules=rules)
             if result.correct:
                 equal += 1
@@ -685,6 +693,9 @@ def run(items: list[tuple[str, str, Path, Any]], rules_name: str, show: int, lat
         print(f"  {count:4d}  {reason}", file=out)
     print(f"defects (expressible, result differs): {len(defects)}", file=out)
     for line in defects[:show]:
+        print("  " + line, file=out)
+    print(f"compiled SQL with a check_sql Violation: {len(flagged)}", file=out)
+    for line in flagged[:show]:
         print("  " + line, file=out)
     db = latency_db if latency_db in latencies else max(latencies, key=lambda d: len(latencies[d]), default=None)
     if db is not None:
