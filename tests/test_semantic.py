@@ -331,3 +331,11 @@ def test_filtered_and_derived_metrics(concert):
     for formula, message in (("f + max(n)", "formulas use"), ("f / x", "not one of its inputs")):
         with pytest.raises(ToolArgumentError, match=message):
             _compile(concert, {"metrics": [{"formula": formula, "inputs": {"f": france, "n": france}}]})
+
+
+def test_value_term_as_a_metric_counts_only_its_rows(concert):
+    """Regression: a value Term (a Mapping with evo:filter, aggregation COUNT) used as a metric counted
+    every row of its column, its filter left out."""
+    answer = _compile(concert, {"metrics": ["term/concert_singer/singer.Country%3DFrance"]})
+    assert _rows(PACKAGED, answer["sql"]) == _rows(PACKAGED, "SELECT count(*) FROM singer WHERE Country = 'France'")
+    assert answer["notes"] == ['metric over the rows where "singer"."Country" = \'France\' (its Mapping\'s filter)']

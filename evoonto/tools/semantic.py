@@ -421,13 +421,15 @@ class _Compiler:
                 tables = self.tables_in(node)
                 if len(tables) > 1:
                     raise _Unavailable(f"a metric over several tables ({', '.join(sorted(tables))})")
-                return _Metric(f"m:{spec}", next(iter(tables), place.table), lambda: node.copy(), spec)
+                return self._mapping_filter(
+                    _Metric(f"m:{spec}", next(iter(tables), place.table), lambda: node.copy(), spec), place)
             agg = (place.aggregation or "").strip().lower().replace("count distinct", "count_distinct")
-            if agg == "count" and place.column is None and place.filter is None:  # an Entity: its rows
-                return _Metric(f"count:{place.table}", place.table, lambda: exp.Count(this=exp.Star()),
+            if agg == "count" and (place.column is None or place.filter):  # an Entity's or a value Term's rows
+                rows = _Metric(f"count:{place.table}", place.table, lambda: exp.Count(this=exp.Star()),
                                f"count of {place.table}")
+                return self._mapping_filter(rows, place)
             if agg in AGGREGATES and place.column:
-                return self._aggregate(spec, agg, place)
+                return self._mapping_filter(self._aggregate(spec, agg, place), place)
             raise _Unavailable(f"no metric {spec!r}", "the record has no aggregation; give {term, aggregate}")
         if not isinstance(spec, Mapping):
             raise ToolArgumentError("semantic_query: a metric is a record id or {term, aggregate} / {aggregate, of}")
@@ -450,9 +452,7 @@ class _Compiler:
         if "term" not in spec:
             raise ToolArgumentError("semantic_query: a metric needs a term (or 'of' for a row count)")
         place = self.place(spec["term"], "metric")
-        if place.filter:
-            self.notes.append(f"{spec['term']} is a value Term ({place.filter}); its column is aggregated")
-        return self._aggregate(spec["term"], agg, place)
+        return self._mapping_filter(self._aggregate(spec["term"], agg, place), place)
 
     def _filtered(self, spec: Mapping[str, Any]) -> _Metric:
         """A metric over the rows its own filters keep: AGG(CASE WHEN conditions THEN value END)."""
@@ -468,6 +468,20 @@ class _Compiler:
             if on_metrics:
                 raise ToolArgumentError("semantic_query: a metric's own filters compare columns, not metrics")
             conditions.append((condition, tables))
+        return self._conditioned(inner, conditions)
+
+    def _mapping_filter(self, inner: _Metric, place: _Place) -> _Metric:
+        """``inner`` restricted to the rows the Mapping's ``evo:filter`` keeps (a value or filtered metric Term)."""
+        if not place.filter:
+            return inner
+        node = self._parse_fragment(place.filter, place.table)
+        self.notes.append(f"metric over the rows where {node.sql(self.dialect)} (its Mapping's filter)")
+        return self._conditioned(inner, [((lambda: node.copy()), self.tables_in(node) or {place.table})])
+
+    def _conditioned(self, inner: _Metric, conditions: list) -> _Metric:
+        """AGG(CASE WHEN all conditions THEN value END) (ELSE 0 for SUM): the metric over the rows kept."""
+        if inner.inputs or not isinstance(inner.make(), exp.AggFunc):
+            raise _Unavailable("filters on a metric Term with an expression", "give {term, aggregate, filters}")
         agg_type = type(inner.make())
 
         def make() -> exp.Expression:
@@ -485,7 +499,7 @@ class _Compiler:
             return agg_type(this=case)
 
         key = f"{inner.key}|" + " AND ".join(m().sql() for m, _t in conditions)
-        needed = frozenset(t for _m, ts in conditions for t in ts)
+        needed = frozenset(t for _m, ts in conditions for t in ts) | inner.tables
         return _Metric(key, inner.table, make, f"{inner.label} where ...", tables=needed)
 
     def _derived(self, spec: Mapping[str, Any]) -> _Metric:
