@@ -395,13 +395,18 @@ class _Compiler:
         for col in node.find_all(exp.Column):
             if not col.table:
                 col.set("table", exp.to_identifier(table))
-            col.set("this", exp.to_identifier(col.name, quoted=True))
-            col.set("table", exp.to_identifier(self._table_name(col.table), quoted=True))
+            ref = self._table_ref(col.table)
+            known = {c.casefold(): c for c in self.graph.columns.get(ref, [])}
+            if col.name.casefold() not in known:
+                raise _Unavailable(f"no column {ref.name}.{col.name}", f"the SQL fragment {text[:120]!r} names a "
+                                   "column the catalog lacks")
+            col.set("this", exp.to_identifier(known[col.name.casefold()], quoted=True))
+            col.set("table", exp.to_identifier(ref.name, quoted=True))
         return node  # type: ignore[return-value]  # sqlglot types parse_one as Expr
 
-    def _table_name(self, name: str) -> str:
+    def _table_ref(self, name: str) -> Any:
         try:
-            return self.graph.table(name, source=self.source).name
+            return self.graph.table(name, source=self.source)
         except EvoontoError:
             raise _Unavailable(f"no table {name!r}", "an SQL fragment names a table the catalog lacks") from None
 
