@@ -106,8 +106,9 @@ class Lookup:
 class Translator:
     """Gold SQL (SQLite) -> semantic query, or :class:`NotExpressible`."""
 
-    def __init__(self, lookup: Lookup):
+    def __init__(self, lookup: Lookup, *, auto_joins: bool = False):
         self.lookup = lookup
+        self.auto_joins = auto_joins  # leave the joins to the compiler (its own path choice)
 
     def translate(self, sql: str) -> dict[str, Any]:
         try:
@@ -255,7 +256,7 @@ class _SelectTranslation:
             if aggregated:
                 raise NotExpressible("DISTINCT over aggregates")
             query["distinct"] = True
-        if joins:
+        if joins and not self.t.auto_joins:
             query["joins"] = joins
         if self.output != sorted(self.output, key=lambda o: (o[0] != "d", int(o[1:]))):
             query["output"] = self.output
@@ -639,7 +640,8 @@ def _probe_for(db_path: Path):
 
 
 def run(items: list[tuple[str, str, Path, Any]], rules_name: str, show: int, latency_db: str | None,
-        out=sys.stdout, verbose: bool = False, verified: Path | None = None) -> tuple[int, int, int]:
+        out=sys.stdout, verbose: bool = False, verified: Path | None = None,
+        auto_joins: bool = False) -> tuple[int, int, int]:
     """Score ``items`` = ``[(question id, gold SQL, database file, Gold)]``; prints details and returns
     ``(N, expressible, equal)``."""
     from evoonto.evaluation.execution import rules_for, score_ex
@@ -664,7 +666,7 @@ def run(items: list[tuple[str, str, Path, Any]], rules_name: str, show: int, lat
         for qid, sql, _path, gold in group:
             n += 1
             try:
-                query = Translator(lookup).translate(sql)
+                query = Translator(lookup, auto_joins=auto_joins).translate(sql)
             except NotExpressible as exc:
                 reasons[f"translator: {str(exc)[:90] if verbose else str(exc).split(' (')[0][:70]}"] += 1
                 continue
@@ -716,6 +718,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --verified: build the ontology with those verified queries mined (metric Terms, "
                              "grains, joins), as `evoonto build --verified` does, to show what the Content they add "
                              "makes expressible")
+    parser.add_argument("--auto-joins", action="store_true",
+                        help="leave the gold's join conditions out of the semantic query: the compiler picks the "
+                             "join paths itself (and asks when two joins are known); tables the gold joins only to "
+                             "restrict rows are then not joined")
     parser.add_argument("--verbose", action="store_true", help="reasons in full (not grouped by kind)")
     parser.add_argument("databases", nargs="*", help="only these db ids")
     args = parser.parse_args(argv)
@@ -744,7 +750,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         parser.error("give --data DIR or --verified FILE --db FILE")
     n, e, q = run(items, rules, args.show, "world_1", verbose=args.verbose,
-                  verified=args.verified if args.mine else None)
+                  verified=args.verified if args.mine else None, auto_joins=args.auto_joins)
     print(f"semantic query: expressible {e}/{n}, equal {q}/{e}")
     return 0
 
