@@ -286,6 +286,7 @@ def test_tool_is_in_the_registry_and_runs_read_only(concert):
         tools.close()
 
 
+@pytest.mark.slow  # a workspace written and opened (about 8 s)
 def test_cli_query_semantic(tmp_path, capsys):
     import json
 
