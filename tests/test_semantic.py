@@ -340,3 +340,12 @@ def test_value_term_as_a_metric_counts_only_its_rows(concert):
     answer = _compile(concert, {"metrics": ["term/concert_singer/singer.Country%3DFrance"]})
     assert _rows(PACKAGED, answer["sql"]) == _rows(PACKAGED, "SELECT count(*) FROM singer WHERE Country = 'France'")
     assert answer["notes"] == ['metric over the rows where "singer"."Country" = \'France\' (its Mapping\'s filter)']
+
+
+def test_a_distinct_listing_is_not_ordered_by_a_column_it_does_not_show(concert):
+    answer = _compile(concert, {"dimensions": ["term/concert_singer/singer.Country"], "distinct": True,
+                                "order": [{"term": "term/concert_singer/singer.Age"}]})
+    assert answer["status"] == "unavailable" and "distinct listing" in answer["missing"]
+    shown = _compile(concert, {"dimensions": ["term/concert_singer/singer.Country"], "distinct": True,
+                               "order": [{"term": "term/concert_singer/singer.Country", "desc": True}]})
+    assert _rows(PACKAGED, shown["sql"]) == _rows(PACKAGED, "SELECT DISTINCT Country FROM singer ORDER BY Country DESC")

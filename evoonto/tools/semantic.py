@@ -923,6 +923,10 @@ class _Compiler:
         for make, _tables in row_filters:
             select = select.where(make())
         if distinct:
+            shown = {d.key for d in dims if not d.hidden}
+            if any(item.key not in shown for item, _desc in order):
+                raise _Unavailable("an order by a column a distinct listing does not show",
+                                   "each distinct row can hold several of its values; add it to dimensions")
             select = select.distinct()
         for item, desc in order:
             select = select.order_by(exp.Ordered(this=item.make(), desc=desc))
