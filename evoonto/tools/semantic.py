@@ -68,8 +68,8 @@ import sqlglot
 
 from evoonto.errors import EvoontoError, ToolArgumentError
 
-__all__ = ["SEMANTIC_QUERY_SCHEMA", "SEMANTIC_ANSWER_OUTPUT", "SemanticAnswer", "compile_semantic",
-           "semantic_vocabulary", "AGGREGATES", "OPERATORS", "GRAINS"]
+__all__ = ["SEMANTIC_QUERY_SCHEMA", "SEMANTIC_ANSWER_OUTPUT", "SemanticAnswer", "SemanticVocabulary",
+           "compile_semantic", "semantic_vocabulary", "AGGREGATES", "OPERATORS", "GRAINS"]
 
 AGGREGATES = ("count", "count_distinct", "sum", "avg", "min", "max")
 OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "in", "not in", "like", "not like", "between",
@@ -177,8 +177,17 @@ class _Place:
 
 
 @dataclass
-class _Vocabulary:
-    """The records a semantic query may name, read once per ontology version."""
+class SemanticVocabulary:
+    """The records a semantic query may name, read once per ontology version.
+
+    Attributes:
+        places: record IRI (Term, catalog column or table) -> where it lives (:class:`_Place`: source id,
+            table, column or None, the Mapping's filter, aggregation and expression).
+        kinds: Term IRI -> kind local names (``Metric``, ``Dimension`` …); labels: Term IRI -> prefLabel.
+        by_label: case-folded preferred/alternative label -> the Term IRIs carrying it.
+        constraints: Constraint IRI -> (its ``evo:condition``, the places it constrains).
+        dialects: source id -> sqlglot dialect; kinds_of_source: source id -> ``evo:sourceKind``.
+    """
 
     places: dict[str, list[_Place]] = field(default_factory=dict)   # record IRI -> places
     kinds: dict[str, set[str]] = field(default_factory=dict)        # Term IRI -> kind local names
@@ -189,11 +198,11 @@ class _Vocabulary:
     kinds_of_source: dict[str, str] = field(default_factory=dict)
 
 
-_VOCAB: "weakref.WeakKeyDictionary[Any, tuple[Any, _Vocabulary]]" = weakref.WeakKeyDictionary()
+_VOCAB: "weakref.WeakKeyDictionary[Any, tuple[Any, SemanticVocabulary]]" = weakref.WeakKeyDictionary()
 _VOCAB_LOCK = threading.Lock()
 
 
-def semantic_vocabulary(ontology: Any) -> _Vocabulary:
+def semantic_vocabulary(ontology: Any) -> SemanticVocabulary:
     """The Terms, Mappings, catalog columns/tables and Constraints of ``ontology`` a semantic query
     may name (a few SPARQL queries on first use, then cached per ontology object and version)."""
     version = getattr(ontology, "version", None)
@@ -213,12 +222,12 @@ def semantic_vocabulary(ontology: Any) -> _Vocabulary:
     return vocab
 
 
-def _read_vocabulary(ontology: Any) -> _Vocabulary:
+def _read_vocabulary(ontology: Any) -> SemanticVocabulary:
     from evoonto.catalog import read_catalog
     from evoonto.tools.joinpaths import DIALECT_OF_KIND
     from evoonto.tools.sparql import select
 
-    vocab = _Vocabulary()
+    vocab = SemanticVocabulary()
     tables: dict[str, tuple[str, str]] = {}
     columns: dict[str, tuple[str, str, str]] = {}
     for src in read_catalog(ontology).sources:
@@ -291,7 +300,7 @@ class _Dim:
 
 
 class _Compiler:
-    def __init__(self, ontology: Any, vocab: _Vocabulary, graph: Any, codec: Any, *, dialect: str | None,
+    def __init__(self, ontology: Any, vocab: SemanticVocabulary, graph: Any, codec: Any, *, dialect: str | None,
                  source: str | None, probe: Callable[[str, str], Any] | None, facts: Any):
         self.ontology, self.vocab, self.graph, self.codec = ontology, vocab, graph, codec
         self.dialect_override, self.source, self.probe, self.facts = dialect, source, probe, facts
