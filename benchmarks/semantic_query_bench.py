@@ -353,7 +353,7 @@ class _SelectTranslation:
         zero = isinstance(false, exp.Literal) and not false.is_string and float(false.this) == 0
         empty = false is None or isinstance(false, exp.Null)
         one = isinstance(true, exp.Literal) and not true.is_string and float(true.this) == 1
-        flt = [self.condition(cond, False)]
+        flt = [self.condition(part, False) for part in (cond.flatten() if isinstance(cond, exp.And) else [cond])]
         if (name == "sum" and one and zero) or (name == "count" and empty and isinstance(true, exp.Literal)):
             return {"aggregate": "count", "of": self.lookup.tables[self.count_root()], "filters": flt}
         if isinstance(true, exp.Column) and self._is_column(true):
@@ -377,7 +377,8 @@ class _SelectTranslation:
             if isinstance(n, exp.Cast):
                 if n.to.this.name not in ("FLOAT", "DOUBLE"):
                     raise NotExpressible(f"a CAST to {n.to.sql()} in a formula")
-                return walk(n.this)
+                inner = walk(n.this)  # the CAST kept its operand together: keep it so without it
+                return exp.Paren(this=inner) if isinstance(inner, exp.Binary) else inner
             if isinstance(n, exp.AggFunc):
                 name = f"i{len(inputs)}"
                 inputs[name] = self.metric(n)
