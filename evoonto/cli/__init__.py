@@ -19,7 +19,7 @@ from pathlib import Path
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (
-    "init", "build", "verified", "validate", "browse", "resolve", "check_sql", "sparql", "serve", "eval",
+    "init", "build", "verified", "validate", "browse", "resolve", "check_sql", "query", "sparql", "serve", "eval",
     "evolve", "feedback", "review", "log", "diff", "rollback", "drift", "export", "push", "import_", "migrate",
     "viz", "demo",
 )

@@ -308,6 +308,40 @@ class OntologyTools:
         except SourceError:
             return None
 
+    def semantic_query(self, query: Any, *, run: bool = False, limit: int = 50) -> dict[str, Any]:
+        """Compile a semantic query (metrics, dimensions, filters, order, limit over record ids) to the
+        source's SQL; see :func:`evoonto.tools.semantic.compile_semantic`. Compared string values the
+        Evidence did not show are confirmed by a ``LIMIT 1`` probe when the source is configured.
+
+        Args:
+            query: the semantic query (a dict or its JSON text).
+            run: also run the SQL through the read-only ``run_sql`` path (needs the source configured);
+                the answer then has ``result`` ``{columns, rows, truncated}``.
+            limit: most rows returned by ``run`` (1..200).
+
+        Returns:
+            ``{status: ok, sql, dialect, source, joins, grain, constraints, value_checks[, notes][, result]}``,
+            ``{status: question, question, choices}`` or ``{status: unavailable, missing, detail}``.
+        Raises:
+            ToolArgumentError: a malformed query or limit; SourceError: run without the source configured.
+        """
+        from evoonto.tools.data import MAX_ROWS
+        from evoonto.tools.semantic import compile_semantic
+
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_ROWS:
+            raise ToolArgumentError(f"semantic_query: limit must be an integer from 1 to {MAX_ROWS}")
+
+        def probe(source_id: str, sql: str) -> bool:
+            return bool(self.source(source_id).run(sql, limit=1, timeout_ms=2000).rows)
+
+        answer = compile_semantic(self.ontology, query, codec=self.built.codec,
+                                  probe=probe if self._sources_spec else None)
+        if run and answer["status"] == "ok":
+            if answer["source"] not in self._sources_spec:
+                raise SourceError(f"semantic_query: run needs source {answer['source']!r} configured")
+            answer["result"] = self.data.run_sql(answer["sql"], answer["source"], limit)
+        return answer
+
     def declared_tools(self) -> list[DeclaredTool]:
         """The valid declared tools of this version, sorted by name."""
         return list(self.built.declared)
@@ -373,7 +407,7 @@ class OntologyTools:
 
     def registry(self) -> dict[str, ToolSpec]:
         """The tools of this version by name, in this order: browse, resolve, manifest, join_path,
-        coverage, check_sql, the declared tools, then (with ``data_tools``) list_tables, describe_table,
+        coverage, check_sql, semantic_query, the declared tools, then (with ``data_tools``) list_tables, describe_table,
         run_sql. Descriptions and
         schemas are generated from the version's settings (e.g. browse's default number of results).
         The MCP server lists and calls exactly these (``manifest`` is served as its instructions)."""
@@ -384,7 +418,7 @@ class OntologyTools:
         specs = [_browse_spec(self, built.settings.browse), _resolve_spec(self),
                  ToolSpec("manifest", "How to use this ontology layer (plain text).", object_schema({}),
                           lambda: self.manifest(), listed=False),
-                 _join_path_spec(self), _coverage_spec(self), _check_sql_spec(self)]
+                 _join_path_spec(self), _coverage_spec(self), _check_sql_spec(self), _semantic_spec(self)]
         specs += [_declared_spec(self, decl) for decl in built.declared]
         if self.data_tools:
             specs += _data_specs(self)
@@ -579,6 +613,35 @@ def _check_sql_spec(tools: OntologyTools) -> ToolSpec:
                     lambda sql, source=None, question=None, question_rules=False: check_result(
                         tools.check_sql(sql, source=source, question=question, question_rules=question_rules)),
                     output_schema=CHECK_OUTPUT)
+
+
+SEMANTIC_QUERY_DESCRIPTION = (
+    "Ask for metrics by dimensions with filters, in ontology record ids, and get SQL that joins only along known "
+    "paths, applies required Constraints and aggregates each measure at its own grain (no double counting).\n\n"
+    "query: {metrics: [TERM_ID | {term, aggregate: count|count_distinct|sum|avg|min|max} | {aggregate: count, "
+    "of: ENTITY_OR_TABLE_ID}], dimensions: [TERM_ID | {term, grain: year|month|day, hidden}], filters: [{term, "
+    "op, value} | {term} (a value Term) | {constraint} | {metric, op, value} | {any: [...]} | {not: F}], order: "
+    "[{term | metric, desc}], limit, distinct, joins: [condition], output: [d0, m0, ...]}; op is one of = != < "
+    "<= > >= in, not in, like, not like, between, is null, is not null; a value may be {query: {...}} (one "
+    "column). run: also run it read-only (limit rows).\n"
+    "Returns JSON {status: ok, sql, joins (each hop's cardinality and evidence), grain, constraints, "
+    "value_checks, result?} | {status: question, question, choices} (answer by adding joins or a more precise "
+    "id) | {status: unavailable, missing} (write SQL yourself and check it with check_sql)."
+)
+
+
+def _semantic_spec(tools: OntologyTools) -> ToolSpec:
+    from evoonto.tools.data import MAX_ROWS
+    from evoonto.tools.semantic import SEMANTIC_ANSWER_OUTPUT, SEMANTIC_QUERY_SCHEMA
+
+    schema = object_schema({
+        "query": SEMANTIC_QUERY_SCHEMA,
+        "run": {"type": "boolean", "description": "also run the SQL read-only and return its rows"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_ROWS, "description": "rows returned by run"},
+    }, ("query",))
+    return ToolSpec("semantic_query", SEMANTIC_QUERY_DESCRIPTION, schema,
+                    lambda query, run=False, limit=50: tools.semantic_query(query, run=run, limit=limit),
+                    output_schema=SEMANTIC_ANSWER_OUTPUT)
 
 
 def _run_sql(data: Callable[[], DataTools], check: Callable[..., list[Finding]] | None, sql: str,
