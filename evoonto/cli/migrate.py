@@ -65,13 +65,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"migrated {ws.path} to workspace format {FORMAT_VERSION} (graph names under {ws.base_iri}graph/)")
     else:
         print(f"{ws.path} is already in workspace format {FORMAT_VERSION}; graph names unchanged")
-    upgrades = upgrade_patches(ws.ontology, ws.iris)
-    for patch in upgrades:
-        version = ws.commit(patch, metadata={"migration": True})
-        print(f"version {version}: {patch.level} patch {patch.id}: {patch.intervention} "
-              f"(+{sum(map(len, patch.additions.values())):,} / -{sum(map(len, patch.removals.values())):,} triples)")
-    if not upgrades:
-        print("content, vocabulary and shapes are current; nothing to upgrade")
     if args.endpoint:
         from evoonto.remote import RemoteSparqlStore, migrate_remote
 
@@ -82,4 +75,11 @@ def run(args: argparse.Namespace) -> int:
                   + f" triples, now in {ws.base_iri}graph/…")
         else:
             print(f"{args.endpoint} holds no graph of {ws.path} under the shared names; nothing to move")
+    upgrades = upgrade_patches(ws.ontology, ws.iris)
+    for patch in upgrades:
+        version = ws.commit(patch, metadata={"migration": True})
+        print(f"version {version}: {patch.level} patch {patch.id}: {patch.intervention} "
+              f"(+{sum(map(len, patch.additions.values())):,} / -{sum(map(len, patch.removals.values())):,} triples)")
+    if not upgrades:
+        print("content, vocabulary and shapes are current; nothing to upgrade")
     return 0
