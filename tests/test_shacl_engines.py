@@ -155,7 +155,8 @@ def _inject_violations(ttl: Path, out: Path) -> Result:
     notes.add((str(rel), "annotated property"))
     # a relation whose direct triple is missing
     rel = relations[1]
-    g.remove((g.value(rel, OWL.annotatedSource), g.value(rel, OWL.annotatedProperty), g.value(rel, OWL.annotatedTarget)))
+    source, prop, target = (g.value(rel, p) for p in (OWL.annotatedSource, OWL.annotatedProperty, OWL.annotatedTarget))
+    g.remove((source, prop, target))
     notes.add((str(rel), "direct triple"))
     # a mapping pointing at a column of another table
     mapping = mappings[0]
