@@ -208,7 +208,9 @@ def to_rdf_patch(workspace: Workspace, *, include_base: bool = True) -> str:
 
     One patch has one header (RDF Patch, "Structure": a header, then change blocks), so this is::
 
-        H id <B version/N> .            # N: the active version, the state the patch produces
+        H id <B patch/P> .              # P: the last accepted patch (<B version/0> when there is none):
+                                        # the id :func:`rdf_patches` gives the same state, so a later
+                                        # per-version patch (H prev <B patch/P>) chains onto this one
         H prev <B version/0> .          # only without the base: the state it applies to
         TX .  PA … rows, the base's A rows  TC .
         TX .  the first accepted patch's D/A rows  TC .
@@ -218,8 +220,9 @@ def to_rdf_patch(workspace: Workspace, *, include_base: bool = True) -> str:
     ids, chained by ``H prev``, are :func:`rdf_patches` (``evoonto export --format patch -o DIR/``).
     """
     blocks = _change_blocks(workspace, include_base)
-    rows = [f"H id {ox.NamedNode(str(workspace.iris.version(workspace.version)))} ."]
-    if not include_base:
+    last = blocks[-1][1] if blocks else workspace.iris.version(0)
+    rows = [f"H id {ox.NamedNode(str(last))} ."]
+    if not include_base and last != workspace.iris.version(0):
         rows.append(f"H prev {ox.NamedNode(str(workspace.iris.version(0)))} .")
     for i, (_, _, changes) in enumerate(blocks):
         rows += ["TX .", *(prefix_rows() if i == 0 else []), *changes, "TC ."]

@@ -73,7 +73,6 @@ class EVO(DefinedNamespace):
     partOf: URIRef  # part of
     readsTable: URIRef  # reads table
     references: URIRef  # references
-    relationType: URIRef  # relation type
     restoresVersion: URIRef  # restores version
     severity: URIRef  # severity
     source: URIRef  # source
@@ -95,13 +94,11 @@ class EVO(DefinedNamespace):
     field: URIRef  # field
     filter: URIRef  # filter
     fingerprint: URIRef  # fingerprint
-    formula: URIRef  # formula
     fuzzyWeight: URIRef  # fuzzy weight
     grain: URIRef  # grain
     hitsPerColumn: URIRef  # hits per column
     intervention: URIRef  # intervention
     isView: URIRef  # is view
-    joinCondition: URIRef  # join condition
     joinPath: URIRef  # join path
     joinUsed: URIRef  # join used
     level: URIRef  # level
@@ -142,6 +139,9 @@ class EVO(DefinedNamespace):
 
     # annotation properties
     directProperty: URIRef  # direct property
+    formula: URIRef  # formula
+    joinCondition: URIRef  # join condition
+    relationType: URIRef  # relation type
 
     # individuals
     Association: URIRef  # association

@@ -7,7 +7,7 @@ import sys
 
 from evoonto.cli import add_workspace_option
 
-HELP = "rewrite an older workspace's files in the current format (graph names under its base IRI)"
+HELP = "upgrade an older workspace: graph names under its base IRI, vocabulary, shapes and content"
 
 DESCRIPTION = """\
 Workspace format 2 names its graphs under the workspace's base IRI (<base>graph/content, ...)
@@ -16,6 +16,12 @@ SPARQL endpoint stay separate. A format-1 workspace opens as it is (both namings
 upgraded on its first write; this command rewrites base.trig and every patch file at once (same
 triples, new graph names; history, rejected patches and the active version are kept). Running it
 again on a migrated workspace changes nothing.
+
+It then brings the content of an older release up to the current model, as ordinary patches (shown
+by `evoonto log`, undone by `evoonto rollback`): a schema patch for the vocabulary and shapes (only
+statements the packaged vocabulary and shapes make are changed; what evolution or a team added stays)
+and a content patch asserting skos:Concept on Terms, owl:Axiom on relation nodes and the SKOS concept
+scheme with its top concepts.
 
 With --endpoint it also moves the workspace's graphs at a SPARQL endpoint that an older `evoonto
 push` filled under the shared names (https://w3id.org/evoonto/graph/content, ...) to the workspace's
@@ -52,11 +58,13 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout < 1:
         print("evoonto migrate: error: --timeout must be at least 1", file=sys.stderr)
         return 2
+    from evoonto.builder.upgrade import upgrade_patches
+
     ws = Workspace.open(workspace_path(args))
     if ws.migrate():
         print(f"migrated {ws.path} to workspace format {FORMAT_VERSION} (graph names under {ws.base_iri}graph/)")
     else:
-        print(f"{ws.path} is already in workspace format {FORMAT_VERSION}; nothing to do")
+        print(f"{ws.path} is already in workspace format {FORMAT_VERSION}; graph names unchanged")
     if args.endpoint:
         from evoonto.remote import RemoteSparqlStore, migrate_remote
 
@@ -67,4 +75,11 @@ def run(args: argparse.Namespace) -> int:
                   + f" triples, now in {ws.base_iri}graph/…")
         else:
             print(f"{args.endpoint} holds no graph of {ws.path} under the shared names; nothing to move")
+    upgrades = upgrade_patches(ws.ontology, ws.iris)
+    for patch in upgrades:
+        version = ws.commit(patch, metadata={"migration": True})
+        print(f"version {version}: {patch.level} patch {patch.id}: {patch.intervention} "
+              f"(+{sum(map(len, patch.additions.values())):,} / -{sum(map(len, patch.removals.values())):,} triples)")
+    if not upgrades:
+        print("content, vocabulary and shapes are current; nothing to upgrade")
     return 0

@@ -81,7 +81,10 @@ def test_format_1_workspace_opens_upgrades_and_migrates(tmp_path):
     assert all(str(EVOG) not in f.read_text() for f in (ws.path / PATCH_DIR).iterdir())
     assert json.loads((ws.path / CONFIG_FILE).read_text())["format"] == FORMAT_VERSION
     migrated = Workspace.open(ws.path)
-    assert {g: set(migrated.store.triples(g)) for g in before} == before
+    # nothing lost; the hand-made finance base also gets the content upgrade (skos:Concept types ...)
+    # as patches after version 1 (tests/regressions/test_migrate_only_renames_graphs.py)
+    assert all(before[g] <= set(migrated.store.triples(g)) for g in before)
+    assert [e.decision for e in migrated.log()][:2] == ["accepted", "rejected"] and migrated.version >= 2
     assert migrated.migrate() is False
     assert main(["migrate", "-w", str(ws.path)]) == 0  # nothing to do, still fine
 
@@ -89,4 +92,4 @@ def test_format_1_workspace_opens_upgrades_and_migrates(tmp_path):
     again = Workspace.open(ws.path)
     again.commit(term_patch(again, "margin"))
     assert json.loads((ws.path / CONFIG_FILE).read_text())["format"] == FORMAT_VERSION
-    assert Workspace.open(ws.path).version == 2
+    assert Workspace.open(ws.path).version == migrated.version + 1
