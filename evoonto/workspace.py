@@ -44,7 +44,7 @@ from rdflib.namespace import DCTERMS, RDF, SKOS
 
 from evoonto.errors import EvoontoError, ShapeViolationError, WorkspaceError
 from evoonto.fileio import TMP_SUFFIX, WriterLock, atomic_write, fsync_dir, make_dirs, remove_stale_temp_files
-from evoonto.history import PatchEntry, base_history, entry_from_meta, meta_triples
+from evoonto.history import PatchEntry, base_history, entry_from_meta, meta_triples, workspace_identity
 from evoonto.iris import IriFactory, default_base
 from evoonto.namespaces import EVOG, GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta_graph, workspace_graph_iri
 from evoonto.ontology import Ontology
@@ -248,6 +248,13 @@ class Workspace:
     def base_iri(self) -> str:
         """The base IRI of instance IRIs (config)."""
         return self.config["base_iri"]
+
+    @property
+    def identity(self) -> str | None:
+        """The workspace's identity, ``"urn:uuid:…"``, minted by :meth:`init` and recorded in its base
+        (``<B version/0> dcterms:identifier``, see :func:`evoonto.history.base_history`); ``None``
+        for a workspace made before identities were minted."""
+        return workspace_identity(self.store.triples("history"), self.iris)
 
     @property
     def settings(self) -> dict:
