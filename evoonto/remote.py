@@ -534,8 +534,8 @@ def _other_workspace(workspace: Workspace, remote: RemoteSparqlStore) -> str | N
     """
     marker = workspace.iris.version(0)
     rows = remote.query(f"SELECT ?id ?t WHERE {{ GRAPH evog:history {{ "
-                        f"OPTIONAL {{ <{marker}> dcterms:identifier ?id }} OPTIONAL {{ <{marker}> prov:generatedAtTime ?t }} }} }}",
-                        default_union=False)
+                        f"OPTIONAL {{ <{marker}> dcterms:identifier ?id }} "
+                        f"OPTIONAL {{ <{marker}> prov:generatedAtTime ?t }} }} }}", default_union=False)
     remote_ids = {str(r["id"]) for r in rows if r.get("id") is not None}
     local_id = workspace.identity
     if remote_ids and local_id is not None:

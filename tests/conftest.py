@@ -1,4 +1,9 @@
-"""Shared pytest fixtures.
+"""Shared pytest fixtures and the two test layers.
+
+Layers: ``pytest -q`` runs the fast layer, every test not marked ``slow``. The slow layer (tests
+that start processes or servers, kill or fault-inject them, execute notebooks, drive a browser, or
+read every Spider database) runs with ``--slow`` (both layers) or with a ``-m`` expression naming
+``slow`` (``-m slow``: the slow layer alone). ``.ci/run`` passes ``--slow``.
 
 ``shared_data``: the ``../shared/data`` folder beside the repository (Spider, Chinook, Northwind,
 InsightBench), or ``$EVOONTO_SHARED_DATA``; tests that need it are skipped when it is absent.
@@ -13,6 +18,38 @@ from typing import Iterator
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="run the slow layer too (tests marked slow: processes, servers, kill tests, "
+                          "notebooks, browsers, all Spider databases); CI runs with it")
+
+
+def _slow_layer_asked(config: pytest.Config) -> bool:
+    """``--slow``, or a ``-m`` expression that names the marker (``-m slow``, ``-m "slow and not browser"``)."""
+    return bool(config.getoption("--slow")) or "slow" in (config.getoption("markexpr") or "")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without ``--slow``, deselect the slow layer (reported as deselected, with how to run it)."""
+    if _slow_layer_asked(config):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+        config.stash[_DESELECTED_SLOW] = len(slow)
+
+
+_DESELECTED_SLOW = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    count = config.stash.get(_DESELECTED_SLOW, 0)
+    if count:
+        terminalreporter.write_line(f"fast layer: {count} slow test(s) deselected; run them with --slow "
+                                    f"(both layers) or -m slow (the slow layer alone)")
 
 
 def shared_data_dir() -> Path | None:
