@@ -1,9 +1,10 @@
 """Shared pytest fixtures and the two test layers.
 
 Layers: ``pytest -q`` runs the fast layer, every test not marked ``slow``. The slow layer (tests
-that start processes or servers, kill or fault-inject them, execute notebooks, drive a browser, or
-read every Spider database) runs with ``--slow`` (both layers) or with a ``-m`` expression naming
-``slow`` (``-m slow``: the slow layer alone). ``.ci/run`` passes ``--slow``.
+that start processes or servers, kill or fault-inject them, execute notebooks, drive a browser,
+read every Spider database, or take more than about 2 s) runs with ``--slow`` (both layers) or with
+a ``-m`` expression naming ``slow`` (``-m slow``: the slow layer alone). A test file named on the
+command line (``pytest tests/test_core_faults.py``) runs whole. ``.ci/run`` passes ``--slow``.
 
 ``shared_data``: the ``../shared/data`` folder beside the repository (Spider, Chinook, Northwind,
 InsightBench), or ``$EVOONTO_SHARED_DATA``; tests that need it are skipped when it is absent.
@@ -31,14 +32,29 @@ def _slow_layer_asked(config: pytest.Config) -> bool:
     return bool(config.getoption("--slow")) or "slow" in (config.getoption("markexpr") or "")
 
 
+def _named_files(config: pytest.Config) -> set[Path]:
+    """The test files named on the command line (``tests/test_x.py``, ``tests/test_x.py::test_y``);
+    folders do not count."""
+    named = set()
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::")[0])
+        if path.is_file():
+            named.add(path.resolve())
+    return named
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Without ``--slow``, deselect the slow layer (reported as deselected, with how to run it)."""
+    """Without ``--slow``, deselect the slow layer (reported as deselected, with how to run it),
+    except the tests of files named on the command line: ``pytest tests/test_x.py`` runs all of it."""
     if _slow_layer_asked(config):
         return
-    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    named = _named_files(config)
+    slow = [item for item in items
+            if item.get_closest_marker("slow") is not None and Path(item.path).resolve() not in named]
     if slow:
+        dropped = set(map(id, slow))
         config.hook.pytest_deselected(items=slow)
-        items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+        items[:] = [item for item in items if id(item) not in dropped]
         config.stash[_DESELECTED_SLOW] = len(slow)
 
 

@@ -139,6 +139,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [0.3, 0.7, 1.2])
 def test_sigkill_of_a_running_loop_leaves_a_valid_accepted_version(tmp_path, delay):
     path = tmp_path / "ws"

@@ -137,6 +137,7 @@ def test_index_cache_refuses_a_planted_or_truncated_file(patched, capsys):
     assert rebuilt.doc_tokens == index.doc_tokens and cache.load(weights) is not None
 
 
+@pytest.mark.slow
 def test_server_call_during_a_rebuild_is_answered_by_the_previous_version(tmp_path, monkeypatch):
     """While a committed version is indexed, calls (and a new client's initialize) are answered at
     once by the version loaded before; the new version is served once its index is ready."""

@@ -206,6 +206,7 @@ def test_bad_arguments_and_files(tmp_path):
         load_workspace_model(tmp_path / "no-workspace")
 
 
+@pytest.mark.slow
 def test_five_thousand_terms_extract_consistently():
     result = build_model(synthetic_graphs(5000))
     counts = result["meta"]["counts"]

@@ -52,6 +52,7 @@ def _env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", [[], ["--allow-host", "mcp.test"]])
 def test_a_non_loopback_bind_without_allow_list_and_token_refuses_to_start(tmp_path, extra):
     ws = concert_workspace(tmp_path / "ws")
@@ -66,6 +67,7 @@ def test_a_non_loopback_bind_without_allow_list_and_token_refuses_to_start(tmp_p
         assert "--allow-host" in lines[0]
 
 
+@pytest.mark.slow
 def test_a_short_token_is_refused(tmp_path):
     ws = concert_workspace(tmp_path / "ws")
     proc = subprocess.run([EVOONTO, "serve", "-w", str(ws), "--transport", "http", "--host", "0.0.0.0",
