@@ -121,7 +121,6 @@ def test_build_validation_per_focus_node_write_workspace_validates_once(tmp_path
 
     import evoonto.workspace as workspace_module
     from evoonto.builder import build, write_workspace
-    from evoonto.builder.pipeline import _validated_for
     from evoonto.errors import ShapeViolationError
 
     result = build([make_cards_db(tmp_path)])
@@ -129,7 +128,7 @@ def test_build_validation_per_focus_node_write_workspace_validates_once(tmp_path
     real = workspace_module.validate
     monkeypatch.setattr(workspace_module, "validate", lambda *a, **k: calls.append(1) or real(*a, **k))
     ws = write_workspace(result, tmp_path / "ws")
-    assert calls == [] and _validated_for(result, ws)
+    assert calls == [] and result.hand_over(True)[2]  # still the validated graphs
     assert ws.ontology.store.count("content") == len(result.graphs["content"])
     # a result changed after its validation is validated again, and rejected when it broke
     mapping = next(result.graphs["content"].subjects(RDF.type, EVO.Mapping))
