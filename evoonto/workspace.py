@@ -1093,11 +1093,9 @@ class BuiltBase(Protocol):
         ...
 
 
-class Builder(Protocol):
-    """A build function, ``build(sources, workload, *, base_iri=…, **options) -> BuiltBase``
-    (:func:`evoonto.builder.build`)."""
-
-    def __call__(self, sources: Any, workload: Any = None, *, base_iri: str, **options: Any) -> BuiltBase: ...
+#: A build function, ``build(sources, workload, *, base_iri=…, **options) -> BuiltBase``
+#: (:func:`evoonto.builder.build`).
+Builder = Callable[..., BuiltBase]
 
 
 _BUILDERS: list[Builder] = []

@@ -22,6 +22,7 @@ def chinook(tmp_path, shared_data) -> Workspace:
     return Workspace.open(tmp_path / "ws")
 
 
+@pytest.mark.slow
 def test_import_skos_matches_enriches_and_adds(chinook, capsys):
     ws = chinook
     invoice = ws.iris.term("Chinook_Sqlite", "Invoice")

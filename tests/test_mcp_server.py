@@ -161,6 +161,7 @@ def test_hostile_arguments_give_tool_errors(workspace):
     assert events[6]["arguments"] == {"q": "artist", "limit": 3}  # logged as the agent sent it
 
 
+@pytest.mark.slow
 def test_server_reloads_when_the_active_version_changes(tmp_path):
     from evoonto.patch import Patch
 
@@ -273,6 +274,7 @@ def test_streamable_http_subprocess(workspace, tmp_path):
     assert events[3]["session"].startswith("http-test-")  # the legacy connection's sub-session
 
 
+@pytest.mark.slow
 def test_compact_browse_multi_second_tail_from_full_collections_of_the_loaded_index(tmp_path):
     """Issue 19 (compact browse p99 5.2 s at 70,000 columns): the tail was the cyclic garbage
     collector rescanning the millions of objects of the loaded index on every full collection. The

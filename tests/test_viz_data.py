@@ -219,6 +219,7 @@ def test_five_thousand_terms_extract_consistently():
     json.dumps(result)
 
 
+@pytest.mark.slow
 def test_rollback_row_shows_the_restored_triples(tmp_path):
     from evoonto.workspace import Workspace
 

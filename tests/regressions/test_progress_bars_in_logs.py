@@ -67,6 +67,7 @@ def test_eval_writes_no_bar_into_a_redirected_stderr(tmp_path):
     assert "\r" not in err and "eval linking" not in err, err[:500]
 
 
+@pytest.mark.slow
 def test_evolve_writes_no_bar_into_a_redirected_stderr(tmp_path, capsys):
     ws = tmp_path / "ws"
     assert main(["build", "-w", str(ws), "--source", str(bundled_data().database)]) == 0

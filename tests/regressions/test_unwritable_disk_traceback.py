@@ -89,6 +89,7 @@ def test_evolve_on_unwritable_disk(tmp_path, monkeypatch, capsys, built, code):
     assert str(ws) in line
 
 
+@pytest.mark.slow
 def test_evolve_on_full_disk_with_stored_splits(tmp_path, monkeypatch, capsys, built):
     """With the splits already stored, the first write is a patch file inside the loop."""
     ws = shutil.copytree(built, tmp_path / "ws")
