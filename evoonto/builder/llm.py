@@ -280,5 +280,5 @@ class ClaudeProposer:
                 reason = first_line(exc)
                 raise EvoontoError(f"Claude proposer ({self.model}) failed: {reason}") from None
             raise
-        text = "".join(getattr(block, "text", "") for block in message.content if getattr(block, "type", "") == "text")
+        text = "".join(block.text for block in message.content if block.type == "text")
         return proposal.extend(parse_response(text, schema))

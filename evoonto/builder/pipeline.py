@@ -508,7 +508,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
         finally:
             if owned:
                 src.close()
-        if not counts.get("terms") and getattr(src, "kind", "") != "documents":
+        if not counts.get("terms") and src.kind != "documents":
             from evoonto.sources.base import warn
 
             warn(f"source {src.id} yields no Terms (no table with columns)")
@@ -534,7 +534,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
     store.add(documented, "catalog")
     content.close()
     result = BuildResult(StoreGraphs(store, ("catalog", "content")), totals, rejected, reports,
-                         getattr(chosen, "name", type(chosen).__name__), iris.base, clock)
+                         chosen.name, iris.base, clock)
     if validate:
         result.validation = _validate(result)
     result.elapsed_ms = (time.perf_counter() - started) * 1000.0
@@ -572,7 +572,7 @@ def _discovered_joins(src: BaseSource, iris: IriFactory) -> list[JoinCandidate]:
     """Undeclared joins suggested by names and value overlap (source layer); verify re-probes them."""
     from evoonto.sources.joins import discover_joins
 
-    if getattr(src, "kind", "") == "documents":
+    if src.kind == "documents":
         return []
     return [j for j in discover_joins(src, iris, measure_declared=False) if not j.declared]
 

@@ -582,7 +582,7 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
         return result
     src_iri = iris.source(source.id)
     schema = read_catalog(catalog).source(src_iri)
-    dialect = dialect_of_kind(getattr(source, "kind", ""), getattr(source, "dialect", None))
+    dialect = dialect_of_kind(source.kind, source.dialect)
     if ontology is None:
         from evoonto.ontology import Ontology
         from evoonto.resources import vocab_graph

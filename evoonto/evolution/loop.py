@@ -59,7 +59,8 @@ class Backbone(Protocol):
     trajectories [TaskTrajectory]); only the backbone's scorer sees gold.
     """
 
-    key: Hashable
+    @property
+    def key(self) -> Hashable: ...
 
     def run(self, ontology, questions) -> tuple[dict[str, float], list[TaskTrajectory]]: ...
 

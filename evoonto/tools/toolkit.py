@@ -139,7 +139,7 @@ class OntologyTools:
         self._sources_lock = threading.RLock()  # calls arrive from several worker threads
         self.trajectory = trajectory
         self.data_tools = data_tools
-        self._data = None
+        self._data: DataTools | None = None
 
     @classmethod
     def for_workspace(cls, workspace: Any, **options: Any) -> "OntologyTools":
