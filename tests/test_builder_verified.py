@@ -51,6 +51,7 @@ def test_example_file_holds_ten_verified_queries():
     assert len(lines) == 10 and all(item["question"] and item["sql"] for item in lines)
 
 
+@pytest.mark.slow
 def test_every_verified_query_is_kept_with_who_when_and_what_it_exercises(built):
     result, _onto, _tools = built
     content = result.graphs["content"]
@@ -113,6 +114,7 @@ def test_date_grains_named_filter_and_joins_are_mined(built):
     assert any("/verified/" in ev for ev in edge.evidence)
 
 
+@pytest.mark.slow
 def test_build_takes_a_list_of_question_sql_dicts(chinook: Path):
     result = build([chinook], verified=[{"question": "What is the total revenue per billing country?",
                                          "sql": "SELECT i.BillingCountry, SUM(il.UnitPrice * il.Quantity) "
@@ -121,6 +123,7 @@ def test_build_takes_a_list_of_question_sql_dicts(chinook: Path):
     assert result.counts["verified_queries"] == 1 and result.counts["metrics"] == 1
 
 
+@pytest.mark.slow
 def test_bad_verified_queries_warn_with_file_and_line_and_leave_nothing(chinook: Path, tmp_path: Path):
     # a malformed line (not JSON, no SQL) is an error naming file and line, before anything is built
     # (the one verified-query reader's policy, shared with `evoonto evolve`)
@@ -149,6 +152,7 @@ def test_bad_verified_queries_warn_with_file_and_line_and_leave_nothing(chinook:
     assert result.counts.get("verified_queries", 0) == 0
 
 
+@pytest.mark.slow
 def test_cli_build_verified_add_list_log_and_rollback(chinook: Path, tmp_path: Path, capsys):
     ws_path = tmp_path / "ws"
     first = tmp_path / "first.jsonl"
@@ -175,6 +179,7 @@ def test_cli_build_verified_add_list_log_and_rollback(chinook: Path, tmp_path: P
     assert len(capsys.readouterr().out.strip().splitlines()) == 5
 
 
+@pytest.mark.slow
 def test_same_verified_queries_give_byte_identical_content(chinook: Path, built):
     result, _onto, _tools = built
     again = build([chinook], verified=EXAMPLES, at=result.at)

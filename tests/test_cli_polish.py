@@ -116,6 +116,7 @@ def _examples(command: str) -> list[list[str]]:
     return [shlex.split(line)[1:] for line in lines if line.startswith(f"evoonto {command} -w evoonto-demo")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["resolve", "browse", "validate"])
 def test_help_examples_work_on_the_demo_workspace(demo_dir, monkeypatch, capsys, command):
     monkeypatch.chdir(demo_dir)

@@ -3,6 +3,8 @@ accepted, SHACL-invalid candidates never scored, rejected fingerprints never ret
 
 from __future__ import annotations
 
+import pytest
+
 from dataclasses import dataclass
 
 from rdflib import RDF, URIRef
@@ -75,6 +77,7 @@ def test_offline_loop_accepts_the_synonym_that_fixes_recurrent_failures():
     assert result.stop_reason in ("patience", "no-candidates", "rounds")
 
 
+@pytest.mark.slow
 def test_harmful_patches_are_never_accepted_but_are_without_the_gate():
     harmful = [Candidate("manual:wrong-synonym", "steal 'singer age' for the concert year", "content",
                          (AddSynonym(YEAR, "singer age"),)),
@@ -140,6 +143,7 @@ def test_a_patch_that_changes_nothing_is_invalid_and_never_scored():
     assert backbone.calls == 1
 
 
+@pytest.mark.slow
 def test_screen_drops_alternatives_that_do_not_fix_their_own_failed_tasks():
     # t1/t2 fail on the parent (k=1: "youngest" links to nothing); both candidates name them as the
     # tasks they address, but only the synonym on the age Term fixes them

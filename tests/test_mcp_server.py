@@ -128,6 +128,7 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.slow
 def test_hostile_arguments_give_tool_errors(workspace):
     server = create_server(workspace)
 
@@ -299,6 +300,7 @@ def test_compact_browse_multi_second_tail_from_full_collections_of_the_loaded_in
         gc.unfreeze()
 
 
+@pytest.mark.slow
 def test_server_load_builds_the_browse_maps_before_the_first_call(tmp_path):
     """Issue 19: at 70,000 columns the first browse after a (re)load built the schema layout and the
     location map (about 2 s) inside the call; the server's load builds them with the index now."""
