@@ -93,6 +93,19 @@ def spider_dir(shared_data: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def concert_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of a workspace built once per session from the bundled concert_singer database
+    (offline builder, no workload; base IRI of a workspace named ``ws``). Shared: open it to read;
+    a test that writes copies it first (``shutil.copytree``)."""
+    from evoonto import create_workspace
+    from evoonto.demo import bundled_data
+
+    path = tmp_path_factory.mktemp("concert") / "ws"
+    create_workspace(path, [bundled_data().database])
+    return path
+
+
+@pytest.fixture(scope="session")
 def virtuoso_session(tmp_path_factory) -> Iterator[tuple[str, set[str]]]:
     """One Virtuoso 7 server for the session: ``(SPARQL endpoint URL, its own system graphs)``.
 

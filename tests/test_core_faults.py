@@ -298,6 +298,7 @@ def test_a_reader_sees_one_consistent_version_while_a_writer_commits(tmp_path):
     assert provider.tools.version == 40
 
 
+@pytest.mark.slow
 def test_every_truncation_of_a_patch_file_is_an_error_naming_it(tmp_path):
     """A patch file cut at any byte (a copy interrupted, a full disk outside evoonto) never opens as a
     silently different version: opening fails with one line naming the file."""
