@@ -58,6 +58,7 @@ def workspace(tmp_path, data_dir):
     return path
 
 
+@pytest.mark.slow
 def test_evolve_runs_and_records_every_decision(workspace, data_dir, capsys):
     from evoonto.workspace import Workspace
 
@@ -113,6 +114,7 @@ def _write_log(path, tasks):
                                  "arguments": {"q": "stale"}, "result_ids": []}) + "\n")
 
 
+@pytest.mark.slow
 def test_evolve_diagnoses_a_recorded_mcp_log_and_leaves_out_v_and_stale_events(workspace, data_dir, tmp_path, capsys):
     from evoonto.workspace import Workspace
 

@@ -61,6 +61,7 @@ def _run(ws, evolver, backbone=None, **config):
     return result, backbone
 
 
+@pytest.mark.slow
 def test_offline_loop_accepts_the_synonym_that_fixes_recurrent_failures():
     ws = FakeWorkspace(toy_ontology())
     backbone = ToyBackbone(GOLD, k=1)
@@ -250,6 +251,7 @@ class PerMemberEvolver:
         return [[c] for c in self.by_member.get(prefix, [])]
 
 
+@pytest.mark.slow
 def test_part_of_a_rejected_bundle_is_not_marked_tried_and_is_still_judged_alone():
     """Issue 14: member "a" gave one helpful candidate and member "b" one harmful candidate to a
     batch that the gate rejected. Each member's part was put in ``seen`` as if the gate had judged

@@ -68,6 +68,7 @@ def run(coro_fn, *args):
 # --- in-process ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_in_process_contract(workspace):
     server = create_server(workspace, data_tools=True)
 

@@ -141,6 +141,7 @@ def test_diff_listing_is_capped_but_counts_are_complete():
     assert len(p1["nodesAdded"]) == 2
 
 
+@pytest.mark.slow
 def test_workspace_path_matches_the_trig_fixture(tmp_path, model):
     from_ws = load_workspace_model(make_workspace(tmp_path / "ws"))
     assert [n["label"] for n in from_ws["nodes"]] == [n["label"] for n in model["nodes"]]

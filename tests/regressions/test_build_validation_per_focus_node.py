@@ -7,6 +7,8 @@ uniqueLang, range)."""
 
 from __future__ import annotations
 
+import pytest
+
 import rdflib
 from rdflib import Literal, URIRef
 from rdflib.namespace import RDF, SH, SKOS, XSD
@@ -91,6 +93,7 @@ def test_build_validation_per_focus_node_hoisting_leaves_referenced_shapes_alone
     assert (ex.E, SH.property, ex.pe) in g
 
 
+@pytest.mark.slow
 def test_build_validation_per_focus_node_builder_check_reads_its_own_graphs(tmp_path):
     """The builder hands pyshacl its content graph (plus vocab and catalog for the check) instead of
     a copy: a violation is still found, and the graphs are left exactly as built."""
@@ -113,6 +116,7 @@ def test_build_validation_per_focus_node_builder_check_reads_its_own_graphs(tmp_
     assert set(result.graphs["catalog"]) == before["catalog"]
 
 
+@pytest.mark.slow
 def test_build_validation_per_focus_node_write_workspace_validates_once(tmp_path, monkeypatch):
     """write_workspace validated the whole base a second time after build had; it now skips the
     second pass only for a conforming build whose graphs are unchanged."""

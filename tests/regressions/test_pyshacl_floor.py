@@ -40,6 +40,7 @@ def _imports() -> set[tuple[str, str | None]]:
     return found
 
 
+@pytest.mark.slow
 def test_pyshacl_floor_excludes_versions_without_the_modules_evoonto_imports():
     spec = _requirements()["pyshacl"].specifier
     assert "0.31.0" not in spec and "0.39.0" not in spec, f"pyshacl{spec} admits a version without graph_abstraction"

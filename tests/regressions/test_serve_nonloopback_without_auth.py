@@ -113,6 +113,7 @@ def test_non_loopback_serving_checks_host_and_bearer_token(tmp_path):
         proc.stderr.close()
 
 
+@pytest.mark.slow
 def test_the_python_api_refuses_an_unprotected_non_loopback_app(tmp_path):
     from evoonto.errors import ConfigurationError
     from evoonto.server import BearerTokenMiddleware, create_server
