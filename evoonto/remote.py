@@ -288,7 +288,7 @@ class RemoteSparqlStore:
         except SPARQLWrapperException as exc:
             raise QueryError(f"{wrapper.endpoint}: {first_line(exc)}") from exc
         except (URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
+            reason = exc.reason if isinstance(exc, URLError) else exc
             raise RemoteStoreError(f"cannot reach SPARQL endpoint {wrapper.endpoint}: {reason}") from exc
 
     def update(self, sparql: str) -> None:

@@ -520,7 +520,7 @@ def _format_of(path: Path) -> ox.RdfFormat:
 
 def _parse_error(path: Path, fmt: ox.RdfFormat, exc: Exception) -> RDFParseError:
     if isinstance(exc, SyntaxError):
-        line = getattr(exc, "lineno", None)
+        line = exc.lineno
         detail = str(exc).splitlines()[0] if str(exc) else "syntax error"
         where = f"{path}:{line}" if line else str(path)
         return RDFParseError(f"{where}: malformed {fmt.name}: {detail}")

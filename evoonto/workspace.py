@@ -173,7 +173,7 @@ class Workspace:
         except (OSError, WorkspaceError) as exc:
             shutil.rmtree(staging, ignore_errors=True)
             cause = exc if isinstance(exc, OSError) else exc.__cause__
-            reason = getattr(cause, "strerror", None) or str(exc)
+            reason = (cause.strerror if isinstance(cause, OSError) else None) or str(exc)
             raise WorkspaceError(f"cannot create {path}: {reason}") from exc
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
