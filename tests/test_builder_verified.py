@@ -46,6 +46,7 @@ def built(chinook: Path):
     return result, onto, OntologyTools(onto, base_iri=result.base_iri)
 
 
+@pytest.mark.slow
 def test_example_file_holds_ten_verified_queries():
     lines = [json.loads(line) for line in EXAMPLES.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len(lines) == 10 and all(item["question"] and item["sql"] for item in lines)
@@ -69,6 +70,7 @@ def test_every_verified_query_is_kept_with_who_when_and_what_it_exercises(built)
         assert (run, RDF.type, EVO.Evidence) in content
 
 
+@pytest.mark.slow
 def test_revenue_metric_has_its_expression_derivations_and_cites_the_queries(built):
     result, _onto, _tools = built
     content = result.graphs["content"]
@@ -83,6 +85,7 @@ def test_revenue_metric_has_its_expression_derivations_and_cites_the_queries(bui
     assert len(cited) == 4 and all((q, RDF.type, EVO.VerifiedQuery) in content for q in cited)
 
 
+@pytest.mark.slow
 def test_browse_revenue_finds_the_metric_with_its_expression_and_the_queries(built):
     _result, _onto, tools = built
     hits = tools.browse("revenue")
@@ -93,6 +96,7 @@ def test_browse_revenue_finds_the_metric_with_its_expression_and_the_queries(bui
     assert monthly[0]["id"].endswith("monthly-revenue-2023")
 
 
+@pytest.mark.slow
 def test_resolve_of_the_metric_lists_the_verified_queries_as_examples(built):
     _result, _onto, tools = built
     record = tools.resolve([tools.browse("revenue")[0]["id"]])["records"][0]
@@ -102,6 +106,7 @@ def test_resolve_of_the_metric_lists_the_verified_queries_as_examples(built):
     assert len(examples) + record.get("more_examples", 0) == 4
 
 
+@pytest.mark.slow
 def test_date_grains_named_filter_and_joins_are_mined(built):
     result, onto, tools = built
     content = result.graphs["content"]
@@ -186,6 +191,7 @@ def test_same_verified_queries_give_byte_identical_content(chinook: Path, built)
     assert again.serialize("content") == result.serialize("content")
 
 
+@pytest.mark.slow
 def test_unreadable_verified_file_is_a_usage_error_and_writes_nothing(chinook: Path, tmp_path: Path):
     ws_path = tmp_path / "ws"
     assert main(["build", "--source", str(chinook), "--verified", str(tmp_path / "missing.jsonl"),

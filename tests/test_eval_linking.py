@@ -248,6 +248,7 @@ def test_runner_with_the_agent_and_ex(spider_folder, tmp_path):
     assert "EX" in format_summary(result, "ex")
 
 
+@pytest.mark.slow
 def test_cli_eval_linking_and_errors(spider_folder, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("EVOONTO_WORKSPACE", raising=False)

@@ -113,6 +113,7 @@ def test_shacl_invalid_candidate_is_logged_and_never_scored():
     assert ws.version == 0
 
 
+@pytest.mark.slow
 def test_patience_stops_after_k_consecutive_rejections():
     neutral = [Candidate(f"manual:n{i}", f"neutral {i}", "content", (AddSynonym(CONCERT, f"gig{i}"),))
                for i in range(6)]
@@ -121,6 +122,7 @@ def test_patience_stops_after_k_consecutive_rejections():
     assert result.stop_reason == "patience" and result.rejected == 3 and len(result.rounds) == 3
 
 
+@pytest.mark.slow
 def test_rejected_batches_are_bisected():
     good = Candidate("manual:good", "good", "content", (AddSynonym(AGE, "youngest"),))
     bad = Candidate("manual:bad", "bad", "content", (DeprecateTerm(AGE),))

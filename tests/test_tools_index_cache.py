@@ -56,6 +56,7 @@ def patched(tmp_path) -> Workspace:
     return ws
 
 
+@pytest.mark.slow
 def test_incremental_index_equals_full_rebuild_on_a_patched_workspace(patched):
     ws = patched
     v0, v1 = ws.ontology_at(0), ws.ontology
