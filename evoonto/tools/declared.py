@@ -259,4 +259,4 @@ def run_declared(tool: DeclaredTool, arguments: Any, *, ontology: Any,
 
     result = source.run(sql, limit=MAX_ROWS, max_chars=SOURCE_MAX_CHARS)
     return bound_answer(list(result.columns), [list(r) for r in result.rows], bool(result.truncated),
-                        getattr(result, "note", ""))
+                        result.note)

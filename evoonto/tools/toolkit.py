@@ -426,9 +426,7 @@ class OntologyTools:
             self._sources.clear()
             self._data = None
         for src in owned:
-            close = getattr(src, "close", None)
-            if close:
-                close()
+            src.close()
 
 
 
