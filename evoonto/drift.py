@@ -255,7 +255,7 @@ def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 
             report.notes.append(f"source {schema.id!r} is not available: its Evidence is not checked")
 
     evidence = _read_evidence(ontology)
-    dialects = {sid: getattr(src, "dialect", None) for sid, src in sources.items()}
+    dialects = {sid: src.dialect for sid, src in sources.items()}
     per_missing: dict[tuple[str, str, str, str | None], list[_Evidence]] = {}
     changed: list[tuple[_Evidence, str, str, str | None, str | None, str]] = []
     bar = progress_bar(len(evidence), desc="drift", unit="probe", enabled=progress)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -78,14 +79,35 @@ class PatchEntry:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def base_history(iris: IriFactory, created: dt.datetime | None = None) -> list[tuple]:
-    """History triples of version 0 (the base)."""
+def new_workspace_id() -> str:
+    """A new workspace identity: ``"urn:uuid:<random UUID 4>"`` (RFC 9562), unique per ``init``."""
+    return f"urn:uuid:{uuid.uuid4()}"
+
+
+def base_history(iris: IriFactory, created: dt.datetime | None = None, *, identity: str | None = None) -> list[tuple]:
+    """History triples of version 0 (the base).
+
+    ``<B version/0> dcterms:identifier "urn:uuid:…"`` is the workspace's identity (``identity``, or a
+    new :func:`new_workspace_id`): two workspaces under one base IRI, even made in the same second,
+    have different ones (a remote store tells them apart by it, :func:`evoonto.remote.push`).
+    """
     v0 = iris.version(0)
     return [
         (v0, RDF.type, EVO.Version), (v0, RDF.type, PROV.Entity),
         (v0, EVO.versionNumber, Literal(0, datatype=XSD.integer)),
         (v0, PROV.generatedAtTime, _time(created or now_utc())),
+        (v0, DCTERMS.identifier, Literal(identity or new_workspace_id())),
     ]
+
+
+def workspace_identity(history: Iterable[tuple], iris: IriFactory) -> str | None:
+    """The identity recorded in a ``history`` graph's triples (see :func:`base_history`), or ``None``
+    for a workspace made before identities were minted."""
+    v0 = iris.version(0)
+    for s, p, o in history:
+        if s == v0 and p == DCTERMS.identifier:
+            return str(o)
+    return None
 
 
 def meta_triples(iris: IriFactory, patch: Patch, *, decision: str, parent_version: int, version: int | None,

@@ -1,4 +1,5 @@
-"""The Lexicon: general data-naming knowledge (abbreviations, synonym sets, cue words), packaged as
+"""The Lexicon: general data-naming knowledge (abbreviations, synonym sets, cue words, word classes
+and two-column concepts), packaged as
 data files a user can read and extend, plus per-workspace additions.
 
 The packaged knowledge lives in ``evoonto/data/lexicon/*.tsv`` (each file says in its header where
@@ -12,6 +13,17 @@ the row is::
     abbreviation<TAB>short<TAB>expansion          # cyl -> cylinders (a later row replaces the earlier)
     synonyms<TAB>phrase<TAB>phrase[<TAB>...]      # a synonym set: each phrase is an alternative of the others
     cue<TAB>question word<TAB>data word[<TAB>...] # 'youngest' in a question points at age/birth columns
+    class<TAB>class name<TAB>word[<TAB>...]       # words of column names that mark a kind of quantity or date
+    concept<TAB>operation<TAB>class a<TAB>class b<TAB>phrase[<TAB>...]
+                                                  # a concept made of two columns, named by the phrases
+
+Word classes (``class`` rows; a later row adds words to a class): ``unaggregated``, ``intensive``
+and ``additive`` quantities decide a Metric's default aggregation (none, ``AVG``, ``SUM``); the
+others are named by ``concept`` rows. A ``concept`` row makes a candidate for a workload phrase no
+Term covers, from two columns of one table whose names hold a word of ``class a`` and of ``class b``:
+operation ``product`` (two numeric columns) is the metric ``SUM(a * b)``, ``after`` (two date
+columns) the filter ``a > b``. Its phrases (the first is the label), each followed by its synonyms,
+are what a question may call it.
 
 Words are case-folded. An abbreviation row whose expansion is ``-`` removes the abbreviation (so a
 workspace can drop a packaged one that misleads on its data, e.g. ``abbreviation<TAB>no<TAB>-``).
@@ -32,13 +44,26 @@ from types import MappingProxyType
 from evoonto.errors import ConfigurationError
 from evoonto.text import adjective_bases, normalize, stem
 
-__all__ = ["Lexicon", "WORKSPACE_FILE", "PACKAGED_FILES"]
+__all__ = ["Lexicon", "LexiconConcept", "CONCEPT_OPERATIONS", "WORKSPACE_FILE", "PACKAGED_FILES"]
 
 #: The per-workspace additions file, in the workspace folder.
 WORKSPACE_FILE = "lexicon.tsv"
 #: The packaged lexicon files under ``evoonto/data/lexicon/``, merged in this order.
-PACKAGED_FILES = ("abbreviations.tsv", "synonyms.tsv", "cues.tsv")
-_KINDS = ("abbreviation", "synonyms", "cue")
+PACKAGED_FILES = ("abbreviations.tsv", "synonyms.tsv", "cues.tsv", "classes.tsv", "concepts.tsv")
+_KINDS = ("abbreviation", "synonyms", "cue", "class", "concept")
+#: Operations of ``concept`` rows (module docstring).
+CONCEPT_OPERATIONS = ("product", "after")
+
+
+@dataclass(frozen=True)
+class LexiconConcept:
+    """A ``concept`` row: ``operation`` (one of :data:`CONCEPT_OPERATIONS`) over a column of
+    word class ``first`` and one of ``second``, named by ``phrases`` (the first is its label)."""
+
+    operation: str
+    first: str
+    second: str
+    phrases: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -49,6 +74,8 @@ class Lexicon:
         abbreviations: ``{short: expansion}`` (``"qty"`` → ``"quantity"``).
         synonym_sets: tuples of phrases that are alternatives of each other, in file order.
         cues: ``{question word: data words}`` (``"young"`` → ``("age", "birth")``).
+        classes: ``{class name: words}`` (``"intensive"`` → ``{"price", "rate", …}``).
+        concepts: the ``concept`` rows, in file order.
         sources: the files the lexicon was read from, in merge order.
     """
 
@@ -56,6 +83,8 @@ class Lexicon:
     synonym_sets: tuple[tuple[str, ...], ...] = ()
     cues: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
+    classes: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    concepts: tuple[LexiconConcept, ...] = ()
 
     # ------------------------------------------------------------------ loading
 
@@ -106,10 +135,14 @@ class Lexicon:
             other = rows
             rows = ([("abbreviation", (k, v)) for k, v in other.abbreviations.items()]
                     + [("synonyms", s) for s in other.synonym_sets]
-                    + [("cue", (k, *v)) for k, v in other.cues.items()])
+                    + [("cue", (k, *v)) for k, v in other.cues.items()]
+                    + [("class", (k, *sorted(v))) for k, v in other.classes.items()]
+                    + [("concept", (c.operation, c.first, c.second, *c.phrases)) for c in other.concepts])
         abbreviations = dict(self.abbreviations)
         sets = list(self.synonym_sets)
         cues = dict(self.cues)
+        classes = dict(self.classes)
+        concepts = list(self.concepts)
         for kind, cells in rows:
             if kind == "abbreviation":
                 if cells[1] == "-":
@@ -119,10 +152,17 @@ class Lexicon:
             elif kind == "synonyms":
                 if cells not in sets:
                     sets.append(cells)
+            elif kind == "class":
+                classes[cells[0]] = classes.get(cells[0], frozenset()) | frozenset(cells[1:])
+            elif kind == "concept":
+                concept = LexiconConcept(cells[0], cells[1], cells[2], cells[3:])
+                if concept not in concepts:
+                    concepts.append(concept)
             else:
                 cues[cells[0]] = tuple(dict.fromkeys([*cues.get(cells[0], ()), *cells[1:]]))
         return Lexicon(MappingProxyType(abbreviations), tuple(sets), MappingProxyType(cues),
-                       (*self.sources, source) if source else self.sources)
+                       (*self.sources, source) if source else self.sources, MappingProxyType(classes),
+                       tuple(concepts))
 
     # ------------------------------------------------------------------ lookups
 
@@ -141,6 +181,15 @@ class Lexicon:
                 if alternative != key:
                     out[alternative] = None
         return tuple(out)
+
+    def words_of(self, name: str) -> frozenset[str]:
+        """The words of the word class ``name`` (empty when the lexicon has no such class)."""
+        return self.classes.get(name, frozenset())
+
+    def concept_phrases(self, concept: LexiconConcept) -> tuple[str, ...]:
+        """What a question may call ``concept``: each of its phrases followed by that phrase's
+        synonyms (:meth:`synonyms`), without repeats, label first."""
+        return tuple(dict.fromkeys(w for phrase in concept.phrases for w in (phrase, *self.synonyms(phrase))))
 
     def cue_targets(self, word: str) -> tuple[str, ...]:
         """Data words a question word points at: the cue rows of the word, of its stem, or of the
@@ -206,11 +255,14 @@ def _parse(text: str, name: str) -> list[tuple[str, tuple[str, ...]]]:
         if kind not in _KINDS:
             raise ConfigurationError(f"{name}:{lineno}: unknown row kind {kind!r} "
                                      f"(expected one of {', '.join(_KINDS)}, TAB-separated)")
-        need = {"abbreviation": 2, "synonyms": 2, "cue": 2}[kind]
+        need = {"abbreviation": 2, "synonyms": 2, "cue": 2, "class": 2, "concept": 4}[kind]
         if len(cells) < need or (kind == "abbreviation" and len(cells) != 2):
             raise ConfigurationError(f"{name}:{lineno}: a {kind} row needs "
                                      + ("exactly 2 cells after the kind" if kind == "abbreviation"
-                                        else "at least 2 cells after the kind"))
+                                        else f"at least {need} cells after the kind"))
+        if kind == "concept" and cells[0] not in CONCEPT_OPERATIONS:
+            raise ConfigurationError(f"{name}:{lineno}: unknown concept operation {cells[0]!r} "
+                                     f"(expected one of {', '.join(CONCEPT_OPERATIONS)})")
         rows.append((kind, cells))
     return rows
 

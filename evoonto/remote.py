@@ -288,7 +288,7 @@ class RemoteSparqlStore:
         except SPARQLWrapperException as exc:
             raise QueryError(f"{wrapper.endpoint}: {first_line(exc)}") from exc
         except (URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
+            reason = exc.reason if isinstance(exc, URLError) else exc
             raise RemoteStoreError(f"cannot reach SPARQL endpoint {wrapper.endpoint}: {reason}") from exc
 
     def update(self, sparql: str) -> None:
@@ -489,15 +489,11 @@ def push_verified(workspace: Workspace, remote: RemoteSparqlStore) -> PushResult
         raise RemoteStoreError(
             f"{remote.query_endpoint} holds {workspace.path} under the shared graph names {EVOG}…; "
             "move them first: evoonto migrate --endpoint URL")
-    base_times = remote.query(f"SELECT ?t WHERE {{ GRAPH evog:history {{ <{base_marker}> prov:generatedAtTime ?t }} }}",
-                              default_union=False)
-    has_base = bool(base_times)
-    local_time = {o.toPython() for _, p, o in workspace.store.triples("history")
-                  if p == PROV.generatedAtTime and _is_base_history((_, p, o), workspace)}
-    remote_time = {r["t"].toPython() for r in base_times if isinstance(r["t"], Literal)}
-    if has_base and local_time and not (local_time & remote_time):
+    has_base = _holds_base(remote, base_marker)
+    other = _other_workspace(workspace, remote) if has_base else None
+    if other is not None:
         raise RemoteStoreError(f"the remote graphs already hold another workspace with base IRI {workspace.base_iri} "
-                               f"(its base was built at {sorted(map(str, remote_time))[:1]}), not {workspace.path}")
+                               f"({other}), not {workspace.path}")
     present = set(remote_patch_ids(remote))
     unknown = present - set(local)
     if unknown:
@@ -526,6 +522,30 @@ def push_verified(workspace: Workspace, remote: RemoteSparqlStore) -> PushResult
         raise RemoteStoreError(f"partial push to {remote.update_endpoint or remote.query_endpoint}: "
                                + "; ".join(wrong) + " (run push again; if it persists, the endpoint changes triples)")
     return PushResult(pushed, sent_base, counts)
+
+
+def _other_workspace(workspace: Workspace, remote: RemoteSparqlStore) -> str | None:
+    """How the base that ``remote`` holds under ``workspace``'s base IRI differs from
+    ``workspace``'s own, or ``None`` when it is this workspace's.
+
+    Compared by the workspace identities minted at ``init`` (:attr:`Workspace.identity`); where
+    either side predates identities, by the base's build time (``prov:generatedAtTime``, seconds),
+    which cannot tell apart two workspaces made in the same second.
+    """
+    marker = workspace.iris.version(0)
+    rows = remote.query(f"SELECT ?id ?t WHERE {{ GRAPH evog:history {{ "
+                        f"OPTIONAL {{ <{marker}> dcterms:identifier ?id }} "
+                        f"OPTIONAL {{ <{marker}> prov:generatedAtTime ?t }} }} }}", default_union=False)
+    remote_ids = {str(r["id"]) for r in rows if r.get("id") is not None}
+    local_id = workspace.identity
+    if remote_ids and local_id is not None:
+        return None if local_id in remote_ids else f"workspace id {sorted(remote_ids)[0]}, this one is {local_id}"
+    remote_time = {r["t"].toPython() for r in rows if isinstance(r.get("t"), Literal)}
+    local_time = {o.toPython() for s, p, o in workspace.store.triples("history")
+                  if p == PROV.generatedAtTime and s == marker}
+    if local_time and not (local_time & remote_time):
+        return f"its base was built at {sorted(map(str, remote_time))[0]}"
+    return None
 
 
 def _legacy(remote: RemoteSparqlStore) -> RemoteSparqlStore:

@@ -15,11 +15,12 @@ import functools
 import re
 
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Protocol, runtime_checkable
+from typing import Any, Callable, Iterable, Iterator, Protocol, cast, runtime_checkable
 
 import pyoxigraph as ox
 import rdflib
 from rdflib import BNode, Literal, URIRef
+from rdflib.term import Node
 from rdflib.namespace import RDF, XSD
 
 from evoonto.errors import EvoontoError, RDFParseError, first_line
@@ -499,7 +500,8 @@ def _convert_result(result):
         return solution_rows(result)
     graph = rdflib.Graph()
     for triple in result:
-        graph.add((from_ox(triple.subject), from_ox(triple.predicate), from_ox(triple.object)))
+        graph.add(cast("tuple[Node, Node, Node]",  # the terms of a triple are never None
+                       (from_ox(triple.subject), from_ox(triple.predicate), from_ox(triple.object))))
     return graph
 
 
@@ -518,7 +520,7 @@ def _format_of(path: Path) -> ox.RdfFormat:
 
 def _parse_error(path: Path, fmt: ox.RdfFormat, exc: Exception) -> RDFParseError:
     if isinstance(exc, SyntaxError):
-        line = getattr(exc, "lineno", None)
+        line = exc.lineno
         detail = str(exc).splitlines()[0] if str(exc) else "syntax error"
         where = f"{path}:{line}" if line else str(path)
         return RDFParseError(f"{where}: malformed {fmt.name}: {detail}")

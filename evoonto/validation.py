@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable
 
 import rdflib
 from rdflib import URIRef
@@ -155,7 +155,7 @@ class PreparedShapes:
                                             str(shapes.value(node, SH.message) or "SPARQL constraint violated"),
                                             _severity_name(sev)))
         self.checks.sort(key=lambda c: str(c.constraint))
-        self._shapes_graph = None
+        self._shapes_graph: Any = None  # pyshacl's ShapesGraph, built on first use
 
     def shapes_graph(self):
         """The pyshacl ShapesGraph of the core part, built once."""
@@ -398,7 +398,7 @@ def _validator_class():
             def make_executor(self):
                 executor = super().make_executor()
                 if executor.focus_nodes:
-                    executor.focus_nodes = frozenset(executor.focus_nodes)
+                    executor.focus_nodes = frozenset(executor.focus_nodes)  # type: ignore[assignment]
                 return executor
 
         _VALIDATOR_CLASS = _SetFocusValidator

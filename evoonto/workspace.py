@@ -28,6 +28,7 @@ opens at the parent or at the child version, never a mix. A failed command chang
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import os
@@ -35,7 +36,7 @@ import re
 import shutil
 from glob import escape as glob_escape
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Protocol
 
 import pyoxigraph as ox
 import rdflib
@@ -44,7 +45,7 @@ from rdflib.namespace import DCTERMS, RDF, SKOS
 
 from evoonto.errors import EvoontoError, ShapeViolationError, WorkspaceError
 from evoonto.fileio import TMP_SUFFIX, WriterLock, atomic_write, fsync_dir, make_dirs, remove_stale_temp_files
-from evoonto.history import PatchEntry, base_history, entry_from_meta, meta_triples
+from evoonto.history import PatchEntry, base_history, entry_from_meta, meta_triples, workspace_identity
 from evoonto.iris import IriFactory, default_base
 from evoonto.namespaces import EVOG, GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta_graph, workspace_graph_iri
 from evoonto.ontology import Ontology
@@ -78,6 +79,9 @@ class Workspace:
 
     #: Test seam: called with "validated", "written", "renamed" during a commit (fault injection).
     _fault_hook = None
+    #: The build a workspace made by :meth:`create` was written from (its counts, sources, rejected
+    #: candidates: an :class:`evoonto.builder.BuildResult` for the evoonto builder); else ``None``.
+    built: BuiltBase | None = None
 
     def __init__(self, path: Path, config: dict, store: OxigraphStore, entries: list[PatchEntry],
                  patches: dict[str, Patch], files: tuple, metas: dict[str, list] | None = None):
@@ -169,12 +173,54 @@ class Workspace:
         except (OSError, WorkspaceError) as exc:
             shutil.rmtree(staging, ignore_errors=True)
             cause = exc if isinstance(exc, OSError) else exc.__cause__
-            reason = getattr(cause, "strerror", None) or str(exc)
+            reason = (cause.strerror if isinstance(cause, OSError) else None) or str(exc)
             raise WorkspaceError(f"cannot create {path}: {reason}") from exc
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         return cls(path, config, store, [], {}, _snapshot(path))
+
+    @classmethod
+    def create(cls, path: str | Path, sources: Any, workload: Any = None, *, force: bool = False,
+               builder: Callable[..., BuiltBase] | None = None, **options: Any) -> Workspace:
+        """Build a workspace from data sources in one call: version 0, SHACL-validated, written.
+
+        The target is checked before any work (:func:`check_workspace_target`), the build runs
+        with the base IRI the workspace there has or will get (:func:`workspace_base_iri`) and the
+        packaged lexicon extended by the folder's ``lexicon.tsv``, and :func:`write_build` writes it.
+
+        Args:
+            path: the workspace directory (missing, empty, fresh from ``init``, or replaced with ``force``).
+            sources: paths/URLs or open sources (:func:`evoonto.builder.build`).
+            workload: the question workload (a file or questions), optional.
+            force: replace an existing workspace (its files move to ``backups/<UTC time>/``).
+            builder: the build function (default: :func:`evoonto.builder.build`, registered by
+                :mod:`evoonto.builder` with :func:`register_builder`).
+            **options: passed to the builder (``proposer``, ``verified``, ``documentation``,
+                ``progress``, ``lexicon`` …).
+
+        Returns:
+            The open workspace; :attr:`built` is the build it was written from.
+
+        Raises:
+            WorkspaceError: the target holds a workspace and ``force`` is not set, holds foreign
+                files, or cannot be written; no builder is registered.
+            SourceError, WorkloadError, ConfigurationError: from the build (nothing is written).
+            ShapeViolationError: the build violates the shapes.
+        """
+        from evoonto.lexicon import Lexicon
+
+        target = Path(path)
+        check_workspace_target(target, force=force)  # refuse before any work
+        run = builder or (_BUILDERS[0] if _BUILDERS else None)
+        if run is None:
+            raise WorkspaceError("no builder to create a workspace with: import evoonto.builder (importing "
+                                 "evoonto does) or pass builder=")
+        options.setdefault("lexicon", Lexicon.load(target))
+        built = run(sources, workload, base_iri=workspace_base_iri(target, force=force), **options)
+        ws = write_build(built, target, force=force)
+        ws.built = built
+        return ws
 
     @classmethod
     def open(cls, path) -> "Workspace":
@@ -248,6 +294,13 @@ class Workspace:
     def base_iri(self) -> str:
         """The base IRI of instance IRIs (config)."""
         return self.config["base_iri"]
+
+    @property
+    def identity(self) -> str | None:
+        """The workspace's identity, ``"urn:uuid:…"``, minted by :meth:`init` and recorded in its base
+        (``<B version/0> dcterms:identifier``, see :func:`evoonto.history.base_history`); ``None``
+        for a workspace made before identities were minted."""
+        return workspace_identity(self.store.triples("history"), self.iris)
 
     @property
     def settings(self) -> dict:
@@ -1011,8 +1064,306 @@ def _read_patch_file(file: Path, pid: str, seq: int, iris: IriFactory) -> tuple[
     return patch, entry, meta
 
 
+# ---------------------------------------------------------------------------- a build as version 0
+# The workspace owns writing a build: the builder returns a value (:class:`BuiltBase`, e.g.
+# :class:`evoonto.builder.BuildResult`) and never touches the workspace folder.
+
+
+class BuiltBase(Protocol):
+    """What :func:`write_build` needs from a build (:class:`evoonto.builder.BuildResult` is one).
+
+    Attributes:
+        base_iri: the IRI base every minted node of the build uses.
+    """
+
+    base_iri: str
+
+    def source_locations(self) -> dict[str, str]:
+        """``{source id: path or URL as opened}`` of the sources opened from a location."""
+        ...
+
+    def hand_over(self, packaged_schema: bool) -> tuple[Mapping[str, rdflib.Graph], OxigraphStore | None, bool]:
+        """The graphs to write (``catalog``, ``content``), an Oxigraph store that already holds exactly
+        them (or ``None``), and whether they are SHACL-validated as they are now against the packaged
+        vocab and shapes (only when ``packaged_schema``: the workspace holds those)."""
+        ...
+
+    def handed_over(self, workspace: Workspace, store: OxigraphStore | None) -> None:
+        """``store`` (from :meth:`hand_over`) now belongs to ``workspace``."""
+        ...
+
+
+#: A build function, ``build(sources, workload, *, base_iri=…, **options) -> BuiltBase``
+#: (:func:`evoonto.builder.build`).
+Builder = Callable[..., BuiltBase]
+
+
+_BUILDERS: list[Builder] = []
+
+
+def register_builder(builder: Builder) -> None:
+    """Make ``builder`` the one :meth:`Workspace.create` runs when it is given none
+    (:mod:`evoonto.builder` registers :func:`evoonto.builder.build` when it is imported, which
+    importing :mod:`evoonto` does)."""
+    _BUILDERS[:] = [builder]
+
+
+#: Entries of a workspace folder a build never moves: ``lexicon.tsv`` is the user's own label file
+#: (read by the build), ``backups/`` holds the workspaces replaced before. (The workspace's own files
+#: are :data:`PLACED_FILES` and the lock.)
+_KEPT_ENTRIES = ("lexicon.tsv", "backups")
+#: The folder inside a workspace that ``force`` moves a replaced workspace into.
+BACKUP_DIR = "backups"
+
+
+def _entries(path: Path) -> list[Path]:
+    return sorted(path.iterdir()) if path.is_dir() else []
+
+
+def _is_leftover(entry: Path) -> bool:
+    """A temp file or folder of a crashed writer (also a killed build's staging folder), a lock, a
+    base.trig without its config, or an empty folder of a workspace."""
+    if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+        return True
+    return entry.name in (*PLACED_FILES, LOCK_FILE) and entry.name != "config.json" and (
+        not entry.is_dir() or not any(entry.iterdir()))
+
+
+def describe_workspace(path: str | Path) -> str | None:
+    """One line saying what the workspace at ``path`` holds, or ``None`` when a build may write
+    there without replacing anything.
+
+    ``None`` for: a missing or empty folder; a half-made workspace (no ``config.json``; only
+    empty workspace folders, a ``base.trig`` written before its config, a lock and temp files: a
+    build or init killed early); a workspace just created by ``evoonto init`` (no patches, no
+    trajectories or runs, no Terms). A folder's ``lexicon.tsv`` and ``backups/`` never count.
+
+    Args:
+        path: the workspace directory.
+
+    Returns:
+        ``"workspace 'name' (base IRI …, version 3, 4 patches, 2 trajectories, 1 run)"``, a
+        description of foreign files, or ``None``.
+    """
+    from evoonto.namespaces import EVO
+
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        return f"{path} is a file, not a workspace folder"
+    if path.is_dir():
+        finish_interrupted_replace(path)  # a build killed while swapping its workspace in
+    entries = [e for e in _entries(path) if e.name not in _KEPT_ENTRIES]
+    if not (path / "config.json").is_file():
+        if all(_is_leftover(e) for e in entries):
+            return None
+        foreign = [e.name for e in entries if not _is_leftover(e)]
+        return (f"{path} holds files that are not an evoonto workspace ({', '.join(foreign[:5])}"
+                f"{', …' if len(foreign) > 5 else ''})")
+    trajectories = sorted(p for p in (path / "trajectories").glob("*") if p.is_file())
+    runs = sorted(p for p in (path / "runs").glob("*"))
+    try:
+        ws = Workspace.open(path)
+    except EvoontoError as exc:
+        return f"an unreadable workspace ({exc})"
+    patches = len(ws.log())
+    terms = sum(1 for _ in ws.ontology.graph("content").subjects(RDF.type, EVO.Term))
+    if not (patches or trajectories or runs or terms):
+        return None
+    return (f"workspace {ws.name!r} (base IRI {ws.base_iri}, version {ws.version}, {terms} terms, "
+            f"{patches} patch(es), {len(trajectories)} trajectory file(s), {len(runs)} run(s))")
+
+
+def check_workspace_target(path: str | Path, *, force: bool = False) -> str | None:
+    """Whether a build may be written to ``path`` (see :func:`write_build`).
+
+    Returns:
+        ``None`` when nothing is replaced, else the one-line description of the workspace that
+        ``force`` will move aside.
+
+    Raises:
+        WorkspaceError: ``path`` holds a workspace and ``force`` is not set (the message says what
+            it holds), or ``path`` holds files that are not a workspace (never replaced).
+    """
+    path = Path(path)
+    held = describe_workspace(path)
+    if held is None:
+        return None
+    if not (path / "config.json").is_file():
+        raise WorkspaceError(f"{held}; choose another --workspace")
+    if not force:
+        raise WorkspaceError(f"{path} already holds {held}; pass --force to replace it "
+                             f"(moved to {path / BACKUP_DIR}/<UTC time>/)")
+    return held
+
+
+def workspace_base_iri(path: str | Path, *, force: bool = False) -> str:
+    """The base IRI a build for the workspace at ``path`` must use: the existing workspace's, or
+    the default a new workspace there would get (:func:`evoonto.iris.default_base` of its name).
+
+    With ``force`` a workspace that :func:`describe_workspace` reports (one that would be replaced)
+    does not pass its base IRI on: the new workspace is made as ``init`` makes one at ``path``.
+
+    Raises:
+        WorkspaceError: ``path`` holds a malformed workspace (and ``force`` is not set).
+    """
+    path = Path(path)
+    if (path / "config.json").is_file() and not (force and describe_workspace(path) is not None):
+        return Workspace.open(path).base_iri
+    return default_base(path.resolve().name.lstrip(".") or "workspace")
+
+
+def _absolute_location(location: str) -> str:
+    """A source location that does not depend on the working directory: a local path made
+    absolute; ``scheme:///relative/path`` URLs (SQLite, DuckDB) with an absolute path; other URLs
+    as given."""
+    if "://" in location:
+        scheme, _, rest = location.partition(":///")
+        if rest and not rest.startswith("/") and scheme.split("+")[0] in ("sqlite", "duckdb"):
+            return f"{scheme}:///{Path(rest).resolve()}"
+        return location
+    return str(Path(location).expanduser().resolve())
+
+
+def _backup_folder(path: Path) -> Path:
+    """A new ``path/backups/<UTC time>/`` (not created) for the files a build replaces."""
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    return path / BACKUP_DIR / stamp
+
+
+def _staging_name(pid: int | str) -> str:
+    """The temp folder inside a workspace folder that a build assembles its new workspace in
+    (``pid="*"``: the glob pattern of every build's)."""
+    return f".new.{pid}.tmp"
+
+
+def _assemble(built: BuiltBase, staging: Path, name: str, settings: dict) -> Workspace:
+    """The build as version 0 of a complete new workspace in the new folder ``staging``."""
+    from evoonto.resources import shapes_graph, vocab_graph
+
+    make_dirs(staging)  # init fills it in place (no second staging folder of its own)
+    locations = {source: _absolute_location(location) for source, location in built.source_locations().items()}
+    ws = Workspace.init(staging, base_iri=built.base_iri, name=name,
+                        settings={**settings, "sources": locations} if locations else settings)
+    store = ws.store
+    packaged = (set(store.triples("vocab")) == set(vocab_graph())
+                and set(store.triples("shapes")) in (set(), set(shapes_graph())))
+    graphs, held, validated = built.hand_over(packaged)
+    if held is not None:
+        ws.replace_base(graphs, validate_shapes=not validated, store=held)
+    else:
+        ws.replace_base(dict(graphs), validate_shapes=not validated)
+    built.handed_over(ws, held)
+    return ws
+
+
+def _write_new_folder(built: BuiltBase, path: Path, name: str) -> Workspace:
+    """Assemble the workspace in a hidden sibling of the missing folder ``path`` and rename it into
+    place (atomic): a process killed at any moment leaves no folder or the complete workspace."""
+    target = Path(os.path.abspath(path))
+    make_dirs(target.parent)
+    _remove_stale_init_folders(target)
+    staging = target.with_name(f".{target.name}.{os.getpid()}{INIT_SUFFIX}")
+    try:
+        ws = _assemble(built, staging, name, {})
+        os.rename(staging, target)
+        fsync_dir(target.parent)
+    except WorkspaceError as exc:  # name the folder the user asked for, not only the staging folder
+        shutil.rmtree(staging, ignore_errors=True)
+        raise WorkspaceError(f"cannot write the workspace {path}: {exc}") from exc
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    ws._moved_to(path)
+    return ws
+
+
+def _write_in_place(built: BuiltBase, path: Path, name: str, settings: dict, replacing: bool) -> Workspace:
+    """Assemble the workspace in a temp folder inside ``path``, then swap it in with renames under a
+    journal (:func:`replace_files`), all under the folder's writer lock.
+
+    What the new workspace displaces: with ``replacing`` every entry but ``lexicon.tsv``,
+    ``backups/`` and the lock, moved to ``backups/<UTC time>/``; otherwise the workspace files and
+    temp files (a fresh ``init``, or a half-made workspace), moved to ``backups/<UTC time>/`` when
+    there is a ``base.trig`` without its config (kept just in case) and deleted otherwise.
+    """
+    with WriterLock(path / LOCK_FILE):
+        finish_interrupted_replace(path, locked=True)
+        for dead in path.glob(_staging_name("*")):  # under the lock: killed builds' stagings
+            shutil.rmtree(dead, ignore_errors=True)
+        staging = path / _staging_name(os.getpid())
+        journaled = False
+        try:
+            ws = _assemble(built, staging, name, settings)
+            skip = {*_KEPT_ENTRIES, LOCK_FILE, staging.name}
+            entries = [e for e in _entries(path) if e.name not in skip]
+            if replacing:
+                displace = [e.name for e in entries]
+            else:
+                displace = [e.name for e in entries if e.name in PLACED_FILES or _is_leftover(e)]
+            orphan_base = not (path / "config.json").is_file() and (path / "base.trig").is_file()
+            keep = replacing or orphan_base
+            aside = _backup_folder(path) if keep else path / f".old.{os.getpid()}.tmp"
+            journaled = True  # from here on an interrupted swap is finished by the next open or build
+            replace_files(path, staging, displace, aside, keep=keep)
+        except BaseException:
+            if not journaled:
+                shutil.rmtree(staging, ignore_errors=True)
+            raise
+    ws._moved_to(path)
+    return ws
+
+
+def write_build(built: BuiltBase, path: str | Path, *, force: bool = False) -> Workspace:
+    """Write a build as version 0 of a workspace. The source locations are recorded, as absolute
+    paths, in the workspace settings (``sources``: ``{id: path or URL}``) for ``evoonto serve``.
+
+    Where it writes (see :func:`describe_workspace`): a missing or empty folder, a half-made
+    workspace (its leftovers are removed) or a workspace fresh from ``init`` (its name, base IRI and
+    settings are kept) is written without ``force``. Any other workspace (with Terms, patches,
+    trajectories or runs) is refused unless ``force``; with ``force`` its files (config.json,
+    base.trig, patches/, trajectories/, runs/) are moved into ``path/backups/<UTC time>/`` and a new
+    workspace is made as ``init`` makes one, with the build's base IRI (``lexicon.tsv`` stays).
+    Foreign files are never moved, and nothing is deleted.
+
+    Crash safety: the new workspace is assembled complete in a temp folder (a hidden sibling of a
+    missing ``path``, renamed into place; else a hidden folder inside ``path``, swapped in with renames
+    under a journal, :func:`replace_files`), so a process killed at any moment leaves the old
+    workspace, the new one, or a journal the next ``open`` or build finishes from.
+
+    Args:
+        built: a build (:class:`BuiltBase`) made with ``base_iri=workspace_base_iri(path, force=force)``.
+        path: the workspace directory.
+        force: replace an existing workspace (moved aside, nothing deleted).
+
+    Returns:
+        The open :class:`Workspace`.
+
+    Raises:
+        WorkspaceError: ``path`` holds a workspace and ``force`` is not set, or holds foreign files;
+            the workspace cannot be created or written; its base IRI differs from the build's.
+        ShapeViolationError: the build does not validate (checked here unless the build carries
+            a conforming validation of the same graphs against the workspace's vocab and shapes).
+    """
+    path = Path(path)
+    replacing = check_workspace_target(path, force=force) is not None  # (finishes an interrupted swap first)
+    name, settings = path.resolve().name.lstrip(".") or "workspace", {}
+    if not replacing and (path / "config.json").is_file():  # a fresh init: its name, base IRI and settings stay
+        config = _read_config(path)
+        if config["base_iri"] != built.base_iri:
+            raise WorkspaceError(f"{path}: the workspace base IRI {config['base_iri']} differs from the build's "
+                                 f"{built.base_iri}; rebuild with base_iri=workspace_base_iri(path)")
+        name, settings = config["name"], dict(config["settings"])
+    try:
+        if path.is_dir():
+            return _write_in_place(built, path, name, settings, replacing)
+        return _write_new_folder(built, path, name)
+    except OSError as exc:  # read-only or full disk: one line, not a traceback
+        raise WorkspaceError(f"cannot write the workspace {path}: {exc.strerror or exc}") from None
+
+
 #: Namespace of graph names in format-1 workspace files (shared by every workspace; read transparently).
 LEGACY_GRAPH_PREFIX = str(EVOG)
 
 __all__ = ["Workspace", "FORMAT_VERSION", "READABLE_FORMATS", "LEGACY_GRAPH_PREFIX", "PLACED_FILES", "replace_files",
-           "finish_interrupted_replace"]
+           "finish_interrupted_replace", "BuiltBase", "BACKUP_DIR", "register_builder", "write_build",
+           "describe_workspace", "check_workspace_target", "workspace_base_iri"]

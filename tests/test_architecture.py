@@ -9,6 +9,7 @@ cannot hide behind an import inside a function, and string imports of evoonto mo
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,6 +64,12 @@ def _layer(module: str) -> int:
     matches = [p for p in LAYERS if module == p or module.startswith(p + ".")]
     assert matches, f"{module} has no layer in tests/test_architecture.py LAYERS (add it there and in docs)"
     return LAYERS[max(matches, key=len)]
+
+
+@functools.lru_cache(maxsize=1)
+def _package_edges() -> dict[str, set[str]]:
+    """:func:`_edges` of the package as it is on disk, parsed once per test session (callers read it)."""
+    return _edges(_modules())
 
 
 def _edges(mods: dict[str, Path]) -> dict[str, set[str]]:
@@ -136,11 +143,11 @@ def test_every_module_has_a_layer():
 
 
 def test_import_graph_has_no_cycles():
-    assert _cycles(_edges(_modules())) == []
+    assert _cycles(_package_edges()) == []
 
 
 def test_no_upward_imports():
-    edges = _edges(_modules())
+    edges = _package_edges()
     upward = sorted(f"{a} (layer {_layer(a)}) -> {b} (layer {_layer(b)})"
                     for a, targets in edges.items() for b in targets
                     if _layer(b) > _layer(a))
@@ -148,7 +155,7 @@ def test_no_upward_imports():
 
 
 def test_evolution_and_builder_never_import_evaluation():
-    edges = _edges(_modules())
+    edges = _package_edges()
     leaks = sorted(f"{a} -> {b}" for a, targets in edges.items() for b in targets
                    if a.startswith(("evoonto.evolution", "evoonto.builder")) and b.startswith("evoonto.evaluation"))
     assert leaks == []

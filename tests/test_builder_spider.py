@@ -27,6 +27,7 @@ def _check(result) -> None:
     assert columns <= mapped
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("db", SOME)
 def test_spider_database_builds_and_validates(spider_dir, db):
     workload = load_workload(spider_dir / "dev.json", db_id=db)

@@ -46,11 +46,13 @@ def built(chinook: Path):
     return result, onto, OntologyTools(onto, base_iri=result.base_iri)
 
 
+@pytest.mark.slow
 def test_example_file_holds_ten_verified_queries():
     lines = [json.loads(line) for line in EXAMPLES.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len(lines) == 10 and all(item["question"] and item["sql"] for item in lines)
 
 
+@pytest.mark.slow
 def test_every_verified_query_is_kept_with_who_when_and_what_it_exercises(built):
     result, _onto, _tools = built
     content = result.graphs["content"]
@@ -68,6 +70,7 @@ def test_every_verified_query_is_kept_with_who_when_and_what_it_exercises(built)
         assert (run, RDF.type, EVO.Evidence) in content
 
 
+@pytest.mark.slow
 def test_revenue_metric_has_its_expression_derivations_and_cites_the_queries(built):
     result, _onto, _tools = built
     content = result.graphs["content"]
@@ -82,6 +85,7 @@ def test_revenue_metric_has_its_expression_derivations_and_cites_the_queries(bui
     assert len(cited) == 4 and all((q, RDF.type, EVO.VerifiedQuery) in content for q in cited)
 
 
+@pytest.mark.slow
 def test_browse_revenue_finds_the_metric_with_its_expression_and_the_queries(built):
     _result, _onto, tools = built
     hits = tools.browse("revenue")
@@ -92,6 +96,7 @@ def test_browse_revenue_finds_the_metric_with_its_expression_and_the_queries(bui
     assert monthly[0]["id"].endswith("monthly-revenue-2023")
 
 
+@pytest.mark.slow
 def test_resolve_of_the_metric_lists_the_verified_queries_as_examples(built):
     _result, _onto, tools = built
     record = tools.resolve([tools.browse("revenue")[0]["id"]])["records"][0]
@@ -101,6 +106,7 @@ def test_resolve_of_the_metric_lists_the_verified_queries_as_examples(built):
     assert len(examples) + record.get("more_examples", 0) == 4
 
 
+@pytest.mark.slow
 def test_date_grains_named_filter_and_joins_are_mined(built):
     result, onto, tools = built
     content = result.graphs["content"]
@@ -113,6 +119,7 @@ def test_date_grains_named_filter_and_joins_are_mined(built):
     assert any("/verified/" in ev for ev in edge.evidence)
 
 
+@pytest.mark.slow
 def test_build_takes_a_list_of_question_sql_dicts(chinook: Path):
     result = build([chinook], verified=[{"question": "What is the total revenue per billing country?",
                                          "sql": "SELECT i.BillingCountry, SUM(il.UnitPrice * il.Quantity) "
@@ -121,6 +128,7 @@ def test_build_takes_a_list_of_question_sql_dicts(chinook: Path):
     assert result.counts["verified_queries"] == 1 and result.counts["metrics"] == 1
 
 
+@pytest.mark.slow
 def test_bad_verified_queries_warn_with_file_and_line_and_leave_nothing(chinook: Path, tmp_path: Path):
     # a malformed line (not JSON, no SQL) is an error naming file and line, before anything is built
     # (the one verified-query reader's policy, shared with `evoonto evolve`)
@@ -149,6 +157,7 @@ def test_bad_verified_queries_warn_with_file_and_line_and_leave_nothing(chinook:
     assert result.counts.get("verified_queries", 0) == 0
 
 
+@pytest.mark.slow
 def test_cli_build_verified_add_list_log_and_rollback(chinook: Path, tmp_path: Path, capsys):
     ws_path = tmp_path / "ws"
     first = tmp_path / "first.jsonl"
@@ -175,12 +184,14 @@ def test_cli_build_verified_add_list_log_and_rollback(chinook: Path, tmp_path: P
     assert len(capsys.readouterr().out.strip().splitlines()) == 5
 
 
+@pytest.mark.slow
 def test_same_verified_queries_give_byte_identical_content(chinook: Path, built):
     result, _onto, _tools = built
     again = build([chinook], verified=EXAMPLES, at=result.at)
     assert again.serialize("content") == result.serialize("content")
 
 
+@pytest.mark.slow
 def test_unreadable_verified_file_is_a_usage_error_and_writes_nothing(chinook: Path, tmp_path: Path):
     ws_path = tmp_path / "ws"
     assert main(["build", "--source", str(chinook), "--verified", str(tmp_path / "missing.jsonl"),

@@ -116,6 +116,7 @@ def _examples(command: str) -> list[list[str]]:
     return [shlex.split(line)[1:] for line in lines if line.startswith(f"evoonto {command} -w evoonto-demo")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["resolve", "browse", "validate"])
 def test_help_examples_work_on_the_demo_workspace(demo_dir, monkeypatch, capsys, command):
     monkeypatch.chdir(demo_dir)
@@ -141,6 +142,7 @@ def test_log_json_lists_the_base_row_like_the_text_log(tmp_path, capsys):
     assert base["decision"] == "base" and base["version"] == 0 and base["seq"] == 0 and base["created"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transport, host", [("http", "127.0.0.1"), ("http", "::1"), ("stdio", "127.0.0.1")])
 def test_serve_announces_the_http_url_on_stderr_only(fin, capsys, monkeypatch, transport, host):
     from mcp.server.mcpserver import MCPServer

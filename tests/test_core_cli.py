@@ -53,6 +53,7 @@ def test_sparql(ws, capsys):
     assert code == 2 and "SPARQL query failed" in err
 
 
+@pytest.mark.slow
 def test_export_log_diff_rollback(ws, capsys, tmp_path):
     code, out, _ = run(capsys, "export", "-w", str(ws.path), "--format", "ttl", "-o", str(tmp_path / "o.ttl"))
     assert code == 0 and (tmp_path / "o.ttl").read_bytes().startswith(b"@prefix")

@@ -137,6 +137,7 @@ def test_strict_rdf_patch_grammar_refuses_what_rdf_delta_refuses():
             strict_rdf_patch(bad)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_rdf_patch_is_spec_valid_and_replays_to_active_state(ws):
     text = to_rdf_patch(ws)

@@ -60,6 +60,7 @@ def check_consistent(path: Path) -> int:
     return ws.version
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage,expected", [("validated", 0), ("written", 0), ("renamed", 1)])
 def test_kill_at_each_commit_step(tmp_path, stage, expected):
     Workspace.init(tmp_path / "ws", name="faults")
@@ -72,6 +73,7 @@ def test_kill_at_each_commit_step(tmp_path, stage, expected):
     check_consistent(tmp_path / "ws")
 
 
+@pytest.mark.slow
 def test_kill_at_random_moments(tmp_path):
     rng = random.Random(11)
     Workspace.init(tmp_path / "ws", name="faults")
@@ -267,6 +269,7 @@ def test_two_writers_get_a_clear_error(tmp_path, built_concert):
     _check_valid(path)
 
 
+@pytest.mark.slow
 def test_a_reader_sees_one_consistent_version_while_a_writer_commits(tmp_path):
     """A server reloading the workspace while commits land serves, at every call, exactly one version:
     version n holds the terms k1..kn, never a mix, and browse answers over it."""
@@ -295,6 +298,7 @@ def test_a_reader_sees_one_consistent_version_while_a_writer_commits(tmp_path):
     assert provider.tools.version == 40
 
 
+@pytest.mark.slow
 def test_every_truncation_of_a_patch_file_is_an_error_naming_it(tmp_path):
     """A patch file cut at any byte (a copy interrupted, a full disk outside evoonto) never opens as a
     silently different version: opening fails with one line naming the file."""

@@ -13,6 +13,7 @@ from evoonto.resources import vocab_graph
 needs_java = pytest.mark.skipif(java_executable() is None, reason="Java is not installed")
 
 
+@pytest.mark.slow
 @needs_java
 def test_packaged_vocabulary_is_consistent_and_an_inconsistency_is_found():
     report = check_consistency(vocab_graph())

@@ -127,6 +127,7 @@ def test_patch_level_and_blank_node_rules(ws):
         ws.commit(Patch.from_graphs("content", {"content": p.additions["content"]}))
 
 
+@pytest.mark.slow
 def test_tool_and_schema_patches(ws):
     g = rdflib.Graph()
     settings = ws.iris.tools("browse")
@@ -160,6 +161,7 @@ def test_record_rejected_is_logged_not_applied(ws):
         ws.record_rejected(term_patch(ws, "z"), metadata={"decision": "maybe"})
 
 
+@pytest.mark.slow
 def test_replay_reproduces_every_version(ws):
     rng = random.Random(7)
     states = {0: state(ws.ontology)}

@@ -37,6 +37,7 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, *fragments: str) ->
         assert fragment in lines[0]
 
 
+@pytest.mark.slow
 def test_demo_help_describes_every_step(tmp_path):
     proc = run_cli("demo", "--help", cwd=tmp_path)
     assert proc.returncode == 0
@@ -45,6 +46,7 @@ def test_demo_help_describes_every_step(tmp_path):
         assert word in proc.stdout
 
 
+@pytest.mark.slow
 def test_existing_foreign_directory_is_refused_and_kept(tmp_path):
     target = tmp_path / "mine"
     target.mkdir()
@@ -54,6 +56,7 @@ def test_existing_foreign_directory_is_refused_and_kept(tmp_path):
     assert (target / "notes.txt").read_text(encoding="utf-8") == "precious"
 
 
+@pytest.mark.slow
 def test_force_never_deletes_a_directory_that_is_not_a_workspace(tmp_path):
     target = tmp_path / "mine"
     target.mkdir()
@@ -63,6 +66,7 @@ def test_force_never_deletes_a_directory_that_is_not_a_workspace(tmp_path):
     assert (target / "notes.txt").exists()
 
 
+@pytest.mark.slow
 def test_workspace_path_that_is_a_file_is_refused(tmp_path):
     target = tmp_path / "file.txt"
     target.write_text("x", encoding="utf-8")
@@ -71,12 +75,14 @@ def test_workspace_path_that_is_a_file_is_refused(tmp_path):
     assert target.read_text(encoding="utf-8") == "x"
 
 
+@pytest.mark.slow
 def test_workspace_below_a_file_is_refused(tmp_path):
     (tmp_path / "file.txt").write_text("x", encoding="utf-8")
     proc = run_cli("demo", "--workspace", str(tmp_path / "file.txt" / "ws"), cwd=tmp_path)
     assert_one_line_error(proc, "cannot create")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rounds", ["-1", "21"])
 def test_rounds_out_of_range_is_refused(tmp_path, rounds):
     proc = run_cli("demo", "--rounds", rounds, "--workspace", str(tmp_path / "ws"), cwd=tmp_path)
@@ -111,6 +117,7 @@ def demo_run(tmp_path_factory):
     return root, proc
 
 
+@pytest.mark.slow
 def test_demo_runs_end_to_end(demo_run):
     root, proc = demo_run
     assert "Traceback" not in proc.stderr, proc.stderr
@@ -124,6 +131,7 @@ def test_demo_runs_end_to_end(demo_run):
     assert (root / "ws" / MARKER).is_file()
 
 
+@pytest.mark.slow
 def test_demo_refuses_an_existing_real_workspace_without_force(demo_run, tmp_path):
     root, first = demo_run
     if first.returncode != 0:
@@ -174,6 +182,7 @@ def _serve_and_call(root: Path, *calls: tuple[str, dict]):
     return anyio.run(session)
 
 
+@pytest.mark.slow
 def test_demo_workspace_is_served_over_mcp_stdio(demo_run):
     """`evoonto serve --workspace PATH --data-tools` serves the demo workspace to a real MCP client,
     including its database (recorded in the workspace settings by the demo)."""

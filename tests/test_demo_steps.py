@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import pytest
 
+#: the whole demo with three evolution rounds runs once for the module (about 6 s CPU): the slow layer
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):

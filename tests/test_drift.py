@@ -121,6 +121,7 @@ def test_each_change_is_reported_against_the_evidence_it_invalidates(ws, drifted
         assert (URIRef(iri), PROV.wasInvalidatedBy, None) not in content
 
 
+@pytest.mark.slow
 def test_resolve_shows_stale_records_and_rollback_undoes(ws, drifted_db, capsys):
     _run(capsys, "-w", str(ws), "--source", f"cs={drifted_db}")
     assert main(["resolve", "-w", str(ws), "mapping/cs/singer/Country", "mapping/cs/singer/Age"]) == 0
@@ -181,6 +182,7 @@ def test_serve_check_drift_marks_before_serving(ws, drifted_db, capsys, monkeypa
     assert served == [1] and "drift: " in captured.err and captured.out == ""
 
 
+@pytest.mark.slow
 def test_failed_task_that_used_a_stale_record_is_a_signature(ws, drifted_db, capsys):
     from evoonto.evolution.attribute import attribute
     from evoonto.evolution.diagnose import diagnose

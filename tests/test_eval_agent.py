@@ -155,6 +155,7 @@ def test_configuration_errors(monkeypatch):
         AgentConfig(max_turns=0)
 
 
+@pytest.mark.slow
 def test_agent_through_an_mcp_client(db, tmp_path):
     """The same recorded run, with the tools served by the evoonto MCP server in-process."""
     from evoonto.evaluation.agent import McpToolbox

@@ -173,6 +173,7 @@ def test_gold_analysis_subqueries_and_errors():
     assert not has_order_by("SELECT Name FROM singer WHERE Age = (SELECT Age FROM singer ORDER BY Age LIMIT 1)")
 
 
+@pytest.mark.slow
 def test_every_spider_gold_query_is_analysed(spider_dir):
     from evoonto.evaluation.benchmarks import analysis_of
 

@@ -191,6 +191,7 @@ def test_conditions_on_a_real_database(spider_folder):
     assert all(0 <= r.column_recall <= 1 and r.chars > len(evo.prompt) for r in evo_results)
 
 
+@pytest.mark.slow
 def test_runner_writes_results_and_never_gives_gold_to_the_builder(spider_folder, tmp_path, monkeypatch):
     import evoonto.builder.pipeline as pipeline
     from evoonto.evaluation.runner import EvalConfig, format_summary
@@ -247,6 +248,7 @@ def test_runner_with_the_agent_and_ex(spider_folder, tmp_path):
     assert "EX" in format_summary(result, "ex")
 
 
+@pytest.mark.slow
 def test_cli_eval_linking_and_errors(spider_folder, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("EVOONTO_WORKSPACE", raising=False)
@@ -271,6 +273,7 @@ def test_cli_eval_linking_and_errors(spider_folder, tmp_path, capsys, monkeypatc
     assert main(["eval", "--data", str(spider_folder), "--ves-iterations", "0", "--no-progress"]) == 2
 
 
+@pytest.mark.slow
 def test_linking_benchmark_script_runs_on_a_small_folder(spider_folder, tmp_path, capsys):
     import importlib.util
     from pathlib import Path

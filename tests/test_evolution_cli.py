@@ -58,6 +58,7 @@ def workspace(tmp_path, data_dir):
     return path
 
 
+@pytest.mark.slow
 def test_evolve_runs_and_records_every_decision(workspace, data_dir, capsys):
     from evoonto.workspace import Workspace
 
@@ -73,6 +74,7 @@ def test_evolve_runs_and_records_every_decision(workspace, data_dir, capsys):
     assert (workspace / "splits.json").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra, message", [
     (["--fold", "Z"], "unknown fold"),
     (["--evolver", "openai:gpt"], "unknown evolver"),
@@ -89,6 +91,7 @@ def test_evolve_errors_are_one_line_and_change_nothing(workspace, data_dir, caps
     assert before == after
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::evoonto.evaluation.benchmarks.MissingDatabaseWarning")
 def test_evolve_missing_workspace_or_data(tmp_path, data_dir, workspace, capsys):
     assert main(["evolve", "--workspace", str(tmp_path / "none"), "--data", str(data_dir)]) == 2
@@ -113,6 +116,7 @@ def _write_log(path, tasks):
                                  "arguments": {"q": "stale"}, "result_ids": []}) + "\n")
 
 
+@pytest.mark.slow
 def test_evolve_diagnoses_a_recorded_mcp_log_and_leaves_out_v_and_stale_events(workspace, data_dir, tmp_path, capsys):
     from evoonto.workspace import Workspace
 
@@ -150,6 +154,7 @@ def test_evolve_diagnoses_a_recorded_mcp_log_and_leaves_out_v_and_stale_events(w
                                                      if e.decision == "accepted")
 
 
+@pytest.mark.slow
 def test_evolve_recorded_log_errors(workspace, data_dir, tmp_path, capsys):
     validation, _ = _v_and_construction_ids(data_dir)
     log, verdicts = tmp_path / "log.jsonl", tmp_path / "verdicts.json"
@@ -174,6 +179,7 @@ def test_evolve_recorded_log_errors(workspace, data_dir, tmp_path, capsys):
     assert not (workspace / "splits.json").exists()  # failed commands wrote nothing, not even the splits
 
 
+@pytest.mark.slow
 def test_evolve_reads_a_log_written_by_the_tool_layer_itself(workspace, data_dir, tmp_path, capsys):
     # the log is written by the same code the MCP server uses (OntologyTools.call + TrajectoryLog)
     from evoonto.tools.toolkit import OntologyTools

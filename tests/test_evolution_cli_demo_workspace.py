@@ -35,6 +35,7 @@ def demo_workspace(tmp_path_factory) -> Path:
     return root / "T"
 
 
+@pytest.mark.slow
 def test_the_demo_records_its_benchmark(demo_workspace):
     settings = json.loads((demo_workspace / "config.json").read_text())["settings"]
     data = bundled_data()
@@ -42,6 +43,7 @@ def test_the_demo_records_its_benchmark(demo_workspace):
                                      "db_id": data.db_id, "seed": 0, "fold": "A"}  # built from fold A
 
 
+@pytest.mark.slow
 def test_evolve_and_log_run_on_the_demo_workspace_without_flags(demo_workspace):
     root = demo_workspace.parent
     before = (demo_workspace / "splits.json").read_bytes()
@@ -57,6 +59,7 @@ def test_evolve_and_log_run_on_the_demo_workspace_without_flags(demo_workspace):
     assert "base" in log.stdout
 
 
+@pytest.mark.slow
 def test_the_bundled_folder_and_question_file_are_accepted_as_data(demo_workspace, capsys):
     folder = bundled_data().questions.parent
     for data in (folder, folder / "questions.jsonl"):
@@ -71,6 +74,7 @@ def _copy_workspace(source: Path, target: Path) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_missing_key_is_reported_before_anything_else(demo_workspace, tmp_path):
     ws = _copy_workspace(demo_workspace, tmp_path / "ws")
     (ws / "splits.json").write_text("{}")  # would fail if the splits were read first
@@ -80,6 +84,7 @@ def test_missing_key_is_reported_before_anything_else(demo_workspace, tmp_path):
     assert "ANTHROPIC_API_KEY" in lines[0] and "anthropic:claude-x" in lines[0]
 
 
+@pytest.mark.slow
 def test_no_recorded_benchmark_asks_for_data(demo_workspace, tmp_path, capsys):
     ws = _copy_workspace(demo_workspace, tmp_path / "ws")
     config = json.loads((ws / "config.json").read_text())
@@ -91,6 +96,7 @@ def test_no_recorded_benchmark_asks_for_data(demo_workspace, tmp_path, capsys):
                           "pass --data DIR, or --verified FILE")
 
 
+@pytest.mark.slow
 def test_splits_of_a_larger_benchmark_are_reused_for_one_database(demo_workspace, tmp_path, capsys):
     from evoonto.builder.workload import Question
     from evoonto.evaluation.benchmarks import load_jsonl
@@ -105,6 +111,7 @@ def test_splits_of_a_larger_benchmark_are_reused_for_one_database(demo_workspace
     assert json.loads((ws / "splits.json").read_text()) == superset.to_json()
 
 
+@pytest.mark.slow
 def test_splits_of_other_questions_say_what_to_do(demo_workspace, tmp_path, capsys):
     ws = _copy_workspace(demo_workspace, tmp_path / "ws")
     splits = json.loads((ws / "splits.json").read_text())
@@ -115,6 +122,7 @@ def test_splits_of_other_questions_say_what_to_do(demo_workspace, tmp_path, caps
     assert err.count("\n") == 1 and "1 differ" in err and f"delete {ws / 'splits.json'}" in err
 
 
+@pytest.mark.slow
 def test_the_recorded_seed_is_the_default_even_with_data(demo_workspace, tmp_path, capsys):
     from evoonto.evaluation.benchmarks import load_jsonl
     from evoonto.evaluation.splits import make_splits
@@ -130,6 +138,7 @@ def test_the_recorded_seed_is_the_default_even_with_data(demo_workspace, tmp_pat
     assert "made with seed 3; pass --seed 3" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::evoonto.evaluation.benchmarks.MissingDatabaseWarning")
 def test_full_spider_data_reuses_the_demo_splits(demo_workspace, tmp_path, spider_dir, capsys):
     ws = _copy_workspace(demo_workspace, tmp_path / "ws")

@@ -56,6 +56,7 @@ def test_neutral_decision_table(screen, expected):
     assert neutral_decision(screen)[0] is expected
 
 
+@pytest.mark.slow
 def test_gate_rejects_v_neutral_fix_in_the_loop():
     fix = Candidate("manual:youngest", "'youngest' on the age Term", "content",
                     (AddSynonym(AGE, "youngest"),), tasks=("t1", "t2"))

@@ -3,6 +3,8 @@ accepted, SHACL-invalid candidates never scored, rejected fingerprints never ret
 
 from __future__ import annotations
 
+import pytest
+
 from dataclasses import dataclass
 
 from rdflib import RDF, URIRef
@@ -59,6 +61,7 @@ def _run(ws, evolver, backbone=None, **config):
     return result, backbone
 
 
+@pytest.mark.slow
 def test_offline_loop_accepts_the_synonym_that_fixes_recurrent_failures():
     ws = FakeWorkspace(toy_ontology())
     backbone = ToyBackbone(GOLD, k=1)
@@ -75,6 +78,7 @@ def test_offline_loop_accepts_the_synonym_that_fixes_recurrent_failures():
     assert result.stop_reason in ("patience", "no-candidates", "rounds")
 
 
+@pytest.mark.slow
 def test_harmful_patches_are_never_accepted_but_are_without_the_gate():
     harmful = [Candidate("manual:wrong-synonym", "steal 'singer age' for the concert year", "content",
                          (AddSynonym(YEAR, "singer age"),)),
@@ -109,6 +113,7 @@ def test_shacl_invalid_candidate_is_logged_and_never_scored():
     assert ws.version == 0
 
 
+@pytest.mark.slow
 def test_patience_stops_after_k_consecutive_rejections():
     neutral = [Candidate(f"manual:n{i}", f"neutral {i}", "content", (AddSynonym(CONCERT, f"gig{i}"),))
                for i in range(6)]
@@ -117,6 +122,7 @@ def test_patience_stops_after_k_consecutive_rejections():
     assert result.stop_reason == "patience" and result.rejected == 3 and len(result.rounds) == 3
 
 
+@pytest.mark.slow
 def test_rejected_batches_are_bisected():
     good = Candidate("manual:good", "good", "content", (AddSynonym(AGE, "youngest"),))
     bad = Candidate("manual:bad", "bad", "content", (DeprecateTerm(AGE),))
@@ -140,6 +146,7 @@ def test_a_patch_that_changes_nothing_is_invalid_and_never_scored():
     assert backbone.calls == 1
 
 
+@pytest.mark.slow
 def test_screen_drops_alternatives_that_do_not_fix_their_own_failed_tasks():
     # t1/t2 fail on the parent (k=1: "youngest" links to nothing); both candidates name them as the
     # tasks they address, but only the synonym on the age Term fixes them
@@ -246,6 +253,7 @@ class PerMemberEvolver:
         return [[c] for c in self.by_member.get(prefix, [])]
 
 
+@pytest.mark.slow
 def test_part_of_a_rejected_bundle_is_not_marked_tried_and_is_still_judged_alone():
     """Issue 14: member "a" gave one helpful candidate and member "b" one harmful candidate to a
     batch that the gate rejected. Each member's part was put in ``seen`` as if the gate had judged

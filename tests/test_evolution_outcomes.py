@@ -236,6 +236,7 @@ def test_proposals_wait_until_approved_or_rejected(tmp_path):
 
 # --- MCP: task ids in _meta, report_outcome only when configured -------------------------------
 
+@pytest.mark.slow
 def test_mcp_task_meta_and_report_outcome(tmp_path):
     pytest.importorskip("mcp")
     from mcp import Client

@@ -54,6 +54,7 @@ def _config(**kw):
     return LoopConfig(gate=GateConfig(tau=0.01, alpha=0.5), batch_size=1, **kw)
 
 
+@pytest.mark.slow
 def test_decisions_are_kept_in_history_and_not_retried(tmp_path):
     ws = _workspace(tmp_path / "ws")
     result = evolve(ws, backbone=ToyBackbone(GOLD, k=1), trajectory_questions=TRAIN, validation_questions=VALID,
@@ -85,6 +86,7 @@ class Interrupting(ToyBackbone):
         return super().run(ontology, questions)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("at_call", [1, 2, 3, 4, 5, 6])
 def test_keyboard_interrupt_at_any_backbone_call_leaves_last_accepted(tmp_path, at_call):
     ws = _workspace(tmp_path / "ws")
@@ -98,6 +100,7 @@ def test_keyboard_interrupt_at_any_backbone_call_leaves_last_accepted(tmp_path, 
     assert reopened.version == (accepted[-1] if accepted else 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", ["validated", "written"])
 def test_interrupt_inside_a_commit_keeps_the_parent(tmp_path, monkeypatch, stage):
     ws = _workspace(tmp_path / "ws")
@@ -139,6 +142,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [0.3, 0.7, 1.2])
 def test_sigkill_of_a_running_loop_leaves_a_valid_accepted_version(tmp_path, delay):
     path = tmp_path / "ws"

@@ -42,6 +42,7 @@ def test_training_fold_is_the_fold_evolve_uses(experiment):
         experiment.rounds()[0])[0].test[:2]
 
 
+@pytest.mark.slow
 def test_baseline_start_is_the_raw_schema(experiment, tmp_path):
     plan = experiment.plan(experiment.round_training_on("A"), "concert_singer")
     ws, build = experiment.workspace(tmp_path / "ws", plan, start="baseline")

@@ -34,6 +34,7 @@ def q(ws: Workspace, sparql: str) -> list[dict]:
     return ws.ontology.query(sparql)
 
 
+@pytest.mark.slow
 def test_import_dbt_semantic_models_and_metrics(shop, capsys):
     assert main(["import", "dbt", str(PROJECT), "-w", str(shop.path)]) == 0
     out = capsys.readouterr().out

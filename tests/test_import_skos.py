@@ -22,6 +22,7 @@ def chinook(tmp_path, shared_data) -> Workspace:
     return Workspace.open(tmp_path / "ws")
 
 
+@pytest.mark.slow
 def test_import_skos_matches_enriches_and_adds(chinook, capsys):
     ws = chinook
     invoice = ws.iris.term("Chinook_Sqlite", "Invoice")
@@ -51,6 +52,7 @@ def test_import_skos_matches_enriches_and_adds(chinook, capsys):
     assert Workspace.open(ws.path).version == 1
 
 
+@pytest.mark.slow
 def test_import_skos_bad_file_is_one_line(chinook, tmp_path, capsys):
     bad = tmp_path / "bad.ttl"
     bad.write_text("this is not turtle <", encoding="utf-8")

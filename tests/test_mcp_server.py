@@ -69,6 +69,7 @@ def run(coro_fn, *args):
 # --- in-process ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_in_process_contract(workspace):
     server = create_server(workspace, data_tools=True)
 
@@ -129,6 +130,7 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.slow
 def test_hostile_arguments_give_tool_errors(workspace):
     server = create_server(workspace)
 
@@ -162,6 +164,7 @@ def test_hostile_arguments_give_tool_errors(workspace):
     assert events[6]["arguments"] == {"q": "artist", "limit": 3}  # logged as the agent sent it
 
 
+@pytest.mark.slow
 def test_server_reloads_when_the_active_version_changes(tmp_path):
     from evoonto.patch import Patch
 
@@ -274,6 +277,7 @@ def test_streamable_http_subprocess(workspace, tmp_path):
     assert events[3]["session"].startswith("http-test-")  # the legacy connection's sub-session
 
 
+@pytest.mark.slow
 def test_compact_browse_multi_second_tail_from_full_collections_of_the_loaded_index(tmp_path):
     """Issue 19 (compact browse p99 5.2 s at 70,000 columns): the tail was the cyclic garbage
     collector rescanning the millions of objects of the loaded index on every full collection. The
@@ -298,6 +302,7 @@ def test_compact_browse_multi_second_tail_from_full_collections_of_the_loaded_in
         gc.unfreeze()
 
 
+@pytest.mark.slow
 def test_server_load_builds_the_browse_maps_before_the_first_call(tmp_path):
     """Issue 19: at 70,000 columns the first browse after a (re)load built the schema layout and the
     location map (about 2 s) inside the call; the server's load builds them with the index now."""

@@ -47,6 +47,7 @@ def jupyter_path(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs(path, jupyter_path, tmp_path):
     env = dict(os.environ)

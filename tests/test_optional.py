@@ -24,6 +24,7 @@ def test_installed_optional_package_is_returned():
     assert require("owlready2").__name__ == "owlready2"
 
 
+@pytest.mark.slow
 def test_optional_packages_are_imported_only_through_require():
     direct = []
     for path in PACKAGE.rglob("*.py"):

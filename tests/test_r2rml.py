@@ -67,6 +67,7 @@ def test_morph_kgc_materializes_chinook_like_sql(chinook, tmp_path, capsys):
     assert int(joined[0][0]) == line_joins == 2240
 
 
+@pytest.mark.slow
 def test_composite_keys_and_tables_without_a_key(chinook, tmp_path):
     ws, _ = chinook
     graph, notes = r2rml_graph(ws.ontology)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 import importlib.util
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "sources_bench.py"
 
 
+@pytest.mark.slow
 def test_sources_bench_runs(spider_dir: Path, capsys):
     spec = importlib.util.spec_from_file_location("sources_bench", BENCH)
     module = importlib.util.module_from_spec(spec)

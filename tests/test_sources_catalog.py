@@ -100,6 +100,7 @@ def test_documents_catalog():
     assert validate(g).conforms
 
 
+@pytest.mark.slow
 def test_files_catalog_on_insightbench(shared_data: Path):
     folder = shared_data / "insightbench" / "notebooks" / "csvs"
     with open_source(folder) as src:

@@ -141,6 +141,7 @@ def test_missing_and_unusable_folders(tmp_path: Path):
         open_source(tmp_path / "other")
 
 
+@pytest.mark.slow
 def test_insightbench_csvs(shared_data: Path):
     folder = shared_data / "insightbench" / "notebooks" / "csvs"
     with open_source(folder) as src:

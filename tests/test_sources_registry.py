@@ -121,6 +121,7 @@ def test_missing_paths_and_empty_folders_are_errors(tmp_path: Path):
         source_kind_of(tmp_path / "empty")
 
 
+@pytest.mark.slow
 def test_base_imports_no_connector_and_no_registry():
     tree = ast.parse((PACKAGE / "base.py").read_text(encoding="utf-8"))
     # module-level imports only: the compatibility aliases import the registry on first use

@@ -221,6 +221,7 @@ def test_cli_check_sql_exit_codes(tmp_path, capsys):
     assert usage.value.code == 2
 
 
+@pytest.mark.slow
 def test_bundled_demo_gold_passes_an_ontology_built_from_its_questions(tmp_path):
     """Precision on the bundled database: no gold query of the demo gets a Violation (the builder
     sees the questions only)."""

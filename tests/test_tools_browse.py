@@ -318,6 +318,7 @@ def _wide_index(tables: int, columns: int, keys: int = 2):
     return SearchIndex(docs)
 
 
+@pytest.mark.slow
 def test_compact_browse_built_every_column_of_matched_tables_per_query():
     """Issue 19 (compact browse p50 ~90 ms at 70,000 columns): stage two made a candidate of every
     column of every matched table (~8,000 per query there) and sorted them all, while the answer
@@ -377,6 +378,7 @@ def test_index_warm_froze_every_object_of_the_process():
         gc.unfreeze()
 
 
+@pytest.mark.slow
 def test_compact_browse_built_full_lines_it_could_no_longer_take(monkeypatch):
     """Issue 19 (compact browse p50 ~22 ms at 70,000 columns): past the head, every matched candidate
     had its full line built (values sorted, quoted, JSON-sized) and then dropped once the answer had

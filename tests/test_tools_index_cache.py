@@ -56,6 +56,7 @@ def patched(tmp_path) -> Workspace:
     return ws
 
 
+@pytest.mark.slow
 def test_incremental_index_equals_full_rebuild_on_a_patched_workspace(patched):
     ws = patched
     v0, v1 = ws.ontology_at(0), ws.ontology
@@ -137,6 +138,7 @@ def test_index_cache_refuses_a_planted_or_truncated_file(patched, capsys):
     assert rebuilt.doc_tokens == index.doc_tokens and cache.load(weights) is not None
 
 
+@pytest.mark.slow
 def test_server_call_during_a_rebuild_is_answered_by_the_previous_version(tmp_path, monkeypatch):
     """While a committed version is indexed, calls (and a new client's initialize) are answered at
     once by the version loaded before; the new version is served once its index is ready."""

@@ -68,6 +68,7 @@ def _write_many(path: str, session: str, count: int) -> None:
                    result_size=i, latency_ms=0.5)
 
 
+@pytest.mark.slow
 def test_concurrent_writers_never_interleave(tmp_path):
     path = str(tmp_path / "shared.jsonl")
     code = (

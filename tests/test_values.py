@@ -122,6 +122,7 @@ def test_corrupt_index_file_is_rebuilt(db: Path, tmp_path: Path):
     assert index.value_hits("Germany")[0].value == "Germany"
 
 
+@pytest.mark.slow
 def test_browse_reports_a_value_no_evidence_sampled(db: Path, tmp_path: Path):
     with open_source(db) as src:
         ontology = write_workspace(build([src]), tmp_path / "ws").ontology

@@ -99,6 +99,7 @@ def record_title(driver) -> str:
     return driver.execute_script("return document.querySelector('#record h2').textContent;")
 
 
+@pytest.mark.slow
 def test_page_loads_without_console_errors_and_draws_every_node(driver, small_page):
     from selenium.webdriver.common.by import By
 
@@ -116,6 +117,7 @@ def test_page_loads_without_console_errors_and_draws_every_node(driver, small_pa
     assert "13 Terms" in driver.find_element(By.ID, "stats").text
 
 
+@pytest.mark.slow
 def test_clicking_a_node_shows_its_record(driver, small_page):
     from selenium.webdriver.common.by import By
 
@@ -136,6 +138,7 @@ def test_clicking_a_node_shows_its_record(driver, small_page):
     assert console_errors(driver) == []
 
 
+@pytest.mark.slow
 def test_explore_from_here_draws_a_two_hop_neighbourhood_and_show_all_returns(driver, small_page):
     from selenium.webdriver.common.by import By
 
@@ -158,6 +161,7 @@ def test_explore_from_here_draws_a_two_hop_neighbourhood_and_show_all_returns(dr
     assert console_errors(driver) == []
 
 
+@pytest.mark.slow
 def test_selecting_a_version_highlights_its_diff(driver, small_page, screenshots):
     from selenium.webdriver.common.by import By
 
@@ -186,6 +190,7 @@ def test_selecting_a_version_highlights_its_diff(driver, small_page, screenshots
     assert console_errors(driver) == []
 
 
+@pytest.mark.slow
 def test_xss_label_renders_as_text(driver, small_page):
     from selenium.common.exceptions import NoAlertPresentException
     from selenium.webdriver.common.by import By
@@ -204,6 +209,7 @@ def test_xss_label_renders_as_text(driver, small_page):
     assert console_errors(driver) == []
 
 
+@pytest.mark.slow
 def test_search_finds_a_synonym_and_selects_it(driver, small_page):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -219,6 +225,7 @@ def test_search_finds_a_synonym_and_selects_it(driver, small_page):
     assert console_errors(driver) == []
 
 
+@pytest.mark.slow
 def test_a_fresh_workspace_renders_an_empty_page_without_errors(driver, tmp_path):
     from selenium.webdriver.common.by import By
 
@@ -235,6 +242,7 @@ def test_a_fresh_workspace_renders_an_empty_page_without_errors(driver, tmp_path
     assert "No scored rounds yet" in driver.find_element(By.ID, "chart").text
 
 
+@pytest.mark.slow
 def test_names_that_shadow_javascript_builtins_render(driver, tmp_path):
     from rdflib import Graph, Literal, URIRef
     from rdflib.namespace import RDF, RDFS, SKOS
@@ -266,6 +274,7 @@ def test_names_that_shadow_javascript_builtins_render(driver, tmp_path):
     assert console_errors(driver) == []
 
 
+@pytest.mark.slow
 def test_five_thousand_terms_render_a_bounded_neighbourhood(driver, tmp_path, screenshots):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys

@@ -141,6 +141,7 @@ def test_diff_listing_is_capped_but_counts_are_complete():
     assert len(p1["nodesAdded"]) == 2
 
 
+@pytest.mark.slow
 def test_workspace_path_matches_the_trig_fixture(tmp_path, model):
     from_ws = load_workspace_model(make_workspace(tmp_path / "ws"))
     assert [n["label"] for n in from_ws["nodes"]] == [n["label"] for n in model["nodes"]]
@@ -206,6 +207,7 @@ def test_bad_arguments_and_files(tmp_path):
         load_workspace_model(tmp_path / "no-workspace")
 
 
+@pytest.mark.slow
 def test_five_thousand_terms_extract_consistently():
     result = build_model(synthetic_graphs(5000))
     counts = result["meta"]["counts"]
@@ -218,6 +220,7 @@ def test_five_thousand_terms_extract_consistently():
     json.dumps(result)
 
 
+@pytest.mark.slow
 def test_rollback_row_shows_the_restored_triples(tmp_path):
     from evoonto.workspace import Workspace
 

@@ -102,7 +102,7 @@ def build_concepts(candidates: Sequence[ConceptCandidate], schema: SourceSchema,
         A :class:`ConceptBuild` whose ``graph`` is to be added to the content graph.
     """
     out = ConceptBuild(bind_prefixes(Graph()))
-    dialect = prober.dialect or ("sqlite" if getattr(prober.source, "kind", "") == "sqlite" else None)
+    dialect = prober.dialect or ("sqlite" if prober.source.kind == "sqlite" else None)
     seen: set[URIRef] = set()
     for candidate in candidates:
         run, reason, expression = _check(candidate, schema, prober, dialect)

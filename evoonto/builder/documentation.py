@@ -78,7 +78,7 @@ def gather(location: str | Path | None, source: Any, *, extra: Sequence[str | Pa
         The statements (see :class:`~evoonto.sources.dictionaries.ColumnDoc`); problems with single
         statements are warnings naming file and line.
     """
-    if getattr(source, "kind", "") == "documents":
+    if source.kind == "documents":
         return []
     tables = source.tables()
     found = find_documentation(location, extra=extra)
@@ -88,7 +88,7 @@ def gather(location: str | Path | None, source: Any, *, extra: Sequence[str | Pa
 
 def _display_location(location: str | Path | None, source: Any) -> str:
     """The source location without a password (for statements read from comments)."""
-    text = str(location) if location is not None else str(getattr(source, "location", source.id))
+    text = str(location) if location is not None else str(source.location)
     return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", text)
 
 
@@ -145,7 +145,7 @@ class DocumentationIntake:
         """Probe the documented values and edit ``proposal`` in place (labels, definitions, value
         Terms, join candidates of dbt ``relationships`` tests)."""
         self.source = source
-        self.dialect = getattr(source, "dialect", None)
+        self.dialect = source.dialect
         by_slug = {c.slug: i for i, c in enumerate(proposal.terms)}
         per_term: dict[str, list[ColumnDoc]] = defaultdict(list)
         for doc in self.docs:

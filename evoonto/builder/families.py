@@ -28,7 +28,10 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+if TYPE_CHECKING:
+    from evoonto.builder.propose import Proposal
 
 __all__ = ["TableFamily", "find_families", "fold_families", "MIN_MEMBERS"]
 
@@ -95,7 +98,7 @@ def find_families(tables: Iterable[str], shape_of: Callable[[str], Any], *,
     return sorted(found, key=lambda f: f.pattern)
 
 
-def fold_families(proposal: Any, schema: Any, *, min_members: int = MIN_MEMBERS) -> list[TableFamily]:
+def fold_families(proposal: Proposal, schema: Any, *, min_members: int = MIN_MEMBERS) -> list[TableFamily]:
     """Replace the Terms of family members by one family Term (module docstring), in place.
 
     Args:
@@ -113,8 +116,7 @@ def fold_families(proposal: Any, schema: Any, *, min_members: int = MIN_MEMBERS)
         tables, lambda name: tuple((c.name, c.declared_type) for c in tables[name].columns), min_members=min_members)
     if not families:
         return []
-    pinned = {v.table for v in getattr(proposal, "values", ())} | {
-        c.table for c in getattr(proposal, "constraints", ())}
+    pinned = {v.table for v in proposal.values} | {c.table for c in proposal.constraints}
     dropped: set[str] = set()
     for family in families:
         dropped.update(m for m in family.members[1:] if m not in pinned)

@@ -24,7 +24,7 @@ from typing import Any
 from evoonto.builder.labels import LabelSet, normalize
 from evoonto.builder.probe import ColumnProfile
 from evoonto.builder.propose import (
-    TERM_KINDS, ConceptCandidate, OfflineProposer, Proposal, SynonymCandidate, TermCandidate, ValueCandidate,
+    ConceptCandidate, OfflineProposer, Proposal, SynonymCandidate, TermCandidate, ValueCandidate,
     term_slug,
 )
 from evoonto.builder.workload import Question
@@ -32,6 +32,7 @@ from evoonto.catalog import SourceSchema
 from evoonto.errors import ConfigurationError, EvoontoError, first_line
 from evoonto.iris import slugify
 from evoonto.optional import require
+from evoonto.records import TERM_KINDS
 
 __all__ = ["ClaudeProposer", "build_prompt", "parse_response", "SYSTEM_PROMPT", "DEFAULT_MAX_QUESTIONS"]
 
@@ -279,5 +280,5 @@ class ClaudeProposer:
                 reason = first_line(exc)
                 raise EvoontoError(f"Claude proposer ({self.model}) failed: {reason}") from None
             raise
-        text = "".join(getattr(block, "text", "") for block in message.content if getattr(block, "type", "") == "text")
+        text = "".join(block.text for block in message.content if block.type == "text")
         return proposal.extend(parse_response(text, schema))

@@ -4,7 +4,8 @@
 (schema- and workload-driven, offline or with Claude) → verify (probes; failures are logged) →
 construct (Terms, Mappings, Evidence, Constraints, Relations); then Terms mentioned in the passages
 of documents sources are grounded in them. The content graph is checked with the
-SHACL shapes before it is returned; :func:`write_workspace` makes it version 0 of a workspace.
+SHACL shapes before it is returned. The workspace writes it: :meth:`evoonto.workspace.Workspace.create`
+builds and writes version 0 in one call, :func:`evoonto.workspace.write_build` writes a build made before.
 
 Determinism: with the same inputs the output is byte-identical (:meth:`BuildResult.serialize` gives
 sorted N-Triples). Probe and evidence times use one logical timestamp per build (:func:`build_clock`),
@@ -32,18 +33,21 @@ from evoonto.builder.propose import OfflineProposer, Proposer
 from evoonto.builder.verify import Rejection, verify
 from evoonto.builder.workload import Question, as_questions
 from evoonto.catalog import read_catalog
-from evoonto.errors import ConfigurationError, ShapeViolationError, SourceError, WorkspaceError
+from evoonto.errors import ConfigurationError, ShapeViolationError, SourceError
 from evoonto.fileio import record_lines
 from evoonto.iris import IriFactory
 from evoonto.lexicon import Lexicon
 from evoonto.namespaces import bind_prefixes
 from evoonto.store import OxigraphStore
+from evoonto.workspace import (
+    BACKUP_DIR, Workspace, check_workspace_target, describe_workspace, register_builder, workspace_base_iri,
+    write_build,
+)
 
 if TYPE_CHECKING:
     from evoonto.sources.base import BaseSource
     from evoonto.sources.joins import JoinCandidate
     from evoonto.validation import ValidationReport
-    from evoonto.workspace import Workspace
 
 __all__ = ["BuildResult", "StoreGraphs", "SourceReport", "build", "build_clock", "make_proposer", "write_workspace",
            "workspace_base_iri", "describe_workspace", "check_workspace_target", "BACKUP_DIR",
@@ -255,6 +259,39 @@ class BuildResult:
     #: the Oxigraph store validation read (vocab + these graphs): write_workspace makes it the
     #: workspace's store instead of copying the rdflib graphs a second time
     validated_store: OxigraphStore | None = field(default=None, repr=False)
+
+    def source_locations(self) -> dict[str, str]:
+        """``{source id: path or URL as opened}`` of the sources opened from a location."""
+        return {r.source: r.location for r in self.sources if r.location}
+
+    def hand_over(self, packaged_schema: bool) -> tuple[Mapping[str, Graph], OxigraphStore | None, bool]:
+        """What a workspace writes (:class:`evoonto.workspace.BuiltBase`): the graphs, a store that
+        holds exactly them (the build's own while no graph changed, else the validation's when the
+        validation still holds), and whether the validation still holds (the graphs unchanged since
+        :func:`_validate`, checked against the packaged vocab and shapes: ``packaged_schema``)."""
+        validated = packaged_schema and self._still_valid()
+        graphs = self.graphs
+        store = graphs.unchanged_store() if isinstance(graphs, StoreGraphs) else None
+        if store is None and validated:
+            store = self.validated_store
+        return graphs, store, validated
+
+    def handed_over(self, workspace: Workspace, store: OxigraphStore | None) -> None:
+        """``store`` (from :meth:`hand_over`) belongs to ``workspace`` now: graphs not yet copied
+        are read from its version 0."""
+        self.validated_store = None
+        if isinstance(self.graphs, StoreGraphs) and store is self.graphs.store:
+            self.graphs.handed_over(workspace)
+
+    def _still_valid(self) -> bool:
+        """True when :attr:`validation` is a conforming validation of the graphs as they are now
+        (sizes unchanged since :func:`_validate`, and for a build's :class:`StoreGraphs` no graph
+        changed): a workspace then skips a second SHACL pass over the same triples."""
+        report, sizes, graphs = self.validation, self.validated_sizes, self.graphs
+        now = graphs.sizes() if isinstance(graphs, StoreGraphs) else {name: len(g) for name, g in graphs.items()}
+        if report is None or not report.conforms or sizes != now:
+            return False
+        return not (isinstance(graphs, StoreGraphs) and graphs.changed())  # same sizes, other triples
 
     def serialize(self, name: str = "content") -> str:
         """The graph ``name`` as sorted N-Triples (byte-identical for identical builds)."""
@@ -471,7 +508,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
         finally:
             if owned:
                 src.close()
-        if not counts.get("terms") and getattr(src, "kind", "") != "documents":
+        if not counts.get("terms") and src.kind != "documents":
             from evoonto.sources.base import warn
 
             warn(f"source {src.id} yields no Terms (no table with columns)")
@@ -497,7 +534,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
     store.add(documented, "catalog")
     content.close()
     result = BuildResult(StoreGraphs(store, ("catalog", "content")), totals, rejected, reports,
-                         getattr(chosen, "name", type(chosen).__name__), iris.base, clock)
+                         chosen.name, iris.base, clock)
     if validate:
         result.validation = _validate(result)
     result.elapsed_ms = (time.perf_counter() - started) * 1000.0
@@ -535,7 +572,7 @@ def _discovered_joins(src: BaseSource, iris: IriFactory) -> list[JoinCandidate]:
     """Undeclared joins suggested by names and value overlap (source layer); verify re-probes them."""
     from evoonto.sources.joins import discover_joins
 
-    if getattr(src, "kind", "") == "documents":
+    if src.kind == "documents":
         return []
     return [j for j in discover_joins(src, iris, measure_declared=False) if not j.declared]
 
@@ -559,25 +596,6 @@ def _drop_view_passthrough(proposal: Any, schema: Any) -> None:
 def _step(progress: Callable[[str, str], None] | None, source_id: str, step: str) -> None:
     if progress is not None:
         progress(source_id, step)
-
-
-def _validated_for(result: BuildResult, ws: Workspace) -> bool:
-    """True when ``result`` carries a conforming validation of its graphs as they are now (sizes
-    unchanged since :func:`_validate`, and for a build's :class:`StoreGraphs` no graph changed)
-    against the vocab and shapes that ``ws`` holds (the packaged ones): :func:`write_workspace` then
-    skips a second SHACL pass over the same triples."""
-    from evoonto.resources import shapes_graph, vocab_graph
-
-    report, sizes = result.validation, result.validated_sizes
-    graphs = result.graphs
-    now = graphs.sizes() if isinstance(graphs, StoreGraphs) else {name: len(g) for name, g in graphs.items()}
-    if report is None or not report.conforms or sizes != now:
-        return False
-    if isinstance(graphs, StoreGraphs) and graphs.changed():  # same sizes, other triples
-        return False
-    store = ws.ontology.store
-    return (set(store.triples("vocab")) == set(vocab_graph())
-            and set(store.triples("shapes")) in (set(), set(shapes_graph())))
 
 
 def _validate(result: BuildResult) -> ValidationReport:
@@ -613,282 +631,15 @@ def _validate(result: BuildResult) -> ValidationReport:
     return report
 
 
-#: Entries of a workspace folder a build never moves: ``lexicon.tsv`` is the user's own label file
-#: (read by the build), ``backups/`` holds the workspaces replaced before. (The workspace's own files
-#: are :data:`evoonto.workspace.PLACED_FILES` and the lock.)
-_KEPT_ENTRIES = ("lexicon.tsv", "backups")
-#: The folder inside a workspace that ``force`` moves a replaced workspace into.
-BACKUP_DIR = "backups"
-
-
-def _entries(path: Path) -> list[Path]:
-    return sorted(path.iterdir()) if path.is_dir() else []
-
-
-def _is_leftover(entry: Path) -> bool:
-    """A temp file or folder of a crashed writer (also a killed build's staging folder), a lock, a
-    base.trig without its config, or an empty folder of a workspace."""
-    from evoonto.workspace import LOCK_FILE, PLACED_FILES
-
-    if entry.name.startswith(".") and entry.name.endswith(".tmp"):
-        return True
-    return entry.name in (*PLACED_FILES, LOCK_FILE) and entry.name != "config.json" and (
-        not entry.is_dir() or not any(entry.iterdir()))
-
-
-def describe_workspace(path: str | Path) -> str | None:
-    """One line saying what the workspace at ``path`` holds, or ``None`` when a build may write
-    there without replacing anything.
-
-    ``None`` for: a missing or empty folder; a half-made workspace (no ``config.json``; only
-    empty workspace folders, a ``base.trig`` written before its config, a lock and temp files: a
-    build or init killed early); a workspace just created by ``evoonto init`` (no patches, no
-    trajectories or runs, no Terms). A folder's ``lexicon.tsv`` and ``backups/`` never count.
-
-    Args:
-        path: the workspace directory.
-
-    Returns:
-        ``"workspace 'name' (base IRI …, version 3, 4 patches, 2 trajectories, 1 run)"``, a
-        description of foreign files, or ``None``.
-    """
-    from evoonto.errors import EvoontoError
-    from evoonto.namespaces import EVO
-    from evoonto.workspace import Workspace, finish_interrupted_replace
-
-    path = Path(path)
-    if path.exists() and not path.is_dir():
-        return f"{path} is a file, not a workspace folder"
-    if path.is_dir():
-        finish_interrupted_replace(path)  # a build killed while swapping its workspace in
-    entries = [e for e in _entries(path) if e.name not in _KEPT_ENTRIES]
-    if not (path / "config.json").is_file():
-        if all(_is_leftover(e) for e in entries):
-            return None
-        foreign = [e.name for e in entries if not _is_leftover(e)]
-        return (f"{path} holds files that are not an evoonto workspace ({', '.join(foreign[:5])}"
-                f"{', …' if len(foreign) > 5 else ''})")
-    trajectories = sorted(p for p in (path / "trajectories").glob("*") if p.is_file())
-    runs = sorted(p for p in (path / "runs").glob("*"))
-    try:
-        ws = Workspace.open(path)
-    except EvoontoError as exc:
-        return f"an unreadable workspace ({exc})"
-    patches = len(ws.log())
-    terms = sum(1 for _ in ws.ontology.graph("content").subjects(RDF.type, EVO.Term))
-    if not (patches or trajectories or runs or terms):
-        return None
-    return (f"workspace {ws.name!r} (base IRI {ws.base_iri}, version {ws.version}, {terms} terms, "
-            f"{patches} patch(es), {len(trajectories)} trajectory file(s), {len(runs)} run(s))")
-
-
-def check_workspace_target(path: str | Path, *, force: bool = False) -> str | None:
-    """Whether a build may be written to ``path`` (see :func:`write_workspace`).
-
-    Returns:
-        ``None`` when nothing is replaced, else the one-line description of the workspace that
-        ``force`` will move aside.
-
-    Raises:
-        WorkspaceError: ``path`` holds a workspace and ``force`` is not set (the message says what
-            it holds), or ``path`` holds files that are not a workspace (never replaced).
-    """
-
-    path = Path(path)
-    held = describe_workspace(path)
-    if held is None:
-        return None
-    if not (path / "config.json").is_file():
-        raise WorkspaceError(f"{held}; choose another --workspace")
-    if not force:
-        raise WorkspaceError(f"{path} already holds {held}; pass --force to replace it "
-                             f"(moved to {path / BACKUP_DIR}/<UTC time>/)")
-    return held
-
-
-def workspace_base_iri(path: str | Path, *, force: bool = False) -> str:
-    """The base IRI a build for the workspace at ``path`` must use: the existing workspace's, or
-    the default a new workspace there would get (:func:`evoonto.iris.default_base` of its name).
-
-    With ``force`` a workspace that :func:`describe_workspace` reports (one that would be replaced)
-    does not pass its base IRI on: the new workspace is made as ``init`` makes one at ``path``.
-
-    Raises:
-        WorkspaceError: ``path`` holds a malformed workspace (and ``force`` is not set).
-    """
-    from evoonto.iris import default_base
-    from evoonto.workspace import Workspace
-
-    path = Path(path)
-    if (path / "config.json").is_file() and not (force and describe_workspace(path) is not None):
-        return Workspace.open(path).base_iri
-    return default_base(path.resolve().name.lstrip(".") or "workspace")
-
-
-def _absolute_location(location: str) -> str:
-    """A source location that does not depend on the working directory: a local path made
-    absolute; ``scheme:///relative/path`` URLs (SQLite, DuckDB) with an absolute path; other URLs
-    as given."""
-    if "://" in location:
-        scheme, _, rest = location.partition(":///")
-        if rest and not rest.startswith("/") and scheme.split("+")[0] in ("sqlite", "duckdb"):
-            return f"{scheme}:///{Path(rest).resolve()}"
-        return location
-    return str(Path(location).expanduser().resolve())
-
-
-def _backup_folder(path: Path) -> Path:
-    """A new ``path/backups/<UTC time>/`` (not created) for the files a build replaces."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    return path / BACKUP_DIR / stamp
-
-
-def _staging_name(pid: int | str) -> str:
-    """The temp folder inside a workspace folder that a build assembles its new workspace in
-    (``pid="*"``: the glob pattern of every build's)."""
-    return f".new.{pid}.tmp"
-
-
-def _assemble(result: BuildResult, staging: Path, name: str, settings: dict) -> Workspace:
-    """The build as version 0 of a complete new workspace in the new folder ``staging``."""
-    from evoonto.fileio import make_dirs
-    from evoonto.workspace import Workspace
-
-    make_dirs(staging)  # init fills it in place (no second staging folder of its own)
-    locations = {r.source: _absolute_location(r.location) for r in result.sources if r.location}
-    ws = Workspace.init(staging, base_iri=result.base_iri, name=name,
-                        settings={**settings, "sources": locations} if locations else settings)
-    validated = _validated_for(result, ws)
-    graphs = result.graphs
-    # the build's store holds these graphs already (and the vocab; the workspace's replaces it), else
-    # the validated store does (and the workspace's vocab, checked equal)
-    store = graphs.unchanged_store() if isinstance(graphs, StoreGraphs) else None
-    if store is None and validated:
-        store = result.validated_store
-    if store is not None:
-        ws.replace_base(graphs, validate_shapes=not validated, store=store)
-    else:
-        ws.replace_base(dict(graphs), validate_shapes=not validated)
-    result.validated_store = None  # the workspace owns it now
-    if isinstance(graphs, StoreGraphs) and store is graphs.store:
-        graphs.handed_over(ws)
-    return ws
-
-
-def _write_new_folder(result: BuildResult, path: Path, name: str) -> Workspace:
-    """Assemble the workspace in a hidden sibling of the missing folder ``path`` and rename it into
-    place (atomic): a process killed at any moment leaves no folder or the complete workspace."""
-    import shutil
-
-    from evoonto.fileio import fsync_dir, make_dirs
-    from evoonto.workspace import INIT_SUFFIX, _remove_stale_init_folders
-
-    target = Path(os.path.abspath(path))
-    make_dirs(target.parent)
-    _remove_stale_init_folders(target)
-    staging = target.with_name(f".{target.name}.{os.getpid()}{INIT_SUFFIX}")
-    try:
-        ws = _assemble(result, staging, name, {})
-        os.rename(staging, target)
-        fsync_dir(target.parent)
-    except WorkspaceError as exc:  # name the folder the user asked for, not only the staging folder
-        shutil.rmtree(staging, ignore_errors=True)
-        raise WorkspaceError(f"cannot write the workspace {path}: {exc}") from exc
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    ws._moved_to(path)
-    return ws
-
-
-def _write_in_place(result: BuildResult, path: Path, name: str, settings: dict, replacing: bool) -> Workspace:
-    """Assemble the workspace in a temp folder inside ``path``, then swap it in with renames under a
-    journal (:func:`evoonto.workspace.replace_files`), all under the folder's writer lock.
-
-    What the new workspace displaces: with ``replacing`` every entry but ``lexicon.tsv``,
-    ``backups/`` and the lock, moved to ``backups/<UTC time>/``; otherwise the workspace files and
-    temp files (a fresh ``init``, or a half-made workspace), moved to ``backups/<UTC time>/`` when
-    there is a ``base.trig`` without its config (kept just in case) and deleted otherwise.
-    """
-    import shutil
-
-    from evoonto.fileio import WriterLock
-    from evoonto.workspace import LOCK_FILE, PLACED_FILES, finish_interrupted_replace, replace_files
-
-    with WriterLock(path / LOCK_FILE):
-        finish_interrupted_replace(path, locked=True)
-        for dead in path.glob(_staging_name("*")):  # under the lock: killed builds' stagings
-            shutil.rmtree(dead, ignore_errors=True)
-        staging = path / _staging_name(os.getpid())
-        journaled = False
-        try:
-            ws = _assemble(result, staging, name, settings)
-            skip = {*_KEPT_ENTRIES, LOCK_FILE, staging.name}
-            entries = [e for e in _entries(path) if e.name not in skip]
-            if replacing:
-                displace = [e.name for e in entries]
-            else:
-                displace = [e.name for e in entries if e.name in PLACED_FILES or _is_leftover(e)]
-            orphan_base = not (path / "config.json").is_file() and (path / "base.trig").is_file()
-            keep = replacing or orphan_base
-            aside = _backup_folder(path) if keep else path / f".old.{os.getpid()}.tmp"
-            journaled = True  # from here on an interrupted swap is finished by the next open or build
-            replace_files(path, staging, displace, aside, keep=keep)
-        except BaseException:
-            if not journaled:
-                shutil.rmtree(staging, ignore_errors=True)
-            raise
-    ws._moved_to(path)
-    return ws
-
-
 def write_workspace(result: BuildResult, path: str | Path, *, force: bool = False) -> Workspace:
-    """Write a build as version 0 of a workspace. The source locations are recorded, as absolute
-    paths, in the workspace settings (``sources``: ``{id: path or URL}``) for ``evoonto serve``.
-
-    Where it writes (see :func:`describe_workspace`): a missing or empty folder, a half-made
-    workspace (its leftovers are removed) or a workspace fresh from ``init`` (its name, base IRI and
-    settings are kept) is written without ``force``. Any other workspace (with Terms, patches,
-    trajectories or runs) is refused unless ``force``; with ``force`` its files (config.json,
-    base.trig, patches/, trajectories/, runs/) are moved into ``path/backups/<UTC time>/`` and a new
-    workspace is made as ``init`` makes one, with the build's base IRI (``lexicon.tsv`` stays).
-    Foreign files are never moved, and nothing is deleted.
-
-    Crash safety: the new workspace is assembled complete in a temp folder (a hidden sibling of a
-    missing ``path``, renamed into place; else a hidden folder inside ``path``, swapped in with renames
-    under a journal, :func:`evoonto.workspace.replace_files`), so a process killed at any moment
-    leaves the old workspace, the new one, or a journal the next ``open`` or build finishes from.
-
-    Args:
-        result: a :class:`BuildResult` built with ``base_iri=workspace_base_iri(path, force=force)``.
-        path: the workspace directory.
-        force: replace an existing workspace (moved aside, nothing deleted).
-
-    Returns:
-        The open :class:`evoonto.workspace.Workspace`.
+    """Write a build as version 0 of a workspace: :func:`evoonto.workspace.write_build` (kept for
+    programs written before the workspace owned writing; new code calls :meth:`Workspace.create`
+    for the whole build, or ``write_build``).
 
     Raises:
-        WorkspaceError: ``path`` holds a workspace and ``force`` is not set, or holds foreign files;
-            the workspace cannot be created or written; its base IRI differs from the build's.
-        ShapeViolationError: the build does not validate (checked here unless the result carries
-            a conforming validation of the same graphs against the workspace's vocab and shapes).
+        WorkspaceError, ShapeViolationError: see :func:`evoonto.workspace.write_build`.
     """
-    from evoonto.workspace import _read_config
+    return write_build(result, path, force=force)
 
-    path = Path(path)
-    replacing = check_workspace_target(path, force=force) is not None  # (finishes an interrupted swap first)
-    name, settings = path.resolve().name.lstrip(".") or "workspace", {}
-    if not replacing and (path / "config.json").is_file():  # a fresh init: its name, base IRI and settings stay
-        config = _read_config(path)
-        if config["base_iri"] != result.base_iri:
-            raise WorkspaceError(f"{path}: the workspace base IRI {config['base_iri']} differs from the build's "
-                                 f"{result.base_iri}; rebuild with base_iri=workspace_base_iri(path)")
-        name, settings = config["name"], dict(config["settings"])
-    try:
-        if path.is_dir():
-            ws = _write_in_place(result, path, name, settings, replacing)
-        else:
-            ws = _write_new_folder(result, path, name)
-    except OSError as exc:  # read-only or full disk: one line, not a traceback
-        raise WorkspaceError(f"cannot write the workspace {path}: {exc.strerror or exc}") from None
-    return ws
+
+register_builder(build)

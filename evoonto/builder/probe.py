@@ -47,7 +47,7 @@ class Prober:
         self.source_id = source_id or source.id
         self.at = at
         self.timeout_ms = timeout_ms
-        self.dialect: str | None = getattr(source, "dialect", None)
+        self.dialect: str | None = source.dialect
         self._cache: dict[tuple[str, int], ProbeRun] = {}
 
     def quote(self, name: str) -> str:

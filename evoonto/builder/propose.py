@@ -29,24 +29,23 @@ from typing import Protocol
 from rapidfuzz import fuzz
 
 from evoonto.builder.labels import (
-    LabelSet, column_labels, expand_tokens, normalize, singularize, split_identifier, table_labels,
+    LabelSet, column_labels, current_lexicon, expand_tokens, normalize, singularize, split_identifier, table_labels,
 )
 from evoonto.builder.probe import ColumnProfile, quote_identifier, sql_literal
 from evoonto.builder.workload import Question
 from evoonto.catalog import ColumnInfo, SourceSchema, TableInfo
 from evoonto.iris import slugify, stable_key
+from evoonto.lexicon import LexiconConcept
 from evoonto.sources.joins import JoinCandidate
 from evoonto.text import QUESTION_STOP_WORDS
 
 __all__ = [
-    "TERM_KINDS", "TermCandidate", "SynonymCandidate", "ValueCandidate",
+    "TermCandidate", "SynonymCandidate", "ValueCandidate",
     "DerivationCandidate", "ConstraintCandidate", "ConceptCandidate", "Proposal", "Proposer", "OfflineProposer",
     "schema_candidates", "workload_candidates", "phrase_concepts", "unmatched_phrases", "term_slug",
     "default_aggregation",
 ]
 
-#: Term kinds (local names of evo: classes, docs/architecture.md §3).
-TERM_KINDS = ("Entity", "Identifier", "Metric", "Dimension", "Category", "TimeDimension")
 #: Columns with at most this many distinct text values get one value Term per value.
 VALUE_TERM_CAP = 30
 #: Closed vocabularies of at most this many values are listed in the column Term's definition.
@@ -70,7 +69,7 @@ class TermCandidate:
 
     Attributes:
         slug: stable, unique within the source (``term/{src}/{slug}``).
-        kind: one of :data:`TERM_KINDS`.
+        kind: one of :data:`evoonto.records.TERM_KINDS`.
         table: table name; ``column``: column name or ``None`` for an Entity.
         labels: SKOS labels.
         definition: one sentence (``skos:definition``).
@@ -312,30 +311,6 @@ def _definition(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnPro
 
 # Measurement vocabulary of English (general knowledge, not read from any benchmark), used by
 # :func:`default_aggregation` on a column name's words after abbreviations are expanded.
-#: Quantities that are not aggregated at all: positions on a scale or on the map, ordinals.
-_UNAGGREGATED_WORDS = frozenset({
-    "latitude", "longitude", "lat", "lon", "lng", "coordinate", "coordinates", "altitude", "elevation",
-    "rank", "ranking", "position", "ordinal", "sequence", "seq", "version", "zip", "postal", "postcode",
-    "phone", "fax", "telephone",
-})
-#: Intensive quantities (per-unit values, ratios, levels, scores, physical attributes of one thing):
-#: their mean is meaningful, their sum is not.
-_INTENSIVE_WORDS = frozenset({
-    "price", "rate", "ratio", "percent", "percentage", "proportion", "fraction", "share", "discount",
-    "average", "mean", "median", "per", "age", "score", "rating", "grade", "gpa", "temperature", "speed",
-    "velocity", "density", "margin", "efficiency", "probability", "likelihood", "level", "index", "factor",
-    "height", "width", "depth", "weight", "tall", "capacity", "mpg", "horsepower", "latency", "yield",
-})
-#: Extensive quantities (amounts, counts, totals, sizes, durations): sums over rows are meaningful.
-_ADDITIVE_WORDS = frozenset({
-    "total", "sum", "amount", "count", "quantity", "qty", "volume", "revenue", "sales", "turnover", "cost",
-    "costs", "expense", "expenses", "income", "earnings", "profit", "loss", "budget", "spend", "spending",
-    "payment", "paid", "fee", "fees", "tax", "freight", "balance", "bytes", "byte", "kb", "mb", "gb",
-    "milliseconds", "ms", "seconds", "minutes", "hours", "days", "duration", "population", "units", "stock",
-    "inventory", "points", "goals", "wins", "losses", "visits", "views", "clicks", "downloads", "sold",
-})
-
-
 def default_aggregation(kind: str, column: str | None = None, profile: ColumnProfile | None = None) -> str | None:
     """The default aggregation of a Term, or ``None`` when no single one is safe to sign.
 
@@ -348,7 +323,7 @@ def default_aggregation(kind: str, column: str | None = None, profile: ColumnPro
       otherwise values profiled within [0, 1] with decimals (a fraction) → ``AVG``; else ``None``.
 
     Args:
-        kind: the Term kind (:data:`TERM_KINDS`).
+        kind: the Term kind (:data:`evoonto.records.TERM_KINDS`).
         column: the column name (``None`` for an Entity).
         profile: the column profile (its ``pattern``, ``min_value`` and ``max_value`` are read).
     """
@@ -358,13 +333,14 @@ def default_aggregation(kind: str, column: str | None = None, profile: ColumnPro
         return None
     words = expand_tokens(split_identifier(column))
     singular = {singularize(w) for w in words} | set(words)
-    if singular & _UNAGGREGATED_WORDS:
+    lexicon = current_lexicon()
+    if singular & lexicon.words_of("unaggregated"):
         return None
     if singular & {"total", "sum"}:
         return "SUM"
-    if singular & _INTENSIVE_WORDS:
+    if singular & lexicon.words_of("intensive"):
         return "AVG"
-    if singular & _ADDITIVE_WORDS or words[:1] == ["number"]:
+    if singular & lexicon.words_of("additive") or words[:1] == ["number"]:
         return "SUM"
     if profile is not None and profile.pattern == "decimal" and _within_unit_interval(profile):
         return "AVG"
@@ -610,19 +586,6 @@ GRAIN_CUES: dict[str, tuple[str, ...]] = {
     "quarter": ("quarterly",), "year": ("yearly", "annual", "annually"),
 }
 _PERIOD_PREFIXES = ("per", "by", "each", "every")
-#: Words of a column name that mark a per-unit amount, and a count of units (general accounting:
-#: price × quantity is the amount of a line).
-_UNIT_PRICE_WORDS = frozenset({"price", "rate", "fare", "cost", "fee", "tariff"})
-_UNIT_COUNT_WORDS = frozenset({"quantity", "qty", "units", "count", "volume", "pieces"})
-#: Words of a date column name that mark a date something is due by, and one that records when it
-#: happened (general business English: happened after due = late).
-_DUE_WORDS = frozenset({"due", "required", "expected", "planned", "scheduled", "promised", "deadline", "target",
-                        "estimated", "committed"})
-_ACTUAL_WORDS = frozenset({"shipped", "delivered", "completed", "actual", "paid", "closed", "returned", "arrived",
-                           "finished", "resolved", "received", "done", "ship", "delivery", "completion", "payment"})
-_LATE_WORDS = ("late", "overdue", "delayed", "past due", "behind schedule")
-
-
 def unmatched_phrases(questions: Sequence[Question], terms: Sequence[TermCandidate]) -> dict[str, tuple[str, ...]]:
     """Workload words and phrases (1–2 words, lower case) that no Term's label or value covers:
     ``{phrase: question ids}``. A phrase is covered when each of its stems occurs in some Term
@@ -663,21 +626,18 @@ def phrase_concepts(schema: SourceSchema, profiles: Mapping[tuple[str, str], Col
     * **date grains**: a question asking for a calendar grain (``monthly``, ``per year``) gives one
       grain candidate per date column of the tables the question names (all date tables when it
       names none; at most 5);
-    * **an expression over numeric columns**: a table with a per-unit amount column (price, rate,
-      fee …) and a count column (quantity, units …) gives ``SUM(price * quantity)``, labelled as a
-      sales amount with the packaged lexicon's synonyms of "sales", when an unmatched workload
-      phrase is one of those labels;
-    * **a comparison of two date columns**: an actual date (shipped, delivered, paid …) after a due
-      date (required, due, expected …) of one table gives the filter ``actual > due`` labelled
-      ``late`` (overdue, delayed), when an unmatched phrase is one of those words.
+    * **a concept of two columns** for each ``concept`` row of the lexicon
+      (``evoonto/data/lexicon/concepts.tsv``, :mod:`evoonto.lexicon`), when an unmatched workload
+      phrase is one of its phrases (or their synonyms): ``product``, a table with exactly one
+      numeric column of each word class gives ``SUM(a * b)`` (packaged: unit price × unit count,
+      "sales amount"); ``after``, two date columns of one table give the filter ``a > b``
+      (packaged: an actual date after a due date, "late").
 
     Only general English is used; each candidate is verified by a probe before it enters
     (:mod:`evoonto.builder.concepts`).
     """
     if not questions:
         return []
-    from evoonto.builder.labels import current_lexicon
-
     unmatched = unmatched_phrases(questions, terms)
     out: list[ConceptCandidate] = []
     date_columns = [(t, c) for t in schema.tables if not t.is_view for c in t.columns
@@ -695,38 +655,52 @@ def phrase_concepts(schema: SourceSchema, profiles: Mapping[tuple[str, str], Col
                 expression=_qualified(table.name, col.name), unit=unit, phrases=GRAIN_CUES[unit][:1],
                 question_ids=tuple(sorted(ids))))
     lexicon = current_lexicon()
-    amount_words = ["sales amount", "sales", *lexicon.synonyms("sales"), "line amount"]
-    asked = {p: ids for p, ids in unmatched.items() if p in amount_words}
-    if asked:
-        for table in schema.tables:
+    for concept in lexicon.concepts:
+        out.extend(_lexicon_concept(concept, lexicon.concept_phrases(concept), unmatched, schema, profiles,
+                                    date_columns))
+    return out
+
+
+def _lexicon_concept(concept: LexiconConcept, words: tuple[str, ...], unmatched: Mapping[str, tuple[str, ...]],
+                     schema: SourceSchema, profiles: Mapping[tuple[str, str], ColumnProfile],
+                     date_columns: Sequence[tuple[TableInfo, ColumnInfo]]) -> list[ConceptCandidate]:
+    """Candidates for one ``concept`` row of the lexicon (:mod:`evoonto.lexicon`) when an unmatched
+    workload phrase is one of its ``words``: ``product``, one per table with exactly one numeric
+    column of each word class; ``after``, one per pair of date columns of one table."""
+    asked = {p: ids for p, ids in unmatched.items() if p in words}
+    if not asked:
+        return []
+    lexicon = current_lexicon()
+    first, second = lexicon.words_of(concept.first), lexicon.words_of(concept.second)
+    phrases = tuple(sorted(asked))
+    question_ids = tuple(sorted({i for ids in asked.values() for i in ids}))
+    label = concept.phrases[0]
+    out: list[ConceptCandidate] = []
+    for table in schema.tables:
+        if concept.operation == "product":
             numeric = [c for c in table.columns if _numeric(table, c, profiles) and not c.primary_key
                        and not c.references]
-            prices = [c for c in numeric if _name_words(c.name) & _UNIT_PRICE_WORDS]
-            counts = [c for c in numeric if _name_words(c.name) & _UNIT_COUNT_WORDS and c not in prices]
-            if len(prices) == 1 and len(counts) == 1:
-                p, n = prices[0], counts[0]
-                phrases = tuple(sorted(asked))
+            a_cols = [c for c in numeric if _name_words(c.name) & first]
+            b_cols = [c for c in numeric if _name_words(c.name) & second and c not in a_cols]
+            if len(a_cols) == 1 and len(b_cols) == 1:
+                a, b = a_cols[0], b_cols[0]
                 out.append(ConceptCandidate(
-                    "metric", f"{table.name} sales amount", table.name, ((table.name, p.name), (table.name, n.name)),
-                    expression=f"SUM({_qualified(table.name, p.name)} * {_qualified(table.name, n.name)})",
-                    alt_labels=tuple(dict.fromkeys([*phrases, *amount_words])), aggregation="SUM",
-                    phrases=phrases, question_ids=tuple(sorted({i for ids in asked.values() for i in ids}))))
-    late = {p: ids for p, ids in unmatched.items() if p in _LATE_WORDS}
-    if late:
-        for table in schema.tables:
+                    "metric", f"{table.name} {label}", table.name, ((table.name, a.name), (table.name, b.name)),
+                    expression=f"SUM({_qualified(table.name, a.name)} * {_qualified(table.name, b.name)})",
+                    alt_labels=tuple(dict.fromkeys([*phrases, *words])), aggregation="SUM",
+                    phrases=phrases, question_ids=question_ids))
+        else:  # "after"
             dates = [c for t, c in date_columns if t.name == table.name]
-            for actual in dates:
-                for due in dates:
-                    if actual is due or not (_name_words(actual.name) & _ACTUAL_WORDS) \
-                            or not (_name_words(due.name) & _DUE_WORDS):
+            for a in dates:
+                for b in dates:
+                    if a is b or not (_name_words(a.name) & first) or not (_name_words(b.name) & second):
                         continue
-                    phrases = tuple(sorted(late))
                     out.append(ConceptCandidate(
-                        "filter", f"{table.name} late ({actual.name} after {due.name})", table.name,
-                        ((table.name, actual.name), (table.name, due.name)),
-                        expression=f"{_qualified(table.name, actual.name)} > {_qualified(table.name, due.name)}",
-                        alt_labels=tuple(dict.fromkeys([*phrases, *_LATE_WORDS])), phrases=phrases,
-                        question_ids=tuple(sorted({i for ids in late.values() for i in ids}))))
+                        "filter", f"{table.name} {label} ({a.name} after {b.name})", table.name,
+                        ((table.name, a.name), (table.name, b.name)),
+                        expression=f"{_qualified(table.name, a.name)} > {_qualified(table.name, b.name)}",
+                        alt_labels=tuple(dict.fromkeys([*phrases, *words])), phrases=phrases,
+                        question_ids=question_ids))
     return out
 
 

@@ -154,7 +154,7 @@ def load_verified(path: str | Path) -> list[VerifiedItem]:
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not data
     except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or exc
         raise WorkloadError(f"cannot read the verified queries {path}: {reason}") from None
     out: list[VerifiedItem] = []
     for n, line in enumerate(record_lines(text), start=1):
@@ -582,7 +582,7 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
         return result
     src_iri = iris.source(source.id)
     schema = read_catalog(catalog).source(src_iri)
-    dialect = dialect_of_kind(getattr(source, "kind", ""), getattr(source, "dialect", None))
+    dialect = dialect_of_kind(source.kind, source.dialect)
     if ontology is None:
         from evoonto.ontology import Ontology
         from evoonto.resources import vocab_graph

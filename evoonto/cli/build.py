@@ -94,9 +94,8 @@ def _run(args: argparse.Namespace, started: float) -> int:
     """:func:`run` after the warning display is set up; ``started`` is its perf_counter (s)."""
     import time
 
-    from evoonto.builder.pipeline import (
-        BACKUP_DIR, STEPS, build, check_workspace_target, make_proposer, workspace_base_iri, write_workspace,
-    )
+    from evoonto.builder.pipeline import STEPS, build, make_proposer
+    from evoonto.workspace import BACKUP_DIR, check_workspace_target, workspace_base_iri, write_build
     from evoonto.cli import workspace_path
     from evoonto.lexicon import Lexicon
     from evoonto.progress import progress_bar
@@ -114,7 +113,7 @@ def _run(args: argparse.Namespace, started: float) -> int:
         result = build(args.source, args.workload, proposer=proposer, base_iri=base_iri, progress=progress,
                        validate=False, lexicon=Lexicon.load(path),  # + the workspace's lexicon.tsv
                        verified=args.verified, documentation=not args.no_documentation)
-    ws = write_workspace(result, path, force=args.force)
+    ws = write_build(result, path, force=args.force)
     total_s = time.perf_counter() - started
     build_s = result.elapsed_ms / 1000
     c = result.counts

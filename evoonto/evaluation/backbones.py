@@ -25,6 +25,7 @@ from evoonto.evolution.trajectories import Event, TaskTrajectory
 if TYPE_CHECKING:
     from evoonto.evaluation.agent import ReactAgent
     from evoonto.evaluation.benchmarks import Benchmark
+    from evoonto.evaluation.linking import LinkingPolicy
 
 METRICS = ("strict", "column")
 
@@ -45,8 +46,8 @@ class LinkingBackbone:
         ConfigurationError: unknown metric.
     """
 
-    benchmark: object
-    policy: object = None
+    benchmark: Benchmark
+    policy: LinkingPolicy | None = None
     metric: str = "strict"
     sources: dict = field(default_factory=dict)
 
@@ -66,7 +67,9 @@ class LinkingBackbone:
 
         tools = OntologyTools(ontology, sources=self.sources or None)
         prompt = tools.manifest()
-        return [(q, surface_with_tools(tools, prompt, q.text, self.policy, self.benchmark.schema(q.db_id)))
+        policy = self.policy
+        assert policy is not None  # set by __post_init__
+        return [(q, surface_with_tools(tools, prompt, q.text, policy, self.benchmark.schema(q.db_id)))
                 for q in questions]
 
     def results(self, ontology, questions):

@@ -97,19 +97,36 @@ class Candidate:
         return hit
 
     def fingerprint(self, ctx: EditContext | None = None) -> str:
-        """Stable identity of the change: SHA-256 over level and edit descriptions (or, with ``ctx``,
-        over the compiled triples), 16 hex characters."""
+        """Stable identity of the change, 16 hex characters of SHA-256 over the level and either the
+        edit descriptions (no ``ctx``) or, with ``ctx``, the triples it compiles to against the parent,
+        ignoring time stamps (``prov:generatedAtTime``/``startedAtTime``/``endedAtTime``), so a
+        re-proposal matches: the identity the loop records and skips rejected candidates by.
+
+        With ``ctx`` it is computed once per candidate and context (``ctx.derived``).
+
+        Raises:
+            EditError, CandidateError: with ``ctx``, the candidate does not compile against the parent.
+        """
         h = hashlib.sha256(self.level.encode())
         if ctx is None:
             for line in sorted(repr(e) for e in self.edits):
                 h.update(line.encode())
-        else:
-            adds, rems = self.graphs(ctx)
-            for sign, graphs in (("+", adds), ("-", rems)):
-                for target in sorted(graphs):
-                    for line in sorted(_nt(t) for t in graphs[target]):
-                        h.update(f"{sign}{target} {line}\n".encode())
-        return h.hexdigest()[:16]
+            return h.hexdigest()[:16]
+        from rdflib.namespace import PROV
+
+        key = ("stable_fingerprint", self.level, self.edits)
+        hit = ctx.derived.get(key)
+        if hit is not None:
+            return hit
+        skip = {PROV.generatedAtTime, PROV.startedAtTime, PROV.endedAtTime}
+        adds, rems = self.graphs(ctx)
+        for sign, graphs in (("+", adds), ("-", rems)):
+            for target in sorted(graphs):
+                lines = sorted(" ".join(t.n3() for t in tr) for tr in graphs[target] if tr[1] not in skip)
+                for line in lines:
+                    h.update(f"{sign}{target} {line}\n".encode())
+        ctx.derived[key] = fingerprint = h.hexdigest()[:16]
+        return fingerprint
 
     def split(self) -> tuple["Candidate", "Candidate"] | None:
         """Two halves of a multi-edit candidate (bisection after a rejection), or None for one edit."""
@@ -120,10 +137,6 @@ class Candidate:
                             self.level, tuple(part), self.reason, tasks=self.tasks)
                   for part in (self.edits[:mid], self.edits[mid:])]
         return halves[0], halves[1]
-
-
-def _nt(triple) -> str:
-    return " ".join(t.n3() for t in triple)
 
 
 def _graph(triples) -> rdflib.Graph:

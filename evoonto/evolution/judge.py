@@ -86,7 +86,7 @@ class ClaudeJudge:
             brief = f"Question: {question}\nFinal SQL: {sql}\nFirst rows: {_rows_of(trajectory, sql)}"
             response = self.client.messages.create(model=self.model, max_tokens=self.max_tokens, system=SYSTEM,
                                                     messages=[{"role": "user", "content": brief}])
-            text = "".join(getattr(b, "text", "") for b in response.content if getattr(b, "type", "") == "text")
+            text = "".join(b.text for b in response.content if b.type == "text")
             parsed = parse_verdict(text)
             if parsed is None or parsed[0] == "unsure":
                 self.unparsed.append(f"{trajectory.task_id}: {text[:200]}")

@@ -147,8 +147,7 @@ class ClaudeEvolver:
         response = self.client.messages.create(
             model=self.model, max_tokens=self.max_tokens, system=SYSTEM,
             messages=[{"role": "user", "content": self.last_brief}])
-        text = "".join(getattr(block, "text", "") for block in response.content
-                       if getattr(block, "type", "") == "text")
+        text = "".join(block.text for block in response.content if block.type == "text")
         candidates, problems = parse_response(text)
         self.rejected_output.extend(problems)
         return [[c] for c in candidates]

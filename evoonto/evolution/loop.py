@@ -34,7 +34,6 @@ an atomic write and nothing else is written.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Hashable, Protocol
 
@@ -59,7 +58,8 @@ class Backbone(Protocol):
     trajectories [TaskTrajectory]); only the backbone's scorer sees gold.
     """
 
-    key: Hashable
+    @property
+    def key(self) -> Hashable: ...
 
     def run(self, ontology, questions) -> tuple[dict[str, float], list[TaskTrajectory]]: ...
 
@@ -237,26 +237,12 @@ def base_iri_of(workspace, view: OntologyView) -> str:
 
 
 def stable_fingerprint(candidate: Candidate, ctx: EditContext) -> str:
-    """Fingerprint over the compiled triples, ignoring time stamps (so re-proposals match).
+    """:meth:`Candidate.fingerprint` over the compiled triples (the one identity of a candidate).
 
-    Computed once per candidate and context (``ctx.derived``). Raises EditError/CandidateError
-    when the candidate does not compile against the parent."""
-    from rdflib.namespace import PROV
-
-    key = ("stable_fingerprint", candidate.level, candidate.edits)
-    hit = ctx.derived.get(key)
-    if hit is not None:
-        return hit
-    skip = {PROV.generatedAtTime, PROV.startedAtTime, PROV.endedAtTime}
-    adds, rems = candidate.graphs(ctx)
-    h = hashlib.sha256(candidate.level.encode())
-    for sign, graphs in (("+", adds), ("-", rems)):
-        for target in sorted(graphs):
-            lines = sorted(" ".join(t.n3() for t in tr) for tr in graphs[target] if tr[1] not in skip)
-            for line in lines:
-                h.update(f"{sign}{target} {line}\n".encode())
-    ctx.derived[key] = fingerprint = h.hexdigest()[:16]
-    return fingerprint
+    Raises:
+        EditError, CandidateError: the candidate does not compile against the parent.
+    """
+    return candidate.fingerprint(ctx)
 
 
 def to_patch(candidate: Candidate, ctx: EditContext, fingerprint: str = ""):

@@ -12,13 +12,16 @@ probe activity (PROV-O ``prov:Activity`` with ``evo:query``). Gold answers are n
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from evoonto.builder.labels import normalize
 from evoonto.errors import EvoontoError
 from evoonto.evolution.view import ColumnInfo
 from evoonto.sources.probe import run_probe
 from evoonto.sources.quoting import quote_identifier, quote_literal
+
+if TYPE_CHECKING:
+    from evoonto.sources.base import Source
 
 _NUMERIC = ("INT", "REAL", "FLOA", "DOUB", "NUM", "DEC", "BOOL")
 
@@ -57,7 +60,7 @@ class ValueProber:
     ``queries`` counts the probes run.
     """
 
-    def __init__(self, sources: Mapping[str, object], *, timeout_ms: int = 2000, max_columns: int = 200):
+    def __init__(self, sources: Mapping[str, Source], *, timeout_ms: int = 2000, max_columns: int = 200):
         self.sources = dict(sources)
         self.timeout_ms = timeout_ms
         self.max_columns = max_columns
@@ -93,7 +96,7 @@ class ValueProber:
             if probed >= self.max_columns:
                 break
             probed += 1
-            dialect = getattr(source, "dialect", None)
+            dialect = source.dialect
             c, t = quote_identifier(col.column, dialect), quote_identifier(col.table, dialect)
             literal = quote_literal(text, dialect)
             if numeric:

@@ -17,7 +17,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
+
+from evoonto.builder.workload import Question
 
 from evoonto.errors import WorkloadError
 from evoonto.fileio import record_lines
@@ -96,7 +98,7 @@ def json_objects(text: str, path: Path, what: str) -> Iterable[tuple[int, dict]]
 
 
 def group_events(records: Iterable[Mapping], outcomes: Mapping[str, bool | float],
-                 *, questions: Mapping[str, Any] | None = None) -> list[TaskTrajectory]:
+                 *, questions: Mapping[str, Question | str] | None = None) -> list[TaskTrajectory]:
     """Group log records per task and attach the evaluator's verdicts.
 
     Args:
@@ -115,8 +117,10 @@ def group_events(records: Iterable[Mapping], outcomes: Mapping[str, bool | float
     def get(task_id: str) -> TaskTrajectory:
         if task_id not in by_task:
             q = questions.get(task_id)
-            text = getattr(q, "text", q if isinstance(q, str) else "") or ""
-            by_task[task_id] = TaskTrajectory(task_id, text, getattr(q, "db_id", None))
+            if isinstance(q, Question):
+                by_task[task_id] = TaskTrajectory(task_id, q.text, q.db_id)
+            else:
+                by_task[task_id] = TaskTrajectory(task_id, q if isinstance(q, str) else "", None)
         return by_task[task_id]
 
     for rec in records:

@@ -17,10 +17,12 @@ from rdflib.namespace import SKOS
 from evoonto.builder.labels import normalize
 from evoonto.catalog import Catalog, ColumnInfo, read_catalog
 from evoonto.namespaces import EVO
+from evoonto.records import TERM_KINDS
 
 __all__ = ["OntologyView", "TermInfo", "ColumnInfo"]  # ColumnInfo: the catalog's (evoonto.catalog)
 
-TERM_KINDS = ("Term", "Entity", "Identifier", "Metric", "Dimension", "Category", "TimeDimension")
+#: evo:Term and its kinds (:data:`evoonto.records.TERM_KINDS`), the classes a Term is found by.
+TERM_CLASSES = ("Term", *TERM_KINDS)
 
 
 @dataclass
@@ -115,7 +117,7 @@ class OntologyView:
         """Every Term of the content graph, sorted by IRI."""
         g = self.content
         found: dict[URIRef, TermInfo] = {}
-        for kind in TERM_KINDS:
+        for kind in TERM_CLASSES:
             for t in g.subjects(RDF.type, EVO[kind]):
                 if isinstance(t, URIRef):
                     found.setdefault(t, TermInfo(t)).kinds.add(kind)

@@ -203,6 +203,8 @@ class Source(Protocol):
     id: str
     kind: str
     dialect: str | None
+    #: the path or URL it was opened from
+    location: str
 
     def tables(self) -> list[TableInfo]: ...
 

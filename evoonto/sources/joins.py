@@ -245,7 +245,7 @@ def inclusion_sql(source: BaseSource, left: TableInfo, left_column: ColumnInfo, 
     Columns of different type families are compared as text, except on SQLite (its type
     affinity already compares ``'1'`` and ``1`` as equal).
     """
-    dialect = getattr(source, "dialect", None)
+    dialect = source.dialect
     cast = dialect != "sqlite" and not _compatible(left_column, right_column)
     return _inclusion_template(cast, int(left_values)).render(
         dialect, lx=left_column.name, ry=right_column.name, left=left.name, right=right.name)
@@ -498,7 +498,7 @@ def _unique_targets(source: BaseSource, candidates: list[JoinCandidate], timeout
             if table.primary_key == candidate.parent_columns:
                 unique[target] = True
             else:
-                sql = _UNIQUE.render(getattr(source, "dialect", None), col=candidate.parent_columns[0],
+                sql = _UNIQUE.render(source.dialect, col=candidate.parent_columns[0],
                                      table=table.name)
                 try:
                     unique[target] = bool(run_probe(source, sql, limit=1, timeout_ms=timeout_ms).scalar())
@@ -533,7 +533,7 @@ def _value_candidates(source: BaseSource, min_inclusion: float, timeout_ms: int)
     tables = [t for t in source.tables() if t.kind != "view" and _text_columns(t)]
     targets: dict[tuple[str, str], set] = {}
     samples: dict[tuple[str, str], set] = {}
-    dialect = getattr(source, "dialect", None)
+    dialect = source.dialect
     for table in tables:
         columns = _text_columns(table)
         counts = _distinct_counts(source, table, columns, timeout_ms)
@@ -594,7 +594,7 @@ def _distinct_counts(source: BaseSource, table: TableInfo, columns: list[ColumnI
     template = SqlTemplate(f"SELECT {pairs} FROM {{table}}")
     names = {f"c{i}": c.name for i, c in enumerate(columns)}
     try:
-        row = run_probe(source, template.render(getattr(source, "dialect", None), table=table.name, **names),
+        row = run_probe(source, template.render(source.dialect, table=table.name, **names),
                         limit=1, timeout_ms=timeout_ms).rows[0]
     except (SourceError, IndexError):
         return {}

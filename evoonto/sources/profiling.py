@@ -185,7 +185,7 @@ def column_probe_sql(source: BaseSource, table: TableInfo, column: ColumnInfo, *
             first); a number of groups for the query with window totals (``v, n, total_rows,
             null_rows, distinct_values, min_value, max_value``), limited to ``fetch`` rows.
     """
-    dialect = getattr(source, "dialect", None)
+    dialect = source.dialect
     if sample_rows:  # the sample's derived table is fixed text of this table; the column is the slot
         sample = source.sample_from(table, f"{_COLUMN_MARK} AS v", sample_rows) + " AS s"
         base, group = sample.replace("{", "{{").replace("}", "}}").replace(_COLUMN_MARK, "{col}"), "v"

@@ -130,11 +130,9 @@ class DataTools:
             raise ToolArgumentError(f"run_sql: limit must be an integer from 1 to {MAX_ROWS}")
         result = self._source(source).run(sql, limit=limit, max_chars=SOURCE_MAX_CHARS)
         return bound_answer(list(result.columns), [[_cell(v) for v in row] for row in result.rows],
-                            bool(result.truncated), getattr(result, "note", ""))
+                            bool(result.truncated), result.note)
 
     def close(self) -> None:
         """Close every source."""
         for src in self.sources.values():
-            close = getattr(src, "close", None)
-            if close:
-                close()
+            src.close()

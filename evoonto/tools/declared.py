@@ -254,9 +254,10 @@ def run_declared(tool: DeclaredTool, arguments: Any, *, ontology: Any,
     if open_source is None:
         raise SourceError(f"{tool.name}: no data source is configured for declared SQL tools")
     source = open_source(tool.source)
-    sql = bind_sql(tool.template, args, getattr(source, "dialect", None))
+    # the template is bound (and its length checked) before the source is used
+    sql = bind_sql(tool.template, args, source.dialect if source is not None else None)
     from evoonto.tools.data import SOURCE_MAX_CHARS, bound_answer
 
     result = source.run(sql, limit=MAX_ROWS, max_chars=SOURCE_MAX_CHARS)
     return bound_answer(list(result.columns), [list(r) for r in result.rows], bool(result.truncated),
-                        getattr(result, "note", ""))
+                        result.note)

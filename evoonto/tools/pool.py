@@ -45,9 +45,9 @@ class SourcePool:
         if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= 64:
             raise ValueError(f"pool size must be an integer from 1 to 64, got {size!r}")
         self.id: str = primary.id
-        self.kind: str = getattr(primary, "kind", "")
-        self.dialect: str | None = getattr(primary, "dialect", None)
-        self.location: str = str(getattr(primary, "location", ""))
+        self.kind: str = primary.kind
+        self.dialect: str | None = primary.dialect
+        self.location: str = str(primary.location)
         self.size = size if opener is not None else 1
         self._opener = opener
         self._all: list[Any] = [primary]

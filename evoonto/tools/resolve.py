@@ -29,6 +29,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Iterable
 
 from evoonto.errors import ToolArgumentError
+from evoonto.tools.results import ResolveAnswer, ResolveError
 from evoonto.tools.settings import ResolveSettings
 from evoonto.tools.sparql import KIND_CLASSES, RDF_TYPE, XSD, check_iri, iri_ref, local_name, select
 
@@ -252,7 +253,7 @@ class Resolver:
 
     # -- public -----------------------------------------------------------------------------------
 
-    def resolve(self, ids: Any, *, expand: Any = EXPANSIONS, depth: Any = 1) -> dict[str, Any]:
+    def resolve(self, ids: Any, *, expand: Any = EXPANSIONS, depth: Any = 1) -> ResolveAnswer:
         """Resolve ``ids`` (see module docstring).
 
         Returns:
@@ -266,7 +267,7 @@ class Resolver:
             ToolArgumentError: see :func:`check_resolve_args`.
         """
         ids, expand, depth = check_resolve_args(ids, expand, depth)
-        errors: list[dict[str, str]] = []
+        errors: list[ResolveError] = []
         wanted: list[tuple[str, str]] = []
         for ident in ids:
             try:
@@ -284,7 +285,7 @@ class Resolver:
         records = self._records(graph, found, expand, depth)
         _strip_private(records)
         _share_evidence(records)
-        answer: dict[str, Any] = {"records": records, "errors": errors, "truncated": False}
+        answer: ResolveAnswer = {"records": records, "errors": errors, "truncated": False}
         if self.joins is not None and len(found) > 1:
             from evoonto.tools.joinpaths import joins_section, tables_of
 
@@ -479,7 +480,7 @@ class Resolver:
 
     # -- budget -----------------------------------------------------------------------------------
 
-    def _fit(self, answer: dict[str, Any]) -> dict[str, Any]:
+    def _fit(self, answer: ResolveAnswer) -> ResolveAnswer:
         """Keep ``answer`` within the response budget (a hard cap, characters of compact JSON).
 
         Records are trimmed through :data:`TRIM_LEVELS` one record and one level at a time (see
@@ -494,7 +495,7 @@ class Resolver:
             return answer
         records = list(answer["records"])
         omitted: list[str] = []
-        shell = {**answer, "records": [], "truncated": True}
+        shell: ResolveAnswer = {**answer, "records": [], "truncated": True}
         while True:
             if omitted:
                 shell["omitted"] = omitted
@@ -502,8 +503,7 @@ class Resolver:
             if fitted is not None or not records:
                 break
             omitted.insert(0, records.pop()["id"])
-        fitted = fitted or []
-        result = {**shell, "records": fitted}
+        result: ResolveAnswer = {**shell, "records": fitted or []}
         while _size(result) > budget and result["errors"]:
             result["errors"].pop()
         return result

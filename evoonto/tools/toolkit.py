@@ -31,6 +31,7 @@ from evoonto.tools.findings import Finding
 from evoonto.tools.index import IndexCache, SearchIndex, build_index
 from evoonto.tools.manifest import build_manifest
 from evoonto.tools.resolve import EXPANSIONS, MAX_DEPTH, MAX_IDS, IdCodec, Resolver
+from evoonto.tools.results import ResolveAnswer
 from evoonto.tools.settings import BrowseSettings, ToolSettings, load_settings
 from evoonto.tools.sparql import SKOS, iri_ref, select
 from evoonto.tools.registry import (
@@ -139,7 +140,7 @@ class OntologyTools:
         self._sources_lock = threading.RLock()  # calls arrive from several worker threads
         self.trajectory = trajectory
         self.data_tools = data_tools
-        self._data = None
+        self._data: DataTools | None = None
 
     @classmethod
     def for_workspace(cls, workspace: Any, **options: Any) -> "OntologyTools":
@@ -246,7 +247,7 @@ class OntologyTools:
         built = self.built
         return _coverage(built.index, built.settings.browse, q, id_of=built.codec.to_id)
 
-    def resolve(self, ids: Any, *, expand: Any = EXPANSIONS, depth: Any = 1) -> dict[str, Any]:
+    def resolve(self, ids: Any, *, expand: Any = EXPANSIONS, depth: Any = 1) -> ResolveAnswer:
         """Records with linked objects; see :meth:`evoonto.tools.resolve.Resolver.resolve`.
 
         Raises:
@@ -472,9 +473,7 @@ class OntologyTools:
             self._sources.clear()
             self._data = None
         for src in owned:
-            close = getattr(src, "close", None)
-            if close:
-                close()
+            src.close()
 
 
 

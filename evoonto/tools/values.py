@@ -136,7 +136,7 @@ def source_fingerprint(sources: Mapping[str, Any], bounds: ValueBounds) -> str:
     parts: list[Any] = [_SCHEMA_VERSION, asdict(bounds)]
     for sid in sorted(sources):
         src = sources[sid]
-        location = str(getattr(src, "location", ""))
+        location = str(src.location)
         stat: list[Any] = []
         path = Path(location)
         try:
@@ -151,7 +151,7 @@ def source_fingerprint(sources: Mapping[str, Any], bounds: ValueBounds) -> str:
                       for t in src.tables()]
         except SourceError:
             tables = []
-        parts.append([sid, getattr(src, "kind", ""), location, stat, tables])
+        parts.append([sid, src.kind, location, stat, tables])
     return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
 
 
@@ -198,7 +198,7 @@ def build_value_index(path: str | os.PathLike, sources: Mapping[str, Any], *,
         work = []
         for sid in sorted(sources):
             src = sources[sid]
-            if getattr(src, "kind", "") == "documents":
+            if src.kind == "documents":
                 continue
             for table in src.tables():
                 if table.kind == "view":
@@ -447,7 +447,7 @@ def workspace_value_index(workspace_path: str | os.PathLike, sources: Mapping[st
                           bounds: ValueBounds = ValueBounds(), progress: bool = False) -> ValueIndex | None:
     """The value index of a workspace (``<workspace>/cache/values.sqlite``), built or rebuilt when its
     sources changed; ``None`` when there is no tabular source or the folder cannot be written."""
-    tabular = {sid: s for sid, s in sources.items() if getattr(s, "kind", "") != "documents"}
+    tabular = {sid: s for sid, s in sources.items() if s.kind != "documents"}
     if not tabular:
         return None
     try:

@@ -23,10 +23,9 @@ from rdflib.term import Node
 from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS
 
 from evoonto.namespaces import EVO, SSSOM
+from evoonto.records import TERM_KINDS  # from general to specific (a Term typed Dimension and Category is a Category)
 from evoonto.viz.names import IriNamer, cut, distribution_text, humanize, literal_text, local_name, pick_literal
 
-#: Term kinds of the vocabulary, from general to specific (a Term typed Dimension and Category is a Category).
-TERM_KINDS = ("Entity", "Identifier", "Metric", "Dimension", "Category", "TimeDimension")
 #: Node families, in the order nodes are listed.
 FAMILIES = ("term", "mapping", "constraint", "evidence")
 
@@ -433,4 +432,4 @@ def _guess_base(content: Graph) -> str | None:
     return None
 
 
-__all__ = ["ContentGraph", "FAMILIES", "STRUCTURAL_PREDICATES", "TERM_KINDS", "relation_types", "term_kind"]
+__all__ = ["ContentGraph", "FAMILIES", "STRUCTURAL_PREDICATES", "relation_types", "term_kind"]

@@ -5,6 +5,8 @@ of serializing all sorted quads at once."""
 
 from __future__ import annotations
 
+import pytest
+
 import sqlite3
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from evoonto.store import publish_quads, serialize_ox
 from evoonto.workspace import _base_bytes
 
 
+@pytest.mark.slow
 def test_base_trig_held_whole_in_memory_same_bytes(tmp_path: Path):
     path = tmp_path / "s.sqlite"
     con = sqlite3.connect(path)

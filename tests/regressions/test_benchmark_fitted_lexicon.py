@@ -62,6 +62,7 @@ def test_cue_words_reach_their_measurements():
     assert set(lexicon.cue_targets("bigger")) >= {"size"}
 
 
+@pytest.mark.slow
 def test_workspace_file_extends_labels_and_browse(tmp_path):
     db = sqlite_db(tmp_path / "garage.sqlite", """
         CREATE TABLE cars (id INTEGER PRIMARY KEY, model TEXT, mpg REAL, colour TEXT);

@@ -21,6 +21,7 @@ def _browse_default_in(text: str) -> int:
     return int(match.group(1))
 
 
+@pytest.mark.slow
 def test_manifest_and_mcp_description_state_the_default_browse_returns(tmp_path):
     pytest.importorskip("mcp")
     from mcp import Client

@@ -17,6 +17,7 @@ from test_build_killed_after_moving_base_aside_strands_the_workspace import run_
 from evoonto.workspace import Workspace
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("written", ["base.trig", "config.json"])
 def test_build_killed_after_moving_base_aside_leaves_a_half_made_folder(tmp_path, written):
     path, db = tmp_path / "ws", make_cards_db(tmp_path)
@@ -29,6 +30,7 @@ def test_build_killed_after_moving_base_aside_leaves_a_half_made_folder(tmp_path
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # the dead staging was removed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("renames", [0, 3, 4, 5])
 def test_build_killed_after_moving_base_aside_into_a_fresh_init(tmp_path, renames):
     path = tmp_path / "fin"
@@ -42,6 +44,7 @@ def test_build_killed_after_moving_base_aside_into_a_fresh_init(tmp_path, rename
                                                       "trajectories"]  # no backup of a fresh init, no temp
 
 
+@pytest.mark.slow
 def test_build_killed_after_moving_base_aside_into_an_empty_folder(tmp_path):
     path = tmp_path / "empty"
     path.mkdir()

@@ -106,6 +106,7 @@ def _no_temp_left(path: Path) -> None:
 
 
 # 5 entries moved aside (base.trig, config.json, patches, runs, trajectories), 5 moved up (config last)
+@pytest.mark.slow
 @pytest.mark.parametrize("renames", [0, 1, 2, 5, 6, 9, 10])
 def test_build_killed_after_moving_base_aside_strands_the_workspace(tmp_path, old_workspace, renames):
     path = Path(shutil.copytree(old_workspace, tmp_path / "ws"))
@@ -121,6 +122,7 @@ def test_build_killed_after_moving_base_aside_strands_the_workspace(tmp_path, ol
     assert Workspace.open(backup).version == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("written", ["base.trig", "config.json"])
 def test_build_killed_after_moving_base_aside_while_assembling_keeps_the_old_workspace(tmp_path, old_workspace,
                                                                                        written):
@@ -136,6 +138,7 @@ def test_build_killed_after_moving_base_aside_while_assembling_keeps_the_old_wor
     _no_temp_left(path)
 
 
+@pytest.mark.slow
 def test_build_killed_after_moving_base_aside_names_the_backup_and_restore_command(tmp_path, old_workspace):
     """The state the old code left (config.json in place, base.trig in backups/<time>/): open says
     where the files are and the command that restores them, and that command works."""

@@ -4,6 +4,8 @@ what is there, and ``--force`` moves the old workspace aside into ``backups/<tim
 
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from fixtures.builder_support import make_cards_db
@@ -20,6 +22,7 @@ def _other_db(folder: Path) -> Path:
     """)
 
 
+@pytest.mark.slow
 def test_build_refuses_an_existing_workspace_and_force_moves_it_aside(tmp_path, capsys):
     cards, shop = make_cards_db(tmp_path), _other_db(tmp_path)
     ws = tmp_path / "cards-ws"
@@ -52,6 +55,7 @@ def test_build_refuses_an_existing_workspace_and_force_moves_it_aside(tmp_path, 
     assert Workspace.open(backup).name == "cards-ws"  # the old workspace is whole in its backup
 
 
+@pytest.mark.slow
 def test_build_into_a_fresh_init_keeps_its_base_iri(tmp_path):
     ws = tmp_path / "fin"
     assert main(["init", "-w", str(ws), "--base-iri", "https://data.example.com/fin/"]) == 0

@@ -7,6 +7,8 @@ uniqueLang, range)."""
 
 from __future__ import annotations
 
+import pytest
+
 import rdflib
 from rdflib import Literal, URIRef
 from rdflib.namespace import RDF, SH, SKOS, XSD
@@ -91,6 +93,7 @@ def test_build_validation_per_focus_node_hoisting_leaves_referenced_shapes_alone
     assert (ex.E, SH.property, ex.pe) in g
 
 
+@pytest.mark.slow
 def test_build_validation_per_focus_node_builder_check_reads_its_own_graphs(tmp_path):
     """The builder hands pyshacl its content graph (plus vocab and catalog for the check) instead of
     a copy: a violation is still found, and the graphs are left exactly as built."""
@@ -113,6 +116,7 @@ def test_build_validation_per_focus_node_builder_check_reads_its_own_graphs(tmp_
     assert set(result.graphs["catalog"]) == before["catalog"]
 
 
+@pytest.mark.slow
 def test_build_validation_per_focus_node_write_workspace_validates_once(tmp_path, monkeypatch):
     """write_workspace validated the whole base a second time after build had; it now skips the
     second pass only for a conforming build whose graphs are unchanged."""
@@ -121,7 +125,6 @@ def test_build_validation_per_focus_node_write_workspace_validates_once(tmp_path
 
     import evoonto.workspace as workspace_module
     from evoonto.builder import build, write_workspace
-    from evoonto.builder.pipeline import _validated_for
     from evoonto.errors import ShapeViolationError
 
     result = build([make_cards_db(tmp_path)])
@@ -129,7 +132,7 @@ def test_build_validation_per_focus_node_write_workspace_validates_once(tmp_path
     real = workspace_module.validate
     monkeypatch.setattr(workspace_module, "validate", lambda *a, **k: calls.append(1) or real(*a, **k))
     ws = write_workspace(result, tmp_path / "ws")
-    assert calls == [] and _validated_for(result, ws)
+    assert calls == [] and result.hand_over(True)[2]  # still the validated graphs
     assert ws.ontology.store.count("content") == len(result.graphs["content"])
     # a result changed after its validation is validated again, and rejected when it broke
     mapping = next(result.graphs["content"].subjects(RDF.type, EVO.Mapping))

@@ -14,12 +14,15 @@ statistics recorded, instead of counting rejections.
 
 from __future__ import annotations
 
+import pytest
+
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 
+@pytest.mark.slow
 def test_demo_evolution_accepts_and_rejects(tmp_path):
     script = Path(sys.executable).with_name("evoonto")
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "evoonto"]

@@ -4,6 +4,8 @@ result, and the answer itself stays an empty list."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 
 import anyio
@@ -14,6 +16,7 @@ from fixtures.mcp_support import concert_workspace
 from mcp import Client
 
 
+@pytest.mark.slow
 def test_empty_browse_answer_carries_a_hint(tmp_path):
     server = create_server(concert_workspace(tmp_path / "ws"))
 

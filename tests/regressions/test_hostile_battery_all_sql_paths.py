@@ -122,6 +122,7 @@ def battery_sources(tmp_path_factory):
         src.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", PATHS)
 def test_every_hostile_statement_is_refused_or_bounded_on_every_path(battery_sources, path: str, capsys):
     root, sources = battery_sources

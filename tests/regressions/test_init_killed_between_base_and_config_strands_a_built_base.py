@@ -52,6 +52,7 @@ def _kill_init(tmp_path, path, content: rdflib.Graph) -> None:
     assert (path / "base.trig").is_file() and not (path / "config.json").exists()
 
 
+@pytest.mark.slow
 def test_init_killed_between_base_and_config_strands_a_built_base(tmp_path):
     content = _content(tmp_path)
     path = tmp_path / "ws"
@@ -64,6 +65,7 @@ def test_init_killed_between_base_and_config_strands_a_built_base(tmp_path):
     assert not [p.name for p in path.iterdir() if p.name.endswith(".tmp")]  # no marker left
 
 
+@pytest.mark.slow
 def test_build_recovers_a_folder_of_an_init_killed_between_base_and_config(tmp_path):
     content = _content(tmp_path)
     path = tmp_path / "ws"
@@ -93,6 +95,7 @@ def test_init_failing_between_base_and_config_changes_nothing(tmp_path, monkeypa
     assert Workspace.init(path, graphs={"content": content}).version == 0
 
 
+@pytest.mark.slow
 def test_init_refuses_a_folder_another_init_is_filling(tmp_path):
     content = _content(tmp_path)
     path = tmp_path / "ws"

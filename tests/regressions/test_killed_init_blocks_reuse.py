@@ -32,6 +32,7 @@ CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("existing", [False, True], ids=["new-folder", "empty-folder"])
 def test_init_killed_before_config_leaves_a_reusable_path(tmp_path, capsys, existing):
     path = tmp_path / "ws"

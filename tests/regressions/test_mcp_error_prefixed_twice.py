@@ -23,6 +23,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 def test_errors_are_one_line_and_prefixed_once(tmp_path):
     server = create_server(concert_workspace(tmp_path / "ws"))
 

@@ -17,6 +17,7 @@ from mcp import Client  # noqa: E402
 from evoonto.server import create_server  # noqa: E402
 
 
+@pytest.mark.slow
 def test_schemas_state_enums_bounds_and_descriptions(tmp_path):
     server = create_server(concert_workspace(tmp_path / "ws"), data_tools=True)
 

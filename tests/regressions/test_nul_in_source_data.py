@@ -54,6 +54,7 @@ def _count(tool: list[str], data: bytes, tmp_path, suffix: str) -> int:
     return sum(1 for line in done.stdout.decode("utf-8").splitlines() if line.strip())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["turtle", "trig"])
 def test_rapper_and_serdi_read_the_exports_with_identical_counts(ws, tmp_path, fmt):
     if not (shutil.which("rapper") and shutil.which("serdi")):

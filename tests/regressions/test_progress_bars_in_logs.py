@@ -4,6 +4,8 @@ the one helper :func:`evoonto.progress.progress_bar`."""
 
 from __future__ import annotations
 
+import pytest
+
 import io
 import json
 import os
@@ -48,6 +50,7 @@ def test_the_helper_draws_only_on_a_terminal():
     assert off.getvalue() == ""
 
 
+@pytest.mark.slow
 def test_eval_writes_no_bar_into_a_redirected_stderr(tmp_path):
     make_db(tmp_path / "spider" / "database" / "cs" / "cs.sqlite")
     rows = [{"db_id": "cs", "question": q, "query": sql} for q, sql in QUESTIONS]
@@ -64,6 +67,7 @@ def test_eval_writes_no_bar_into_a_redirected_stderr(tmp_path):
     assert "\r" not in err and "eval linking" not in err, err[:500]
 
 
+@pytest.mark.slow
 def test_evolve_writes_no_bar_into_a_redirected_stderr(tmp_path, capsys):
     ws = tmp_path / "ws"
     assert main(["build", "-w", str(ws), "--source", str(bundled_data().database)]) == 0

@@ -5,6 +5,8 @@ what evoonto imports, and every third-party import must be declared."""
 
 from __future__ import annotations
 
+import pytest
+
 import ast
 import importlib
 import importlib.metadata as md
@@ -38,6 +40,7 @@ def _imports() -> set[tuple[str, str | None]]:
     return found
 
 
+@pytest.mark.slow
 def test_pyshacl_floor_excludes_versions_without_the_modules_evoonto_imports():
     spec = _requirements()["pyshacl"].specifier
     assert "0.31.0" not in spec and "0.39.0" not in spec, f"pyshacl{spec} admits a version without graph_abstraction"
@@ -48,6 +51,7 @@ def test_pyshacl_floor_excludes_versions_without_the_modules_evoonto_imports():
         assert name is None or hasattr(mod, name), f"pyshacl {installed} lacks {module}.{name}"
 
 
+@pytest.mark.slow
 def test_every_third_party_import_is_a_declared_dependency():
     dists = md.packages_distributions()
     declared = _requirements()

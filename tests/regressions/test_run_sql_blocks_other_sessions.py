@@ -24,6 +24,7 @@ SLOW_SQL = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
             "SELECT COUNT(*) FROM c WHERE x < 0")
 
 
+@pytest.mark.slow
 def test_a_quick_run_sql_does_not_wait_for_another_sessions_slow_one(tmp_path):
     server = create_server(concert_workspace(tmp_path / "ws"), data_tools=True)
     timings: dict[str, float] = {}

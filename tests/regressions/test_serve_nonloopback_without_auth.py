@@ -52,6 +52,7 @@ def _env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", [[], ["--allow-host", "mcp.test"]])
 def test_a_non_loopback_bind_without_allow_list_and_token_refuses_to_start(tmp_path, extra):
     ws = concert_workspace(tmp_path / "ws")
@@ -66,6 +67,7 @@ def test_a_non_loopback_bind_without_allow_list_and_token_refuses_to_start(tmp_p
         assert "--allow-host" in lines[0]
 
 
+@pytest.mark.slow
 def test_a_short_token_is_refused(tmp_path):
     ws = concert_workspace(tmp_path / "ws")
     proc = subprocess.run([EVOONTO, "serve", "-w", str(ws), "--transport", "http", "--host", "0.0.0.0",
@@ -111,6 +113,7 @@ def test_non_loopback_serving_checks_host_and_bearer_token(tmp_path):
         proc.stderr.close()
 
 
+@pytest.mark.slow
 def test_the_python_api_refuses_an_unprotected_non_loopback_app(tmp_path):
     from evoonto.errors import ConfigurationError
     from evoonto.server import BearerTokenMiddleware, create_server

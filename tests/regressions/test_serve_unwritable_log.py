@@ -16,6 +16,7 @@ from evoonto.server import create_server  # noqa: E402
 from evoonto.tools.trajectory import TrajectoryLog  # noqa: E402
 
 
+@pytest.mark.slow
 def test_tool_calls_answer_when_the_log_cannot_be_written(tmp_path, capfd):
     path = concert_workspace(tmp_path / "ws")
     blocker = tmp_path / "not-a-folder"

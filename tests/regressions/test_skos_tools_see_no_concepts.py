@@ -10,25 +10,22 @@ hierarchy to start from; the shapes accept it.
 from __future__ import annotations
 
 import json
-from importlib import resources
 
 import pytest
 import rdflib
 from rdflib.namespace import RDF, SKOS
 
-from evoonto.builder import build, write_workspace
 from evoonto.cli import main
 from evoonto.export import to_turtle
 from evoonto.validation import validate
+from evoonto.workspace import Workspace
 
 CONCEPTS = "SELECT ?t WHERE { ?t a skos:Concept }"
 
 
 @pytest.fixture(scope="module")
-def ws(tmp_path_factory):
-    db = resources.files("evoonto.data") / "concert_singer" / "concert_singer.sqlite"
-    with resources.as_file(db) as path:
-        return write_workspace(build([path]), tmp_path_factory.mktemp("skos") / "ws")
+def ws(concert_workspace):
+    return Workspace.open(concert_workspace)  # the session's concert_singer workspace, read only
 
 
 def test_turtle_export_has_concepts_in_a_scheme(ws):

@@ -7,6 +7,8 @@ so rollback, which restores such a state, is consistent too."""
 
 from __future__ import annotations
 
+import pytest
+
 from rdflib import URIRef
 from rdflib.namespace import RDF, SKOS
 
@@ -32,6 +34,7 @@ def assert_consistent(ws: Workspace) -> set:
     return {t for _, t in has}
 
 
+@pytest.mark.slow
 def test_skos_top_concepts_follow_added_narrowed_removed_terms_and_rollback(tmp_path, shared_data):
     path = tmp_path / "ws"
     Workspace.init(path, base_iri="https://example.org/evoonto/cs/", name="cs")

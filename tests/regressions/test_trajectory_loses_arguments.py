@@ -29,6 +29,7 @@ def test_in_process_calls_log_their_arguments(tmp_path):
     assert [e.arguments.get("q") for e in traj.calls("browse")] == ["singer age", "banned", "country"]
 
 
+@pytest.mark.slow
 def test_mcp_calls_log_their_arguments(tmp_path):
     pytest.importorskip("mcp")
     from mcp import Client

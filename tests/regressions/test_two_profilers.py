@@ -29,6 +29,7 @@ def _content(result) -> Graph:
     return graphs["content"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("db", DATABASES)
 def test_builder_evidence_equals_sources_profile(spider_dir: Path, db: str):
     path = spider_dir / "database" / db / f"{db}.sqlite"

@@ -24,6 +24,7 @@ QUESTIONS = {
 }
 
 
+@pytest.mark.slow
 def test_offline_and_mcp_trajectories_give_the_same_diagnosis(tmp_path):
     pytest.importorskip("mcp")
     from mcp import Client

@@ -8,6 +8,8 @@ found nothing. The served tools now carry the workspace's value index
 
 from __future__ import annotations
 
+import pytest
+
 import sqlite3
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from evoonto.builder import build, write_workspace
 from evoonto.server import create_server
 
 
+@pytest.mark.slow
 def test_browse_finds_a_value_outside_the_sample(tmp_path: Path):
     db = tmp_path / "staff.sqlite"
     con = sqlite3.connect(db)

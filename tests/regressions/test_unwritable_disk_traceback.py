@@ -27,10 +27,10 @@ CODES = {errno.EROFS: "Read-only file system", errno.ENOSPC: "No space left on d
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    """A workspace built from the bundled concert_singer database (offline proposer)."""
+def built(tmp_path_factory, concert_workspace) -> Path:
+    """A copy of the session's workspace built from the bundled concert_singer database (offline proposer)."""
     path = tmp_path_factory.mktemp("built") / "ws"
-    assert main(["build", "-w", str(path), "--source", str(bundled_data().database), "--no-progress"]) == 0
+    shutil.copytree(concert_workspace, path)
     return path
 
 
@@ -89,6 +89,7 @@ def test_evolve_on_unwritable_disk(tmp_path, monkeypatch, capsys, built, code):
     assert str(ws) in line
 
 
+@pytest.mark.slow
 def test_evolve_on_full_disk_with_stored_splits(tmp_path, monkeypatch, capsys, built):
     """With the splits already stored, the first write is a patch file inside the loop."""
     ws = shutil.copytree(built, tmp_path / "ws")

@@ -51,6 +51,7 @@ def test_without_entities_the_overview_falls_back_to_table_level_terms():
     assert [model["nodes"][i]["label"] for i in model["overview"]["nodes"]] == ["Orders"]
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_a_large_graph_opens_on_its_entities(tmp_path):
     if not CHROMIUM.exists() or not CHROMEDRIVER.exists():

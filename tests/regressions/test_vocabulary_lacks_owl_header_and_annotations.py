@@ -45,6 +45,7 @@ def test_every_term_has_label_comment_and_every_property_domain_range():
     assert not missing, missing
 
 
+@pytest.mark.slow
 def test_hermit_finds_the_vocabulary_consistent():
     from evoonto.reasoning import check_consistency, java_executable
 
