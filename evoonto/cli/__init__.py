@@ -6,8 +6,9 @@ called with the parsed namespace and returns an exit status. Heavy imports (rdfl
 happen inside the command functions, so ``evoonto --help`` stays fast.
 
 Every :class:`~evoonto.errors.EvoontoError`, and every ``OSError`` the environment raises (a read-only
-or full disk), is printed as one line ``evoonto: error: …`` on stderr with exit status 2;
-Ctrl-C exits with 130 without a traceback.
+or full disk), is printed as one line ``evoonto: error: …`` on stderr with exit status 2; so is any
+other exception (input nested too deeply, an unexpected failure), whose traceback is logged at DEBUG
+level (printed when ``$EVOONTO_DEBUG`` is set). Ctrl-C exits with 130 without a traceback.
 """
 
 from __future__ import annotations
@@ -95,6 +96,38 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"evoonto: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
+    except RecursionError:  # input nested deeper than a parser can follow (SQL, JSON, YAML)
+        _log_details()
+        print("evoonto: error: the input is nested too deeply to be read", file=sys.stderr)
+        return 2
+    except MemoryError:
+        _log_details()
+        print("evoonto: error: out of memory reading the input (is a file too large?)", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - any other failure is still one line; details at debug level
+        _log_details()
+        from evoonto.errors import first_line
+
+        print(f"evoonto: error: unexpected {type(exc).__name__}: {first_line(exc, 300)} "
+              f"(set {DEBUG_ENV}=1 for the traceback)", file=sys.stderr)
+        return 2
+
+
+#: Environment variable that, when set to a non-empty value, prints the traceback of an unexpected
+#: error (logged at DEBUG level on the ``evoonto`` logger) after its one-line message.
+DEBUG_ENV = "EVOONTO_DEBUG"
+
+
+def _log_details() -> None:
+    """Log the exception being handled at DEBUG level (shown on stderr only when ``$EVOONTO_DEBUG`` is set)."""
+    import logging
+    import os
+
+    log = logging.getLogger("evoonto")
+    if os.environ.get(DEBUG_ENV) and not log.handlers:
+        log.addHandler(logging.StreamHandler(sys.stderr))
+        log.setLevel(logging.DEBUG)
+    log.debug("details of the error", exc_info=True)
 
 
 add_workspace_option = _add_workspace_option
