@@ -314,8 +314,24 @@ def _open(source: BaseSource | str | Path) -> tuple[BaseSource, bool]:
     if isinstance(source, (str, Path)):
         from evoonto.sources import open_source
 
-        return open_source(str(source)), True
+        opened = open_source(str(source))
+        warn_if_superuser(opened)
+        return opened, True
     return source, False
+
+
+def warn_if_superuser(source: Any) -> bool:
+    """Warn (one :class:`~evoonto.sources.base.SourceWarning`) when ``source`` logs in as a database
+    superuser (PostgreSQL: ``pg_user.usesuper``), who can read password hashes and server settings
+    through ``run_sql`` even inside a read-only transaction; returns whether it warned."""
+    from evoonto.sources.base import warn
+
+    check = getattr(source, "is_superuser", None)
+    if not callable(check) or not check():
+        return False
+    warn(f"source {getattr(source, 'id', '?')!r} logs in as a database superuser: agents' run_sql could read "
+         f"pg_shadow and server settings; use a read-only role (see the README, 'A read-only database role')")
+    return True
 
 
 def build(
@@ -728,12 +744,20 @@ def workspace_base_iri(path: str | Path, *, force: bool = False) -> str:
 def _absolute_location(location: str) -> str:
     """A source location that does not depend on the working directory: a local path made
     absolute; ``scheme:///relative/path`` URLs (SQLite, DuckDB) with an absolute path; other URLs
-    as given."""
+    as given but without a password (:func:`~evoonto.sources.registry.without_password`:
+    ``config.json`` never holds one; PostgreSQL reads it from ``$PGPASSWORD`` or ``~/.pgpass``)."""
     if "://" in location:
+        from evoonto.sources.base import warn
+        from evoonto.sources.registry import without_password
+
         scheme, _, rest = location.partition(":///")
         if rest and not rest.startswith("/") and scheme.split("+")[0] in ("sqlite", "duckdb"):
             return f"{scheme}:///{Path(rest).resolve()}"
-        return location
+        stored = without_password(location)
+        if stored != location:
+            warn(f"the password of {without_password(location, '***')} is not stored in the workspace; "
+                 f"give it to `evoonto serve` and `verified add` through $PGPASSWORD or ~/.pgpass")
+        return stored
     return str(Path(location).expanduser().resolve())
 
 

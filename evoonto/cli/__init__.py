@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    _quiet_library_logs()
     try:
         return int(args.func(args) or 0)
     except EvoontoError as exc:
@@ -116,6 +117,25 @@ def main(argv: list[str] | None = None) -> int:
 #: Environment variable that, when set to a non-empty value, prints the traceback of an unexpected
 #: error (logged at DEBUG level on the ``evoonto`` logger) after its one-line message.
 DEBUG_ENV = "EVOONTO_DEBUG"
+
+
+def _quiet_library_logs() -> None:
+    """sqlglot logs its own warnings (unsupported syntax parsed as a command, dialect fall-backs) with
+    no prefix; on the command line they are shown only with ``$EVOONTO_DEBUG``, each prefixed
+    ``evoonto: debug: sqlglot:`` (errors stay visible, prefixed ``evoonto: warning: sqlglot:``)."""
+    import logging
+    import os
+
+    log = logging.getLogger("sqlglot")
+    if any(getattr(h, "evoonto", False) for h in log.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.evoonto = True  # type: ignore[attr-defined]
+    debug = bool(os.environ.get(DEBUG_ENV))
+    handler.setFormatter(logging.Formatter(f"evoonto: {'debug' if debug else 'warning'}: sqlglot: %(message)s"))
+    log.addHandler(handler)
+    log.propagate = False
+    log.setLevel(logging.DEBUG if debug else logging.ERROR)
 
 
 def _log_details() -> None:

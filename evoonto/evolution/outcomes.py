@@ -157,7 +157,7 @@ def read_feedback(workspace: str | Path) -> dict[str, TaskOutcome]:
     for line in record_lines(path.read_text(encoding="utf-8")):
         try:
             rec = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # a damaged or hostile line is not a verdict
             continue
         if not isinstance(rec, dict) or not isinstance(rec.get("task"), str) or not isinstance(rec.get("passed"), bool):
             continue
