@@ -14,6 +14,7 @@ level (printed when ``$EVOONTO_DEBUG`` is set). Ctrl-C exits with 130 without a 
 from __future__ import annotations
 
 import argparse
+import logging
 import importlib
 import sys
 from pathlib import Path
@@ -127,15 +128,27 @@ def _quiet_library_logs() -> None:
     import os
 
     log = logging.getLogger("sqlglot")
-    if any(getattr(h, "evoonto", False) for h in log.handlers):
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    handler.evoonto = True  # type: ignore[attr-defined]
     debug = bool(os.environ.get(DEBUG_ENV))
-    handler.setFormatter(logging.Formatter(f"evoonto: {'debug' if debug else 'warning'}: sqlglot: %(message)s"))
-    log.addHandler(handler)
+    for old in [h for h in log.handlers if isinstance(h, _StderrLines)]:
+        log.removeHandler(old)
+    log.addHandler(_StderrLines(f"evoonto: {'debug' if debug else 'warning'}: sqlglot: %(message)s"))
     log.propagate = False
     log.setLevel(logging.DEBUG if debug else logging.ERROR)
+
+
+class _StderrLines(logging.Handler):
+    """Log records as one line each on the current ``sys.stderr`` (looked up per record)."""
+
+    def __init__(self, fmt: str):
+        super().__init__()
+        self.setFormatter(logging.Formatter(fmt))
+
+    def emit(self, record) -> None:
+        try:
+            print(self.format(record).splitlines()[0] if record.exc_info is None else self.format(record),
+                  file=sys.stderr)
+        except Exception:  # noqa: BLE001 - logging must never fail the command
+            self.handleError(record)
 
 
 def _log_details() -> None:
@@ -144,8 +157,8 @@ def _log_details() -> None:
     import os
 
     log = logging.getLogger("evoonto")
-    if os.environ.get(DEBUG_ENV) and not log.handlers:
-        log.addHandler(logging.StreamHandler(sys.stderr))
+    if os.environ.get(DEBUG_ENV) and not any(isinstance(h, _StderrLines) for h in log.handlers):
+        log.addHandler(_StderrLines("evoonto: debug: %(message)s"))
         log.setLevel(logging.DEBUG)
     log.debug("details of the error", exc_info=True)
 

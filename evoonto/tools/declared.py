@@ -217,14 +217,15 @@ def check_declared_templates(candidate: Any, patch: Any) -> list[Any]:
     from evoonto.namespaces import EVO
     from evoonto.validation import ValidationResult
 
+    languages = {URIRef(str(EVO.sqlTemplate)): "sql", URIRef(str(EVO.sparqlTemplate)): "sparql"}
     results = []
-    for graph in getattr(patch, "additions", {}).values():
-        for predicate, language in ((EVO.sqlTemplate, "sql"), (EVO.sparqlTemplate, "sparql")):
-            for subject, template in graph.subject_objects(URIRef(str(predicate))):
-                reason = template_refusal(str(template), language)
-                if reason is not None:
-                    results.append(ValidationResult("Violation", None, subject, URIRef(str(predicate)), None,
-                                                    f"declared tool template refused: {reason}"))
+    for triples in getattr(patch, "additions", {}).values():
+        for subject, predicate, template in triples:
+            language = languages.get(predicate)
+            reason = template_refusal(str(template), language) if language else None
+            if reason is not None:
+                results.append(ValidationResult("Violation", None, subject, predicate, None,
+                                                f"declared tool template refused: {reason}"))
     return results
 
 
