@@ -602,5 +602,5 @@ def _is_base_history(triple: RdfTriple, workspace: Workspace) -> bool:
     return triple[0] == workspace.iris.version(0)
 
 
-__all__ = ["RemoteSparqlStore", "RemoteStoreError", "check_endpoint_url", "PushResult", "push", "push_verified", "remote_patch_ids",
-           "migrate_remote", "MAX_TRIPLES", "PAGE_SIZE"]
+__all__ = ["RemoteSparqlStore", "RemoteStoreError", "check_endpoint_url", "PushResult", "push", "push_verified",
+           "remote_patch_ids", "migrate_remote", "MAX_TRIPLES", "PAGE_SIZE"]

@@ -212,7 +212,9 @@ def read_glossary(path: Path | str, *, max_triples: int = MAX_GLOSSARY_TRIPLES,
             if kept > max_triples:
                 raise GlossaryImportError(f"{path}: more than {max_triples:,} SKOS triples; the limit of a "
                                           f"glossary import is {max_triples:,}")
-            graph.add((from_ox(quad.subject), from_ox(quad.predicate), from_ox(quad.object)))
+            subject, predicate, obj = from_ox(quad.subject), from_ox(quad.predicate), from_ox(quad.object)
+            if subject is not None and predicate is not None and obj is not None:
+                graph.add((subject, predicate, obj))
     except (SyntaxError, ValueError, TypeError) as exc:
         line = getattr(exc, "lineno", None)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

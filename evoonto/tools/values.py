@@ -460,8 +460,9 @@ def workspace_value_index(workspace_path: str | os.PathLike, sources: Mapping[st
     except OSError:
         return None
     except sqlite3.Error as err:  # the disk is full or the file cannot be written: run without it
-        warn(f"value index {target} not written ({str(err).splitlines()[0][:200] if str(err) else type(err).__name__}); "
-             f"running without value matches")
+        from evoonto.errors import first_line
+
+        warn(f"value index {target} not written ({first_line(err, 200)}); running without value matches")
         return None
 
 
