@@ -200,7 +200,7 @@ def read_glossary(path: Path | str, *, max_triples: int = MAX_GLOSSARY_TRIPLES,
         _check_xml_entities(path)
     graph = rdflib.Graph()
     started = time.monotonic()
-    kept = 0
+    kept: list = []  # pyoxigraph quads, converted to rdflib only once the whole file is within the limits
     try:
         for n, quad in enumerate(ox.parse(path=path, format=fmt, base_iri=path.resolve().as_uri()), start=1):
             if n % 10_000 == 0 and time.monotonic() - started > max_seconds:
@@ -208,10 +208,11 @@ def read_glossary(path: Path | str, *, max_triples: int = MAX_GLOSSARY_TRIPLES,
             if quad.predicate.value not in _GLOSSARY_PREDICATES or not isinstance(
                     quad.subject, (ox.NamedNode, ox.BlankNode)):
                 continue
-            kept += 1
-            if kept > max_triples:
+            kept.append(quad)
+            if len(kept) > max_triples:
                 raise GlossaryImportError(f"{path}: more than {max_triples:,} SKOS triples; the limit of a "
                                           f"glossary import is {max_triples:,}")
+        for quad in kept:
             subject, predicate, obj = from_ox(quad.subject), from_ox(quad.predicate), from_ox(quad.object)
             if subject is not None and predicate is not None and obj is not None:
                 graph.add((subject, predicate, obj))
