@@ -491,3 +491,18 @@ def test_unexpected_exceptions_and_sqlglot_logs_are_one_prefixed_line(ws, monkey
     logging.getLogger("sqlglot").error("an error")
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["evoonto: warning: sqlglot: an error"]
+
+
+def test_documentation_files_nested_too_deeply_are_skipped_with_a_warning(tmp_path):
+    from evoonto.catalog import TableInfo
+    from evoonto.sources.dictionaries import read_dbt, read_tables_json
+
+    table = TableInfo("singer", rdflib.URIRef("https://example.org/t/singer"), 3)
+    schema = tmp_path / "schema.yml"
+    schema.write_text("models: " + "[" * 5_000 + "]" * 5_000 + "\n")
+    tables_json = tmp_path / "tables.json"
+    tables_json.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.warns(UserWarning, match="nested too deeply"):
+        assert read_dbt(schema, [table]) == []
+    with pytest.warns(UserWarning, match="nested too deeply"):
+        assert read_tables_json(tables_json, [table], "concert") == []
