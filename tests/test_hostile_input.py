@@ -232,7 +232,8 @@ def test_serve_runs_without_the_value_index_on_a_full_disk(ws, monkeypatch):
     def full(*args, **kwargs):
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(values, "build_value_index", full)
+    monkeypatch.setattr(values, "build_value_index", full)  # SQLite writes below Python's file calls
+    unwritable(monkeypatch, ws, errno.ENOSPC)  # every other write under the workspace fails too
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         server = create_server(ws)

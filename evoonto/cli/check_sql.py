@@ -54,7 +54,10 @@ def run(args: argparse.Namespace) -> int:
     from evoonto.tools.findings import has_violation
     from evoonto.tools.sqlcheck import check_result
 
-    sql = sys.stdin.read() if args.sql == "-" else args.sql
+    from evoonto.sources.guard import MAX_SQL_CHARS
+
+    # standard input is read only up to the guard's limit (+1, so that longer text is still refused)
+    sql = sys.stdin.read(MAX_SQL_CHARS + 1) if args.sql == "-" else args.sql
     findings = open_tools(args).check_sql(sql, source=args.source, question=args.question)
     if args.json:
         print(json.dumps(check_result(findings), ensure_ascii=False, indent=2))
