@@ -158,7 +158,8 @@ def case_stdio(tmp: Path, n: int) -> None:
     tools = ["browse", "resolve", "check_sql", "coverage", "join_path", "unknown_tool"]
     calls = [{"name": rng.choice(tools), "arguments": rng.choice(bad_args)} for _ in range(n)]
     init = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "b", "version": "0"}}}
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "b", "version": "0"}}}
     requests = [json.dumps(init).encode(), b'{"jsonrpc":"2.0","method":"notifications/initialized"}', *lines]
     requests += [json.dumps({"jsonrpc": "2.0", "id": f"c{k}", "method": "tools/call", "params": c}).encode()
                  for k, c in enumerate(calls)]

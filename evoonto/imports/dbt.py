@@ -132,8 +132,8 @@ def _check_item(path: Path, where: str, item: Any, lists: tuple[str, ...], mappi
 def read_dbt_project(folder: Path | str) -> tuple[list[dict], list[dict]]:
     """``(semantic_models, metrics)`` from every YAML file under ``folder`` (sorted paths).
 
-    Each file is read with PyYAML's safe loader (libyaml's when available), at most :data:`MAX_DBT_FILE_BYTES` bytes, and every
-    semantic model and metric is checked for shape (a mapping with a name; ``entities``,
+    Each file is read with PyYAML's safe loader (libyaml's when available), at most
+    :data:`MAX_DBT_FILE_BYTES` bytes, and every semantic model and metric is checked for shape (a mapping with a name; ``entities``,
     ``dimensions``, ``measures`` lists of mappings with names; ``type_params`` a mapping).
 
     Raises:
