@@ -133,8 +133,9 @@ def read_dbt_project(folder: Path | str) -> tuple[list[dict], list[dict]]:
     """``(semantic_models, metrics)`` from every YAML file under ``folder`` (sorted paths).
 
     Each file is read with PyYAML's safe loader (libyaml's when available), at most
-    :data:`MAX_DBT_FILE_BYTES` bytes, and every semantic model and metric is checked for shape (a mapping with a name; ``entities``,
-    ``dimensions``, ``measures`` lists of mappings with names; ``type_params`` a mapping).
+    :data:`MAX_DBT_FILE_BYTES` bytes, and every semantic model and metric is checked for shape (a
+    mapping with a name; ``entities``, ``dimensions``, ``measures`` lists of mappings with names;
+    ``type_params`` a mapping).
 
     Raises:
         DbtImportError: no such folder; a file that is not UTF-8 YAML, too large or nested too
