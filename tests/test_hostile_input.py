@@ -307,8 +307,8 @@ def test_verified_add_leaves_hostile_lines_out(built, tmp_path, capsys):
     assert "added 1 verified query" in out.out
     warnings = out.err.strip().splitlines()
     assert len(warnings) == 6 and all(w.startswith("evoonto: warning: ") for w in warnings)
-    for where, why in ((2, "JSON object"), (3, "nested too deeply"), (4, "the limit is 100,000"),
-                       (5, "the limit is 20,000"), (6, "writefile"), (7, "nests parentheses")):
+    for where, why in ((2, "JSON object"), (3, "nested too deeply"), (4, "the SQL is"),
+                       (5, "the question is 30,000"), (6, "writefile"), (7, "nests parentheses")):
         assert any(f"verified.jsonl:{where}" in w and why in w for w in warnings), (where, why)
     content = Workspace.open(ws).ontology.graph("content")
     assert len(list(content.subjects(rdflib.RDF.type, EVO.VerifiedQuery))) == 1

@@ -53,7 +53,7 @@ from evoonto.builder.labels import column_labels, table_labels
 from evoonto.builder.propose import term_slug
 from evoonto.catalog import SourceSchema
 from evoonto.builder.workload import MAX_QUESTION_CHARS
-from evoonto.sources.guard import MAX_SQL_CHARS, check_read_only
+from evoonto.sources.guard import MAX_STATEMENT_CHARS, check_read_only
 from evoonto.errors import ReadOnlyViolation, WorkloadError
 from evoonto.fileio import record_lines
 from evoonto.iris import IriFactory, slugify, stable_key
@@ -129,8 +129,8 @@ def _item(obj: Any, where: str) -> VerifiedItem | str:
         return "missing or empty 'sql'"
     if len(question) > MAX_QUESTION_CHARS:
         return f"the question is {len(question):,} characters long, the limit is {MAX_QUESTION_CHARS:,}"
-    if len(sql) > MAX_SQL_CHARS:  # the guard's limit: longer text is never parsed (sqlglot took > 70 s on 1 MB)
-        return f"the SQL is {len(sql):,} characters long, the limit is {MAX_SQL_CHARS:,}"
+    if len(sql) > MAX_STATEMENT_CHARS:  # as run_sql and check_sql: never parsed (sqlglot took > 70 s on 1 MB)
+        return f"the SQL is {len(sql):,} characters long, the limit is {MAX_STATEMENT_CHARS:,}"
     extra = {}
     for name in ("id", "db_id", "verified_by", "verified_at"):
         value = obj.get(name)
@@ -150,7 +150,7 @@ def load_verified(path: str | Path, *, skip_malformed: bool = False) -> list[Ver
     id, else a stable key of question and SQL), so all readers use one id scheme.
 
     A question longer than :data:`~evoonto.builder.workload.MAX_QUESTION_CHARS` or SQL longer than
-    the guard's :data:`~evoonto.sources.guard.MAX_SQL_CHARS` characters is a malformed line, as is
+    :data:`~evoonto.sources.guard.MAX_STATEMENT_CHARS` characters is a malformed line, as is
     JSON nested too deeply for Python's parser.
 
     Args:

@@ -40,6 +40,7 @@ from evoonto.sources.quoting import quote_identifier, quote_literal
 
 __all__ = [
     "MAX_SQL_CHARS",
+    "MAX_STATEMENT_CHARS",
     "MAX_NESTING",
     "DENIED_FUNCTIONS",
     "check_read_only",
@@ -50,6 +51,10 @@ __all__ = [
 
 #: Longest statement accepted, in characters. Longer text is refused before it is parsed.
 MAX_SQL_CHARS = 100_000
+#: Longest statement a person or an agent may send (``run_sql``, ``check_sql``, a verified query), in
+#: characters: what is longer is refused as an argument, before any parsing (a 1 MB verified query once
+#: kept sqlglot busy for over 70 s).
+MAX_STATEMENT_CHARS = 20_000
 #: Deepest parenthesis nesting accepted (checked on tokens, before parsing).
 MAX_NESTING = 100
 
