@@ -507,3 +507,14 @@ def test_documentation_files_nested_too_deeply_are_skipped_with_a_warning(tmp_pa
         assert read_dbt(schema, [table]) == []
     with pytest.warns(UserWarning, match="nested too deeply"):
         assert read_tables_json(tables_json, [table], "concert") == []
+
+
+def test_dbt_import_stops_at_its_time_budget(ws, tmp_path):
+    from evoonto.imports.dbt import DbtImportError, dbt_patch
+
+    models = "".join(f"  - {{name: m{n}, model: \"ref('singer')\"}}\n" for n in range(50))
+    project = _dbt_project(tmp_path / "many", "semantic_models:\n" + models)
+    with pytest.raises(DbtImportError, match=r"import stopped after 0 s \(0 of 50"):
+        dbt_patch(Workspace.open(ws).ontology, project, max_seconds=0)
+    patch, summary = dbt_patch(Workspace.open(ws).ontology, project)
+    assert summary.enriched + summary.terms >= 1 and len(patch.additions) == 1

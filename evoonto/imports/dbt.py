@@ -88,6 +88,11 @@ MAX_DBT_ITEMS = 5_000
 MAX_DBT_FILE_BYTES = 10 * 1024 * 1024
 #: Most YAML files read under a project folder.
 MAX_DBT_FILES = 10_000
+#: Most bytes of YAML read under a project folder, all files together.
+MAX_DBT_TOTAL_BYTES = 100 * 1024 * 1024
+#: Longest time an import may take, in seconds (checked per semantic model and metric; 3,000 models and
+#: 1,000 metrics over 100 tables took 41 s).
+MAX_DBT_SECONDS = 300.0
 #: dbt's own aggregations that have no evo:aggregation (kept without one); any other ``agg`` is refused.
 _KNOWN_WITHOUT_AGGREGATION = frozenset({"percentile", "median"})
 #: The list-of-mappings keys of a semantic model and of a metric, checked for shape.
@@ -152,11 +157,17 @@ def read_dbt_project(folder: Path | str) -> tuple[list[dict], list[dict]]:
                    if not any(part in _SKIP_DIRS or part.startswith(".") for part in p.relative_to(root).parts[:-1]))
     if len(files) > MAX_DBT_FILES:
         raise DbtImportError(f"{root}: {len(files):,} YAML files; an import reads at most {MAX_DBT_FILES:,}")
+    total = 0
     for path in files:
         try:
-            if path.stat().st_size > MAX_DBT_FILE_BYTES:
+            size = path.stat().st_size
+            if size > MAX_DBT_FILE_BYTES:
                 raise DbtImportError(f"{path}: larger than {MAX_DBT_FILE_BYTES // (1024 * 1024)} MB, the limit "
                                      f"of a dbt YAML file")
+            total += size
+            if total > MAX_DBT_TOTAL_BYTES:
+                raise DbtImportError(f"{root}: more than {MAX_DBT_TOTAL_BYTES // (1024 * 1024)} MB of YAML, the "
+                                     f"limit of one import")
             # libyaml's safe loader when PyYAML has it: ~5x faster, and it stops nesting at 1,000 levels
             doc = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except yaml.YAMLError as exc:
@@ -316,22 +327,38 @@ def _column_of(item: dict) -> str | None:
     return text if _COLUMN.match(text) else None
 
 
-def dbt_patch(ontology: Ontology, folder: Path | str) -> tuple[Patch, DbtSummary]:
+def dbt_patch(ontology: Ontology, folder: Path | str, *,
+              max_seconds: float = MAX_DBT_SECONDS) -> tuple[Patch, DbtSummary]:
     """The content patch importing the dbt project at ``folder`` into ``ontology`` (not committed).
 
+    Args:
+        ontology: the active version.
+        folder: the dbt project folder.
+        max_seconds: time budget of the import, in seconds (:data:`MAX_DBT_SECONDS`).
+
     Raises:
-        DbtImportError: see :func:`read_dbt_project`; or no semantic model or metric in the project.
+        DbtImportError: see :func:`read_dbt_project`; no semantic model or metric in the project; the
+            time budget passed (nothing is returned, so nothing is committed).
         evoonto.errors.ConfigurationError: PyYAML is not installed (``pip install 'evoonto[dbt]'``).
     """
+    import time
+
+    started = time.monotonic()
     models, metrics = read_dbt_project(folder)
     if not models and not metrics:
         raise DbtImportError(f"{folder} has no semantic_models or metrics in its YAML files")
     b = _Builder(ontology)
+
+    def in_budget(done: int) -> None:
+        if time.monotonic() - started > max_seconds:
+            raise DbtImportError(f"{folder}: import stopped after {max_seconds:g} s ({done:,} of "
+                                 f"{len(models) + len(metrics):,} semantic models and metrics read)")
     entity_table: dict[str, tuple[TableInfo, URIRef, str]] = {}  # entity name -> (table, entity Term, key column)
     measures: dict[str, tuple[URIRef, TableInfo, str | None, str | None]] = {}  # name -> (term, table, column, agg)
     dims: dict[str, str] = {}  # "entity__dim" and "dim" -> column
     pending_foreign: list[tuple[TableInfo, URIRef, str, str]] = []
-    for model in models:
+    for done, model in enumerate(models):
+        in_budget(done)
         table = b.table(model)
         if table is None:
             b.summary.skipped.append(f"semantic model {model['name']}: no table {model.get('model')!r} in the catalog")
@@ -401,7 +428,9 @@ def dbt_patch(ontology: Ontology, folder: Path | str) -> tuple[Patch, DbtSummary
         join = f"{table.name}.{column} = {parent[0].name}.{parent[2]}"
         b.relation("Association", entity, parent[1], join_condition=join)
     metric_terms: dict[str, URIRef] = {}
-    for metric in sorted(metrics, key=lambda m: 0 if str(m.get("type", "simple")) in ("simple", "cumulative") else 1):
+    for done, metric in enumerate(sorted(metrics, key=lambda m: 0 if str(m.get("type", "simple")) in
+                                         ("simple", "cumulative") else 1), start=len(models)):
+        in_budget(done)
         name = str(metric["name"])
         condition = _translate_filter(metric.get("filter"), dims)
         if condition and (why := b.refusal(condition, None)) is not None:  # without it the metric means more
