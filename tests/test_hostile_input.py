@@ -142,6 +142,12 @@ def test_import_skos_stops_at_its_triple_limit(tmp_path):
     assert len(read_glossary(big)) == 300  # other predicates are streamed past, not kept
     with pytest.raises(GlossaryImportError, match="the limit of a glossary import is 100"):
         read_glossary(big, max_triples=100)
+    inline = tmp_path / "inline.jsonld"  # a local context is read as before
+    inline.write_text(json.dumps({"@context": {"skos": "http://www.w3.org/2004/02/skos/core#",
+                                               "label": {"@id": "skos:prefLabel", "@language": "en"}},
+                                  "@id": "http://ex.org/fans", "@type": "skos:Concept", "label": "Fan club"}))
+    assert (rdflib.URIRef("http://ex.org/fans"), rdflib.URIRef("http://www.w3.org/2004/02/skos/core#prefLabel"),
+            rdflib.Literal("Fan club", lang="en")) in read_glossary(inline)
     deep = tmp_path / "deep.jsonld"
     deep.write_text('{"@graph":' + "[" * 100_000 + "]" * 100_000 + "}")
     with pytest.raises(GlossaryImportError, match="deep.jsonld"):
