@@ -494,7 +494,9 @@ def stdio_rejection(line: bytes) -> bytes | None:
     The SDK's stdio transport drops a line it cannot parse (invalid JSON, a lone surrogate escape,
     a non-message) without an answer, and the client waits forever. The answer is a parse error
     (-32700) or an invalid request (-32600) whose id is the request's own when a lenient parse
-    (Python's ``json``) finds one, else null (JSON-RPC 2.0 §5.1). Blank lines get no answer.
+    (Python's ``json``) finds one, else null (JSON-RPC 2.0 §5.1). Blank lines get no answer. A
+    request whose ``id`` is neither a string nor an integer (see :func:`_invalid_request_id`) is an
+    invalid request too; JSON nested deeper than the parsers follow is a parse error.
     """
     import json
 
