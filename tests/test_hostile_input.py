@@ -524,3 +524,43 @@ def test_dbt_import_stops_at_its_time_budget(ws, tmp_path):
         dbt_patch(Workspace.open(ws).ontology, project, max_seconds=0)
     patch, summary = dbt_patch(Workspace.open(ws).ontology, project)
     assert summary.enriched + summary.terms >= 1 and len(patch.additions) == 1
+
+
+@pytest.mark.slow
+def test_postgres_superuser_warned_and_password_not_stored(tmp_path, capsys):
+    """A real PostgreSQL server: a build as the superuser warns; a read-only role's password given in
+    the URL is used for the build but not written to config.json, and serve's tools reopen the
+    stored URL (the server trusts local logins here, as ~/.pgpass or $PGPASSWORD would supply it)."""
+    from fixtures.postgres_support import postgres_binaries, start_postgres
+
+    bindir, reason = postgres_binaries()
+    if bindir is None:
+        pytest.skip(reason)
+    psycopg = pytest.importorskip("psycopg", reason="the postgres driver: pip install 'evoonto[postgres]'")
+    server = start_postgres()
+    try:
+        with psycopg.connect(f"postgresql://postgres@127.0.0.1:{server.port}/postgres", autocommit=True) as con:
+            con.execute("CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, age INTEGER)")
+            con.execute("INSERT INTO singer VALUES (1, 'Joe Sharp', 52), (2, 'Timbaland', 32)")
+            con.execute("CREATE ROLE reader LOGIN PASSWORD 's3cret-pw'")
+            con.execute("GRANT SELECT ON singer TO reader")
+        superuser = f"postgresql://postgres@127.0.0.1:{server.port}/postgres"
+        assert main(["build", "--source", superuser, "-w", str(tmp_path / "su"), "--no-progress"]) == 0
+        assert "logs in as a database superuser" in capsys.readouterr().err
+        reader = f"postgresql://reader:s3cret-pw@127.0.0.1:{server.port}/postgres"
+        assert main(["build", "--source", reader, "-w", str(tmp_path / "ro"), "--no-progress"]) == 0
+        err = capsys.readouterr().err
+        assert "superuser" not in err and "s3cret-pw" not in err and "PGPASSWORD" in err
+        config = (tmp_path / "ro" / "config.json").read_text()
+        assert "s3cret-pw" not in config and f"reader@127.0.0.1:{server.port}" in config
+        from evoonto.tools.toolkit import OntologyTools
+
+        ws = Workspace.open(tmp_path / "ro")
+        tools = OntologyTools(ws.ontology, sources=ws.settings["sources"], data_tools=True)
+        try:
+            rows = tools.call("run_sql", {"sql": "SELECT name FROM singer ORDER BY singer_id"})["rows"]
+            assert rows[0] == ["Joe Sharp"]
+        finally:
+            tools.close()
+    finally:
+        server.stop()
