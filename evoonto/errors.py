@@ -32,7 +32,17 @@ class SourceError(EvoontoError):
 
 
 class ReadOnlyViolation(SourceError):
-    """A statement was refused because it is not a single read-only SELECT/WITH query."""
+    """A statement was refused because it is not a single read-only SELECT/WITH query.
+
+    ``stage`` says which check refused it (set by :func:`evoonto.sources.guard.check_read_only`):
+    ``"size"`` (too long), ``"depth"`` (nested too deeply), ``"parse"`` (not tokenisable or
+    parsable in the dialect), ``"shape"`` (not exactly one query) or ``"content"`` (a forbidden
+    node or function inside the query).
+    """
+
+    def __init__(self, message: str, stage: str = "shape"):
+        super().__init__(message)
+        self.stage = stage
 
 
 class QueryTimeout(SourceError):

@@ -75,6 +75,52 @@ def atomic_write(path: Path, data: bytes | Iterable[bytes], *, hook: Callable[[s
         raise
 
 
+def append_record(path: Path, data: bytes) -> None:
+    """Append ``data`` (one whole record, e.g. a JSON line) to ``path`` so that a failure leaves the
+    file as it was: a missing file is made by writing a temporary file and linking it into place
+    (``os.link`` fails when another writer made it first; then the record is appended), so a full
+    disk never leaves a zero-byte file; an existing file gets one ``O_APPEND`` write and is cut back
+    to its old size when the write fails part-way.
+
+    Raises:
+        WorkspaceError: the record cannot be written (read-only or full disk, permissions); the file
+            is unchanged.
+    """
+    path = Path(path)
+    try:
+        if not path.exists():
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.{id(data)}{TMP_SUFFIX}")
+            try:
+                with open(tmp, "wb") as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.link(tmp, path)
+                fsync_dir(path.parent)
+                return
+            except FileExistsError:
+                pass  # another writer made the file first: append to it
+            finally:
+                try:
+                    tmp.unlink()
+                except OSError:
+                    pass
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        try:
+            size = os.fstat(fd).st_size
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            except OSError:
+                os.ftruncate(fd, size)
+                raise
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise WorkspaceError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
 def record_lines(text: str) -> list[str]:
     """The lines of a line-based record format (JSON Lines, N-Triples/N-Quads, one SQL statement per
     line): ``text`` split at ``\\n`` only, a trailing ``\\r`` dropped, as those formats define a line.

@@ -151,6 +151,26 @@ def _term(binding: dict[str, str], base_iri: str | None = None) -> Node:
     return Literal(value)
 
 
+def check_endpoint_url(url: str) -> str:
+    """``url`` when it is an ``http://`` or ``https://`` URL with a host (a SPARQL endpoint).
+
+    Raises:
+        RemoteStoreError: anything else (a path, a ``file://`` URL, which urllib would open as a local
+            file, or text that is no URL), in one line.
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url) if isinstance(url, str) else None
+        host = parts.hostname if parts is not None else None
+    except ValueError:
+        parts, host = None, None
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not host:
+        shown = str(url)[:200]
+        raise RemoteStoreError(f"not an http(s) SPARQL endpoint URL: {shown!r} (give e.g. http://127.0.0.1:7878/query)")
+    return url
+
+
 class RemoteSparqlStore:
     """A quad store behind a SPARQL 1.1 query (+ update) endpoint.
 
@@ -176,6 +196,9 @@ class RemoteSparqlStore:
             raise ValueError(f"max_triples must be at least 1, not {max_triples}")
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, not {page_size}")
+        for endpoint in (query_endpoint, update_endpoint):
+            if endpoint is not None:
+                check_endpoint_url(endpoint)
         self.query_endpoint = query_endpoint
         self.update_endpoint = update_endpoint
         self.timeout_s = timeout_s
@@ -599,5 +622,5 @@ def _is_base_history(triple: RdfTriple, workspace: Workspace) -> bool:
     return triple[0] == workspace.iris.version(0)
 
 
-__all__ = ["RemoteSparqlStore", "RemoteStoreError", "PushResult", "push", "push_verified", "remote_patch_ids",
-           "migrate_remote", "MAX_TRIPLES", "PAGE_SIZE"]
+__all__ = ["RemoteSparqlStore", "RemoteStoreError", "check_endpoint_url", "PushResult", "push", "push_verified",
+           "remote_patch_ids", "migrate_remote", "MAX_TRIPLES", "PAGE_SIZE"]

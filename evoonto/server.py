@@ -405,7 +405,9 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
                 text = error_text(tool, first_line(exc, 500))
             return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
         except Exception as exc:  # logged by OntologyTools.call as an internal error
-            _LOG.exception("tool %r failed", str(tool)[:100])
+            # one line on stderr; the traceback (195 KB for a deeply nested statement) only at debug level
+            _LOG.error("tool %r failed: %s: %s", str(tool)[:100], type(exc).__name__, first_line(exc, 300))
+            _LOG.debug("tool %r failed", str(tool)[:100], exc_info=True)
             return CallToolResult(content=[TextContent(type="text", text=f"{tool}: internal error "
                                                        f"({type(exc).__name__})")], is_error=True)
         content: list[ContentBlock] = [TextContent(type="text", text=to_text(result))]
@@ -492,7 +494,9 @@ def stdio_rejection(line: bytes) -> bytes | None:
     The SDK's stdio transport drops a line it cannot parse (invalid JSON, a lone surrogate escape,
     a non-message) without an answer, and the client waits forever. The answer is a parse error
     (-32700) or an invalid request (-32600) whose id is the request's own when a lenient parse
-    (Python's ``json``) finds one, else null (JSON-RPC 2.0 §5.1). Blank lines get no answer.
+    (Python's ``json``) finds one, else null (JSON-RPC 2.0 §5.1). Blank lines get no answer. A
+    request whose ``id`` is neither a string nor an integer (see :func:`_invalid_request_id`) is an
+    invalid request too; JSON nested deeper than the parsers follow is a parse error.
     """
     import json
 
@@ -503,7 +507,10 @@ def stdio_rejection(line: bytes) -> bytes | None:
         return None
     try:
         jsonrpc_message_adapter.validate_json(text, by_name=False)
-        return None
+        bad_id = _invalid_request_id(text)
+        if bad_id is None:
+            return None
+        raise ValueError(bad_id)
     except Exception as exc:  # the SDK drops the line on any exception; a ValidationError lists why
         details = getattr(exc, "errors", None)
         errors = details(include_url=False) if callable(details) else []
@@ -515,11 +522,70 @@ def stdio_rejection(line: bytes) -> bytes | None:
         candidate = value.get("id") if isinstance(value, dict) else None
         if isinstance(candidate, (str, int)) and not isinstance(candidate, bool):
             ident = candidate
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's parser follows
         pass
     code = PARSE_ERROR if parse else INVALID_REQUEST
     message = ("Parse error: " if parse else "Invalid Request: ") + (reason.strip().splitlines() or [""])[0][:200]
     answer = {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
+    return (json.dumps(answer, ensure_ascii=True) + "\n").encode("ascii")
+
+
+def _invalid_request_id(text: str) -> str | None:
+    """Why a message the SDK's parser accepts still cannot be answered, else None: a message with a
+    ``method`` whose ``id`` is present but neither a string nor an integer (an object, a list, a
+    float, a boolean, null) is read by the SDK as a notification and gets no answer, though the
+    client waits for one (MCP: a request id is a string or an integer)."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict) or "method" not in value or "id" not in value:
+        return None
+    ident = value["id"]
+    if isinstance(ident, (str, int)) and not isinstance(ident, bool):
+        return None
+    return f"id must be a string or an integer, got {'null' if ident is None else type(ident).__name__}"
+
+
+#: Longest stdio line read, in bytes; a longer line is skipped to its end and answered with an error.
+MAX_STDIO_LINE_BYTES = 64 * 1024 * 1024
+
+
+def _stdio_lines(source: Any, limit: int = MAX_STDIO_LINE_BYTES) -> Any:
+    """The lines of the binary stream ``source``, each at most ``limit`` bytes; a longer line is read
+    to its end in pieces (never held whole) and yielded as ``None``."""
+    while True:
+        line = source.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while True:  # skip the rest of the oversized line
+                rest = source.readline(limit)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield None
+            continue
+        yield line
+
+
+def _line_answer(line: bytes | None) -> bytes | None:
+    """:func:`stdio_rejection` of one line, made total: an oversized line (``None``) or a failure of
+    the check itself is answered with an invalid-request / parse error (id null) instead of ending
+    the stdin thread."""
+    import json
+
+    if line is None:
+        reason = f"Invalid Request: line longer than {MAX_STDIO_LINE_BYTES:,} bytes"
+        code = INVALID_REQUEST
+    else:
+        try:
+            return stdio_rejection(line)
+        except Exception as exc:  # noqa: BLE001 - one hostile line must not stop the server
+            _LOG.debug("stdio line check failed", exc_info=True)
+            reason, code = f"Parse error: {first_line(exc, 200)}", PARSE_ERROR
+    answer = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": reason}}
     return (json.dumps(answer, ensure_ascii=True) + "\n").encode("ascii")
 
 
@@ -557,11 +623,11 @@ def run_stdio(server: Any) -> None:
             # this thread owns real_in (a duplicate of the real stdin) and closes it when done, so
             # the descriptor is never closed (and its number reused) under a blocked read
             with os.fdopen(real_in, "rb") as source, os.fdopen(w_in, "wb") as sink:
-                for line in source:
-                    rejection = stdio_rejection(line)
+                for line in _stdio_lines(source):
+                    rejection = _line_answer(line)
                     if rejection is not None:
                         write_out(rejection)
-                    elif line.strip():
+                    elif line is not None and line.strip():
                         sink.write(line if line.endswith(b"\n") else line + b"\n")
                         sink.flush()
         except (OSError, ValueError):  # the server went away: nothing more to forward

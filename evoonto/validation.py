@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import rdflib
 from rdflib import URIRef
@@ -310,10 +310,28 @@ def patch_focus_nodes(candidate, patch) -> set[URIRef] | None:
     return nodes
 
 
+#: Checks a patch must pass besides SHACL, each ``check(candidate, patch) -> list[ValidationResult]``.
+#: Higher layers register theirs at import (:func:`register_patch_check`); the package's import loads
+#: them all (``evoonto/__init__.py`` imports the Tool layer, whose ``declared`` module registers the SQL
+#: guard of declared-tool templates), so every commit and the evolution loop's pre-gate check run them.
+PATCH_CHECKS: list[Callable[[Any, Any], list[ValidationResult]]] = []
+
+
+def register_patch_check(check: Callable[[Any, Any], list[ValidationResult]]) -> None:
+    """Add ``check`` to :data:`PATCH_CHECKS` (once; registering the same function again is a no-op)."""
+    if check not in PATCH_CHECKS:
+        PATCH_CHECKS.append(check)
+
+
 def validate_patch(candidate, patch) -> ValidationReport:
     """SHACL-validate ``candidate`` (an Ontology with ``patch`` applied, e.g. ``parent.with_patch(patch)``)
-    on the nodes the patch can break (:func:`patch_focus_nodes`); full validation for schema patches."""
-    return validate(candidate, patch_focus_nodes(candidate, patch))
+    on the nodes the patch can break (:func:`patch_focus_nodes`); full validation for schema patches.
+    The results of the registered :data:`PATCH_CHECKS` are added (a Violation among them rejects the
+    patch as a SHACL violation does)."""
+    report = validate(candidate, patch_focus_nodes(candidate, patch))
+    for check in list(PATCH_CHECKS):
+        report.results.extend(check(candidate, patch))
+    return report
 
 
 def _prepared_shapes(onto, shapes: rdflib.Graph | None) -> PreparedShapes:

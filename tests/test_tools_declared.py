@@ -11,7 +11,7 @@ import rdflib
 from evoonto.errors import ReadOnlyViolation, SourceError, ToolArgumentError
 from evoonto.ontology import Ontology
 from evoonto.store import OxigraphStore, parse_rdf_file
-from evoonto.tools.declared import DeclaredTool, Parameter, bind_sparql, bind_sql, load_declared_tools
+from evoonto.tools.declared import DeclaredTool, Parameter, bind_sparql, bind_sql, load_declared_tools, run_declared
 from evoonto.tools.toolkit import OntologyTools
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tools_concert.trig"
@@ -112,10 +112,18 @@ def test_write_statement_in_a_template_is_refused(database):
     tool = rdflib.URIRef(BASE + "tools/wipe")
     onto.store.add([(tool, rdflib.RDF.type, EVO.DeclaredTool), (tool, EVO.toolName, rdflib.Literal("wipe")),
                     (tool, EVO.sqlTemplate, rdflib.Literal("DELETE FROM singer"))], TOOLS)
-    tools = OntologyTools(onto, sources={"concert_singer": str(database)})
+    with pytest.warns(UserWarning, match="wipe skipped: SQL template refused: only SELECT/WITH"):
+        tools = OntologyTools(onto, sources={"concert_singer": str(database)})
+        names = {spec.name for spec in tools.registry().values()}
     try:
-        with pytest.raises(ReadOnlyViolation):
+        assert "wipe" not in names  # never advertised (issue 30: the guard judges templates at load)
+        with pytest.raises(ToolArgumentError, match="unknown tool 'wipe'"):
             tools.run_declared("wipe", {})
+        # and the source layer still refuses the statement, were a declaration to get past the load
+        wipe = DeclaredTool(name="wipe", description="", language="sql", template="DELETE FROM singer",
+                            parameters=(), source=None, iri=str(tool))
+        with pytest.raises(ReadOnlyViolation):
+            run_declared(wipe, {}, ontology=onto, open_source=lambda _iri: tools.source("concert_singer"))
     finally:
         tools.close()
 

@@ -88,8 +88,10 @@ def gather(location: str | Path | None, source: Any, *, extra: Sequence[str | Pa
 
 def _display_location(location: str | Path | None, source: Any) -> str:
     """The source location without a password (for statements read from comments)."""
+    from evoonto.sources.registry import without_password
+
     text = str(location) if location is not None else str(source.location)
-    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", text)
+    return without_password(text, "***")
 
 
 @dataclass

@@ -261,8 +261,23 @@ class BuildResult:
     validated_store: OxigraphStore | None = field(default=None, repr=False)
 
     def source_locations(self) -> dict[str, str]:
-        """``{source id: path or URL as opened}`` of the sources opened from a location."""
-        return {r.source: r.location for r in self.sources if r.location}
+        """``{source id: path or URL as opened}`` of the sources opened from a location, URLs without
+        their password (:func:`~evoonto.sources.registry.without_password`: a workspace's
+        ``config.json`` never holds one; PostgreSQL reads it from ``$PGPASSWORD`` or ``~/.pgpass``).
+        A removed password gives one :class:`~evoonto.sources.base.SourceWarning`."""
+        from evoonto.sources.base import warn
+        from evoonto.sources.registry import without_password
+
+        out: dict[str, str] = {}
+        for r in self.sources:
+            if not r.location:
+                continue
+            stored = without_password(r.location)
+            if stored != r.location:
+                warn(f"the password of {without_password(r.location, '***')} is not stored in the workspace; "
+                     f"give it to `evoonto serve` and `verified add` through $PGPASSWORD or ~/.pgpass")
+            out[r.source] = stored
+        return out
 
     def hand_over(self, packaged_schema: bool) -> tuple[Mapping[str, Graph], OxigraphStore | None, bool]:
         """What a workspace writes (:class:`evoonto.workspace.BuiltBase`): the graphs, a store that
@@ -351,8 +366,24 @@ def _open(source: BaseSource | str | Path) -> tuple[BaseSource, bool]:
     if isinstance(source, (str, Path)):
         from evoonto.sources import open_source
 
-        return open_source(str(source)), True
+        opened = open_source(str(source))
+        warn_if_superuser(opened)
+        return opened, True
     return source, False
+
+
+def warn_if_superuser(source: Any) -> bool:
+    """Warn (one :class:`~evoonto.sources.base.SourceWarning`) when ``source`` logs in as a database
+    superuser (PostgreSQL: ``pg_user.usesuper``), who can read password hashes and server settings
+    through ``run_sql`` even inside a read-only transaction; returns whether it warned."""
+    from evoonto.sources.base import warn
+
+    check = getattr(source, "is_superuser", None)
+    if not callable(check) or not check():
+        return False
+    warn(f"source {getattr(source, 'id', '?')!r} logs in as a database superuser: agents' run_sql could read "
+         f"pg_shadow and server settings; use a read-only role (see the README, 'A read-only database role')")
+    return True
 
 
 def build(

@@ -52,7 +52,9 @@ from rdflib.namespace import OWL, PROV, RDF, SKOS
 from evoonto.builder.labels import column_labels, table_labels
 from evoonto.builder.propose import term_slug
 from evoonto.catalog import SourceSchema
-from evoonto.errors import WorkloadError
+from evoonto.builder.workload import MAX_QUESTION_CHARS
+from evoonto.sources.guard import MAX_STATEMENT_CHARS, check_read_only
+from evoonto.errors import ReadOnlyViolation, WorkloadError
 from evoonto.fileio import record_lines
 from evoonto.iris import IriFactory, slugify, stable_key
 from evoonto.namespaces import EVO, bind_prefixes
@@ -125,6 +127,10 @@ def _item(obj: Any, where: str) -> VerifiedItem | str:
         return "missing or empty 'question'"
     if not isinstance(sql, str) or not sql.strip():
         return "missing or empty 'sql'"
+    if len(question) > MAX_QUESTION_CHARS:
+        return f"the question is {len(question):,} characters long, the limit is {MAX_QUESTION_CHARS:,}"
+    if len(sql) > MAX_STATEMENT_CHARS:  # as run_sql and check_sql: never parsed (sqlglot took > 70 s on 1 MB)
+        return f"the SQL is {len(sql):,} characters long, the limit is {MAX_STATEMENT_CHARS:,}"
     extra = {}
     for name in ("id", "db_id", "verified_by", "verified_at"):
         value = obj.get(name)
@@ -136,19 +142,29 @@ def _item(obj: Any, where: str) -> VerifiedItem | str:
     return VerifiedItem(" ".join(question.split()), sql.strip(), where=where, **extra)
 
 
-def load_verified(path: str | Path) -> list[VerifiedItem]:
+def load_verified(path: str | Path, *, skip_malformed: bool = False) -> list[VerifiedItem]:
     """The one reader of verified-query files (the builder, ``evoonto verified add`` and the evolution
     loop's outcomes and hold-out all read through it): JSON Lines, one object per line with
     ``question`` and ``sql``, optional ``id``, ``db_id``, ``verified_by``, ``verified_at``. Blank
     lines and ``#`` lines are skipped. Every item gets its id (:attr:`VerifiedItem.key`: the given
     id, else a stable key of question and SQL), so all readers use one id scheme.
 
+    A question longer than :data:`~evoonto.builder.workload.MAX_QUESTION_CHARS` or SQL longer than
+    :data:`~evoonto.sources.guard.MAX_STATEMENT_CHARS` characters is a malformed line, as is
+    JSON nested too deeply for Python's parser.
+
+    Args:
+        path: the JSON Lines file.
+        skip_malformed: leave malformed lines (and later duplicates of an id) out, each with one
+            :class:`~evoonto.sources.base.SourceWarning` naming ``FILE:LINE`` (``evoonto verified
+            add``), instead of refusing the file.
+
     Returns:
         the items in file order, ``id`` always set, ids unique.
     Raises:
-        WorkloadError: the file cannot be read, or a malformed line (not a JSON object, a missing or
-            empty ``question``/``sql``, a bad optional field, a duplicate id); the message names
-            ``FILE:LINE`` and nothing is read (bad input changes nothing).
+        WorkloadError: the file cannot be read, or (without ``skip_malformed``) a malformed line (not
+            a JSON object, a missing or empty ``question``/``sql``, a bad optional field, a duplicate
+            id); the message names ``FILE:LINE`` and nothing is read (bad input changes nothing).
     """
     path = Path(path)
     try:
@@ -162,11 +178,18 @@ def load_verified(path: str | Path) -> list[VerifiedItem]:
             continue
         where = f"{path}:{n}"
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise WorkloadError(f"{where}: a verified query must be a JSON object ({exc.msg})") from None
-        out.append(_checked(obj, where))
-    return _unique(out)
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise WorkloadError(f"{where}: a verified query must be a JSON object ({exc.msg})") from None
+            except RecursionError:
+                raise WorkloadError(f"{where}: JSON nested too deeply to be read") from None
+            out.append(_checked(obj, where))
+        except WorkloadError as err:
+            if not skip_malformed:
+                raise
+            _warn(f"{err}; line left out")
+    return _unique(out, skip_duplicates=skip_malformed)
 
 
 def _checked(obj: Any, where: str) -> VerifiedItem:
@@ -177,13 +200,19 @@ def _checked(obj: Any, where: str) -> VerifiedItem:
     return item if item.id else replace(item, id=item.key)
 
 
-def _unique(items: list[VerifiedItem]) -> list[VerifiedItem]:
+def _unique(items: list[VerifiedItem], *, skip_duplicates: bool = False) -> list[VerifiedItem]:
     first: dict[str | None, str] = {}
+    out = []
     for item in items:
         if item.id in first:
-            raise WorkloadError(f"{item.where}: duplicate verified query id {item.id!r} (first at {first[item.id]})")
+            message = f"{item.where}: duplicate verified query id {item.id!r} (first at {first[item.id]})"
+            if not skip_duplicates:
+                raise WorkloadError(message)
+            _warn(f"{message}; line left out")
+            continue
         first[item.id] = item.where
-    return items
+        out.append(item)
+    return out
 
 
 def as_verified(verified: str | Path | Iterable[Mapping[str, Any] | VerifiedItem] | None) -> list[VerifiedItem]:
@@ -222,15 +251,15 @@ def items_for_source(items: Sequence[VerifiedItem], source_id: str, table_names:
         if n in taken or item.db_id not in (None, source_id):
             continue
         if item.db_id is None:
-            try:
-                named = {t.name.casefold() for t in sqlglot.parse_one(item.sql).find_all(exp.Table)}
-            except SqlglotError:
-                named = set()
-            ctes = set()
-            try:
-                ctes = {c.alias_or_name.casefold() for c in sqlglot.parse_one(item.sql).find_all(exp.CTE)}
-            except SqlglotError:
-                pass
+            named: set[str] = set()
+            ctes: set[str] = set()
+            try:  # the guard first: text too long or nested too deeply is never handed to the parser
+                check_read_only(item.sql)
+                tree = sqlglot.parse_one(item.sql)
+                named = {t.name.casefold() for t in tree.find_all(exp.Table)}
+                ctes = {c.alias_or_name.casefold() for c in tree.find_all(exp.CTE)}
+            except (SqlglotError, ReadOnlyViolation, RecursionError):
+                pass  # given to the source anyway, so that its warning is given once
             if named and not (named - ctes) <= names:
                 continue
         taken.add(n)
@@ -541,15 +570,25 @@ def _existing(content: Graph, iri: URIRef, rdf_type: URIRef = EVO.Term) -> bool:
     return (iri, RDF.type, rdf_type) in content
 
 
-def _check(ontology: Any, item: VerifiedItem, source_id: str) -> str | None:
-    """Why ``item`` is not a usable query of the source (parse error, unknown table or column), or None."""
+def _check(ontology: Any, item: VerifiedItem, source_id: str, dialect: str | None = None) -> str | None:
+    """Why ``item`` is not a usable query of the source, or None: refused by the SQL guard every
+    entry point shares (:func:`~evoonto.sources.guard.check_read_only` in the source's ``dialect``:
+    size, nesting depth, one read-only query, no denied function), a parse error, an unknown table or
+    column."""
     from evoonto.errors import ToolArgumentError
     from evoonto.tools.sqlcheck import check_sql
 
     try:
+        check_read_only(item.sql, dialect=dialect)
+    except ReadOnlyViolation as exc:
+        if exc.stage != "parse":  # a parse failure is reported by check_sql below, with its position
+            return str(exc)
+    try:
         findings = check_sql(ontology, item.sql, source=source_id)
     except ToolArgumentError as exc:
         return str(exc)
+    except RecursionError:
+        return "the SQL is nested too deeply to be checked"
     bad = [f for f in findings if f.kind in ("parse_error", "unknown_table", "unknown_column")]
     return bad[0].message if bad else None
 
@@ -594,7 +633,7 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
     seen: set[URIRef] = set()
     for item in items:
         iri = verified_iri(iris, source.id, item.key)
-        reason = _check(ontology, item, source.id)
+        reason = _check(ontology, item, source.id, dialect)
         run = None
         if reason is None:
             run = run_probe(source, item.sql, limit=RUN_LIMIT, timeout_ms=10_000, at=at, errors="keep")

@@ -23,7 +23,11 @@ from pathlib import Path
 from evoonto.fileio import record_lines
 from evoonto.errors import WorkloadError
 
-__all__ = ["Question", "load_workload", "as_questions"]
+__all__ = ["Question", "load_workload", "as_questions", "MAX_QUESTION_CHARS"]
+
+#: Longest question accepted from a workload or verified-query file, in characters (as long as a
+#: browse query may be); a longer one is a malformed record.
+MAX_QUESTION_CHARS = 20_000
 
 #: The only keys ever kept from a question object; everything else (gold SQL, answers) is dropped.
 _QUESTION_KEYS = frozenset({"id", "question_id", "question", "text", "db_id"})
@@ -55,6 +59,9 @@ def _question_from_object(obj: object, default_id: str, where: str) -> Question:
     text = obj.get("question", obj.get("text"))
     if not isinstance(text, str) or not text.strip():
         raise WorkloadError(f"{where}: missing or empty 'question' text")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise WorkloadError(f"{where}: the question is {len(text):,} characters long, the limit is "
+                            f"{MAX_QUESTION_CHARS:,}")
     raw_id = obj.get("id", obj.get("question_id", default_id))
     if not isinstance(raw_id, (str, int)) or isinstance(raw_id, bool):
         raise WorkloadError(f"{where}: 'id' must be a string or an integer")
@@ -69,6 +76,8 @@ def _parse_json_array(text: str, path: Path) -> list[Question]:
         items = json.loads(text, object_pairs_hook=_keep_question_fields)
     except json.JSONDecodeError as exc:
         raise WorkloadError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
+    except RecursionError:
+        raise WorkloadError(f"{path}: JSON nested too deeply to be read") from None
     if not isinstance(items, list):
         raise WorkloadError(f"{path}:1: expected a JSON array of question objects")
     # Spider has no ids: "<db_id>/<index:04d>" as evoonto.evaluation.benchmarks.load_spider mints them.
@@ -88,6 +97,8 @@ def _parse_json_lines(lines: list[str], path: Path) -> list[Question]:
             obj = json.loads(line, object_pairs_hook=_keep_question_fields)
         except json.JSONDecodeError as exc:
             raise WorkloadError(f"{path}:{lineno}: malformed JSON line ({exc.msg})") from None
+        except RecursionError:
+            raise WorkloadError(f"{path}:{lineno}: JSON nested too deeply to be read") from None
         questions.append(_question_from_object(obj, f"line-{lineno}", f"{path}:{lineno}"))
     return questions
 

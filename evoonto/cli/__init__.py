@@ -6,13 +6,15 @@ called with the parsed namespace and returns an exit status. Heavy imports (rdfl
 happen inside the command functions, so ``evoonto --help`` stays fast.
 
 Every :class:`~evoonto.errors.EvoontoError`, and every ``OSError`` the environment raises (a read-only
-or full disk), is printed as one line ``evoonto: error: …`` on stderr with exit status 2;
-Ctrl-C exits with 130 without a traceback.
+or full disk), is printed as one line ``evoonto: error: …`` on stderr with exit status 2; so is any
+other exception (input nested too deeply, an unexpected failure), whose traceback is logged at DEBUG
+level (printed when ``$EVOONTO_DEBUG`` is set). Ctrl-C exits with 130 without a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import importlib
 import sys
 from pathlib import Path
@@ -81,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    _quiet_library_logs()
     try:
         return int(args.func(args) or 0)
     except EvoontoError as exc:
@@ -95,6 +98,69 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"evoonto: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
+    except RecursionError:  # input nested deeper than a parser can follow (SQL, JSON, YAML)
+        _log_details()
+        print("evoonto: error: the input is nested too deeply to be read", file=sys.stderr)
+        return 2
+    except MemoryError:
+        _log_details()
+        print("evoonto: error: out of memory reading the input (is a file too large?)", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - any other failure is still one line; details at debug level
+        _log_details()
+        from evoonto.errors import first_line
+
+        print(f"evoonto: error: unexpected {type(exc).__name__}: {first_line(exc, 300)} "
+              f"(set {DEBUG_ENV}=1 for the traceback)", file=sys.stderr)
+        return 2
+
+
+#: Environment variable that, when set to a non-empty value, prints the traceback of an unexpected
+#: error (logged at DEBUG level on the ``evoonto`` logger) after its one-line message.
+DEBUG_ENV = "EVOONTO_DEBUG"
+
+
+def _quiet_library_logs() -> None:
+    """sqlglot logs its own warnings (unsupported syntax parsed as a command, dialect fall-backs) with
+    no prefix; on the command line they are shown only with ``$EVOONTO_DEBUG``, each prefixed
+    ``evoonto: debug: sqlglot:`` (errors stay visible, prefixed ``evoonto: warning: sqlglot:``)."""
+    import logging
+    import os
+
+    log = logging.getLogger("sqlglot")
+    debug = bool(os.environ.get(DEBUG_ENV))
+    for old in [h for h in log.handlers if isinstance(h, _StderrLines)]:
+        log.removeHandler(old)
+    log.addHandler(_StderrLines(f"evoonto: {'debug' if debug else 'warning'}: sqlglot: %(message)s"))
+    log.propagate = False
+    log.setLevel(logging.DEBUG if debug else logging.ERROR)
+
+
+class _StderrLines(logging.Handler):
+    """Log records as one line each on the current ``sys.stderr`` (looked up per record)."""
+
+    def __init__(self, fmt: str):
+        super().__init__()
+        self.setFormatter(logging.Formatter(fmt))
+
+    def emit(self, record) -> None:
+        try:
+            print(self.format(record).splitlines()[0] if record.exc_info is None else self.format(record),
+                  file=sys.stderr)
+        except Exception:  # noqa: BLE001 - logging must never fail the command
+            self.handleError(record)
+
+
+def _log_details() -> None:
+    """Log the exception being handled at DEBUG level (shown on stderr only when ``$EVOONTO_DEBUG`` is set)."""
+    import logging
+    import os
+
+    log = logging.getLogger("evoonto")
+    if os.environ.get(DEBUG_ENV) and not any(isinstance(h, _StderrLines) for h in log.handlers):
+        log.addHandler(_StderrLines("evoonto: debug: %(message)s"))
+        log.setLevel(logging.DEBUG)
+    log.debug("details of the error", exc_info=True)
 
 
 add_workspace_option = _add_workspace_option

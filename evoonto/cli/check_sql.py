@@ -55,17 +55,19 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from evoonto.cli import workspace_path
+    from evoonto.sources.guard import MAX_SQL_CHARS
     from evoonto.tools.findings import has_violation
     from evoonto.tools.sqlcheck import check_result
     from evoonto.tools.toolkit import OntologyTools
     from evoonto.workspace import Workspace, source_locations
 
-    sql = sys.stdin.read() if args.sql == "-" else args.sql
+    # standard input is read only up to the guard's limit (+1, so that longer text is still refused)
+    sql = sys.stdin.read(MAX_SQL_CHARS + 1) if args.sql == "-" else args.sql
     ws = Workspace.open(workspace_path(args))
     # the workspace's recorded sources back point probes (one that cannot be opened: an offline check)
     tools = OntologyTools.for_workspace(ws, sources={k: v for k, v in source_locations(ws).items() if v})
     findings = tools.check_sql(sql, source=args.source, question=args.question,
-                                          question_rules=args.question_rules)
+                               question_rules=args.question_rules)
     if args.json:
         print(json.dumps(check_result(findings), ensure_ascii=False, indent=2))
     elif not findings:

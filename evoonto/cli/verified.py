@@ -92,7 +92,7 @@ def run_add(args: argparse.Namespace) -> int:
     ws = Workspace.open(workspace_path(args))
     context = _warnings_as_lines()
     try:
-        items = load_verified(args.file)
+        items = load_verified(args.file, skip_malformed=True)  # a bad line is warned about and left out
         locations = ws.settings.get("sources") or {}
         if not isinstance(locations, dict) or not locations:
             raise WorkspaceError(f"{ws.path}: the workspace records no sources (build it with `evoonto build` "

@@ -130,7 +130,9 @@ def record_feedback(workspace: str | Path, task: str, passed: bool, *, note: str
         the stored :class:`TaskOutcome`.
     Raises:
         WorkloadError: an empty/overlong task id, a task id with a line break, or an unknown source.
+        WorkspaceError: the file cannot be written (read-only or full disk); it is left as it was.
     """
+    from evoonto.fileio import append_record
     from evoonto.tools.trajectory import utc_timestamp
 
     task = str(task).strip()
@@ -141,8 +143,7 @@ def record_feedback(workspace: str | Path, task: str, passed: bool, *, note: str
     outcome = TaskOutcome(task, bool(passed), source, str(note)[:2000], utc_timestamp())
     path = Path(workspace) / FEEDBACK_FILE
     line = json.dumps(outcome.to_json(), ensure_ascii=False) + "\n"
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(line)
+    append_record(path, line.encode("utf-8"))  # a full disk leaves no zero-byte or half-written file
     return outcome
 
 
@@ -156,7 +157,7 @@ def read_feedback(workspace: str | Path) -> dict[str, TaskOutcome]:
     for line in record_lines(path.read_text(encoding="utf-8")):
         try:
             rec = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # a damaged or hostile line is not a verdict
             continue
         if not isinstance(rec, dict) or not isinstance(rec.get("task"), str) or not isinstance(rec.get("passed"), bool):
             continue

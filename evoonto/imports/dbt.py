@@ -40,11 +40,13 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import SKOS
 
 from evoonto.catalog import TableInfo, read_catalog
-from evoonto.errors import EvoontoError
+from evoonto.errors import EvoontoError, ReadOnlyViolation
 from evoonto.iris import IriFactory
 from evoonto.optional import require
 from evoonto.patch import Patch
 from evoonto.records import Constraint, Mapping, Relation, Term
+from evoonto.sources.guard import check_expression
+from evoonto.sources.quoting import dialect_of_kind
 
 if TYPE_CHECKING:
     from evoonto.ontology import Ontology
@@ -80,11 +82,70 @@ class DbtSummary:
                 f"{self.relations} relation(s), {self.constraints} constraint(s); {len(self.skipped)} skipped")
 
 
+#: Most semantic models plus metrics an import reads (a larger project is refused).
+MAX_DBT_ITEMS = 5_000
+#: Largest YAML file read, in bytes.
+MAX_DBT_FILE_BYTES = 10 * 1024 * 1024
+#: Most YAML files read under a project folder.
+MAX_DBT_FILES = 10_000
+#: Most bytes of YAML read under a project folder, all files together.
+MAX_DBT_TOTAL_BYTES = 100 * 1024 * 1024
+#: Longest time an import may take, in seconds (checked per semantic model and metric; 3,000 models and
+#: 1,000 metrics over 100 tables took 41 s).
+MAX_DBT_SECONDS = 300.0
+#: dbt's own aggregations that have no evo:aggregation (kept without one); any other ``agg`` is refused.
+_KNOWN_WITHOUT_AGGREGATION = frozenset({"percentile", "median"})
+#: The list-of-mappings keys of a semantic model and of a metric, checked for shape.
+_MODEL_LISTS = ("entities", "dimensions", "measures")
+
+
+def _shape_error(path: Path, where: str, expected: str, value: Any) -> DbtImportError:
+    return DbtImportError(f"{path}: {where} must be {expected}, got {type(value).__name__}")
+
+
+def _check_item(path: Path, where: str, item: Any, lists: tuple[str, ...], mappings: tuple[str, ...]) -> None:
+    """Refuse a semantic model or metric whose fields have the wrong YAML shape (one line naming
+    the file and the field)."""
+    if not isinstance(item, dict):
+        raise _shape_error(path, where, "a mapping", item)
+    if not isinstance(item.get("name"), (str, int)) or isinstance(item.get("name"), bool):
+        raise DbtImportError(f"{path}: {where} needs a name (text)")
+    for key in lists:
+        value = item.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, list):
+            raise _shape_error(path, f"{where}.{key}", "a list", value)
+        for n, entry in enumerate(value):
+            if not isinstance(entry, dict):
+                raise _shape_error(path, f"{where}.{key}[{n}]", "a mapping", entry)
+            if not isinstance(entry.get("name"), (str, int)) or isinstance(entry.get("name"), bool):
+                raise DbtImportError(f"{path}: {where}.{key}[{n}] needs a name (text)")
+            for text_key in ("expr", "agg", "type", "description", "label"):
+                if entry.get(text_key) is not None and not isinstance(entry[text_key], (str, int, float, bool)):
+                    raise _shape_error(path, f"{where}.{key}[{n}].{text_key}", "text", entry[text_key])
+    for key in mappings:
+        value = item.get(key)
+        if value is not None and not isinstance(value, dict):
+            raise _shape_error(path, f"{where}.{key}", "a mapping", value)
+    for text_key in ("description", "label", "type", "model"):
+        value = item.get(text_key)
+        if value is not None and not isinstance(value, (str, int, float, bool)):
+            raise _shape_error(path, f"{where}.{text_key}", "text", value)
+
+
 def read_dbt_project(folder: Path | str) -> tuple[list[dict], list[dict]]:
     """``(semantic_models, metrics)`` from every YAML file under ``folder`` (sorted paths).
 
+    Each file is read with PyYAML's safe loader (libyaml's when available), at most
+    :data:`MAX_DBT_FILE_BYTES` bytes, and every semantic model and metric is checked for shape (a
+    mapping with a name; ``entities``, ``dimensions``, ``measures`` lists of mappings with names;
+    ``type_params`` a mapping).
+
     Raises:
-        DbtImportError: no such folder, or a malformed YAML file (named with its error's first line).
+        DbtImportError: no such folder; a file that is not UTF-8 YAML, too large or nested too
+            deeply; a semantic model or metric of the wrong shape; more than :data:`MAX_DBT_FILES`
+            files or :data:`MAX_DBT_ITEMS` models and metrics (each message names the file or limit).
     """
     yaml = require("yaml")
     root = Path(folder)
@@ -94,14 +155,44 @@ def read_dbt_project(folder: Path | str) -> tuple[list[dict], list[dict]]:
     metrics: list[dict] = []
     files = sorted(p for ext in ("*.yml", "*.yaml") for p in root.rglob(ext)
                    if not any(part in _SKIP_DIRS or part.startswith(".") for part in p.relative_to(root).parts[:-1]))
+    if len(files) > MAX_DBT_FILES:
+        raise DbtImportError(f"{root}: {len(files):,} YAML files; an import reads at most {MAX_DBT_FILES:,}")
+    total = 0
     for path in files:
         try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+            size = path.stat().st_size
+            if size > MAX_DBT_FILE_BYTES:
+                raise DbtImportError(f"{path}: larger than {MAX_DBT_FILE_BYTES // (1024 * 1024)} MB, the limit "
+                                     f"of a dbt YAML file")
+            total += size
+            if total > MAX_DBT_TOTAL_BYTES:
+                raise DbtImportError(f"{root}: more than {MAX_DBT_TOTAL_BYTES // (1024 * 1024)} MB of YAML, the "
+                                     f"limit of one import")
+            # libyaml's safe loader when PyYAML has it: ~5x faster, and it stops nesting at 1,000 levels
+            doc = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except yaml.YAMLError as exc:
-            raise DbtImportError(f"cannot parse {path}: {str(exc).splitlines()[0]}") from exc
-        if isinstance(doc, dict):
-            models += [m for m in doc.get("semantic_models") or [] if isinstance(m, dict) and m.get("name")]
-            metrics += [m for m in doc.get("metrics") or [] if isinstance(m, dict) and m.get("name")]
+            raise DbtImportError(f"cannot parse {path}: {str(exc).splitlines()[0]}") from None
+        except UnicodeDecodeError:
+            raise DbtImportError(f"cannot parse {path}: not UTF-8 text") from None
+        except RecursionError:
+            raise DbtImportError(f"cannot parse {path}: YAML nested too deeply to be read") from None
+        except OSError as exc:
+            raise DbtImportError(f"cannot read {path}: {exc.strerror or exc}") from None
+        if not isinstance(doc, dict):
+            continue  # a YAML file of another kind (a list, a scalar, empty): nothing of MetricFlow in it
+        for key, found, lists, mappings in (("semantic_models", models, _MODEL_LISTS, ("defaults",)),
+                                            ("metrics", metrics, (), ("type_params",))):
+            items = doc.get(key)
+            if items is None:
+                continue
+            if not isinstance(items, list):
+                raise _shape_error(path, key, "a list", items)
+            for n, item in enumerate(items):
+                _check_item(path, f"{key}[{n}]", item, lists, mappings)
+                found.append(item)
+            if len(models) + len(metrics) > MAX_DBT_ITEMS:
+                raise DbtImportError(f"{root}: more than {MAX_DBT_ITEMS:,} semantic models and metrics; the "
+                                     f"limit of one import is {MAX_DBT_ITEMS:,}")
     return models, metrics
 
 
@@ -131,37 +222,60 @@ class _Builder:
                 self.defined.setdefault(term, set()).add(row["d"])
         self.mapping_iris = {URIRef(r["m"]) for r in ontology.query("SELECT ?m WHERE { ?m a evo:Mapping }")}
         self.enriched: set[URIRef] = set()
+        self.next_mapping: dict[tuple[str, str, str | None], int] = {}
+        # one query each for the lookups made per model and per column (3,000 models once took > 180 s)
+        self.tables_by_name: dict[str, list[TableInfo]] = {}
+        for table in self.catalog.tables:
+            self.tables_by_name.setdefault(table.name.casefold(), []).append(table)
+        self.dialects = {src.id: dialect_of_kind(src.kind) for src in self.catalog.sources}
+        self.entity_terms: dict[URIRef, list[URIRef]] = {}
+        for row in ontology.query("SELECT ?t ?table WHERE { ?t a evo:Entity ; evo:hasMapping ?m . ?m evo:table ?table "
+                                  "FILTER NOT EXISTS { ?m evo:column ?c } FILTER NOT EXISTS { ?m evo:filter ?f } }"):
+            self.entity_terms.setdefault(URIRef(row["table"]), []).append(URIRef(row["t"]))
+        self.column_terms: dict[URIRef, list[URIRef]] = {}
+        for row in ontology.query("SELECT ?t ?col WHERE { ?t a evo:Term ; evo:hasMapping ?m . ?m evo:column ?col "
+                                  "FILTER NOT EXISTS { ?m evo:filter ?f } FILTER NOT EXISTS { ?t a evo:Metric } }"):
+            self.column_terms.setdefault(URIRef(row["col"]), []).append(URIRef(row["t"]))
+
+    def refusal(self, text: Any, table: TableInfo | None) -> str | None:
+        """Why a dbt SQL expression (``expr``, a filter, a derived metric's formula) is refused by the
+        guard every SQL entry point shares (:func:`evoonto.sources.guard.check_expression`: one
+        expression, no ``;``, no denied function, size and depth limits), in the dialect of the
+        table's source (generic SQL without a table); None when it passes."""
+        dialect = self.dialects.get(table.source_id) if table is not None else None
+        try:
+            check_expression(str(text), dialect=dialect)
+        except ReadOnlyViolation as err:
+            return str(err).removeprefix("refused: ").removesuffix(" (read-only source)")
+        return None
 
     # lookups ---------------------------------------------------------------------------------
     def table(self, model: dict) -> TableInfo | None:
         ref = _REF.search(str(model.get("model", "")))
         name = ref.group(1) if ref else str(model.get("model") or model["name"])
-        matches = [t for t in self.catalog.tables if t.name.casefold() == name.casefold()]
+        matches = self.tables_by_name.get(name.casefold(), [])
         return matches[0] if len(matches) == 1 else None
 
     def column_term(self, table: TableInfo, column: str, *, entity: bool = False) -> URIRef | None:
         col = table.column(column)
         if entity:
-            rows = self.onto.query(f"SELECT ?t WHERE {{ ?t a evo:Entity ; evo:hasMapping ?m . "
-                                   f"?m evo:table <{table.iri}> "
-                                   "FILTER NOT EXISTS { ?m evo:column ?c } FILTER NOT EXISTS { ?m evo:filter ?f } }")
+            terms = self.entity_terms.get(table.iri, [])
         elif col is not None:
-            rows = self.onto.query(f"SELECT ?t WHERE {{ ?t a evo:Term ; evo:hasMapping ?m . "
-                                   f"?m evo:column <{col.iri}> "
-                                   "FILTER NOT EXISTS { ?m evo:filter ?f } FILTER NOT EXISTS { ?t a evo:Metric } }")
+            terms = self.column_terms.get(col.iri, [])
         else:
             return None
-        terms = sorted(URIRef(r["t"]) for r in rows)
-        return terms[0] if terms else None
+        return min(terms) if terms else None
 
     def new_mapping(self, term: URIRef, table: TableInfo, column: str | None, **kwargs: Any) -> URIRef:
         col = table.column(column) if column else None
-        n = 1
+        key = (table.source_id, table.name, col.name if col else None)
+        n = self.next_mapping.get(key, 1)  # the first free number of this column (not re-tried from 1)
         while True:
-            iri = self.iris.mapping(table.source_id, table.name, col.name if col else None, n)
+            iri = self.iris.mapping(*key, n)
             if iri not in self.mapping_iris:
                 break
             n += 1
+        self.next_mapping[key] = n + 1
         self.mapping_iris.add(iri)
         assert table.source_iri is not None
         Mapping(iri, term, table.source_iri, table.iri, col.iri if col else None, **kwargs).to_graph(self.graph)
@@ -213,22 +327,38 @@ def _column_of(item: dict) -> str | None:
     return text if _COLUMN.match(text) else None
 
 
-def dbt_patch(ontology: Ontology, folder: Path | str) -> tuple[Patch, DbtSummary]:
+def dbt_patch(ontology: Ontology, folder: Path | str, *,
+              max_seconds: float = MAX_DBT_SECONDS) -> tuple[Patch, DbtSummary]:
     """The content patch importing the dbt project at ``folder`` into ``ontology`` (not committed).
 
+    Args:
+        ontology: the active version.
+        folder: the dbt project folder.
+        max_seconds: time budget of the import, in seconds (:data:`MAX_DBT_SECONDS`).
+
     Raises:
-        DbtImportError: see :func:`read_dbt_project`; or no semantic model or metric in the project.
+        DbtImportError: see :func:`read_dbt_project`; no semantic model or metric in the project; the
+            time budget passed (nothing is returned, so nothing is committed).
         evoonto.errors.ConfigurationError: PyYAML is not installed (``pip install 'evoonto[dbt]'``).
     """
+    import time
+
+    started = time.monotonic()
     models, metrics = read_dbt_project(folder)
     if not models and not metrics:
         raise DbtImportError(f"{folder} has no semantic_models or metrics in its YAML files")
     b = _Builder(ontology)
+
+    def in_budget(done: int) -> None:
+        if time.monotonic() - started > max_seconds:
+            raise DbtImportError(f"{folder}: import stopped after {max_seconds:g} s ({done:,} of "
+                                 f"{len(models) + len(metrics):,} semantic models and metrics read)")
     entity_table: dict[str, tuple[TableInfo, URIRef, str]] = {}  # entity name -> (table, entity Term, key column)
     measures: dict[str, tuple[URIRef, TableInfo, str | None, str | None]] = {}  # name -> (term, table, column, agg)
     dims: dict[str, str] = {}  # "entity__dim" and "dim" -> column
     pending_foreign: list[tuple[TableInfo, URIRef, str, str]] = []
-    for model in models:
+    for done, model in enumerate(models):
+        in_budget(done)
         table = b.table(model)
         if table is None:
             b.summary.skipped.append(f"semantic model {model['name']}: no table {model.get('model')!r} in the catalog")
@@ -253,6 +383,9 @@ def dbt_patch(ontology: Ontology, folder: Path | str) -> tuple[Patch, DbtSummary
         primary_name = str(primary["name"]) if primary else str(model["name"])
         for dim in model.get("dimensions") or []:
             dim_column = _column_of(dim)
+            if dim_column is None and (why := b.refusal(dim.get("expr"), table)) is not None:
+                b.summary.skipped.append(f"dimension {model['name']}.{dim['name']}: expr refused ({why})")
+                continue
             found = table.column(dim_column) if dim_column else None
             if dim_column is None or found is None:
                 b.summary.skipped.append(f"dimension {model['name']}.{dim['name']}: not a column of {table.name}")
@@ -268,8 +401,17 @@ def dbt_patch(ontology: Ontology, folder: Path | str) -> tuple[Patch, DbtSummary
             else:
                 b.enrich(term, labels, dim.get("description"))
         for measure in model.get("measures") or []:
-            agg = AGGREGATIONS.get(str(measure.get("agg", "")).lower())
+            given = str(measure.get("agg") or "").lower()
+            agg = AGGREGATIONS.get(given)
+            if given and agg is None and given not in _KNOWN_WITHOUT_AGGREGATION:
+                b.summary.skipped.append(f"measure {model['name']}.{measure['name']}: agg {given[:40]!r} is not a "
+                                         f"dbt aggregation ({', '.join(sorted(AGGREGATIONS))}, percentile, median)")
+                continue
             m_col = _column_of(measure)
+            if m_col is None and measure.get("expr") is not None and (
+                    why := b.refusal(measure["expr"], table)) is not None:
+                b.summary.skipped.append(f"measure {model['name']}.{measure['name']}: expr refused ({why})")
+                continue
             if m_col is not None and table.column(m_col) is None:
                 m_col = None
             label = str(measure.get("label") or _words(measure["name"]))
@@ -286,15 +428,24 @@ def dbt_patch(ontology: Ontology, folder: Path | str) -> tuple[Patch, DbtSummary
         join = f"{table.name}.{column} = {parent[0].name}.{parent[2]}"
         b.relation("Association", entity, parent[1], join_condition=join)
     metric_terms: dict[str, URIRef] = {}
-    for metric in sorted(metrics, key=lambda m: 0 if str(m.get("type", "simple")) in ("simple", "cumulative") else 1):
+    for done, metric in enumerate(sorted(metrics, key=lambda m: 0 if str(m.get("type", "simple")) in
+                                         ("simple", "cumulative") else 1), start=len(models)):
+        in_budget(done)
         name = str(metric["name"])
+        condition = _translate_filter(metric.get("filter"), dims)
+        if condition and (why := b.refusal(condition, None)) is not None:  # without it the metric means more
+            b.summary.skipped.append(f"metric {name}: filter refused ({why})")
+            continue
+        params = metric.get("type_params") or {}
+        kind = str(metric.get("type", "simple"))
+        if kind not in ("simple", "cumulative", "ratio") and params.get("expr") and (
+                why := b.refusal(params["expr"], None)) is not None:
+            b.summary.skipped.append(f"metric {name}: expr refused ({why})")
+            continue
         label = str(metric.get("label") or _words(name))
         term = b.new_term(b.iris.term("dbt", f"metric.{name}"), label[:1].upper() + label[1:], ["Metric"],
                           metric.get("description"), [_words(name)])
         metric_terms[name] = term
-        params = metric.get("type_params") or {}
-        kind = str(metric.get("type", "simple"))
-        condition = _translate_filter(metric.get("filter"), dims)
         if kind in ("simple", "cumulative"):
             measure = params.get("measure")
             measure_name = str(measure.get("name") if isinstance(measure, dict) else measure)

@@ -427,6 +427,9 @@ def read_dbt(path: Path, tables: Sequence[TableInfo]) -> list[ColumnDoc]:
             warn(f"{file}:{(mark.line + 1) if mark else 1}: not valid YAML ({getattr(exc, 'problem', exc)}); "
                  f"file skipped")
             continue
+        except RecursionError:
+            warn(f"{file}: YAML nested too deeply to be read; file skipped")
+            continue
         if node is None or not isinstance(node, yaml.MappingNode):
             continue
         top = _mapping(node)
@@ -537,6 +540,9 @@ def read_tables_json(path: Path, tables: Sequence[TableInfo], db_id: str) -> lis
         data = json.loads(read_text(path))
     except (OSError, ValueError) as exc:
         warn(f"{path}: not a readable tables.json ({exc}); skipped")
+        return []
+    except RecursionError:
+        warn(f"{path}: not a readable tables.json (JSON nested too deeply); skipped")
         return []
     entries = data if isinstance(data, list) else [data]
     entry = next((e for e in entries if isinstance(e, dict) and e.get("db_id") == db_id), None)

@@ -40,15 +40,21 @@ from evoonto.sources.quoting import quote_identifier, quote_literal
 
 __all__ = [
     "MAX_SQL_CHARS",
+    "MAX_STATEMENT_CHARS",
     "MAX_NESTING",
     "DENIED_FUNCTIONS",
     "check_read_only",
+    "check_expression",
     "CheckedSql",
     "SqlTemplate",
 ]
 
 #: Longest statement accepted, in characters. Longer text is refused before it is parsed.
 MAX_SQL_CHARS = 100_000
+#: Longest statement a person or an agent may send (``run_sql``, ``check_sql``, a verified query), in
+#: characters: what is longer is refused as an argument, before any parsing (a 1 MB verified query once
+#: kept sqlglot busy for over 70 s).
+MAX_STATEMENT_CHARS = 20_000
 #: Deepest parenthesis nesting accepted (checked on tokens, before parsing).
 MAX_NESTING = 100
 
@@ -107,8 +113,8 @@ _NUMBER = re.compile(r"\d+")
 _ALLOWED_FIRST_TOKENS = {TokenType.SELECT, TokenType.WITH, TokenType.L_PAREN}
 
 
-def _refuse(reason: str) -> ReadOnlyViolation:
-    return ReadOnlyViolation(f"refused: {reason} (read-only source)")
+def _refuse(reason: str, stage: str = "shape") -> ReadOnlyViolation:
+    return ReadOnlyViolation(f"refused: {reason} (read-only source)", stage)
 
 
 def _function_names(node: exp.Func) -> set[str]:
@@ -142,17 +148,17 @@ def check_read_only(
             text, more than one statement, a root that is not a query, or a forbidden node or function in the tree.
     """
     if not isinstance(sql, str):
-        raise _refuse(f"statement must be a string, got {type(sql).__name__}")
+        raise _refuse(f"statement must be a string, got {type(sql).__name__}", "parse")
     if len(sql) > max_chars:
-        raise _refuse(f"statement is {len(sql):,} characters long, the limit is {max_chars:,}")
+        raise _refuse(f"statement is {len(sql):,} characters long, the limit is {max_chars:,}", "size")
     try:
         engine = Dialect.get_or_raise(dialect)
     except ValueError as err:
-        raise ReadOnlyViolation(f"unknown SQL dialect {dialect!r}: {_first_line(err)}") from None
+        raise ReadOnlyViolation(f"unknown SQL dialect {dialect!r}: {_first_line(err)}", "parse") from None
     try:
         tokens = engine.tokenize(sql)
     except (TokenError, ParseError, ValueError) as err:
-        raise _refuse(f"statement could not be tokenised: {_first_line(err)}") from None
+        raise _refuse(f"statement could not be tokenised: {_first_line(err)}", "parse") from None
     if not tokens or all(t.token_type == TokenType.SEMICOLON for t in tokens):
         raise _refuse("empty statement")
     # Fast structural checks on tokens: they also catch statements sqlglot would only parse
@@ -168,16 +174,16 @@ def check_read_only(
         elif token.token_type == TokenType.R_PAREN:
             depth -= 1
     if deepest > MAX_NESTING:
-        raise _refuse(f"statement nests parentheses {deepest} deep, the limit is {MAX_NESTING}")
+        raise _refuse(f"statement nests parentheses {deepest} deep, the limit is {MAX_NESTING}", "depth")
     first = tokens[0]
     if first.token_type not in _ALLOWED_FIRST_TOKENS:
         raise _refuse(f"only SELECT/WITH queries are allowed, got {first.text.upper()!r}")
     try:
         trees = [t for t in engine.parser().parse(tokens, sql) if t is not None]
     except (ParseError, TokenError) as err:
-        raise _refuse(f"statement could not be parsed: {_first_line(err)}") from None
+        raise _refuse(f"statement could not be parsed: {_first_line(err)}", "parse") from None
     except RecursionError:
-        raise _refuse("statement is nested too deeply to be checked") from None
+        raise _refuse("statement is nested too deeply to be checked", "depth") from None
     if len(trees) != 1:
         raise _refuse(f"exactly one statement is allowed, got {len(trees)}")
     tree = trees[0]
@@ -187,16 +193,47 @@ def check_read_only(
     try:
         for node in tree.walk():
             if isinstance(node, _DENIED_NODES):
-                raise _refuse(f"{type(node).__name__.upper()} is not allowed inside a query")
+                raise _refuse(f"{type(node).__name__.upper()} is not allowed inside a query", "content")
             if isinstance(node, exp.Func):
                 bad = _function_names(node) & denied_functions
                 if bad:
-                    raise _refuse(f"function {sorted(bad)[0]}() is not allowed")
+                    raise _refuse(f"function {sorted(bad)[0]}() is not allowed", "content")
                 if dialect == "duckdb":
                     _check_scalar_build(node)
     except RecursionError:
-        raise _refuse("statement is nested too deeply to be checked") from None
+        raise _refuse("statement is nested too deeply to be checked", "depth") from None
     return tree
+
+
+def check_expression(text: str, *, dialect: str | None = None, max_chars: int = 10_000) -> exp.Expression:
+    """Judge one SQL *expression* (a dbt ``expr``, a metric ``filter``, a Mapping's formula) by the
+    same rules as a whole statement: it is wrapped as ``SELECT <text>`` and passed to
+    :func:`check_read_only` (size, nesting depth, one statement, denied nodes and functions), and the
+    wrapped query must be nothing but one projection (no ``FROM``, ``WHERE``, ``;`` …).
+
+    Args:
+        text: the expression text, e.g. ``"amount * quantity"``.
+        dialect: sqlglot dialect name (``None``: sqlglot's generic dialect).
+        max_chars: longest accepted expression, in characters.
+
+    Returns:
+        The parsed expression (the projection's tree).
+
+    Raises:
+        ReadOnlyViolation: with a one-line reason and its ``stage`` (see :func:`check_read_only`);
+            ``"shape"`` when the text is more than one expression.
+    """
+    if not isinstance(text, str):
+        raise _refuse(f"expression must be a string, got {type(text).__name__}", "parse")
+    if len(text) > max_chars:
+        raise _refuse(f"expression is {len(text):,} characters long, the limit is {max_chars:,}", "size")
+    if not text.strip():
+        raise _refuse("empty expression")
+    tree = check_read_only(f"SELECT {text}", dialect=dialect, max_chars=max_chars + 7)
+    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1 or any(
+            value for key, value in tree.args.items() if key != "expressions"):
+        raise _refuse("an expression must be one SQL expression (no FROM, WHERE, ORDER BY, LIMIT or second column)")
+    return tree.expressions[0]
 
 
 class CheckedSql(str):
@@ -389,13 +426,13 @@ def _slot_fields(text: str) -> list[str]:
 def _check_scalar_build(node: exp.Func) -> None:
     """Refuse a DuckDB scalar that may build one unbounded value (see :data:`MAX_SCALAR_BUILD`)."""
     if isinstance(node, exp.GenerateSeries) and not isinstance(node.parent, exp.Table):
-        raise _refuse("range()/generate_series() as a value is not allowed; use it in FROM")
+        raise _refuse("range()/generate_series() as a value is not allowed; use it in FROM", "content")
     if _function_names(node) & _FORMATTERS:
         spec = node.this if isinstance(node, exp.Format) else (node.expressions or [None])[0]
         if not (isinstance(spec, exp.Literal) and spec.is_string):
-            raise _refuse("printf()/format() needs a literal format string")
+            raise _refuse("printf()/format() needs a literal format string", "content")
         if any(int(n) > MAX_SCALAR_BUILD for n in _NUMBER.findall(spec.this)):
-            raise _refuse(f"printf()/format() widths are limited to {MAX_SCALAR_BUILD:,} characters")
+            raise _refuse(f"printf()/format() widths are limited to {MAX_SCALAR_BUILD:,} characters", "content")
         return
     arg = _SIZED_BUILDERS.get(type(node).__name__)
     if arg is None:
@@ -404,7 +441,7 @@ def _check_scalar_build(node: exp.Func) -> None:
     literal = size.to_py() if isinstance(size, exp.Literal) and not size.is_string else None
     if not isinstance(literal, (int, float)) or literal > MAX_SCALAR_BUILD:
         raise _refuse(f"{type(node).__name__.lower()}() needs a literal size of at most "
-                      f"{MAX_SCALAR_BUILD:,}")
+                      f"{MAX_SCALAR_BUILD:,}", "content")
 
 
 def _split_count(tokens) -> int:

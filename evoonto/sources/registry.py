@@ -180,6 +180,17 @@ def default_source_id(url_or_path: str | Path) -> str:
     return path.stem if path.is_file() else path.resolve().name
 
 
+_PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^:/@?#]*):[^/?#]*@")
+
+
+def without_password(location: str, mask: str = "") -> str:
+    """A source location with the password of its URL removed (``postgresql://ann:secret@host/db`` →
+    ``postgresql://ann@host/db``), or replaced by ``mask`` when one is given (``"***"`` for display).
+    PostgreSQL drivers (libpq) then read the password from ``$PGPASSWORD`` or ``~/.pgpass``.
+    Paths and URLs without a password are returned unchanged."""
+    return _PASSWORD.sub(lambda m: m.group(1) + (f":{mask}" if mask else "") + "@", str(location))
+
+
 def open_source(
     url_or_path: str | Path, *, source_id: str | None = None, kind: str | None = None, **options
 ) -> BaseSource:

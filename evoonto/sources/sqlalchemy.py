@@ -173,6 +173,18 @@ class SQLAlchemySource(BaseSource):
                 raise ReadOnlyViolation(f"refused by the database: {text} (read-only source)") from None
             raise SourceError(f"database error: {text}") from None
 
+    def is_superuser(self) -> bool | None:
+        """Whether the login is a PostgreSQL superuser (which can read ``pg_shadow`` and server
+        settings through ``run_sql`` in spite of the read-only transaction); None for other
+        backends or when the database does not say (asked with one read-only query of ``pg_user``)."""
+        if self.backend != "postgresql":
+            return None
+        try:
+            result = self.run("SELECT usesuper FROM pg_catalog.pg_user WHERE usename = current_user", limit=1)
+        except SourceError:
+            return None
+        return bool(result.rows[0][0]) if result.rows else None
+
     def _begin_read_only(self, conn, timeout_ms: float) -> None:
         if self.backend == "postgresql":
             conn.exec_driver_sql("SET TRANSACTION READ ONLY")

@@ -10,8 +10,9 @@ import json
 from typing import Any, Mapping
 
 from evoonto.errors import ToolArgumentError
+from evoonto.sources.guard import MAX_STATEMENT_CHARS
 
-MAX_SQL_CHARS = 20_000
+MAX_SQL_CHARS = MAX_STATEMENT_CHARS
 MAX_ROWS = 200
 MAX_CELL_CHARS = 500
 #: Largest ``run_sql`` answer, in characters of its JSON text (rows past it are left out, with a note).

@@ -17,8 +17,10 @@ SPARQL templates use ``$name`` placeholders, replaced by escaped SPARQL literals
 (:func:`evoonto.tools.sparql.literal`) outside strings, IRIs and comments; the query runs on the
 ontology (read-only: ``query()`` does not accept updates).
 
-Malformed declarations (bad names, unknown parameter types, no or two templates) are skipped with a
-warning, so a bad Tool patch cannot take the other tools down.
+Malformed declarations (bad names, unknown parameter types, no or two templates, a template the SQL
+guard refuses or a SPARQL Update) are skipped with a warning, so a bad Tool patch cannot take the other
+tools down; a Tool patch adding such a template is refused at commit (:func:`check_declared_templates`,
+registered with :func:`evoonto.validation.register_patch_check`).
 """
 
 from __future__ import annotations
@@ -166,6 +168,9 @@ def _declared(iri: str, entry: dict[str, list]) -> DeclaredTool:
         params.append(Parameter(pname, ptype))
     if len({p.name for p in params}) != len(params):
         raise ValueError("parameter declared twice")
+    refusal = template_refusal(sql[0], "sql") if sql else template_refusal(sparql[0], "sparql")
+    if refusal is not None:
+        raise ValueError(refusal)
     comment = (entry.get("comment") or [""])[0]
     sources = entry.get("source", [])
     return DeclaredTool(
@@ -173,6 +178,64 @@ def _declared(iri: str, entry: dict[str, list]) -> DeclaredTool:
         language="sql" if sql else "sparql", template=(sql or sparql)[0], parameters=tuple(params),
         source=sources[0] if sources else None, iri=iri,
     )
+
+
+def template_refusal(template: str, language: str) -> str | None:
+    """Why a declared tool's template may not be served, or None.
+
+    A SQL template is judged by the guard every SQL entry point shares
+    (:func:`evoonto.sources.guard.check_read_only`, generic dialect, ``:name`` placeholders read as
+    values): one read-only SELECT/WITH within the size and depth limits, no denied node or function.
+    A template that does not parse in the generic dialect may still parse in its source's and is
+    checked again there when run. A SPARQL template must not be a SPARQL Update.
+    """
+    from evoonto.errors import ReadOnlyViolation
+    from evoonto.sources.guard import check_read_only
+    from evoonto.store import QueryError, refuse_update
+
+    if language == "sparql":
+        try:
+            refuse_update(template, where="a declared tool")
+        except QueryError as exc:
+            return first_line(exc, 300)
+        return None
+    try:
+        check_read_only(template)
+    except ReadOnlyViolation as exc:
+        if exc.stage != "parse":
+            return f"SQL template {str(exc)}"
+    return None
+
+
+def check_declared_templates(candidate: Any, patch: Any) -> list[Any]:
+    """The patch check (:func:`evoonto.validation.register_patch_check`) that refuses a Tool patch
+    adding a declared tool whose template :func:`template_refusal` refuses (a write, a second
+    statement, a denied function, a SPARQL Update): one Violation per such template, so the patch
+    is not committed and the tool is never advertised."""
+    from rdflib import URIRef
+
+    from evoonto.namespaces import EVO
+    from evoonto.validation import ValidationResult
+
+    languages = {URIRef(str(EVO.sqlTemplate)): "sql", URIRef(str(EVO.sparqlTemplate)): "sparql"}
+    results = []
+    for triples in getattr(patch, "additions", {}).values():
+        for subject, predicate, template in triples:
+            language = languages.get(predicate)
+            reason = template_refusal(str(template), language) if language else None
+            if reason is not None:
+                results.append(ValidationResult("Violation", None, subject, predicate, None,
+                                                f"declared tool template refused: {reason}"))
+    return results
+
+
+def _register() -> None:
+    from evoonto.validation import register_patch_check
+
+    register_patch_check(check_declared_templates)
+
+
+_register()
 
 
 def bind_sql(template: str, arguments: dict[str, Any], dialect: str | None = None) -> str:

@@ -15,6 +15,8 @@ facades over the same version share one index (built once per version).
 
 from __future__ import annotations
 
+import functools
+import json
 import threading
 import time
 import weakref
@@ -27,7 +29,7 @@ from evoonto.tools.settings import ANSWER_FORMATS
 from evoonto.tools.browse import browse as _browse
 from evoonto.tools.browse import coverage as _coverage
 from evoonto.tools.declared import DeclaredTool, load_declared_tools, run_declared
-from evoonto.tools.findings import Finding
+from evoonto.tools.findings import Finding, Severity
 from evoonto.tools.index import IndexCache, SearchIndex, build_index
 from evoonto.tools.manifest import build_manifest
 from evoonto.tools.resolve import EXPANSIONS, MAX_DEPTH, MAX_IDS, IdCodec, Resolver
@@ -66,6 +68,16 @@ class _Built:
         self.declared: list[DeclaredTool] = load_declared_tools(ontology)
         self.ontology = ontology
 
+    @functools.cached_property
+    def source_dialects(self) -> dict[str, str | None]:
+        """``{source id: sqlglot dialect}`` of the catalog's sources (``evo:sourceKind`` through
+        :func:`~evoonto.sources.quoting.dialect_of_kind`), read once per version."""
+        from evoonto.sources.quoting import dialect_of_kind
+
+        rows = select(self.ontology, "SELECT ?id ?kind WHERE { ?s a dcat:Dataset ; dcterms:identifier ?id . "
+                                     "OPTIONAL { ?s evo:sourceKind ?kind } }")
+        return {str(r["id"]): dialect_of_kind(r.get("kind")) for r in rows}
+
     def join_graph(self) -> Any:
         """The version's :class:`~evoonto.tools.joinpaths.JoinGraph` (:func:`join_graph_of`: built on
         first use, shared with ``check_sql``)."""
@@ -101,6 +113,78 @@ def _guess_base(ontology: Any) -> str | None:
     if rows and rows[0]["s"].endswith("/scheme"):
         return rows[0]["s"][: -len("scheme")]
     return None
+
+
+#: Largest check_sql or coverage answer, in characters of compact JSON (a 19 KB statement once gave
+#: 345 KB of findings); past it findings/phrases are left out and counted.
+ANSWER_CAP_CHARS = 20_000
+
+
+def _guard_refusal(sql: str, dialects: Mapping[str, str | None], source: str | None) -> Finding | None:
+    """The ``refused`` Violation :meth:`OntologyTools.check_sql` answers for a statement the SQL guard
+    (:func:`~evoonto.sources.guard.check_read_only`) refuses in the dialect of ``source`` (else in
+    any of ``dialects``, the catalog's), or None; a refusal because the text does not parse is None
+    (check_sql reports it as ``parse_error`` with its position)."""
+    from evoonto.errors import ReadOnlyViolation
+    from evoonto.sources.guard import check_read_only
+
+    if source is not None and source in dialects:
+        candidates: set[str | None] = {dialects[source]}
+    else:
+        candidates = set(dialects.values()) or {None}
+    for dialect in sorted(candidates, key=lambda d: d or ""):
+        try:
+            check_read_only(sql, dialect=dialect)
+        except ReadOnlyViolation as err:
+            if getattr(err, "stage", "shape") == "parse":
+                continue
+            return Finding("refused", "Violation", str(err),
+                           "send one read-only SELECT/WITH statement without functions that write, load "
+                           "code or read files (run_sql refuses this one too)")
+    return None
+
+
+def cap_findings(findings: list[Finding], cap: int = ANSWER_CAP_CHARS) -> list[Finding]:
+    """``findings`` in order while their compact JSON stays within ``cap`` characters; the rest is
+    replaced by one ``findings_truncated`` finding that counts them by severity and has the most
+    severe of their severities (so ``ok`` stays false when a Violation was left out).
+
+    Args:
+        findings: the findings, in the order they are reported.
+        cap: characters of compact JSON (about 200 are kept for the closing finding).
+
+    Returns:
+        The findings unchanged when they fit, else the kept ones plus the closing finding.
+    """
+    kept: list[Finding] = []
+    used = 0
+    for n, finding in enumerate(findings):
+        size = len(json.dumps(finding.to_dict(), ensure_ascii=False, separators=(",", ":")))
+        if used + size > cap - 300:
+            left = findings[n:]
+            order: tuple[Severity, ...] = ("Violation", "Warning", "Info")
+            by = {sev: sum(f.severity == sev for f in left) for sev in order}
+            worst = next(sev for sev in order if by[sev])
+            detail = ", ".join(f"{count} {sev}" for sev, count in by.items() if count)
+            kept.append(Finding("findings_truncated", worst,
+                                f"{len(left)} more finding(s) left out ({detail}) to keep the answer under "
+                                f"{cap:,} characters", "fix the findings shown and check again"))
+            return kept
+        kept.append(finding)
+        used += size + 1
+    return kept
+
+
+def cap_phrases(answer: dict[str, Any], cap: int = ANSWER_CAP_CHARS) -> dict[str, Any]:
+    """A coverage answer (``{status, phrases}``) with its phrases cut, in order, to fit ``cap``
+    characters of compact JSON; when some are left out, ``truncated`` gives their number."""
+    phrases = answer.get("phrases") or []
+    used = len(json.dumps({k: v for k, v in answer.items() if k != "phrases"}, ensure_ascii=False)) + 40
+    for n, phrase in enumerate(phrases):
+        used += len(json.dumps(phrase, ensure_ascii=False, separators=(",", ":"))) + 1
+        if used > cap:
+            return {**answer, "phrases": phrases[:n], "truncated": len(phrases) - n}
+    return answer
 
 
 class OntologyTools:
@@ -241,11 +325,14 @@ class OntologyTools:
         (``{status: supported | partial | unavailable, phrases: [...]}``); see
         :func:`evoonto.tools.browse.coverage`.
 
+        The answer is capped at :data:`ANSWER_CAP_CHARS` characters of compact JSON: phrases past
+        it are left out and counted in ``truncated`` (the overall ``status`` is still over all of them).
+
         Raises:
             ToolArgumentError: empty or > 20,000-character question.
         """
         built = self.built
-        return _coverage(built.index, built.settings.browse, q, id_of=built.codec.to_id)
+        return cap_phrases(_coverage(built.index, built.settings.browse, q, id_of=built.codec.to_id))
 
     def resolve(self, ids: Any, *, expand: Any = EXPANSIONS, depth: Any = 1) -> ResolveAnswer:
         """Records with linked objects; see :meth:`evoonto.tools.resolve.Resolver.resolve`.
@@ -291,13 +378,25 @@ class OntologyTools:
         absences confirmed by point probes of the configured sources (``question``: the question
         the SQL answers; ``question_rules``: also run the opt-in question-wording rules).
 
+        The statement is judged first by the one SQL guard that ``run_sql`` uses
+        (:func:`evoonto.sources.guard.check_read_only`, in the dialect of ``source``, else of every
+        catalog source): a statement ``run_sql`` refuses for its size, nesting depth, shape (not one
+        query) or content (a write, ``load_extension``, ``writefile``, ``edit`` …) is one ``refused``
+        Violation here, and is not analysed further; one that does not parse is left to the
+        check's own ``parse_error``. The findings are capped at :data:`ANSWER_CAP_CHARS` characters
+        of compact JSON (see :func:`cap_findings`).
+
         Raises:
             ToolArgumentError: empty or oversized SQL or question, unknown source id.
         """
         from evoonto.tools.sqlcheck import check_sql
 
-        return check_sql(self.ontology, sql, source=source, question=question, question_rules=question_rules,
-                         sources=self.probe_source)
+        if isinstance(sql, str) and sql.strip():
+            refusal = _guard_refusal(sql, self.built.source_dialects, source)
+            if refusal is not None:
+                return [refusal]
+        return cap_findings(check_sql(self.ontology, sql, source=source, question=question,
+                                      question_rules=question_rules, sources=self.probe_source))
 
     def probe_source(self, source_id: str) -> Any:
         """The open source ``source_id`` for check_sql's point probes, or None when it is not

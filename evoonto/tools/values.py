@@ -446,14 +446,23 @@ def _is_stop(word: str) -> bool:
 def workspace_value_index(workspace_path: str | os.PathLike, sources: Mapping[str, Any], *,
                           bounds: ValueBounds = ValueBounds(), progress: bool = False) -> ValueIndex | None:
     """The value index of a workspace (``<workspace>/cache/values.sqlite``), built or rebuilt when its
-    sources changed; ``None`` when there is no tabular source or the folder cannot be written."""
+    sources changed; ``None`` when there is no tabular source or the cache cannot be written: a
+    read-only folder (silently), or SQLite failing to write it (a full disk: ``database or disk is
+    full``), which gives one :class:`~evoonto.sources.base.SourceWarning` and the server runs without it."""
+    from evoonto.sources.base import warn
+
     tabular = {sid: s for sid, s in sources.items() if s.kind != "documents"}
     if not tabular:
         return None
+    target = Path(workspace_path) / VALUE_INDEX_FILE
     try:
-        return ensure_value_index(Path(workspace_path) / VALUE_INDEX_FILE, tabular, bounds=bounds,
-                                  progress=progress)
+        return ensure_value_index(target, tabular, bounds=bounds, progress=progress)
     except OSError:
+        return None
+    except sqlite3.Error as err:  # the disk is full or the file cannot be written: run without it
+        from evoonto.errors import first_line
+
+        warn(f"value index {target} not written ({first_line(err, 200)}); running without value matches")
         return None
 
 
