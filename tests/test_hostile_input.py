@@ -450,12 +450,12 @@ def test_feedback_append_is_cut_back_when_the_write_fails(tmp_path, monkeypatch)
 def test_source_password_is_not_stored(monkeypatch):
     import warnings
 
-    from evoonto.builder.pipeline import _absolute_location, warn_if_superuser
+    from evoonto.builder.pipeline import stored_location, warn_if_superuser
     from evoonto.sources.registry import without_password
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        stored = _absolute_location("postgresql+psycopg://ann:s3cr@t@db.example:5432/shop?sslmode=require")
+        stored = stored_location("postgresql+psycopg://ann:s3cr@t@db.example:5432/shop?sslmode=require")
     assert stored == "postgresql+psycopg://ann@db.example:5432/shop?sslmode=require"
     assert len(caught) == 1 and "s3cr" not in str(caught[0].message) and "PGPASSWORD" in str(caught[0].message)
     assert without_password("postgresql://ann@h/db") == "postgresql://ann@h/db"

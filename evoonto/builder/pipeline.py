@@ -262,22 +262,8 @@ class BuildResult:
 
     def source_locations(self) -> dict[str, str]:
         """``{source id: path or URL as opened}`` of the sources opened from a location, URLs without
-        their password (:func:`~evoonto.sources.registry.without_password`: a workspace's
-        ``config.json`` never holds one; PostgreSQL reads it from ``$PGPASSWORD`` or ``~/.pgpass``).
-        A removed password gives one :class:`~evoonto.sources.base.SourceWarning`."""
-        from evoonto.sources.base import warn
-        from evoonto.sources.registry import without_password
-
-        out: dict[str, str] = {}
-        for r in self.sources:
-            if not r.location:
-                continue
-            stored = without_password(r.location)
-            if stored != r.location:
-                warn(f"the password of {without_password(r.location, '***')} is not stored in the workspace; "
-                     f"give it to `evoonto serve` and `verified add` through $PGPASSWORD or ~/.pgpass")
-            out[r.source] = stored
-        return out
+        their password (:func:`stored_location`)."""
+        return {r.source: stored_location(r.location) for r in self.sources if r.location}
 
     def hand_over(self, packaged_schema: bool) -> tuple[Mapping[str, Graph], OxigraphStore | None, bool]:
         """What a workspace writes (:class:`evoonto.workspace.BuiltBase`): the graphs, a store that
@@ -370,6 +356,21 @@ def _open(source: BaseSource | str | Path) -> tuple[BaseSource, bool]:
         warn_if_superuser(opened)
         return opened, True
     return source, False
+
+
+def stored_location(location: str) -> str:
+    """``location`` as a workspace stores it: a URL without its password
+    (:func:`~evoonto.sources.registry.without_password`: ``config.json`` never holds one; PostgreSQL
+    reads it from ``$PGPASSWORD`` or ``~/.pgpass``). A removed password gives one
+    :class:`~evoonto.sources.base.SourceWarning` (the password itself masked)."""
+    from evoonto.sources.base import warn
+    from evoonto.sources.registry import without_password
+
+    stored = without_password(location)
+    if stored != location:
+        warn(f"the password of {without_password(location, '***')} is not stored in the workspace; "
+             f"give it to `evoonto serve` and `verified add` through $PGPASSWORD or ~/.pgpass")
+    return stored
 
 
 def warn_if_superuser(source: Any) -> bool:

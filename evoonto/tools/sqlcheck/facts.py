@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evoonto.catalog import SourceSchema, read_catalog
+from evoonto.sources.guard import MAX_STATEMENT_CHARS
 from evoonto.text import normalize, tokenize
 from evoonto.tools.findings import Severity
 from evoonto.tools.joinpaths import JoinGraph, join_graph_of
@@ -20,8 +21,9 @@ from evoonto.tools.sparql import select
 
 __all__ = ["ColumnFacts", "ConstraintFacts", "CheckFacts", "check_facts", "MAX_SQL_CHARS", "SUGGESTIONS"]
 
-#: Longest statement accepted (same cap as ``run_sql``).
-MAX_SQL_CHARS = 20_000
+#: Longest statement accepted: the one statement-size limit of ``run_sql`` and verified queries
+#: (:data:`evoonto.sources.guard.MAX_STATEMENT_CHARS`).
+MAX_SQL_CHARS = MAX_STATEMENT_CHARS
 #: How many alternatives a suggestion lists.
 SUGGESTIONS = 3
 
