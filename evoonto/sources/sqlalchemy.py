@@ -21,10 +21,11 @@ Answers are streamed (``stream_results``) and bounded in rows and characters lik
 Samples for probes of large tables (:meth:`SQLAlchemySource.sampling_methods`, tried in order until one
 runs and returns rows; the one used is recorded on the Evidence):
 
-- ``postgresql`` tables: ``TABLESAMPLE SYSTEM (p) REPEATABLE (7)`` (random pages of the whole table),
-  then ``TABLESAMPLE BERNOULLI`` (random rows; used when the page sample came back empty), then the
-  generic first rows; views (no ``TABLESAMPLE``): the rows ordered by a hash of their text, then
-  the first rows;
+- ``postgresql`` tables: ``TABLESAMPLE BERNOULLI (p) REPEATABLE (7)`` (each row with the same chance;
+  reads every page) for tables of up to :data:`BERNOULLI_MAX_ROWS` rows, ``TABLESAMPLE SYSTEM``
+  (random pages, read only those) first for larger ones, each the other's fallback (a method that
+  fails, times out or returns no row hands over), then the generic first rows; views (no
+  ``TABLESAMPLE``): the rows ordered by a hash of their text, then the first rows;
 - ``sqlite`` URLs: every k-th rowid (as :class:`~evoonto.sources.sqlite.SQLiteSource`), then the first rows;
 - ``duckdb`` URLs: a seeded reservoir sample, then the first rows;
 - any other backend: the first ``rows`` rows the database returns, recorded as ``first rows`` (not a
@@ -64,7 +65,13 @@ from evoonto.sources.files import reservoir_sample
 from evoonto.sources.registry import SourceKind, register_source_kind
 from evoonto.sources.sqlite import connect_read_only, execute_capped, rowid_stride_sample
 
-__all__ = ["SQLAlchemySource", "SQLGLOT_DIALECTS"]
+__all__ = ["SQLAlchemySource", "SQLGLOT_DIALECTS", "BERNOULLI_MAX_ROWS"]
+
+#: PostgreSQL tables up to this many rows are sampled row by row (``TABLESAMPLE BERNOULLI``: reads
+#: every page, each row with the same chance); larger ones page by page (``SYSTEM``: reads only the
+#: sampled pages, but the rows of a page come together, which on a table stored in sorted order
+#: clusters the sample).
+BERNOULLI_MAX_ROWS = 5_000_000
 
 #: SQLAlchemy backend name -> sqlglot dialect name used by the guard and for quoting.
 SQLGLOT_DIALECTS = {
@@ -208,6 +215,8 @@ class SQLAlchemySource(BaseSource):
         if self.backend == "postgresql":
             if table.kind == "view":
                 return (HASH_ORDER, FIRST_ROWS)
+            if table.row_count is not None and table.row_count <= BERNOULLI_MAX_ROWS:
+                return (TABLESAMPLE_BERNOULLI, TABLESAMPLE_SYSTEM, FIRST_ROWS)
             return (TABLESAMPLE_SYSTEM, TABLESAMPLE_BERNOULLI, FIRST_ROWS)
         if self.backend == "sqlite":
             return (ROWID_STRIDE, FIRST_ROWS)
