@@ -78,6 +78,8 @@ def test_a_postgresql_workspace_end_to_end(server, tmp_path, capsys):
     facts_bench._admin(server.url(driver=""), "CREATE DATABASE e2e")
     url = facts_bench._database_url(server.url(driver=""), "e2e")
     facts_bench.load_postgres(url, facts_bench.generate(2_000))
+    facts_bench._admin(url, "COMMENT ON COLUMN rides.status IS '''cancelled'' = called off; ''late'' = arrived late'",
+                       "COMMENT ON TABLE stations IS 'Where rides start and end'")
     ws = tmp_path / "ws"
     assert main(["build", "--source", url, "-w", str(ws), "--no-progress"]) == 0
     questions = [f"Question {i}: {sql}" for i, sql in enumerate(facts_bench.QUERIES)]
@@ -109,9 +111,46 @@ def test_a_postgresql_workspace_end_to_end(server, tmp_path, capsys):
     assert "with outcomes" in err and "verified" in err and "SQLite" not in err, err
 
     report = json.loads(_drift(ws, capsys))
-    assert report["findings"] == [] and report["unchecked"] == 0
+    assert report["findings"] == [] and report["unchecked"] == 0  # the comments were read again, not run
+    facts_bench._admin(url, "COMMENT ON TABLE stations IS 'Where rides begin and end'")
+    [changed] = json.loads(_drift(ws, capsys))["findings"]
+    assert changed["detail"].startswith("documentation: now ") and "begin" in changed["detail"]
 
 
 def _drift(ws: Path, capsys) -> str:
     assert main(["drift", "-w", str(ws), "--json", "--no-progress", "--dry-run"]) == 0
     return capsys.readouterr().out
+
+
+def test_postgres_sampling_methods_and_their_fallbacks(server, tmp_path):
+    """Tables: TABLESAMPLE BERNOULLI (SYSTEM for very large ones); views have no TABLESAMPLE: rows
+    ordered by a hash of their text; an empty page sample hands over to the next method."""
+    from evoonto.iris import IriFactory
+    from evoonto.sources import open_source
+
+    facts_bench._admin(server.url(driver=""), "CREATE DATABASE sampling")
+    url = facts_bench._database_url(server.url(driver=""), "sampling")
+    facts_bench.load_postgres(url, facts_bench.generate(3_000))
+    facts_bench._admin(url, "CREATE VIEW late_rides AS SELECT * FROM rides WHERE status = 'late'")
+    iris = IriFactory("https://example.org/evoonto/test/")
+    with open_source(url) as src:
+        rides, view = src.table("rides"), src.table("late_rides")
+        assert src.sampling_methods(rides)[0] == "tablesample bernoulli"
+        assert src.sampling_methods(view) == ("hash order", "first rows")
+        by_table = {(p.table, p.column): p for p in profile(src, iris, tables=["rides", "late_rides"],
+                                                            sample_threshold=100, sample_rows=300)}
+        assert by_table[("rides", "month")].sampling_method == "tablesample bernoulli"
+        assert by_table[("rides", "month")].distinct_count == 12  # spread over the whole year
+        assert by_table[("late_rides", "month")].sampling_method == "hash order"
+        assert by_table[("late_rides", "month")].rows == 300 and by_table[("late_rides", "month")].distinct_count == 12
+        # a page sample of a tiny share comes back empty: the next method takes over
+        from dataclasses import replace
+
+        huge = replace(rides, row_count=10**12)  # as if the table were huge: SYSTEM first, at 1e-7 %
+        assert src.sampling_methods(huge)[0] == "tablesample system"
+        from evoonto.sources.profiling import profile_column
+
+        fallback = profile_column(src, huge, huge.column("month"), iris, sample_rows=300)
+        # both TABLESAMPLE methods at that share return no row: the generic first rows, recorded as such
+        assert fallback.sampling_method == "first rows" and fallback.rows == 300
+        assert "(first rows)" in fallback.evidence.summary

@@ -103,3 +103,12 @@ def test_drift_patch_waits_for_approval_in_manual_mode(built, capsys):
     assert approved.version == before + 1
     assert set(map(str, approved.ontology.graph("content").subjects(PROV.wasInvalidatedBy, None))) \
         == set(report["stale"])
+
+
+def test_a_copy_without_its_documentation_leaves_documentation_unchecked(built, capsys, tmp_path):
+    ws, db = built
+    copy = tmp_path / "elsewhere" / "shop.sqlite"
+    copy.parent.mkdir()
+    copy.write_bytes(db.read_bytes())
+    report = _drift(capsys, ws, "--dry-run", "--source", f"shop={copy}")
+    assert report["findings"] == [] and report["unchecked"] >= 1
