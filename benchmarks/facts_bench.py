@@ -156,6 +156,8 @@ def load_sqlite(path: Path, data: dict[str, list[tuple]]) -> str:
 
 def load_duckdb(folder: Path, data: dict[str, list[tuple]]) -> str:
     """A folder of Parquet files (the files source reads it through DuckDB)."""
+    import csv
+
     import duckdb
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -163,8 +165,12 @@ def load_duckdb(folder: Path, data: dict[str, list[tuple]]) -> str:
     for statement in DDL:
         con.execute(statement.replace(" REFERENCES regions(code)", "").replace(" REFERENCES stations(code)", ""))
     for table, rows in data.items():
-        con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
+        staged = folder.parent / f"{table}.csv"
+        with open(staged, "w", newline="", encoding="utf-8") as handle:
+            csv.writer(handle).writerows(rows)
+        con.execute(f"COPY {table} FROM '{staged}' (HEADER false)")
         con.execute(f"COPY {table} TO '{folder / (table + '.parquet')}' (FORMAT PARQUET)")
+        staged.unlink()
     con.close()
     return str(folder)
 
@@ -407,11 +413,12 @@ def main(argv: list[str] | None = None) -> int:
             admin = stack.enter_context(postgres(args.url)) if "postgres" in backends else None
             for backend in backends:
                 results.append(run_backend(backend, data, work, admin, not args.no_changes))
+                report(results[-1:], args.rows)
+                sys.stdout.flush()
                 if backend == "postgres" and admin is not None:
                     _admin(admin, "DROP DATABASE IF EXISTS facts_base")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report(results, args.rows)
     if args.json:
         Path(args.json).write_text(json.dumps([r.to_json() for r in results], indent=2, default=str))
     return 0

@@ -24,8 +24,8 @@ derived from that Evidence (or pointing at a missing column). Unless --dry-run i
 marked in one Content patch (prov:wasInvalidatedBy a drift-check activity, prov:invalidatedAtTime,
 skos:changeNote): resolve then shows them as "stale since ...", evolution can diagnose them, and
 `evoonto rollback` undoes the marking. With `approval: manual` (evoonto review --approval manual) the
-patch is recorded as a proposal: nothing is marked until `evoonto approve`. Unchanged records stay valid. Records already marked by an
-earlier check are counted, not marked again.
+patch is recorded as a proposal: nothing is marked until `evoonto approve`. Unchanged records stay
+valid. Records already marked by an earlier check are counted, not marked again.
 
 Sources: the ones recorded in the workspace (as `evoonto build` records them); --source ID=PATH
 replaces the one with that id (e.g. a copy of the database; a plain PATH gets the file stem as id).

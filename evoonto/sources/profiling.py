@@ -2,7 +2,9 @@
 
 For every column one read-only query (through ``source.run``, so guarded, capped and timed)
 computes, over the whole table or over a sample when the table has more than
-``sample_threshold`` rows:
+``sample_threshold`` rows (the source's spread sample, :meth:`~evoonto.sources.base.BaseSource.sampling_methods`,
+tried in order until one runs and returns rows: PostgreSQL ``TABLESAMPLE``, SQLite rowid stride,
+DuckDB reservoir; ``first rows`` for other databases):
 
 - rows observed, null fraction, distinct count, minimum and maximum (numbers stored as text are
   compared as numbers when every distinct value was fetched);
@@ -18,7 +20,13 @@ computes, over the whole table or over a sample when the table has more than
   ``integer``, ``decimal``, ``text`` or ``free text``.
 - a one-line summary (``evo:summary``): ``"6 rows, 0% null, 6 distinct, 25..52, integer"``, ending
   with the value pattern (the inferred type when there is none) and ``(stored as text)`` for
-  numbers, dates or times stored as text.
+  numbers, dates or times stored as text; on a sample every count and bound is worded as the
+  sample's: ``"sample of 10,000 of 300,000 rows (tablesample bernoulli): 0% null, 12 distinct in the
+  sample, seen 1..12, integer"``;
+- how the rows were read: ``evo:wholeTable`` (only whole-table Evidence states a vocabulary,
+  distinct count or range as facts of the table; :func:`evoonto.records.describes_whole_table`),
+  ``evo:samplingMethod`` and ``evo:tableRows``; and for a column read whole with at most
+  :data:`DIGEST_GROUPS` distinct values, ``evo:valueDigest`` (every value and its count, for drift).
 
 The query is a single ``GROUP BY`` over the column (short, so the recorded provenance stays
 readable when ``resolve`` shows it), e.g.::
