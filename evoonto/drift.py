@@ -313,17 +313,17 @@ def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 
             elif difference:
                 changed.append((ev, "changed", sid, None, None, difference))
             continue
-        if ev.whole_table is False and not gone_tables and not gone_columns:
+        target = _sampled_column(ev, live[sid], dialects.get(sid)) if ev.whole_table is False else None
+        if target is not None and not gone_tables and not gone_columns:
             try:
-                where_table, where_column, differences = _check_sample(ev, sources[sid], live[sid],
-                                                                       dialects.get(sid), timeout_ms)
+                differences = _check_sample(ev, sources[sid], target, dialects.get(sid), timeout_ms)
             except _Unchecked as exc:
                 report.checked -= 1
                 report.unchecked += 1
                 report.notes.append(f"{ev.iri}: {exc}")
                 continue
             if differences:
-                changed.append((ev, "changed", sid, where_table, where_column, "; ".join(differences)))
+                changed.append((ev, "changed", sid, target[0].name, target[1], "; ".join(differences)))
             continue
         # a verified query's whole result (its row count may pass the profile re-run's cap)
         limit = min(max(RERUN_LIMIT, (ev.rows or 0) + 1), MAX_LIMIT) if ev.verified else RERUN_LIMIT
@@ -651,28 +651,34 @@ class _Unchecked(Exception):
     """A sampled Evidence whose claims could not be checked (the reason is the message)."""
 
 
-def _check_sample(ev: _Evidence, source: Any, tables: Mapping[str, Any], dialect: str | None,
-                  timeout_ms: int) -> tuple[str, str, list[str]]:
-    """``(table, column, differences)``: what the whole table now contradicts among the claims a sampled
-    column Evidence can support: each recorded value occurs in the table, and the table's range
-    covers the range the sample saw.
+def _sampled_column(ev: _Evidence, tables: Mapping[str, Any], dialect: str | None) -> tuple[Any, str] | None:
+    """``(table, column name)`` of a sampled column profile, or ``None`` for another sampled probe (a
+    join inclusion probe over the first N distinct values: it is re-run and compared on its count)."""
+    names, columns = _referenced(ev.query, dialect)
+    live = [tables[t] for t in names if t in tables]
+    if len(live) != 1:
+        return None
+    own = [c.name for c in live[0].columns if c.name.casefold() in columns]
+    return (live[0], own[0]) if len(own) == 1 else None
+
+
+def _check_sample(ev: _Evidence, source: Any, target: tuple[Any, str], dialect: str | None,
+                  timeout_ms: int) -> list[str]:
+    """What the whole table now contradicts among the claims a sampled column Evidence can support:
+    each recorded value occurs in the table, and the table's range covers the range the sample saw.
+
+    Args:
+        target: ``(table, column name)`` from :func:`_sampled_column`.
 
     Raises:
-        _Unchecked: the table or column cannot be told from the query, or a check timed out.
+        _Unchecked: a check timed out.
     """
     from evoonto.errors import QueryTimeout
     from evoonto.sources.profiling import value_sort_key, value_text
     from evoonto.sources.quoting import quote_identifier, quote_literal
 
-    names, columns = _referenced(ev.query, dialect)
-    live = [tables[t] for t in names if t in tables]
-    if len(live) != 1:
-        raise _Unchecked("sampled Evidence: its table cannot be told from the probe query")
-    table = live[0]
-    own = [c.name for c in table.columns if c.name.casefold() in columns]
-    if len(own) != 1:
-        raise _Unchecked("sampled Evidence: its column cannot be told from the probe query")
-    col, name = quote_identifier(own[0], dialect), quote_identifier(table.name, dialect)
+    table, column = target
+    col, name = quote_identifier(column, dialect), quote_identifier(table.name, dialect)
     out: list[str] = []
     try:
         if ev.low is not None and ev.high is not None:
@@ -699,7 +705,7 @@ def _check_sample(ev: _Evidence, source: Any, tables: Mapping[str, Any], dialect
         raise _Unchecked(f"sampled Evidence: whole-table check timed out ({first_line(exc)})") from None
     except SourceError as exc:
         out.append(f"the whole-table check fails: {first_line(exc)}")
-    return table.name, own[0], out
+    return out
 
 
 def _readings(location: str | None, source: Any) -> dict[str, str]:
