@@ -12,6 +12,17 @@ probe path and compares what they observe now with what the Evidence recorded:
 - column Evidence (the profiling query of :func:`evoonto.sources.profiling.column_probe_sql`): rows
   observed, null fraction, distinct count, minimum / maximum and the value set (values that appeared
   or disappeared among the recorded ``evo:sampleValue`` s);
+  A column read whole with an ``evo:valueDigest`` is also compared on that digest (every value and
+  its count), so a one-row edit that leaves counts and bounds alone is seen;
+- column Evidence of a sample (``evo:wholeTable false``): the sample is not taken again (another
+  sample, or the same seeded sample after PostgreSQL moved rows, sees other rows: that is no change).
+  What a sample can support is checked on the whole table instead: every value it recorded still
+  occurs, and the table's minimum..maximum still covers the range the sample saw;
+- verified queries: their result (``evo:valueDigest`` of the rows, numbers compared to 10
+  significant digits, row order ignored) and row count, never the text of their summary;
+- documentation Evidence (an ``evo:DocumentReading``, whose query is a description, not SQL): the
+  statement is read again from its document (data dictionary, dbt file, tables.json, the
+  database's comments) and compared with the recorded one;
 - other Evidence (counts, inclusion probes): the first value of the result against ``evo:rowsObserved``;
 - any Evidence whose query now fails (its table or column is gone, or the engine refuses it).
 
@@ -22,7 +33,9 @@ the sources) and, on every affected Evidence, Mapping, Relation and Constraint,
 what changed. Affected = the changed Evidence, the Mappings / Relations / Constraints derived from
 it (``prov:wasDerivedFrom``), the Mappings that point at a missing table or column, and the
 Constraints on an affected Mapping. Nothing is deleted; the patch goes through the workspace history
-like any other (``evoonto log`` shows it, ``evoonto rollback`` undoes it). ``resolve`` shows a marked
+like any other (``evoonto log`` shows it, ``evoonto rollback`` undoes it) and obeys the workspace's
+approval mode: with ``approval: manual`` it is recorded as a proposal (``evoonto review``; nothing is
+marked until ``evoonto approve``). ``resolve`` shows a marked
 record as ``stale since <time>``; evolution diagnoses a failed task that used one (signature kind
 ``stale_evidence``: re-probe, update or deprecate).
 
@@ -54,8 +67,11 @@ STALE_KINDS = ("missing_table", "missing_column", "query_failed", "changed")
 
 _NAMED_SOURCE = re.compile(r"^([A-Za-z0-9_.\-]+)=(.+)$")
 
-#: Rows fetched when a probe query is re-run (the profiler fetches at most this many groups).
-RERUN_LIMIT = 5001
+#: Rows fetched when a probe query is re-run (a whole-table profile fetches at most
+#: :data:`~evoonto.sources.profiling.DIGEST_GROUPS` groups).
+RERUN_LIMIT = 20_001
+#: Values of a sampled Evidence looked up per whole-table query.
+_VALUES_PER_QUERY = 500
 
 _PROFILE_COLUMNS = ("v", "n")
 
@@ -111,6 +127,7 @@ class DriftReport:
         sources: ids of the sources checked.
         version: the workspace version that records the marking (``run_drift`` with ``mark=True``),
             else ``None``.
+        proposed: the id of the patch recorded as a proposal instead (``approval: manual``), else ``None``.
     """
 
     started: _dt.datetime
@@ -123,6 +140,7 @@ class DriftReport:
     sources: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     version: int | None = None
+    proposed: str | None = None
 
     @property
     def drifted(self) -> bool:
@@ -134,7 +152,8 @@ class DriftReport:
         return {"started": self.started.isoformat(), "ended": self.ended.isoformat(), "sources": self.sources,
                 "checked": self.checked, "unchecked": self.unchecked, "drifted": self.drifted,
                 "findings": [f.to_json() for f in self.findings], "stale": dict(sorted(self.stale.items())),
-                "already_stale": self.already_stale, "notes": self.notes, "version": self.version}
+                "already_stale": self.already_stale, "notes": self.notes, "version": self.version,
+                "proposed": self.proposed}
 
     def format(self, *, short: Callable[[str], str] | None = None) -> str:
         """Text report: a summary line, then one line per finding with the Evidence it invalidates.
@@ -161,6 +180,9 @@ class DriftReport:
                 lines.append(f"        affects  {short(iri)}")
         if self.version is not None:
             lines.append(f"marked stale in version {self.version} (undo: evoonto rollback {self.version - 1})")
+        elif self.proposed is not None:
+            lines.append(f"proposed as {self.proposed} (approval: manual): nothing is marked until "
+                         "`evoonto approve` (see `evoonto review`)")
         elif not self.drifted:
             lines.append("no drift: every re-run probe matches its Evidence")
         return "\n".join(lines)
@@ -177,10 +199,16 @@ class _Evidence:
     low: str | None = None
     high: str | None = None
     samples: set[str] = field(default_factory=set)
+    whole_table: bool | None = None
+    digest: str | None = None
+    summary: str | None = None
+    reading: bool = False      # the probe is an evo:DocumentReading (its query is not SQL)
+    verified: bool = False     # the Evidence of a verified query's execution
 
 
 def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 5000,
-                row_tolerance: float = 0.0, progress: bool = False) -> DriftReport:
+                row_tolerance: float = 0.0, progress: bool = False,
+                locations: Mapping[str, str] | None = None) -> DriftReport:
     """Re-run the probe queries of every Evidence and compare (see the module docstring).
 
     Args:
@@ -191,6 +219,8 @@ def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 
         row_tolerance: relative change of a row count (rows observed, catalog row count) that is
             not drift, e.g. ``0.05`` for 5%; default 0 (any change is drift).
         progress: show a progress bar on stderr.
+        locations: source id -> the path or URL it was opened from (where its documentation is
+            looked for again); default: each source's own ``location``.
 
     Returns:
         A :class:`DriftReport` (``version`` is ``None``: nothing is written).
@@ -200,6 +230,7 @@ def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 
     """
     from evoonto.catalog import read_catalog
     from evoonto.progress import progress_bar
+    from evoonto.sources.base import MAX_LIMIT
     from evoonto.sources.probe import run_probe
 
     if row_tolerance < 0:
@@ -258,6 +289,7 @@ def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 
     dialects = {sid: src.dialect for sid, src in sources.items()}
     per_missing: dict[tuple[str, str, str, str | None], list[_Evidence]] = {}
     changed: list[tuple[_Evidence, str, str, str | None, str | None, str]] = []
+    readings: dict[str, dict[str, str]] = {}
     bar = progress_bar(len(evidence), desc="drift", unit="probe", enabled=progress)
     for ev in evidence:
         bar.update(1)
@@ -271,19 +303,42 @@ def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 
         gone_tables = sorted(t for t in missing_tables[sid] if t.casefold() in tables)
         gone_columns = sorted((t, c) for t, c in missing_columns[sid]
                               if t.casefold() in tables and c.casefold() in columns)
-        run = run_probe(sources[sid], ev.query, limit=RERUN_LIMIT, timeout_ms=timeout_ms, errors="keep")
+        if ev.reading:  # documentation: read the document again, never run its description as SQL
+            if sid not in readings:
+                readings[sid] = _readings((locations or {}).get(sid), sources[sid])
+            difference = _compare_reading(ev, readings[sid])
+            if difference is None:  # no document of its kind beside the source (e.g. a copy elsewhere)
+                report.checked -= 1
+                report.unchecked += 1
+            elif difference:
+                changed.append((ev, "changed", sid, None, None, difference))
+            continue
+        target = _sampled_column(ev, live[sid], dialects.get(sid)) if ev.whole_table is False else None
+        if target is not None and not gone_tables and not gone_columns:
+            try:
+                differences = _check_sample(ev, sources[sid], target, dialects.get(sid), timeout_ms)
+            except _Unchecked as exc:
+                report.checked -= 1
+                report.unchecked += 1
+                report.notes.append(f"{ev.iri}: {exc}")
+                continue
+            if differences:
+                changed.append((ev, "changed", sid, target[0].name, target[1], "; ".join(differences)))
+            continue
+        # a verified query's whole result (its row count may pass the profile re-run's cap)
+        limit = min(max(RERUN_LIMIT, (ev.rows or 0) + 1), MAX_LIMIT) if ev.verified else RERUN_LIMIT
+        run = run_probe(sources[sid], ev.query, limit=limit, timeout_ms=timeout_ms, errors="keep")
+        table, column = _location(tables, columns)
         if gone_tables or gone_columns or not run.ok:
             for t in gone_tables:
                 per_missing.setdefault(("missing_table", sid, t, None), []).append(ev)
             for t, c in gone_columns:
                 per_missing.setdefault(("missing_column", sid, t, c), []).append(ev)
             if not gone_tables and not gone_columns:
-                table, column = _location(tables, columns)
                 changed.append((ev, "query_failed", sid, table, column, f"the probe query fails: {run.error}"))
             continue
         differences = _compare(ev, run, row_tolerance)
         if differences:
-            table, column = _location(tables, columns)
             changed.append((ev, "changed", sid, table, column, "; ".join(differences)))
 
     bar.close()
@@ -360,11 +415,14 @@ def run_drift(workspace: str | Path, *, sources: Iterable[str] = (), mark: bool 
             id (default id: as :func:`~evoonto.sources.open_source` derives it, the file stem);
             it replaces the recorded source with that id. The other sources recorded in the workspace
             settings (``settings["sources"]``, as ``evoonto serve`` uses them) are opened too.
-        mark: commit :func:`drift_patch` (nothing is committed when no record turns stale).
+        mark: commit :func:`drift_patch` (nothing is committed when no record turns stale); with the
+            workspace setting ``approval: manual`` the patch is recorded as a proposal instead
+            (``report.proposed``; ``evoonto approve`` commits it).
         timeout_ms, row_tolerance, progress: see :func:`check_drift`.
 
     Returns:
-        The :class:`DriftReport`, with ``version`` set when a patch was committed.
+        The :class:`DriftReport`, with ``version`` set when a patch was committed (``proposed`` when
+        it waits for approval).
 
     Raises:
         WorkspaceError: the workspace is missing or malformed, or another writer holds it.
@@ -377,12 +435,14 @@ def run_drift(workspace: str | Path, *, sources: Iterable[str] = (), mark: bool 
     ws = Workspace.open(workspace)
     locations = {str(k): str(v) for k, v in source_locations(ws).items() if v}
     opened: dict[str, Any] = {}
+    given: dict[str, str] = {}
     notes: list[str] = []
     try:
         for item in sources:
             named = _NAMED_SOURCE.match(item)
             src = open_source(named.group(2), source_id=named.group(1)) if named else open_source(item)
             opened[src.id] = src
+            given[src.id] = named.group(2) if named else item
         for sid, location in locations.items():
             if sid in opened:
                 continue
@@ -398,7 +458,8 @@ def run_drift(workspace: str | Path, *, sources: Iterable[str] = (), mark: bool 
         catalog_ids = {str(i) for i in _catalog_ids(onto)}
         notes += [f"source {sid!r} is not a source of this workspace ({', '.join(sorted(catalog_ids))}); "
                   "name it ID=PATH" for sid in opened if sid not in catalog_ids]
-        report = check_drift(onto, opened, timeout_ms=timeout_ms, row_tolerance=row_tolerance, progress=progress)
+        report = check_drift(onto, opened, timeout_ms=timeout_ms, row_tolerance=row_tolerance, progress=progress,
+                             locations={**locations, **given})
     finally:
         for src in opened.values():
             try:
@@ -408,8 +469,14 @@ def run_drift(workspace: str | Path, *, sources: Iterable[str] = (), mark: bool 
     report.notes[:0] = notes
     patch = drift_patch(report, onto) if mark else None
     if patch is not None:
-        report.version = ws.commit(patch, metadata={"kind": "drift", "findings": [
-            f.to_json() for f in report.findings if f.invalidates]})
+        from evoonto.evolution.loop import approval_mode
+
+        metadata = {"kind": "drift", "findings": [f.to_json() for f in report.findings if f.invalidates]}
+        if approval_mode(ws) == "manual":  # a person decides: `evoonto review` / `approve` / `reject`
+            ws.record_rejected(patch, metadata={**metadata, "decision": "proposed"})
+            report.proposed = patch.id
+        else:
+            report.version = ws.commit(patch, metadata=metadata)
     return report
 
 
@@ -482,7 +549,7 @@ def _finding(kind, sid, table, column, detail, evidence: list[_Evidence], mappin
 
 def _read_evidence(ontology) -> list[_Evidence]:
     rows = ontology.query("""
-        SELECT ?ev ?query ?src ?rows ?nulls ?distinct ?low ?high WHERE {
+        SELECT ?ev ?query ?src ?rows ?nulls ?distinct ?low ?high ?whole ?digest ?summary ?reading WHERE {
           GRAPH evog:content {
             ?ev a evo:Evidence ; prov:wasGeneratedBy ?probe .
             ?probe evo:query ?query .
@@ -492,6 +559,10 @@ def _read_evidence(ontology) -> list[_Evidence]:
             OPTIONAL { ?ev evo:distinctCount ?distinct }
             OPTIONAL { ?ev evo:minValue ?low }
             OPTIONAL { ?ev evo:maxValue ?high }
+            OPTIONAL { ?ev evo:wholeTable ?whole }
+            OPTIONAL { ?ev evo:valueDigest ?digest }
+            OPTIONAL { ?ev evo:summary ?summary }
+            OPTIONAL { ?probe a ?reading . FILTER(?reading = evo:DocumentReading) }
           }
         }""", default_union=False)
     samples: dict[str, set[str]] = {}
@@ -499,26 +570,45 @@ def _read_evidence(ontology) -> list[_Evidence]:
         SELECT ?ev ?v WHERE { GRAPH evog:content { ?ev a evo:Evidence ; evo:sampleValue ?v } }""",
                               default_union=False):
         samples.setdefault(str(row["ev"]), set()).add(str(row["v"]))
+    verified = {str(row["ev"]) for row in ontology.query("""
+        SELECT ?ev WHERE { GRAPH evog:content { ?vq a evo:VerifiedQuery ; prov:wasDerivedFrom ?ev } }""",
+                                                         default_union=False)}
     out: dict[str, _Evidence] = {}
     for row in rows:
         iri = str(row["ev"])
         if iri in out:
             continue
+        whole = row.get("whole")
         out[iri] = _Evidence(
             URIRef(iri), str(row["query"]), URIRef(str(row["src"])) if row.get("src") is not None else None,
             rows=_int(row.get("rows")), null_fraction=_float(row.get("nulls")), distinct=_int(row.get("distinct")),
             low=str(row["low"]) if row.get("low") is not None else None,
             high=str(row["high"]) if row.get("high") is not None else None,
-            samples=samples.get(iri, set()))
+            samples=samples.get(iri, set()),
+            whole_table=None if whole is None else whole.toPython() is True,
+            digest=str(row["digest"]) if row.get("digest") is not None else None,
+            summary=str(row["summary"]) if row.get("summary") is not None else None,
+            reading=row.get("reading") is not None, verified=iri in verified)
     return sorted(out.values(), key=lambda e: str(e.iri))
 
 
 def _compare(ev: _Evidence, run, row_tolerance: float) -> list[str]:
     """What differs between a re-run and the Evidence (empty: no drift)."""
-    from evoonto.sources.profiling import group_statistics
+    from evoonto.sources.probe import result_digest
+    from evoonto.sources.profiling import group_statistics, value_digest
 
     cols = tuple(str(c).lower() for c in run.columns)
     out: list[str] = []
+    if ev.verified:  # a verified query: its result, not the first value of its first row
+        n, cut = len(run.rows), bool(run.result is not None and run.result.truncated)
+        if ev.digest is None:  # the build kept only its first rows (or predates the digest): at least as many
+            if ev.rows is not None and n < ev.rows and not cut:
+                out.append(f"result rows: {ev.rows:,} -> {n:,}")
+        elif ev.rows is not None and (cut or _differs(ev.rows, n, row_tolerance)):
+            out.append(f"result rows: {ev.rows:,} -> {n:,}{'+' if cut else ''}")
+        elif result_digest(run.rows) != ev.digest:
+            out.append("result: the same number of rows, other values than when it was verified")
+        return out
     if cols[:2] != _PROFILE_COLUMNS:  # a count / inclusion probe: its first value is rows observed
         value = run.scalar(None)
         if ev.rows is not None and isinstance(value, int) and not isinstance(value, bool) \
@@ -551,7 +641,114 @@ def _compare(ev: _Evidence, run, row_tolerance: float) -> list[str]:
             parts = [f"+{v!r}" for v in new[:5]] + [f"-{v!r}" for v in gone[:5]]
             more = len(new) + len(gone) - len(parts)
             out.append("values: " + " ".join(parts) + (f" (+{more} more)" if more > 0 else ""))
+    if not out and ev.digest is not None and not truncated and "total_rows" not in cols \
+            and value_digest(run.rows) != ev.digest:
+        out.append("values: the same count and bounds, but some value or its count changed (value digest)")
     return out
+
+
+class _Unchecked(Exception):
+    """A sampled Evidence whose claims could not be checked (the reason is the message)."""
+
+
+def _sampled_column(ev: _Evidence, tables: Mapping[str, Any], dialect: str | None) -> tuple[Any, str] | None:
+    """``(table, column name)`` of a sampled column profile, or ``None`` for another sampled probe (a
+    join inclusion probe over the first N distinct values: it is re-run and compared on its count)."""
+    names, columns = _referenced(ev.query, dialect)
+    live = [tables[t] for t in names if t in tables]
+    if len(live) != 1:
+        return None
+    own = [c.name for c in live[0].columns if c.name.casefold() in columns]
+    return (live[0], own[0]) if len(own) == 1 else None
+
+
+def _check_sample(ev: _Evidence, source: Any, target: tuple[Any, str], dialect: str | None,
+                  timeout_ms: int) -> list[str]:
+    """What the whole table now contradicts among the claims a sampled column Evidence can support:
+    each recorded value occurs in the table, and the table's range covers the range the sample saw.
+
+    Args:
+        target: ``(table, column name)`` from :func:`_sampled_column`.
+
+    Raises:
+        _Unchecked: a check timed out.
+    """
+    from evoonto.errors import QueryTimeout
+    from evoonto.sources.profiling import value_sort_key, value_text
+    from evoonto.sources.quoting import quote_identifier, quote_literal
+
+    table, column = target
+    col, name = quote_identifier(column, dialect), quote_identifier(table.name, dialect)
+    out: list[str] = []
+    try:
+        if ev.low is not None and ev.high is not None:
+            row = source.run(f"SELECT MIN({col}), MAX({col}) FROM {name}", limit=1, timeout_ms=timeout_ms).rows
+            low, high = (value_text(row[0][0]), value_text(row[0][1])) if row else (None, None)
+            if low is None or high is None:
+                out.append(f"range: the sample saw {ev.low}..{ev.high}; the table now holds no value")
+            elif value_sort_key(low) > value_sort_key(ev.low) or value_sort_key(high) < value_sort_key(ev.high):
+                out.append(f"range: the sample saw {ev.low}..{ev.high}; the whole table now holds {low}..{high}")
+        recorded = sorted(ev.samples)
+        present: set[str] = set()
+        for i in range(0, len(recorded), _VALUES_PER_QUERY):
+            chunk = recorded[i:i + _VALUES_PER_QUERY]
+            listed = ", ".join(quote_literal(v, dialect) for v in chunk)
+            result = source.run(f"SELECT {col} FROM {name} WHERE {col} IN ({listed}) GROUP BY {col}",
+                                limit=len(chunk) + 1, timeout_ms=timeout_ms)
+            present.update(t for t in (value_text(r[0]) for r in result.rows) if t is not None)
+        gone = [v for v in recorded if v not in present]
+        if gone:
+            parts = [f"-{v!r}" for v in gone[:5]]
+            more = len(gone) - len(parts)
+            out.append("values no longer in the table: " + " ".join(parts) + (f" (+{more} more)" if more > 0 else ""))
+    except QueryTimeout as exc:
+        raise _Unchecked(f"sampled Evidence: whole-table check timed out ({first_line(exc)})") from None
+    except SourceError as exc:
+        out.append(f"the whole-table check fails: {first_line(exc)}")
+    return out
+
+
+def _readings(location: str | None, source: Any) -> dict[str, str]:
+    """Reading key (:func:`_reading_key`) -> the Evidence summary the source's documentation gives now."""
+    from evoonto.builder.documentation import reread_documentation
+
+    try:
+        now = reread_documentation(location if location is not None else getattr(source, "location", None),
+                                   source)
+    except EvoontoError:
+        return {}
+    return {_reading_key(query): summary for query, summary in now.items()}
+
+
+def _reading_key(query: str) -> str:
+    """A reading's query with its document named by folder and file name only (``read …/docs/x.csv line 3
+    (dictionary: t.c)`` -> ``docs/x.csv line 3 (dictionary: t.c)``) and without the source location
+    of comment statements (spelled as the source was opened, which may differ between runs)."""
+    match = _READING.match(query)
+    if match is None:
+        return query
+    if match.group("kind") == "comment":
+        return match.group("rest")
+    path = Path(match.group("path"))
+    return f"{path.parent.name}/{path.name}{match.group('line') or ''}{match.group('rest')}"
+
+
+_READING = re.compile(r"^read (?P<path>.+?)(?P<line> line \d+)? (?P<rest>\((?P<kind>[\w.]+): .*\))$", re.DOTALL)
+
+
+def _compare_reading(ev: _Evidence, readings: Mapping[str, str]) -> str | None:
+    """What changed in a documentation statement: ``""`` when it reads the same, ``None`` when no
+    document of its kind was found to read it from (unchecked)."""
+    now = readings.get(_reading_key(ev.query))
+    if now is None:
+        match = _READING.match(ev.query)
+        kind = f"documented ({match.group('kind')})" if match else None
+        if kind is None or not any(summary.startswith(kind) for summary in readings.values()):
+            return None
+        return f"documentation: the statement is gone from its document ({ev.query})"
+    if ev.summary is not None and now != ev.summary:
+        return f"documentation: now {now[:200]!r}"
+    return ""
 
 
 def _referenced(sql: str, dialect: str | None) -> tuple[dict[str, str], dict[str, str]]:

@@ -121,6 +121,7 @@ class EVO(DefinedNamespace):
     rowCount: URIRef  # row count
     rowsObserved: URIRef  # rows observed
     sampleValue: URIRef  # sample value
+    samplingMethod: URIRef  # sampling method
     searchField: URIRef  # search field
     signature: URIRef  # signature
     sourceKind: URIRef  # source kind
@@ -129,13 +130,16 @@ class EVO(DefinedNamespace):
     sqlTemplate: URIRef  # SQL template
     status: URIRef  # status
     summary: URIRef  # summary
+    tableRows: URIRef  # table rows
     text: URIRef  # text
     toolName: URIRef  # tool name
     triggerKeyword: URIRef  # trigger keyword
+    valueDigest: URIRef  # value digest
     valueDistribution: URIRef  # value distribution
     valuePattern: URIRef  # value pattern
     versionNumber: URIRef  # version number
     weight: URIRef  # weight
+    wholeTable: URIRef  # whole table
 
     # annotation properties
     directProperty: URIRef  # direct property

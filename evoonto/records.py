@@ -435,6 +435,12 @@ class Evidence(_Record):
         rows_observed, distinct_count: integers; null_fraction: in [0, 1]; min_value, max_value: text;
         sample_values: observed values; value_distribution: ``{value: count}`` (stored as JSON);
         value_pattern: e.g. ``"date"``.
+        sampling_method: how the probe read its table (``"whole table"``, ``"tablesample system"``,
+            ``"rowid stride"``, ``"first rows"``, …; ``evo:samplingMethod``); table_rows: the table's
+            row count when the probe ran (``evo:tableRows``); whole_table: ``True`` when every row
+            was read (``evo:wholeTable``: only then are the distinct count, bounds and vocabulary
+            facts of the table; see :func:`describes_whole_table`); value_digest: digest of every
+            value and its count, or of a query's whole result (``evo:valueDigest``, for drift).
     """
 
     iri: URIRef
@@ -449,6 +455,10 @@ class Evidence(_Record):
     sample_values: list[str] = field(default_factory=list)
     value_distribution: dict | None = None
     value_pattern: str | None = None
+    sampling_method: str | None = None
+    table_rows: int | None = None
+    whole_table: bool | None = None
+    value_digest: str | None = None
 
     RDF_TYPE: ClassVar[URIRef] = EVO.Evidence
     FIELDS: ClassVar[tuple[_Field, ...]] = (
@@ -463,7 +473,40 @@ class Evidence(_Record):
         _f("sample_values", EVO.sampleValue, "text", many=True),
         _f("value_distribution", EVO.valueDistribution, "json"),
         _f("value_pattern", EVO.valuePattern, "text"),
+        _f("sampling_method", EVO.samplingMethod, "text"),
+        _f("table_rows", EVO.tableRows, "int"),
+        _f("whole_table", EVO.wholeTable, "bool"),
+        _f("value_digest", EVO.valueDigest, "text"),
     )
+
+
+def describes_whole_table(evidence: Any, graph: Any = None) -> bool:
+    """Whether an Evidence describes its whole table (``evo:wholeTable true``).
+
+    Only such Evidence may be read as facts of the table: its distinct count, minimum..maximum and
+    sample values as the whole vocabulary. Evidence of a sample (``evo:wholeTable false``, with
+    ``evo:samplingMethod`` and ``evo:rowsObserved`` of ``evo:tableRows``) tells only what the sample
+    held: a value it lists occurs in the table, a value it lacks may still occur, and the table's
+    bounds may lie beyond its minimum and maximum. Evidence without the flag (other probe kinds,
+    workspaces built before it was recorded) is not taken as whole-table.
+
+    Args:
+        evidence: an :class:`Evidence` record, or an Evidence IRI (``URIRef`` or text) read from ``graph``.
+        graph: the graph holding the Evidence (an rdflib graph, e.g. the Content graph, or anything
+            with ``value(subject, predicate)``); needed when ``evidence`` is an IRI.
+
+    Returns:
+        True only for ``evo:wholeTable true``.
+
+    Raises:
+        ValueError: ``evidence`` is an IRI and no ``graph`` was given.
+    """
+    if isinstance(evidence, Evidence):
+        return evidence.whole_table is True
+    if graph is None:
+        raise ValueError("describes_whole_table needs the graph that holds the Evidence IRI")
+    value = graph.value(URIRef(str(evidence)), EVO.wholeTable)
+    return value is not None and value.toPython() is True
 
 
 @dataclass
@@ -839,7 +882,8 @@ def replace(record, **changes):
 
 
 __all__ = [
-    "Term", "Mapping", "Constraint", "Evidence", "ProbeActivity", "Relation", "VerifiedQuery", "RecordError",
+    "Term", "Mapping", "Constraint", "Evidence", "describes_whole_table", "ProbeActivity", "Relation",
+    "VerifiedQuery", "RecordError",
     "Source", "Table", "Column", "Document", "Passage", "CATALOG_RECORD_TYPES",
     "TERM_KINDS", "SEVERITIES", "DIRECT_PROPERTIES", "RECORD_TYPES", "direct_properties",
     "records_to_graph", "records_to_store", "replace",

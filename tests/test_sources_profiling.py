@@ -208,11 +208,21 @@ def test_columns_with_more_values_than_the_vocabulary_cap_get_exact_totals(tmp_p
                      [(f"name {i:03d}", i) for i in range(50)] + [(None, None)] * 5 + [("name 007", 7)] * 3)
     conn.commit()
     conn.close()
+    import evoonto.sources.profiling as profiling
+
     with open_source(path) as src:
-        many = _by_column(profile(src, IRIS, vocabulary_cap=10))
         few = _by_column(profile(src, IRIS))
+        digested = _by_column(profile(src, IRIS, vocabulary_cap=10))
+        # more groups than a whole-table probe fetches for the digest: the query with window totals
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(profiling, "DIGEST_GROUPS", 20)
+            many = _by_column(profile(src, IRIS, vocabulary_cap=10))
+    # every group fetched (for the value digest), too many values for a vocabulary
+    assert digested[("t", "name")].complete and digested[("t", "name")].vocabulary == ()
+    assert digested[("t", "name")].evidence.value_digest == few[("t", "name")].evidence.value_digest
+    assert few[("t", "name")].evidence.value_digest.startswith("sha256:")
     name = many[("t", "name")]
-    assert not name.complete and name.vocabulary == ()
+    assert not name.complete and name.vocabulary == () and name.evidence.value_digest is None
     assert "OVER ()" in name.probe.query  # the recorded query is the one that measured the totals
     assert (name.rows, name.null_count, name.distinct_count) == (58, 5, 50)
     assert (name.min_value, name.max_value) == ("name 000", "name 049")

@@ -48,8 +48,8 @@ from evoonto.sources.dictionaries import ColumnDoc, ValueMeaning, find_documenta
 from evoonto.sources.probe import ProbeRun, run_probe
 from evoonto.sources.quoting import quote_identifier, quote_literal
 
-__all__ = ["DocumentationIntake", "ValueCheck", "gather", "MAX_DOCUMENTED_VALUES", "STATUS_CONFIRMED",
-           "STATUS_CONTRADICTED"]
+__all__ = ["DocumentationIntake", "ValueCheck", "gather", "reread_documentation", "MAX_DOCUMENTED_VALUES",
+           "STATUS_CONFIRMED", "STATUS_CONTRADICTED"]
 
 #: Documented values checked (and made value Terms) per column; the rest are kept in the text only.
 MAX_DOCUMENTED_VALUES = 40
@@ -284,13 +284,10 @@ class DocumentationIntake:
             key = stable_key(self.source_id, "documentation", name, n, _where(doc))
             reading = self.iris.probe(key)
             readings.append(reading)
-            query = f"read {doc.location.path}" + (f" line {doc.location.line}" if doc.location.line else "") \
-                + f" ({doc.location.kind}: {_where(doc)})"
+            query, summary = _reading(doc)
             records.append(ProbeActivity(reading, query=query, used=src_iri, started_at=self.at, ended_at=self.at))
             evidence = self.iris.evidence(key)
-            summary = text if len(text) <= _SUMMARY_CHARS else text[: _SUMMARY_CHARS - 1] + "…"
-            records.append(Evidence(evidence, probe=reading, generated_at=self.at,
-                                    summary=f"documented ({doc.location.kind}): {summary}"))
+            records.append(Evidence(evidence, probe=reading, generated_at=self.at, summary=summary))
             links.append((evidence, PROV.wasDerivedFrom, passage))
             term = self.iris.term(self.source_id, term_slug(doc.table, doc.column))
             if term in terms:
@@ -404,6 +401,36 @@ def _stored_text(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def _reading(doc: ColumnDoc) -> tuple[str, str]:
+    """``(query, summary)`` of the reading of one statement: the ``evo:query`` of its
+    ``evo:DocumentReading`` (``"read <path> line <n> (<kind>: <table.column>)"``) and the
+    ``evo:summary`` of its Evidence (``"documented (<kind>): <statement text>"``, cut at 400 characters)."""
+    text = doc.text()
+    query = f"read {doc.location.path}" + (f" line {doc.location.line}" if doc.location.line else "") \
+        + f" ({doc.location.kind}: {_where(doc)})"
+    summary = text if len(text) <= _SUMMARY_CHARS else text[: _SUMMARY_CHARS - 1] + "…"
+    return query, f"documented ({doc.location.kind}): {summary}"
+
+
+def reread_documentation(location: str | Path | None, source: Any) -> dict[str, str]:
+    """The documentation of ``source`` read again, as the builder records it: the query of each
+    statement's ``evo:DocumentReading`` → the ``evo:summary`` its Evidence would have now.
+
+    Used by drift (:mod:`evoonto.drift`) to compare documentation Evidence with its document (the
+    reading's query is a description, never SQL). Warnings about single statements are not repeated.
+
+    Args:
+        location: the path or URL the source was opened from (``None``: the source's own location).
+        source: the open source.
+    """
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        docs = gather(location, source)
+    return dict(_reading(doc) for doc in docs)
 
 
 def _where(doc: ColumnDoc) -> str:

@@ -88,7 +88,8 @@ def build_prompt(schema: SourceSchema, profiles: Mapping[tuple[str, str], Column
             bits += [f"references {t}.{c}" for t, c in col.references]
             if profile is not None:
                 samples = [str(v) for v, _ in profile.top_values[:PROMPT_SAMPLES]]
-                bits.append(f"{profile.distinct_count} distinct")
+                bits.append(f"{profile.distinct_count} distinct" if not profile.sampled
+                            else f"{profile.distinct_count} distinct in a sample of {profile.rows} rows")
                 if samples:
                     bits.append("e.g. " + json.dumps(samples, ensure_ascii=False))
             lines.append(f"  {col.name}: " + "; ".join(bits))

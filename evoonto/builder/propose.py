@@ -440,7 +440,7 @@ def _constraint_candidates(table: TableInfo, col: ColumnInfo, kind: str, profile
                      f"comparing, ordering or aggregating (text order puts '9' after '10')."),
             severity="Warning",
         ))
-    if _is_value_term_column(kind, profile):
+    if _is_value_term_column(kind, profile) and profile.whole_table:  # a sample's values are not the domain
         values = ", ".join(sql_literal(v) for v in profile.vocabulary)
         out.append(ConstraintCandidate(
             slug=f"{term_slug(table.name, col.name)}.domain", rule="domain", table=table.name, column=col.name,

@@ -613,7 +613,7 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
     import sqlglot
 
     from evoonto.catalog import read_catalog
-    from evoonto.sources.probe import run_probe
+    from evoonto.sources.probe import result_digest, run_probe
     from evoonto.sources.quoting import dialect_of_kind
 
     result = VerifiedMining(bind_prefixes(Graph()))
@@ -652,10 +652,12 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
         analysis = analyzer.analyze(statement)
         ev_iri, probe_iri = iris.evidence(run.key), iris.probe(run.key)
         rows = len(run.rows)
+        whole = run.result is not None and not run.result.truncated
         for record in (
             ProbeActivity(probe_iri, query=item.sql, used=src_iri, started_at=at, ended_at=at),
             Evidence(ev_iri, probe=probe_iri, generated_at=at, rows_observed=rows,
-                     summary=f"the verified query ran: {rows}{'+' if rows >= RUN_LIMIT else ''} row(s)"),
+                     summary=f"the verified query ran: {rows}{'' if whole else '+'} row(s)",
+                     value_digest=result_digest(run.rows) if whole else None),
         ):
             record.to_graph(result.graph)
         kept.append((item, iri, analysis))

@@ -11,16 +11,21 @@ HELP = "re-run the stored probe queries against the sources and mark changed Evi
 DESCRIPTION = """\
 Every Evidence keeps the exact probe query that produced it (its PROV activity). drift re-runs those
 queries read-only against the sources and compares what they see now with what was recorded: missing
-tables and columns, row counts, null fractions, distinct counts, ranges and value sets (values that
-appeared or disappeared). New tables and columns are reported too (a new table with exactly a missing
-table's columns is named as a possible rename).
+tables and columns, row counts, null fractions, distinct counts, ranges, value sets (values that
+appeared or disappeared) and, for columns read whole, a digest of every value's count. New tables and
+columns are reported too (a new table with exactly a missing table's columns is named as a possible
+rename). Evidence of a sample is not sampled again (another sample sees other rows): the whole table
+is checked for what the sample can support (its values still occur, its range lies within the
+table's). Verified queries are compared on their results; documentation statements are read again
+from their documents (data dictionary, dbt files, tables.json, the database's comments).
 
 Each change is printed with the Evidence it invalidates and the Mappings, Relations and Constraints
 derived from that Evidence (or pointing at a missing column). Unless --dry-run is given, they are
 marked in one Content patch (prov:wasInvalidatedBy a drift-check activity, prov:invalidatedAtTime,
 skos:changeNote): resolve then shows them as "stale since ...", evolution can diagnose them, and
-`evoonto rollback` undoes the marking. Unchanged records stay valid. Records already marked by an
-earlier check are counted, not marked again.
+`evoonto rollback` undoes the marking. With `approval: manual` (evoonto review --approval manual) the
+patch is recorded as a proposal: nothing is marked until `evoonto approve`. Unchanged records stay
+valid. Records already marked by an earlier check are counted, not marked again.
 
 Sources: the ones recorded in the workspace (as `evoonto build` records them); --source ID=PATH
 replaces the one with that id (e.g. a copy of the database; a plain PATH gets the file stem as id).

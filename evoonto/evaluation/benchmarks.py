@@ -108,7 +108,8 @@ class Benchmark:
     Attributes:
         name: ``spider``, ``bird`` or ``workload``.
         questions: the questions whose database exists, in file order.
-        databases: db id → SQLite file path.
+        databases: db id → SQLite file path, or a SQLAlchemy URL (text, e.g. ``postgresql://…``) for
+            a workspace whose source is a database server (:func:`database_location`).
         gold: the gold answers (empty for plain workloads).
         hints: question id → BIRD evidence text (input knowledge, not gold).
         skipped: ids of the questions skipped because their database is missing.
@@ -116,7 +117,7 @@ class Benchmark:
 
     name: str
     questions: tuple[Question, ...]
-    databases: Mapping[str, Path]
+    databases: Mapping[str, Path | str]
     gold: GoldStore = field(default_factory=GoldStore, repr=False)
     hints: Mapping[str, str] = field(default_factory=dict, repr=False)
     skipped: tuple[str, ...] = ()
@@ -130,8 +131,8 @@ class Benchmark:
         return [q for q in self.questions if q.db_id == db_id]
 
     def schema(self, db_id: str) -> dict[str, list[str]]:
-        """``{table: [columns]}`` of a database, read through a read-only SQLite connection."""
-        return _sqlite_schema(self.databases[db_id])
+        """``{table: [columns]}`` of a database (:func:`database_schema`)."""
+        return database_schema(self.databases[db_id])
 
     def by_id(self) -> dict[str, Question]:
         """Question id → Question."""
@@ -154,6 +155,38 @@ def schema_ddl(path: Path | str) -> str:
     finally:
         con.close()
     return ";\n".join(r[0].strip() for r in rows) + ";"
+
+
+def database_location(location: Path | str) -> Path | str:
+    """A database location as :class:`Benchmark` keeps it: a URL (``scheme://…``, any SQLAlchemy URL)
+    stays text, anything else is a file path. (``Path("postgresql://u@h/db")`` would fold the
+    ``//`` and name a file that does not exist.)"""
+    from evoonto.sources.sqlalchemy import _is_url
+
+    return location if isinstance(location, str) and _is_url(location) else Path(location)
+
+
+def database_schema(location: Path | str) -> dict[str, list[str]]:
+    """``{table: [columns]}`` of a database: a SQLite file through a read-only SQLite connection, a URL
+    through the source layer (:func:`evoonto.sources.open_source`, read-only), cached per location.
+
+    Raises:
+        SourceError: the database cannot be opened or read.
+    """
+    location = database_location(location)
+    if isinstance(location, Path):
+        return _sqlite_schema(location)
+    cached = _URL_SCHEMAS.get(location)
+    if cached is None:
+        from evoonto.sources import open_source
+
+        with open_source(location) as src:
+            cached = {t.name: [c.name for c in t.columns] for t in src.tables()}
+        _URL_SCHEMAS[location] = cached
+    return {t: list(c) for t, c in cached.items()}
+
+
+_URL_SCHEMAS: dict[str, dict[str, list[str]]] = {}
 
 
 def _sqlite_schema(path: Path) -> dict[str, list[str]]:

@@ -293,8 +293,8 @@ class Conditions:
             return Context(condition, db_id, database, prompt, None, schema_in_prompt=True, sizes={"ddl": len(ddl)})
         if condition == "bm25":
             if db_id not in self._lists:
-                from evoonto.evaluation.benchmarks import _sqlite_schema
+                from evoonto.evaluation.benchmarks import database_schema
 
-                self._lists[db_id] = BM25ColumnList(_sqlite_schema(database))
+                self._lists[db_id] = BM25ColumnList(database_schema(database))
             return Context(condition, db_id, database, "", None, lister=self._lists[db_id])
         raise ConfigurationError(f"unknown condition {condition!r}; choose from {', '.join(ALL_CONDITIONS)}")

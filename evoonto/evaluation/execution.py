@@ -25,6 +25,13 @@ Rules (:class:`Rules`, named in every summary line):
 Values compare as Python values, as in both official evaluators: ``1 == 1.0`` (an integer and a
 float with the same value are equal), ``NULL`` (None) equals only ``NULL``.
 
+* ``outcomes`` — how a served task's final SQL is compared with its verified query (the outcomes that
+  feed the evolver, :mod:`evoonto.evaluation.sessions`): BIRD's set comparison, rows in order only when
+  the verified SQL orders them (a top-level ORDER BY), and numbers compared to 10 significant digits
+  (:func:`evoonto.sources.probe.comparable_value`), so the same sum computed in another order
+  (37.620000000000005 and 37.61999999999999) is the same answer, and PostgreSQL's ``Decimal`` equals
+  the float of the same value. Benchmark EX keeps the official rules above (exact values).
+
 VES (BIRD, Li et al. 2023, ``evaluation_ves.py``): for a correct prediction, each of ``iterations``
 runs gives the ratio ``t_gold / t_pred``; ratios outside mean ± 3 standard deviations are dropped and
 the rest averaged (``time_ratio``); the question's VES is ``sqrt(time_ratio) × 100`` (0 when wrong), and
@@ -55,6 +62,8 @@ Mode = Literal["bird", "spider"]
 
 #: Rule names accepted by :func:`rules_for` / ``evoonto eval --ex-rules``.
 RULES = ("spider", "spider-keep-distinct", "bird")
+#: The rules of verified-query outcomes (not a benchmark's official EX; see the module docstring).
+OUTCOME_RULES = "outcomes"
 
 DEFAULT_TIMEOUT_MS = 30_000
 """Per-query time limit for gold and predicted SQL (BIRD's evaluator uses 30 s)."""
@@ -122,17 +131,22 @@ class Rules:
             the official default, removes it from both queries.
         order_by_sensitive: BIRD only: compare as ordered lists when the gold SQL has ORDER BY (not
             the official rule); default False.
+        significant_digits: compare numbers rounded to this many significant digits (``None``: exact,
+            the official evaluators' rule).
     """
 
     mode: Mode = "bird"
     keep_distinct: bool = False
     order_by_sensitive: bool = False
+    significant_digits: int | None = None
 
     @property
     def name(self) -> str:
         """``spider``, ``spider-keep-distinct``, ``bird`` or ``bird-order-by``."""
         if self.mode == "spider":
             return "spider-keep-distinct" if self.keep_distinct else "spider"
+        if self.significant_digits is not None and self.order_by_sensitive:
+            return OUTCOME_RULES
         return "bird-order-by" if self.order_by_sensitive else "bird"
 
     def describe(self) -> str:
@@ -141,6 +155,9 @@ class Rules:
             return ("spider rules (test-suite exec match: bag of rows, column permutations allowed, order "
                     "iff gold has ORDER BY; " + ("DISTINCT kept, --keep_distinct)" if self.keep_distinct
                                                  else "DISTINCT removed, the official default)"))
+        if self.significant_digits is not None:
+            return (f"outcome rules (set of rows; ordered list when the reference has ORDER BY; numbers to "
+                    f"{self.significant_digits} significant digits)")
         if self.order_by_sensitive:
             return "bird rules with ORDER BY order (set of rows; ordered list when gold has ORDER BY; not official)"
         return "bird rules (official calculate_ex: set of rows, column order counts, row order ignored)"
@@ -156,13 +173,17 @@ class Rules:
 
 
 def rules_for(name: str) -> Rules:
-    """The :class:`Rules` called ``name`` (``spider``, ``spider-keep-distinct``, ``bird``, ``bird-order-by``).
+    """The :class:`Rules` called ``name`` (``spider``, ``spider-keep-distinct``, ``bird``, ``bird-order-by``,
+    ``outcomes``).
 
     Raises:
         ValueError: unknown name.
     """
+    from evoonto.sources.probe import SIGNIFICANT_DIGITS
+
     table = {"spider": Rules("spider"), "spider-keep-distinct": Rules("spider", keep_distinct=True),
-             "bird": Rules("bird"), "bird-order-by": Rules("bird", order_by_sensitive=True)}
+             "bird": Rules("bird"), "bird-order-by": Rules("bird", order_by_sensitive=True),
+             OUTCOME_RULES: Rules("bird", order_by_sensitive=True, significant_digits=SIGNIFICANT_DIGITS)}
     if name not in table:
         raise ValueError(f"unknown EX rules {name!r}; choose one of {', '.join(table)}")
     return table[name]
@@ -224,20 +245,31 @@ def _one_line(exc: BaseException) -> str:
 
 
 def results_match(gold_rows: Sequence[tuple], pred_rows: Sequence[tuple], *, order_matters: bool,
-                  mode: Mode = "bird") -> bool:
+                  mode: Mode = "bird", significant_digits: int | None = None) -> bool:
     """Compare two query results as the official evaluators do (see the module docstring).
+
+    This is the one comparison of results: benchmark EX and verified-query outcomes both use it.
 
     Args:
         gold_rows, pred_rows: result rows (tuples).
         order_matters: row order is significant (gold has ORDER BY).
         mode: ``"bird"`` (set equality, or list equality when ``order_matters``) or ``"spider"``
             (test-suite ``result_eq``: bags of rows, column permutations allowed).
+        significant_digits: compare floats and decimals rounded to this many significant digits
+            (:func:`evoonto.sources.probe.comparable_value`); ``None`` compares values exactly.
 
     Returns:
         True when the results are equivalent.
     """
-    gold = [tuple(r) for r in gold_rows]
-    pred = [tuple(r) for r in pred_rows]
+    if significant_digits is not None:
+        from evoonto.sources.probe import comparable_value
+
+        digits = significant_digits
+        gold = [tuple(comparable_value(v, digits) for v in r) for r in gold_rows]
+        pred = [tuple(comparable_value(v, digits) for v in r) for r in pred_rows]
+    else:
+        gold = [tuple(r) for r in gold_rows]
+        pred = [tuple(r) for r in pred_rows]
     if mode == "bird":
         return gold == pred if order_matters else set(gold) == set(pred)
     if mode == "spider":
@@ -319,7 +351,8 @@ def score_ex(gold: Gold, database: Path | str, predicted_sql: str | None, *, mod
     if pred_run.rows is None:
         return ExResult(gold.question_id, False, 0.0, error=pred_run.error, gold_ms=gold_run.elapsed_ms)
     order = gold_order_matters(gold_sql, rules.mode, order_by_sensitive=rules.order_by_sensitive)
-    correct = results_match(gold_run.rows, pred_run.rows, order_matters=order, mode=rules.mode)
+    correct = results_match(gold_run.rows, pred_run.rows, order_matters=order, mode=rules.mode,
+                            significant_digits=rules.significant_digits)
     gold_ms, pred_ms = gold_run.elapsed_ms, pred_run.elapsed_ms
     if not correct:
         return ExResult(gold.question_id, False, 0.0, gold_ms=round(gold_ms, 3), pred_ms=round(pred_ms, 3))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from evoonto.errors import WorkloadError
-from evoonto.evaluation.benchmarks import Benchmark, Gold, GoldStore
+from evoonto.evaluation.benchmarks import Benchmark, Gold, GoldStore, database_location
 from evoonto.evolution.outcomes import TaskOutcome, VerifiedQuery, final_sql, normalize_question, task_question
 from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.builder.workload import Question
@@ -29,7 +29,7 @@ def verified_benchmark(verified: Sequence[VerifiedQuery], databases: Mapping[str
 
     Args:
         verified: the verified queries (``db_id`` None means ``default_db``).
-        databases: source id → SQLite path of the workspace's sources.
+        databases: source id → SQLite path or SQLAlchemy URL of the workspace's sources.
         default_db: the source of queries without ``db_id``.
     Returns:
         a :class:`Benchmark` named ``verified`` (question ids = verified query ids).
@@ -44,7 +44,8 @@ def verified_benchmark(verified: Sequence[VerifiedQuery], databases: Mapping[str
                                 f"(sources: {', '.join(sorted(databases)) or 'none'})")
         questions.append(Question(id=vq.key, text=vq.question, db_id=db_id))
         gold[vq.key] = Gold(vq.key, db_id, vq.sql)
-    return Benchmark("verified", tuple(questions), {k: Path(v) for k, v in databases.items()}, GoldStore(gold))
+    return Benchmark("verified", tuple(questions), {k: database_location(v) for k, v in databases.items()},
+                     GoldStore(gold))
 
 
 def match_verified(trajectory: TaskTrajectory, verified: Sequence[VerifiedQuery]) -> VerifiedQuery | None:
@@ -64,16 +65,17 @@ def verified_outcomes(trajectories: Sequence[TaskTrajectory], verified: Sequence
 
     The agent's final SQL (:func:`~evoonto.evolution.outcomes.final_sql`: its ``final_answer``, else
     its last successful ``run_sql``) and the verified SQL are run read-only on the query's source and
-    compared by :func:`~evoonto.evaluation.execution.score_ex` (BIRD rules: a set comparison unless
-    the verified SQL orders its rows). A task that ran no SQL fails ("no final SQL"). A verified
-    query whose own SQL fails decides nothing (the task is left to feedback or the judge).
+    compared by :func:`~evoonto.evaluation.execution.score_ex` under the ``outcomes`` rules (a set
+    comparison unless the verified SQL orders its rows, numbers to 10 significant digits). A task that
+    ran no SQL fails ("no final SQL"). A verified query whose own SQL fails decides nothing (the task
+    is left to feedback or the judge).
 
     Args:
         trajectories: the served tasks. verified: the verified queries.
         databases: source id → database path/URL. default_db: the source of queries without ``db_id``.
         timeout_ms: per-query time limit in milliseconds.
     """
-    from evoonto.evaluation.execution import score_ex
+    from evoonto.evaluation.execution import OUTCOME_RULES, rules_for, score_ex
 
     out: dict[str, TaskOutcome] = {}
     for trajectory in trajectories:
@@ -84,7 +86,8 @@ def verified_outcomes(trajectories: Sequence[TaskTrajectory], verified: Sequence
         if db_id not in databases:
             continue
         sql = final_sql(trajectory.events)
-        result = score_ex(Gold(vq.key, db_id, vq.sql), databases[db_id], sql, timeout_ms=timeout_ms)
+        result = score_ex(Gold(vq.key, db_id, vq.sql), databases[db_id], sql, rules=rules_for(OUTCOME_RULES),
+                          timeout_ms=timeout_ms)
         if result.gold_error:
             continue
         note = "result equals the verified query's" if result.correct else (

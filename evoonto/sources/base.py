@@ -58,6 +58,13 @@ ROW_COUNT_SQL = SqlTemplate("SELECT COUNT(*) FROM {table}")
 __all__ = [
     "DEFAULT_LIMIT",
     "ROW_COUNT_SQL",
+    "WHOLE_TABLE",
+    "FIRST_ROWS",
+    "ROWID_STRIDE",
+    "RESERVOIR",
+    "TABLESAMPLE_SYSTEM",
+    "TABLESAMPLE_BERNOULLI",
+    "HASH_ORDER",
     "DEFAULT_TIMEOUT_MS",
     "DEFAULT_MAX_CHARS",
     "MAX_LIMIT",
@@ -84,6 +91,20 @@ DEFAULT_TIMEOUT_MS = 5000
 DEFAULT_MAX_CHARS = 10_000_000
 #: Rows fetched from a cursor per batch while the answer is being bounded.
 FETCH_BATCH_ROWS = 256
+
+#: ``evo:samplingMethod`` of a probe that read every row of its table.
+WHOLE_TABLE = "whole table"
+#: The generic sampling method: the first N rows the engine returns (no spread, no seed).
+FIRST_ROWS = "first rows"
+#: SQLite: every k-th rowid over the table's whole rowid range.
+ROWID_STRIDE = "rowid stride"
+#: DuckDB: a seeded reservoir sample (``USING SAMPLE reservoir(n ROWS) REPEATABLE (7)``).
+RESERVOIR = "reservoir"
+#: PostgreSQL: ``TABLESAMPLE SYSTEM`` (random pages) and ``TABLESAMPLE BERNOULLI`` (random rows), seeded.
+TABLESAMPLE_SYSTEM = "tablesample system"
+TABLESAMPLE_BERNOULLI = "tablesample bernoulli"
+#: PostgreSQL views (no TABLESAMPLE): the rows ordered by a hash of their text (a deterministic spread).
+HASH_ORDER = "hash order"
 
 
 class SourceWarning(UserWarning):
@@ -337,12 +358,34 @@ class BaseSource(abc.ABC):
         """``name`` quoted as an identifier in this source's dialect."""
         return quote_identifier(name, self.dialect)
 
-    def sample_from(self, table: TableInfo, expressions: str, rows: int) -> str:
+    def sampling_methods(self, table: TableInfo) -> tuple[str, ...]:
+        """The sampling methods :meth:`sample_from` offers for ``table``, best first.
+
+        A probe tries them in order and takes the first that runs and returns rows (see
+        :func:`evoonto.sources.profiling.profile_column`); the name of the one used is recorded on
+        the Evidence (``evo:samplingMethod``). The generic fallback, for a dialect without a spread
+        sample, is :data:`FIRST_ROWS`: the first ``rows`` rows the engine returns, recorded as such.
+        """
+        return (FIRST_ROWS,)
+
+    def sample_from(self, table: TableInfo, expressions: str, rows: int, method: str | None = None) -> str:
         """SQL of a derived table holding about ``rows`` rows of ``table`` (for sampled probes).
 
-        ``expressions`` is the select list (already quoted). The default takes the first ``rows``
-        rows; engines override it with a spread-out sample (rowid stride, ``USING SAMPLE``).
+        Args:
+            table: the table to sample; expressions: the select list (already quoted).
+            rows: the sample size wanted, in rows (the engine may return a few more or fewer).
+            method: one of :meth:`sampling_methods` (default: the first).
+
+        The generic method :data:`FIRST_ROWS` takes the first ``rows`` rows (no spread: on a table
+        loaded in sorted order it sees only its beginning); engines override this with spread-out
+        samples (SQLite rowid stride, DuckDB ``USING SAMPLE``, PostgreSQL ``TABLESAMPLE``).
+
+        Raises:
+            SourceError: ``method`` is not one this source offers.
         """
+        method = method or self.sampling_methods(table)[0]
+        if method != FIRST_ROWS:
+            raise SourceError(f"source {self.id!r} has no sampling method {method!r}")
         return f"(SELECT {expressions} FROM {self.quote(table.name)} LIMIT {int(rows)})"
 
     def close(self) -> None:

@@ -36,6 +36,8 @@ from pathlib import Path
 
 from evoonto.errors import QueryTimeout, SourceError
 from evoonto.sources.base import (
+    FIRST_ROWS,
+    RESERVOIR,
     BaseSource,
     ColumnInfo,
     TableInfo,
@@ -46,7 +48,7 @@ from evoonto.sources.base import (
 from evoonto.sources.quoting import quote_literal
 from evoonto.sources.registry import SourceKind, register_source_kind
 
-__all__ = ["FilesSource", "MATERIALIZE_BYTES", "TABLE_FILE_SUFFIXES", "DEFAULT_MEMORY_LIMIT",
+__all__ = ["FilesSource", "reservoir_sample", "MATERIALIZE_BYTES", "TABLE_FILE_SUFFIXES", "DEFAULT_MEMORY_LIMIT",
            "DEFAULT_THREADS"]
 
 #: DuckDB ``memory_limit`` of a files source for queries; the CSV files loaded into memory are added
@@ -238,15 +240,24 @@ class FilesSource(BaseSource):
             guard.join()
         return columns, rows, truncated, note
 
-    def sample_from(self, table: TableInfo, expressions: str, rows: int) -> str:
-        """A seeded reservoir sample of ``rows`` rows (DuckDB ``USING SAMPLE``)."""
-        return (
-            f"(SELECT {expressions} FROM {self.quote(table.name)} "
-            f"USING SAMPLE reservoir({int(rows)} ROWS) REPEATABLE (7))"
-        )
+    def sampling_methods(self, table: TableInfo) -> tuple[str, ...]:
+        """:data:`RESERVOIR` (a seeded sample of the whole file), then the generic :data:`FIRST_ROWS`."""
+        return (RESERVOIR, FIRST_ROWS)
+
+    def sample_from(self, table: TableInfo, expressions: str, rows: int, method: str | None = None) -> str:
+        """:data:`RESERVOIR`: a seeded reservoir sample of ``rows`` rows (DuckDB ``USING SAMPLE``)."""
+        if (method or RESERVOIR) == RESERVOIR:
+            return reservoir_sample(self.quote(table.name), expressions, rows)
+        return super().sample_from(table, expressions, rows, method)
 
     def _close(self) -> None:
         self._con.close()
+
+
+def reservoir_sample(quoted_table: str, expressions: str, rows: int) -> str:
+    """DuckDB SQL of a derived table holding a seeded reservoir sample of ``rows`` rows of the whole
+    table (``quoted_table`` already quoted)."""
+    return f"(SELECT {expressions} FROM {quoted_table} USING SAMPLE reservoir({int(rows)} ROWS) REPEATABLE (7))"
 
 
 def _memory_limit(for_queries: str, files: list[Path]) -> str:

@@ -52,7 +52,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evoonto.errors import SourceError
-from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo, resolve_foreign_key, warn
+from evoonto.sources.base import (
+    FIRST_ROWS,
+    WHOLE_TABLE,
+    BaseSource,
+    ColumnInfo,
+    TableInfo,
+    resolve_foreign_key,
+    warn,
+)
 from evoonto.sources.guard import SqlTemplate
 from evoonto.sources.probe import run_probe
 from evoonto.sources.quoting import quote_identifier
@@ -617,9 +625,14 @@ def _measure(source, iris, candidate: JoinCandidate, left_values: int, timeout_m
     inclusion = matched / n_left if n_left else None
     unique = "unique" if n_right == right_rows else "not unique"
     share = f"{inclusion:.0%}" if inclusion is not None else "n/a"
+    capped = n_left >= left_values  # the first left_values distinct values only: a sample, said so
     summary = (f"inclusion {share}: {matched:,} of {n_left:,} distinct {candidate.child}."
                f"{left_column} values occur in {candidate.parent}.{right_column} "
                f"({n_right:,} distinct values, {unique})")
-    evidence, probe = run.records(iris, summary, rows_observed=n_left, distinct_count=n_left)
+    if capped:
+        summary += f" (a sample: the first {left_values:,} distinct values the database returned)"
+    evidence, probe = run.records(iris, summary, rows_observed=n_left, distinct_count=n_left,
+                                  whole_table=not capped, sampling_method=FIRST_ROWS if capped else WHOLE_TABLE,
+                                  table_rows=left.row_count)
     return replace(candidate, inclusion=inclusion, child_values=n_left, matched=matched,
                    parent_values=n_right, parent_rows=right_rows, evidence=evidence, probe=probe)

@@ -21,13 +21,19 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import math
 from dataclasses import dataclass
-from typing import Any
+from decimal import Decimal
+from typing import Any, Sequence
 
 from evoonto.errors import SourceError, first_line
 from evoonto.sources.base import BaseSource, QueryResult
 
-__all__ = ["ProbeRun", "run_probe"]
+__all__ = ["ProbeRun", "run_probe", "comparable_value", "result_digest", "SIGNIFICANT_DIGITS"]
+
+#: Numbers are compared to this many significant digits (:func:`comparable_value`): two sums of the
+#: same floats in another order (37.620000000000005 and 37.61999999999999) are the same number.
+SIGNIFICANT_DIGITS = 10
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,33 @@ def run_probe(source: BaseSource, sql: str, *, limit: int, timeout_ms: int,
             raise
         return ProbeRun(source.id, sql, None, started, at or _now(), first_line(exc))
     return ProbeRun(source.id, sql, result, started, at or _now())
+
+
+def comparable_value(value: Any, digits: int = SIGNIFICANT_DIGITS) -> Any:
+    """``value`` in the form results are compared in: a float or ``Decimal`` rounded to ``digits``
+    significant digits (an integral one becomes an ``int``, so ``1 == 1.0`` as in Python and both
+    official evaluators), anything else unchanged (NULL stays ``None``, equal only to ``None``).
+
+    Rounding can still part two numbers that lie on either side of a rounding boundary (a difference
+    in the ``digits``-th digit); results of the same computation in another order do not.
+    """
+    if isinstance(value, bool) or not isinstance(value, (float, Decimal)):
+        return value
+    number = float(value)
+    if not math.isfinite(number):
+        return number
+    rounded = float(f"{number:.{digits}g}")
+    return int(rounded) if rounded.is_integer() and abs(rounded) < 2 ** 53 else rounded
+
+
+def result_digest(rows: Sequence[Sequence[Any]]) -> str:
+    """An order-independent digest of a query result (``sha256:`` and 32 hex digits): the sorted
+    ``repr`` of each row's :func:`comparable_value` s. Two runs give the same digest exactly when they
+    return the same bag of rows, numbers compared to :data:`SIGNIFICANT_DIGITS` digits."""
+    import hashlib
+
+    lines = sorted(repr(tuple(comparable_value(v) for v in row)) for row in rows)
+    return "sha256:" + hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _now() -> _dt.datetime:

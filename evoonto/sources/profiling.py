@@ -2,7 +2,9 @@
 
 For every column one read-only query (through ``source.run``, so guarded, capped and timed)
 computes, over the whole table or over a sample when the table has more than
-``sample_threshold`` rows:
+``sample_threshold`` rows (the source's spread sample, :meth:`~evoonto.sources.base.BaseSource.sampling_methods`,
+tried in order until one runs and returns rows: PostgreSQL ``TABLESAMPLE``, SQLite rowid stride,
+DuckDB reservoir; ``first rows`` for other databases):
 
 - rows observed, null fraction, distinct count, minimum and maximum (numbers stored as text are
   compared as numbers when every distinct value was fetched);
@@ -18,7 +20,13 @@ computes, over the whole table or over a sample when the table has more than
   ``integer``, ``decimal``, ``text`` or ``free text``.
 - a one-line summary (``evo:summary``): ``"6 rows, 0% null, 6 distinct, 25..52, integer"``, ending
   with the value pattern (the inferred type when there is none) and ``(stored as text)`` for
-  numbers, dates or times stored as text.
+  numbers, dates or times stored as text; on a sample every count and bound is worded as the
+  sample's: ``"sample of 10,000 of 300,000 rows (tablesample bernoulli): 0% null, 12 distinct in the
+  sample, seen 1..12, integer"``;
+- how the rows were read: ``evo:wholeTable`` (only whole-table Evidence states a vocabulary,
+  distinct count or range as facts of the table; :func:`evoonto.records.describes_whole_table`),
+  ``evo:samplingMethod`` and ``evo:tableRows``; and for a column read whole with at most
+  :data:`DIGEST_GROUPS` distinct values, ``evo:valueDigest`` (every value and its count, for drift).
 
 The query is a single ``GROUP BY`` over the column (short, so the recorded provenance stays
 readable when ``resolve`` shows it), e.g.::
@@ -64,7 +72,7 @@ from typing import Any, Iterable, Sequence
 from rdflib import URIRef
 
 from evoonto.errors import SourceError
-from evoonto.sources.base import BaseSource, ColumnInfo, QueryResult, TableInfo, warn
+from evoonto.sources.base import WHOLE_TABLE, BaseSource, ColumnInfo, QueryResult, TableInfo, warn
 from evoonto.sources.guard import SqlTemplate
 from evoonto.sources.probe import ProbeRun, run_probe
 
@@ -78,6 +86,10 @@ __all__ = [
     "infer_type",
     "value_pattern",
     "DEFAULT_SAMPLE_THRESHOLD",
+    "DIGEST_GROUPS",
+    "value_digest",
+    "value_text",
+    "value_sort_key",
     "DEFAULT_SAMPLE_ROWS",
     "DEFAULT_TOP_K",
     "DEFAULT_VOCABULARY_CAP",
@@ -94,6 +106,9 @@ DEFAULT_TOP_K = 10
 FETCHED_VALUES = 25
 #: Columns with at most this many distinct values get their whole value vocabulary recorded.
 DEFAULT_VOCABULARY_CAP = 5000
+#: A whole-table probe fetches up to this many value groups, so that a column with at most this many
+#: distinct values gets a digest of its value counts (``evo:valueDigest``, compared by drift).
+DIGEST_GROUPS = 20_000
 #: Values longer than this (characters) are free text, not vocabulary.
 MAX_VOCABULARY_VALUE_LENGTH = 80
 #: Patterns of numbers (stored as numbers or as text): no sample values, no distribution.
@@ -133,9 +148,14 @@ class ColumnProfile:
         evidence, probe: the PROV records of this probe.
         null_count: NULL values among the observed rows.
         complete: every distinct value of the observed rows was fetched.
-        vocabulary: the whole value vocabulary (text form, most frequent first) of a complete
-            column with short values that are not numbers, years or blobs; else empty.
+        vocabulary: the value vocabulary of the observed rows (text form, most frequent first) of a
+            complete column with at most ``vocabulary_cap`` short values that are not numbers, years
+            or blobs; else empty. On a sample (``sampled``) these are the values the sample holds:
+            each occurs in the table, but others may too (only :attr:`whole_table` makes it the
+            table's whole vocabulary).
         run: the :class:`~evoonto.sources.probe.ProbeRun` (query, rows, times).
+        sampling_method: how the rows were read: :data:`~evoonto.sources.base.WHOLE_TABLE`, or the
+            source's sampling method (e.g. ``tablesample system``, ``rowid stride``, ``first rows``).
     """
 
     table: str
@@ -159,6 +179,13 @@ class ColumnProfile:
     complete: bool = True
     vocabulary: tuple[str, ...] = ()
     run: ProbeRun | None = None
+    sampling_method: str = WHOLE_TABLE
+
+    @property
+    def whole_table(self) -> bool:
+        """True when the probe read every row of the table (its bounds, counts and vocabulary are
+        facts of the table, not of a sample)."""
+        return not self.sampled
 
     @property
     def numeric(self) -> bool:
@@ -177,17 +204,20 @@ class ColumnProfile:
 
 
 def column_probe_sql(source: BaseSource, table: TableInfo, column: ColumnInfo, *,
-                     sample_rows: int | None = None, fetch: int | None = None) -> str:
+                     sample_rows: int | None = None, fetch: int | None = None,
+                     method: str | None = None) -> str:
     """The profiling query of ``column`` (whole table, or a sample of ``sample_rows`` rows).
 
     Args:
+        method: the sampling method (one of ``source.sampling_methods(table)``; default its first);
+            used only with ``sample_rows``.
         fetch: ``None`` for the plain value-frequency query (``v``, ``n`` per value, most frequent
             first); a number of groups for the query with window totals (``v, n, total_rows,
             null_rows, distinct_values, min_value, max_value``), limited to ``fetch`` rows.
     """
     dialect = source.dialect
     if sample_rows:  # the sample's derived table is fixed text of this table; the column is the slot
-        sample = source.sample_from(table, f"{_COLUMN_MARK} AS v", sample_rows) + " AS s"
+        sample = source.sample_from(table, f"{_COLUMN_MARK} AS v", sample_rows, method) + " AS s"
         base, group = sample.replace("{", "{{").replace("}", "}}").replace(_COLUMN_MARK, "{col}"), "v"
         names = {"col": column.name}
     else:
@@ -280,11 +310,12 @@ def profile_column(
     sampled = table.row_count is None or table.row_count > sample_threshold
     fetch = max(FETCHED_VALUES, top_k, vocabulary_cap + 1)
     sample = sample_rows if sampled else None
-    run = run_probe(source, column_probe_sql(source, table, column, sample_rows=sample),
-                    limit=fetch, timeout_ms=timeout_ms, at=at)
+    methods = tuple(source.sampling_methods(table)) if sampled else (WHOLE_TABLE,)
+    run, method = _first_sample(source, table, column, methods, sample, fetch, timeout_ms, at)
     complete = not _result(run).truncated
     if not complete:  # too many values to fetch: one query with the totals over all groups
-        run = run_probe(source, column_probe_sql(source, table, column, sample_rows=sample, fetch=fetch),
+        run = run_probe(source, column_probe_sql(source, table, column, sample_rows=sample, fetch=fetch,
+                                                 method=None if method == WHOLE_TABLE else method),
                         limit=fetch, timeout_ms=timeout_ms, at=at)
     stats = group_statistics(_result(run).columns, _result(run).rows)
     total, nulls, distinct, low, high = stats.total, stats.nulls, stats.distinct, stats.low, stats.high
@@ -296,21 +327,25 @@ def profile_column(
     pattern = _value_pattern(raw_values, kind, [t for t, _ in texts])  # = value_pattern(raw_values)
     numeric = pattern in NUMERIC_PATTERNS
     vocabulary: tuple[str, ...] = ()
-    if (complete and texts and not numeric and pattern not in ("year", "blob")
+    if (complete and texts and len(texts) <= vocabulary_cap and not numeric and pattern not in ("year", "blob")
             and max(len(str(v)) for v in raw_values) <= MAX_VOCABULARY_VALUE_LENGTH):
+        # on a sample: the values the sample holds (each occurs in the table; others may too)
         vocabulary = tuple(t for t, _ in texts)
     samples = [] if numeric else (list(vocabulary) or [t for t, _ in top])
     null_fraction = nulls / total if total else 0.0
     storage = frozenset(type(v).__name__ for v in raw_values)
-    summary = _summary(total, null_fraction, distinct, low, high, pattern or kind, sampled, table.row_count)
+    summary = _summary(total, null_fraction, distinct, low, high, pattern or kind, sampled, table.row_count,
+                       method)
     if kind in ("integer", "decimal", "date", "datetime", "time") and storage == {"str"}:
         summary += " (stored as text)"
     distribution = dict(top) if top and top[0][1] > 1 and not numeric else None
+    digest = value_digest(_result(run).rows) if complete and not sampled else None
     evidence, probe = run.records(
         iris, summary,
         rows_observed=total, null_fraction=round(null_fraction, 6), distinct_count=distinct,
         min_value=low, max_value=high, sample_values=samples,
         value_distribution=distribution, value_pattern=pattern,
+        sampling_method=method, table_rows=table.row_count, whole_table=not sampled, value_digest=digest,
     )
     return ColumnProfile(
         table=table.name, column=column.name, column_iri=iris.column(source.id, table.name, column.name),
@@ -318,8 +353,49 @@ def profile_column(
         distinct_count=distinct, min_value=low, max_value=high, top_values=top, samples=samples,
         inferred_type=kind, pattern=pattern, storage=storage,
         evidence=evidence, probe=probe, null_count=nulls, complete=complete, vocabulary=vocabulary,
-        run=run,
+        run=run, sampling_method=method,
     )
+
+
+def _first_sample(source: BaseSource, table: TableInfo, column: ColumnInfo, methods: tuple[str, ...],
+                  sample: int | None, fetch: int, timeout_ms: int, at: _dt.datetime | None) -> tuple[ProbeRun, str]:
+    """The plain probe of ``column`` by the first of ``methods`` that runs and (on a table with rows)
+    returns rows, and that method; a method that fails (no ``TABLESAMPLE`` on a view, a SQLite table
+    without rowid) or returns an empty sample hands over to the next one.
+
+    Raises:
+        SourceError: the last method failed too.
+    """
+    for i, method in enumerate(methods):
+        last = i == len(methods) - 1
+        sql = column_probe_sql(source, table, column, sample_rows=sample,
+                               method=None if method == WHOLE_TABLE else method)
+        try:
+            # the whole table: up to DIGEST_GROUPS groups, so that small and mid-sized columns get a digest
+            run = run_probe(source, sql, limit=max(fetch, DIGEST_GROUPS + 1) if sample is None else fetch,
+                            timeout_ms=timeout_ms, at=at)
+        except SourceError:
+            if last:
+                raise
+            continue
+        empty = not _result(run).rows
+        if last or not empty or table.row_count == 0:
+            return run, method
+    raise SourceError(f"no sampling method for {table.name!r}")  # unreachable: methods is never empty
+
+
+def value_digest(rows: Sequence[Sequence[Any]]) -> str:
+    """An order-independent digest of a column's value counts: ``sha256:`` and 32 hex digits over the
+    sorted lines ``value text TAB count`` (NULL as ``\\N``) of the plain probe's ``(v, n)`` rows.
+
+    Two reads of the same column give the same digest exactly when every value keeps its count, so
+    drift (:mod:`evoonto.drift`) sees a one-row edit in a column of thousands of distinct values.
+    """
+    import hashlib
+
+    null = "\\N"
+    lines = sorted((null if v is None else _stored_text(v)) + "\t" + str(int(n)) for v, n, *_ in rows)
+    return "sha256:" + hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 @dataclass(frozen=True)
@@ -385,6 +461,18 @@ def _sort_key(value: Any) -> tuple:
     if isinstance(value, str) and _NUMBER.match(value):
         return (0, float(value), value)
     return (1, 0.0, _text(value) or "")
+
+
+def value_text(value: Any) -> str | None:
+    """A value as profiling Evidence records it (``evo:minValue``, ``evo:sampleValue``): ISO dates,
+    ``<n bytes>`` for blobs, cut at :data:`MAX_VALUE_CHARS` characters; ``None`` for SQL NULL."""
+    return _text(value)
+
+
+def value_sort_key(value: Any) -> tuple:
+    """The order profiling uses for minimum and maximum: numbers (also stored as text) before other
+    values and by value, the rest as text (so ``"9" < "10"``, ISO dates by date)."""
+    return _sort_key(value)
 
 
 def infer_type(values: list[Any]) -> str:
@@ -499,14 +587,20 @@ def _result(run: ProbeRun) -> QueryResult:
     return run.result
 
 
-def _summary(total, null_fraction, distinct, low, high, kind, sampled, table_rows) -> str:
-    parts = [f"{total:,} rows", f"{null_fraction:.0%} null", f"{distinct:,} distinct"]
+def _summary(total, null_fraction, distinct, low, high, kind, sampled, table_rows, method=WHOLE_TABLE) -> str:
+    """``"6 rows, 0% null, 6 distinct, 25..52, integer"`` for a whole table; on a sample every count and
+    bound says it is the sample's: ``"sample of 10,000 of 336,776 rows (tablesample system): 0% null,
+    12 distinct in the sample, seen 1..12, integer"``."""
+    show = lambda t: t if len(t) <= 40 else t[:39] + "…"  # noqa: E731
+    if not sampled:
+        parts = [f"{total:,} rows", f"{null_fraction:.0%} null", f"{distinct:,} distinct"]
+        if low is not None:
+            parts.append(f"{show(low)}..{show(high)}")
+        parts.append(kind)
+        return ", ".join(parts)
+    of = f" of {table_rows:,}" if table_rows is not None else " of an uncounted table's"
+    parts = [f"{null_fraction:.0%} null", f"{distinct:,} distinct in the sample"]
     if low is not None:
-        show = lambda t: t if len(t) <= 40 else t[:39] + "…"  # noqa: E731
-        parts.append(f"{show(low)}..{show(high)}")
+        parts.append(f"seen {show(low)}..{show(high)}")
     parts.append(kind)
-    text = ", ".join(parts)
-    if sampled:
-        of = f" of {table_rows:,}" if table_rows is not None else ""
-        text += f" (sample of {total:,}{of} rows)"
-    return text
+    return f"sample of {total:,}{of} rows ({method}): " + ", ".join(parts)

@@ -18,6 +18,19 @@ Read-only layers besides the statement guard:
 Answers are streamed (``stream_results``) and bounded in rows and characters like every source
 (:func:`evoonto.sources.base.fetch_bounded`).
 
+Samples for probes of large tables (:meth:`SQLAlchemySource.sampling_methods`, tried in order until one
+runs and returns rows; the one used is recorded on the Evidence):
+
+- ``postgresql`` tables: ``TABLESAMPLE BERNOULLI (p) REPEATABLE (7)`` (each row with the same chance;
+  reads every page) for tables of up to :data:`BERNOULLI_MAX_ROWS` rows, ``TABLESAMPLE SYSTEM``
+  (random pages, read only those) first for larger ones, each the other's fallback (a method that
+  fails, times out or returns no row hands over), then the generic first rows; views (no
+  ``TABLESAMPLE``): the rows ordered by a hash of their text, then the first rows;
+- ``sqlite`` URLs: every k-th rowid (as :class:`~evoonto.sources.sqlite.SQLiteSource`), then the first rows;
+- ``duckdb`` URLs: a seeded reservoir sample, then the first rows;
+- any other backend: the first ``rows`` rows the database returns, recorded as ``first rows`` (not a
+  spread sample: on a table stored in sorted order it sees only the beginning).
+
 Example::
 
     from evoonto.sources import open_source
@@ -34,6 +47,12 @@ from pathlib import Path
 
 from evoonto.errors import QueryTimeout, ReadOnlyViolation, SourceError
 from evoonto.sources.base import (
+    FIRST_ROWS,
+    HASH_ORDER,
+    RESERVOIR,
+    ROWID_STRIDE,
+    TABLESAMPLE_BERNOULLI,
+    TABLESAMPLE_SYSTEM,
     BaseSource,
     ColumnInfo,
     ForeignKey,
@@ -42,10 +61,17 @@ from evoonto.sources.base import (
     fetch_bounded,
     warn,
 )
+from evoonto.sources.files import reservoir_sample
 from evoonto.sources.registry import SourceKind, register_source_kind
-from evoonto.sources.sqlite import connect_read_only, execute_capped
+from evoonto.sources.sqlite import connect_read_only, execute_capped, rowid_stride_sample
 
-__all__ = ["SQLAlchemySource", "SQLGLOT_DIALECTS"]
+__all__ = ["SQLAlchemySource", "SQLGLOT_DIALECTS", "BERNOULLI_MAX_ROWS"]
+
+#: PostgreSQL tables up to this many rows are sampled row by row (``TABLESAMPLE BERNOULLI``: reads
+#: every page, each row with the same chance); larger ones page by page (``SYSTEM``: reads only the
+#: sampled pages, but the rows of a page come together, which on a table stored in sorted order
+#: clusters the sample).
+BERNOULLI_MAX_ROWS = 5_000_000
 
 #: SQLAlchemy backend name -> sqlglot dialect name used by the guard and for quoting.
 SQLGLOT_DIALECTS = {
@@ -195,6 +221,48 @@ class SQLAlchemySource(BaseSource):
         elif not self._timeout_warned:
             self._timeout_warned = True
             warn(f"source {self.id!r}: query timeouts are not enforced for backend {self.backend!r}")
+
+    def sampling_methods(self, table: TableInfo) -> tuple[str, ...]:
+        """The spread samples of this backend for ``table`` (module docstring), then :data:`FIRST_ROWS`."""
+        if self.backend == "postgresql":
+            if table.kind == "view":
+                return (HASH_ORDER, FIRST_ROWS)
+            if table.row_count is not None and table.row_count <= BERNOULLI_MAX_ROWS:
+                return (TABLESAMPLE_BERNOULLI, TABLESAMPLE_SYSTEM, FIRST_ROWS)
+            return (TABLESAMPLE_SYSTEM, TABLESAMPLE_BERNOULLI, FIRST_ROWS)
+        if self.backend == "sqlite":
+            return (ROWID_STRIDE, FIRST_ROWS)
+        if self.backend == "duckdb":
+            return (RESERVOIR, FIRST_ROWS)
+        return (FIRST_ROWS,)
+
+    def sample_from(self, table: TableInfo, expressions: str, rows: int, method: str | None = None) -> str:
+        """SQL of a derived table of about ``rows`` rows of ``table`` by ``method`` (default: the first of
+        :meth:`sampling_methods`).
+
+        ``TABLESAMPLE`` takes the share ``rows / row count`` (1% when the count is unknown) with a fixed
+        seed, so a re-run on unchanged storage reads the same rows; no ``LIMIT`` cuts it (a limit would
+        drop the sampled pages at the table's end).
+
+        Raises:
+            SourceError: ``method`` is not one this backend offers.
+        """
+        method = method or self.sampling_methods(table)[0]
+        if method not in self.sampling_methods(table):
+            raise SourceError(f"source {self.id!r} has no sampling method {method!r} for {table.name!r}")
+        name = self.quote(table.name)
+        if method in (TABLESAMPLE_SYSTEM, TABLESAMPLE_BERNOULLI):
+            share = 100.0 * rows / table.row_count if table.row_count else 1.0
+            kind = "SYSTEM" if method == TABLESAMPLE_SYSTEM else "BERNOULLI"
+            return f"(SELECT {expressions} FROM {name} TABLESAMPLE {kind} ({min(share, 100.0):.6f}) REPEATABLE (7))"
+        if method == HASH_ORDER:
+            return (f"(SELECT {expressions} FROM {name} AS evoonto_row "
+                    f"ORDER BY md5(CAST(evoonto_row AS TEXT)) LIMIT {int(rows)})")
+        if method == ROWID_STRIDE:
+            return rowid_stride_sample(name, expressions, rows)
+        if method == RESERVOIR:
+            return reservoir_sample(name, expressions, rows)
+        return super().sample_from(table, expressions, rows, FIRST_ROWS)
 
     def _close(self) -> None:
         self._engine.dispose()

@@ -27,7 +27,6 @@ Example::
 
 from __future__ import annotations
 
-import math
 import sqlite3
 from pathlib import Path
 
@@ -35,6 +34,8 @@ from evoonto.errors import QueryTimeout, ReadOnlyViolation, SourceError
 from evoonto.sources.base import (
     DEFAULT_MAX_CHARS,
     DEFAULT_TIMEOUT_MS,
+    FIRST_ROWS,
+    ROWID_STRIDE,
     BaseSource,
     ColumnInfo,
     ForeignKey,
@@ -47,7 +48,7 @@ from evoonto.sources.base import (
 )
 from evoonto.sources.registry import SourceKind, register_source_kind
 
-__all__ = ["SQLiteSource", "connect_read_only", "harden", "execute_capped"]
+__all__ = ["SQLiteSource", "connect_read_only", "harden", "execute_capped", "rowid_stride_sample"]
 
 #: Longest string or blob a query may build, in bytes (SQLITE_LIMIT_LENGTH).
 MAX_VALUE_BYTES = 10_000_000
@@ -287,23 +288,35 @@ class SQLiteSource(BaseSource):
         return execute_capped(self._conn, sql, limit=limit, timeout_ms=timeout_ms,
                               max_chars=self._max_chars)
 
-    def sample_from(self, table: TableInfo, expressions: str, rows: int) -> str:
-        """Every k-th rowid, fetched by rowid lookups (``rows`` B-tree probes, not a full scan)."""
-        total = table.row_count or 0
-        if table.has_rowid and total > rows:
-            step = math.ceil(total / rows)
-            name = self.quote(table.name)
-            return (
-                "(WITH RECURSIVE evoonto_sample(evoonto_rowid) AS ("
-                f"SELECT MIN(_rowid_) FROM {name} UNION ALL SELECT evoonto_rowid + {step} "
-                f"FROM evoonto_sample WHERE evoonto_rowid + {step} <= (SELECT MAX(_rowid_) FROM {name})) "
-                f"SELECT {expressions} FROM evoonto_sample JOIN {name} "
-                f"ON {name}._rowid_ = evoonto_sample.evoonto_rowid LIMIT {int(rows)})"
-            )
-        return super().sample_from(table, expressions, rows)
+    def sampling_methods(self, table: TableInfo) -> tuple[str, ...]:
+        """:data:`ROWID_STRIDE` for a rowid table, then the generic :data:`FIRST_ROWS`."""
+        return (ROWID_STRIDE, FIRST_ROWS) if table.has_rowid else (FIRST_ROWS,)
+
+    def sample_from(self, table: TableInfo, expressions: str, rows: int, method: str | None = None) -> str:
+        """:data:`ROWID_STRIDE`: every k-th rowid over the whole rowid range, fetched by rowid lookups
+        (about ``rows`` B-tree probes, not a full scan); see :func:`rowid_stride_sample`."""
+        method = method or self.sampling_methods(table)[0]
+        if method == ROWID_STRIDE:
+            return rowid_stride_sample(self.quote(table.name), expressions, rows)
+        return super().sample_from(table, expressions, rows, method)
 
     def _close(self) -> None:
         self._conn.close()
+
+
+def rowid_stride_sample(quoted_table: str, expressions: str, rows: int) -> str:
+    """SQLite SQL of a derived table of about ``rows`` rows spread over the whole table: the rowids
+    ``lo, lo + k, lo + 2k, …`` up to the largest rowid, ``k = (max - min) / rows + 1`` (a gap in the
+    rowids gives fewer rows, never rows from one end only). ``quoted_table`` is already quoted."""
+    name = quoted_table
+    return (
+        "(WITH RECURSIVE evoonto_bounds(lo, hi, step) AS ("
+        f"SELECT MIN(_rowid_), MAX(_rowid_), (MAX(_rowid_) - MIN(_rowid_)) / {int(rows)} + 1 FROM {name}), "
+        "evoonto_sample(evoonto_rowid) AS (SELECT lo FROM evoonto_bounds WHERE lo IS NOT NULL UNION ALL "
+        "SELECT evoonto_rowid + (SELECT step FROM evoonto_bounds) FROM evoonto_sample "
+        "WHERE evoonto_rowid + (SELECT step FROM evoonto_bounds) <= (SELECT hi FROM evoonto_bounds)) "
+        f"SELECT {expressions} FROM evoonto_sample JOIN {name} ON {name}._rowid_ = evoonto_sample.evoonto_rowid)"
+    )
 
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
