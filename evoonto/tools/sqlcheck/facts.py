@@ -42,6 +42,7 @@ class ColumnFacts:
         nulls: the share of NULL values observed (``evo:nullFraction``), or None.
         rows_observed: the rows the probe read (``evo:rowsObserved``), None when unrecorded.
         table_rows: the table's row count in the catalog (``evo:rowCount``), None when unknown.
+        whole_table: the Evidence read the whole table (below).
     """
 
     values: tuple[str, ...]
@@ -52,13 +53,10 @@ class ColumnFacts:
     nulls: float | None = None
     rows_observed: int | None = None
     table_rows: int | None = None
-
-    @property
-    def whole_table(self) -> bool:
-        """True only when the Evidence records that its probe read every row of the table
-        (rows observed >= the catalog's row count); a sample, or an unrecorded count, is False."""
-        return self.rows_observed is not None and self.table_rows is not None \
-            and self.rows_observed >= self.table_rows
+    whole_table: bool = False
+    """True only when the Evidence records that its probe read every row of the table
+    (``evo:wholeTable true``, the rule of :func:`evoonto.records.describes_whole_table`); a sample, or
+    Evidence that does not say, is False."""
 
     def seen(self) -> str:
         """How the values were observed, for a message: ``"the 7 values seen reading the whole table
@@ -66,7 +64,7 @@ class ColumnFacts:
         n = len(self.values)
         if self.whole_table:
             return f"the {n} values seen reading the whole table ({self.table_rows:,} rows)"
-        if self.rows_observed is not None and self.table_rows is not None:
+        if self.rows_observed is not None and self.table_rows is not None and self.rows_observed < self.table_rows:
             return f"the {n} values seen in a sample of {self.rows_observed:,} of {self.table_rows:,} rows"
         if self.rows_observed is not None:
             return f"the {n} values seen in {self.rows_observed:,} rows read"
@@ -169,11 +167,12 @@ def _read_facts(ontology: Any) -> CheckFacts:
     evidence: dict[tuple[str, str], tuple[int | None, set[str], tuple[float | None, float | None, float | None]]]
     evidence = {}
     observed: dict[tuple[str, str], int | None] = {}
-    for row in select(ontology, """SELECT ?col ?e ?dc ?v ?lo ?hi ?nf ?ro WHERE {
+    whole: set[tuple[str, str]] = set()  # (column, Evidence) read from the whole table
+    for row in select(ontology, """SELECT ?col ?e ?dc ?v ?lo ?hi ?nf ?ro ?wt WHERE {
             ?m a evo:Mapping ; evo:column ?col ; prov:wasDerivedFrom ?e .
             ?e evo:distinctCount ?dc . OPTIONAL { ?e evo:sampleValue ?v }
             OPTIONAL { ?e evo:minValue ?lo ; evo:maxValue ?hi } OPTIONAL { ?e evo:nullFraction ?nf }
-            OPTIONAL { ?e evo:rowsObserved ?ro }
+            OPTIONAL { ?e evo:rowsObserved ?ro } OPTIONAL { ?e evo:wholeTable ?wt }
             FILTER NOT EXISTS { ?e prov:invalidatedAtTime ?stale_e }
             FILTER NOT EXISTS { ?m prov:invalidatedAtTime ?stale_m } }"""):
         key = (row["col"], row["e"])
@@ -181,6 +180,8 @@ def _read_facts(ontology: Any) -> CheckFacts:
             key, (_int(row.get("dc")), set(),
                   (_float(row.get("lo")), _float(row.get("hi")), _float(row.get("nf")))))
         observed.setdefault(key, _int(row.get("ro")))
+        if str(row.get("wt", "")).lower() in ("true", "1"):
+            whole.add(key)
         if "v" in row:
             values.add(row["v"])
     row_counts = {(s.id, t.name.casefold()): t.row_count for s in facts.sources.values() for t in s.tables}
@@ -195,7 +196,8 @@ def _read_facts(ontology: Any) -> CheckFacts:
             bounded = low is not None and high is not None
             facts.columns[column_key] = ColumnFacts(tuple(sorted(values)), count, complete,
                                                     low if bounded else None, high if bounded else None, nulls,
-                                                    observed.get((col, e)), row_counts.get(column_key[:2]))
+                                                    observed.get((col, e)), row_counts.get(column_key[:2]),
+                                                    (col, e) in whole)
     # Term labels per table (suggestions for unknown tables)
     for row in select(ontology, """SELECT ?tbl ?label WHERE {
             ?m a evo:Mapping ; evo:table ?tbl ; evo:mapsTerm ?t . ?t skos:prefLabel ?label }"""):
