@@ -90,10 +90,25 @@ def workspace_path(args: argparse.Namespace) -> Path:
     return Path(getattr(args, "workspace", None) or os.environ.get("EVOONTO_WORKSPACE") or ".evoonto")
 
 
+#: True while :func:`main` runs as the ``evoonto`` program (``argv`` from the command line): the
+#: process is then the command's own, and a one-shot command may take process-wide decisions.
+_OWNS_PROCESS = False
+
+
+def owns_process() -> bool:
+    """True when the running command is the ``evoonto`` program itself (console script or
+    ``python -m evoonto``), not a :func:`main` call inside another program or a test."""
+    return _OWNS_PROCESS
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``evoonto`` console script; returns the process exit status."""
+    """Entry point of the ``evoonto`` console script; returns the process exit status.
+
+    ``argv`` None: the command line of this process (the command then :func:`owns_process`)."""
+    global _OWNS_PROCESS
     from evoonto.errors import EvoontoError
 
+    _OWNS_PROCESS = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
