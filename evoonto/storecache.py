@@ -27,6 +27,11 @@ Trust rules:
   exclusively (no process has it open), and renames it away first, so no reader opens a folder
   being deleted.
 
+- **Digests remembered like git's index.** Hashing a 200 MB base.trig costs half a CPU second, so
+  its digest is remembered in :data:`DIGESTS` with its stat stamps (device, inode, size, mtime,
+  ctime) and trusted only while they are unchanged and the file last changed at least
+  :data:`RACY_NS` before it was hashed; on a miss the workspace reads and hashes the bytes it parses.
+
 Any failure (no space, read-only folder, a damaged folder, a pyoxigraph that cannot read it) makes
 the cache miss and the workspace parses its files as before: the cache is an optimisation, never a
 source of truth.
@@ -41,13 +46,15 @@ import json
 import os
 import shutil
 import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Iterable
 
 import pyoxigraph as ox
 
-from evoonto.fileio import fsync_dir, process_alive
+from evoonto.errors import WorkspaceError
+from evoonto.fileio import atomic_write, fsync_dir, process_alive
 from evoonto.store import OxigraphStore
 
 #: Folder of persisted stores, relative to the workspace.
@@ -230,6 +237,55 @@ def _discard(root: Path, folder: Path) -> bool:
     return True
 
 
+#: File of remembered digests (per workspace file: its stat stamps and SHA-256), beside the stores.
+DIGESTS = "digests.json"
+#: A remembered digest is trusted only for a file whose last change (``ctime``) is at least this
+#: many nanoseconds older than the moment the digest was remembered ("racy git" rule): a change
+#: within the file system's timestamp granularity of the hashing cannot hide behind equal stamps.
+RACY_NS = 2_000_000_000
+
+
+def _stamps(st: os.stat_result) -> list[int]:
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def remember_digest(workspace: Path, name: str, digest: str, size: int) -> None:
+    """Remember the SHA-256 ``digest`` of workspace file ``name`` (``size`` bytes, as read) with its
+    current stat stamps, so a later open need not read and hash it (:func:`remembered_digest`).
+    Nothing is remembered when the file changed size since it was read; failures are ignored."""
+    file = workspace / STORE_CACHE_DIR / DIGESTS
+    try:
+        st = os.stat(workspace / name)
+        if st.st_size != size:
+            return
+        try:
+            known = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            known = {}
+        if not isinstance(known, dict):
+            known = {}
+        known[name] = {"stamps": _stamps(st), "sha256": digest, "remembered_ns": time.time_ns()}
+        file.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(file, json.dumps(known).encode())
+    except (OSError, ValueError, WorkspaceError):  # an unwritable folder: nothing remembered
+        return
+
+
+def remembered_digest(workspace: Path, name: str) -> str | None:
+    """The remembered SHA-256 of workspace file ``name`` when its stat stamps (device, inode, size,
+    mtime, ctime) are those remembered and it last changed at least :data:`RACY_NS` before it was
+    hashed; else None (the caller reads and hashes the file)."""
+    try:
+        entry = json.loads((workspace / STORE_CACHE_DIR / DIGESTS).read_text(encoding="utf-8"))[name]
+        st = os.stat(workspace / name)
+        if entry["stamps"] != _stamps(st) or st.st_ctime_ns > int(entry["remembered_ns"]) - RACY_NS:
+            return None
+        digest = entry["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return digest if isinstance(digest, str) and len(digest) == 64 else None
+
+
 def _remove_stale(root: Path) -> None:
     """Delete temp and trash folders whose writing process is gone (killed mid-write)."""
     for folder in root.iterdir():
@@ -264,4 +320,4 @@ def _fsync_tree(folder: Path) -> None:
 
 
 __all__ = ["PersistedStore", "STORE_CACHE_DIR", "STORE_CACHE_FORMAT", "open_persisted", "persist", "prune",
-           "store_key"]
+           "remember_digest", "remembered_digest", "store_key"]

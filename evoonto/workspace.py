@@ -198,24 +198,37 @@ class Workspace:
             WorkspaceError: missing directory/config, malformed config, inconsistent history.
             RDFParseError: a TriG file is malformed (names file and line).
         """
-        from evoonto.storecache import open_persisted, persist, store_key
+        from evoonto.storecache import open_persisted, persist, remember_digest, remembered_digest, store_key
 
         path = Path(path)
         if path.is_dir():
             finish_interrupted_replace(path)  # a build killed while it swapped a new workspace in
         config = _read_config(path)
         iris = IriFactory(config["base_iri"])
-        base_data = _read_base_bytes(path)
         patch_files = [(seq, pid, file, _read_file(file)) for seq, pid, file in _patch_files(path)]
-        digests = {BASE_FILE: hashlib.sha256(base_data).hexdigest()}
-        digests.update((f"{PATCH_DIR}/{file.name}", hashlib.sha256(data).hexdigest())
-                       for _, _, file, data in patch_files)
-        key = store_key(digests.items(), iris.base)
-        big = len(base_data) >= PERSIST_MIN_BYTES
-        cached = open_persisted(path, key) if big else None
+        patch_digests = [(f"{PATCH_DIR}/{file.name}", hashlib.sha256(data).hexdigest())
+                         for _, _, file, data in patch_files]
+        cached = None
+        remembered = remembered_digest(path, BASE_FILE)  # a big base, unchanged since it was hashed
+        if remembered is not None:
+            key = store_key([(BASE_FILE, remembered), *patch_digests], iris.base)
+            cached = open_persisted(path, key)
         persisted = cached is not None
-        store: OxigraphStore = cached if cached is not None else _load_base(path, iris.base, data=base_data)
-        del base_data
+        if cached is not None and remembered is not None:
+            store: OxigraphStore = cached
+            digests = {BASE_FILE: remembered, **dict(patch_digests)}
+            big = True
+        else:  # the store is loaded from exactly the bytes whose digest makes its key
+            base_data = _read_base_bytes(path)
+            digests = {BASE_FILE: hashlib.sha256(base_data).hexdigest(), **dict(patch_digests)}
+            key = store_key(digests.items(), iris.base)
+            big = len(base_data) >= PERSIST_MIN_BYTES
+            cached = open_persisted(path, key) if big else None
+            persisted = cached is not None
+            store = cached if cached is not None else _load_base(path, iris.base, data=base_data)
+            if big:
+                remember_digest(path, BASE_FILE, digests[BASE_FILE], len(base_data))
+            del base_data
         entries: list[PatchEntry] = []
         patches: dict[str, Patch] = {}
         metas: dict[str, list] = {}

@@ -34,7 +34,7 @@ def state(onto) -> dict:
 
 def store_folders(path: Path) -> list[Path]:
     root = path / STORE_CACHE_DIR
-    return sorted(f for f in root.iterdir() if not f.name.startswith(".")) if root.is_dir() else []
+    return sorted(f for f in root.iterdir() if f.is_dir() and not f.name.startswith(".")) if root.is_dir() else []
 
 
 def folder_files(folder: Path) -> dict[str, bytes]:
@@ -202,7 +202,8 @@ def test_unwritable_cache_folder_falls_back_to_the_files(ws, monkeypatch):
     again = Workspace.open(ws.path)
     assert again.version == 1 and not isinstance(again.store, PersistedStore)
     root = ws.path / STORE_CACHE_DIR
-    assert not root.exists() or not any(root.iterdir())
+    assert store_folders(ws.path) == []  # no store folder, complete or partial
+    assert not root.exists() or not any(f.is_dir() for f in root.iterdir())
 
 
 @pytest.mark.slow
@@ -219,3 +220,40 @@ def test_persisted_store_not_used_after_another_process_commits(ws):
     assert again.version == 2 and not isinstance(again.store, PersistedStore)
     capex = URIRef(ws.iris.term("finance", "capex"))
     assert any(s == capex for s, _, _ in again.store.triples("content"))
+
+
+def test_remembered_digest_skips_reading_an_unchanged_base(ws, monkeypatch):
+    monkeypatch.setattr(storecache, "RACY_NS", 0)  # the base was written long enough before it was hashed
+    Workspace.open(ws.path)
+    read: list[str] = []
+    real = workspace_module._read_base_bytes
+
+    def spy(path):
+        read.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(workspace_module, "_read_base_bytes", spy)
+    again = Workspace.open(ws.path)
+    assert isinstance(again.store, PersistedStore) and read == []
+    assert again.file_digest("base.trig") == storecache.remembered_digest(ws.path, "base.trig")
+
+
+def test_same_size_edit_with_restored_mtime_is_not_hidden_by_remembered_digest(ws, monkeypatch):
+    monkeypatch.setattr(storecache, "RACY_NS", 0)
+    Workspace.open(ws.path)
+    base = ws.path / "base.trig"
+    st = os.stat(base)
+    text = base.read_text(encoding="utf-8")
+    edited = text.replace('"Revenue"', '"Rewenue"')  # same length
+    assert edited != text and len(edited.encode()) == len(text.encode())
+    base.write_text(edited, encoding="utf-8")
+    os.utime(base, ns=(st.st_atime_ns, st.st_mtime_ns))  # mtime put back; ctime cannot be
+    assert storecache.remembered_digest(ws.path, "base.trig") is None
+    again = Workspace.open(ws.path)
+    assert not isinstance(again.store, PersistedStore)
+    assert any("Rewenue" in str(o) for _, _, o in again.store.triples("content"))
+
+
+def test_digest_remembered_right_after_a_change_is_not_trusted(ws):
+    Workspace.open(ws.path)  # base.trig was written moments ago: within RACY_NS of being hashed
+    assert storecache.remembered_digest(ws.path, "base.trig") is None
