@@ -249,22 +249,31 @@ def _stamps(st: os.stat_result) -> list[int]:
     return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
-def remember_digest(workspace: Path, name: str, digest: str, size: int) -> None:
-    """Remember the SHA-256 ``digest`` of workspace file ``name`` (``size`` bytes, as read) with its
-    current stat stamps, so a later open need not read and hash it (:func:`remembered_digest`).
-    Nothing is remembered when the file changed size since it was read; failures are ignored."""
+def stat_for_digest(file: Path) -> tuple[os.stat_result, int] | None:
+    """``(stat of file, time in ns just before it was taken)``, to be taken *before* the file is
+    read for the digest given to :func:`remember_digest`; None when the file cannot be stat'ed."""
+    now = time.time_ns()
+    try:
+        return os.stat(file), now
+    except OSError:
+        return None
+
+
+def remember_digest(workspace: Path, name: str, digest: str, seen: tuple[os.stat_result, int]) -> None:
+    """Remember the SHA-256 ``digest`` of workspace file ``name``, read after ``seen``
+    (:func:`stat_for_digest`), so a later open need not read and hash it (:func:`remembered_digest`).
+    A change of the file after ``seen`` changes its stamps, so the digest is then never trusted.
+    Failures are ignored (nothing is remembered)."""
+    st, seen_ns = seen
     file = workspace / STORE_CACHE_DIR / DIGESTS
     try:
-        st = os.stat(workspace / name)
-        if st.st_size != size:
-            return
         try:
             known = json.loads(file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             known = {}
         if not isinstance(known, dict):
             known = {}
-        known[name] = {"stamps": _stamps(st), "sha256": digest, "remembered_ns": time.time_ns()}
+        known[name] = {"stamps": _stamps(st), "sha256": digest, "remembered_ns": seen_ns}
         file.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(file, json.dumps(known).encode())
     except (OSError, ValueError, WorkspaceError):  # an unwritable folder: nothing remembered
@@ -273,8 +282,8 @@ def remember_digest(workspace: Path, name: str, digest: str, size: int) -> None:
 
 def remembered_digest(workspace: Path, name: str) -> str | None:
     """The remembered SHA-256 of workspace file ``name`` when its stat stamps (device, inode, size,
-    mtime, ctime) are those remembered and it last changed at least :data:`RACY_NS` before it was
-    hashed; else None (the caller reads and hashes the file)."""
+    mtime, ctime) are those taken before it was read and hashed, and it had last changed at least
+    :data:`RACY_NS` before that; else None (the caller reads and hashes the file)."""
     try:
         entry = json.loads((workspace / STORE_CACHE_DIR / DIGESTS).read_text(encoding="utf-8"))[name]
         st = os.stat(workspace / name)
@@ -320,4 +329,4 @@ def _fsync_tree(folder: Path) -> None:
 
 
 __all__ = ["PersistedStore", "STORE_CACHE_DIR", "STORE_CACHE_FORMAT", "open_persisted", "persist", "prune",
-           "remember_digest", "remembered_digest", "store_key"]
+           "remember_digest", "remembered_digest", "stat_for_digest", "store_key"]

@@ -15,6 +15,9 @@ their first write (commit, rejected patch, new base) writes the new names and se
 :meth:`Workspace.migrate` rewrites all their files at once (``evoonto migrate``). Nothing is lost:
 both namings map to the same in-memory graphs.
     trajectories/  runs/        reserved for the tool layer / evaluation (JSON Lines, results)
+    cache/                      derived data, never a source of truth: index/ (browse index per
+                                version), store/ (a big workspace's loaded store, read-only,
+                                :mod:`evoonto.storecache`), manifest/, values.sqlite
     .lock                       writer lock (fcntl; released by the kernel if a writer dies)
     .<pid>.init.tmp             while an init fills the folder: its marker; while a build swaps a new
                                 workspace in: its journal (JSON, :func:`replace_files`), finished by
@@ -198,7 +201,8 @@ class Workspace:
             WorkspaceError: missing directory/config, malformed config, inconsistent history.
             RDFParseError: a TriG file is malformed (names file and line).
         """
-        from evoonto.storecache import open_persisted, persist, remember_digest, remembered_digest, store_key
+        from evoonto.storecache import (open_persisted, persist, remember_digest, remembered_digest, stat_for_digest,
+                                       store_key)
 
         path = Path(path)
         if path.is_dir():
@@ -219,6 +223,7 @@ class Workspace:
             digests = {BASE_FILE: remembered, **dict(patch_digests)}
             big = True
         else:  # the store is loaded from exactly the bytes whose digest makes its key
+            seen = stat_for_digest(path / BASE_FILE)  # before the read: a later change shows in the stamps
             base_data = _read_base_bytes(path)
             digests = {BASE_FILE: hashlib.sha256(base_data).hexdigest(), **dict(patch_digests)}
             key = store_key(digests.items(), iris.base)
@@ -226,8 +231,8 @@ class Workspace:
             cached = open_persisted(path, key) if big else None
             persisted = cached is not None
             store = cached if cached is not None else _load_base(path, iris.base, data=base_data)
-            if big:
-                remember_digest(path, BASE_FILE, digests[BASE_FILE], len(base_data))
+            if big and seen is not None:
+                remember_digest(path, BASE_FILE, digests[BASE_FILE], seen)
             del base_data
         entries: list[PatchEntry] = []
         patches: dict[str, Patch] = {}

@@ -257,3 +257,25 @@ def test_same_size_edit_with_restored_mtime_is_not_hidden_by_remembered_digest(w
 def test_digest_remembered_right_after_a_change_is_not_trusted(ws):
     Workspace.open(ws.path)  # base.trig was written moments ago: within RACY_NS of being hashed
     assert storecache.remembered_digest(ws.path, "base.trig") is None
+
+
+def test_base_changed_while_it_was_loaded_is_not_remembered(ws, monkeypatch):
+    """A same-size edit of base.trig while an open parses it: the digest remembered is of the bytes
+    read, the stamps are those taken before the read, so the edit is seen at the next open."""
+    monkeypatch.setattr(storecache, "RACY_NS", 0)
+    base = ws.path / "base.trig"
+    real = workspace_module._load_base
+
+    def load_then_edit(path, base_iri, *, data=None):
+        store = real(path, base_iri, data=data)
+        st = os.stat(base)
+        base.write_text(base.read_text(encoding="utf-8").replace('"Revenue"', '"Rewenue"'), encoding="utf-8")
+        os.utime(base, ns=(st.st_atime_ns, st.st_mtime_ns))
+        return store
+
+    monkeypatch.setattr(workspace_module, "_load_base", load_then_edit)
+    Workspace.open(ws.path)
+    monkeypatch.setattr(workspace_module, "_load_base", real)
+    assert storecache.remembered_digest(ws.path, "base.trig") is None
+    again = Workspace.open(ws.path)
+    assert any("Rewenue" in str(o) for _, _, o in again.store.triples("content"))
