@@ -7,7 +7,7 @@ setup(
     package_dir={"evoonto.vocab": "vocab", "evoonto.shapes": "shapes"},
     package_data={
         "evoonto.vocab": ["*.ttl"],
-        "evoonto.shapes": ["*.ttl"],
+        "evoonto.shapes": ["*.ttl", "*.nt"],
         "evoonto": ["py.typed", "data/*", "data/*/*", "data/*/*/*", "viz/static/*"],
     },
 )

@@ -36,6 +36,17 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def process_alive(pid: int) -> bool:
+    """True while process ``pid`` exists (also when another user owns it); False once it is gone."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
 def atomic_write(path: Path, data: bytes | Iterable[bytes], *, hook: Callable[[str], object] | None = None) -> None:
     """Write ``data`` to ``path`` atomically (temp file + fsync + rename + fsync of the folder).
 

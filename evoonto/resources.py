@@ -8,7 +8,11 @@ Shapes are written in readable Turtle with ``[]`` property shapes and ``( … )`
 evolvable graph may contain blank nodes (SPARQL ``DELETE DATA`` forbids them and graph diffs break
 under relabelling), :func:`shapes_graph` replaces every blank node with a deterministic IRI derived
 from the RDF canonical form of the graph (``rdflib.compare.to_canonical_graph``), so the same files
-always give the same IRIs.
+always give the same IRIs. Canonicalising takes about half a second, so the result ships
+pre-computed as ``shapes/skolemized.nt`` (:data:`SKOLEMIZED_SHAPES`), written by
+``python -m evoonto.resources`` and stamped with the SHA-256 of the Turtle it was made from: it is
+used only while that stamp matches the packaged Turtle (else the shapes are skolemized as before),
+and a test checks that it equals a fresh skolemization.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 import rdflib
 from rdflib.compare import to_canonical_graph
@@ -86,8 +91,53 @@ def _vocab_cached() -> rdflib.Graph:
     return _parse_package("evoonto.vocab")
 
 
+#: The pre-skolemized shapes (sorted N-Triples) inside the ``evoonto.shapes`` package.
+SKOLEMIZED_SHAPES = "skolemized.nt"
+_STAMP = "# evoonto skolemized shapes of sha256 "
+
+
+def shapes_source_digest() -> str:
+    """SHA-256 hex over the packaged shapes Turtle files (names and bytes, sorted by name)."""
+    digest = hashlib.sha256()
+    for res in _ttl_files("evoonto.shapes"):
+        data = res.read_bytes()
+        digest.update(f"{res.name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def skolemized_shapes_text() -> str:
+    """The content of :data:`SKOLEMIZED_SHAPES` for the packaged Turtle: a stamp line (the
+    :func:`shapes_source_digest`), then the skolemized shapes as sorted N-Triples lines."""
+    graph = skolemize_deterministically(_parse_package("evoonto.shapes"), SHAPES_GENID)
+    lines = sorted(line for line in graph.serialize(format="nt").splitlines() if line.strip())
+    return f"{_STAMP}{shapes_source_digest()} (python -m evoonto.resources writes it; do not edit)\n" \
+        + "\n".join(lines) + "\n"
+
+
+def _skolemized_file() -> rdflib.Graph | None:
+    """The shipped skolemized shapes, or None when the file is missing or its stamp is not the
+    digest of the packaged Turtle (edited shapes are then skolemized afresh)."""
+    try:
+        text = resources.files("evoonto.shapes").joinpath(SKOLEMIZED_SHAPES).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    first = text.split("\n", 1)[0]
+    if not first.startswith(_STAMP) or first[len(_STAMP):].split(" ", 1)[0] != shapes_source_digest():
+        return None
+    graph = rdflib.Graph()
+    try:
+        graph.parse(data=text, format="nt")
+    except Exception:  # noqa: BLE001 - a damaged file: skolemize instead
+        return None
+    return graph
+
+
 @lru_cache(maxsize=1)
 def _shapes_cached() -> rdflib.Graph:
+    shipped = _skolemized_file()
+    if shipped is not None:
+        return shipped
     return skolemize_deterministically(_parse_package("evoonto.shapes"), SHAPES_GENID)
 
 
@@ -114,3 +164,14 @@ def shapes_graph() -> rdflib.Graph:
         RDFParseError: a packaged file is malformed (names the file and line).
     """
     return _copy(_shapes_cached())
+
+
+def _write_skolemized() -> Path:
+    """Write :data:`SKOLEMIZED_SHAPES` next to the packaged shapes Turtle; returns its path."""
+    target = Path(str(resources.files("evoonto.shapes").joinpath(SKOLEMIZED_SHAPES)))
+    target.write_text(skolemized_shapes_text(), encoding="utf-8")
+    return target
+
+
+if __name__ == "__main__":  # python -m evoonto.resources: regenerate the shipped skolemized shapes
+    print(f"wrote {_write_skolemized()}")

@@ -28,7 +28,10 @@ Run it with ``evoonto serve --workspace PATH [--transport stdio|http] [--data-to
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
+import hashlib
+import json
 import logging
 import os
 import re
@@ -99,6 +102,7 @@ class ToolsProvider:
         self._reload: threading.Thread | None = None
         self.reload_wait = RELOAD_WAIT if reload_wait is None else max(0.0, float(reload_wait))
         self.reloads = 0
+        self._manifests: dict[int, tuple[OntologyTools, str]] = {}
         if tools is not None:
             tools.data_tools = tools.data_tools or data_tools
             if trajectory is not None:
@@ -145,6 +149,19 @@ class ToolsProvider:
         """Open the workspace's active version as a facade with its browse index built: read from the
         workspace's index cache, else built from ``previous``'s index (only changed texts are
         tokenized) and written to the cache."""
+        # the collector stays off until the loaded objects are frozen: switched back on earlier (as
+        # the index read's own pause does), its first pass would rescan every loaded container
+        # (4 CPU s at 70,000 columns) just before freeze_loaded_objects' full collection does it again
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._load_paused(previous)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _load_paused(self, previous: OntologyTools | None) -> OntologyTools:
+        """:meth:`_load` with the cyclic garbage collector paused by the caller."""
         from evoonto.workspace import Workspace, source_locations
 
         stamp = self._stat()
@@ -161,9 +178,24 @@ class ToolsProvider:
         tools.built.index.warm()  # and the maps browse builds on first use
         if tools.value_index is not None:
             tools.value_index.warm()
+        self._manifests[id(tools)] = (tools, _workspace_manifest(ws, tools))
         freeze_loaded_objects()
         self._stamp = stamp
         return tools
+
+    def manifest(self, tools: OntologyTools) -> str:
+        """The manifest of ``tools`` (a facade this provider served): computed once per loaded
+        version; a workspace's version reads it from ``cache/manifest`` (see
+        :func:`_workspace_manifest`) when the same code served the same version before."""
+        with self._lock:
+            cached = self._manifests.get(id(tools))
+            if cached is not None and cached[0] is tools:
+                return cached[1]
+        text = tools.manifest()
+        with self._lock:
+            self._manifests = {k: v for k, v in self._manifests.items() if v[0] is self._tools}
+            self._manifests[id(tools)] = (tools, text)
+        return text
 
     @property
     def reloading(self) -> bool:
@@ -226,6 +258,57 @@ class ToolsProvider:
             thread.join(self.reload_wait)
         with self._lock:
             return self._tools
+
+
+#: Manifest files kept in ``<workspace>/cache/manifest`` (the newest; older ones are deleted).
+MANIFESTS_KEPT = 4
+
+
+@functools.lru_cache(maxsize=1)
+def _code_stamp() -> str:
+    """SHA-256 over every module of the installed evoonto package and its version: a manifest made
+    by other code is never reused."""
+    from evoonto.version import __version__
+
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256(f"evoonto {__version__}".encode())
+    for file in sorted(root.rglob("*.py")):
+        digest.update(f"\0{file.relative_to(root).as_posix()}\0".encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def _workspace_manifest(ws: Any, tools: OntologyTools) -> str:
+    """The manifest of a workspace's version, read from ``<ws>/cache/manifest/<key>.txt`` or made
+    (:meth:`OntologyTools.manifest`: at 70,000 columns it reads the whole catalog, tens of CPU
+    seconds) and written there. The key hashes the version's files
+    (:meth:`~evoonto.tools.index.IndexCache.for_workspace`), what the manifest is made from besides
+    them (data tools, default results, declared tools) and :func:`_code_stamp`. A folder that cannot
+    be read or written only costs the making."""
+    from evoonto.fileio import atomic_write
+    from evoonto.tools.index import IndexCache
+
+    try:
+        fingerprint = IndexCache.for_workspace(ws).fingerprint
+    except OSError:
+        return tools.manifest()
+    key = hashlib.sha256(json.dumps([fingerprint, tools.data_tools, tools.settings.browse.default_results,
+                                     [t.name for t in tools.declared_tools()], _code_stamp()]).encode())
+    folder = Path(ws.path) / "cache" / "manifest"
+    file = folder / f"{key.hexdigest()[:32]}.txt"
+    try:
+        return file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        pass
+    text = tools.manifest()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(file, text.encode("utf-8"))
+        for old in sorted(folder.glob("*.txt"), key=lambda f: f.stat().st_mtime_ns, reverse=True)[MANIFESTS_KEPT:]:
+            old.unlink(missing_ok=True)
+    except (OSError, EvoontoError):
+        pass
+    return text
 
 
 def _value_index(ws: Any, tools: OntologyTools, sources: dict[str, Any]) -> Any:
@@ -334,16 +417,9 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
 
         raise ConfigurationError("accept_feedback needs a workspace to keep the feedback in")
 
-    manifests: dict[int, tuple[OntologyTools, str]] = {}
-
     def current_manifest() -> str:
         """The manifest of the version served (computed once per loaded version)."""
-        tools = provider.tools
-        cached = manifests.get(id(tools))
-        if cached is None or cached[0] is not tools:
-            manifests.clear()
-            cached = manifests[id(tools)] = (tools, tools.manifest())
-        return cached[1]
+        return provider.manifest(provider.tools)
 
     def listed() -> list[MCPTool]:
         out = [MCPTool(name=spec.name, description=spec.description, input_schema=spec.input_schema,

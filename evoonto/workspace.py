@@ -15,6 +15,9 @@ their first write (commit, rejected patch, new base) writes the new names and se
 :meth:`Workspace.migrate` rewrites all their files at once (``evoonto migrate``). Nothing is lost:
 both namings map to the same in-memory graphs.
     trajectories/  runs/        reserved for the tool layer / evaluation (JSON Lines, results)
+    cache/                      derived data, never a source of truth: index/ (browse index per
+                                version), store/ (a big workspace's loaded store, read-only,
+                                :mod:`evoonto.storecache`), manifest/, values.sqlite
     .lock                       writer lock (fcntl; released by the kernel if a writer dies)
     .<pid>.init.tmp             while an init fills the folder: its marker; while a build swaps a new
                                 workspace in: its journal (JSON, :func:`replace_files`), finished by
@@ -29,6 +32,7 @@ opens at the parent or at the child version, never a mix. A failed command chang
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import io
 import json
 import os
@@ -43,8 +47,9 @@ import rdflib
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, SKOS
 
-from evoonto.errors import EvoontoError, ShapeViolationError, WorkspaceError
-from evoonto.fileio import TMP_SUFFIX, WriterLock, atomic_write, fsync_dir, make_dirs, remove_stale_temp_files
+from evoonto.errors import EvoontoError, RDFParseError, ShapeViolationError, WorkspaceError
+from evoonto.fileio import (TMP_SUFFIX, WriterLock, atomic_write, fsync_dir, make_dirs, process_alive,
+                            remove_stale_temp_files)
 from evoonto.history import PatchEntry, base_history, entry_from_meta, meta_triples, workspace_identity
 from evoonto.iris import IriFactory, default_base
 from evoonto.namespaces import EVOG, GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta_graph, workspace_graph_iri
@@ -64,6 +69,10 @@ RESERVED_DIRS = ("trajectories", "runs")
 REQUIRED_BASE_GRAPHS = ("vocab", "shapes", "history")
 #: Suffix of the hidden sibling folder :meth:`Workspace.init` assembles a workspace in.
 INIT_SUFFIX = ".init.tmp"
+#: base.trig size (bytes) from which :meth:`Workspace.open` keeps the loaded store on disk
+#: (:mod:`evoonto.storecache`): below it parsing the files takes well under a second, and a
+#: persisted store (a RocksDB folder of several MiB) would cost more than it saves.
+PERSIST_MIN_BYTES = 4 * 2**20
 _PATCH_FILE = re.compile(r"^(\d{4,})-([A-Za-z0-9][A-Za-z0-9._-]*)\.trig$")
 
 
@@ -92,6 +101,8 @@ class Workspace:
         self._entries = entries
         self._patches = patches
         self._files = files
+        #: SHA-256 hex of the files read or written by this object, {relative name: digest}
+        self._digests: dict[str, str] = {}
         version = max([e.version for e in entries if e.version is not None], default=0)
         self.ontology = Ontology(store, version=version, base_iri=self.iris.base)
 
@@ -131,7 +142,7 @@ class Workspace:
         path = Path(path)
         if path.is_dir():
             finish_interrupted_replace(path)
-            busy = [pid for pid in _init_markers(path) if _process_alive(pid)]
+            busy = [pid for pid in _init_markers(path) if process_alive(pid)]
             if busy:
                 raise WorkspaceError(f"{path} is being created by process {busy[0]} (evoonto init); wait for it, "
                                      f"or delete {path / _init_marker_name(busy[0])} if that process is no init")
@@ -214,8 +225,8 @@ class Workspace:
         check_workspace_target(target, force=force)  # refuse before any work
         run = builder or (_BUILDERS[0] if _BUILDERS else None)
         if run is None:
-            raise WorkspaceError("no builder to create a workspace with: import evoonto.builder (importing "
-                                 "evoonto does) or pass builder=")
+            raise WorkspaceError("no builder to create a workspace with: use evoonto.create_workspace, "
+                                 "import evoonto.builder first, or pass builder=")
         options.setdefault("lexicon", Lexicon.load(target))
         built = run(sources, workload, base_iri=workspace_base_iri(target, force=force), **options)
         ws = write_build(built, target, force=force)
@@ -226,33 +237,84 @@ class Workspace:
     def open(cls, path) -> "Workspace":
         """Load a workspace: base.trig, then every patch file in order (accepted ones applied).
 
+        The files are the source of truth. A big workspace (base.trig of at least
+        :data:`PERSIST_MIN_BYTES`) keeps the store it loaded under ``cache/store/`` (see
+        :mod:`evoonto.storecache`), keyed by the hash of exactly the bytes parsed; the next open of
+        the same files opens that store read-only instead of parsing them (the patch files are still
+        read for the history). Any other files (edited, another process's commit) miss the cache.
+
         Raises:
             WorkspaceError: missing directory/config, malformed config, inconsistent history.
             RDFParseError: a TriG file is malformed (names file and line).
         """
+        from evoonto.storecache import (open_persisted, persist, remember_digest, remembered_digest, stat_for_digest,
+                                       store_key)
+
         path = Path(path)
         if path.is_dir():
             finish_interrupted_replace(path)  # a build killed while it swapped a new workspace in
         config = _read_config(path)
         iris = IriFactory(config["base_iri"])
-        store = _load_base(path, iris.base)
+        patch_files = [(seq, pid, file, _read_file(file)) for seq, pid, file in _patch_files(path)]
+        patch_digests = [(f"{PATCH_DIR}/{file.name}", hashlib.sha256(data).hexdigest())
+                         for _, _, file, data in patch_files]
+        cached = None
+        remembered = remembered_digest(path, BASE_FILE)  # a big base, unchanged since it was hashed
+        if remembered is not None:
+            key = store_key([(BASE_FILE, remembered), *patch_digests], iris.base)
+            cached = open_persisted(path, key)
+        persisted = cached is not None
+        if cached is not None and remembered is not None:
+            store: OxigraphStore = cached
+            digests = {BASE_FILE: remembered, **dict(patch_digests)}
+            big = True
+        else:  # the store is loaded from exactly the bytes whose digest makes its key
+            seen = stat_for_digest(path / BASE_FILE)  # before the read: a later change shows in the stamps
+            base_data = _read_base_bytes(path)
+            digests = {BASE_FILE: hashlib.sha256(base_data).hexdigest(), **dict(patch_digests)}
+            key = store_key(digests.items(), iris.base)
+            big = len(base_data) >= PERSIST_MIN_BYTES
+            cached = open_persisted(path, key) if big else None
+            persisted = cached is not None
+            store = cached if cached is not None else _load_base(path, iris.base, data=base_data)
+            if big and seen is not None:
+                remember_digest(path, BASE_FILE, digests[BASE_FILE], seen)
+            del base_data
         entries: list[PatchEntry] = []
         patches: dict[str, Patch] = {}
         metas: dict[str, list] = {}
         version = 0
-        for seq, pid, file in _patch_files(path):
-            patch, entry, meta = _read_patch_file(file, pid, seq, iris)
+        for seq, pid, file, data in patch_files:
+            patch, entry, meta = _read_patch_file(file, pid, seq, iris, data=data)
             if entry.decision == "accepted":
                 if entry.version != version + 1 or entry.parent_version != version:
                     raise WorkspaceError(f"{file}: accepted patch claims version {entry.version} from "
                                          f"{entry.parent_version}, but the active version is {version}")
-                patch.apply_to(store)
+                if not persisted:  # a persisted store holds the active version already
+                    patch.apply_to(store)
                 version += 1
-            store.add(meta, "history")
+            if not persisted:
+                store.add(meta, "history")
             entries.append(entry)
             patches[pid] = patch
             metas[pid] = meta
-        return cls(path, config, store, entries, patches, _snapshot(path), metas)
+        if big and not persisted:
+            persist(path, key, store)
+        ws = cls(path, config, store, entries, patches, _snapshot(path), metas)
+        ws._digests = digests
+        return ws
+
+    def file_digest(self, name: str) -> str:
+        """SHA-256 hex of workspace file ``name`` (relative, e.g. ``"base.trig"``,
+        ``"patches/0001-x.trig"``): of the bytes this object read or wrote, else read now.
+
+        Raises:
+            OSError: the file is not recorded and cannot be read.
+        """
+        digest = self._digests.get(name)
+        if digest is None:
+            digest = self._digests[name] = hashlib.sha256((self.path / name).read_bytes()).hexdigest()
+        return digest
 
     def _moved_to(self, path: Path) -> None:
         """Follow this workspace's files, renamed as a whole to ``path`` (a staging folder swapped
@@ -447,6 +509,7 @@ class Workspace:
                                      "workspace without history (init a new one)")
             store = _new_base(self.store, graphs, self.iris.base, validate_shapes=validate_shapes, into=store)
             atomic_write(self.path / BASE_FILE, _base_bytes(store, self.iris.base))
+            self._digests.pop(BASE_FILE, None)
             self._upgrade_format()
             self.ontology = Ontology(store, version=0, base_iri=self.iris.base)
             self._files = _snapshot(self.path)
@@ -508,8 +571,10 @@ class Workspace:
         meta_graph = patch_meta_graph(patch.id)
         quads = patch.quads() + [(s, p, o, meta_graph) for s, p, o in meta]
         published = [(s, p, o, workspace_graph_iri(g, self.iris.base)) for s, p, o, g in quads]
-        atomic_write(self.path / PATCH_DIR / f"{seq:04d}-{patch.id}.trig", serialize_quads(published),
-                     hook=self._hook)
+        data = serialize_quads(published)
+        name = f"{seq:04d}-{patch.id}.trig"
+        atomic_write(self.path / PATCH_DIR / name, data, hook=self._hook)
+        self._digests[f"{PATCH_DIR}/{name}"] = hashlib.sha256(data).hexdigest()
         self._upgrade_format()
 
     def _upgrade_format(self) -> None:
@@ -542,6 +607,7 @@ class Workspace:
             for _, _, file in _patch_files(self.path):
                 quads = localize_quads(parse_rdf_file(file), self.iris.base)
                 atomic_write(file, serialize_ox(publish_quads(quads, self.iris.base)))
+            self._digests.clear()
             config = dict(self.config, format=FORMAT_VERSION)
             atomic_write(self.path / CONFIG_FILE, (json.dumps(config, indent=2) + "\n").encode())
             self.config = config
@@ -938,18 +1004,8 @@ def _remove_stale_init_folders(path: Path) -> None:
     """Delete staging folders of ``init`` runs on ``path`` whose process is gone (killed mid-init)."""
     for folder in path.parent.glob(f".{glob_escape(path.name)}.*{INIT_SUFFIX}"):
         pid = folder.name[len(path.name) + 2:-len(INIT_SUFFIX)]
-        if pid.isdigit() and not _process_alive(int(pid)):
+        if pid.isdigit() and not process_alive(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    return True
 
 
 def _snapshot(path: Path) -> tuple:
@@ -992,15 +1048,46 @@ def _read_config(path: Path) -> dict:
     return config
 
 
-def _load_base(path: Path, base_iri: str) -> OxigraphStore:
+def _read_base_bytes(path: Path) -> bytes:
+    """The bytes of ``path``'s base.trig.
+
+    Raises:
+        WorkspaceError: the file is missing or empty (the message says where a backup is).
+    """
     file = path / BASE_FILE
-    if not file.exists():
-        raise WorkspaceError(f"{file} is missing{_backup_hint(path)}")
-    if file.stat().st_size == 0:
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        raise WorkspaceError(f"{file} is missing{_backup_hint(path)}") from None
+    except OSError as exc:
+        raise WorkspaceError(f"{file}: cannot read ({exc.strerror or exc})") from None
+    if not data:
         raise WorkspaceError(f"{file} is empty (truncated or overwritten); restore it from a copy or "
                              "version control, it holds version 0 with the vocabulary and shapes")
+    return data
+
+
+def _read_file(file: Path) -> bytes:
+    """The bytes of a workspace file. Raises RDFParseError (names the file) when it cannot be read."""
+    try:
+        return file.read_bytes()
+    except OSError as exc:
+        raise RDFParseError(f"{file}: cannot read ({exc.strerror or exc})") from None
+
+
+def _load_base(path: Path, base_iri: str, *, data: bytes | None = None) -> OxigraphStore:
+    """The store of ``path``'s base.trig (``data``: its bytes, when already read), graph names
+    localized; checked to hold the required graphs and nothing else.
+
+    Raises:
+        WorkspaceError: the file is missing, empty or holds unexpected graphs.
+        RDFParseError: the file is malformed.
+    """
+    file = path / BASE_FILE
+    if data is None:
+        data = _read_base_bytes(path)
     store = OxigraphStore()
-    store.load_quads(localize_quads(parse_rdf_file(file), base_iri))
+    store.load_quads(localize_quads(parse_rdf_file(file, data), base_iri))
     missing = [g for g in REQUIRED_BASE_GRAPHS if not store.count(g)]
     if missing:
         raise WorkspaceError(f"{file} has no {' and no '.join(missing)} graph (truncated or damaged); "
@@ -1039,8 +1126,9 @@ def _patch_files(path: Path) -> list[tuple[int, str, Path]]:
     return out
 
 
-def _read_patch_file(file: Path, pid: str, seq: int, iris: IriFactory) -> tuple[Patch, PatchEntry, list[tuple]]:
-    quads = localize_quads(parse_rdf_file(file), iris.base)
+def _read_patch_file(file: Path, pid: str, seq: int, iris: IriFactory, *,
+                     data: bytes | None = None) -> tuple[Patch, PatchEntry, list[tuple]]:
+    quads = localize_quads(parse_rdf_file(file, data), iris.base)
     meta_graph = str(patch_meta_graph(pid))
     meta, body = [], []
     for q in quads:
@@ -1103,8 +1191,8 @@ _BUILDERS: list[Builder] = []
 
 def register_builder(builder: Builder) -> None:
     """Make ``builder`` the one :meth:`Workspace.create` runs when it is given none
-    (:mod:`evoonto.builder` registers :func:`evoonto.builder.build` when it is imported, which
-    importing :mod:`evoonto` does)."""
+    (:mod:`evoonto.builder` registers :func:`evoonto.builder.build` when it is imported;
+    :func:`evoonto.create_workspace` passes it explicitly)."""
     _BUILDERS[:] = [builder]
 
 

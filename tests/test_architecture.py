@@ -24,7 +24,7 @@ LAYERS: dict[str, int] = {
     # 1: the RDF core (records, store, shapes, patches, versions, exports)
     "evoonto.records": 1, "evoonto.catalog": 1, "evoonto.store": 1, "evoonto.validation": 1,
     "evoonto.patch": 1, "evoonto.ontology": 1, "evoonto.history": 1, "evoonto.workspace": 1,
-    "evoonto.export": 1, "evoonto.remote": 1, "evoonto.reasoning": 1, "evoonto.r2rml": 1,
+    "evoonto.export": 1, "evoonto.remote": 1, "evoonto.reasoning": 1, "evoonto.r2rml": 1, "evoonto.storecache": 1,
     # 2: read-only data access
     "evoonto.sources": 2,
     # 3: the Tool layer

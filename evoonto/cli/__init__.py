@@ -26,6 +26,9 @@ COMMAND_MODULES = (
     "viz", "demo",
 )
 
+#: Commands whose module is not named after them (the others live in ``evoonto.cli.<name>``).
+COMMAND_MODULE_OF = {"check-sql": "check_sql", "import": "import_", "approve": "review", "reject": "review"}
+
 DESCRIPTION = """\
 evoonto: a self-evolving ontology layer for data agents (OWL + SHACL + SKOS + PROV-O, SPARQL, MCP).
 
@@ -47,8 +50,23 @@ def _add_workspace_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the top-level parser with every available subcommand registered."""
+def _selected_modules(argv: list[str] | None) -> tuple[str, ...]:
+    """The subcommand modules :func:`build_parser` registers for ``argv``: only the named command's
+    module when ``argv`` starts with a command (so ``evoonto browse …`` never imports the evolution
+    loop or the explorer), none for a lone ``--version``, else all (``--help``, errors, no command)."""
+    if not argv:
+        return COMMAND_MODULES
+    first = argv[0]
+    if first == "--version" and len(argv) == 1:
+        return ()
+    module = COMMAND_MODULE_OF.get(first, first)
+    return (module,) if not first.startswith("-") and module in COMMAND_MODULES else COMMAND_MODULES
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """Return the top-level parser with the subcommands ``argv`` needs registered: every available
+    one by default (``argv`` None), only the chosen command's module when ``argv`` names one
+    (:func:`_selected_modules`; start-up cost of a command is its own imports only)."""
     parser = argparse.ArgumentParser(
         prog="evoonto", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -56,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"evoonto {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if argv is None else _selected_modules(argv):
         try:
             module = importlib.import_module(f"evoonto.cli.{name}")
         except ModuleNotFoundError as exc:  # a command whose module is not written yet
@@ -74,11 +92,27 @@ def workspace_path(args: argparse.Namespace) -> Path:
     return Path(getattr(args, "workspace", None) or os.environ.get("EVOONTO_WORKSPACE") or ".evoonto")
 
 
+#: True while :func:`main` runs as the ``evoonto`` program (``argv`` from the command line): the
+#: process is then the command's own, and a one-shot command may take process-wide decisions.
+_OWNS_PROCESS = False
+
+
+def owns_process() -> bool:
+    """True when the running command is the ``evoonto`` program itself (console script or
+    ``python -m evoonto``), not a :func:`main` call inside another program or a test."""
+    return _OWNS_PROCESS
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``evoonto`` console script; returns the process exit status."""
+    """Entry point of the ``evoonto`` console script; returns the process exit status.
+
+    ``argv`` None: the command line of this process (the command then :func:`owns_process`)."""
+    global _OWNS_PROCESS
     from evoonto.errors import EvoontoError
 
-    parser = build_parser()
+    _OWNS_PROCESS = argv is None
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

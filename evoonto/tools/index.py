@@ -31,7 +31,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from evoonto.memory import paused_cyclic_gc
 from evoonto.text import stem, tokenize
 from evoonto.tools.settings import DEFAULT_WEIGHTS
 from evoonto.tools.sparql import KIND_CLASSES, local_name, select
+
+if TYPE_CHECKING:
+    from evoonto.workspace import Workspace
 
 KINDS = tuple(KIND_CLASSES)  # term, mapping, constraint, evidence, relation, verified
 #: The fields of a :class:`Document`, in constructor order (how a cached index stores documents).
@@ -703,9 +706,11 @@ class IndexCache:
     keep: int = 4
 
     @classmethod
-    def for_workspace(cls, workspace: Any) -> "IndexCache":
-        """The cache of a workspace's active version: the fingerprint hashes ``base.trig`` and the
-        files of the accepted patches up to the active version, in order.
+    def for_workspace(cls, workspace: Workspace) -> "IndexCache":
+        """The cache of a workspace's active version: the fingerprint hashes the SHA-256 digests of
+        ``base.trig`` and of the files of the accepted patches up to the active version, in order
+        (:meth:`~evoonto.workspace.Workspace.file_digest`: the bytes the workspace loaded, so the
+        files are not read and hashed a second time).
 
         Args:
             workspace: an :class:`evoonto.workspace.Workspace`.
@@ -715,12 +720,12 @@ class IndexCache:
         from evoonto.workspace import BASE_FILE
 
         path = Path(workspace.path)
-        digest = hashlib.sha256((path / BASE_FILE).read_bytes())
+        digest = hashlib.sha256(f"files\0{workspace.file_digest(BASE_FILE)}".encode())
         for entry in workspace.log():
             if entry.decision == "accepted" and entry.version is not None and entry.version <= workspace.version:
                 digest.update(f"\0{entry.version}\0{entry.id}\0".encode())
                 if entry.file:
-                    digest.update((path / entry.file).read_bytes())
+                    digest.update(workspace.file_digest(entry.file).encode())
         return cls(path / "cache" / "index", digest.hexdigest())
 
     def path(self, weights: Mapping[str, float]) -> Path:
