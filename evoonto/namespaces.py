@@ -83,6 +83,8 @@ class EVO(DefinedNamespace):
 
     # datatype properties
     aggregation: URIRef  # aggregation
+    answerBudget: URIRef  # answer budget
+    answerFormat: URIRef  # answer format
     candidateScore: URIRef  # candidate score
     changeKind: URIRef  # change kind
     condition: URIRef  # condition

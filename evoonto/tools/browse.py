@@ -217,7 +217,7 @@ def _fit(hits: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
 
 def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = "term", n: int | None = None,
            id_of=lambda iri: iri, format: str | None = None, budget: int | None = None,
-           fallback: bool = True) -> list[dict[str, Any]]:
+           fallback: bool = True, value_hits: Iterable[tuple[str, str, float]] = ()) -> list[dict[str, Any]]:
     """Ranked records for ``q``.
 
     Args:
@@ -233,6 +233,9 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
         budget: characters of the answer as compact JSON (compact default ``settings.answer_budget``;
             verbose: no budget unless given).
         fallback: allow the fuzzy-label fallback of :func:`rank` (coverage turns it off).
+        value_hits: compact format: stored values the query names, ``(table.column, value, score in
+            0..1)`` (the value index's hits, :mod:`evoonto.tools.values`): each value is carried in
+            its column's line and the column ranks at least at that score.
     Returns:
         verbose: up to ``n`` dicts ``{id, kind, label, snippet, score}`` (score in 0..1, 3 decimals);
         compact: dicts ``{id, kind, label}`` with the one-line candidate as ``label``; best first;
@@ -255,7 +258,8 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
     if fmt == "compact":
         ranked, matched = rank(index, settings, tokens, kind, shortlist=max(COMPACT_SHORTLIST, n), fallback=fallback)
         return compact_answer(index, ranked, matched, kind=kind, id_of=id_of, limit=limit,
-                              budget=settings.answer_budget if budget is None else budget)
+                              budget=settings.answer_budget if budget is None else budget,
+                              value_hits=value_hits)
     ranked, token_set = rank(index, settings, tokens, kind, shortlist=max(SHORTLIST, n), fallback=fallback)
     ranked = collapse_by_column(ranked, index.documents, settings.hits_per_column)
     hits: list[dict[str, Any]] = []
@@ -313,7 +317,8 @@ def compact_line(doc: Document, location: str | None, values: list[str]) -> str:
 
 
 def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched: set[str], *, kind: str,
-                   budget: int, id_of=lambda iri: iri, limit: int | None = None) -> list[dict[str, Any]]:
+                   budget: int, id_of=lambda iri: iri, limit: int | None = None,
+                   value_hits: Iterable[tuple[str, str, float]] = ()) -> list[dict[str, Any]]:
     """The compact answer of a ranked list, best first, within ``budget`` characters of compact JSON.
 
     Stage one groups the hits by the column (or table) they map: the column's own Term stands for
@@ -353,6 +358,22 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                 group["values"].append(value)
         else:
             group["values"].extend(v for v in doc.values[:200] if matched & set(tokenize(v)))
+    if kind in ("term", "any"):
+        # stored values the query names (the value index): the value goes into its column's line,
+        # listed first, and the column ranks at least at the hit's score
+        for location, value, value_score in value_hits:
+            own = layout.column_term.get(location)
+            if own is None:
+                continue
+            if location not in groups:
+                groups[location] = {"score": value_score, "doc": own, "location": location, "values": [],
+                                    "matched": True}
+            group = groups[location]
+            group["score"] = max(group["score"], value_score)
+            group["matched"] = True
+            group.setdefault("found", []).append(value)
+    if not groups:
+        return []  # nothing matched: no schema listing in its place (the caller says what to try)
     lazy = False  # stage three generated while read (see below)
     table_score: dict[str, float] = {}
     streams: list[Iterable[dict[str, Any]]] = []  # per table, its other non-key columns in order
@@ -440,7 +461,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         # past the head, a full line fits only within the share: once the answer has reached it, no
         # full line can be taken any more (its cost is at least 1), so none is built
         if (head or (group["matched"] and size < share)) and (limit is None or full < limit):
-            values = sorted(dict.fromkeys(group["values"]), key=lambda v: -len(matched & set(tokenize(v))))
+            values = list(dict.fromkeys(group.get("found", []) + sorted(
+                dict.fromkeys(group["values"]), key=lambda v: -len(matched & set(tokenize(v))))))
             entry = {"id": id_of(doc.iri), "kind": doc.kind, "label": compact_line(doc, location, values)}
             cost = _json_size(entry) + 1
             left = tail_left - tail_cost.get(id(group), 0)
