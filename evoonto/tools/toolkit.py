@@ -64,6 +64,22 @@ class _Built:
         self.index = build_index(ontology, self.settings.browse.weights, cache=index_cache, parent=parent_index)
         self.declared: list[DeclaredTool] = load_declared_tools(ontology)
         self.ontology = ontology
+        self._table_joins: dict[str, set[str]] | None = None
+
+    def table_joins(self) -> dict[str, set[str]]:
+        """Table -> the tables it joins by a declared, probed, verified or shared key (both
+        directions; joins guessed from names alone are left out), from :meth:`join_graph`; built
+        on first use."""
+        if self._table_joins is None:
+            from evoonto.tools.joinpaths import ORIGIN_RANK
+
+            joins: dict[str, set[str]] = {}
+            for edge in self.join_graph().edges:
+                if ORIGIN_RANK.get(edge.origin, len(ORIGIN_RANK)) < ORIGIN_RANK["name"] and edge.left != edge.right:
+                    joins.setdefault(edge.left, set()).add(edge.right)
+                    joins.setdefault(edge.right, set()).add(edge.left)
+            self._table_joins = joins
+        return self._table_joins
 
     def join_graph(self) -> Any:
         """The version's :class:`~evoonto.tools.joinpaths.JoinGraph` (:func:`join_graph_of`: built on
@@ -226,7 +242,8 @@ class OntologyTools:
 
             found = [(h.location, h.value, VALUE_WEIGHT * h.score) for h in self.value_hits(q)]
         hits = _browse(built.index, built.settings.browse, q, kind=kind, n=n, id_of=built.codec.to_id,
-                       format=format, budget=budget, value_hits=found)
+                       format=format, budget=budget, value_hits=found,
+                       joins=None if verbose else built.table_joins())
         if self.value_index is not None and verbose:  # issue 19: values of the data, not only sampled Evidence
             from evoonto.tools.values import merge_value_hits
 
