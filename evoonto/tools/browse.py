@@ -67,6 +67,9 @@ TABLE_PRIOR = 0.5
 #: Share of a compact answer's budget given to full lines (the best matches, with type, values and
 #: meaning); the rest names further candidates tersely, table by table, so the budget buys breadth.
 HEAD_SHARE = 0.3
+#: Compact answer: share of a value-index hit's score (0..1) its column gets (a value that is a
+#: name or code; numbers and dates only ride in lines of columns that are candidates anyway).
+VALUE_HIT_SHARE = 0.5
 #: Compact answer: bridge tables are looked for between the pairs of this many best tables, and a
 #: pair joined through more than MAX_BRIDGES tables (a hub) adds none (see :func:`bridge_tables`).
 BRIDGE_TABLES = 6
@@ -244,7 +247,8 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
         fallback: allow the fuzzy-label fallback of :func:`rank` (coverage turns it off).
         value_hits: compact format: stored values the query names, ``(table.column, value, score in
             0..1)`` (the value index's hits, :mod:`evoonto.tools.values`): each value is carried in
-            its column's line and the column ranks at least at that score.
+            its column's line and, for a value with letters, the column ranks at least at
+            :data:`VALUE_HIT_SHARE` × that score.
         joins: compact format: table -> the tables it joins (:func:`bridge_tables`), or None.
     Returns:
         verbose: up to ``n`` dicts ``{id, kind, label, snippet, score}`` (score in 0..1, 3 decimals);
@@ -412,12 +416,18 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             own = layout.column_term.get(location)
             if own is None:
                 continue
+            # a number or date found in some column says little about which column the question
+            # means (on a wide schema many hold '2012' or '0.3'): it only rides in a column's line
+            # that is a candidate anyway; a name or code also brings its column in
+            wordy = any(ch.isalpha() for ch in value)
             if location not in groups:
-                groups[location] = {"score": value_score, "doc": own, "location": location, "values": [],
-                                    "matched": True}
+                if not wordy:
+                    continue
+                groups[location] = {"score": 0.0, "doc": own, "location": location, "values": [], "matched": True}
             group = groups[location]
-            group["score"] = max(group["score"], value_score)
-            group["matched"] = group["own"] = True
+            if wordy:
+                group["score"] = max(group["score"], VALUE_HIT_SHARE * value_score)
+                group["matched"] = group["own"] = True
             group.setdefault("found", []).append(value)
     if not groups and layout.terse_floor > budget:
         # nothing matched and the schema does not fit: no arbitrary columns in its place (the
@@ -450,6 +460,13 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             if group["location"]:
                 table = group["location"].partition(".")[0]
                 table_score[table] = max(table_score.get(table, 0.0), group["score"])
+        if asked and table_score:
+            # a family member the query names by its key is a table the query names: its family
+            # ranks with the best table (its keys then come early, its columns at TABLE_PRIOR)
+            best = max(table_score.values())
+            for table in asked:
+                if table in layout.table_columns:
+                    table_score[table] = max(table_score.get(table, 0.0), best)
         if joins:
             table_score.update(bridge_tables(table_score, joins))
         ranked_tables = sorted(table_score.items(), key=lambda pair: -pair[1])
