@@ -67,6 +67,9 @@ TABLE_PRIOR = 0.5
 #: Share of a compact answer's budget given to full lines (the best matches, with type, values and
 #: meaning); the rest names further candidates tersely, table by table, so the budget buys breadth.
 HEAD_SHARE = 0.3
+#: Compact answer: a family member named by its key ranks its family with the best table when
+#: another query word matched the family too ("matched"), always ("always") or never ("off").
+FAMILY_KEY_RANK = "matched"
 #: Compact answer: share of a value-index hit's score (0..1) its column gets (a value that is a
 #: name or code; numbers and dates only ride in lines of columns that are candidates anyway).
 VALUE_HIT_SHARE = 0.5
@@ -460,12 +463,13 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             if group["location"]:
                 table = group["location"].partition(".")[0]
                 table_score[table] = max(table_score.get(table, 0.0), group["score"])
-        if asked and table_score:
+        if asked and table_score and FAMILY_KEY_RANK != "off":
             # a family member the query names by its key is a table the query names: its family
-            # ranks with the best table (its keys then come early, its columns at TABLE_PRIOR)
+            # ranks with the best table (its keys then come early, its columns at TABLE_PRIOR) when
+            # another word of the query matched it too (a year alone also dates rows of other tables)
             best = max(table_score.values())
             for table in asked:
-                if table in layout.table_columns:
+                if table in layout.table_columns and (FAMILY_KEY_RANK == "always" or table_score.get(table, 0.0) > 0):
                     table_score[table] = max(table_score.get(table, 0.0), best)
         if joins:
             table_score.update(bridge_tables(table_score, joins))
