@@ -48,6 +48,7 @@ def test_the_builder_writes_the_default_answer_into_the_tools_graph(tmp_path):
     assert load_settings(ontology).browse.answer_policy() == DEFAULT_ANSWER_POLICY
 
 
+@pytest.mark.slow  # serves an MCP session (in process) over a workspace with a value index: ~2.5 s
 def test_mcp_browse_without_arguments_answers_what_the_benchmark_scores(tmp_path):
     pytest.importorskip("mcp")
     from mcp import Client
