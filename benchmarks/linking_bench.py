@@ -23,14 +23,19 @@ the BM25 list at equal characters; the most often missing columns and values.
 Usage::
 
     python benchmarks/linking_bench.py [--data ../shared/data/spider] [--conditions evoonto,bm25]
-        [--evidence off|on|both] [--databases a,b] [--max-questions N] [--budget 6000]
-        [--format compact|verbose] [-n N] [--resolve each|batch] [--seed 0]
+        [--evidence off|on|both] [--databases a,b] [--max-questions N] [--budget 1500,6000,8000]
+        [--format compact|verbose] [-n N] [--resolve each|batch] [--seed 0] [--build-cache DIR]
+
+Without ``--budget``/``--format``/``--kind`` the evoonto condition is THE default answer
+(:data:`evoonto.evaluation.linking.DEFAULT_POLICY`, what ``browse(q)`` serves by default); every
+printed block names its policy and budget.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import inspect
 import json
 import sys
@@ -58,18 +63,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "spider"))
     parser.add_argument("--benchmark", choices=("auto", "spider", "bird"), default="auto")
+    parser.add_argument("--questions", default=None, metavar="FILE",
+                        help="a Spider-layout question file (db_id, question, query) asked of the databases of "
+                             "--data, e.g. benchmarks/data/wide_schema_questions.json with ../shared/data/wide_schema")
     parser.add_argument("--conditions", default=",".join(ALL), help=f"comma-separated subset of {', '.join(ALL)}")
     parser.add_argument("--evidence", choices=("off", "on", "both"), default=None,
                         help="append BIRD evidence to the query (default: both on BIRD, off on Spider)")
     parser.add_argument("--databases", default=None, help="comma-separated db ids (default: all)")
     parser.add_argument("--max-questions", type=int, default=None, help="held-out questions per round and database")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--budget", type=int, default=6000,
-                        help="characters read per question (browse + resolve answers; the BM25 list's size)")
-    parser.add_argument("--format", choices=("compact", "verbose"), default="compact")
+    parser.add_argument("--budget", default=None,
+                        help="characters read per question (browse + resolve answers; the BM25 list's size); a "
+                             "comma-separated list (1500,6000,8000) runs each budget on the same builds (default: "
+                             "the default answer's budget, DEFAULT_ANSWER_POLICY)")
+    parser.add_argument("--format", choices=("compact", "verbose"), default=None,
+                        help="browse answer format (default: the default answer's, DEFAULT_ANSWER_POLICY)")
+    parser.add_argument("--build-cache", default=None, metavar="DIR",
+                        help="keep built ontologies in DIR and reuse them while the database, the construction "
+                             "questions and the builder's code are unchanged (evaluation.conditions.BuildCache)")
     parser.add_argument("-n", type=int, default=None,
                         help="browse hits (default: the tool's default; compact: the budget decides)")
-    parser.add_argument("--kind", default="term")
+    parser.add_argument("--kind", default=None, help="browse kind (default: the default answer's, term)")
     parser.add_argument("--resolve", choices=("each", "batch"), default="each")
     parser.add_argument("--runs", default=None, help="output folder (default: a temporary folder)")
     args = parser.parse_args(argv)
@@ -77,11 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     from evoonto.builder.pipeline import build
     from evoonto.evaluation.benchmarks import find_database, load_benchmark, schema_ddl
     from evoonto.evaluation.conditions import Conditions
-    from evoonto.evaluation.linking import LinkingPolicy
+    from evoonto.evaluation.linking import DEFAULT_POLICY
     from evoonto.evaluation.runner import EvalConfig, format_summary
     from evoonto.experiment import run_evaluation
 
     data = Path(args.data)
+    if args.questions:
+        data = with_questions(Path(args.questions), data)
     benchmark = detect_benchmark(data) if args.benchmark == "auto" else args.benchmark
     conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
     unknown = [c for c in conditions if c not in ALL]
@@ -98,13 +114,16 @@ def main(argv: list[str] | None = None) -> int:
     bench = load_benchmark(benchmark, data)
     # plain "evoonto" reads no documentation here: "evoonto+dictionary" is the condition that adds it
     shared = Conditions(verified_of=lambda questions: [{"question": q.text, "sql": bench.gold[q.id].sql}
-                                                       for q in questions], documentation=False)
+                                                       for q in questions], documentation=False,
+                        build_cache=Path(args.build_cache) if args.build_cache else None)
+    budgets = [int(b) for b in str(args.budget).split(",")] if args.budget else [DEFAULT_POLICY.budget_chars]
     runs = Path(args.runs) if args.runs else Path(tempfile.mkdtemp(prefix="evoonto-linking-"))
     databases = args.databases.split(",") if args.databases else None
     ddl: dict[str, int] = {}
-    for with_evidence in settings:
-        policy = LinkingPolicy(n=args.n, budget_chars=args.budget, kind=args.kind, resolve=args.resolve,
-                               format=args.format, evidence=with_evidence)
+    for budget, with_evidence in ((b, e) for b in budgets for e in settings):
+        policy = dataclasses.replace(DEFAULT_POLICY, n=args.n, budget_chars=budget,
+                                     kind=args.kind or DEFAULT_POLICY.kind, resolve=args.resolve,
+                                     format=args.format or DEFAULT_POLICY.format, evidence=with_evidence)
         config = EvalConfig(benchmark=benchmark, data=data, scorer="linking", seed=args.seed, out=runs,
                             conditions=tuple(conditions), databases=databases, max_questions=args.max_questions,
                             policy=policy)
@@ -113,8 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         elapsed = time.perf_counter() - started
         label = "with evidence" if with_evidence else "question only"
         print(f"\n=== {data.name} ({benchmark}), {label}, reciprocal two-fold (seed {args.seed}), "
-              f"policy {policy.to_json()}")
-        print(format_summary(result, "linking"))
+              f"{policy.describe()}: {policy.to_json()}")
+        print(format_summary(result, "linking", policy=policy))
         for r in result.rows:
             if r["db_id"] not in ddl:
                 ddl[r["db_id"]] = len(schema_ddl(find_database(data, r["db_id"])))
@@ -135,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             found = {n: sum(len(analysis_columns(bench, q)) - len(rows[q]["missing_columns"]) for q in common)
                      for n, rows in (("evoonto", mine), ("bm25", theirs))}
             total = sum(len(analysis_columns(bench, q)) for q in common)
-            print(f"gold columns surfaced at equal characters ({args.budget} per answer): evoonto {found['evoonto']} "
+            print(f"gold columns surfaced at equal characters ({budget} per answer): evoonto {found['evoonto']} "
                   f"/ {total}, BM25 table.column list {found['bm25']} / {total}")
         rows = [r for r in result.rows if r["condition"] == "evoonto"]
         if rows:
@@ -156,6 +175,23 @@ def main(argv: list[str] | None = None) -> int:
             print("most often missing values:", ", ".join(f"{v!r} ({n})" for v, n in missing_vals.most_common(12)))
         print(f"elapsed {elapsed:.1f} s; results in {result.folder}")
     return 0
+
+
+def with_questions(questions: Path, data: Path) -> Path:
+    """A temporary benchmark folder: ``questions`` as its ``dev.json`` and, for each ``db_id`` it
+    names, a link ``<db_id>.sqlite`` to that database under ``data`` (any layout
+    :func:`evoonto.evaluation.benchmarks.find_database` reads)."""
+    from evoonto.evaluation.benchmarks import find_database
+
+    rows = json.loads(questions.read_text(encoding="utf-8"))
+    folder = Path(tempfile.mkdtemp(prefix="evoonto-questions-"))
+    (folder / "dev.json").write_text(json.dumps(rows), encoding="utf-8")
+    for db_id in sorted({r["db_id"] for r in rows}):
+        found = find_database(data, db_id)
+        if found is None:
+            sys.exit(f"linking_bench: database {db_id!r} of {questions} not found under {data}")
+        (folder / f"{db_id}.sqlite").symlink_to(found.resolve())
+    return folder
 
 
 def analysis_columns(bench, question_id: str) -> frozenset:

@@ -386,7 +386,7 @@ def _step_browse(state: _State) -> list[str]:
     lines = []
     first_id = None
     for query in BROWSE_EXAMPLES:
-        hits = tools.browse(query, n=3)
+        hits = tools.browse(query, n=3, format="verbose")
         shown = "; ".join(f"{h['label']} [{h['kind']}] {h['score']:.2f}" for h in hits) or "no hits"
         lines.append(f"browse({query!r}) -> {shown}")
         if hits and first_id is None:

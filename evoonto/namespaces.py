@@ -82,6 +82,8 @@ class EVO(DefinedNamespace):
 
     # datatype properties
     aggregation: URIRef  # aggregation
+    answerBudget: URIRef  # answer budget
+    answerFormat: URIRef  # answer format
     candidateScore: URIRef  # candidate score
     changeKind: URIRef  # change kind
     condition: URIRef  # condition

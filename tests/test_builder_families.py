@@ -65,7 +65,7 @@ def test_build_makes_one_family_term_and_browse_finds_it_by_member(tmp_path: Pat
     # member tables other than the representative get no Terms of their own
     located = {loc.split(".")[0] for d in terms for loc in d.locations}
     assert "daily_weather_1985" in located and not located & {f"daily_weather_{y}" for y in range(1986, 1995)}
-    hits = tools.browse("daily weather 1990", kind="term", n=5)
+    hits = tools.browse("daily weather 1990", kind="term", n=5, format="verbose")
     assert hits and "table family" in hits[0]["label"], hits
     assert "daily_weather_{n}" in tools.resolve([hits[0]["id"]])["records"][0].get("definition", "") or any(
         "daily_weather_{n}" in str(v) for v in tools.resolve([hits[0]["id"]])["records"][0].values())

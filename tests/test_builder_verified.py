@@ -88,18 +88,18 @@ def test_revenue_metric_has_its_expression_derivations_and_cites_the_queries(bui
 @pytest.mark.slow
 def test_browse_revenue_finds_the_metric_with_its_expression_and_the_queries(built):
     _result, _onto, tools = built
-    hits = tools.browse("revenue")
+    hits = tools.browse("revenue", format="verbose")
     assert hits[0]["label"] == "Revenue" and REVENUE in hits[0]["snippet"]
-    questions = [h for h in tools.browse("revenue", kind="any", n=8) if h["kind"] == "verified"]
+    questions = [h for h in tools.browse("revenue", kind="any", n=8, format="verbose") if h["kind"] == "verified"]
     assert len(questions) == 4 and all("revenue" in h["label"].lower() for h in questions)
-    monthly = tools.browse("Show the monthly revenue trend for 2023.", kind="verified", n=1)
+    monthly = tools.browse("Show the monthly revenue trend for 2023.", kind="verified", n=1, format="verbose")
     assert monthly[0]["id"].endswith("monthly-revenue-2023")
 
 
 @pytest.mark.slow
 def test_resolve_of_the_metric_lists_the_verified_queries_as_examples(built):
     _result, _onto, tools = built
-    record = tools.resolve([tools.browse("revenue")[0]["id"]])["records"][0]
+    record = tools.resolve([tools.browse("revenue", format="verbose")[0]["id"]])["records"][0]
     examples = record["examples"]
     assert examples and all(e["id"].startswith("verified/") and "SUM(il.UnitPrice * il.Quantity)" in e["sql"]
                             for e in examples)
@@ -110,7 +110,7 @@ def test_resolve_of_the_metric_lists_the_verified_queries_as_examples(built):
 def test_date_grains_named_filter_and_joins_are_mined(built):
     result, onto, tools = built
     content = result.graphs["content"]
-    assert tools.browse("monthly", n=1)[0]["label"] == "invoice date by month"
+    assert tools.browse("monthly", n=1, format="verbose")[0]["label"] == "invoice date by month"
     long_filter = next(c for c in content.subjects(RDF.type, EVO.Constraint)
                        if Literal("long") in set(content.objects(c, EVO.triggerKeyword)))
     assert str(content.value(long_filter, EVO.condition)) == "Track.Milliseconds > 300000"

@@ -89,7 +89,7 @@ def test_policy_drops_lowest_ranked_hits_to_fit_the_budget():
     assert [r["id"] for r in resolved["records"]] == ["t0", "t1"]
     # the over-budget answers were not shown, so only the call whose answer was read is in the trajectory
     assert [e["tool"] for e in events] == ["browse", "resolve"]
-    assert events[0]["arguments"] == {"q": "q", "kind": "term", "n": 5}
+    assert events[0]["arguments"] == {"q": "q", "kind": "term", "format": "verbose", "n": 5}
     assert events[1]["arguments"]["ids"] == ["t0", "t1"]
 
 
@@ -166,7 +166,7 @@ def test_conditions_on_a_real_database(spider_folder):
     workload = [Question(id=f"cs/{i}", text=q, db_id="cs") for i, (q, _) in enumerate(QUESTIONS[:4])]
     conditions = Conditions()
     base = conditions.prepare("baseline", "cs", db, workload)
-    hits = base.tools.browse("Country", n=3)
+    hits = base.tools.browse("Country", n=3, format="verbose")
     assert hits and hits[0]["label"] == "Country"
     record = base.tools.resolve([hits[0]["id"]])["records"][0]
     assert not record.get("altLabel") and not record.get("evidence") and not record.get("relations")

@@ -42,7 +42,7 @@ def test_tokenizer_splits_identifiers():
 
 
 def test_browse_ranks_label_match_first(tools):
-    hits = tools.browse("average singer age")
+    hits = tools.browse("average singer age", format="verbose")
     assert hits[0]["id"] == "term/cs/singer-age"
     assert set(hits[0]) == {"id", "kind", "label", "snippet", "score"}
     assert hits[0]["kind"] == "term" and hits[0]["label"] == "Singer age"
@@ -52,43 +52,43 @@ def test_browse_ranks_label_match_first(tools):
 
 
 def test_browse_synonym_and_column_name(tools):
-    assert tools.browse("nationality")[0]["id"] == "term/cs/country"
-    assert tools.browse("artist")[0]["id"] == "term/cs/singer"
-    assert tools.browse("Status")[0]["id"] == "term/cs/legal-status"
+    assert tools.browse("nationality", format="verbose")[0]["id"] == "term/cs/country"
+    assert tools.browse("artist", format="verbose")[0]["id"] == "term/cs/singer"
+    assert tools.browse("Status", format="verbose")[0]["id"] == "term/cs/legal-status"
 
 
 def test_browse_value_hit_from_evidence(tools):
-    hits = tools.browse("Banned")
+    hits = tools.browse("Banned", format="verbose")
     assert hits[0]["id"] == "term/cs/legal-status"
     assert 'value "Banned"' in hits[0]["snippet"]
 
 
 def test_browse_misspelling_is_corrected(tools):
-    assert tools.browse("nationalty")[0]["id"] == "term/cs/country"
+    assert tools.browse("nationalty", format="verbose")[0]["id"] == "term/cs/country"
 
 
 def test_browse_kinds(tools):
-    assert {h["kind"] for h in tools.browse("banned", kind="constraint")} == {"constraint"}
-    assert tools.browse("banned", kind="constraint")[0]["id"] == "constraint/banned"
-    assert tools.browse("Age", kind="mapping")[0]["label"] == "singer.Age"
-    rel = tools.browse("concert year singer", kind="relation")
+    assert {h["kind"] for h in tools.browse("banned", kind="constraint", format="verbose")} == {"constraint"}
+    assert tools.browse("banned", kind="constraint", format="verbose")[0]["id"] == "constraint/banned"
+    assert tools.browse("Age", kind="mapping", format="verbose")[0]["label"] == "singer.Age"
+    rel = tools.browse("concert year singer", kind="relation", format="verbose")
     assert rel[0]["id"] == "relation/Association/r1" and "Association" in rel[0]["label"]
-    assert tools.browse("status", kind="evidence")[0]["id"] == "evidence/status1"
-    assert {h["kind"] for h in tools.browse("singer", kind="any", n=20)} >= {"term", "mapping"}
+    assert tools.browse("status", kind="evidence", format="verbose")[0]["id"] == "evidence/status1"
+    assert {h["kind"] for h in tools.browse("singer", kind="any", n=20, format="verbose")} >= {"term", "mapping"}
 
 
 def test_browse_skips_deprecated_terms(tools):
-    assert all(h["id"] != "term/cs/old-age" for h in tools.browse("obsolete singer age", n=10))
+    assert all(h["id"] != "term/cs/old-age" for h in tools.browse("obsolete singer age", n=10, format="verbose"))
 
 
 def test_browse_no_match_is_empty(tools):
-    assert tools.browse("zzzqqq xxyyzz") == []
-    assert tools.browse("???") == []
+    assert tools.browse("zzzqqq xxyyzz", format="verbose") == []
+    assert tools.browse("???", format="verbose") == []
 
 
 def test_browse_n_and_default(tools):
-    assert len(tools.browse("singer", kind="any", n=2)) == 2
-    assert len(tools.browse("singer", kind="any")) <= 5
+    assert len(tools.browse("singer", kind="any", n=2, format="verbose")) == 2
+    assert len(tools.browse("singer", kind="any", format="verbose")) <= 5
 
 
 @pytest.mark.parametrize("args, message", [
@@ -106,19 +106,20 @@ def test_browse_n_and_default(tools):
 def test_browse_rejects_bad_arguments(tools, args, message):
     q, kind, n = (list(args) + ["term", None])[:3]
     with pytest.raises(ToolArgumentError, match=message):
-        tools.browse(q, kind=kind, n=n)
+        tools.browse(q, kind=kind, n=n, format="verbose")
 
 
 def test_browse_treats_sparql_looking_queries_as_text():
     onto = load()
     tools = OntologyTools(onto)
     quads = onto.store.count()
-    baseline = tools.browse("singer", kind="any")
+    baseline = tools.browse("singer", kind="any", format="verbose")
     assert baseline
     for q in ['"} } ; DROP ALL ; SELECT * WHERE { ?s ?p ?o', "') UNION { ?s ?p ?o } #", "<http://x> ?s"]:
-        assert isinstance(tools.browse(q, kind="any"), list)
+        assert isinstance(tools.browse(q, kind="any", format="verbose"), list)
     assert onto.store.count() == quads  # the store is untouched (no DROP ALL ran)
-    assert OntologyTools(onto).browse("singer", kind="any") == baseline  # a fresh index sees the same data
+    # a fresh index sees the same data
+    assert OntologyTools(onto).browse("singer", kind="any", format="verbose") == baseline
 
 
 def test_settings_from_tools_graph_change_browse():
@@ -135,9 +136,9 @@ def test_settings_from_tools_graph_change_browse():
     assert tools.settings.browse.max_results == 2
     assert set(tools.settings.browse.weights) == {"definition"}
     with pytest.raises(ToolArgumentError, match="from 1 to 2"):
-        tools.browse("age", n=3)
-    assert tools.browse("nationality") == []          # synonyms are no longer searched
-    assert tools.browse("performer")[0]["id"] == "term/cs/singer"  # definitions are
+        tools.browse("age", n=3, format="verbose")
+    assert tools.browse("nationality", format="verbose") == []          # synonyms are no longer searched
+    assert tools.browse("performer", format="verbose")[0]["id"] == "term/cs/singer"  # definitions are
 
 
 def test_index_is_built_once_per_version():
@@ -151,11 +152,12 @@ def test_index_follows_a_replaced_store(tmp_path):
     from evoonto.workspace import Workspace
 
     ws = Workspace.init(tmp_path / "ws", base_iri=BASE)
-    assert OntologyTools(ws.ontology, version=ws.version).browse("singer age") == []
+    assert OntologyTools(ws.ontology, version=ws.version).browse("singer age", format="verbose") == []
     store = OxigraphStore()
     store.load_quads(parse_rdf_file(FIXTURE))
     ws.replace_base({name: store.graph(name) for name in ("catalog", "content", "tools")}, validate_shapes=False)
-    assert OntologyTools(ws.ontology, version=ws.version).browse("singer age")[0]["id"] == "term/cs/singer-age"
+    hits = OntologyTools(ws.ontology, version=ws.version).browse("singer age", format="verbose")
+    assert hits[0]["id"] == "term/cs/singer-age"
 
 
 def _column_doc(table: str, column: str, label: str, definition: str, ordinal: int, key: bool = False):

@@ -37,7 +37,7 @@ def test_fuzzy_weight_comes_from_the_tools_graph():
     tools = with_settings(fuzzyWeight=0.0)
     assert tools.settings.browse.fuzzy_weight == 0.0
     # no fuzzy share: scores are the normalised BM25 part only, the best hit scores 1
-    assert tools.browse("average singer age")[0]["score"] == 1.0
+    assert tools.browse("average singer age", format="verbose")[0]["score"] == 1.0
     assert with_settings(fuzzyWeight=1.5).settings.browse.fuzzy_weight == 0.3   # out of range: ignored
     assert with_settings(fuzzyWeight=-1).settings.browse.fuzzy_weight == 0.3
 
@@ -52,8 +52,9 @@ def test_documents_do_not_depend_on_triple_order():
     forward = snapshot(gather_documents(load(quads)))
     backward = snapshot(gather_documents(load(list(reversed(quads)))))
     assert forward == backward
-    assert [h["id"] for h in OntologyTools(load(quads)).browse("singer", kind="any", n=10)] == \
-        [h["id"] for h in OntologyTools(load(list(reversed(quads)))).browse("singer", kind="any", n=10)]
+    ids = [[h["id"] for h in OntologyTools(load(order)).browse("singer", kind="any", n=10, format="verbose")]
+           for order in (quads, list(reversed(quads)))]
+    assert ids[0] == ids[1]
 
 
 def test_hits_per_column_collapses_results_mapping_one_column():
@@ -79,15 +80,16 @@ def test_hits_per_column_collapses_results_mapping_one_column():
     query = "country of singers from France or Japan"
     plain = tools()
     assert plain.settings.browse.hits_per_column == 0  # default: no collapsing
-    before = [h["label"] for h in plain.browse(query, n=10)]
+    before = [h["label"] for h in plain.browse(query, n=10, format="verbose")]
     assert {"France country", "Japan country", "Singer country"} <= set(before)
     collapsed = tools(hitsPerColumn=1)
     assert collapsed.settings.browse.hits_per_column == 1
-    after = [h["label"] for h in collapsed.browse(query, n=10)]
+    after = [h["label"] for h in collapsed.browse(query, n=10, format="verbose")]
     on_country = [label for label in after if label in ("France country", "Japan country", "Singer country")]
     assert len(on_country) == 1 and on_country[0] == next(b for b in before if b in on_country)  # the best one
     assert [label for label in before if label in after] == after[:len([b for b in before if b in after])]
-    assert tools(hitsPerColumn=2).browse(query, n=10) != collapsed.browse(query, n=10)
+    two = tools(hitsPerColumn=2).browse(query, n=10, format="verbose")
+    assert two != collapsed.browse(query, n=10, format="verbose")
     assert tools(hitsPerColumn=-2).settings.browse.hits_per_column == 0  # malformed: ignored
 
 

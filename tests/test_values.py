@@ -128,12 +128,12 @@ def test_browse_reports_a_value_no_evidence_sampled(db: Path, tmp_path: Path):
         ontology = write_workspace(build([src]), tmp_path / "ws").ontology
         tools = OntologyTools(ontology)
         # 400 distinct first names: the Evidence samples a few, not 'Rosalind359'
-        plain = tools.browse("Rosalind359", kind="term", n=5)
+        plain = tools.browse("Rosalind359", kind="term", n=5, format="verbose")
         assert not any("Rosalind359" in h["snippet"] for h in plain)
         index = workspace_value_index(tmp_path / "ws", {src.id: src})
         assert index is not None and (tmp_path / "ws" / "cache" / "values.sqlite").is_file()
         tools = OntologyTools(ontology, value_index=index)
-        hits = tools.browse("Rosalind359", kind="term", n=5)
+        hits = tools.browse("Rosalind359", kind="term", n=5, format="verbose")
     top = [h for h in hits if "Rosalind359" in h["snippet"]]
     assert top and top[0]["label"] and "person.first_name" in top[0]["snippet"]
     assert 'value "Rosalind359" in person.first_name (exact)' in top[0]["snippet"]

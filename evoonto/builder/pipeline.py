@@ -39,6 +39,7 @@ from evoonto.iris import IriFactory
 from evoonto.lexicon import Lexicon
 from evoonto.namespaces import bind_prefixes
 from evoonto.store import OxigraphStore
+from evoonto.tools.settings import answer_settings_triples
 from evoonto.workspace import (
     BACKUP_DIR, Workspace, check_workspace_target, describe_workspace, register_builder, workspace_base_iri,
     write_build,
@@ -57,6 +58,8 @@ __all__ = ["BuildResult", "StoreGraphs", "SourceReport", "build", "build_clock",
 DEFAULT_BASE_IRI = "https://example.org/evoonto/build/"
 #: The steps reported to ``progress`` for every source, in order.
 STEPS = ("harvest", "profile", "propose", "verify", "construct")
+#: The graphs a build makes (:attr:`BuildResult.graphs`).
+BUILT_GRAPHS = ("catalog", "content", "tools")
 
 
 @dataclass
@@ -216,7 +219,7 @@ class StoreGraphs(MutableMapping):
         """The store, when it still holds every graph as given here (no graph set or deleted, no
         copy changed, see :meth:`changed`), else ``None``."""
         store = self.store
-        if store is None or self.changed() or set(self._names) != {"catalog", "content"}:
+        if store is None or self.changed() or set(self._names) != set(BUILT_GRAPHS):
             return None
         return store
 
@@ -233,7 +236,9 @@ class BuildResult:
     """What :func:`build` returns.
 
     Attributes:
-        graphs: ``{"catalog": Graph, "content": Graph}`` (the tools graph is left to the tool layer).
+        graphs: ``{"catalog": Graph, "content": Graph, "tools": Graph}`` (tools: the default browse
+            answer, :data:`evoonto.tools.settings.DEFAULT_ANSWER_POLICY`, as ``evo:answerFormat`` and
+            ``evo:answerBudget``; other tool settings are left to their defaults).
             For a build, a :class:`StoreGraphs`: each rdflib graph is copied from the build's
             Oxigraph store on first access (a build that is only written never makes one).
         counts: totals over sources: terms, mappings, evidence, probes, constraints, relations, and
@@ -565,7 +570,9 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
     totals["document_links"] = _ground(content, store)
     store.add(documented, "catalog")
     content.close()
-    result = BuildResult(StoreGraphs(store, ("catalog", "content")), totals, rejected, reports,
+    # the tool settings the version serves, explicit (issue 33): the default browse answer
+    store.add(answer_settings_triples(iris.tools("browse")), "tools")
+    result = BuildResult(StoreGraphs(store, BUILT_GRAPHS), totals, rejected, reports,
                          chosen.name, iris.base, clock)
     if validate:
         result.validation = _validate(result)

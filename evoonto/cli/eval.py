@@ -6,6 +6,8 @@ import argparse
 
 from evoonto.cli import add_workspace_option
 
+from evoonto.tools.settings import DEFAULT_ANSWER_POLICY
+
 HELP = "evaluate baseline / full-schema / evoonto on Spider or BIRD (schema-linking recall or EX)"
 
 DESCRIPTION = """\
@@ -14,7 +16,10 @@ Evaluate on a benchmark with the reciprocal k-fold protocol: the questions of ev
 tested on the held-out fold; then the folds swap. Gold SQL is read only by the scorers.
 
 Scorers:
-  linking  offline schema-linking recall of a deterministic browse+resolve policy (default)
+  linking  offline schema-linking recall of a deterministic retrieval policy (default scorer); the
+           default policy is what an agent gets from browse(q) by default: one compact answer within
+           {budget:,} characters (--budget changes the budget, --format verbose: browse n hits, then
+           resolve them within the budget); the summary names the policy and its budget
   ex       execution accuracy and VES of a Claude ReAct agent (needs --agent and ANTHROPIC_API_KEY),
            or, with --predictions FILE, of an existing prediction file (no agent, no folds)
 
@@ -32,7 +37,7 @@ starts with EX and gives the accuracy and the rules; per-question results go to 
 Conditions:
   baseline  raw schema only (bare table/column terms) behind browse/resolve
   full      schema DDL + the whole ontology layer pasted into the prompt (size reference)
-  evoonto   manifest + browse/resolve over the built ontology
+  evoonto   manifest + browse/resolve over the built ontology (scored with the linking policy)
 
 Writes per-question results (JSON Lines), summary.json and config.json under RUNS/<run id>/; the
 splits are stored once (WORKSPACE/splits.json, or RUNS/splits-<benchmark>.json) and reused.
@@ -42,7 +47,7 @@ Example:
   evoonto eval --benchmark spider --data DIR --scorer ex --agent anthropic:claude-sonnet-5-5 --db concert_singer
   evoonto eval --benchmark spider --data ../shared/data/spider --scorer ex --predictions pred.sql
   evoonto eval --benchmark bird --data minidev/ --scorer ex --predictions predict_dev.json --ves-iterations 100
-"""
+""".replace("{budget:,}", f"{DEFAULT_ANSWER_POLICY.budget:,}")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -67,11 +72,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--runs", default=None, metavar="DIR",
                         help="folder for run outputs (default WORKSPACE/runs with --workspace, else ./runs)")
     parser.add_argument("--budget", type=int, default=None, metavar="CHARS",
-                        help="linking policy: characters read per question, browse + resolve answers (default 8000)")
+                        help="linking policy: characters read per question (default "
+                             f"{DEFAULT_ANSWER_POLICY.budget}, the default answer's budget)")
+    parser.add_argument("--format", choices=("compact", "verbose"), default=None,
+                        help=f"linking policy: browse answer format (default {DEFAULT_ANSWER_POLICY.format}, the "
+                             "default answer; verbose: browse hits, then resolve them within the budget)")
     parser.add_argument("-n", type=int, default=None, metavar="N",
-                        help="linking policy: browse hits (default: the browse tool's default, 8 unless patched)")
+                        help="linking policy: browse hits (verbose; default the browse tool's default, 8 unless "
+                             "patched) or full lines at most (compact; default: the budget decides)")
     parser.add_argument("--resolve", choices=("each", "batch"), default=None,
-                        help="linking policy: resolve each hit separately (default) or all hits in one call")
+                        help="linking policy, verbose format: resolve each hit separately (default) or all hits "
+                             "in one call")
     parser.add_argument("--max-turns", type=int, default=None, metavar="N", help="agent turns per question")
     parser.add_argument("--max-tokens", type=int, default=None, metavar="N",
                         help="agent input+output token budget per question")
@@ -100,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
     from evoonto.errors import ConfigurationError
     from evoonto.evaluation.conditions import CONDITIONS
-    from evoonto.evaluation.linking import LinkingPolicy
+    from evoonto.evaluation.linking import DEFAULT_POLICY
     from evoonto.evaluation.runner import EvalConfig, format_summary
     from evoonto.experiment import run_evaluation
 
@@ -124,10 +135,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigurationError(f"--data {data} does not exist")
     if args.folds < 2:
         raise ConfigurationError("--folds must be at least 2")
-    policy = LinkingPolicy()
-    policy = dataclasses.replace(policy, **{k: v for k, v in (("budget_chars", args.budget), ("n", args.n),
-                                                                  ("resolve", args.resolve))
-                                            if v is not None})
+    chosen_policy = (("budget_chars", args.budget), ("n", args.n), ("resolve", args.resolve), ("format", args.format))
+    policy = dataclasses.replace(DEFAULT_POLICY, **{k: v for k, v in chosen_policy if v is not None})
     if (policy.n is not None and policy.n < 1) or policy.budget_chars < 1:
         raise ConfigurationError("-n and --budget must be positive")
     chosen = args.workspace or os.environ.get("EVOONTO_WORKSPACE")
@@ -145,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         warnings.showwarning = lambda message, *rest, **kw: print(f"evoonto: warning: {message}", file=sys.stderr)
         result = run_evaluation(config, progress=not args.no_progress)
-    print(format_summary(result, args.scorer))
+    print(format_summary(result, args.scorer, policy=policy if args.scorer == "linking" else None))
     if args.scorer == "ex":
         from evoonto.evaluation.execution import rules_for
 

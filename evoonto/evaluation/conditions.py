@@ -73,10 +73,20 @@ class Context:
     lister: Callable[[str, int], list[str]] | None = None
 
 
-def _tools_for(ontology, db_id: str, database: Path):
+def condition_tools(ontology, db_id: str, database: Path, values_folder: Path | None = None):
+    """OntologyTools over ``ontology`` with the database as source ``db_id``; with ``values_folder``
+    also the database's value index (``<folder>/<db_id>.values.sqlite``, built once), as
+    ``evoonto serve`` attaches one, so the tools answer as the served default does."""
     from evoonto.tools.toolkit import OntologyTools
 
-    return OntologyTools(ontology, sources={db_id: str(database)})
+    tools = OntologyTools(ontology, sources={db_id: str(database)})
+    if values_folder is not None:
+        from evoonto.tools.values import ensure_value_index
+
+        Path(values_folder).mkdir(parents=True, exist_ok=True)
+        tools.value_index = ensure_value_index(Path(values_folder) / f"{db_id}.values.sqlite",
+                                               {db_id: tools.source(db_id)})
+    return tools
 
 
 def build_evoonto_ontology(database: Path, workload: Sequence, *, proposer: str = "offline",
@@ -196,17 +206,97 @@ class BM25ColumnList:
 
     def __call__(self, query: str, budget: int) -> list[str]:
         """Names best first (BM25 score, then the unmatched ones in schema order) while the list's
-        compact JSON fits ``budget`` characters (at least one name)."""
+        compact JSON (exactly as :func:`evoonto.evaluation.linking.compact_json` prints it: escaped
+        quotes, brackets and separators counted) fits ``budget`` characters (at least one name)."""
+        from evoonto.evaluation.linking import compact_json
+
         scores = self.index.scores(self._tokenize(query), {"column": 1.0})
         order = sorted(range(len(self.names)), key=lambda i: (-float(scores[i]), i))
         out: list[str] = []
-        size = 1
+        size = 1  # the brackets; each name adds its JSON string and one separator (or the "]")
         for i in order:
-            size += len(self.names[i]) + 3  # quotes and separator of the JSON string
+            size += len(compact_json(self.names[i])) + 1
             if out and size > budget:
                 break
             out.append(self.names[i])
         return out
+
+
+#: Package folders and modules whose code cannot change what the builder makes (the retrieval
+#: tools, the scorers, the command line, the server): a build cache key leaves them out, so tuning
+#: ranking keeps the cached builds and any change elsewhere rebuilds.
+_NOT_BUILDER = ("tools/browse.py", "tools/index.py", "tools/values.py", "tools/manifest.py", "tools/toolkit.py",
+                "evaluation/", "cli/", "server.py", "viz/", "evolution/", "demo.py", "experiment.py")
+
+
+def builder_fingerprint() -> str:
+    """SHA-256 (16 hex digits) of the package's code and data files that the builder may read
+    (every ``evoonto/**`` file but :data:`_NOT_BUILDER`, plus ``vocab/`` and ``shapes/``)."""
+    import hashlib
+
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    files = [f for f in sorted(root.rglob("*")) if f.is_file() and f.suffix in (".py", ".tsv", ".ttl", ".json")
+             and "__pycache__" not in f.parts
+             and not str(f.relative_to(root)).replace("\\", "/").startswith(_NOT_BUILDER)]
+    for extra in ("vocab", "shapes"):
+        folder = root.parent / extra
+        if folder.is_dir():
+            files += sorted(folder.glob("*.ttl"))
+    for f in files:
+        digest.update(str(f.name).encode() + b"\0" + f.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+class BuildCache:
+    """Built ontologies kept on disk between benchmark runs (``linking_bench.py --build-cache DIR``).
+
+    An entry is the build's store as N-Quads, keyed by SHA-256 of the condition, database file
+    (path, size, modification time), workload question ids and texts, build options and
+    :func:`builder_fingerprint`; a changed builder or input builds again. Only for benchmarks: a
+    workspace keeps its own build.
+
+    Args:
+        folder: where entries are written (created when missing).
+    """
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+
+    def key(self, variant: str, db_id: str, database: Path, questions: Sequence, options: dict[str, Any]) -> str:
+        """The entry name (hex) of one build."""
+        import hashlib
+        import json
+
+        st = Path(database).stat()
+        parts = {"variant": variant, "db": db_id, "database": [str(Path(database).resolve()), st.st_size,
+                                                               st.st_mtime_ns],
+                 "questions": [[q.id, q.text] for q in questions], "options": options,
+                 "builder": builder_fingerprint()}
+        return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
+
+    def load(self, key: str):
+        """The cached ontology of ``key`` or None."""
+        from evoonto.ontology import Ontology
+        from evoonto.store import OxigraphStore, parse_rdf_file
+
+        path = self.folder / f"{key}.nq"
+        if not path.exists():
+            return None
+        store = OxigraphStore()
+        store.load_quads(parse_rdf_file(path))
+        base = (self.folder / f"{key}.base").read_text(encoding="utf-8").strip()
+        return Ontology(store, base_iri=base)
+
+    def save(self, key: str, ontology) -> None:
+        """Write ``ontology``'s store under ``key`` (atomically)."""
+        import pyoxigraph as ox
+
+        from evoonto.fileio import atomic_write
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.folder / f"{key}.base", ontology.base_iri.encode())
+        atomic_write(self.folder / f"{key}.nq", ontology.store.dump(ox.RdfFormat.N_QUADS))
 
 
 class Conditions:
@@ -224,18 +314,39 @@ class Conditions:
         documentation: whether the plain ``evoonto`` condition reads the sources' documentation
             (default True, as ``evoonto build`` does; the linking benchmark passes False so that
             ``evoonto+dictionary`` is the condition that adds it). ``evoonto+verified`` follows it.
+        build_cache: a :class:`BuildCache` folder: built ontologies are read from it when their
+            inputs and the builder are unchanged, and written to it after a build.
+        value_index: give the evoonto conditions' tools the database's value index, as ``evoonto
+            serve`` does (default True), so they answer what the served default answers.
     """
 
     def __init__(self, *, proposer: str = "offline",
                  ontology_provider: Callable[[str, Path, Sequence], Any] | None = None,
-                 verified_of: Callable[[Sequence], list[dict]] | None = None, documentation: bool = True):
+                 verified_of: Callable[[Sequence], list[dict]] | None = None, documentation: bool = True,
+                 build_cache: Path | None = None, value_index: bool = True):
         self.proposer = proposer
+        self.build_cache = BuildCache(build_cache) if build_cache is not None else None
+        #: where the evoonto conditions keep each database's value index (the build cache, else a
+        #: temporary folder made on first use); ``value_index=False`` serves none
+        self.value_index = value_index
+        self._values_folder: Path | None = Path(build_cache) / "values" if build_cache is not None else None
         self.documentation = documentation
         self.ontology_provider = ontology_provider
         self.verified_of = verified_of
         self._evoonto: dict[tuple, Any] = {}
         self._baseline: dict[str, Any] = {}
         self._lists: dict[str, BM25ColumnList] = {}
+
+    @property
+    def values_folder(self) -> Path | None:
+        """Folder of the value indexes (None when ``value_index`` is off)."""
+        if not self.value_index:
+            return None
+        if self._values_folder is None:
+            import tempfile
+
+            self._values_folder = Path(tempfile.mkdtemp(prefix="evoonto-values-"))
+        return self._values_folder
 
     def evoonto_tools(self, db_id: str, database: Path, workload: Sequence, *, variant: str = "evoonto"):
         """OntologyTools over the (cached) evoonto ontology of this database and workload
@@ -260,8 +371,15 @@ class Conditions:
             if self.ontology_provider is not None and variant == "evoonto":
                 ontology = self.ontology_provider(db_id, database, questions)
             else:
-                ontology = build_evoonto_ontology(database, questions, proposer=self.proposer, options=options)
-            self._evoonto[key] = _tools_for(ontology, db_id, database)
+                cache, entry = self.build_cache, ""
+                if cache is not None:
+                    entry = cache.key(variant, db_id, database, questions, {**options, "proposer": self.proposer})
+                ontology = cache.load(entry) if cache is not None else None
+                if ontology is None:
+                    ontology = build_evoonto_ontology(database, questions, proposer=self.proposer, options=options)
+                    if cache is not None:
+                        cache.save(entry, ontology)
+            self._evoonto[key] = condition_tools(ontology, db_id, database, self.values_folder)
         return self._evoonto[key]
 
     def prepare(self, condition: str, db_id: str, database: Path, workload: Sequence) -> Context:
@@ -277,7 +395,7 @@ class Conditions:
             return Context(condition, db_id, database, manifest, tools, sizes={"manifest": len(manifest)})
         if condition == "baseline":
             if db_id not in self._baseline:
-                self._baseline[db_id] = _tools_for(build_baseline_ontology(database), db_id, database)
+                self._baseline[db_id] = condition_tools(build_baseline_ontology(database), db_id, database)
             tools = self._baseline[db_id]
             manifest = tools.manifest()
             return Context(condition, db_id, database, manifest, tools, sizes={"manifest": len(manifest)})

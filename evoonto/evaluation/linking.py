@@ -4,7 +4,8 @@ A fixed retrieval policy stands in for an agent: it browses the question text, r
 within a size budget, and the scorer checks which gold tables, columns and values the agent would now
 have seen. Nothing here calls an LLM; the same inputs give the same numbers.
 
-**Policy** (:class:`LinkingPolicy`). The default, ``format="compact"``: one
+**Policy** (:class:`LinkingPolicy`). The default, :data:`DEFAULT_POLICY` (what an agent gets from
+``browse(q)`` by default, :data:`evoonto.tools.settings.DEFAULT_ANSWER_POLICY`), ``format="compact"``: one
 ``browse(question, kind, format="compact", budget=budget_chars)``; the tool ranks tables, then their
 columns, and returns one pasteable line per candidate (``"table"."column" TYPE = values -- meaning``)
 while the answer fits the budget, so the budget, not a fixed number of hits, decides the depth; no
@@ -58,6 +59,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 
 from evoonto.errors import EvoontoError
+from evoonto.tools.settings import DEFAULT_ANSWER_POLICY, AnswerPolicy
 from evoonto.tools.trajectory import ToolEvent
 from evoonto.evaluation.gold import Column, GoldAnalysis
 
@@ -108,13 +110,13 @@ class LinkingPolicy:
     """
 
     n: int | None = None
-    kind: str = "term"
-    budget_chars: int = 6000
+    kind: str = DEFAULT_ANSWER_POLICY.kind
+    budget_chars: int = DEFAULT_ANSWER_POLICY.budget
     expand: tuple[str, ...] | None = None
     depth: int = 1
     resolve: str = "each"
     coverage: bool = False
-    format: str = "compact"
+    format: str = DEFAULT_ANSWER_POLICY.format
     evidence: bool = False
 
     def __post_init__(self):
@@ -123,12 +125,38 @@ class LinkingPolicy:
         if self.format not in ("compact", "verbose"):
             raise ValueError(f"format must be 'compact' or 'verbose', got {self.format!r}")
 
+    @classmethod
+    def of(cls, answer: AnswerPolicy, **changes: Any) -> "LinkingPolicy":
+        """The policy that reads exactly ``answer`` (one browse call with its kind, format and
+        budget), with ``changes`` (e.g. ``evidence=True``) applied."""
+        return cls(kind=answer.kind, format=answer.format, budget_chars=answer.budget, **changes)
+
+    def is_default(self) -> bool:
+        """True when this policy reads what an agent gets by default (:data:`DEFAULT_POLICY`,
+        evidence aside)."""
+        return self.to_json() == DEFAULT_POLICY.to_json() or (
+            self.evidence and self.to_json() == {**DEFAULT_POLICY.to_json(), "evidence": True})
+
+    def describe(self) -> str:
+        """One line naming the policy and its budget, e.g. ``default (compact, 6,000 characters)``."""
+        shown = f"{self.format}, {self.budget_chars:,} characters" + (
+            "" if self.format == "compact" else f", n={'tool default' if self.n is None else self.n}, "
+                                                f"resolve {self.resolve}")
+        return f"{'default' if self.is_default() else 'policy'} ({shown})"
+
     def to_json(self) -> dict:
         """Plain dict (stored with every run so results say which policy made them)."""
         return {"n": "tool default" if self.n is None else self.n, "kind": self.kind, "budget_chars": self.budget_chars,
                 "expand": list(self.expand) if self.expand else None, "depth": self.depth,
                 "resolve": self.resolve, "format": self.format, **({"coverage": True} if self.coverage else {}),
                 **({"evidence": True} if self.evidence else {})}
+
+
+#: THE default policy: what an agent gets from ``browse(q)`` when it names no format or budget
+#: (:data:`evoonto.tools.settings.DEFAULT_ANSWER_POLICY`, which the builder writes into the tools
+#: graph and the MCP server serves). ``evoonto eval``, ``benchmarks/linking_bench.py`` and the
+#: README's linking rows score this policy unless told otherwise.
+DEFAULT_POLICY = LinkingPolicy.of(DEFAULT_ANSWER_POLICY)
 
 
 #: The earlier policy (browse ``n`` hits, then resolve them within 8,000 characters): the evolution
@@ -314,7 +342,7 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
     # the trajectory records what was read: the hits that fit the budget
     hits = call("browse", lambda q, kind, **n: tools.browse(q, kind=kind, **n),
                 shown=lambda found: _within_budget(found, policy.budget_chars),
-                q=question, kind=policy.kind, **depth) or []
+                q=question, kind=policy.kind, format="verbose", **depth) or []
     ids = [h["id"] for h in hits]
     browsed = len(compact_json(hits))  # the browse answer is read too: it counts against the budget
     resolved: dict = {}

@@ -186,9 +186,14 @@ def _score_ex(agent, context, question, bench, config: EvalConfig, folder: Path)
     return {**answer.to_json(), **scored.to_json(), "agent_ms": round((time.perf_counter() - started) * 1000, 1)}
 
 
-def format_summary(result: RunResult, scorer: str, *, reference: str = "full") -> str:
-    """A plain-text table of the per-condition summary (and size ratio to ``reference``)."""
+def format_summary(result: RunResult, scorer: str, *, reference: str = "full",
+                   policy: LinkingPolicy | None = None) -> str:
+    """A plain-text table of the per-condition summary (and size ratio to ``reference``); with
+    ``policy`` (linking) a first line names the retrieval policy and its character budget."""
     lines = []
+    if scorer == "linking" and policy is not None:
+        lines.append(f"policy: {policy.describe()} (list conditions such as bm25: the same "
+                     f"{policy.budget_chars:,} characters)")
     if scorer == "linking":
         ref = result.summary.get(reference, {}).get("all", {}).get("avg_chars")
         lines.append(f"{'condition':<10} {'n':>5} {'strict':>7} {'table':>7} {'column':>7} {'value':>7} "

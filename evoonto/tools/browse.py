@@ -41,7 +41,7 @@ import functools
 import heapq
 import json
 import math
-from typing import Any, Iterable, Iterator
+from typing import Any, Collection, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -67,6 +67,20 @@ TABLE_PRIOR = 0.5
 #: Share of a compact answer's budget given to full lines (the best matches, with type, values and
 #: meaning); the rest names further candidates tersely, table by table, so the budget buys breadth.
 HEAD_SHARE = 0.3
+#: Compact answer: a family member named by its key ranks its family with the best table when
+#: another query word matched the family too ("matched"), always ("always") or never ("off").
+FAMILY_KEY_RANK = "matched"
+#: Compact answer: share of a value-index hit's score (0..1) its column gets (a value that is a
+#: name or code; numbers and dates only ride in lines of columns that are candidates anyway).
+VALUE_HIT_SHARE = 0.5
+#: Compact answer: bridge tables are looked for between the pairs of this many best tables, and a
+#: pair joined through more than MAX_BRIDGES tables (a hub) adds none (see :func:`bridge_tables`).
+BRIDGE_TABLES = 6
+MAX_BRIDGES = 3
+#: Share of a compact answer's budget one table's line of further columns may take with columns
+#: no query word matched (a 200-column table listed in schema order would eat the budget): past it,
+#: the table's unmatched columns give way to other tables' candidates.
+LINE_SHARE = 0.25
 #: Characters of a compact line's meaning and of one inline value.
 MEANING_CHARS = 80
 VALUE_CHARS = 40
@@ -217,7 +231,8 @@ def _fit(hits: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
 
 def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = "term", n: int | None = None,
            id_of=lambda iri: iri, format: str | None = None, budget: int | None = None,
-           fallback: bool = True) -> list[dict[str, Any]]:
+           fallback: bool = True, value_hits: Iterable[tuple[str, str, float]] = (),
+           joins: Mapping[str, Collection[str]] | None = None) -> list[dict[str, Any]]:
     """Ranked records for ``q``.
 
     Args:
@@ -233,6 +248,11 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
         budget: characters of the answer as compact JSON (compact default ``settings.answer_budget``;
             verbose: no budget unless given).
         fallback: allow the fuzzy-label fallback of :func:`rank` (coverage turns it off).
+        value_hits: compact format: stored values the query names, ``(table.column, value, score in
+            0..1)`` (the value index's hits, :mod:`evoonto.tools.values`): each value is carried in
+            its column's line and, for a value with letters, the column ranks at least at
+            :data:`VALUE_HIT_SHARE` × that score.
+        joins: compact format: table -> the tables it joins (:func:`bridge_tables`), or None.
     Returns:
         verbose: up to ``n`` dicts ``{id, kind, label, snippet, score}`` (score in 0..1, 3 decimals);
         compact: dicts ``{id, kind, label}`` with the one-line candidate as ``label``; best first;
@@ -255,7 +275,8 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
     if fmt == "compact":
         ranked, matched = rank(index, settings, tokens, kind, shortlist=max(COMPACT_SHORTLIST, n), fallback=fallback)
         return compact_answer(index, ranked, matched, kind=kind, id_of=id_of, limit=limit,
-                              budget=settings.answer_budget if budget is None else budget)
+                              budget=settings.answer_budget if budget is None else budget,
+                              value_hits=value_hits, query_tokens=tokens, joins=joins)
     ranked, token_set = rank(index, settings, tokens, kind, shortlist=max(SHORTLIST, n), fallback=fallback)
     ranked = collapse_by_column(ranked, index.documents, settings.hits_per_column)
     hits: list[dict[str, Any]] = []
@@ -312,8 +333,41 @@ def compact_line(doc: Document, location: str | None, values: list[str]) -> str:
     return " ".join(parts)
 
 
+def bridge_tables(table_score: Mapping[str, float], joins: Mapping[str, Collection[str]]) -> dict[str, float]:
+    """Tables on the join path between two of the best-ranked tables that do not join directly:
+    the tables that join both (a bridge, e.g. ``enrollment`` between ``student`` and ``course``),
+    scored :data:`TABLE_PRIOR` × the lower of the two tables' scores, so a bridge's keys come early
+    (a query rarely names the table it must join through). Pairs among the :data:`BRIDGE_TABLES`
+    best tables only; a pair with more than :data:`MAX_BRIDGES` bridges (a hub) adds none.
+
+    Args:
+        table_score: table -> score of its best candidate (0..1).
+        joins: table -> the tables it joins (declared or probed joins, both directions).
+    Returns:
+        ``{bridge table: score}`` for the bridges this scores higher than ``table_score`` does.
+    """
+    top = [t for t, score in sorted(table_score.items(), key=lambda pair: (-pair[1], pair[0]))[:BRIDGE_TABLES]
+           if score > 0]
+    found: dict[str, float] = {}
+    for i, a in enumerate(top):
+        for b in top[i + 1:]:
+            if b in joins.get(a, ()):
+                continue
+            middle = sorted(set(joins.get(a, ())) & set(joins.get(b, ())) - {a, b})
+            if not middle or len(middle) > MAX_BRIDGES:
+                continue
+            score = TABLE_PRIOR * min(table_score[a], table_score[b])
+            for bridge in middle:
+                if score > max(table_score.get(bridge, 0.0), found.get(bridge, 0.0)):
+                    found[bridge] = score
+    return found
+
+
 def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched: set[str], *, kind: str,
-                   budget: int, id_of=lambda iri: iri, limit: int | None = None) -> list[dict[str, Any]]:
+                   budget: int, id_of=lambda iri: iri, limit: int | None = None,
+                   value_hits: Iterable[tuple[str, str, float]] = (),
+                   query_tokens: Iterable[str] = (),
+                   joins: Mapping[str, Collection[str]] | None = None) -> list[dict[str, Any]]:
     """The compact answer of a ranked list, best first, within ``budget`` characters of compact JSON.
 
     Stage one groups the hits by the column (or table) they map: the column's own Term stands for
@@ -348,11 +402,46 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         value = value_of(doc)
         if not matched:
             continue
+        if location and "." in location and not group.get("own"):
+            # matched by its own name or label, not only by its table's name (which every column
+            # of a table carries): only such a column may lengthen a table's line past its share
+            table_words = set(tokenize(location.partition(".")[0]))
+            group["own"] = bool((matched - table_words) & set(tokenize(f"{location.partition('.')[2]} {doc.label}")))
         if value is not None:
             if matched & set(tokenize(value)):  # the value itself matched, not only its column's words
                 group["values"].append(value)
         else:
             group["values"].extend(v for v in doc.values[:200] if matched & set(tokenize(v)))
+    if kind in ("term", "any"):
+        # stored values the query names (the value index): the value goes into its column's line,
+        # listed first, and the column ranks at least at the hit's score
+        for location, value, value_score in value_hits:
+            own = layout.column_term.get(location)
+            if own is None:
+                continue
+            # a number or date found in some column says little about which column the question
+            # means (on a wide schema many hold '2012' or '0.3'): it only rides in a column's line
+            # that is a candidate anyway; a name or code also brings its column in
+            wordy = any(ch.isalpha() for ch in value)
+            if location not in groups:
+                if not wordy:
+                    continue
+                groups[location] = {"score": 0.0, "doc": own, "location": location, "values": [], "matched": True}
+            group = groups[location]
+            if wordy:
+                group["score"] = max(group["score"], VALUE_HIT_SHARE * value_score)
+                group["matched"] = group["own"] = True
+            group.setdefault("found", []).append(value)
+    if not groups and layout.terse_floor > budget:
+        # nothing matched and the schema does not fit: no arbitrary columns in its place (the
+        # caller says what to try); a schema that fits is listed whole (below), which is the answer
+        return []
+    # family members the query names by their key ("1990" -> sales_1990): shown in place of the
+    # family's representative table in every line of that table
+    asked = {table: [members[key] for key in dict.fromkeys(query_tokens) if key in members]
+             for table, members in layout.families.items()}
+    asked = {table: names for table, names in asked.items() if names}
+    line_cap = LINE_SHARE * budget
     lazy = False  # stage three generated while read (see below)
     table_score: dict[str, float] = {}
     streams: list[Iterable[dict[str, Any]]] = []  # per table, its other non-key columns in order
@@ -374,6 +463,16 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             if group["location"]:
                 table = group["location"].partition(".")[0]
                 table_score[table] = max(table_score.get(table, 0.0), group["score"])
+        if asked and table_score and FAMILY_KEY_RANK != "off":
+            # a family member the query names by its key is a table the query names: its family
+            # ranks with the best table (its keys then come early, its columns at TABLE_PRIOR) when
+            # another word of the query matched it too (a year alone also dates rows of other tables)
+            best = max(table_score.values())
+            for table in asked:
+                if table in layout.table_columns and (FAMILY_KEY_RANK == "always" or table_score.get(table, 0.0) > 0):
+                    table_score[table] = max(table_score.get(table, 0.0), best)
+        if joins:
+            table_score.update(bridge_tables(table_score, joins))
         ranked_tables = sorted(table_score.items(), key=lambda pair: -pair[1])
         # stage three: the other tables, unranked (score 0), when the budget has room for them;
         # on a schema whose names alone exceed twice the budget, generated lazily (below)
@@ -440,8 +539,17 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         # past the head, a full line fits only within the share: once the answer has reached it, no
         # full line can be taken any more (its cost is at least 1), so none is built
         if (head or (group["matched"] and size < share)) and (limit is None or full < limit):
-            values = sorted(dict.fromkeys(group["values"]), key=lambda v: -len(matched & set(tokenize(v))))
-            entry = {"id": id_of(doc.iri), "kind": doc.kind, "label": compact_line(doc, location, values)}
+            values = list(dict.fromkeys(group.get("found", []) + sorted(
+                dict.fromkeys(group["values"]), key=lambda v: -len(matched & set(tokenize(v))))))
+            label = compact_line(doc, location, values)
+            members = asked.get(location.partition(".")[0], ()) if location else ()
+            if members:  # a family member the question names by its key stands for the family
+                rest = location.partition(".")[2]
+                named = [f"{m}.{rest}" if rest else m for m in members]
+                label = label.replace(_quoted(location), _quoted(named[0]), 1)
+                if len(named) > 1:
+                    label += " (also " + ", ".join(_quoted(loc) for loc in named[1:]) + ")"
+            entry = {"id": id_of(doc.iri), "kind": doc.kind, "label": label}
             cost = _json_size(entry) + 1
             left = tail_left - tail_cost.get(id(group), 0)
             # a full line when the rest still fits tersely, or a match within the head's share (a
@@ -458,22 +566,30 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             continue  # tables and records without a column: named by their columns in the tail
         table, _dot, column = location.partition(".")
         name = _quoted(column)
-        tail = tails.get(table)
-        if tail is None:
-            owner = layout.table_term.get(table)
-            tail = {"id": id_of(documents[owner].iri if owner is not None else doc.iri), "kind": "term",
-                    "label": f"{_quoted(table)}({name})"}
-            cost = _json_size(tail) + 1
-            if out and size + cost > budget:
-                break
-            tails[table] = tail
-            out.append(tail)
-        else:
-            cost = len(json.dumps(", " + name, ensure_ascii=False)) - 2
-            if size + cost > budget:
-                break
-            tail["label"] = f"{tail['label'][:-1]}, {name})"
-        size += cost
+        full_stop = False
+        for shown_table in asked.get(table, (table,)):
+            tail = tails.get(shown_table)
+            if tail is None:
+                owner = layout.table_term.get(table)
+                tail = {"id": id_of(documents[owner].iri if owner is not None else doc.iri), "kind": "term",
+                        "label": f"{_quoted(shown_table)}({name})"}
+                cost = _json_size(tail) + 1
+                if out and size + cost > budget:
+                    full_stop = True
+                    break
+                tails[shown_table] = tail
+                out.append(tail)
+            else:
+                if not group.get("own") and len(tail["label"]) >= line_cap:
+                    continue  # this table's line has its share: the rest of the budget goes to others
+                cost = len(json.dumps(", " + name, ensure_ascii=False)) - 2
+                if size + cost > budget:
+                    full_stop = True
+                    break
+                tail["label"] = f"{tail['label'][:-1]}, {name})"
+            size += cost
+        if full_stop:
+            break
     return out
 
 

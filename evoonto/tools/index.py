@@ -27,6 +27,7 @@ import hashlib
 import io
 import json
 import pickle
+import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -600,6 +601,23 @@ def value_of(doc: Document) -> str | None:
     return None
 
 
+def family_members(doc: Document) -> dict[str, str]:
+    """``{key: member table}`` of a table-family Term document (:mod:`evoonto.builder.families`:
+    an alt label is the name pattern with one ``{n}``, the hidden labels name the member tables);
+    ``{}`` for any other document."""
+    patterns = [p for p in doc.fields.get("altLabel", ()) if p.count("{n}") == 1]
+    if not patterns:
+        return {}
+    head, _n, tail = patterns[0].partition("{n}")
+    shape = re.compile(re.escape(head) + r"(\d+)" + re.escape(tail))
+    members = {}
+    for name in doc.fields.get("hiddenLabel", ()):
+        match = shape.fullmatch(name)
+        if match:
+            members[match.group(1)] = name
+    return members
+
+
 @dataclass
 class SchemaLayout:
     """The schema as the Term documents map it, for browse's two-stage (tables, then columns) answer.
@@ -622,6 +640,10 @@ class SchemaLayout:
     #: every column as ``(position in its table's list, IRI of its Term, location)``, sorted: the
     #: order in which browse's compact answer names the columns of tables no query word matched
     by_position: list[tuple[int, str, str]] = field(default_factory=list)
+    #: table families (:mod:`evoonto.builder.families`): the representative table (the one whose
+    #: columns have Terms) -> ``{key: member table}`` (``{"1990": "sales_1990", …}``), read from the
+    #: family Term (alt label the name pattern with ``{n}``, hidden labels the member tables)
+    families: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, documents: list[Document]) -> "SchemaLayout":
@@ -636,6 +658,10 @@ class SchemaLayout:
             elif location not in layout.column_term and value_of(doc) is None:
                 layout.column_term[location] = i
                 layout.table_columns.setdefault(table, []).append(location)
+            if not dot:
+                members = family_members(doc)
+                if members:
+                    layout.families.setdefault(table, {}).update(members)
         for locations in layout.table_columns.values():
             docs = {loc: documents[layout.column_term[loc]] for loc in locations}
             locations.sort(key=lambda loc: (loc not in docs[loc].keys, docs[loc].ordinals.get(loc, 1 << 30)))

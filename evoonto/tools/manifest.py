@@ -15,6 +15,7 @@ import re
 from typing import Any, Sequence
 
 from evoonto.catalog import read_catalog
+from evoonto.tools.settings import AnswerPolicy
 from evoonto.tools.sparql import local_name, select
 
 MAX_CHARS = 1500
@@ -74,7 +75,8 @@ def notes(ontology: Any) -> list[str]:
 
 
 def build_manifest(ontology: Any, *, version: Any = None, declared: Sequence[Any] = (),
-                   data_tools: bool = False, max_chars: int = MAX_CHARS, default_results: int | None = None) -> str:
+                   data_tools: bool = False, max_chars: int = MAX_CHARS, default_results: int | None = None,
+                   answer: AnswerPolicy | None = None) -> str:
     """Render the manifest.
 
     Args:
@@ -83,15 +85,20 @@ def build_manifest(ontology: Any, *, version: Any = None, declared: Sequence[Any
         declared: declared tools (objects with ``name``, ``description``, ``parameters``).
         data_tools: whether the raw read-only data tools are served too.
         max_chars: size limit in characters; evolution notes beyond it are counted, not shown.
-        default_results: browse's default number of results shown in the usage line (None: read
-            from the version's settings, ``evo:defaultResults``).
+        default_results: browse's default number of verbose results shown in the usage line (None:
+            read from the version's settings, ``evo:defaultResults``).
+        answer: the default browse answer stated in the usage line (None: the version's settings,
+            ``evo:answerFormat`` / ``evo:answerBudget``, else
+            :data:`~evoonto.tools.settings.DEFAULT_ANSWER_POLICY`).
     Returns:
         Plain text, at most ``max_chars`` characters unless the fixed part alone is longer.
     """
-    if default_results is None:
+    if default_results is None or answer is None:
         from evoonto.tools.settings import load_settings
 
-        default_results = load_settings(ontology).browse.default_results
+        browse_settings = load_settings(ontology).browse
+        default_results = browse_settings.default_results if default_results is None else default_results
+        answer = browse_settings.answer_policy() if answer is None else answer
     srcs = sources(ontology)
     n = counts(ontology)
     shown = ", ".join(
@@ -105,8 +112,15 @@ def build_manifest(ontology: Any, *, version: Any = None, declared: Sequence[Any
         f"It holds {n['term']} terms, {n['mapping']} mappings, {n['constraint']} constraints, "
         f"{n['evidence']} evidence records and {n['relation']} relations.",
         "Tools:",
-        f"- browse(q, kind='term', n={default_results}): ranked records for words, column names or data values; "
-        "kind = term|mapping|constraint|evidence|relation|any.",
+        f"- browse(q): by default {answer.format}, at most {answer.budget:,} characters: "
+        + (
+            "one line per candidate, '\"table\".\"column\" TYPE = matched values -- meaning', ready to paste "
+            "into SQL, tables that match first, then their keys and columns. More depth: budget=N characters "
+            "(up to 200,000); more detail: format='verbose' "
+            if answer.format == "compact" else "ranked records with snippets and scores; one compact line per "
+            "candidate within a budget: format='compact' "
+        )
+        + f"(verbose: n={default_results} hits); kind = term|mapping|constraint|evidence|relation|any.",
         "- resolve(ids, expand=[mappings, relations, constraints, evidence], depth=1): records with "
         "their table.column, filter, aggregation, join path, constraints and evidence.",
     ]

@@ -8,9 +8,14 @@ The settings are RDF so a Tool-level patch can change them (architecture.md §3,
         evo:defaultResults 8 ; evo:maxResults 50 ;
         evo:fuzzyWeight 0.3 ;                                              # a number in [0, 1]
         evo:hitsPerColumn 1 ;                                              # 0 / absent: no collapsing
-        evo:answerFormat "compact" ; evo:answerBudget 6000 .               # default "verbose"; characters
+        evo:answerFormat "compact" ; evo:answerBudget 6000 .               # DEFAULT_ANSWER_POLICY; characters
     <B tools/browse/weight/prefLabel> evo:field "prefLabel" ; evo:weight 3.0 .
     <B tools/resolve> a evo:ResolveSettings ; evo:responseBudget 6000 ; evo:evidenceBudget 3 .
+
+The answer an agent gets when it asks for nothing else is :data:`DEFAULT_ANSWER_POLICY`, defined
+here once: the builder writes it into the tools graph (``evo:answerFormat``, ``evo:answerBudget``),
+:class:`BrowseSettings` falls back to it, the MCP server and the manifest describe it, and
+``evoonto eval`` / ``benchmarks/linking_bench.py`` score it (``evoonto.evaluation.linking.DEFAULT_POLICY``).
 
 Anything absent falls back to :data:`DEFAULT_WEIGHTS` and the dataclass defaults; malformed values
 (negative weights, unknown fields, non-numbers) are ignored field by field so a bad patch cannot take
@@ -50,6 +55,37 @@ ANSWER_FORMATS = ("verbose", "compact")
 
 
 @dataclass(frozen=True)
+class AnswerPolicy:
+    """What ``browse(q)`` answers when the caller names no format, budget or kind: THE default answer.
+
+    Attributes:
+        format: one of :data:`ANSWER_FORMATS`.
+        budget: characters of the answer as compact JSON (``ensure_ascii=False``), 200..200,000;
+            about ``budget / 4`` tokens.
+        kind: the record kind browsed (``term``: Terms with their table and column).
+    """
+
+    format: str = "compact"
+    budget: int = 6000
+    kind: str = "term"
+
+    def browse_arguments(self) -> dict[str, Any]:
+        """The browse keywords that ask for exactly this answer: ``{kind, format, budget}``."""
+        return {"kind": self.kind, "format": self.format, "budget": self.budget}
+
+    def describe(self) -> str:
+        """One line naming the policy and its budget, e.g. ``compact, 6,000 characters``."""
+        return f"{self.format}, {self.budget:,} characters"
+
+
+#: THE default answer (issue 33): one compact answer (one pasteable ``"table"."column"`` line per
+#: candidate, tables that match first, then their keys and columns) within 6,000 characters (~1,500
+#: tokens). Chosen on the linking benchmarks (README, "Measured"): at equal characters it surfaces
+#: more gold columns than the verbose hits + resolve and than a BM25-ranked column list.
+DEFAULT_ANSWER_POLICY = AnswerPolicy()
+
+
+@dataclass(frozen=True)
 class BrowseSettings:
     """How browse ranks: ``weights`` (field -> weight > 0, only searched fields), result counts, and
     the share of the score given to fuzzy label similarity (``fuzzy_weight`` in [0, 1],
@@ -59,15 +95,20 @@ class BrowseSettings:
     same table column (0 = no limit, the default), like field collapsing in search engines.
     ``answer_format`` (``evo:answerFormat``, one of :data:`ANSWER_FORMATS`) is the format when the
     caller names none; ``answer_budget`` (``evo:answerBudget``, characters of compact JSON, ≥ 200)
-    bounds a compact answer when the caller gives no budget."""
+    bounds a compact answer when the caller gives no budget; both default to
+    :data:`DEFAULT_ANSWER_POLICY` (see :meth:`answer_policy`)."""
 
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     default_results: int = 8
     max_results: int = 50
     fuzzy_weight: float = 0.3
     hits_per_column: int = 0
-    answer_format: str = "verbose"
-    answer_budget: int = 6000
+    answer_format: str = DEFAULT_ANSWER_POLICY.format
+    answer_budget: int = DEFAULT_ANSWER_POLICY.budget
+
+    def answer_policy(self) -> AnswerPolicy:
+        """The answer this version serves when the caller names no format or budget."""
+        return AnswerPolicy(format=self.answer_format, budget=self.answer_budget, kind=DEFAULT_ANSWER_POLICY.kind)
 
 
 @dataclass(frozen=True)
@@ -167,3 +208,20 @@ def load_settings(ontology: Any) -> ToolSettings:
         evidence_budget=rdefault.evidence_budget if evidence is None else min(evidence, 20),
     )
     return ToolSettings(browse=browse, resolve=resolve)
+
+
+def answer_settings_triples(node: Any, policy: AnswerPolicy = DEFAULT_ANSWER_POLICY) -> list[tuple[Any, Any, Any]]:
+    """The tools-graph triples that state ``policy`` as a version's browse default: ``node`` (the
+    browse settings IRI, ``IriFactory.tools("browse")``) ``a evo:BrowseSettings ; evo:answerFormat
+    "compact" ; evo:answerBudget 6000`` (the builder writes them, so the served default is explicit in
+    the workspace and a Tool-level patch can change it).
+
+    Returns:
+        three rdflib triples.
+    """
+    from rdflib import RDF, Literal
+
+    from evoonto.namespaces import EVO
+
+    return [(node, RDF.type, EVO.BrowseSettings), (node, EVO.answerFormat, Literal(policy.format)),
+            (node, EVO.answerBudget, Literal(policy.budget))]

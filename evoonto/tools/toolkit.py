@@ -67,6 +67,22 @@ class _Built:
         self.index = build_index(ontology, self.settings.browse.weights, cache=index_cache, parent=parent_index)
         self.declared: list[DeclaredTool] = load_declared_tools(ontology)
         self.ontology = ontology
+        self._table_joins: dict[str, set[str]] | None = None
+
+    def table_joins(self) -> dict[str, set[str]]:
+        """Table -> the tables it joins by a declared, probed, verified or shared key (both
+        directions; joins guessed from names alone are left out), from :meth:`join_graph`; built
+        on first use."""
+        if self._table_joins is None:
+            from evoonto.tools.joinpaths import ORIGIN_RANK
+
+            joins: dict[str, set[str]] = {}
+            for edge in self.join_graph().edges:
+                if ORIGIN_RANK.get(edge.origin, len(ORIGIN_RANK)) < ORIGIN_RANK["name"] and edge.left != edge.right:
+                    joins.setdefault(edge.left, set()).add(edge.right)
+                    joins.setdefault(edge.right, set()).add(edge.left)
+            self._table_joins = joins
+        return self._table_joins
 
     @functools.cached_property
     def source_dialects(self) -> dict[str, str | None]:
@@ -303,9 +319,16 @@ class OntologyTools:
                 format, n outside 1..max, budget outside 200..200,000.
         """
         built = self.built
-        hits = _browse(built.index, built.settings.browse, q, kind=kind, n=n, id_of=built.codec.to_id,
-                       format=format, budget=budget)
         verbose = (format or built.settings.browse.answer_format) == "verbose"
+        found = []
+        if self.value_index is not None and not verbose and isinstance(q, str):
+            # compact: the values the query names ride in their columns' lines (issue 33)
+            from evoonto.tools.values import VALUE_WEIGHT
+
+            found = [(h.location, h.value, VALUE_WEIGHT * h.score) for h in self.value_hits(q)]
+        hits = _browse(built.index, built.settings.browse, q, kind=kind, n=n, id_of=built.codec.to_id,
+                       format=format, budget=budget, value_hits=found,
+                       joins=None if verbose else built.table_joins())
         if self.value_index is not None and verbose:  # issue 19: values of the data, not only sampled Evidence
             from evoonto.tools.values import merge_value_hits
 
@@ -370,7 +393,8 @@ class OntologyTools:
     def manifest(self) -> str:
         """The manifest text (≤ 1,500 characters for a 12-table database); see :mod:`evoonto.tools.manifest`."""
         return build_manifest(self.ontology, version=self.version, declared=self.declared_tools(),
-                              data_tools=self.data_tools, default_results=self.settings.browse.default_results)
+                              data_tools=self.data_tools, default_results=self.settings.browse.default_results,
+                              answer=self.settings.browse.answer_policy())
 
     def check_sql(self, sql: str, *, source: str | None = None, question: str | None = None,
                   question_rules: bool = False) -> list[Finding]:
@@ -585,10 +609,15 @@ def browse_description(settings: BrowseSettings) -> str:
         "Find ontology records for a phrase, identifier or data value.\n\n"
         "q: words of the question, a column name (snake_case/camelCase ok) or a value seen in the data.\n"
         f"kind: {KIND_CHOICES[0]} (default), {', '.join(KIND_CHOICES[1:-1])} or {KIND_CHOICES[-1]}.\n"
-        f"n: number of results (default {settings.default_results}, at most {settings.max_results}).\n"
-        f"format: verbose or compact (default {settings.answer_format}); compact gives one line per candidate, "
+        f"format: compact or verbose (default {settings.answer_format}). compact gives one line per candidate, "
         "'\"table\".\"column\" TYPE = matched values -- meaning', ready to paste into SQL, as many as fit "
-        f"budget characters (default {settings.answer_budget}): the tables that match first, then their columns.\n"
+        f"budget characters (default {settings.answer_budget}): the tables that match first, their keys and "
+        "columns, then further columns named per table; ask a larger budget (up to "
+        f"{MAX_BUDGET:,}) for more depth. verbose gives n hits with label, snippet (definition, matched "
+        "values) and score.\n"
+        f"n: verbose: number of results (default {settings.default_results}, at most {settings.max_results}); "
+        "compact: at most n full lines.\n"
+        "For all values, constraints, joins and evidence of a candidate, pass its id to resolve.\n"
         "A whole question (with its evidence) may be passed as q.\n"
         "Returns JSON [{id, kind, label, snippet, score}] (compact: [{id, kind, label}]; an empty list when "
         "nothing matches: try other words, a column name or kind='any'); pass ids to resolve."

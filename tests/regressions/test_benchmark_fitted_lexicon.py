@@ -70,7 +70,8 @@ def test_workspace_file_extends_labels_and_browse(tmp_path):
     """)
     ws_path = tmp_path / "ws"
     first = build([str(db)], base_iri=workspace_base_iri(ws_path))
-    before = OntologyTools(write_workspace(first, ws_path).ontology).browse("fuel economy miles per gallon")
+    before = OntologyTools(write_workspace(first, ws_path).ontology).browse("fuel economy miles per gallon",
+                                                                            format="verbose")
     (ws_path / "lexicon.tsv").write_text(
         "# our garage's words\n"
         "abbreviation\tmpg\tmiles per gallon\n"
@@ -82,7 +83,7 @@ def test_workspace_file_extends_labels_and_browse(tmp_path):
     assert "miles per gallon" in labels.alt and "fuel economy" in labels.alt
     rebuilt = build([str(db)], base_iri=workspace_base_iri(ws_path), lexicon=lexicon)
     tools = OntologyTools(write_workspace(rebuilt, ws_path, force=True).ontology)  # replaces the first build
-    after = tools.browse("fuel economy miles per gallon")
+    after = tools.browse("fuel economy miles per gallon", format="verbose")
     assert after and after[0]["label"] == "Car mpg"
     assert all(hit["label"] != "Car mpg" for hit in before)  # without the workspace file: not found
     # the packaged lexicon is unchanged by a workspace's additions

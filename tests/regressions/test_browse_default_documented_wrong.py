@@ -16,7 +16,8 @@ from evoonto.workspace import Workspace
 
 
 def _browse_default_in(text: str) -> int:
-    match = re.search(r"browse\(q, kind='term', n=(\d+)\)", text)
+    # the default answer is compact (issue 33); the verbose hit count is stated beside it
+    match = re.search(r"\(verbose: n=(\d+) hits\)", text)
     assert match, text
     return int(match.group(1))
 
@@ -31,7 +32,7 @@ def test_manifest_and_mcp_description_state_the_default_browse_returns(tmp_path)
     path = concert_workspace(tmp_path / "ws", default_results=7)
     ws = Workspace.open(path)
     tools = OntologyTools(ws.ontology, version=ws.version)
-    returned = len(tools.browse("singer", kind="any"))
+    returned = len(tools.browse("singer", kind="any", format="verbose"))
     assert returned == 7
     assert _browse_default_in(tools.manifest()) == returned
 
@@ -42,7 +43,7 @@ def test_manifest_and_mcp_description_state_the_default_browse_returns(tmp_path)
 
     instructions, browse = anyio.run(main)
     assert _browse_default_in(instructions) == returned
-    assert re.search(r"n: number of results \(default (\d+)", browse.description).group(1) == str(returned)
+    assert re.search(r"n: verbose: number of results \(default (\d+)", browse.description).group(1) == str(returned)
     assert browse.input_schema["properties"]["n"]["default"] == returned
 
 
@@ -54,7 +55,7 @@ def test_cli_help_states_the_default_browse_returns_without_a_setting(tmp_path, 
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     help_n = next(a.help for a in sub.choices["browse"]._actions if "-n" in a.option_strings)
     stated = int(re.search(r"(\d+) unless", help_n).group(1))
-    assert main(["browse", "singer", "--kind", "any", "--json", "--workspace", str(path)]) == 0
+    assert main(["browse", "singer", "--kind", "any", "--format", "verbose", "--json", "--workspace", str(path)]) == 0
     import json
 
     assert len(json.loads(capsys.readouterr().out)) == stated

@@ -29,5 +29,5 @@ def test_browse_finds_a_value_outside_the_sample(tmp_path: Path):
     ws = tmp_path / "ws"
     write_workspace(build([str(db)]), ws)  # records the source's path in the workspace settings
     tools = create_server(ws).evoonto_provider.tools
-    hits = tools.browse("staff named Zygmunt", kind="term", n=5)
+    hits = tools.browse("staff named Zygmunt", kind="term", n=5, format="verbose")
     assert any('value "Zygmunt" in staff.surname (exact)' in h["snippet"] for h in hits), hits

@@ -12,7 +12,7 @@ from fixtures.retrieval_support import REGIONS, region_tools
 def test_one_columns_values_take_one_slot(tmp_path):
     tools = region_tools(tmp_path)
     by_id = {tools.id_of(doc.iri): doc for doc in tools.built.index.documents}
-    hits = tools.browse("bohemia districts", n=8)
+    hits = tools.browse("bohemia districts", n=8, format="verbose")
     value_hits = [h for h in hits if h["label"] in REGIONS]  # the builder's value Terms of district.region
     assert len(value_hits) == 1, [h["label"] for h in hits]
     assert value_hits[0]["snippet"].count("also") >= 3  # the other Bohemian regions, under the first

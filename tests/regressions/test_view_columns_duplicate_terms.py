@@ -55,5 +55,5 @@ def test_views_are_views_and_mint_no_duplicate_terms(tmp_path):
     assert {str(c).rsplit("/", 1)[-1] for c in view_columns & mapped} == {"ExtendedPrice"}
 
     tools = OntologyTools(Ontology.from_graphs(result.graphs), base_iri=result.base_iri)
-    top = tools.browse("discount", n=3)[0]
+    top = tools.browse("discount", n=3, format="verbose")[0]
     assert "[Order Details.Discount]" in top["snippet"]
