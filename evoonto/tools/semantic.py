@@ -1212,12 +1212,6 @@ def _literal(value: Any) -> exp.Expression:
     raise ToolArgumentError(f"semantic_query: a value must be a string, number or boolean, not {type(value).__name__}")
 
 
-def _pairs_of(graph: Any, condition: str, source: str | None) -> frozenset | None:
-    edges = graph._parse_condition(condition)
-    edges = [e for e in edges if source in (None, e.source)]
-    return edges[0].pairs if len(edges) == 1 else None
-
-
 def _unique_key(graph: Any, table: Any) -> tuple[str, ...] | None:
     """The smallest known unique column set of ``table`` (declared primary key first), in column order."""
     keys = sorted(graph.primary_keys.get(table, set()), key=len) + sorted(graph.unique.get(table, set()), key=len)
