@@ -398,14 +398,42 @@ def _eq(column: str, value: str) -> dict:
     return {"term": f"term/shop/{column}", "op": "=", "value": value}
 
 
-def test_s1_any_across_a_one_to_many_hop_is_never_a_wrong_count(shop):
+def test_s1_any_across_a_one_to_many_hop_is_a_semi_join_on_the_hops_key(shop):
     db, onto = shop
-    for other in (_eq("payments.method", "cash"), _eq("order_items.product", "a")):
-        answer = _count_orders(onto, {"any": [_eq("orders.status", "open"), other]})
+    gold = ("SELECT COUNT(*) FROM orders o WHERE o.status = 'open' OR EXISTS "
+            "(SELECT 1 FROM {t} x WHERE x.order_id = o.order_id AND x.{c} = '{v}')")
+    cases = [(_eq("payments.method", "cash"), gold.format(t="payments", c="method", v="cash")),
+             (_eq("order_items.product", "a"), gold.format(t="order_items", c="product", v="a"))]
+    for other, sql in cases:
         # the inner join would drop open orders without a cash payment (a smaller count)
-        assert answer["status"] == "unavailable", answer
-        assert "one-to-many" in answer["missing"]
-    # an OR on the measure's own table, and one on the many side alone, still compile and count right
+        answer = _count_orders(onto, {"any": [_eq("orders.status", "open"), other]})
+        assert answer["status"] == "ok", answer
+        assert "EXISTS" in answer["sql"]
+        assert _rows(db, answer["sql"]) == _rows(db, sql)
+    # both sides of the OR on two different one-to-many tables: two semi-joins, not a join of the two
+    answer = _count_orders(onto, {"any": [_eq("order_items.product", "a"), _eq("payments.method", "cash")]})
+    assert answer["status"] == "ok", answer
+    assert _rows(db, answer["sql"]) == _rows(db, """SELECT COUNT(*) FROM orders o WHERE
+        EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = o.order_id AND i.product = 'a') OR
+        EXISTS (SELECT 1 FROM payments p WHERE p.order_id = o.order_id AND p.method = 'cash')""")
+    # grouped by a dimension of the one side, and beside a measure of the many side
+    answer = _compile(onto, {"metrics": [{"aggregate": "count", "of": "term/shop/orders"}],
+                             "dimensions": ["term/shop/customers.name"],
+                             "filters": [{"any": [_eq("orders.status", "open"), _eq("payments.method", "cash")]}]})
+    assert answer["status"] == "ok", answer
+    assert _norm(_rows(db, answer["sql"])) == _norm(_rows(db, """SELECT c.name, COUNT(*) FROM orders o
+        JOIN customers c ON c.customer_id = o.customer_id WHERE o.status = 'open' OR EXISTS
+        (SELECT 1 FROM payments p WHERE p.order_id = o.order_id AND p.method = 'cash') GROUP BY c.name"""))
+    # the far table also a dimension: its rows are joined, so the OR is not rewritten and not guessed
+    answer = _compile(onto, {"metrics": [{"aggregate": "count", "of": "term/shop/orders"}],
+                             "dimensions": ["term/shop/payments.method"],
+                             "filters": [{"any": [_eq("orders.status", "open"), _eq("payments.method", "cash")]}]})
+    assert answer["status"] == "unavailable", answer
+    # a listing is not rewritten either
+    answer = _compile(onto, {"dimensions": ["term/shop/orders.order_id"],
+                             "filters": [{"any": [_eq("orders.status", "open"), _eq("payments.method", "cash")]}]})
+    assert answer["status"] == "unavailable", answer
+    # an OR on the measure's own table, and one on the many side alone, compile as before
     answer = _count_orders(onto, {"any": [_eq("orders.status", "open"), _eq("orders.status", "closed")]})
     assert answer["status"] == "ok", answer
     assert _rows(db, answer["sql"]) == _rows(db, "SELECT COUNT(*) FROM orders WHERE status IN ('open', 'closed')")

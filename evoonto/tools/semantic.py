@@ -764,18 +764,21 @@ class _Compiler:
     def compile(self, query: Mapping[str, Any], depth: int = 0) -> exp.Query:
         """One (possibly nested) semantic query as a sqlglot query; its any / not / is null filters are
         checked against its own joins only."""
-        outer_guards, self.guards = self.guards, []
+        outer = self.guards, getattr(self, "_guarded", {})
+        self.guards = []
         try:
             return self._compile(query, depth)
         finally:
-            self.guards = outer_guards
+            self.guards, self._guarded = outer
 
-    def _check_guards(self, start: str, hops: list[Any]) -> None:
+    def _check_guards(self, start: str, hops: list[Any], handled: frozenset[int] = frozenset()) -> None:
         """Refuse an any / not / is null filter on a table reached from ``start`` across a one-to-many hop:
         the inner join keeps only the rows that have a match there, so OR, NOT and IS NULL would be read
         row by joined row, not per row of ``start`` (a wrong count). Raises _Question (not) / _Unavailable."""
         beyond = _beyond_fan_out(start, hops)
-        for what, tables in self.guards:
+        for i, (what, tables) in enumerate(self.guards):
+            if i in handled:
+                continue
             across = sorted(tables & beyond)
             if not across:
                 continue
@@ -830,11 +833,15 @@ class _Compiler:
             raise ToolArgumentError("semantic_query: name at least one metric or dimension")
         row_filters: list[tuple[Callable[[], exp.Expression], set[str]]] = []
         having: list[tuple[Callable[[], exp.Expression], list[_Metric]]] = []
+        self._guarded = {}
         for spec in query.get("filters", []):
+            first_guard = len(self.guards)
             make, tables, on_metrics = self.filter(spec, depth)
             if on_metrics:
                 having.append((make, on_metrics))
             else:
+                if len(self.guards) > first_guard:
+                    self._guarded[len(row_filters)] = range(first_guard, len(self.guards))
                 row_filters.append((make, tables))
         order: list[tuple[Any, bool]] = []
         for item in query.get("order", []):
@@ -982,6 +989,74 @@ class _Compiler:
             self._record_hop(hop)
         return select
 
+    def _semi_joins(self, start: str, hops: list[Any], row_filters: list,
+                    elsewhere: set[str]) -> tuple[list, frozenset[int]]:
+        """``row_filters`` for the measure table ``start``, each ``any`` filter that reaches across a
+        one-to-many hop rewritten so that its pieces on the far side are correlated ``EXISTS`` semi-joins on
+        the hop's whole key (an OR is then read per row of ``start``). Only a filter of ``any`` alone, with no
+        nested query, whose far tables nothing else uses, is rewritten. Returns (filters, guards handled)."""
+        beyond = _beyond_fan_out(start, hops)
+        if not beyond:
+            return row_filters, frozenset()
+        used_elsewhere = set(elsewhere) | {t for i, (_m, ts) in enumerate(row_filters) if i not in self._guarded
+                                           for t in ts}
+        out, handled = list(row_filters), set()
+        for i, guards in self._guarded.items():
+            make, tables = row_filters[i]
+            far = tables & beyond
+            if not far or {self.guards[g][0] for g in guards} != {"any"} or far & used_elsewhere:
+                continue
+            cond = make()
+            if any(isinstance(n, (exp.Subquery, exp.Select)) for n in cond.walk()):
+                continue
+            try:
+                rewritten = self._exists(cond, start, beyond)
+            except _Unavailable:
+                continue
+            out[i] = ((lambda n=rewritten: n.copy()), (tables - beyond) | {start})
+            handled.update(guards)
+        return out, frozenset(handled)
+
+    def _exists(self, cond: exp.Expression, start: str, beyond: set[str]) -> exp.Expression:
+        """``cond`` with each piece over one far table T replaced by EXISTS (SELECT 1 FROM T ... WHERE the
+        one-to-many hop's whole key matches ``start``'s AND piece). T must be reached from ``start`` by one
+        known one-to-many hop followed only by many-to-one hops; else raises _Unavailable."""
+        from evoonto.tools.joinpaths import TableRef
+
+        tables = {c.table for c in cond.find_all(exp.Column)}
+        if not tables & beyond:
+            return cond
+        if isinstance(cond, (exp.Or, exp.And)):
+            return cond.__class__(this=self._exists(cond.this, start, beyond),
+                                  expression=self._exists(cond.expression, start, beyond))
+        if isinstance(cond, exp.Paren):
+            return exp.Paren(this=self._exists(cond.this, start, beyond))
+        if len(tables) != 1:
+            raise _Unavailable("a condition over both sides of a one-to-many join")
+        far = next(iter(tables))
+        path = self.graph.path(TableRef(self.source or "", start), TableRef(self.source or "", far))
+        if path is None or not path.hops or path.hops[0].right_unique or not all(
+                h.right_unique for h in path.hops[1:]):
+            raise _Unavailable(f"a semi-join from {start} to {far}")
+        for hop in path.hops:
+            if len(self.graph.between(TableRef(hop.source, hop.left), TableRef(hop.source, hop.right))) > 1:
+                raise _Unavailable(f"a semi-join from {start} to {far}", "two known joins")
+        root, rest = path.hops[0], path.hops[1:]
+        sub = exp.select(exp.Literal.number(1)).from_(exp.table_(root.right, quoted=True))
+        for hop in rest:
+            sub = sub.join(exp.table_(hop.right, quoted=True), on=exp.and_(*(
+                exp.EQ(this=exp.column(x, table=hop.left, quoted=True),
+                       expression=exp.column(y, table=hop.right, quoted=True))
+                for x, y in zip(hop.left_columns, hop.right_columns, strict=True))))
+        key = [exp.EQ(this=exp.column(y, table=root.right, quoted=True),
+                      expression=exp.column(x, table=root.left, quoted=True))
+               for x, y in zip(root.left_columns, root.right_columns, strict=True)]
+        for hop in path.hops:
+            self._record_hop(hop)
+        self.notes.append(f"a condition on {far} inside 'any' is read per {start} row: EXISTS a matching "
+                          f"{root.right} row (on the whole key {', '.join(root.right_columns)})")
+        return exp.Exists(this=sub.where(exp.and_(*key, cond.copy())))
+
     def _record_hop(self, hop: Any) -> None:
         item = hop.to_dict(self.dialect, self._id)
         if item not in self.hops:
@@ -1034,14 +1109,18 @@ class _Compiler:
         for table, group in groups.items():
             own = set().union(*(m.tables for m in group))
             hops = self.join_tree(table, dim_tables | filter_tables | own, choices)
+            part_filters, handled = self._semi_joins(table, hops, row_filters, dim_tables | own)
+            if handled:
+                hops = self.join_tree(table, dim_tables | {t for _m, ts in part_filters for t in ts} | own,
+                                      choices)
             fan = _fan_out(table, hops)
-            self._check_guards(table, hops)
+            self._check_guards(table, hops, handled)
             if fan and any(t != table for m in group for t in m.tables):
                 raise _Unavailable(f"a filtered {table} metric whose filter needs a join that repeats its rows",
                                    "filter the query instead, or filter on columns of the measure's table")
-            parts.append((table, group, hops, fan))
+            parts.append((table, group, hops, fan, part_filters))
         if len(parts) == 1 and not parts[0][3]:
-            table, group, hops, _fan = parts[0]
+            table, group, hops, _fan, row_filters = parts[0]
             self.grain.append({"measure": table, "fan_out": [], "method": "joined many-to-one only: aggregated "
                                "after joining"})
             select = self._from(table, hops)
@@ -1061,8 +1140,8 @@ class _Compiler:
         names = {m.key: f"m{i}" for i, m in enumerate(all_metrics)}
         dim_names = [f"d{i}" for i in range(len(dims))]
         ctes = []
-        for i, (table, group, hops, fan) in enumerate(parts):
-            ctes.append((f"g{i}", self._group(table, group, hops, fan, dims, dim_names, row_filters, names)))
+        for i, (table, group, hops, fan, part_filters) in enumerate(parts):
+            ctes.append((f"g{i}", self._group(table, group, hops, fan, dims, dim_names, part_filters, names)))
         if dims:
             spine: exp.Query = exp.select(*(exp.column(n, table=ctes[0][0]) for n in dim_names)).from_(ctes[0][0])
             for name, _q in ctes[1:]:
