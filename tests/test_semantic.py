@@ -349,3 +349,171 @@ def test_a_distinct_listing_is_not_ordered_by_a_column_it_does_not_show(concert)
     shown = _compile(concert, {"dimensions": ["term/concert_singer/singer.Country"], "distinct": True,
                                "order": [{"term": "term/concert_singer/singer.Country", "desc": True}]})
     assert _rows(PACKAGED, shown["sql"]) == _rows(PACKAGED, "SELECT DISTINCT Country FROM singer ORDER BY Country DESC")
+
+
+# -- review findings S1-S5 (issue 32) ------------------------------------------------------------------
+
+
+def _shop_db(path: Path) -> Path:
+    """customers 1:N orders, orders 1:N order_items (key order_id, line_no), orders 1:N payments; some orders
+    have no payment, no item or several of each."""
+    db = path / "shop.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript("""
+        CREATE TABLE customers(customer_id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE orders(order_id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(customer_id),
+                            status TEXT);
+        CREATE TABLE order_items(order_id INTEGER REFERENCES orders(order_id), line_no INTEGER, product TEXT,
+                                 PRIMARY KEY (order_id, line_no));
+        CREATE TABLE payments(payment_id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders(order_id),
+                              method TEXT);""")
+    con.executemany("INSERT INTO customers VALUES (?, ?)", [(i, f"c{i}") for i in range(1, 6)])
+    con.executemany("INSERT INTO orders VALUES (?, ?, ?)",
+                    [(i, 1 + i % 5, ("open", "closed", "shipped")[i % 3]) for i in range(1, 41)])
+    con.executemany("INSERT INTO order_items VALUES (?, ?, ?)",
+                    [(o, n, "abc"[(o + n) % 3]) for o in range(1, 41) for n in range(1, 1 + o % 4)])
+    pays, pid = [], 0
+    for o in range(1, 41):
+        for k in range(o % 3):  # 0, 1 or 2 payments
+            pid += 1
+            pays.append((pid, o, ("cash", "card")[(o + k) % 2]))
+    con.executemany("INSERT INTO payments VALUES (?, ?, ?)", pays)
+    con.commit()
+    con.close()
+    return db
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    db = _shop_db(tmp_path_factory.mktemp("shop"))
+    return db, _build(db)
+
+
+def _count_orders(onto_codec, *filters):
+    return _compile(onto_codec, {"metrics": [{"aggregate": "count", "of": "term/shop/orders"}],
+                                 "filters": list(filters)})
+
+
+def _eq(column: str, value: str) -> dict:
+    return {"term": f"term/shop/{column}", "op": "=", "value": value}
+
+
+def test_s1_any_across_a_one_to_many_hop_is_a_semi_join_on_the_hops_key(shop):
+    db, onto = shop
+    gold = ("SELECT COUNT(*) FROM orders o WHERE o.status = 'open' OR EXISTS "
+            "(SELECT 1 FROM {t} x WHERE x.order_id = o.order_id AND x.{c} = '{v}')")
+    cases = [(_eq("payments.method", "cash"), gold.format(t="payments", c="method", v="cash")),
+             (_eq("order_items.product", "a"), gold.format(t="order_items", c="product", v="a"))]
+    for other, sql in cases:
+        # the inner join would drop open orders without a cash payment (a smaller count)
+        answer = _count_orders(onto, {"any": [_eq("orders.status", "open"), other]})
+        assert answer["status"] == "ok", answer
+        assert "EXISTS" in answer["sql"]
+        assert _rows(db, answer["sql"]) == _rows(db, sql)
+    # both sides of the OR on two different one-to-many tables: two semi-joins, not a join of the two
+    answer = _count_orders(onto, {"any": [_eq("order_items.product", "a"), _eq("payments.method", "cash")]})
+    assert answer["status"] == "ok", answer
+    assert _rows(db, answer["sql"]) == _rows(db, """SELECT COUNT(*) FROM orders o WHERE
+        EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = o.order_id AND i.product = 'a') OR
+        EXISTS (SELECT 1 FROM payments p WHERE p.order_id = o.order_id AND p.method = 'cash')""")
+    # grouped by a dimension of the one side, and beside a measure of the many side
+    answer = _compile(onto, {"metrics": [{"aggregate": "count", "of": "term/shop/orders"}],
+                             "dimensions": ["term/shop/customers.name"],
+                             "filters": [{"any": [_eq("orders.status", "open"), _eq("payments.method", "cash")]}]})
+    assert answer["status"] == "ok", answer
+    assert _norm(_rows(db, answer["sql"])) == _norm(_rows(db, """SELECT c.name, COUNT(*) FROM orders o
+        JOIN customers c ON c.customer_id = o.customer_id WHERE o.status = 'open' OR EXISTS
+        (SELECT 1 FROM payments p WHERE p.order_id = o.order_id AND p.method = 'cash') GROUP BY c.name"""))
+    # the far table also a dimension: its rows are joined, so the OR is not rewritten and not guessed
+    answer = _compile(onto, {"metrics": [{"aggregate": "count", "of": "term/shop/orders"}],
+                             "dimensions": ["term/shop/payments.method"],
+                             "filters": [{"any": [_eq("orders.status", "open"), _eq("payments.method", "cash")]}]})
+    assert answer["status"] == "unavailable", answer
+    # a listing is not rewritten either
+    answer = _compile(onto, {"dimensions": ["term/shop/orders.order_id"],
+                             "filters": [{"any": [_eq("orders.status", "open"), _eq("payments.method", "cash")]}]})
+    assert answer["status"] == "unavailable", answer
+    # an OR on the measure's own table, and one on the many side alone, compile as before
+    answer = _count_orders(onto, {"any": [_eq("orders.status", "open"), _eq("orders.status", "closed")]})
+    assert answer["status"] == "ok", answer
+    assert _rows(db, answer["sql"]) == _rows(db, "SELECT COUNT(*) FROM orders WHERE status IN ('open', 'closed')")
+    answer = _count_orders(onto, {"any": [_eq("payments.method", "cash"), _eq("payments.method", "card")]})
+    assert answer["status"] == "ok", answer
+    assert _rows(db, answer["sql"]) == _rows(db, "SELECT COUNT(DISTINCT order_id) FROM payments "
+                                                 "WHERE method IN ('cash', 'card')")
+
+
+def test_s1_not_across_a_one_to_many_hop_is_a_question(shop):
+    _db, onto = shop
+    answer = _count_orders(onto, {"not": _eq("payments.method", "cash")})
+    assert answer["status"] == "question", answer
+    assert len(answer["choices"]) == 2 and any("NOT EXISTS" in c for c in answer["choices"])
+    # NOT on the measure's own table is no question
+    assert _count_orders(onto, {"not": _eq("orders.status", "open")})["status"] == "ok"
+
+
+def test_s1_is_null_across_a_one_to_many_hop_is_unavailable(shop):
+    db, onto = shop
+    answer = _count_orders(onto, {"term": "term/shop/payments.method", "op": "is null"})
+    assert answer["status"] == "unavailable", answer
+    assert _rows(db, "SELECT COUNT(*) FROM orders o WHERE NOT EXISTS "
+                     "(SELECT 1 FROM payments p WHERE p.order_id = o.order_id)")[0][0] > 0  # what it would miss
+    # a plain comparison on the many side keeps its existential reading, counted once per order
+    answer = _count_orders(onto, _eq("payments.method", "cash"))
+    assert answer["status"] == "ok", answer
+    assert _rows(db, answer["sql"]) == _rows(db, "SELECT COUNT(DISTINCT order_id) FROM payments WHERE method = 'cash'")
+
+
+def test_s2_deep_nesting_is_refused_with_one_line_errors(shop):
+    import json
+    import time
+
+    _db, onto = shop
+    deep: dict = _eq("orders.status", "open")
+    for _ in range(600):
+        deep = {"not": deep}
+    with pytest.raises(ToolArgumentError, match="nest at most"):
+        _count_orders(onto, deep)
+    with pytest.raises(ToolArgumentError, match="nests too deep"):
+        _compile(onto, "[" * 5000)
+    metric: dict = {"aggregate": "count", "of": "term/shop/orders"}
+    for _ in range(40):
+        metric = {"formula": "a", "inputs": {"a": metric}}
+    started = time.monotonic()
+    with pytest.raises(ToolArgumentError, match="nest at most"):
+        _compile(onto, json.dumps({"metrics": [metric]}))
+    doubled: dict = {"aggregate": "count", "of": "term/shop/orders"}
+    for _ in range(8):  # 2**8 metrics once expanded, in eight levels
+        doubled = {"formula": "a + a", "inputs": {"a": doubled}}
+    with pytest.raises(ToolArgumentError, match="at most 200 metric and filter nodes"):
+        _compile(onto, {"metrics": [doubled]})
+    assert time.monotonic() - started < 5  # refused before any exponential work (was 60 s and 3.4 GB)
+
+
+def test_s3_a_set_operation_over_pre_aggregated_operands_runs(shop):
+    db, onto = shop
+    count = {"aggregate": "count", "of": "term/shop/orders"}
+    answer = _compile(onto, {"set": "union", "queries": [
+        {"metrics": [count], "dimensions": ["term/shop/order_items.product"]},
+        {"metrics": [count], "dimensions": ["term/shop/payments.method"]}]})
+    assert answer["status"] == "ok", answer
+    got = sorted(_rows(db, answer["sql"]))
+    gold = sorted(_rows(db, "SELECT product, COUNT(DISTINCT order_id) FROM order_items GROUP BY product UNION "
+                            "SELECT method, COUNT(DISTINCT order_id) FROM payments GROUP BY method"))
+    assert got == gold
+
+
+@pytest.mark.parametrize("op, value", [("=", None), ("!=", None), ("not in", ["open", None]),
+                                       ("between", [None, "x"])])
+def test_s4_a_null_value_is_refused_for_is_null(shop, op, value):
+    _db, onto = shop
+    with pytest.raises(ToolArgumentError, match="use op 'is null'"):
+        _count_orders(onto, {"term": "term/shop/orders.status", "op": op, "value": value})
+
+
+def test_s5_a_non_finite_number_is_refused(shop):
+    _db, onto = shop
+    text = ('{"metrics": [{"aggregate": "count", "of": "term/shop/orders"}], '
+            '"filters": [{"term": "term/shop/orders.order_id", "op": ">", "value": 1e400}]}')
+    with pytest.raises(ToolArgumentError, match="finite number"):
+        _compile(onto, text)

@@ -68,6 +68,11 @@ QUERIES = [
      "dimensions": [T("customers", "region")]},
     {"metrics": [{"aggregate": "count", "of": T("customers")}], "dimensions": [T("lines", "product")],
      "filters": [{"metric": {"aggregate": "count", "of": T("customers")}, "op": ">=", "value": 1}]},
+    # review S3: operands compiled with their own WITH (pre-aggregated across a fan-out) and a LIMIT
+    {"set": "union", "queries": [
+        {"metrics": [{"aggregate": "count", "of": T("orders")}], "dimensions": [T("customers", "region")],
+         "order": [{"term": T("customers", "region")}], "limit": 2},
+        {"metrics": [{"aggregate": "count", "of": T("orders")}], "dimensions": [T("lines", "product")]}]},
 ]
 
 

@@ -58,6 +58,7 @@ Several measure tables are aggregated separately and joined on the dimensions.
 
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -80,6 +81,10 @@ SET_OPERATIONS = ("union", "union all", "intersect", "except")
 MAX_QUERY_CHARS = 20_000
 #: Deepest nesting of semantic queries (filter values and set operations).
 MAX_DEPTH = 4
+#: Deepest nesting of filters (any / not) and of derived metrics (formula inputs) within one query.
+MAX_NESTING = 8
+#: Most metric and filter nodes one query may hold, a derived metric counted as the metrics it expands to.
+MAX_NODES = 200
 _GRAIN_FORMAT = {"year": "%Y", "month": "%Y-%m", "day": "%Y-%m-%d"}
 
 _REF = {"type": "string", "minLength": 1, "maxLength": 500,
@@ -285,6 +290,7 @@ class _Metric:
     inputs: tuple["_Metric", ...] = ()   # a derived metric: the metrics its formula combines
     combine: Callable[[list[exp.Expression]], exp.Expression] | None = None
     tables: frozenset[str] = frozenset()  # tables its own filters need (a filtered metric)
+    size: int = 1                         # aggregated metrics it expands to (a derived metric: its inputs')
 
     def base(self) -> list["_Metric"]:
         """The aggregated metrics this one is made of (itself unless derived)."""
@@ -311,6 +317,15 @@ class _Compiler:
         self.notes: list[str] = []
         self.literals: set[str] = set()
         self.question = ""
+        self.nodes = 0
+        # filters whose meaning needs every row of a table present (any / not / is null): (what, tables)
+        self.guards: list[tuple[str, set[str]]] = []
+
+    def _count_node(self, size: int = 1) -> None:
+        self.nodes += size
+        if self.nodes > MAX_NODES:
+            raise ToolArgumentError(f"semantic_query: a query holds at most {MAX_NODES} metric and filter nodes "
+                                    "(a derived metric counted as the metrics it expands to)")
 
     # -- references ---------------------------------------------------------------------------------
 
@@ -424,7 +439,11 @@ class _Compiler:
 
     # -- metrics and dimensions ---------------------------------------------------------------------
 
-    def metric(self, spec: Any) -> _Metric:
+    def metric(self, spec: Any, level: int = 0) -> _Metric:
+        """One metric (see the module docstring); ``level`` is its nesting in formula inputs."""
+        if level > MAX_NESTING:
+            raise ToolArgumentError(f"semantic_query: metrics and filters nest at most {MAX_NESTING} deep")
+        self._count_node()
         if isinstance(spec, str):
             place = self.place(spec, "metric", want="any")
             if place.expression is not None and place.column is None:
@@ -448,7 +467,7 @@ class _Compiler:
         if not isinstance(spec, Mapping):
             raise ToolArgumentError("semantic_query: a metric is a record id or {term, aggregate} / {aggregate, of}")
         if "formula" in spec:
-            return self._derived(spec)
+            return self._derived(spec, level)
         if "filters" in spec:
             return self._filtered(spec)
         unknown = set(spec) - {"term", "aggregate", "of"}
@@ -516,7 +535,7 @@ class _Compiler:
         needed = frozenset(t for _m, ts in conditions for t in ts) | inner.tables
         return _Metric(key, inner.table, make, f"{inner.label} where ...", tables=needed)
 
-    def _derived(self, spec: Mapping[str, Any]) -> _Metric:
+    def _derived(self, spec: Mapping[str, Any], level: int) -> _Metric:
         """A formula over named metrics (+ - * / numbers parentheses); every input is cast to a floating
         type so that / divides the same way in every dialect."""
         unknown = set(spec) - {"formula", "inputs"}
@@ -536,8 +555,11 @@ class _Compiler:
                                         f"{type(node).__name__}")
             if isinstance(node, exp.Column) and (node.table or node.name not in named):
                 raise ToolArgumentError(f"semantic_query: formula names {node.sql()!r}, not one of its inputs")
-        inputs = {name: self.metric(m) for name, m in named.items()}
+        inputs = {name: self.metric(m, level + 1) for name, m in named.items()}
         order = list(inputs)
+        uses = [n.name for n in tree.find_all(exp.Column)]
+        size = sum(inputs[n].size for n in uses) or 1
+        self._count_node(size - 1)  # the expansion beyond the one node counted for this metric
 
         def combine(values: list[exp.Expression]) -> exp.Expression:
             by_name = dict(zip(order, values, strict=True))
@@ -550,7 +572,7 @@ class _Compiler:
         key = "formula:" + tree.transform(
             lambda n: exp.column(inputs[n.name].key) if isinstance(n, exp.Column) else n).sql()
         return _Metric(key, "", make, f"formula {formula[:60]}", inputs=tuple(inputs[n] for n in order),
-                       combine=combine)
+                       combine=combine, size=size)
 
     def _aggregate(self, ref: str, agg: str, place: _Place) -> _Metric:
         column = self.column_expr(place)
@@ -598,22 +620,31 @@ class _Compiler:
 
     # -- filters ------------------------------------------------------------------------------------
 
-    def filter(self, spec: Any, depth: int) -> tuple[Callable[[], exp.Expression], set[str], list[Any]]:
-        """(make condition, tables it needs, metrics it compares) of one filter."""
+    def filter(self, spec: Any, depth: int,
+               level: int = 0) -> tuple[Callable[[], exp.Expression], set[str], list[Any]]:
+        """(make condition, tables it needs, metrics it compares) of one filter; ``depth`` is the nesting of
+        queries, ``level`` the nesting of any / not (at most :data:`MAX_NESTING`)."""
+        if level > MAX_NESTING:
+            raise ToolArgumentError(f"semantic_query: metrics and filters nest at most {MAX_NESTING} deep")
+        self._count_node()
         if not isinstance(spec, Mapping):
             raise ToolArgumentError("semantic_query: a filter is an object")
         if "any" in spec or "not" in spec:
             if "not" in spec:
-                inner = self.filter(spec["not"], depth)
+                inner = self.filter(spec["not"], depth, level + 1)
+                if not inner[2]:
+                    self.guards.append(("not", set(inner[1])))
                 return (lambda: exp.Not(this=exp.Paren(this=inner[0]()))), inner[1], inner[2]
             items = spec["any"]
             if not isinstance(items, list) or not items:
                 raise ToolArgumentError("semantic_query: any must be a non-empty list of filters")
-            parts = [self.filter(item, depth) for item in items]
+            parts = [self.filter(item, depth, level + 1) for item in items]
             tables = set().union(*(p[1] for p in parts))
             metrics = [m for p in parts for m in p[2]]
             if metrics and len(metrics) != len(parts):
                 raise _Unavailable("an OR between a row filter and a metric filter")
+            if not metrics and len(tables) > 1:
+                self.guards.append(("any", set(tables)))
             return (lambda: exp.Paren(this=exp.or_(*(p[0]() for p in parts)))), tables, metrics
         if "constraint" in spec:
             iri = self._iri(spec["constraint"], "constraint")
@@ -646,6 +677,8 @@ class _Compiler:
         dim = self.dimension({"term": spec["term"], **({"grain": spec["grain"]} if "grain" in spec else {})})
         place = self.place(spec["term"], "filter")
         self._check_value(spec["term"], place, op, spec.get("value"))
+        if op == "is null":
+            self.guards.append(("is null", {dim.table}))
         return self._comparison(dim.make, op, spec.get("value"), depth), {dim.table}, []
 
     def _comparison(self, make: Callable[[], exp.Expression], op: Any, value: Any,
@@ -729,6 +762,41 @@ class _Compiler:
         return node
 
     def compile(self, query: Mapping[str, Any], depth: int = 0) -> exp.Query:
+        """One (possibly nested) semantic query as a sqlglot query; its any / not / is null filters are
+        checked against its own joins only."""
+        outer = self.guards, getattr(self, "_guarded", {})
+        self.guards = []
+        try:
+            return self._compile(query, depth)
+        finally:
+            self.guards, self._guarded = outer
+
+    def _check_guards(self, start: str, hops: list[Any], handled: frozenset[int] = frozenset()) -> None:
+        """Refuse an any / not / is null filter on a table reached from ``start`` across a one-to-many hop:
+        the inner join keeps only the rows that have a match there, so OR, NOT and IS NULL would be read
+        row by joined row, not per row of ``start`` (a wrong count). Raises _Question (not) / _Unavailable."""
+        beyond = _beyond_fan_out(start, hops)
+        for i, (what, tables) in enumerate(self.guards):
+            if i in handled:
+                continue
+            across = sorted(tables & beyond)
+            if not across:
+                continue
+            where = ", ".join(across)
+            if what == "not":
+                raise _Question(
+                    f"'not' on {where}, which holds several rows per {start} row: which is meant?",
+                    [f"{start} rows with at least one {where} row not meeting the condition: put the negation "
+                     "in the comparison (op '!=', 'not in', 'not like') instead of 'not'",
+                     f"{start} rows with no {where} row meeting the condition (NOT EXISTS): not expressible "
+                     "as a semantic query; write the SQL and check it with check_sql"])
+            raise _Unavailable(
+                f"'{what}' on {where} across a one-to-many join from {start}",
+                f"{where} holds several rows per {start} row (or none); the compiler joins it, so '{what}' "
+                f"would be read per joined row, not per {start} row (EXISTS / NOT EXISTS is not compiled); "
+                "write the SQL and check it with check_sql")
+
+    def _compile(self, query: Mapping[str, Any], depth: int) -> exp.Query:
         unknown = set(query) - set(SEMANTIC_QUERY_SCHEMA["properties"])
         if unknown:
             raise ToolArgumentError(f"semantic_query: unknown field(s) {', '.join(sorted(map(str, unknown)))[:200]}; "
@@ -740,7 +808,8 @@ class _Compiler:
             if op not in SET_OPERATIONS or not isinstance(parts, list) or len(parts) != 2:
                 raise ToolArgumentError("semantic_query: set needs one of "
                                         f"{', '.join(SET_OPERATIONS)} and two queries")
-            left, right = (self.subquery(q, depth + 1, columns=None) for q in parts)
+            left, right = (_operand(self.subquery(q, depth + 1, columns=None), f"s{i}")
+                           for i, q in enumerate(parts))
             if len(left.selects) != len(right.selects):
                 raise _Unavailable(f"a {op} of queries with {len(left.selects)} and {len(right.selects)} columns")
             if op == "intersect":
@@ -764,11 +833,15 @@ class _Compiler:
             raise ToolArgumentError("semantic_query: name at least one metric or dimension")
         row_filters: list[tuple[Callable[[], exp.Expression], set[str]]] = []
         having: list[tuple[Callable[[], exp.Expression], list[_Metric]]] = []
+        self._guarded = {}
         for spec in query.get("filters", []):
+            first_guard = len(self.guards)
             make, tables, on_metrics = self.filter(spec, depth)
             if on_metrics:
                 having.append((make, on_metrics))
             else:
+                if len(self.guards) > first_guard:
+                    self._guarded[len(row_filters)] = range(first_guard, len(self.guards))
                 row_filters.append((make, tables))
         order: list[tuple[Any, bool]] = []
         for item in query.get("order", []):
@@ -916,6 +989,74 @@ class _Compiler:
             self._record_hop(hop)
         return select
 
+    def _semi_joins(self, start: str, hops: list[Any], row_filters: list,
+                    elsewhere: set[str]) -> tuple[list, frozenset[int]]:
+        """``row_filters`` for the measure table ``start``, each ``any`` filter that reaches across a
+        one-to-many hop rewritten so that its pieces on the far side are correlated ``EXISTS`` semi-joins on
+        the hop's whole key (an OR is then read per row of ``start``). Only a filter of ``any`` alone, with no
+        nested query, whose far tables nothing else uses, is rewritten. Returns (filters, guards handled)."""
+        beyond = _beyond_fan_out(start, hops)
+        if not beyond:
+            return row_filters, frozenset()
+        used_elsewhere = set(elsewhere) | {t for i, (_m, ts) in enumerate(row_filters) if i not in self._guarded
+                                           for t in ts}
+        out, handled = list(row_filters), set()
+        for i, guards in self._guarded.items():
+            make, tables = row_filters[i]
+            far = tables & beyond
+            if not far or {self.guards[g][0] for g in guards} != {"any"} or far & used_elsewhere:
+                continue
+            cond = make()
+            if any(isinstance(n, (exp.Subquery, exp.Select)) for n in cond.walk()):
+                continue
+            try:
+                rewritten = self._exists(cond, start, beyond)
+            except _Unavailable:
+                continue
+            out[i] = ((lambda n=rewritten: n.copy()), (tables - beyond) | {start})
+            handled.update(guards)
+        return out, frozenset(handled)
+
+    def _exists(self, cond: exp.Expression, start: str, beyond: set[str]) -> exp.Expression:
+        """``cond`` with each piece over one far table T replaced by EXISTS (SELECT 1 FROM T ... WHERE the
+        one-to-many hop's whole key matches ``start``'s AND piece). T must be reached from ``start`` by one
+        known one-to-many hop followed only by many-to-one hops; else raises _Unavailable."""
+        from evoonto.tools.joinpaths import TableRef
+
+        tables = {c.table for c in cond.find_all(exp.Column)}
+        if not tables & beyond:
+            return cond
+        if isinstance(cond, (exp.Or, exp.And)):
+            return cond.__class__(this=self._exists(cond.this, start, beyond),
+                                  expression=self._exists(cond.expression, start, beyond))
+        if isinstance(cond, exp.Paren):
+            return exp.Paren(this=self._exists(cond.this, start, beyond))
+        if len(tables) != 1:
+            raise _Unavailable("a condition over both sides of a one-to-many join")
+        far = next(iter(tables))
+        path = self.graph.path(TableRef(self.source or "", start), TableRef(self.source or "", far))
+        if path is None or not path.hops or path.hops[0].right_unique or not all(
+                h.right_unique for h in path.hops[1:]):
+            raise _Unavailable(f"a semi-join from {start} to {far}")
+        for hop in path.hops:
+            if len(self.graph.between(TableRef(hop.source, hop.left), TableRef(hop.source, hop.right))) > 1:
+                raise _Unavailable(f"a semi-join from {start} to {far}", "two known joins")
+        root, rest = path.hops[0], path.hops[1:]
+        sub = exp.select(exp.Literal.number(1)).from_(exp.table_(root.right, quoted=True))
+        for hop in rest:
+            sub = sub.join(exp.table_(hop.right, quoted=True), on=exp.and_(*(
+                exp.EQ(this=exp.column(x, table=hop.left, quoted=True),
+                       expression=exp.column(y, table=hop.right, quoted=True))
+                for x, y in zip(hop.left_columns, hop.right_columns, strict=True))))
+        key = [exp.EQ(this=exp.column(y, table=root.right, quoted=True),
+                      expression=exp.column(x, table=root.left, quoted=True))
+               for x, y in zip(root.left_columns, root.right_columns, strict=True)]
+        for hop in path.hops:
+            self._record_hop(hop)
+        self.notes.append(f"a condition on {far} inside 'any' is read per {start} row: EXISTS a matching "
+                          f"{root.right} row (on the whole key {', '.join(root.right_columns)})")
+        return exp.Exists(this=sub.where(exp.and_(*key, cond.copy())))
+
     def _record_hop(self, hop: Any) -> None:
         item = hop.to_dict(self.dialect, self._id)
         if item not in self.hops:
@@ -928,6 +1069,7 @@ class _Compiler:
         tables = [d.table for d in dims] + [t for _m, ts in row_filters for t in ts] + [o.table for o, _ in order]
         start = tables[0]
         hops = self.join_tree(start, set(tables), choices)
+        self._check_guards(start, hops)
         select = self._from(start, hops).select(*self._columns(dims, [d.make() for d in dims], []))
         for make, _tables in row_filters:
             select = select.where(make())
@@ -967,13 +1109,18 @@ class _Compiler:
         for table, group in groups.items():
             own = set().union(*(m.tables for m in group))
             hops = self.join_tree(table, dim_tables | filter_tables | own, choices)
+            part_filters, handled = self._semi_joins(table, hops, row_filters, dim_tables | own)
+            if handled:
+                hops = self.join_tree(table, dim_tables | {t for _m, ts in part_filters for t in ts} | own,
+                                      choices)
             fan = _fan_out(table, hops)
+            self._check_guards(table, hops, handled)
             if fan and any(t != table for m in group for t in m.tables):
                 raise _Unavailable(f"a filtered {table} metric whose filter needs a join that repeats its rows",
                                    "filter the query instead, or filter on columns of the measure's table")
-            parts.append((table, group, hops, fan))
+            parts.append((table, group, hops, fan, part_filters))
         if len(parts) == 1 and not parts[0][3]:
-            table, group, hops, _fan = parts[0]
+            table, group, hops, _fan, row_filters = parts[0]
             self.grain.append({"measure": table, "fan_out": [], "method": "joined many-to-one only: aggregated "
                                "after joining"})
             select = self._from(table, hops)
@@ -993,8 +1140,8 @@ class _Compiler:
         names = {m.key: f"m{i}" for i, m in enumerate(all_metrics)}
         dim_names = [f"d{i}" for i in range(len(dims))]
         ctes = []
-        for i, (table, group, hops, fan) in enumerate(parts):
-            ctes.append((f"g{i}", self._group(table, group, hops, fan, dims, dim_names, row_filters, names)))
+        for i, (table, group, hops, fan, part_filters) in enumerate(parts):
+            ctes.append((f"g{i}", self._group(table, group, hops, fan, dims, dim_names, part_filters, names)))
         if dims:
             spine: exp.Query = exp.select(*(exp.column(n, table=ctes[0][0]) for n in dim_names)).from_(ctes[0][0])
             for name, _q in ctes[1:]:
@@ -1106,22 +1253,42 @@ def _fan_out(start: str, hops: list[Any]) -> list[Any]:
     return fan
 
 
+def _beyond_fan_out(start: str, hops: list[Any]) -> set[str]:
+    """The tables (of ``hops``, read outward from ``start``) that a one-to-many hop lies before: each row of
+    ``start`` can meet several of their rows, or none."""
+    joined, beyond = {start}, set()
+    for hop in hops:
+        if hop.left in joined and hop.right in joined:
+            continue
+        joined.add(hop.right)
+        if hop.left in beyond or not hop.right_unique:
+            beyond.add(hop.right)
+    return beyond
+
+
+def _operand(query: exp.Query, alias: str) -> exp.Query:
+    """A set operation's operand: a query with its own WITH, ORDER BY or LIMIT becomes
+    ``SELECT * FROM (query) AS alias`` (no dialect accepts those clauses on a bare operand)."""
+    if not any(query.args.get(k) for k in ("with", "with_", "order", "limit")):
+        return query
+    return exp.select(exp.Star()).from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier(alias))))
+
+
 def _literal(value: Any) -> exp.Expression:
+    """The SQL literal of a JSON value (string, finite number, boolean). Raises ToolArgumentError for null
+    (a comparison with NULL holds for no row: use op 'is null') and for a non-finite number."""
     if isinstance(value, bool):
         return exp.Literal.number(int(value))
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ToolArgumentError(f"semantic_query: a value must be a finite number, not {value}")
     if isinstance(value, (int, float)):
         return exp.Literal.number(value)
     if isinstance(value, str):
         return exp.Literal.string(value)
     if value is None:
-        return exp.Null()
+        raise ToolArgumentError("semantic_query: a value is never null (a comparison with NULL holds for no row); "
+                                "use op 'is null' or 'is not null'")
     raise ToolArgumentError(f"semantic_query: a value must be a string, number or boolean, not {type(value).__name__}")
-
-
-def _pairs_of(graph: Any, condition: str, source: str | None) -> frozenset | None:
-    edges = graph._parse_condition(condition)
-    edges = [e for e in edges if source in (None, e.source)]
-    return edges[0].pairs if len(edges) == 1 else None
 
 
 def _unique_key(graph: Any, table: Any) -> tuple[str, ...] | None:
@@ -1165,6 +1332,8 @@ def compile_semantic(ontology: Any, query: Any, *, codec: Any = None, dialect: s
             query = json.loads(query)
         except json.JSONDecodeError as exc:
             raise ToolArgumentError(f"semantic_query: not JSON ({exc.msg} at character {exc.pos})") from None
+        except RecursionError:
+            raise ToolArgumentError("semantic_query: the JSON nests too deep") from None
     if not isinstance(query, Mapping):
         raise ToolArgumentError("semantic_query: the query must be a JSON object")
     compiler = _Compiler(ontology, semantic_vocabulary(ontology), join_graph_of(ontology), codec,
