@@ -26,14 +26,15 @@ def workspace(tmp_path_factory) -> str:
 
 
 def test_browse_prints_ranked_hits(workspace, capsys):
-    assert main(["browse", "banned", "--workspace", workspace]) == 0
+    assert main(["browse", "banned", "--format", "verbose", "--workspace", workspace]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split()[1:3] == ["term", "term/cs/legal-status"]
     assert 'value "Banned"' in out
 
 
 def test_browse_json_kind_and_no_match(workspace, capsys):
-    assert main(["browse", "Age", "--kind", "mapping", "-n", "1", "--json", "--workspace", workspace]) == 0
+    assert main(["browse", "Age", "--kind", "mapping", "-n", "1", "--format", "verbose", "--json",
+                 "--workspace", workspace]) == 0
     hits = json.loads(capsys.readouterr().out)
     assert [h["label"] for h in hits] == ["singer.Age"]
     assert main(["browse", "qqqzzz", "--workspace", workspace]) == 1
