@@ -25,8 +25,38 @@ from evoonto.evolution.trajectories import Event, TaskTrajectory
 if TYPE_CHECKING:
     from evoonto.evaluation.agent import ReactAgent
     from evoonto.evaluation.benchmarks import Benchmark
+    from evoonto.evaluation.linking import LinkingPolicy
 
 METRICS = ("strict", "column")
+
+
+#: Characters the verbose served answer is read within (browse hits, then resolve them): the budget of
+#: :data:`evoonto.evaluation.linking.VERBOSE_POLICY`, the policy earlier numbers were measured at.
+VERBOSE_READ_CHARS = 8000
+
+
+def served_policy(ontology) -> "LinkingPolicy":
+    """The retrieval policy an agent gets by default from this ontology version: the browse answer
+    format and budget of the version's tools graph (``evo:answerFormat``, ``evo:answerBudget``;
+    :func:`evoonto.tools.settings.load_settings`), so that a Tool-level patch of those settings
+    changes what the gate scores, as it changes what ``evoonto serve`` answers.
+
+    ``compact`` → one budgeted compact browse answer of ``evo:answerBudget`` characters;
+    ``verbose`` (the tool layer's default when the graph names no format) → ``evo:defaultResults``
+    verbose hits resolved within :data:`VERBOSE_READ_CHARS` characters.
+
+    Args:
+        ontology: an :class:`~evoonto.ontology.Ontology` (its ``tools`` graph is read).
+    Returns:
+        a :class:`~evoonto.evaluation.linking.LinkingPolicy` (``n`` None: the tool's default).
+    """
+    from evoonto.evaluation.linking import LinkingPolicy
+    from evoonto.tools.settings import load_settings
+
+    browse = load_settings(ontology).browse
+    if browse.answer_format == "compact":
+        return LinkingPolicy(format="compact", budget_chars=browse.answer_budget)
+    return LinkingPolicy(format="verbose", budget_chars=VERBOSE_READ_CHARS)
 
 
 @dataclass
@@ -36,11 +66,18 @@ class LinkingBackbone:
     Args:
         benchmark: an :class:`evoonto.evaluation.benchmarks.Benchmark` (questions, databases and the
             GoldStore, which only the scorer call below touches).
-        policy: :class:`evoonto.evaluation.linking.LinkingPolicy` (n, kind, character budget).
+        policy: :class:`evoonto.evaluation.linking.LinkingPolicy` (n, kind, character budget), or
+            None (the default): the **served** policy of each scored version (:func:`served_policy`,
+            read from its tools graph), what an agent gets from ``evoonto serve``.
         metric: ``"strict"`` (1 when every gold column was surfaced) or ``"column"`` (column recall).
         sources: source id -> open Source, passed to the tools (declared tools need them).
+        reveal_sql: True only when the workload's SQL is a team's verified queries (knowledge the
+            evolver may use, e.g. ``evoonto evolve --verified``): each trajectory then carries its
+            question's SQL as ``reference_sql``. False (the default) for a benchmark, whose gold the
+            evolver must never see.
 
-    ``key`` identifies scorer, metric and policy (the gate's parent cache key).
+    ``key`` identifies scorer, metric and policy (the gate's parent cache key). Every trajectory
+    carries ``tokens``: what the policy put in front of the agent (prompt + answers, characters / 4).
     Raises:
         ConfigurationError: unknown metric.
     """
@@ -49,15 +86,18 @@ class LinkingBackbone:
     policy: object = None
     metric: str = "strict"
     sources: dict = field(default_factory=dict)
+    reveal_sql: bool = False
 
     def __post_init__(self):
-        from evoonto.evaluation.linking import VERBOSE_POLICY
-
         if self.metric not in METRICS:
             raise ConfigurationError(f"unknown linking metric {self.metric!r}; choose strict or column")
-        if self.policy is None:
-            self.policy = VERBOSE_POLICY  # the gate's policy (see evaluation.linking.VERBOSE_POLICY)
-        self.key = ("linking", self.metric, tuple(sorted((k, str(v)) for k, v in self.policy.to_json().items())))
+        described = "served" if self.policy is None else \
+            tuple(sorted((k, str(v)) for k, v in self.policy.to_json().items()))
+        self.key = ("linking", self.metric, described)
+
+    def policy_for(self, ontology):
+        """The policy scoring ``ontology``: the fixed ``policy``, else the version's served one."""
+        return self.policy if self.policy is not None else served_policy(ontology)
 
     def surface(self, ontology, questions):
         """(question, Surfaced) pairs for ``questions`` on ``ontology`` (no scoring, no gold)."""
@@ -66,7 +106,8 @@ class LinkingBackbone:
 
         tools = OntologyTools(ontology, sources=self.sources or None)
         prompt = tools.manifest()
-        return [(q, surface_with_tools(tools, prompt, q.text, self.policy, self.benchmark.schema(q.db_id)))
+        policy = self.policy_for(ontology)
+        return [(q, surface_with_tools(tools, prompt, q.text, policy, self.benchmark.schema(q.db_id)))
                 for q in questions]
 
     def results(self, ontology, questions):
@@ -79,16 +120,25 @@ class LinkingBackbone:
                 for q, surfaced in self.surface(ontology, questions)]
 
     def run(self, ontology, questions) -> tuple[dict[str, float], list[TaskTrajectory]]:
-        """Outcomes {question id: float} and trajectories (pass/fail only) on ``ontology``."""
+        """Outcomes {question id: float} and trajectories (pass/fail, tokens) on ``ontology``."""
         outcomes: dict[str, float] = {}
         trajectories: list[TaskTrajectory] = []
         for q, surfaced, result in self.results(ontology, questions):
             outcome = float(result.strict) if self.metric == "strict" else float(result.column_recall)
             outcomes[q.id] = outcome
+            reference = _gold_sql(self.benchmark, q.id) if self.reveal_sql else None
             trajectories.append(TaskTrajectory(q.id, q.text, q.db_id,
                                                [Event.from_dict(e) for e in surfaced.events],
-                                               passed=bool(result.strict), score=outcome))
+                                               passed=bool(result.strict), score=outcome, tokens=result.tokens,
+                                               reference_sql=reference))
         return outcomes, trajectories
+
+
+def _gold_sql(benchmark, question_id: str) -> str | None:
+    """The SQL text of a question of a verified-queries workload (``reveal_sql`` only), or None."""
+    gold = benchmark.gold[question_id]
+    sql = getattr(gold, "sql", gold)
+    return sql if isinstance(sql, str) else None
 
 
 @dataclass
