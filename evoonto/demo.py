@@ -70,8 +70,8 @@ MAX_ROUNDS = 20
 #: File written into the workspace so a later demo knows it may replace the directory.
 MARKER = "evoonto-demo.json"
 
-#: What the gate compares per question (as ``evoonto evolve``'s default): ``column`` or ``strict`` recall.
-GATE_METRIC = "column"
+#: What the gate compares per question (as ``evoonto evolve``'s default): ``answer`` (column and value recall).
+GATE_METRIC = "answer"
 
 #: The gate's margin (as ``evoonto evolve``'s default).
 GATE_TAU = 0.0
@@ -467,7 +467,8 @@ def _step_evolve(state: _State) -> list[str]:
 
     with open_source(str(state.data.database)) as src:
         sources = {state.data.db_id: src}
-        backbone = experiment.backbone(metric=GATE_METRIC, policy=state.policy, sources=sources)
+        # the gate scores what an agent gets from each version: its served answer (tools graph settings)
+        backbone = experiment.backbone(metric=GATE_METRIC, policy=None, sources=sources)
         trajectories = backbone.run(ws.ontology, list(plan.construction))[1]
         failed = sum(1 for t in trajectories if t.passed is False)
         lines.insert(1, f"trajectories: the retrieval policy on the {len(trajectories)} construction questions, "

@@ -27,7 +27,19 @@ if TYPE_CHECKING:
     from evoonto.evaluation.benchmarks import Benchmark
     from evoonto.evaluation.linking import LinkingPolicy
 
-METRICS = ("strict", "column")
+METRICS = ("strict", "column", "answer")
+
+
+def linking_outcome(result, metric: str) -> float:
+    """The per-question outcome the gate compares, from a LinkingResult: ``strict`` (1/0: every gold
+    column surfaced), ``column`` (column recall) or ``answer`` (column recall and, when the gold query
+    compares string values, value recall, averaged: a smaller answer that drops the values the SQL
+    needs is worse for the agent even when every column is still named)."""
+    if metric == "strict":
+        return float(result.strict)
+    if metric == "answer" and result.value_recall is not None:
+        return (float(result.column_recall) + float(result.value_recall)) / 2.0
+    return float(result.column_recall)
 
 
 #: Characters the verbose served answer is read within (browse hits, then resolve them): the budget of
@@ -69,7 +81,8 @@ class LinkingBackbone:
         policy: :class:`evoonto.evaluation.linking.LinkingPolicy` (n, kind, character budget), or
             None (the default): the **served** policy of each scored version (:func:`served_policy`,
             read from its tools graph), what an agent gets from ``evoonto serve``.
-        metric: ``"strict"`` (1 when every gold column was surfaced) or ``"column"`` (column recall).
+        metric: ``"strict"`` (1 when every gold column was surfaced), ``"column"`` (column recall) or
+            ``"answer"`` (column and value recall, :func:`linking_outcome`).
         sources: source id -> open Source, passed to the tools (declared tools need them).
         reveal_sql: True only when the workload's SQL is a team's verified queries (knowledge the
             evolver may use, e.g. ``evoonto evolve --verified``): each trajectory then carries its
@@ -90,7 +103,7 @@ class LinkingBackbone:
 
     def __post_init__(self):
         if self.metric not in METRICS:
-            raise ConfigurationError(f"unknown linking metric {self.metric!r}; choose strict or column")
+            raise ConfigurationError(f"unknown linking metric {self.metric!r}; choose {', '.join(METRICS)}")
         described = "served" if self.policy is None else \
             tuple(sorted((k, str(v)) for k, v in self.policy.to_json().items()))
         self.key = ("linking", self.metric, described)
@@ -124,7 +137,7 @@ class LinkingBackbone:
         outcomes: dict[str, float] = {}
         trajectories: list[TaskTrajectory] = []
         for q, surfaced, result in self.results(ontology, questions):
-            outcome = float(result.strict) if self.metric == "strict" else float(result.column_recall)
+            outcome = linking_outcome(result, self.metric)
             outcomes[q.id] = outcome
             reference = _gold_sql(self.benchmark, q.id) if self.reveal_sql else None
             trajectories.append(TaskTrajectory(q.id, q.text, q.db_id,
