@@ -96,3 +96,31 @@ def test_compact_served_answer_gets_budget_candidates_not_result_counts():
     ctx = EditContext(view, IRIS)
     added = savings[0].compile(ctx).additions["tools"]
     assert any(p == EVO._NS["answerBudget"] and int(o) == 750 for _, p, o in added)
+
+
+def test_the_backbone_scores_each_versions_served_answer():
+    from rdflib import RDF, Literal
+
+    from evoonto.evaluation.backbones import LinkingBackbone, linking_outcome, served_policy
+    from evoonto.evaluation.linking import LinkingResult
+    from evoonto.namespaces import EVO
+    from evoonto.ontology import Ontology
+    from evoonto.resources import vocab_graph
+    from fixtures.evolution_toy import BASE, IRIS, toy_graphs, toy_ontology
+
+    assert served_policy(toy_ontology()).format == "verbose"  # no settings: the tool layer's default
+    graphs = toy_graphs()
+    import rdflib
+    graphs["tools"] = rdflib.Graph()
+    node = IRIS.tools("browse")
+    graphs["tools"].add((node, RDF.type, EVO.BrowseSettings))
+    graphs["tools"].add((node, EVO._NS["answerFormat"], Literal("compact")))
+    graphs["tools"].add((node, EVO._NS["answerBudget"], Literal(1500)))
+    policy = served_policy(Ontology.from_graphs({**graphs, "vocab": vocab_graph()}, base_iri=BASE))
+    assert (policy.format, policy.budget_chars) == ("compact", 1500)
+    assert LinkingBackbone(benchmark=None).key == ("linking", "strict", "served")
+    # the answer metric: a smaller answer that drops the value the SQL compares scores lower
+    kept = LinkingResult("q", 1.0, 1.0, 1.0, True, 100, 25)
+    dropped = LinkingResult("q", 1.0, 1.0, 0.0, True, 60, 15)
+    assert linking_outcome(kept, "answer") == 1.0 and linking_outcome(dropped, "answer") == 0.5
+    assert linking_outcome(dropped, "column") == 1.0
