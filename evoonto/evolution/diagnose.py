@@ -343,16 +343,16 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
             for sql in filter(None, (traj.reference_sql, traj.final_sql)):
                 found, literals = sql_columns(sql, cols)
                 used |= found
-                for key, vals in literals.items():
-                    values.setdefault(key, set()).update(vals)
+                for col_key, vals in literals.items():
+                    values.setdefault(col_key, set()).update(vals)
             for note in traj.notes:
                 used |= note_columns(note, cols)
             shown_text = "\n".join(surfaced_texts(traj))
-            shown = _shown_columns(traj, view, shown_text)
+            shown_columns = _shown_columns(traj, view, shown_text)
             stems = tx.text_stems(shown_text)
             phrases = tuple(dict.fromkeys(w for w in tx.content_words(traj.question) if tx.stem(w) not in stems))
             for table, column in sorted(used):
-                if (table.lower(), column.lower()) in shown:
+                if (table.lower(), column.lower()) in shown_columns:
                     continue
                 key = f"{table}.{column}"
                 add("unused_column", key, src, traj)

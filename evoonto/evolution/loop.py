@@ -410,12 +410,14 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
     result = EvolutionResult(evolver=getattr(evolver, "name", "?"))
     for m in members:
         m.seen |= known_fingerprints(m.workspace.ontology)
+    initial = {m.key: m.state() for m in members}
     pending: list[list[tuple[Member, Candidate]]] = []  # bisection halves, tried first
     consecutive = 0
     avoid_level = None  # after a rejection, the next fresh batch prefers another level
     for round_no in range(1, config.rounds + 1):
         contexts = {}
         for m in members:
+            prune(m, keep=(m.state(), initial[m.key]))
             view = OntologyView(m.workspace.ontology)
             contexts[m.key] = EditContext(view, _iris(m.workspace, view))
         chosen = None
@@ -464,6 +466,20 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
         result.stop_reason = "rounds"
     result.final_version = sum(m.workspace.version for m in members)
     return result
+
+
+def prune(member: Member, keep: tuple) -> int:
+    """Drop the member's cached runs and screen evidence of versions other than ``keep`` (the current
+    one and the run's first, which a later run from the same version 0 shares): the caches hold the
+    trajectories with every tool answer, so without this they grow by one set per accepted version
+    (memory in proportion to the rounds). Returns the number of entries dropped."""
+    dropped = 0
+    # cache keys are (kind, state, backbone key); screen evidence keys are (state, candidate key)
+    for store, at in ((member.cache, 1), (member.screened, 0), (member.fixed, 0)):
+        for key in [k for k in store if isinstance(k, tuple) and len(k) > at and k[at] not in keep]:
+            del store[key]
+            dropped += 1
+    return dropped
 
 
 def _frequency(alternatives: list[Candidate], trajectories) -> int:
