@@ -104,7 +104,8 @@ class GateDecision:
     ``posterior`` (P(net gain | V)) and ``regression_p`` (:func:`regression_test`) are set by the
     ``bayes`` test only (None otherwise). ``parent_tokens``/``candidate_tokens`` are the mean answer
     sizes on V in tokens (None when the backbone does not measure them); ``left_out`` counts the
-    questions of V left out because they produced the candidate (leave-the-source-out).
+    questions of V left out because they produced the candidate (leave-the-source-out); ``screen``
+    is the candidate's ``(fixed, broken, gain)`` on those source tasks (None when not screened).
     """
 
     decision: str
@@ -123,6 +124,7 @@ class GateDecision:
     parent_tokens: float | None = None
     candidate_tokens: float | None = None
     left_out: int = 0
+    screen: ScreenEvidence | None = None
 
     @property
     def token_change(self) -> float | None:
@@ -147,6 +149,7 @@ class GateDecision:
             **({} if self.parent_tokens is None else {"parent_tokens": round(self.parent_tokens, 1)}),
             **({} if self.candidate_tokens is None else {"candidate_tokens": round(self.candidate_tokens, 1)}),
             **({"left_out": self.left_out} if self.left_out else {}),
+            **({} if self.screen is None else {"screen_fixed": self.screen[0], "screen_broken": self.screen[1]}),
         }
 
 
@@ -407,7 +410,8 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
         decision, reason = "accepted", stats
     return GateDecision(decision, p_mean, c_mean, gain, wins, losses, p_value, reason,
                         dict(parent), dict(candidate), size=len(ids), posterior=posterior,
-                        regression_p=regression_p, parent_tokens=p_tok, candidate_tokens=c_tok, left_out=left_out)
+                        regression_p=regression_p, parent_tokens=p_tok, candidate_tokens=c_tok, left_out=left_out,
+                        screen=screen)
 
 
 class Gate:
