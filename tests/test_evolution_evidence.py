@@ -79,3 +79,12 @@ def test_leave_the_source_out_gates_a_candidate_on_the_rest_of_v():
     cand = Candidate("s", "x", "content", (AddSynonym(str(IRIS.term("toy", "singer-age")), "youngest"),), tasks=("v1",))
     assert sources_in_v(member, cand) == {"v1", "v3"}  # the task itself and the same question asked again
     assert sources_in_v(member, Candidate("s", "x", "content", cand.edits)) == set()
+    # a saving is produced by no failure: its (passed) tasks stay in V, which must show it keeps them
+    from evoonto.evolution.candidates import merge
+    from evoonto.evolution.edits import SetToolSetting
+
+    saving = Candidate("a", "x", "tool", (SetToolSetting("browse.answerBudget", 3000),), tasks=("v2",), aim="cost")
+    assert sources_in_v(member, saving) == set()
+    weight = Candidate("b", "y", "tool", (SetToolSetting("browse.hitsPerColumn", 1),), tasks=("v1",))
+    bundled = merge([saving, weight])
+    assert bundled.aim == "score" and bundled.tasks == ("v1",) and sources_in_v(member, bundled) == {"v1", "v3"}

@@ -160,8 +160,9 @@ def merge(candidates: list[Candidate]) -> Candidate:
                 edits.append(e)
     sig = " | ".join(dict.fromkeys(c.signature for c in candidates))
     text = f"{len(edits)} edits: " + "; ".join(e.describe() for e in edits[:3]) + ("; …" if len(edits) > 3 else "")
-    tasks = tuple(sorted({t for c in candidates for t in c.tasks}))
     aim = "cost" if all(c.aim == "cost" for c in candidates) else "score"
+    # a fix bundled with savings is meant to fix the fixes' tasks (a saving's tasks are what it keeps)
+    tasks = tuple(sorted({t for c in candidates if c.aim == aim for t in c.tasks}))
     return Candidate(sig, text, level, tuple(edits), candidates[0].reason,
                      max(c.frequency for c in candidates), tasks, aim)
 

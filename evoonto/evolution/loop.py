@@ -521,11 +521,13 @@ def token_sizes(trajectories) -> dict[str, int] | None:
 def sources_in_v(member: Member, candidate: Candidate) -> set[str]:
     """The questions of the member's V that produced ``candidate`` (leave-the-source-out): V ids
     among ``candidate.tasks``, and V questions asking the same question text as one of those tasks
-    (a served task answering a verified query). The gate judges the candidate on the rest of V."""
+    (a served task answering a verified query). The gate judges the candidate on the rest of V.
+    A saving (``aim="cost"``) was produced by no task's failure (its tasks are the passed ones it must
+    keep), so nothing is left out for it."""
     from evoonto.text import normalize
 
     tasks = set(candidate.tasks)
-    if not tasks:
+    if not tasks or candidate.aim == "cost":
         return set()
     texts = {normalize(q.text) for q in member.trajectory_questions if q.id in tasks}
     texts |= {normalize(t.question) for t in (member.recorded or ()) if t.task_id in tasks and t.question}
