@@ -112,7 +112,8 @@ def test_evolving_your_own_ontology_on_chinook(tmp_path, capsys):
     listing = capsys.readouterr().out
     assert "[1] " + proposed[0].id in listing and "ups:" in listing and "meant to fix:" in listing
     assert "graph tools: +" in listing or "graph content: +" in listing
-    assert proposed[0].metadata["ups"] and set(proposed[0].metadata["ups"]) <= {vq.key for vq in load_verified(verified)}
+    keys = {vq.key for vq in load_verified(verified)}
+    assert proposed[0].metadata["ups"] and set(proposed[0].metadata["ups"]) <= keys
     assert not set(proposed[0].metadata["ups"]) & set(proposed[0].metadata["tasks"])  # sources were left out
     assert main(["approve", "--workspace", str(ws_path), "1", "--by", "reviewer"]) == 0
     assert "version 0 -> 1" in capsys.readouterr().out
