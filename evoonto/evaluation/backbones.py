@@ -90,7 +90,8 @@ class LinkingBackbone:
             evolver must never see.
 
     ``key`` identifies scorer, metric and policy (the gate's parent cache key). Every trajectory
-    carries ``tokens``: what the policy put in front of the agent (prompt + answers, characters / 4).
+    carries ``tokens``: what the policy put in front of the agent (prompt + answers, characters / 4),
+    and passes iff its outcome is full (1.0 under the metric).
     Raises:
         ConfigurationError: unknown metric.
     """
@@ -140,9 +141,11 @@ class LinkingBackbone:
             outcome = linking_outcome(result, self.metric)
             outcomes[q.id] = outcome
             reference = _gold_sql(self.benchmark, q.id) if self.reveal_sql else None
+            # a task passes when its outcome is full (with the answer metric: every column and every value
+            # the SQL compares), so a task that named the columns but not the values is diagnosed too
             trajectories.append(TaskTrajectory(q.id, q.text, q.db_id,
                                                [Event.from_dict(e) for e in surfaced.events],
-                                               passed=bool(result.strict), score=outcome, tokens=result.tokens,
+                                               passed=outcome >= 1.0 - 1e-9, score=outcome, tokens=result.tokens,
                                                reference_sql=reference))
         return outcomes, trajectories
 
