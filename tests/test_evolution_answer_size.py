@@ -124,3 +124,18 @@ def test_the_backbone_scores_each_versions_served_answer():
     dropped = LinkingResult("q", 1.0, 1.0, 0.0, True, 60, 15)
     assert linking_outcome(kept, "answer") == 1.0 and linking_outcome(dropped, "answer") == 0.5
     assert linking_outcome(dropped, "column") == 1.0
+
+
+def test_a_saving_is_screened_on_every_measured_task_passed_or_failed():
+    from evoonto.evolution.diagnose import diagnose
+    from evoonto.evolution.trajectories import Event, TaskTrajectory
+    from evoonto.evolution.view import OntologyView
+    from fixtures.evolution_toy import toy_ontology
+
+    def traj(task, passed, tokens):
+        return TaskTrajectory(task, "How old is the singer?", "toy", [Event("browse", {"q": "x"}, result=[])],
+                              passed=passed, score=float(passed), tokens=tokens)
+
+    sigs = diagnose([traj("a", True, 100), traj("b", False, 90), traj("c", True, None)],
+                    OntologyView(toy_ontology()), kinds=("answer_size",))
+    assert [(s.kind, s.tasks) for s in sigs] == [("answer_size", ("a", "b"))]  # unmeasured "c" cannot be kept

@@ -30,8 +30,8 @@ Signature kinds:
                       key: ``table.column``; details: the question words that linked to nothing
                       (``phrases``, task by task) and the literal values the SQL compared the column
                       with (``values``). Evidence from the task, never from letters of a name.
-``answer_size``       the answers of the tasks that passed could be smaller (a cost signature over
-                      the passed tasks, so a saving is screened on what it must keep)
+``answer_size``       the answers could be smaller (a cost signature over every task whose answer size
+                      is measured, passed or failed, so a saving is screened on every outcome it must keep)
 """
 
 from __future__ import annotations
@@ -418,9 +418,11 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
                     add("unknown_column", col, src, traj)
 
     if "answer_size" in kinds:
-        passed = [t for t in trajectories if t.passed and t.events and t.tokens is not None]
-        for t in passed:
-            add("answer_size", "answer-size", None, t)
+        # every measured task, passed or failed: a saving must keep each outcome (a failed task's
+        # partial recall too, e.g. the values it did surface)
+        for t in trajectories:
+            if t.events and t.tokens is not None:
+                add("answer_size", "answer-size", None, t)
     out = []
     for (kind, key, src), g in groups.items():
         if len(g["tasks"]) < min_frequency:

@@ -522,7 +522,7 @@ def sources_in_v(member: Member, candidate: Candidate) -> set[str]:
     """The questions of the member's V that produced ``candidate`` (leave-the-source-out): V ids
     among ``candidate.tasks``, and V questions asking the same question text as one of those tasks
     (a served task answering a verified query). The gate judges the candidate on the rest of V.
-    A saving (``aim="cost"``) was produced by no task's failure (its tasks are the passed ones it must
+    A saving (``aim="cost"``) was produced by no task's failure (its tasks are the outcomes it must
     keep), so nothing is left out for it."""
     from evoonto.text import normalize
 
