@@ -34,6 +34,7 @@ an atomic write and nothing else is written.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Hashable, Protocol
@@ -416,6 +417,7 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
     avoid_level = None  # after a rejection, the next fresh batch prefers another level
     for round_no in range(1, config.rounds + 1):
         contexts = {}
+        gc.collect()  # the last round's candidate stores and indexes hold reference cycles (rdflib graphs)
         for m in members:
             prune(m, keep=(m.state(), initial[m.key]))
             view = OntologyView(m.workspace.ontology)
