@@ -53,6 +53,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import tempfile
 import time
@@ -271,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
                         results[name][q.id] = results["initial"][q.id]
                 else:
                     score(name, ws.ontology_at(ws.version), test)  # replayed from files, like version 0
+            # the run's workspaces (stores, tool indexes) are not needed by the next run: free them first
+            del workspaces, ws
+            gc.collect()
             ids = [q.id for plan in plans for q in plan.test]
             print(f"  {name:8s} rounds {len(result.rounds):2d}: +{result.accepted} -{result.rejected} "
                   f"!{result.invalid} ({result.stop_reason}); held-out strict initial "
