@@ -29,17 +29,31 @@ with a loss, rejected with more ups than downs, V-neutral rounds accepted/reject
 Gold SQL is read only by the scorer (:mod:`evoonto.evaluation.linking`); the builder and the loop
 see question texts, tool results and pass/fail only.
 
+Issue 29: the gate and the held-out scorer score each version's **served** answer (the format and
+budget of its tools graph, :func:`evoonto.evaluation.backbones.served_policy`), so Tool patches act on
+the settings the agent's default answer uses and answer size (tokens) is part of the gate's decision.
+``--answer compact:6000`` writes those settings into every version 0 first (the default answer as the
+builder is to write it); ``--answer served`` keeps whatever the build wrote. ``--verified N`` replaces
+the questions by N verified queries per database (question + SQL a team wrote, here drawn from the
+training fold; no other gold): the workspace is built from their questions, the loop diagnoses them
+(their SQL is the team's knowledge, so content candidates may use it) and gates each candidate on the
+verified queries that did not produce it (leave-the-source-out); held-out recall is measured on the
+other fold. Peak RSS (``ru_maxrss``) is printed after every round; accepted patches are counted per
+level, and each accepted Content patch is listed with the failed tasks it fixed on its screen.
+
 Usage::
 
     python benchmarks/evolution_bench.py [--data ../shared/data/spider] [--seed 0] [--rounds 10]
         [--patience 4] [--batch 8] [--tau 0.0] [--alpha 0.25] [--metric strict|column] [--db concert_singer ...]
-        [--tests sign bayes] [--regression-budget 0.05] [--benchmark spider|bird] [--format verbose|compact]
+        [--tests sign bayes] [--regression-budget 0.05] [--benchmark spider|bird] [--answer compact:6000|served]
+        [--policy verbose:8000] [--verified 20] [--fold B]
     python benchmarks/evolution_bench.py --data ../shared/data/bird_synth_dev --tests sign bayes   # BIRD layout
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import tempfile
 import time
@@ -59,10 +73,40 @@ def _strict(by_question: dict, ids=None) -> float:
     return _mean(float(by_question[i].strict) for i in (by_question if ids is None else ids))
 
 
-def _evolve(experiment, plans, graphs, *, gate_enabled, args, policy, workdir, sources, caches, test="sign"):
-    """One workspace per database (version 0 = the build), evolved together with one pooled gate."""
+def peak_rss_mib() -> float:
+    """Peak resident set size of this process so far, in MiB (``ru_maxrss``, Linux: KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def answer_settings(graphs: dict, answer: str) -> None:
+    """Write the served answer's settings (``compact:6000`` → ``evo:answerFormat "compact"``,
+    ``evo:answerBudget 6000``) into a build's tools graph; ``served`` leaves the build's own."""
+    import rdflib
+    from rdflib import RDF, Literal
+
+    from evoonto.iris import IriFactory
+    from evoonto.namespaces import EVO
+
+    if answer == "served":
+        return
+    fmt, _, budget = answer.partition(":")
+    tools = graphs.setdefault("tools", rdflib.Graph())
+    nodes = sorted(tools.subjects(RDF.type, EVO.BrowseSettings))
+    node = nodes[0] if nodes else IriFactory(BASE_IRI).tools("browse")
+    tools.add((node, RDF.type, EVO.BrowseSettings))
+    for name, value in (("answerFormat", Literal(fmt)), ("answerBudget", Literal(int(budget or 6000)))):
+        tools.remove((node, EVO._NS[name], None))
+        tools.add((node, EVO._NS[name], value))
+
+
+def _evolve(experiment, plans, graphs, *, gate_enabled, args, policy, workdir, sources, caches, test="sign",
+            verified=None):
+    """One workspace per database (version 0 = the build), evolved together with one pooled gate.
+    ``verified``: db id → the verified queries (trajectories and V at once, leave-the-source-out)."""
     from evoonto.evolution.gate import GateConfig
-    from evoonto.evolution.loop import LoopConfig
+    from evoonto.evolution.loop import LoopConfig, Member, evolve_group
     from evoonto.experiment import offline_evolver
     from evoonto.workspace import Workspace
 
@@ -72,20 +116,27 @@ def _evolve(experiment, plans, graphs, *, gate_enabled, args, policy, workdir, s
         ws.replace_base(graphs[plan.db_id])
         members.append((ws, plan))
     backbone = experiment.backbone(metric=args.metric, policy=policy, sources=sources)
+    if verified is not None:  # the verified queries' SQL is the team's knowledge: trajectories carry it
+        backbone.reveal_sql = True
     evolver = offline_evolver(sources, kinds=tuple(args.kinds))
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch, screen=not args.no_screen,
                         gate=GateConfig(tau=args.tau, alpha=args.alpha, test=test, seed=args.seed,
                                         enabled=gate_enabled, regression_budget=args.regression_budget))
 
     def on_round(r) -> None:
-        print(f"    round {r.round:2d} {r.decision:8s} [{r.level}] {r.edits:2d} edits; {round_statistics(r)}",
-              flush=True)
+        print(f"    round {r.round:2d} {r.decision:8s} [{r.level}] {r.edits:2d} edits; {round_statistics(r)}; "
+              f"peak RSS {peak_rss_mib():.0f} MiB", flush=True)
         if args.verbose:  # every edit of the candidate (the intervention line names only the first few)
             edits = "".join(f"\n          {change}" for change in r.changes) if len(r.changes) > 1 else ""
             print(f"        {r.intervention}{edits}\n        {r.reason}", flush=True)
 
-    result = experiment.evolve_group(members, backbone=backbone, evolver=evolver, config=config, caches=caches,
-                                     on_round=on_round)
+    if verified is not None:
+        group = [Member(plan.db_id, ws, list(verified[plan.db_id]), list(verified[plan.db_id]),
+                        cache=caches.setdefault(plan.db_id, {})) for ws, plan in members]
+        result = evolve_group(group, backbone=backbone, evolver=evolver, config=config, on_round=on_round)
+    else:
+        result = experiment.evolve_group(members, backbone=backbone, evolver=evolver, config=config, caches=caches,
+                                         on_round=on_round)
     return {plan.db_id: ws for ws, plan in members}, result
 
 
@@ -103,6 +154,10 @@ def round_statistics(r) -> str:
         text += f", P(net gain)={stats['posterior']:.3f}, regression p={stats['regression_p']:.3f}"
     else:
         text += f", p={stats.get('p_value', 1.0):.3f}"
+    if "parent_tokens" in stats:
+        text += f", tokens {stats['parent_tokens']:.0f} -> {stats['candidate_tokens']:.0f}"
+    if stats.get("left_out"):
+        text += f", {stats['left_out']} source(s) left out"
     return text
 
 
@@ -124,18 +179,21 @@ def main(argv: list[str] | None = None) -> int:
                              "that it breaks more (default 0.05, GateConfig's)")
     parser.add_argument("--benchmark", default=None, choices=("spider", "bird"),
                         help="layout of --data (default: detected)")
-    parser.add_argument("--metric", default="column", choices=("strict", "column"),
+    parser.add_argument("--metric", default="answer", choices=("strict", "column", "answer"),
                         help="per-question outcome the gate compares (held-out reports strict recall)")
     parser.add_argument("--kinds", nargs="+",
-                        default=["unlinked_phrase", "missing_value", "shallow_retrieval", "crowded_retrieval"])
-    parser.add_argument("-n", type=int, default=None,
-                        help="browse hits of the retrieval policy (default: the browse tool's default of each "
-                             "version, 8 unless a Tool-level patch changed it)")
-    parser.add_argument("--budget", type=int, default=8000,
-                        help="characters read per question (browse + resolve answers)")
-    parser.add_argument("--format", default="verbose", choices=("verbose", "compact"),
-                        help="retrieval policy format (default verbose, the evolution gate's policy: on small "
-                             "schemas the compact answer lists the whole schema and leaves nothing to learn)")
+                        default=["unused_column", "unlinked_phrase", "missing_value", "shallow_retrieval",
+                                 "crowded_retrieval", "guessed_join", "answer_size"])
+    parser.add_argument("--answer", default="compact:6000", metavar="FORMAT:BUDGET|served",
+                        help="the served answer written into every version 0's tools graph before evolution "
+                             "(default compact:6000); 'served' keeps the build's own settings. The gate and the "
+                             "held-out scorer score each version's served answer")
+    parser.add_argument("--policy", default=None, metavar="FORMAT:BUDGET",
+                        help="score a fixed policy instead of the served one (e.g. verbose:8000; Tool patches of "
+                             "the answer settings then do not act on it)")
+    parser.add_argument("--verified", type=int, default=None, metavar="N",
+                        help="replace the questions by N verified queries per database from the training fold "
+                             "(their SQL is the team's knowledge; no other gold reaches evolution)")
     parser.add_argument("--db", nargs="*", default=None, help="only these databases")
     parser.add_argument("--fold", default=None, help="only the round that holds out this fold (A or B)")
     parser.add_argument("--no-ablation", action="store_true", help="skip the no-gate ablation")
@@ -153,12 +211,16 @@ def main(argv: list[str] | None = None) -> int:
     experiment = Experiment(load_benchmark(args.benchmark, args.data), seed=args.seed)  # splits are drawn per database
     bench = experiment.benchmark
     questions = [q for q in bench.questions if not args.db or q.db_id in args.db]
-    policy = LinkingPolicy(n=args.n, budget_chars=args.budget, format=args.format)
+    policy = None
+    if args.policy:
+        fmt, _, budget = args.policy.partition(":")
+        policy = LinkingPolicy(budget_chars=int(budget or 6000), format=fmt)
     # condition -> question id -> LinkingResult (strict, column and value recall, estimated tokens)
     gated_names = [f"gated[{t}]" for t in args.tests]
     names = ["baseline", "initial", *gated_names, "nogate"]
     results: dict = {name: {} for name in names}
     stats: dict = {name: [] for name in [*gated_names, "nogate"]}
+    accepted_patches: dict = {name: [] for name in [*gated_names, "nogate"]}
     tmp = Path(tempfile.mkdtemp(prefix="evoonto-evolution-"))
 
     sources = {db: open_source(str(bench.databases[db])) for db in sorted({q.db_id for q in questions})}
@@ -173,7 +235,20 @@ def main(argv: list[str] | None = None) -> int:
             continue
         t0 = time.perf_counter()
         plans = experiment.plans(rnd, sorted({q.db_id for q in questions}))
+        verified = None
+        if args.verified:
+            import random
+            from dataclasses import replace
+
+            verified = {}
+            for k, plan in enumerate(plans):
+                pool = sorted([*plan.construction, *plan.validation], key=lambda q: q.id)
+                random.Random(f"{args.seed}:{plan.db_id}").shuffle(pool)
+                verified[plan.db_id] = pool[:args.verified]
+                plans[k] = replace(plan, construction=tuple(verified[plan.db_id]), validation=())
         graphs = {plan.db_id: experiment.build(plan, base_iri=BASE_IRI).graphs for plan in plans}
+        for g in graphs.values():
+            answer_settings(g, args.answer)
         print(f"fold {rnd.test_fold} held out: built {len(plans)} databases in {time.perf_counter() - t0:.1f}s",
               flush=True)
         runs = [(f"gated[{t}]", True, t) for t in args.tests]
@@ -183,7 +258,9 @@ def main(argv: list[str] | None = None) -> int:
             t1 = time.perf_counter()
             workspaces, result = _evolve(experiment, plans, graphs, gate_enabled=enabled, args=args, policy=policy,
                                          workdir=tmp / f"{rnd.test_fold}-{i}", sources=sources, caches=caches,
-                                         test=test_name)
+                                         test=test_name, verified=verified)
+            accepted_patches[name].extend(e for ws in workspaces.values() for e in ws.log()
+                                          if e.decision == "accepted")
             stats[name].append(result)
             for plan in plans:
                 ws, test = workspaces[plan.db_id], plan.test
@@ -195,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
                         results[name][q.id] = results["initial"][q.id]
                 else:
                     score(name, ws.ontology_at(ws.version), test)  # replayed from files, like version 0
+            # the run's workspaces (stores, tool indexes) are not needed by the next run: free them first
+            del workspaces, ws
+            gc.collect()
             ids = [q.id for plan in plans for q in plan.test]
             print(f"  {name:8s} rounds {len(result.rounds):2d}: +{result.accepted} -{result.rejected} "
                   f"!{result.invalid} ({result.stop_reason}); held-out strict initial "
@@ -206,8 +286,10 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     print(f"{Path(args.data).name} ({bench.name} layout), {len({q.db_id for q in questions})} databases, "
-          f"reciprocal two-fold (seed {args.seed}); "
-          f"policy {policy.to_json()}; gates: τ={args.tau}, {', '.join(args.tests)} α={args.alpha}, "
+          f"reciprocal two-fold (seed {args.seed}){'' if not args.fold else f', only fold {args.fold} held out'}; "
+          f"{f'{args.verified} verified queries per database; ' if args.verified else ''}"
+          f"policy {'served (answer ' + args.answer + ')' if policy is None else policy.to_json()}; "
+          f"gates: τ={args.tau}, {', '.join(args.tests)} α={args.alpha}, "
           f"regression budget {args.regression_budget}, "
           f"metric={args.metric}; rounds ≤ {args.rounds}, patience {args.patience}, batch {args.batch}; "
           f"screening {'off' if args.no_screen else 'on'}; diagnosed kinds {', '.join(args.kinds)}")
@@ -236,8 +318,22 @@ def main(argv: list[str] | None = None) -> int:
                       f"V-neutral (0 up / 0 down) accepted "
                       f"{sum(1 for r in decided if r.decision == 'accepted' and not r.wins and not r.losses)}, "
                       f"rejected {sum(1 for r in decided if r.decision == 'rejected' and not r.wins and not r.losses)}")
+    databases = len({q.db_id for q in questions})
+    for name, patches in accepted_patches.items():
+        if not stats[name]:
+            continue
+        levels = {level: sum(1 for e in patches if e.level == level) for level in ("content", "tool", "schema")}
+        print(f"accepted patches {name}: " + ", ".join(f"{k} {v}" for k, v in levels.items())
+              + f" ({levels['content'] / max(databases, 1):.2f} Content per database per run)")
+        for e in patches:
+            if e.level == "content":
+                fixed = e.metadata.get("fixed_tasks") or []
+                print(f"    content {e.id}: {e.intervention[:90]}; fixed {len(fixed)}: {', '.join(fixed[:6])}")
+    tokens = {name: _mean(r.tokens for r in results[name].values()) for name in names if results[name]}
     for name in gated_names:
         gain = 100 * (_strict(results[name]) - _strict(results["initial"]))
+        print(f"{name} tokens vs Initial: {tokens[name]:.0f} vs {tokens['initial']:.0f} "
+              f"({100 * (tokens[name] / max(tokens['initial'], 1e-9) - 1):+.1f}%)")
         print(f"{name} − Initial (held-out strict recall): {gain:+.2f} points (target ≥ +3)")
         if results["nogate"]:
             diff = 100 * (_strict(results["nogate"]) - _strict(results[name]))
@@ -245,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     if results["nogate"]:
         gain = 100 * (_strict(results["nogate"]) - _strict(results["initial"]))
         print(f"nogate − Initial (held-out strict recall): {gain:+.2f} points")
-    print(f"wall time {elapsed:.1f} s")
+    print(f"wall time {elapsed:.1f} s; peak RSS {peak_rss_mib():.0f} MiB")
     return 0
 
 

@@ -70,8 +70,8 @@ MAX_ROUNDS = 20
 #: File written into the workspace so a later demo knows it may replace the directory.
 MARKER = "evoonto-demo.json"
 
-#: What the gate compares per question (as ``evoonto evolve``'s default): ``column`` or ``strict`` recall.
-GATE_METRIC = "column"
+#: What the gate compares per question (as ``evoonto evolve``'s default): ``answer`` (column and value recall).
+GATE_METRIC = "answer"
 
 #: The gate's margin (as ``evoonto evolve``'s default).
 GATE_TAU = 0.0
@@ -454,20 +454,26 @@ def _step_evolve(state: _State) -> list[str]:
     lines = [f"start: the raw-schema Baseline (one bare Term per table and column) as version 0 of "
              f"{path}; the builder's v0 is not evolved here because it already passes the construction "
              f"questions it was built from",
-             f"gate: {GATE_METRIC} recall on V ({len(plan.validation)} questions), candidate vs "
-             f"parent, accepted iff mean gain ≥ tau = {GATE_TAU} and the default Bayesian gate supports it "
-             f"(P(net gain | V) ≥ {1 - GateConfig().alpha:g}, no evidence of more than "
-             f"{100 * GateConfig().regression_budget:g} regressions per 100 questions)"]
+             f"gate: {GATE_METRIC} score (column and value recall of the served answer) on V "
+             f"({len(plan.validation)} questions), candidate vs parent, accepted iff mean gain ≥ tau = {GATE_TAU} "
+             f"and the default Bayesian gate supports it (P(net gain | V) ≥ {1 - GateConfig().alpha:g}, no "
+             f"evidence of more than {100 * GateConfig().regression_budget:g} regressions per 100 questions); "
+             f"answer size counts: equal score with more tokens is rejected, with fewer accepted"]
 
     def on_round(r: RoundRecord) -> None:
         scores = ("" if r.parent_score is None else
                   f" V score {r.parent_score:.3f} -> {r.candidate_score:.3f}")
+        if r.statistics.get("screen_fixed"):
+            scores += f" (+{r.statistics['screen_fixed']} failed source task(s) fixed)"
+        if "parent_tokens" in r.statistics:
+            scores += f", tokens {r.statistics['parent_tokens']:.0f} -> {r.statistics['candidate_tokens']:.0f}"
         lines.append(f"round {r.round}: {r.decision:<8} [{r.level}] {r.signature[:70]}{scores}"
                      f" (version {r.version})")
 
     with open_source(str(state.data.database)) as src:
         sources = {state.data.db_id: src}
-        backbone = experiment.backbone(metric=GATE_METRIC, policy=state.policy, sources=sources)
+        # the gate scores what an agent gets from each version: its served answer (tools graph settings)
+        backbone = experiment.backbone(metric=GATE_METRIC, policy=None, sources=sources)
         trajectories = backbone.run(ws.ontology, list(plan.construction))[1]
         failed = sum(1 for t in trajectories if t.passed is False)
         lines.insert(1, f"trajectories: the retrieval policy on the {len(trajectories)} construction questions, "

@@ -8,8 +8,13 @@ held-out fold.
 The demo uses the library's default gate, the Bayesian rule `evoonto evolve` uses (issue 14). On
 concert_singer it accepts the deeper-browse candidates the sign test rejected there: they change no
 question of V (1.000 -> 1.000) and fix the failed construction tasks they were written for, and the
-held-out strict recall of the evolved version rose from 0.91 (sign test, v1) to 1.00 (v3). A rejection
-is no longer required; an acceptance must rest on a measured gain on V or, V being silent, on the screen.
+held-out strict recall of the evolved version rose from 0.91 (sign test, v1) to 1.00 (v3). An acceptance
+must rest on a measured gain on V or, V being silent, on the screen.
+
+Issue 29: the gate scores the served answer and weighs its size (tokens). The demo then shows a real
+accept and a real reject: the second deeper-browse step changes no question of V and makes the answer
+larger, so it is rejected (equal score, more tokens); no accepted patch grows the answer beyond the
+gate's tolerance without raising the score.
 """
 
 from __future__ import annotations
@@ -31,13 +36,14 @@ def demo(tmp_path_factory):
 
 
 def test_the_gate_accepts_and_rejects_real_candidates(demo):
+    from evoonto.evolution.gate import GateConfig
     from evoonto.workspace import Workspace
 
     path, report, out = demo
     assert report.complete, out
     log = Workspace.open(report.evolution_workspace).log()
     decisions = [e.decision for e in log]
-    assert decisions.count("accepted") >= 1, decisions
+    assert decisions.count("accepted") >= 1 and decisions.count("rejected") >= 1, decisions
     accepted = [e for e in log if e.decision == "accepted"]
     assert accepted[0].scores["candidate_score"] > accepted[0].scores["parent_score"]
     for e in accepted:  # accepted on a measured gain on V, or (V silent) on a net fix of its screen
@@ -45,7 +51,10 @@ def test_the_gate_accepts_and_rejects_real_candidates(demo):
         silent = e.metadata["wins"] == e.metadata["losses"] == 0 and "the screen fixed" in e.metadata["reason"]
         assert gained or silent, e.metadata
         assert e.scores["candidate_score"] >= e.scores["parent_score"]
-        assert {"posterior", "regression_p", "size"} <= set(e.metadata)
+        assert {"posterior", "regression_p", "size", "parent_tokens", "candidate_tokens"} <= set(e.metadata)
+        grew = e.metadata["candidate_tokens"] > e.metadata["parent_tokens"] * (1 + GateConfig().token_tolerance)
+        assert not grew or gained, e.metadata  # no larger answer without a higher score
+        assert e.metadata["tasks"], e.metadata  # each patch names the failed tasks it was meant to fix
     assert report.versions == [0] + [e.version for e in accepted]
     assert f"{len(accepted)} accepted, {decisions.count('rejected')} rejected" in out
     assert f"raw schema v{report.versions[-1]} (evolved)" in report.scores

@@ -88,18 +88,18 @@ def test_evolving_your_own_ontology_on_chinook(tmp_path, capsys):
     assert feedback["t-germany"].source == "report_outcome" and feedback["t-germany"].passed
     assert feedback["t-top-agent"].source == "feedback" and not feedback["t-top-agent"].passed
 
-    # 4. evolve: V is the held-back share of the verified queries; too small a V is refused first
+    # 4. evolve: a held-back share too small for --min-validation is refused; by default (issue 29)
+    # every verified query is in V and judges the candidates it did not produce (leave-the-source-out)
     assert len(load_verified(verified)) == 50
     base = ["evolve", "--workspace", str(ws_path), "--verified", str(verified), "--no-progress", "--rounds", "4"]
-    assert main(base) == 2
+    assert main(base + ["--validation-share", "0.3", "--min-validation", "20"]) == 2
     err = capsys.readouterr().err
     assert "needs at least 20" in err and "add about" in err
-    assert (ws_path / "verified_holdout.json").is_file()
-    assert main(base + ["--min-validation", "10", "--test", "bayes"]) == 0
+    assert main(base) == 0
     out, err = capsys.readouterr()
-    assert "|V| = 13" in err and "1 asking a V question left out" in err, err
+    assert "|V| = 50" in err and "0 asking a V question left out" in err, err
     assert "verified" in err and "feedback" in err and "report_outcome" in err, err
-    assert "proposed" in out, out
+    assert "proposed" in out and "source question(s) of V left out" in out, out
 
     ws = Workspace.open(ws_path)
     assert ws.version == 0  # manual approval: nothing served changes until a person approves
@@ -110,10 +110,11 @@ def test_evolving_your_own_ontology_on_chinook(tmp_path, capsys):
     # 5. review lists the proposal with its diff and per-question ups; approve serves it
     assert main(["review", "--workspace", str(ws_path)]) == 0
     listing = capsys.readouterr().out
-    assert "[1] " + proposed[0].id in listing and "ups:" in listing
+    assert "[1] " + proposed[0].id in listing and "ups:" in listing and "meant to fix:" in listing
     assert "graph tools: +" in listing or "graph content: +" in listing
-    assert proposed[0].metadata["ups"] and set(proposed[0].metadata["ups"]) <= set(
-        json.loads((ws_path / "verified_holdout.json").read_text())["assigned"])
+    keys = {vq.key for vq in load_verified(verified)}
+    assert proposed[0].metadata["ups"] and set(proposed[0].metadata["ups"]) <= keys
+    assert not set(proposed[0].metadata["ups"]) & set(proposed[0].metadata["tasks"])  # sources were left out
     assert main(["approve", "--workspace", str(ws_path), "1", "--by", "reviewer"]) == 0
     assert "version 0 -> 1" in capsys.readouterr().out
     ws = Workspace.open(ws_path)

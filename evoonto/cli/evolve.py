@@ -42,8 +42,11 @@ On your own database (a workspace built with `evoonto build`, no benchmark): ser
 work (`evoonto serve`), give outcomes (`evoonto feedback TASK pass|fail`, verified queries, or
 `serve --accept-feedback`), then
   evoonto evolve --verified verified.jsonl            # trajectories default to <workspace>/trajectories/
-The gate's V is a seeded share of the verified queries; with fewer than --min-validation of them
-held back the command stops and says how many more verified queries it needs.
+Every verified query is in the gate's V and judges every candidate it did not produce (leave-the-source-
+out: a candidate written from a verified query's failure is gated on the others, and its screen replays
+the query it came from); with no served session yet, the served answers to the verified questions are
+diagnosed. --validation-share F holds back a seeded share as V instead. With fewer than
+--min-validation verified queries the command stops and says how many it needs.
 """
 
 
@@ -88,8 +91,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              f"level α that it breaks more (default {default.regression_budget})")
     parser.add_argument("--scorer", choices=("linking", "ex"), default="linking",
                         help="backbone: offline schema-linking recall (default) or EX of a Claude agent")
-    parser.add_argument("--metric", choices=("strict", "column"), default="column",
-                        help="linking outcome per question the gate compares (default column recall)")
+    parser.add_argument("--metric", choices=("strict", "column", "answer"), default="answer",
+                        help="linking outcome per question the gate compares (default answer: column recall "
+                             "averaged with value recall when the SQL compares values; strict; column)")
     parser.add_argument("--agent", default=None, metavar="anthropic:MODEL", help="agent backbone for --scorer ex")
     parser.add_argument("--evolver", default="offline", metavar="offline|anthropic:MODEL",
                         help="who proposes diagnoses and patches (default offline heuristics)")
@@ -107,17 +111,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--verified", default=None, metavar="FILE",
                         help="on a workspace without a benchmark: verified queries (JSON Lines "
                              '{"question", "sql", "id"?, "db_id"?, "verified_by"?, "verified_at"?}; default '
-                             "<workspace>/verified.jsonl). A seeded share is held back as the gate's V (stored in "
-                             "<workspace>/verified_holdout.json, reused every round); the rest decide the outcome "
-                             "of served tasks that asked the same question")
+                             "<workspace>/verified.jsonl). They form the gate's V (leave-the-source-out, see "
+                             "--validation-share) and decide the outcome of served tasks that asked the same question")
     parser.add_argument("--judge", default=None, metavar="anthropic:MODEL",
                         help="on a workspace without a benchmark: Claude judges served tasks that no verified "
                              "query or feedback decided, from their question, final SQL and rows (least trusted)")
-    parser.add_argument("--validation-share", type=float, default=0.3, metavar="F",
-                        help="share of the verified queries held back as V (default 0.3; stored the first time)")
-    parser.add_argument("--min-validation", type=int, default=20, metavar="N",
-                        help="refuse to gate on fewer than N held-back verified queries (default 20); a smaller "
-                             "V cannot support a decision, so the command says what it needs instead")
+    parser.add_argument("--validation-share", type=float, default=0.0, metavar="F",
+                        help="0 (default): leave-the-source-out, every verified query is in V and judges every "
+                             "candidate it did not produce (a team's 10-30 verified queries all count); F in (0, 1): "
+                             "hold back that share of them as V instead (stored the first time)")
+    parser.add_argument("--min-validation", type=int, default=5, metavar="N",
+                        help="refuse to gate on fewer than N verified queries in V (default 5); the command says "
+                             "what it needs instead")
     parser.add_argument("--no-gate", action="store_true",
                         help="ablation: accept every valid candidate (still scored and logged)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -500,25 +505,41 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
     if not verified:
         raise WorkloadError("no benchmark recorded in this workspace and no verified queries: pass --data DIR, or "
                             "--verified FILE (JSON Lines with question and sql) so the gate has a validation set")
-    held = holdout(verified, ws.path, share=args.validation_share, seed=seed)
-    if len(held) < args.min_validation:
-        raise WorkloadError(too_small_message(len(held), args.min_validation, args.validation_share, len(verified)))
     bench = verified_benchmark(verified, locations, db_id)
     by_id = bench.by_id()
-    held_set = set(held)
-    validation = [by_id[i] for i in held if by_id[i].db_id == db_id]
-    construction = [q for q in bench.questions_for(db_id) if q.id not in held_set]
+    mine = bench.questions_for(db_id)
+    if args.validation_share > 0:  # a held-back share, as before issue 29
+        held = holdout(verified, ws.path, share=args.validation_share, seed=seed)
+        if len(held) < args.min_validation:
+            raise WorkloadError(too_small_message(len(held), args.min_validation, args.validation_share,
+                                                  len(verified)))
+        held_set = set(held)
+        validation = [by_id[i] for i in held if by_id[i].db_id == db_id]
+        construction = [q for q in mine if q.id not in held_set]
+        outside_v = [vq for vq in verified if vq.key not in held_set]
+    else:  # leave-the-source-out: every verified query judges every candidate it did not produce
+        if len(mine) < args.min_validation:
+            raise WorkloadError(f"the gate needs at least {args.min_validation} verified queries of {db_id} (it has "
+                                f"{len(mine)}): add verified queries (--verified FILE), or pass --min-validation "
+                                f"{max(len(mine), 1)} to gate on fewer")
+        validation, construction, outside_v = list(mine), list(mine), list(verified)
     if log_records is None:
-        log_records = _read_logs(args.trajectories or ws.trajectories_dir)
+        try:
+            log_records = _read_logs(args.trajectories or ws.trajectories_dir)
+        except WorkloadError:
+            if args.trajectories:  # a named log must exist; the default folder may be absent
+                raise
+            log_records = []
     current = [r for r in log_records if r.get("version") in (None, ws.version)]
     v_texts = {normalize_question(q.text) for q in validation}
     tasks = [t for t in group_events(current, {}) if t.events]
     for t in tasks:
         t.question = t.question or task_question(t.events)
         t.db_id = t.db_id or db_id
-    asked_v = sum(1 for t in tasks if normalize_question(t.question) in v_texts)
-    tasks = [t for t in tasks if normalize_question(t.question) not in v_texts]  # V never steers the patches
-    outside_v = [vq for vq in verified if vq.key not in held_set]
+    asked_v = 0
+    if args.validation_share > 0:
+        asked_v = sum(1 for t in tasks if normalize_question(t.question) in v_texts)
+        tasks = [t for t in tasks if normalize_question(t.question) not in v_texts]  # V never steers the patches
     explicit = {str(k): TaskOutcome(str(k), bool(float(v) >= 1.0 - 1e-9), "feedback", "--outcomes")
                 for k, v in (verdicts or {}).items()}
     outcomes = merge_outcomes(verified_outcomes(tasks, outside_v, locations, db_id), explicit, read_feedback(ws.path))
@@ -526,22 +547,32 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
     if judge is not None:
         outcomes = merge_outcomes(outcomes, judge.judge([t for t in tasks if t.task_id not in outcomes]))
     kept = []
+    sql_of = {normalize_question(vq.question): vq.sql for vq in outside_v}
     for t in tasks:
         outcome = outcomes.get(t.task_id)
         if outcome is None:
             continue
         t.passed, t.score = outcome.passed, 1.0 if outcome.passed else 0.0
+        # the task's own record: the verified SQL of its question, and the feedback note
+        t.reference_sql = sql_of.get(normalize_question(t.question))
+        t.notes = (outcome.note,) if outcome.source == "feedback" and outcome.note else ()
         kept.append(t)
-    if not kept:
+    recorded: list | None = kept or None
+    if kept:
+        by_source: dict[str, int] = {}
+        for t in kept:
+            src = outcomes[t.task_id].source
+            by_source[src] = by_source.get(src, 0) + 1
+        print(f"tasks: {len(kept)} with outcomes ({', '.join(f'{n} {k}' for k, n in sorted(by_source.items()))}; "
+              f"{sum(t.failed for t in kept)} failed), {len(tasks) - len(kept)} without, {asked_v} asking a V "
+              f"question left out; |V| = {len(validation)} verified queries", file=sys.stderr)
+    elif args.validation_share > 0:
         raise WorkloadError(f"no served task at version {ws.version} has an outcome: give verdicts with `evoonto "
                             f"feedback TASK pass|fail`, --outcomes FILE, or verified queries with the tasks' questions")
-    by_source: dict[str, int] = {}
-    for t in kept:
-        src = outcomes[t.task_id].source
-        by_source[src] = by_source.get(src, 0) + 1
-    print(f"tasks: {len(kept)} with outcomes ({', '.join(f'{n} {k}' for k, n in sorted(by_source.items()))}; "
-          f"{sum(t.failed for t in kept)} failed), {len(tasks) - len(kept)} without, {asked_v} asking a V question "
-          f"left out; |V| = {len(validation)} held-back verified queries", file=sys.stderr)
+    else:
+        print(f"no served task at version {ws.version} has an outcome: diagnosing the served answer to the "
+              f"{len(construction)} verified questions; |V| = {len(validation)} verified queries, each candidate "
+              f"judged on those that did not produce it", file=sys.stderr)
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch,
                         gate=_gate_config(args, seed))
     source = open_source(locations[db_id])
@@ -551,7 +582,8 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
         if args.scorer == "linking":
             from evoonto.evaluation.backbones import LinkingBackbone
 
-            backbone = LinkingBackbone(bench, metric=args.metric, sources={db_id: source})
+            # the verified queries are the team's own knowledge: their SQL may steer the patches
+            backbone = LinkingBackbone(bench, metric=args.metric, sources={db_id: source}, reveal_sql=True)
         else:
             if not args.agent:
                 raise ConfigurationError("--scorer ex needs --agent anthropic:MODEL")
@@ -565,7 +597,7 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
             on_round = _round_reporter(bar, ws)
 
             result = evolve(ws, backbone=backbone, trajectory_questions=construction, validation_questions=validation,
-                            evolver=evolver, config=config, on_round=on_round, recorded_trajectories=kept)
+                            evolver=evolver, config=config, on_round=on_round, recorded_trajectories=recorded)
     finally:
         source.close()
     waiting = f", {result.proposed} proposed (see `evoonto review`)" if result.proposed else ""

@@ -85,6 +85,9 @@ def run_review(args: argparse.Namespace) -> int:
         print(f"  intervention: {e.intervention}")
         print(f"  gate:         {scores}, {meta.get('wins', 0)} up / {meta.get('losses', 0)} down, "
               f"{meta.get('reason', '')}")
+        tasks, fixed = meta.get("tasks") or [], meta.get("fixed_tasks") or []
+        print(f"  meant to fix: {', '.join(tasks) or '-'}"
+              + (f"  (its screen fixed {len(fixed)}: {', '.join(fixed)})" if fixed else ""))
         print(f"  ups:          {', '.join(p.ups) or '-'}")
         print(f"  downs:        {', '.join(p.downs) or '-'}")
         patch = ws.patch(e.id)

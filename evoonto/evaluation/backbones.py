@@ -27,7 +27,50 @@ if TYPE_CHECKING:
     from evoonto.evaluation.benchmarks import Benchmark
     from evoonto.evaluation.linking import LinkingPolicy
 
-METRICS = ("strict", "column")
+METRICS = ("strict", "column", "answer")
+
+
+def linking_outcome(result, metric: str) -> float:
+    """The per-question outcome the gate compares, from a LinkingResult: ``strict`` (1/0: every gold
+    column surfaced), ``column`` (column recall) or ``answer`` (column recall and, when the gold query
+    compares string values, value recall, averaged: a smaller answer that drops the values the SQL
+    needs is worse for the agent even when every column is still named)."""
+    if metric == "strict":
+        return float(result.strict)
+    if metric == "answer" and result.value_recall is not None:
+        return (float(result.column_recall) + float(result.value_recall)) / 2.0
+    return float(result.column_recall)
+
+
+#: Characters the verbose served answer is read within (browse hits, then resolve them): the budget of
+#: :data:`evoonto.evaluation.linking.VERBOSE_POLICY`, the policy earlier numbers were measured at.
+VERBOSE_READ_CHARS = 8000
+
+
+def served_policy(ontology) -> "LinkingPolicy":
+    """The retrieval policy an agent gets by default from this ontology version: the browse answer
+    of the version's tools graph (``evo:answerFormat``, ``evo:answerBudget``, read by
+    :func:`evoonto.tools.settings.load_settings`, which falls back to
+    :data:`evoonto.tools.settings.DEFAULT_ANSWER_POLICY` when the graph names none), so that a
+    Tool-level patch of those settings changes what the gate scores, as it changes what
+    ``evoonto serve`` answers.
+
+    ``compact`` → one budgeted compact browse answer of ``evo:answerBudget`` characters
+    (:meth:`LinkingPolicy.of`); ``verbose`` → ``evo:defaultResults`` verbose hits resolved within
+    :data:`VERBOSE_READ_CHARS` characters.
+
+    Args:
+        ontology: an :class:`~evoonto.ontology.Ontology` (its ``tools`` graph is read).
+    Returns:
+        a :class:`~evoonto.evaluation.linking.LinkingPolicy` (``n`` None: the tool's default).
+    """
+    from evoonto.evaluation.linking import LinkingPolicy
+    from evoonto.tools.settings import load_settings
+
+    answer = load_settings(ontology).browse.answer_policy()
+    if answer.format == "compact":
+        return LinkingPolicy.of(answer)
+    return LinkingPolicy(format="verbose", budget_chars=VERBOSE_READ_CHARS)
 
 
 @dataclass
@@ -37,11 +80,20 @@ class LinkingBackbone:
     Args:
         benchmark: an :class:`evoonto.evaluation.benchmarks.Benchmark` (questions, databases and the
             GoldStore, which only the scorer call below touches).
-        policy: :class:`evoonto.evaluation.linking.LinkingPolicy` (n, kind, character budget).
-        metric: ``"strict"`` (1 when every gold column was surfaced) or ``"column"`` (column recall).
+        policy: :class:`evoonto.evaluation.linking.LinkingPolicy` (n, kind, character budget), or
+            None (the default): the **served** policy of each scored version (:func:`served_policy`,
+            read from its tools graph), what an agent gets from ``evoonto serve``.
+        metric: ``"strict"`` (1 when every gold column was surfaced), ``"column"`` (column recall) or
+            ``"answer"`` (column and value recall, :func:`linking_outcome`).
         sources: source id -> open Source, passed to the tools (declared tools need them).
+        reveal_sql: True only when the workload's SQL is a team's verified queries (knowledge the
+            evolver may use, e.g. ``evoonto evolve --verified``): each trajectory then carries its
+            question's SQL as ``reference_sql``. False (the default) for a benchmark, whose gold the
+            evolver must never see.
 
-    ``key`` identifies scorer, metric and policy (the gate's parent cache key).
+    ``key`` identifies scorer, metric and policy (the gate's parent cache key). Every trajectory
+    carries ``tokens``: what the policy put in front of the agent (prompt + answers, characters / 4),
+    and passes iff its outcome is full (1.0 under the metric).
     Raises:
         ConfigurationError: unknown metric.
     """
@@ -50,15 +102,18 @@ class LinkingBackbone:
     policy: LinkingPolicy | None = None
     metric: str = "strict"
     sources: dict = field(default_factory=dict)
+    reveal_sql: bool = False
 
     def __post_init__(self):
-        from evoonto.evaluation.linking import VERBOSE_POLICY
-
         if self.metric not in METRICS:
-            raise ConfigurationError(f"unknown linking metric {self.metric!r}; choose strict or column")
-        if self.policy is None:
-            self.policy = VERBOSE_POLICY  # the gate's policy (see evaluation.linking.VERBOSE_POLICY)
-        self.key = ("linking", self.metric, tuple(sorted((k, str(v)) for k, v in self.policy.to_json().items())))
+            raise ConfigurationError(f"unknown linking metric {self.metric!r}; choose {', '.join(METRICS)}")
+        described = "served" if self.policy is None else \
+            tuple(sorted((k, str(v)) for k, v in self.policy.to_json().items()))
+        self.key = ("linking", self.metric, described)
+
+    def policy_for(self, ontology):
+        """The policy scoring ``ontology``: the fixed ``policy``, else the version's served one."""
+        return self.policy if self.policy is not None else served_policy(ontology)
 
     def surface(self, ontology, questions):
         """(question, Surfaced) pairs for ``questions`` on ``ontology`` (no scoring, no gold)."""
@@ -67,8 +122,7 @@ class LinkingBackbone:
 
         tools = OntologyTools(ontology, sources=self.sources or None)
         prompt = tools.manifest()
-        policy = self.policy
-        assert policy is not None  # set by __post_init__
+        policy = self.policy_for(ontology)
         return [(q, surface_with_tools(tools, prompt, q.text, policy, self.benchmark.schema(q.db_id)))
                 for q in questions]
 
@@ -82,16 +136,27 @@ class LinkingBackbone:
                 for q, surfaced in self.surface(ontology, questions)]
 
     def run(self, ontology, questions) -> tuple[dict[str, float], list[TaskTrajectory]]:
-        """Outcomes {question id: float} and trajectories (pass/fail only) on ``ontology``."""
+        """Outcomes {question id: float} and trajectories (pass/fail, tokens) on ``ontology``."""
         outcomes: dict[str, float] = {}
         trajectories: list[TaskTrajectory] = []
         for q, surfaced, result in self.results(ontology, questions):
-            outcome = float(result.strict) if self.metric == "strict" else float(result.column_recall)
+            outcome = linking_outcome(result, self.metric)
             outcomes[q.id] = outcome
+            reference = _gold_sql(self.benchmark, q.id) if self.reveal_sql else None
+            # a task passes when its outcome is full (with the answer metric: every column and every value
+            # the SQL compares), so a task that named the columns but not the values is diagnosed too
             trajectories.append(TaskTrajectory(q.id, q.text, q.db_id,
                                                [Event.from_dict(e) for e in surfaced.events],
-                                               passed=bool(result.strict), score=outcome))
+                                               passed=outcome >= 1.0 - 1e-9, score=outcome, tokens=result.tokens,
+                                               reference_sql=reference))
         return outcomes, trajectories
+
+
+def _gold_sql(benchmark, question_id: str) -> str | None:
+    """The SQL text of a question of a verified-queries workload (``reveal_sql`` only), or None."""
+    gold = benchmark.gold[question_id]
+    sql = getattr(gold, "sql", gold)
+    return sql if isinstance(sql, str) else None
 
 
 @dataclass

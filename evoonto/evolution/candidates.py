@@ -28,12 +28,19 @@ from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote
 from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.view import OntologyView, TermInfo
 from evoonto.lexicon import Lexicon
-from evoonto.text import normalize, tokenize
+from evoonto.text import normalize
 from evoonto.namespaces import EVO
 
 
 #: Result-collapsing limits (hits per column) the crowded_retrieval Tool candidates propose, in order.
 COLLAPSE_STEPS = (1, 2)
+
+#: Factors of the compact answer budget (``evo:answerBudget``) the deeper-retrieval Tool candidates
+#: propose when the served answer is compact (shallow_retrieval), smallest first.
+BUDGET_STEPS = (1.5, 2.0)
+
+#: Factors of the compact answer budget the saving candidates propose (answer_size), mildest first.
+SAVING_STEPS = (0.75, 0.5)
 
 #: How many more browse results the "deeper retrieval" Tool candidates ask for (shallow_retrieval),
 #: smallest first: a rejected step is followed by a larger one in a later round.
@@ -50,7 +57,9 @@ class Candidate:
     ``level`` (``content``/``tool``/``schema``), ``edits`` (all of that level), ``reason`` (the
     attribution's reason), ``frequency`` (failed tasks showing the signature; ranks candidates),
     ``tasks`` (ids of the failed trajectory tasks it addresses; the loop screens the candidate on
-    them before the gate, see :func:`evoonto.evolution.loop.screen`; empty = not screened).
+    them before the gate, see :func:`evoonto.evolution.loop.screen`; empty = not screened),
+    ``aim`` (``"score"``: meant to fix the failures of ``tasks``; ``"cost"``: meant to keep the
+    outcomes of ``tasks`` with a smaller answer, e.g. a smaller answer budget).
 
     Raises:
         CandidateError: when ``edits`` is empty or an edit's level differs from ``level``.
@@ -63,10 +72,13 @@ class Candidate:
     reason: str = ""
     frequency: int = 0
     tasks: tuple[str, ...] = ()
+    aim: str = "score"
 
     def __post_init__(self):
         if not self.edits:
             raise CandidateError("a candidate needs at least one edit")
+        if self.aim not in ("score", "cost"):
+            raise CandidateError(f"a candidate's aim is 'score' or 'cost', not {self.aim!r}")
         wrong = [e for e in self.edits if e.level != self.level]
         if wrong:
             raise CandidateError(f"candidate of level {self.level!r} contains a {wrong[0].level!r} edit "
@@ -134,7 +146,7 @@ class Candidate:
             return None
         mid = len(self.edits) // 2
         halves = [Candidate(self.signature, f"{len(part)} edit(s): " + "; ".join(e.describe() for e in part[:3]),
-                            self.level, tuple(part), self.reason, tasks=self.tasks)
+                            self.level, tuple(part), self.reason, tasks=self.tasks, aim=self.aim)
                   for part in (self.edits[:mid], self.edits[mid:])]
         return halves[0], halves[1]
 
@@ -161,9 +173,11 @@ def merge(candidates: list[Candidate]) -> Candidate:
                 edits.append(e)
     sig = " | ".join(dict.fromkeys(c.signature for c in candidates))
     text = f"{len(edits)} edits: " + "; ".join(e.describe() for e in edits[:3]) + ("; …" if len(edits) > 3 else "")
-    tasks = tuple(sorted({t for c in candidates for t in c.tasks}))
+    aim = "cost" if all(c.aim == "cost" for c in candidates) else "score"
+    # a fix bundled with savings is meant to fix the fixes' tasks (a saving's tasks are what it keeps)
+    tasks = tuple(sorted({t for c in candidates if c.aim == aim for t in c.tasks}))
     return Candidate(sig, text, level, tuple(edits), candidates[0].reason,
-                     max(c.frequency for c in candidates), tasks)
+                     max(c.frequency for c in candidates), tasks, aim)
 
 
 # ---------------------------------------------------------------- offline writers
@@ -176,19 +190,13 @@ def _term_stems(term: TermInfo) -> set[str]:
     return {s for text in _term_texts(term) for s in tx.text_stems(text)}
 
 
-def _term_words(term: TermInfo) -> set[str]:
-    """The case-folded, unstemmed words of a Term's labels and column names (for spelling checks:
-    a misspelt word is closer to the word than to its Snowball stem)."""
-    return {w for text in _term_texts(term) for w in tokenize(text, stop_words=frozenset(), stemmed=False)}
-
-
 def _rank_terms_for_word(word: str, terms: list[TermInfo], lexicon: Lexicon
                          ) -> list[tuple[float, TermInfo, str]]:
-    """Terms that a question word plausibly refers to, scored (higher is better), with the reason."""
-    from rapidfuzz import fuzz
-
+    """Terms that a question word refers to by general word knowledge (the lexicon's cue words and
+    synonym sets), scored (higher is better), with the reason. Spelling likeness alone is not a
+    reason: a synonym from letters ("contain" for a title column) is a guess, not evidence."""
     related = lexicon.related_stems(word)  # cue words (youngest -> age) and synonym sets
-    w, low = tx.stem(word), normalize(word)
+    w = tx.stem(word)
     scored = []
     for t in terms:
         if t.filtered:
@@ -199,10 +207,6 @@ def _rank_terms_for_word(word: str, terms: list[TermInfo], lexicon: Lexicon
         score, why = 0.0, ""
         if related & stems:
             score, why = 2.0, "cue word"
-        best = max((fuzz.ratio(w, s) for s in stems if len(s) >= 3), default=0)
-        best = max(best, max((fuzz.ratio(low, s) for s in _term_words(t) if len(s) >= 3), default=0))
-        if best >= 85 and len(w) >= 4 and best / 50.0 > score:
-            score, why = best / 50.0, f"spelling close ({best:.0f})"
         if score > 0:
             # prefer column-level Terms (they carry the recall) over table Entities
             if any(loc[2] for loc in t.locations):
@@ -234,14 +238,18 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
     """Offline patch writer: candidates for one attributed signature, best first.
 
     * ``unlinked_phrase`` → the word's value found by a probe: Evidence (+ synonym) on that column's
-      Term; else a synonym on the Terms the word plausibly refers to (cue words such as *youngest* →
-      age, close spellings), one candidate per target Term.
+      Term; else a synonym on the Terms the word refers to by the lexicon's cue words and synonym sets
+      (*youngest* → age), one candidate per target Term; never from spelling likeness alone.
+    * ``unused_column`` → Evidence of the probed literal the tasks' SQL compared the column with, or
+      a synonym joining a question word that linked to nothing with the column the tasks' own SQL
+      (or feedback note) used (:func:`_unused_column_candidates`).
+    * ``answer_size`` → a saving (``aim="cost"``): a smaller compact budget, or fewer verbose hits.
     * ``missing_value`` → Evidence of the probed value on the Term(s) of the column that holds it
       (a new Term for the column when none maps it).
     * ``unknown_column`` → a hidden label with the wrong name on the closest real column's Term.
     * ``guessed_join`` → an Association between the two tables' Entity Terms with the join condition.
-    * ``shallow_retrieval`` → return more results by default, or re-weight one browse field up or
-      down (Tool level).
+    * ``shallow_retrieval`` → a larger answer budget (compact served format) or more results by
+      default (verbose), or re-weight one browse field up or down (Tool level).
     * ``crowded_retrieval`` → collapse browse results to at most 1 (then 2) hits per column (Tool level).
     * ``ignored_constraint`` / ``repeated_probe`` → a manifest note (Tool level).
 
@@ -312,16 +320,42 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
         # the needed items may rank below the cut: first return more results by default (deeper
         # retrieval, one candidate per step of DEPTH_STEPS), then re-weight one browse field per
         # candidate (up, then down)
-        current, ceiling = view.browse_counts
-        for deeper in sorted({min(current + step, ceiling) for step in DEPTH_STEPS} - {current}):
-            out.append(Candidate(sid, f"browse returns {deeper} results by default (was {current})",
-                                 "tool", (SetToolSetting("browse.defaultResults", deeper),), reason))
+        fmt, budget = view.answer_settings
+        if fmt == "compact":  # the served answer is bounded by characters, not by a count of hits
+            for factor in BUDGET_STEPS:
+                larger = min(int(budget * factor), 200_000)
+                if larger > budget:
+                    out.append(Candidate(sid, f"browse answers within {larger} characters by default (was {budget})",
+                                         "tool", (SetToolSetting("browse.answerBudget", larger),), reason))
+        else:
+            current, ceiling = view.browse_counts
+            for deeper in sorted({min(current + step, ceiling) for step in DEPTH_STEPS} - {current}):
+                out.append(Candidate(sid, f"browse returns {deeper} results by default (was {current})",
+                                     "tool", (SetToolSetting("browse.defaultResults", deeper),), reason))
         weights = _current_weights(view)
         for name in ("altLabel", "value", "column", "hiddenLabel", "definition", "prefLabel"):
             for factor in ((1.5, 0.5) if weights[name] > 0 else ()):  # a zero weight scales to itself
                 value = round(weights[name] * factor, 3)
                 out.append(Candidate(sid, f"browse weight {name} {weights[name]:g} -> {value:g}", "tool",
                                      (SetFieldWeight(name, value),), reason))
+    elif sig.kind == "answer_size":
+        # a saving: the same answers in fewer characters (the gate accepts it only when no outcome
+        # of V changes and the mean answer shrinks)
+        fmt, budget = view.answer_settings
+        if fmt == "compact":
+            for factor in SAVING_STEPS:
+                smaller = max(int(budget * factor), 200)
+                if smaller < budget:
+                    out.append(Candidate(sid, f"browse answers within {smaller} characters by default (was "
+                                              f"{budget})", "tool", (SetToolSetting("browse.answerBudget", smaller),),
+                                         reason, aim="cost"))
+        else:
+            current, _ceiling = view.browse_counts
+            for fewer in sorted({max(current - step, 1) for step in (2, 4)} - {current}, reverse=True):
+                out.append(Candidate(sid, f"browse returns {fewer} results by default (was {current})", "tool",
+                                     (SetToolSetting("browse.defaultResults", fewer),), reason, aim="cost"))
+    elif sig.kind == "unused_column" and src:
+        out.extend(_unused_column_candidates(sig, reason, view, prober, max_alternatives))
     elif sig.kind == "crowded_retrieval":
         # collapse results per column (at most COLLAPSE_STEPS hits per column), tightest first
         current = view.browse_setting("hitsPerColumn", 0)
@@ -340,6 +374,51 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
         out.append(Candidate(sid, "manifest note against repeated calls", "tool",
                              (AddManifestNote("Do not repeat an identical tool call: resolve the ids a browse "
                                               "returned to get mappings, joins and value evidence."),), reason))
+    return out
+
+
+def _unused_column_candidates(sig, reason: str, view: OntologyView, prober: ValueProber | None,
+                              max_alternatives: int) -> list[Candidate]:
+    """Content candidates for a column the failed tasks' own records used but the tools never showed.
+
+    The task says which column (its verified SQL, the agent's SQL or a feedback note) and which of
+    its words linked to nothing; the candidates join the two:
+
+    * each literal the SQL compared the column with that a probe finds stored in that column
+      (exact match, read-only) and no Evidence records → Evidence of the value on the column's Term;
+    * each question word that linked to nothing → a synonym on the column's Term, words shared by
+      more of the tasks first (the screen replays the tasks to keep only the word that fixes them).
+
+    Value Terms (filtered Mappings) are never targets. Returns [] when no Term maps the column.
+    """
+    src = sig.source_id
+    table, _, column = sig.key.rpartition(".")
+    terms = [t for t in view.terms_at(src, table, column) if not t.filtered]
+    if not terms:
+        return []
+    term = terms[0]
+    out: list[Candidate] = []
+    supports = tuple(str(m) for m in term.mappings[:1]) or (str(term.iri),)
+    if prober is not None:
+        for value in sig.detail("values", ())[:max_alternatives]:
+            if normalize(value) in view.evidence_values:
+                continue
+            for hit in prober.find(src, value, [c for c in view.columns if c.source_id == src
+                                                and c.table == table and c.column == column])[:1]:
+                out.append(Candidate(sig.id, f"record value {hit.value!r} of {table}.{column} (the tasks' SQL "
+                                             f"compares it; a probe found it stored)", "content",
+                                     (AddEvidence(src, hit.query, (hit.value,), supports, rows_observed=hit.rows),),
+                                     reason + f"; the tasks' SQL uses {table}.{column} = {value!r}"))
+    counts: dict[str, int] = {}
+    for _task, words in sig.detail("phrases", ()):
+        for word in words:
+            counts[word] = counts.get(word, 0) + 1
+    known = {normalize(label) for label in term.labels}
+    ranked = sorted((w for w in counts if normalize(w) not in known), key=lambda w: (-counts[w], w))
+    for word in ranked[:max_alternatives]:
+        out.append(Candidate(sig.id, f"add synonym {word!r} to {table}.{column} (the tasks' SQL uses the column; "
+                                     f"the word linked to nothing)", "content", (AddSynonym(str(term.iri), word),),
+                             reason + f"; {counts[word]} task(s) used {table}.{column} and asked {word!r}"))
     return out
 
 

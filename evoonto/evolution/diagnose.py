@@ -24,6 +24,14 @@ Signature kinds:
 ``stale_evidence``    the failed task was shown a record that a drift check marked stale
                       (``prov:wasInvalidatedBy``, :mod:`evoonto.drift`); key: the record's IRI,
                       details: the drift note (re-probe, update or deprecate it)
+``unused_column``     the task's own record names a column the tools never showed it: the column is
+                      used by the task's verified SQL (``reference_sql``, a team's verified query), by
+                      the agent's SQL, or named by a feedback note ("should use dest, not origin");
+                      key: ``table.column``; details: the question words that linked to nothing
+                      (``phrases``, task by task) and the literal values the SQL compared the column
+                      with (``values``). Evidence from the task, never from letters of a name.
+``answer_size``       the answers could be smaller (a cost signature over every task whose answer size
+                      is measured, passed or failed, so a saving is screened on every outcome it must keep)
 """
 
 from __future__ import annotations
@@ -44,8 +52,8 @@ from evoonto.namespaces import EVO
 from evoonto.text import normalize
 from evoonto.tools.browse import collapse_key
 
-KINDS = ("unlinked_phrase", "missing_value", "shallow_retrieval", "crowded_retrieval", "guessed_join",
-         "ignored_constraint", "repeated_probe", "unknown_column", "stale_evidence")
+KINDS = ("unused_column", "unlinked_phrase", "missing_value", "shallow_retrieval", "crowded_retrieval",
+         "guessed_join", "ignored_constraint", "repeated_probe", "unknown_column", "stale_evidence", "answer_size")
 
 #: Hits on one column in one browse answer from which the answer counts as crowded.
 CROWDED = 3
@@ -150,7 +158,99 @@ def _sqls(traj: TaskTrajectory) -> list[str]:
            if e.tool in ("run_sql", "sql", "query") and (e.arguments.get("sql") or e.arguments.get("query"))]
     if traj.final_sql:
         out.append(traj.final_sql)
+    if traj.reference_sql:
+        out.append(traj.reference_sql)
     return out
+
+
+def sql_columns(sql: str, columns) -> tuple[set[tuple[str, str]], dict[tuple[str, str], set[str]]]:
+    """The catalog columns an SQL statement reads and the string literals it compares them with.
+
+    Args:
+        sql: one statement (SQLite dialect; unparsable → nothing).
+        columns: the source's :class:`~evoonto.catalog.ColumnInfo` s (resolve names, any case).
+    Returns:
+        ``({(table, column)}, {(table, column): {literal, …}})`` with the catalog's spelling; an
+        unqualified column is resolved to the one table of the statement that has it (skipped when
+        none or several do). Literals come from ``=``, ``IN`` and wildcard-free ``LIKE`` comparisons.
+    """
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except Exception:
+        return set(), {}
+    by_table: dict[str, dict[str, tuple[str, str]]] = {}
+    for c in columns:
+        by_table.setdefault(c.table.lower(), {})[c.column.lower()] = (c.table, c.column)
+    aliases: dict[str, str] = {}
+    for t in tree.find_all(exp.Table):
+        aliases[(t.alias_or_name or t.name).lower()] = t.name.lower()
+        aliases.setdefault(t.name.lower(), t.name.lower())
+    tables = set(aliases.values())
+
+    def resolve(col: exp.Column) -> tuple[str, str] | None:
+        name = col.name.lower()
+        if col.table:
+            return by_table.get(aliases.get(col.table.lower(), col.table.lower()), {}).get(name)
+        owners = [by_table[t][name] for t in tables if name in by_table.get(t, {})]
+        return owners[0] if len(owners) == 1 else None
+
+    used = {hit for col in tree.find_all(exp.Column) if (hit := resolve(col)) is not None}
+    values: dict[tuple[str, str], set[str]] = {}
+    for node in tree.find_all(exp.EQ, exp.In, exp.Like):
+        col = node.this if isinstance(node.this, exp.Column) else None
+        if isinstance(node, exp.EQ) and col is None and isinstance(node.expression, exp.Column):
+            col, lits = node.expression, [node.this]
+        else:
+            lits = node.expressions if isinstance(node, exp.In) else [node.args.get("expression")]
+        hit = resolve(col) if col is not None else None
+        for lit in lits:
+            if hit is None or not isinstance(lit, exp.Literal) or not lit.is_string:
+                continue
+            text = str(lit.this)
+            if isinstance(node, exp.Like) and ("%" in text or "_" in text):
+                continue
+            values.setdefault(hit, set()).add(text)
+    return used, values
+
+
+_USE_NOTE = re.compile(r"\b(?:use|using|used|needs?|should be)\s+(?:the\s+)?[\"'`]?([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)?)",
+                       re.IGNORECASE)
+
+
+def note_columns(note: str, columns) -> set[tuple[str, str]]:
+    """Columns a feedback note asks for ("should use dest, not origin" → every column named
+    ``dest``; ``table.column`` names one): names after *use / using / need / should be* that are
+    catalog columns (``columns``: ColumnInfo). The negated name ("not origin") is not returned."""
+    out: set[tuple[str, str]] = set()
+    for match in _USE_NOTE.finditer(note or ""):
+        name = match.group(1).lower()
+        table, _, column = name.rpartition(".")
+        out |= {(c.table, c.column) for c in columns
+                if c.column.lower() == column and (not table or c.table.lower() == table)}
+    return out
+
+
+def _shown_columns(traj: TaskTrajectory, view: OntologyView, text: str) -> set[tuple[str, str]]:
+    """``(table, column)`` (lower case) the task's tool answers showed: the locations of the Terms
+    their ids name, and every catalog column whose table and column names both occur as words in
+    the shown text (an over-estimate: a column counted as shown is never a candidate)."""
+    shown: set[tuple[str, str]] = set()
+    for event in traj.events:
+        ids = list(event.result_ids)
+        if isinstance(event.result, list):
+            ids += [str(h.get("id")) for h in event.result if isinstance(h, dict) and h.get("id")]
+        for ident in ids:
+            term = view.term_of_id(ident)
+            if term is not None:
+                shown |= {(t.lower(), c.lower()) for _, t, c in term.locations if c}
+    words = set(re.findall(r"[a-z0-9_]+", text.lower()))
+    for col in view.columns:
+        if col.column.lower() in words and col.table.lower() in words:
+            shown.add((col.table.lower(), col.column.lower()))
+    return shown
 
 
 def _join_conditions(sql: str) -> list[str]:
@@ -231,10 +331,34 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
              for node in set(view.content.subjects(PROV.wasInvalidatedBy, None))} \
         if "stale_evidence" in kinds else {}
 
+    trajectories = list(trajectories)
     for traj in trajectories:
         if not traj.failed:
             continue
         src = traj.db_id
+        if "unused_column" in kinds and src is not None and (traj.reference_sql or traj.final_sql or traj.notes):
+            cols = [c for c in view.columns if c.source_id == src]
+            used: set[tuple[str, str]] = set()
+            values: dict[tuple[str, str], set[str]] = {}
+            for sql in filter(None, (traj.reference_sql, traj.final_sql)):
+                found, literals = sql_columns(sql, cols)
+                used |= found
+                for col_key, vals in literals.items():
+                    values.setdefault(col_key, set()).update(vals)
+            for note in traj.notes:
+                used |= note_columns(note, cols)
+            shown_text = "\n".join(surfaced_texts(traj))
+            shown_columns = _shown_columns(traj, view, shown_text)
+            stems = tx.text_stems(shown_text)
+            phrases = tuple(dict.fromkeys(w for w in tx.content_words(traj.question) if tx.stem(w) not in stems))
+            for table, column in sorted(used):
+                if (table.lower(), column.lower()) in shown_columns:
+                    continue
+                key = f"{table}.{column}"
+                add("unused_column", key, src, traj)
+                g = groups[("unused_column", key, src)]
+                g["details"].setdefault("phrases", {})[traj.task_id] = phrases
+                g["details"].setdefault("values", set()).update(values.get((table, column), ()))
         if stale:
             shown = "\n".join(surfaced_texts(traj))
             for iri, note in sorted(stale.items()):
@@ -293,10 +417,19 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
                     col = next(x for x in m.groups() if x).strip('"`[]').lower()
                     add("unknown_column", col, src, traj)
 
+    if "answer_size" in kinds:
+        # every measured task, passed or failed: a saving must keep each outcome (a failed task's
+        # partial recall too, e.g. the values it did surface)
+        for t in trajectories:
+            if t.events and t.tokens is not None:
+                add("answer_size", "answer-size", None, t)
     out = []
     for (kind, key, src), g in groups.items():
         if len(g["tasks"]) < min_frequency:
             continue
+        if kind == "unused_column":  # JSON-serialisable, deterministic details
+            g["details"]["phrases"] = tuple(sorted(g["details"].get("phrases", {}).items()))
+            g["details"]["values"] = tuple(sorted(g["details"].get("values", ())))
         out.append(Signature(kind, key, src, tuple(sorted(g["tasks"])), tuple(g["examples"]),
                              tuple(sorted(g["details"].items()))))
     out.sort(key=lambda s: (-s.frequency, KINDS.index(s.kind), s.source_id or "", s.key))

@@ -347,6 +347,9 @@ _SETTINGS = {
     "browse.maxResults": ("browse", EVO.BrowseSettings, EVO.maxResults, "count"),
     "browse.fuzzyWeight": ("browse", EVO.BrowseSettings, EVO.fuzzyWeight, "fraction"),
     "browse.hitsPerColumn": ("browse", EVO.BrowseSettings, EVO.hitsPerColumn, "limit"),
+    # the compact answer's character budget (evo:answerBudget; the vocabulary may not declare it yet,
+    # so the IRI is built from the namespace rather than the generated DefinedNamespace)
+    "browse.answerBudget": ("browse", EVO.BrowseSettings, EVO._NS["answerBudget"], "budget"),
     "resolve.responseBudget": ("resolve", EVO.ResolveSettings, EVO.responseBudget, "count"),
     "resolve.evidenceBudget": ("resolve", EVO.ResolveSettings, EVO.evidenceBudget, "count"),
 }
@@ -362,7 +365,8 @@ def settings_node(view, name: str, cls) -> URIRef | None:
 class SetToolSetting(Edit):
     """Set one browse/resolve setting: the counts ``browse.defaultResults``, ``browse.maxResults``,
     ``resolve.responseBudget`` (characters), ``resolve.evidenceBudget`` (integers ≥ 1), the limit
-    ``browse.hitsPerColumn`` (integer ≥ 0, 0 = no collapsing) or the fraction ``browse.fuzzyWeight``
+    ``browse.hitsPerColumn`` (integer ≥ 0, 0 = no collapsing), the compact answer's budget
+    ``browse.answerBudget`` (characters, integer ≥ 200) or the fraction ``browse.fuzzyWeight``
     (a number in [0, 1]; see :class:`evoonto.tools.settings.BrowseSettings`)."""
 
     setting: str
@@ -382,6 +386,8 @@ class SetToolSetting(Edit):
             raise EditError(f"tool setting {self.setting} must be an integer ≥ 1")
         if kind == "limit" and (number < 0 or number != int(number)):
             raise EditError(f"tool setting {self.setting} must be an integer ≥ 0 (0 = no limit)")
+        if kind == "budget" and (number < 200 or number != int(number)):
+            raise EditError(f"tool setting {self.setting} must be an integer ≥ 200 (characters)")
         if kind == "fraction" and not 0 <= number <= 1:
             raise EditError(f"tool setting {self.setting} must be a number from 0 to 1")
         node = settings_node(ctx.view, name, cls)

@@ -52,10 +52,19 @@ class GateConfig:
         resamples: bootstrap draws. seed: bootstrap seed (same inputs → same decision).
         enabled: False is the *no-gate ablation*: every valid candidate is accepted (still scored
             and logged, so the ablation's history is comparable).
+        token_tolerance: answer size (tokens = characters / 4, mean over V) is part of the decision
+            when the backbone measures it: a relative change within ± this share counts as the same
+            size (default 0.01 = 1%).
+        token_saving: a candidate that changes no outcome of V is accepted when it shrinks the mean
+            answer by at least this share (default 0.02: same score, ≥ 2% fewer tokens).
+        token_price: a candidate whose answers grow by more than ``token_tolerance`` must buy the
+            growth: its mean gain must be ≥ ``token_price`` × the relative growth (default 0.05:
+            +20% tokens must buy ≥ 0.01 of mean outcome, one point of recall). With no gain, any
+            growth beyond the tolerance is a rejection (equal score, more tokens).
 
     Raises:
         ConfigurationError: on a test name outside :data:`TESTS`, alpha outside (0, 1], a
-            regression budget outside [0, 1), or resamples < 1.
+            regression budget outside [0, 1), resamples < 1, or a negative token setting.
     """
 
     tau: float = 0.0
@@ -66,6 +75,9 @@ class GateConfig:
     enabled: bool = True
     regression_budget: float = 0.05
     accept_neutral: bool = True
+    token_tolerance: float = 0.01
+    token_saving: float = 0.02
+    token_price: float = 0.05
 
     def __post_init__(self):
         if self.test not in TESTS:
@@ -76,6 +88,9 @@ class GateConfig:
             raise ConfigurationError(f"gate regression budget must be in [0, 1), got {self.regression_budget}")
         if self.resamples < 1:
             raise ConfigurationError(f"gate resamples must be ≥ 1, got {self.resamples}")
+        for name in ("token_tolerance", "token_saving", "token_price"):
+            if not getattr(self, name) >= 0.0:
+                raise ConfigurationError(f"gate {name} must be ≥ 0, got {getattr(self, name)}")
 
 
 @dataclass(frozen=True)
@@ -87,7 +102,10 @@ class GateDecision:
     of the paired test (1.0 when no test ran); ``reason`` is one human-readable line.
     ``parent_outcomes``/``candidate_outcomes`` keep the per-question outcomes; ``size`` is |V|;
     ``posterior`` (P(net gain | V)) and ``regression_p`` (:func:`regression_test`) are set by the
-    ``bayes`` test only (None otherwise).
+    ``bayes`` test only (None otherwise). ``parent_tokens``/``candidate_tokens`` are the mean answer
+    sizes on V in tokens (None when the backbone does not measure them); ``left_out`` counts the
+    questions of V left out because they produced the candidate (leave-the-source-out); ``screen``
+    is the candidate's ``(fixed, broken, gain)`` on those source tasks (None when not screened).
     """
 
     decision: str
@@ -103,6 +121,17 @@ class GateDecision:
     size: int = 0
     posterior: float | None = None
     regression_p: float | None = None
+    parent_tokens: float | None = None
+    candidate_tokens: float | None = None
+    left_out: int = 0
+    screen: ScreenEvidence | None = None
+
+    @property
+    def token_change(self) -> float | None:
+        """Relative change of the mean answer size (candidate / parent − 1), None when unmeasured."""
+        if self.parent_tokens is None or self.candidate_tokens is None or self.parent_tokens <= 0:
+            return None
+        return self.candidate_tokens / self.parent_tokens - 1.0
 
     @property
     def accepted(self) -> bool:
@@ -117,6 +146,10 @@ class GateDecision:
             "reason": self.reason, "size": self.size,
             **({} if self.posterior is None else {"posterior": round(self.posterior, 6)}),
             **({} if self.regression_p is None else {"regression_p": round(self.regression_p, 6)}),
+            **({} if self.parent_tokens is None else {"parent_tokens": round(self.parent_tokens, 1)}),
+            **({} if self.candidate_tokens is None else {"candidate_tokens": round(self.candidate_tokens, 1)}),
+            **({"left_out": self.left_out} if self.left_out else {}),
+            **({} if self.screen is None else {"screen_fixed": self.screen[0], "screen_broken": self.screen[1]}),
         }
 
 
@@ -283,8 +316,16 @@ def paired_bootstrap(diffs: list[float], *, resamples: int, seed: int) -> float:
     return not_better / resamples
 
 
+def _mean_cost(costs: Mapping[str, float] | None, ids: list[str]) -> float | None:
+    """Mean of ``costs`` over ``ids``, or None when any id has no cost (unmeasured)."""
+    if costs is None or not ids or any(costs.get(q) is None for q in ids):
+        return None
+    return sum(float(costs[q]) for q in ids) / len(ids)
+
+
 def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
-            screen: ScreenEvidence | None = None) -> GateDecision:
+            screen: ScreenEvidence | None = None, parent_tokens: Mapping[str, float] | None = None,
+            candidate_tokens: Mapping[str, float] | None = None, left_out: int = 0) -> GateDecision:
     """Decide on a candidate from the per-question outcomes of parent and candidate on V.
 
     Args:
@@ -293,6 +334,13 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
         screen: ``(fixed, broken, gain)`` of the candidate's screen on the diagnosed failures it
             was written for, or None; used only by ``bayes`` with ``accept_neutral`` when no question of V
             changed (:func:`neutral_decision`).
+        parent_tokens, candidate_tokens: question id -> answer size in tokens (what the agent read),
+            or None (unmeasured: size plays no part). Size rules, applied after the score rules when
+            both are given: no outcome changed → rejected when the mean answer grows by more than
+            ``token_tolerance``, accepted when it shrinks by ≥ ``token_saving``; an accepted gain
+            whose answers grow by more than ``token_tolerance`` must be ≥ ``token_price`` × the growth.
+        left_out: questions of V left out of both outcome sets because they produced the candidate
+            (reported only).
     Returns:
         A :class:`GateDecision`; accepted iff mean gain ≥ tau and the paired test supports it (p ≤ alpha;
         for ``bayes``: a positive gain, posterior ≥ 1 − alpha and losses within the regression budget,
@@ -333,9 +381,20 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
     stats = f"gain {gain:+.4f} (τ={config.tau}), {wins} up / {losses} down of {len(ids)}, {config.test} p={p_value:.3f}"
     if posterior is not None:
         stats += f", P(net gain)={posterior:.3f}, regression p={regression_p:.3f}"
+    p_tok, c_tok = _mean_cost(parent_tokens, ids), _mean_cost(candidate_tokens, ids)
+    change = None if p_tok is None or c_tok is None or p_tok <= 0 else c_tok / p_tok - 1.0
+    if change is not None:
+        stats += f", tokens {p_tok:.0f} -> {c_tok:.0f} ({100 * change:+.1f}%)"
+    if left_out:
+        stats += f", {left_out} source question(s) of V left out"
+    neutral = wins == 0 and losses == 0
     if not config.enabled:
         decision, reason = "accepted", f"gate disabled (ablation); {stats}"
-    elif config.test == "bayes" and config.accept_neutral and wins == 0 and losses == 0 and config.tau <= 0:
+    elif neutral and change is not None and change > config.token_tolerance:
+        decision, reason = "rejected", f"equal score, more tokens: {stats}"
+    elif neutral and change is not None and change <= -config.token_saving and config.tau <= 0:
+        decision, reason = "accepted", f"equal score, fewer tokens: {stats}"
+    elif config.test == "bayes" and config.accept_neutral and neutral and config.tau <= 0:
         supported, why = neutral_decision(screen)
         decision, reason = ("accepted" if supported else "rejected"), f"{why}: {stats}"
     elif gain + 1e-12 < config.tau or (config.test == "bayes" and gain <= 1e-12):
@@ -344,11 +403,15 @@ def compare(parent: Outcomes, candidate: Outcomes, config: GateConfig, *,
         decision, reason = "rejected", f"posterior does not support the gain ({why_not}): {stats}"
     elif config.test != "bayes" and p_value > config.alpha:
         decision, reason = "rejected", f"paired test does not support the gain (α={config.alpha}): {stats}"
+    elif change is not None and change > config.token_tolerance and gain + 1e-12 < config.token_price * change:
+        decision, reason = "rejected", (f"the gain does not pay for the larger answers (needs ≥ "
+                                        f"{config.token_price * change:.4f} at price {config.token_price}): {stats}")
     else:
         decision, reason = "accepted", stats
     return GateDecision(decision, p_mean, c_mean, gain, wins, losses, p_value, reason,
                         dict(parent), dict(candidate), size=len(ids), posterior=posterior,
-                        regression_p=regression_p)
+                        regression_p=regression_p, parent_tokens=p_tok, candidate_tokens=c_tok, left_out=left_out,
+                        screen=screen)
 
 
 class Gate:

@@ -34,6 +34,8 @@ an atomic write and nothing else is written.
 
 from __future__ import annotations
 
+import gc
+import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Hashable, Protocol
 
@@ -312,6 +314,7 @@ class Member:
     recorded: list | None = field(default=None, repr=False)
     recorded_version: int | None = field(default=None, repr=False)
     screened: dict = field(default_factory=dict, repr=False)
+    fixed: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if self.recorded is not None and self.recorded_version is None:
@@ -395,12 +398,15 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
     result = EvolutionResult(evolver=getattr(evolver, "name", "?"))
     for m in members:
         m.seen |= known_fingerprints(m.workspace.ontology)
+    initial = {m.key: m.state() for m in members}
     pending: list[list[tuple[Member, Candidate]]] = []  # bisection halves, tried first
     consecutive = 0
     avoid_level = None  # after a rejection, the next fresh batch prefers another level
     for round_no in range(1, config.rounds + 1):
         contexts = {}
+        gc.collect()  # the last round's candidate stores and indexes hold reference cycles (rdflib graphs)
         for m in members:
+            prune(m, keep=(m.state(), initial[m.key]))
             view = OntologyView(m.workspace.ontology)
             contexts[m.key] = EditContext(view, _iris(m.workspace, view))
         chosen = None
@@ -451,6 +457,20 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
     return result
 
 
+def prune(member: Member, keep: tuple) -> int:
+    """Drop the member's cached runs and screen evidence of versions other than ``keep`` (the current
+    one and the run's first, which a later run from the same version 0 shares): the caches hold the
+    trajectories with every tool answer, so without this they grow by one set per accepted version
+    (memory in proportion to the rounds). Returns the number of entries dropped."""
+    dropped = 0
+    # cache keys are (kind, state, backbone key); screen evidence keys are (state, candidate key)
+    for store, at in ((member.cache, 1), (member.screened, 0), (member.fixed, 0)):
+        for key in [k for k in store if isinstance(k, tuple) and len(k) > at and k[at] not in keep]:
+            del store[key]
+            dropped += 1
+    return dropped
+
+
 def _frequency(alternatives: list[Candidate], trajectories) -> int:
     """How many failed tasks the signature of these alternatives covers (for the global ranking)."""
     return max((c.frequency for c in alternatives), default=0)
@@ -465,12 +485,42 @@ def _trajectories(m: Member, backbone: Backbone) -> list:
     return m.cache[key]
 
 
-def _parent_outcomes(m: Member, backbone: Backbone) -> dict:
+def _parent_outcomes(m: Member, backbone: Backbone) -> tuple[dict, dict | None]:
+    """The parent's outcomes on V and its answer sizes in tokens (None when the backbone does not
+    measure them), computed once per parent version and backbone."""
     key = ("validation", m.state(), backbone.key)
     if key not in m.cache:
         scored = _same_path_copy(m.workspace.ontology)
-        m.cache[key] = dict(backbone.run(scored, m.validation_questions)[0])
+        outcomes, trajectories = backbone.run(scored, m.validation_questions)
+        m.cache[key] = (dict(outcomes), token_sizes(trajectories))
     return m.cache[key]
+
+
+def token_sizes(trajectories) -> dict[str, int] | None:
+    """``{task id: tokens}`` of backbone trajectories, or None when any of them has no size."""
+    out: dict[str, int] = {}
+    for traj in trajectories:
+        tokens = getattr(traj, "tokens", None)
+        if tokens is None:
+            return None
+        out[traj.task_id] = int(tokens)
+    return out
+
+
+def sources_in_v(member: Member, candidate: Candidate) -> set[str]:
+    """The questions of the member's V that produced ``candidate`` (leave-the-source-out): V ids
+    among ``candidate.tasks``, and V questions asking the same question text as one of those tasks
+    (a served task answering a verified query). The gate judges the candidate on the rest of V.
+    A saving (``aim="cost"``) was produced by no task's failure (its tasks are the outcomes it must
+    keep), so nothing is left out for it."""
+    from evoonto.text import normalize
+
+    tasks = set(candidate.tasks)
+    if not tasks or candidate.aim == "cost":
+        return set()
+    texts = {normalize(q.text) for q in member.trajectory_questions if q.id in tasks}
+    texts |= {normalize(t.question) for t in (member.recorded or ()) if t.task_id in tasks and t.question}
+    return {q.id for q in member.validation_questions if q.id in tasks or normalize(q.text) in texts}
 
 
 def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Backbone) -> bool:
@@ -503,9 +553,9 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
         return True
     key = ("screen-parent", member.state(), backbone.key)
     if key not in member.cache:
-        member.cache[key] = dict(backbone.run(_same_path_copy(member.workspace.ontology),
-                                              member.trajectory_questions)[0])
-    parent = member.cache[key]
+        outcomes, trajectories = backbone.run(_same_path_copy(member.workspace.ontology), member.trajectory_questions)
+        member.cache[key] = (dict(outcomes), token_sizes(trajectories))
+    parent, parent_tokens = member.cache[key]
     try:
         fingerprint = stable_fingerprint(candidate, ctx)
     except (EditError, CandidateError):
@@ -515,11 +565,21 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
     except Exception:  # does not apply: the gate would log it invalid; drop it here, once
         member.seen.add(fingerprint)
         return False
-    outcomes = backbone.run(patched, questions)[0]
+    outcomes, trajectories = backbone.run(patched, questions)
+    del patched
     diffs = [outcomes[q.id] - parent.get(q.id, 0.0) for q in questions]
-    fixed, broken = sum(1 for d in diffs if d > 1e-12), sum(1 for d in diffs if d < -1e-12)
+    fixed_ids = tuple(q.id for q, d in zip(questions, diffs, strict=True) if d > 1e-12)
+    fixed, broken = len(fixed_ids), sum(1 for d in diffs if d < -1e-12)
     member.screened[(member.state(), screen_key(candidate))] = (fixed, broken, sum(diffs))
-    if sum(diffs) > 1e-12:
+    member.fixed[(member.state(), screen_key(candidate))] = fixed_ids
+    if candidate.aim == "cost":
+        # a saving: it must keep every outcome of its tasks and shrink what the agent reads
+        sizes = token_sizes(trajectories)
+        smaller = (sizes is not None and parent_tokens is not None
+                   and sum(sizes.values()) < sum(parent_tokens.get(q, 0) for q in sizes))
+        if broken == 0 and smaller:
+            return True
+    elif sum(diffs) > 1e-12:
         return True
     member.seen.add(fingerprint)
     return False
@@ -581,12 +641,27 @@ def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, co
         return RoundRecord(round_no, signature, intervention, level, "", "invalid", None, None,
                            _total_version(parts), "; ".join(invalid_reasons)[:500], edits, changes=changes)
     parent_all, candidate_all = {}, {}
+    parent_tokens: dict | None = {}
+    candidate_tokens: dict | None = {}
+    left_out = 0
     for part in valid:
-        outcomes = _parent_outcomes(part.member, backbone)
-        parent_all.update({f"{part.member.key}::{q}": v for q, v in outcomes.items()})
-        cand = backbone.run(part.ontology, part.member.validation_questions)[0]
-        candidate_all.update({f"{part.member.key}::{q}": v for q, v in cand.items()})
-    decision = compare(parent_all, candidate_all, config.gate, screen=screen_evidence(chosen))
+        outcomes, sizes = _parent_outcomes(part.member, backbone)
+        sources = sources_in_v(part.member, part.candidate)  # the rest of V judges it
+        left_out += len(sources)
+        judged = [q for q in part.member.validation_questions if q.id not in sources]
+        prefix = f"{part.member.key}::"
+        parent_all.update({prefix + q.id: outcomes[q.id] for q in judged})
+        cand, trajectories = backbone.run(part.ontology, judged)
+        part.ontology = None  # the candidate store is not needed after scoring (memory)
+        candidate_all.update({prefix + q: v for q, v in cand.items()})
+        cand_sizes = token_sizes(trajectories)
+        if parent_tokens is not None and candidate_tokens is not None and sizes is not None and cand_sizes is not None:
+            parent_tokens.update({prefix + q.id: sizes[q.id] for q in judged})
+            candidate_tokens.update({prefix + q: v for q, v in cand_sizes.items()})
+        else:
+            parent_tokens = candidate_tokens = None
+    decision = compare(parent_all, candidate_all, config.gate, screen=screen_evidence(chosen),
+                       parent_tokens=parent_tokens, candidate_tokens=candidate_tokens, left_out=left_out)
     gate_meta = decision.metadata()
     outcome = decision.decision
     manual = [part for part in valid if approval_mode(part.member.workspace) == "manual"]
@@ -605,7 +680,9 @@ def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, co
         downs = sorted(k[len(prefix):] for k in mine if candidate_all[k] < parent_all[k] - 1e-12)
         meta = dict(gate_meta, member_parent_score=_mean([parent_all[k] for k in mine]),
                     member_candidate_score=_mean([candidate_all[k] for k in mine]),
-                    ups=ups[:MAX_LISTED], downs=downs[:MAX_LISTED])
+                    ups=ups[:MAX_LISTED], downs=downs[:MAX_LISTED],
+                    tasks=list(part.candidate.tasks[:MAX_LISTED]),
+                    fixed_tasks=list(_fixed_tasks(part.member, chosen)[:MAX_LISTED]))
         if bundle:
             meta["bundle"] = bundle
         if decision.accepted and any(part is m for m in manual):
@@ -623,6 +700,15 @@ def _run_round(round_no: int, parts: list[_Part], chosen, backbone: Backbone, co
                        decision.parent_score, decision.candidate_score, _total_version(parts),
                        reason[:500], edits, decision.wins, decision.losses,
                        {k: v for k, v in gate_meta.items() if k != "reason"}, changes)
+
+
+def _fixed_tasks(member: Member, chosen) -> tuple[str, ...]:
+    """The failed tasks the member's alternatives of this round fixed on their screen (sorted ids)."""
+    out: set[str] = set()
+    for m, candidate in chosen:
+        if m is member:
+            out.update(member.fixed.get((member.state(), screen_key(candidate)), ()))
+    return tuple(sorted(out))
 
 
 def _mean(values: list) -> float:
@@ -671,6 +757,15 @@ def _iris(workspace, view):
     return IriFactory(base_iri_of(workspace, view))
 
 
+def _setting_slot(edit) -> tuple | None:
+    """The Tool setting an edit sets (``("setting", name)`` / ``("weight", field)``), None for others."""
+    setting = getattr(edit, "setting", None)
+    if isinstance(setting, str):
+        return ("setting", setting)
+    name = getattr(edit, "field", None)
+    return ("weight", name) if edit.level == "tool" and isinstance(name, str) else None
+
+
 def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None = None,
            admit: Callable[[Member, Candidate], bool] | None = None) -> list[tuple[Member, Candidate]]:
     """The first untried alternative of the top signatures (all members), all of one level: the
@@ -686,6 +781,7 @@ def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None =
             proposals = [(*p[:-1], [a for a in p[-1] if a.level != avoid_level]) for p in others]
     chosen: list[tuple[Member, Candidate]] = []
     taken: set[tuple] = set()  # (member, edits) already in the batch: a signature they cover takes no slot
+    settings: set[tuple] = set()  # (member, setting) a batched edit sets: one value per setting and batch
     level = None
     for *_, member, alternatives in proposals:
         for alt in alternatives:
@@ -696,9 +792,13 @@ def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None =
             key = (member.key, tuple(repr(e) for e in alt.edits))
             if key in taken:
                 break
+            slots = {(member.key, slot) for slot in map(_setting_slot, alt.edits) if slot is not None}
+            if slots & settings:
+                continue  # another value of a setting the batch already sets (e.g. budget up and down)
             if admit is not None and not admit(member, alt):
                 continue
             taken.add(key)
+            settings |= slots
             chosen.append((member, alt))
             level = alt.level
             break

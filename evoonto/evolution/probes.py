@@ -54,9 +54,11 @@ class ValueProber:
         timeout_ms: per-probe time limit in milliseconds. max_columns: text columns probed per
             source per value (cost bound).
 
-    ``find(source_id, value, columns)`` returns :class:`ValueHit` s (exact case-insensitive match
-    first; for single words of ≥ 5 letters also a close variant such as ``French`` → ``France``). Probes
-    that fail (timeouts, refused statements) are skipped. Results are cached per (source, value).
+    ``find(source_id, value, columns)`` returns :class:`ValueHit` s: stored values equal to ``value``
+    case-insensitively, nothing else. A value that merely shares its first letters with the question's
+    word (``LIKE 'co%'`` → a title "Contact"; the code ``NEW`` for *Newark*) is not evidence that the
+    word means it, so no prefix or look-alike match is probed. Probes that fail (timeouts, refused
+    statements) are skipped. Results are cached per (source, value).
     ``queries`` counts the probes run.
     """
 
@@ -103,9 +105,6 @@ class ValueProber:
                 cond = f"CAST({c} AS TEXT) = {literal}"
             else:
                 cond = f"LOWER(CAST({c} AS TEXT)) = LOWER({literal})"
-                if len(text) >= 5 and " " not in text:
-                    prefix = quote_literal(text[:2].replace("%", "").replace("_", "") + "%", dialect)
-                    cond += f" OR LOWER(CAST({c} AS TEXT)) LIKE LOWER({prefix})"
             sql = f"SELECT {c}, COUNT(*) FROM {t} WHERE {cond} GROUP BY {c} ORDER BY COUNT(*) DESC LIMIT 50"
             rows = self._run(source, sql)
             best = None
@@ -115,36 +114,11 @@ class ValueProber:
                 if stored is None:
                     continue
                 stored_text = str(stored)
-                if not numeric and " " not in text and len(text) >= 5:
-                    # prefix matches must share most of the word (France/French, not Fred/Frederick)
-                    if normalize(stored_text) != normalize(text) and not _close(text, stored_text):
-                        continue
-                hit = ValueHit(source_id, col.table, col.column, stored_text, sql, int(n or 1))
-                if normalize(stored_text) == normalize(text):
-                    best = hit
-                    break
-                if best is None or _similarity(text, stored_text) > _similarity(text, best.value):
-                    best = hit
+                if normalize(stored_text) != normalize(text):
+                    continue  # e.g. case folding of the database differs from Python's: not the value
+                best = ValueHit(source_id, col.table, col.column, stored_text, sql, int(n or 1))
+                break
             if best is not None:
                 hits.append(best)
-        exact = [h for h in hits if normalize(h.value) == normalize(text)]
-        hits = exact or hits
         self._cache[key] = hits
         return hits
-
-
-def _close(a: str, b: str) -> bool:
-    """Two single words that look like variants of one another (``French``/``France``): same first
-    two letters and a rapidfuzz similarity ratio ≥ 65."""
-    from rapidfuzz import fuzz
-
-    a, b = normalize(a), normalize(b)
-    if " " in b or a[:2] != b[:2]:
-        return False
-    return fuzz.ratio(a, b) >= 65
-
-
-def _similarity(a: str, b: str) -> float:
-    from rapidfuzz import fuzz
-
-    return fuzz.ratio(normalize(a), normalize(b))

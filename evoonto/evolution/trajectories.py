@@ -39,6 +39,11 @@ class TaskTrajectory:
     ``task_id``: question id; ``question``: its text; ``db_id``: the source it targets (or None);
     ``passed``: the evaluator's pass/fail (None when unknown); ``score``: the per-question outcome in
     [0, 1] when the scorer gives a graded one; ``final_sql``: the agent's final SQL if any.
+    ``tokens``: what the agent read for this task, in tokens (characters / 4), when the backbone
+    measures it (the gate weighs answer size; None = unknown). ``reference_sql``: the SQL a person
+    verified for this question (a team's verified query, never a benchmark's gold: the backbone sets it
+    only when the workload's SQL is the team's own knowledge). ``notes``: feedback notes on the task
+    (e.g. "should use dest, not origin").
     """
 
     task_id: str
@@ -48,6 +53,9 @@ class TaskTrajectory:
     passed: bool | None = None
     score: float | None = None
     final_sql: str | None = None
+    tokens: int | None = None
+    reference_sql: str | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def failed(self) -> bool:

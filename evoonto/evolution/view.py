@@ -77,7 +77,7 @@ class OntologyView:
 
     def _tools_value(self, name: str):
         """The first object of ``evo:<name>`` in the tools graph, or None."""
-        return next(iter(self.tools.objects(None, EVO[name])), None)
+        return next(iter(self.tools.objects(None, EVO._NS[name])), None)  # also names the vocab lacks
 
     def browse_setting(self, name: str, default: int) -> int:
         """An integer browse setting of the tools graph (``evo:<name>``), ``default`` when absent or
@@ -87,6 +87,19 @@ class OntologyView:
             return int(value) if value is not None else default
         except (TypeError, ValueError):
             return default
+
+    @property
+    def answer_settings(self) -> tuple[str, int]:
+        """(format, budget in characters) of browse's default answer in this version: the tools
+        graph's ``evo:answerFormat`` / ``evo:answerBudget`` with the tool layer's fallbacks
+        (:class:`evoonto.tools.settings.BrowseSettings`: an unknown format → its default, the budget
+        clamped to [200, 200,000] as :func:`evoonto.tools.settings.load_settings` reads it)."""
+        from evoonto.tools.settings import ANSWER_FORMATS, BrowseSettings
+
+        default = BrowseSettings()
+        fmt = str(self._tools_value("answerFormat") or "")
+        budget = self.browse_setting("answerBudget", default.answer_budget) or default.answer_budget
+        return (fmt if fmt in ANSWER_FORMATS else default.answer_format), min(max(budget, 200), 200_000)
 
     @property
     def browse_default(self) -> int:

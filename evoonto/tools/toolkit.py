@@ -66,7 +66,9 @@ class _Built:
         self.codec = IdCodec(base_iri if base_iri is not None else _guess_base(ontology))
         self.index = build_index(ontology, self.settings.browse.weights, cache=index_cache, parent=parent_index)
         self.declared: list[DeclaredTool] = load_declared_tools(ontology)
-        self.ontology = ontology
+        # weakly: this object is the value of the ontology's entry in the weak-keyed _CACHE, and a
+        # strong reference from the value would keep the key (the whole store and index) alive forever
+        self._ontology = weakref.ref(ontology)
         self._table_joins: dict[str, set[str]] | None = None
 
     def table_joins(self) -> dict[str, set[str]]:
@@ -90,16 +92,22 @@ class _Built:
         :func:`~evoonto.sources.quoting.dialect_of_kind`), read once per version."""
         from evoonto.sources.quoting import dialect_of_kind
 
-        rows = select(self.ontology, "SELECT ?id ?kind WHERE { ?s a dcat:Dataset ; dcterms:identifier ?id . "
+        ontology = self._ontology()
+        if ontology is None:  # pragma: no cover - callers hold the ontology while they use its tools
+            raise ReferenceError("the ontology of these tools no longer exists")
+        rows = select(ontology, "SELECT ?id ?kind WHERE { ?s a dcat:Dataset ; dcterms:identifier ?id . "
                                      "OPTIONAL { ?s evo:sourceKind ?kind } }")
         return {str(r["id"]): dialect_of_kind(r.get("kind")) for r in rows}
 
     def join_graph(self) -> Any:
         """The version's :class:`~evoonto.tools.joinpaths.JoinGraph` (:func:`join_graph_of`: built on
-        first use, shared with ``check_sql``)."""
+        first use, shared with ``check_sql``). Raises ReferenceError once the ontology is gone."""
         from evoonto.tools.joinpaths import join_graph_of
 
-        return join_graph_of(self.ontology)
+        ontology = self._ontology()
+        if ontology is None:  # pragma: no cover - callers hold the ontology while they use its tools
+            raise ReferenceError("the ontology of these tools no longer exists")
+        return join_graph_of(ontology)
 
 
 _CACHE: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
