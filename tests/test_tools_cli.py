@@ -37,7 +37,8 @@ def test_browse_json_kind_and_no_match(workspace, capsys):
                  "--workspace", workspace]) == 0
     hits = json.loads(capsys.readouterr().out)
     assert [h["label"] for h in hits] == ["singer.Age"]
-    assert main(["browse", "qqqzzz", "--workspace", workspace]) == 1
+    # verbose: no hit; the compact default lists a small schema whole even when nothing matched
+    assert main(["browse", "qqqzzz", "--format", "verbose", "--workspace", workspace]) == 1
     assert capsys.readouterr().out.strip() == "no match"
 
 
