@@ -66,7 +66,7 @@ def test_compact_served_answer_gets_budget_candidates_not_result_counts():
     from evoonto.evolution.view import OntologyView
     from fixtures.evolution_toy import IRIS, toy_ontology
 
-    onto = toy_ontology()
+    onto = toy_ontology(answer_format="verbose")
     view = OntologyView(onto)
     deeper = propose(attribute(Signature("shallow_retrieval", "browse-depth", None, ("q1",)), view), view)
     assert any(e.setting == "browse.defaultResults" for c in deeper for e in c.edits if isinstance(e, SetToolSetting))
@@ -104,11 +104,14 @@ def test_the_backbone_scores_each_versions_served_answer():
     from evoonto.evaluation.backbones import LinkingBackbone, linking_outcome, served_policy
     from evoonto.evaluation.linking import LinkingResult
     from evoonto.namespaces import EVO
+    from evoonto.tools.settings import DEFAULT_ANSWER_POLICY
     from evoonto.ontology import Ontology
     from evoonto.resources import vocab_graph
     from fixtures.evolution_toy import BASE, IRIS, toy_graphs, toy_ontology
 
-    assert served_policy(toy_ontology()).format == "verbose"  # no settings: the tool layer's default
+    default = served_policy(toy_ontology())  # no settings: the tool layer's default answer
+    assert (default.format, default.budget_chars) == (DEFAULT_ANSWER_POLICY.format, DEFAULT_ANSWER_POLICY.budget)
+    assert served_policy(toy_ontology(answer_format="verbose")).format == "verbose"
     graphs = toy_graphs()
     import rdflib
     graphs["tools"] = rdflib.Graph()

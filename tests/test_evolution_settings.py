@@ -17,7 +17,9 @@ from fixtures.evolution_toy import IRIS, toy_ontology
 
 @pytest.fixture()
 def view():
-    return OntologyView(toy_ontology())
+    # the verbose answer, whose depth is browse.defaultResults (the compact default's depth is its budget:
+    # tests/test_evolution_answer_size.py)
+    return OntologyView(toy_ontology(answer_format="verbose"))
 
 
 def test_fraction_settings_compile_and_reject_bad_values(view):
