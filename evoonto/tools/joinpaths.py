@@ -693,6 +693,7 @@ def check_joins(graph: JoinGraph, statement: exp.Expression | exp.Query, *,
       Cartesian product: sometimes meant, so never a Violation), or two tables joined on columns no
       known edge relates while the graph knows no direct join between them;
     - ``partial_key_join`` (Warning): two tables joined on part of a multi-column key they join on;
+      the whole key is named in the message, never offered as a suggestion (it changes the answer);
     - ``fan_trap`` (Warning): SUM/COUNT/AVG (not DISTINCT) over a column of a table whose rows a join
       of the scope repeats, directly or through a chain of joins (the other side's join columns are
       not unique: 1:N from the unique side, or N:M where neither side is unique by declared keys or
