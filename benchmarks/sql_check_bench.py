@@ -350,13 +350,14 @@ def _join_mutations(tree, schema, dialect: str, rng: random.Random, graph=None) 
 # -- a second, independent generator (issue 28): shapes chosen from the mistakes agents make, not from
 # -- what the checker looks for; it never reads check_sql's code paths or finding kinds -------------------
 
-INDEPENDENT_KINDS = ("multi_table_wrong_column", "count_star_fan_out", "chain_fan_out", "composite_key_half",
+INDEPENDENT_KINDS = ("multi_table_wrong_column", "count_star_fan_out", "aggregate_fan_out", "chain_fan_out",
+                     "composite_key_half",
                      "value_case_high_cardinality", "value_spelling_high_cardinality", "wrong_key_role")
 #: What counts as catching each kind (any finding the gold query did not draw, of these kinds, or a Violation).
 INDEPENDENT_EXPECTED = {
     "multi_table_wrong_column": {"unseen_value", "value_case", "value_elsewhere", "type_mismatch", "out_of_range",
                                  "unknown_column"},
-    "count_star_fan_out": {"fan_trap"}, "chain_fan_out": {"fan_trap"},
+    "count_star_fan_out": {"fan_trap"}, "aggregate_fan_out": {"fan_trap"}, "chain_fan_out": {"fan_trap"},
     "composite_key_half": {"partial_key_join", "fan_trap"},
     "value_case_high_cardinality": {"unseen_value", "value_case"},
     "value_spelling_high_cardinality": {"unseen_value"},
@@ -391,6 +392,8 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, co
       is replaced by another column of the same table (the right table, the wrong column);
     - count_star_fan_out: a one-table ``COUNT(*)`` query gets a join to a table that references it
       (each row now counted once per referencing row);
+    - aggregate_fan_out: a one-table query aggregating one of its columns (SUM/AVG/COUNT) gets a join
+      to a table that references it, the aggregate then reading its column across the added join;
     - chain_fan_out: a one-table query aggregating a column (SUM/AVG/COUNT) is joined to the table
       its key references, and from there to another table referencing that one (two hops);
     - composite_key_half: a join on a whole composite key keeps one of its conditions;
@@ -449,6 +452,12 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, co
                                                                     dialect=dialect)
             out.append(("count_star_fan_out", mutated.sql(dialect=dialect)))
         aggregates_column = any(isinstance(a.this, exp.Column) for a in select.find_all(exp.Sum, exp.Avg, exp.Count))
+        if aggregates_column and children:
+            child, ccols, _p, pcols = children[rng.randrange(len(children))]
+            on = " AND ".join(f'mut_child."{a}" = "{alias}"."{b}"' for a, b in zip(ccols, pcols, strict=True))
+            mutated = _qualified(tree, schema, base, alias).join(exp.to_table(child).as_("mut_child"), on=on,
+                                                                    dialect=dialect)
+            out.append(("aggregate_fan_out", mutated.sql(dialect=dialect)))
         parents = [f for f in fks if f[0].casefold() == base.name.casefold() and len(f[1]) == 1]
         chains = [(p, c) for p in parents for c in fks
                   if c[2].casefold() == p[2].casefold() and c[0].casefold() != base.name.casefold()

@@ -141,7 +141,7 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike, exp.GT, exp.GTE, e
 _CONDITION_PARENTS = (exp.Where, exp.Having, exp.Join, exp.If, exp.Case, exp.Qualify, exp.Filter)
 
 
-def _negated(node: exp.Expression) -> bool:
+def _negated(node: exp.Expr) -> bool:
     """True when rows that fail the comparison ``node`` (or the comparison around the value ``node``)
     are what the statement keeps, or when it only decides which rows an outer join pairs, so that a
     comparison holding for no row is no error (a Warning, never a replacement value offered as a fix;
