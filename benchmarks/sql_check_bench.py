@@ -350,13 +350,14 @@ def _join_mutations(tree, schema, dialect: str, rng: random.Random, graph=None) 
 # -- a second, independent generator (issue 28): shapes chosen from the mistakes agents make, not from
 # -- what the checker looks for; it never reads check_sql's code paths or finding kinds -------------------
 
-INDEPENDENT_KINDS = ("multi_table_wrong_column", "count_star_fan_out", "chain_fan_out", "composite_key_half",
+INDEPENDENT_KINDS = ("multi_table_wrong_column", "count_star_fan_out", "aggregate_fan_out", "chain_fan_out",
+                     "composite_key_half",
                      "value_case_high_cardinality", "value_spelling_high_cardinality", "wrong_key_role")
 #: What counts as catching each kind (any finding the gold query did not draw, of these kinds, or a Violation).
 INDEPENDENT_EXPECTED = {
     "multi_table_wrong_column": {"unseen_value", "value_case", "value_elsewhere", "type_mismatch", "out_of_range",
                                  "unknown_column"},
-    "count_star_fan_out": {"fan_trap"}, "chain_fan_out": {"fan_trap"},
+    "count_star_fan_out": {"fan_trap"}, "aggregate_fan_out": {"fan_trap"}, "chain_fan_out": {"fan_trap"},
     "composite_key_half": {"partial_key_join", "fan_trap"},
     "value_case_high_cardinality": {"unseen_value", "value_case"},
     "value_spelling_high_cardinality": {"unseen_value"},
@@ -384,19 +385,21 @@ def _fk_pairs(schema) -> list[tuple[str, tuple[str, ...], str, tuple[str, ...]]]
     return out
 
 
-def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, facts) -> list[tuple[str, str]]:
+def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, conn) -> list[tuple[str, str]]:
     """``(kind, mutated sql)`` of :data:`INDEPENDENT_KINDS` for one gold query (scorer side).
 
     - multi_table_wrong_column: in a query over two or more tables, a column compared with a literal
       is replaced by another column of the same table (the right table, the wrong column);
     - count_star_fan_out: a one-table ``COUNT(*)`` query gets a join to a table that references it
       (each row now counted once per referencing row);
+    - aggregate_fan_out: a one-table query aggregating one of its columns (SUM/AVG/COUNT) gets a join
+      to a table that references it, the aggregate then reading its column across the added join;
     - chain_fan_out: a one-table query aggregating a column (SUM/AVG/COUNT) is joined to the table
       its key references, and from there to another table referencing that one (two hops);
     - composite_key_half: a join on a whole composite key keeps one of its conditions;
     - value_case_high_cardinality / value_spelling_high_cardinality: a literal compared with a column
-      whose Evidence does not hold the whole vocabulary (more distinct values than the sample shows),
-      its case swapped / one interior character dropped;
+      holding more than :data:`HIGH_CARDINALITY` distinct values in the database, its case swapped /
+      one interior character dropped;
     - wrong_key_role: a join ``child.fk = parent.key`` where the child has another column referencing
       the same parent key uses that other column (the other role: origin for dest).
     """
@@ -440,7 +443,7 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, fa
         alias = base.alias_or_name
         children = [f for f in fks
                     if f[2].casefold() == base.name.casefold() and f[0].casefold() != base.name.casefold()
-                    and not _unique(facts, schema, f[0], f[1])]
+                    and not _unique(conn, schema, f[0], f[1])]
         has_star = any(isinstance(c.this, exp.Star) for c in select.find_all(exp.Count))
         if has_star and children:
             child, ccols, _p, pcols = children[rng.randrange(len(children))]
@@ -449,10 +452,16 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, fa
                                                                     dialect=dialect)
             out.append(("count_star_fan_out", mutated.sql(dialect=dialect)))
         aggregates_column = any(isinstance(a.this, exp.Column) for a in select.find_all(exp.Sum, exp.Avg, exp.Count))
+        if aggregates_column and children:
+            child, ccols, _p, pcols = children[rng.randrange(len(children))]
+            on = " AND ".join(f'mut_child."{a}" = "{alias}"."{b}"' for a, b in zip(ccols, pcols, strict=True))
+            mutated = _qualified(tree, schema, base, alias).join(exp.to_table(child).as_("mut_child"), on=on,
+                                                                    dialect=dialect)
+            out.append(("aggregate_fan_out", mutated.sql(dialect=dialect)))
         parents = [f for f in fks if f[0].casefold() == base.name.casefold() and len(f[1]) == 1]
         chains = [(p, c) for p in parents for c in fks
                   if c[2].casefold() == p[2].casefold() and c[0].casefold() != base.name.casefold()
-                  and c[0].casefold() != p[2].casefold() and not _unique(facts, schema, c[0], c[1])]
+                  and c[0].casefold() != p[2].casefold() and not _unique(conn, schema, c[0], c[1])]
         if aggregates_column and chains:
             (_t, pc, parent, pk), (child, cc, _p2, ck) = chains[rng.randrange(len(chains))]
             mutated = _qualified(tree, schema, base, alias)
@@ -484,8 +493,7 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, fa
     for i, (_cmp, col, _lit) in enumerate(literal_cmps):
         info = owner(col)
         column = info.column(col.name) if info is not None else None
-        col_facts = facts.columns.get((schema.id, info.name.casefold(), column.name.casefold())) if column else None
-        if column is not None and (col_facts is None or not col_facts.complete):
+        if column is not None and _distinct(conn, info.name, column.name) > HIGH_CARDINALITY:
             high.append(i)
     if high:
         index = high[rng.randrange(len(high))]
@@ -523,11 +531,33 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, fa
     return out
 
 
-def _unique(facts, schema, table: str, columns) -> bool:
-    """Whether ``columns`` are unique in ``table`` (declared keys and probe Evidence of the version)."""
-    from evoonto.tools.joinpaths import TableRef
+#: A column with more distinct values than this in the database counts as high-cardinality for the
+#: independent generator (measured on the data, not read from the checker's Evidence).
+HIGH_CARDINALITY = 100
 
-    return facts.joins is not None and facts.joins.is_unique(TableRef(schema.id, schema.table(table).name), columns)
+
+def _unique(conn, schema, table: str, columns) -> bool:
+    """Whether ``columns`` are unique in ``table``, measured on the database (distinct non-null
+    tuples vs rows with no null in them; the whole table), not read from the checker's join graph.
+    A failed count says not unique."""
+    name = schema.table(table).name
+    cols = ", ".join(f'"{c}"' for c in columns)
+    not_null = " AND ".join(f'"{c}" IS NOT NULL' for c in columns)
+    try:
+        rows = conn.execute(f'SELECT COUNT(*) FROM "{name}" WHERE {not_null}').fetchone()[0]
+        distinct = conn.execute(f'SELECT COUNT(*) FROM (SELECT DISTINCT {cols} FROM "{name}" '
+                                f'WHERE {not_null})').fetchone()[0]
+    except Exception:  # noqa: BLE001 - a benchmark helper: an unreadable table is simply not unique
+        return False
+    return rows == distinct
+
+
+def _distinct(conn, table: str, column: str) -> int:
+    """COUNT(DISTINCT column) of ``table`` on the database (whole table; 0 when the count fails)."""
+    try:
+        return int(conn.execute(f'SELECT COUNT(DISTINCT "{column}") FROM "{table}"').fetchone()[0] or 0)
+    except Exception:  # noqa: BLE001 - a benchmark helper: an unreadable column is left out
+        return 0
 
 
 def _qualified(tree, schema, base, alias):
@@ -707,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
                                        "caught": hit, "equivalent": same}) + "\n")
 
         for n, item in enumerate(clean):
-            for kind, mutated in independent_mutations(item["sql"], schema, dialect, rng, facts):
+            for kind, mutated in independent_mutations(item["sql"], schema, dialect, rng, conn):
                 found = [f for f in check_sql(onto, mutated, sources=probe_sources, question=item["question"],
                                               question_rules=args.question_rules)
                          if (f.kind, f.subject) not in item["seen"]]

@@ -48,7 +48,7 @@ from evoonto.records import CATALOG_RECORD_TYPES, Column, Document, Passage, Sou
 from evoonto.store import OxigraphStore
 
 __all__ = ["Catalog", "SourceSchema", "TableInfo", "ColumnInfo", "DocumentInfo", "Queryable", "CATALOG_QUERY",
-           "read_catalog"]
+           "read_catalog", "foreign_keys"]
 
 
 _Named = TypeVar("_Named", "ColumnInfo", "TableInfo")
@@ -126,6 +126,32 @@ class TableInfo:
     def primary_key(self) -> tuple[str, ...]:
         """Names of the primary-key columns in ordinal order (possibly empty; several for a composite key)."""
         return tuple(c.name for c in self.columns if c.primary_key)
+
+
+def foreign_keys(table: TableInfo, tables: Iterable[TableInfo]) -> list[tuple[tuple[str, ...], str, tuple[str, ...]]]:
+    """The declared foreign keys of one catalog table as ``(columns, referenced table, referenced
+    columns)``, a composite key kept whole (same length, pairwise), in column order.
+
+    The catalog records each referencing column's target (``evo:references``), not which columns
+    form one key: the columns of ``table`` that reference distinct columns of one table, which
+    together are that table's whole (composite) primary key, are one key; every other reference is
+    a key of its own. ``tables``: the tables of the same source (the referenced ones are looked up
+    by name, case-insensitively). Raises nothing."""
+    by_name = {t.name.casefold(): t for t in tables}
+    by_target: dict[str, list[tuple[str, str]]] = {}
+    for column in table.columns:
+        for ref_table, ref_column in column.references:
+            by_target.setdefault(ref_table, []).append((column.name, ref_column))
+    keys: list[tuple[tuple[str, ...], str, tuple[str, ...]]] = []
+    for ref_table, pairs in by_target.items():
+        target = by_name.get(ref_table.casefold())
+        key = {c.casefold() for c in target.primary_key} if target is not None else set()
+        referenced = [b.casefold() for _a, b in pairs]
+        if len(key) > 1 and len(pairs) == len(key) and set(referenced) == key:
+            keys.append((tuple(a for a, _b in pairs), ref_table, tuple(b for _a, b in pairs)))
+            continue
+        keys += [((a,), ref_table, (b,)) for a, b in pairs]
+    return keys
 
 
 @dataclass(frozen=True)

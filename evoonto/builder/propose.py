@@ -33,7 +33,7 @@ from evoonto.builder.labels import (
 )
 from evoonto.builder.probe import ColumnProfile, quote_identifier, sql_literal
 from evoonto.builder.workload import Question
-from evoonto.catalog import ColumnInfo, SourceSchema, TableInfo
+from evoonto.catalog import ColumnInfo, SourceSchema, TableInfo, foreign_keys
 from evoonto.iris import slugify, stable_key
 from evoonto.lexicon import LexiconConcept
 from evoonto.sources.joins import JoinCandidate
@@ -400,8 +400,9 @@ def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], C
                     and not profile.stored_as_text):
                 numeric.append(col.name)
             proposal.constraints.extend(_constraint_candidates(table, col, kind, profile, tables))
-            for ref_table, ref_col in col.references:
-                proposal.joins.append(JoinCandidate(table.name, (col.name,), ref_table, (ref_col,), declared=True))
+        # one candidate per declared key, a composite key whole (all its column pairs)
+        for columns, ref_table, ref_columns in foreign_keys(table, schema.tables):
+            proposal.joins.append(JoinCandidate(table.name, columns, ref_table, ref_columns, declared=True))
         if len(numeric) >= 3:
             proposal.derivations.append(DerivationCandidate(table.name, tuple(numeric[:12])))
     return proposal

@@ -26,6 +26,9 @@ non-null values of ``A.x`` (at most :data:`DEFAULT_LEFT_VALUES` of them) that oc
            (SELECT COUNT(*) FROM r) AS right_values,
            (SELECT COUNT("Stadium_ID") FROM "stadium") AS right_rows
 
+A composite key is one candidate with all its column pairs, probed on the whole tuple
+(:func:`tuple_inclusion_sql`: a left tuple counts when some right row holds every value of it).
+
 Discovery looks at base tables (and files), not views. Discovered candidates are kept when the
 ratio reaches ``min_inclusion`` and the right values are unique (a many-to-one join); declared keys
 are kept whatever the ratio is (a low ratio on a declared key is itself worth knowing). Every measurement is an
@@ -66,7 +69,7 @@ from evoonto.sources.probe import run_probe
 from evoonto.sources.quoting import quote_identifier
 
 __all__ = ["JoinCandidate", "discover_joins", "declared_joins", "name_score", "exact_reference_names",
-           "normalized_name", "inclusion_sql", "type_family"]
+           "normalized_name", "inclusion_sql", "tuple_inclusion_sql", "type_family"]
 
 #: Distinct left-side values checked per candidate.
 DEFAULT_LEFT_VALUES = 10_000
@@ -259,6 +262,40 @@ def inclusion_sql(source: BaseSource, left: TableInfo, left_column: ColumnInfo, 
         dialect, lx=left_column.name, ry=right_column.name, left=left.name, right=right.name)
 
 
+def tuple_inclusion_sql(source: BaseSource, left: TableInfo, left_columns: list[ColumnInfo], right: TableInfo,
+                        right_columns: list[ColumnInfo], *, left_values: int = DEFAULT_LEFT_VALUES) -> str:
+    """The inclusion-ratio probe of a multi-column join ``left.(a, b, ..) → right.(x, y, ..)``:
+    distinct non-null left tuples (at most ``left_values``), how many occur whole as right tuples,
+    distinct non-null right tuples and right rows with no null key column (equal counts: the right
+    side is unique). Columns paired across type families are compared as text (not on SQLite)."""
+    dialect = source.dialect
+    casts = tuple(dialect != "sqlite" and not _compatible(a, b) for a, b in zip(left_columns, right_columns,
+                                                                                 strict=True))
+    names = {"left": left.name, "right": right.name,
+             **{f"lx{i}": c.name for i, c in enumerate(left_columns)},
+             **{f"ry{i}": c.name for i, c in enumerate(right_columns)}}
+    return _tuple_inclusion_template(casts, int(left_values)).render(dialect, **names)
+
+
+@functools.lru_cache(maxsize=64)
+def _tuple_inclusion_template(casts: tuple[bool, ...], left_values: int) -> SqlTemplate:
+    """The shape of :func:`tuple_inclusion_sql` for ``len(casts)`` column pairs."""
+    n = range(len(casts))
+    lv = ", ".join(f"CAST({{lx{i}}} AS VARCHAR) AS v{i}" if casts[i] else f"{{lx{i}}} AS v{i}" for i in n)
+    rv = ", ".join(f"CAST({{ry{i}}} AS VARCHAR) AS v{i}" if casts[i] else f"{{ry{i}}} AS v{i}" for i in n)
+    left_nn = " AND ".join(f"{{lx{i}}} IS NOT NULL" for i in n)
+    right_nn = " AND ".join(f"{{ry{i}}} IS NOT NULL" for i in n)
+    same = " AND ".join(f"r.v{i} = l.v{i}" for i in n)
+    return SqlTemplate(
+        f"WITH l AS (SELECT DISTINCT {lv} FROM {{left}} WHERE {left_nn} LIMIT {left_values}), "
+        f"r AS (SELECT DISTINCT {rv} FROM {{right}} WHERE {right_nn}) "
+        "SELECT (SELECT COUNT(*) FROM l) AS left_values, "
+        f"(SELECT COUNT(*) FROM l WHERE EXISTS (SELECT 1 FROM r WHERE {same})) AS matched, "
+        "(SELECT COUNT(*) FROM r) AS right_values, "
+        f"(SELECT COUNT(*) FROM {{right}} WHERE {right_nn}) AS right_rows"
+    )
+
+
 @functools.lru_cache(maxsize=64)
 def _inclusion_template(cast: bool, left_values: int) -> SqlTemplate:
     """The shape of :func:`inclusion_sql` (checked by the guard once per dialect, not once per probe)."""
@@ -276,7 +313,8 @@ def _inclusion_template(cast: bool, left_values: int) -> SqlTemplate:
 
 
 def declared_joins(source: BaseSource) -> list[JoinCandidate]:
-    """The declared foreign keys as unmeasured candidates (one per column pair).
+    """The declared foreign keys as unmeasured candidates (one per key, a composite key with all
+    its column pairs).
 
     Keys naming a missing table or column are skipped with a :class:`SourceWarning`.
     """
@@ -289,10 +327,10 @@ def declared_joins(source: BaseSource) -> list[JoinCandidate]:
                 warn(f"source {source.id!r}: foreign key {table.name}({', '.join(fk.columns)}) -> "
                      f"{fk.ref_table} names a missing table or column; skipped")
                 continue
-            for column, ref_table, ref_column in pairs:
-                candidate = JoinCandidate(table.name, (column,), ref_table, (ref_column,))
-                if candidate not in found:  # some schemas declare the same key twice
-                    found.append(candidate)
+            candidate = JoinCandidate(table.name, tuple(c for c, _t, _r in pairs), pairs[0][1],
+                                      tuple(r for _c, _t, r in pairs))
+            if candidate not in found:  # some schemas declare the same key twice
+                found.append(candidate)
     return found
 
 
@@ -613,9 +651,16 @@ def _measure(source, iris, candidate: JoinCandidate, left_values: int, timeout_m
     from dataclasses import replace
 
     left, right = source.table(candidate.child), source.table(candidate.parent)
-    left_column, right_column = candidate.pairs()[0]
-    sql = inclusion_sql(source, left, left.column(left_column), right, right.column(right_column),
-                        left_values=left_values)
+    pairs = candidate.pairs()
+    if len(pairs) == 1:
+        left_column, right_column = pairs[0]
+        sql = inclusion_sql(source, left, left.column(left_column), right, right.column(right_column),
+                            left_values=left_values)
+    else:  # a composite key: probed on the whole tuple
+        left_column = "(" + ", ".join(a for a, _b in pairs) + ")"
+        right_column = "(" + ", ".join(b for _a, b in pairs) + ")"
+        sql = tuple_inclusion_sql(source, left, [left.column(a) for a, _b in pairs], right,
+                                  [right.column(b) for _a, b in pairs], left_values=left_values)
     try:
         run = run_probe(source, sql, limit=1, timeout_ms=timeout_ms)
     except SourceError as err:

@@ -42,6 +42,7 @@ from typing import Any, Iterable, Literal
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
+from evoonto.catalog import foreign_keys
 from evoonto.errors import ToolArgumentError
 from evoonto.sources.quoting import DIALECT_OF_KIND, quote_identifier
 from evoonto.sources.joins import _ID_LIKE  # the id-like name rule of join discovery, shared
@@ -143,27 +144,10 @@ class JoinEdge:
 
 
 def _foreign_key_edges(source: str, table: Any, tables: dict[str, Any]) -> list[JoinEdge]:
-    """The declared foreign keys of one catalog table as edges, a composite key kept whole.
-
-    The catalog records each referencing column's target (``evo:references``), not which columns
-    form one key; the columns of ``table`` that reference distinct columns of one table, which
-    together are that table's whole (composite) primary key, are one key (one edge, AND-joined);
-    every other reference is an edge of its own."""
-    by_target: dict[str, list[tuple[str, str]]] = {}
-    for column in table.columns:
-        for ref_table, ref_column in column.references:
-            by_target.setdefault(ref_table, []).append((column.name, ref_column))
-    edges = []
-    for ref_table, pairs in by_target.items():
-        target = tables.get(ref_table.casefold())
-        key = {c.casefold() for c in target.primary_key} if target is not None else set()
-        referenced = [b.casefold() for _a, b in pairs]
-        if len(key) > 1 and len(pairs) == len(key) and set(referenced) == key:
-            edges.append(JoinEdge(source, table.name, tuple(a for a, _b in pairs), ref_table,
-                                  tuple(b for _a, b in pairs), origin="foreign_key"))
-            continue
-        edges += [JoinEdge(source, table.name, (a,), ref_table, (b,), origin="foreign_key") for a, b in pairs]
-    return edges
+    """The declared foreign keys of one catalog table as edges, a composite key kept whole (one
+    edge, AND-joined; see :func:`evoonto.catalog.foreign_keys`)."""
+    return [JoinEdge(source, table.name, columns, ref_table, ref_columns, origin="foreign_key")
+            for columns, ref_table, ref_columns in foreign_keys(table, tables.values())]
 
 
 def _pair(a: tuple[str, str], b: tuple[str, str]) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -709,6 +693,7 @@ def check_joins(graph: JoinGraph, statement: exp.Expression | exp.Query, *,
       Cartesian product: sometimes meant, so never a Violation), or two tables joined on columns no
       known edge relates while the graph knows no direct join between them;
     - ``partial_key_join`` (Warning): two tables joined on part of a multi-column key they join on;
+      the whole key is named in the message, never offered as a suggestion (it changes the answer);
     - ``fan_trap`` (Warning): SUM/COUNT/AVG (not DISTINCT) over a column of a table whose rows a join
       of the scope repeats, directly or through a chain of joins (the other side's join columns are
       not unique: 1:N from the unique side, or N:M where neither side is unique by declared keys or
@@ -898,8 +883,9 @@ def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None, probe: Any
                 "partial_key_join", "Warning",
                 f"{lt.name} and {rt.name} are joined on {written}, part of their key "
                 f"({whole.condition(dialect, left_alias=left_alias, right_alias=right_alias)}): each row meets every "
-                "row that shares only this part (the whole key joins fewer rows)",
-                suggestion=whole.condition(dialect, left_alias=left_alias, right_alias=right_alias),
+                "row that shares only this part (the whole key joins fewer rows; joining on it changes the answer, "
+                "so it is no drop-in fix)",
+                suggestion=None,
                 start=start, end=end, subject=f"{lt.name}-{rt.name}"))
         elif not matching:
             if known:

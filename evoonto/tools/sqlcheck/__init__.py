@@ -37,9 +37,12 @@ Kinds (severity):
   (the toolkit's, or ``sources=``), a value the Evidence did not show is looked up with a bounded
   point probe (``SELECT 1 FROM t WHERE col = ? LIMIT 1``, :mod:`~evoonto.tools.sqlcheck.probes`),
   in any column, high-cardinality ones too; a confirmed absence is a Violation for ``=``/``IN``
-  (a Warning for ``<>``/``NOT IN`` and for one alternative among several of an ``IN`` list or an
-  ``OR``), suggesting spellings the data holds (a case-insensitive probe, then the nearest observed
-  values). Without a source (an offline check) or when the probe fails it is a Warning, and only
+  (a Warning for one alternative among several of an ``IN`` list, an ``OR`` or a ``CASE``),
+  suggesting spellings the data holds (a case-insensitive probe, then the nearest observed values).
+  A negated comparison (``<>``, under ``NOT``, ``NOT EXISTS`` or ``NOT IN (subquery)``, in the right
+  operand of ``EXCEPT``) or one in the ``ON`` of an outer join excludes nothing when it holds for no
+  row: a Warning naming the near values in its message, with no suggestion (another value would
+  change the answer). Without a source (an offline check) or when the probe fails it is a Warning, and only
   when the probe that made the Evidence saw every distinct value; its message says what was seen
   ("not among the 7 values seen in a sample of 1,000 of 336,776 rows").
 - ``value_case`` (Warning; not checked against the data): an observed value differs from the

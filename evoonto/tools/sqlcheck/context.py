@@ -141,9 +141,24 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike, exp.GT, exp.GTE, e
 _CONDITION_PARENTS = (exp.Where, exp.Having, exp.Join, exp.If, exp.Case, exp.Qualify, exp.Filter)
 
 
-def _negated(node: exp.Expression) -> bool:
-    """True when a value is compared with ``<>`` or under ``NOT`` (it does not trigger a Constraint)."""
-    return isinstance(node.parent, exp.NEQ) or node.find_ancestor(exp.Not) is not None
+def _negated(node: exp.Expr) -> bool:
+    """True when rows that fail the comparison ``node`` (or the comparison around the value ``node``)
+    are what the statement keeps, or when it only decides which rows an outer join pairs, so that a
+    comparison holding for no row is no error (a Warning, never a replacement value offered as a fix;
+    it does not trigger a Constraint): ``<>``; a ``NOT`` above it anywhere in the statement
+    (``NOT (..)``, ``NOT EXISTS (..)``, ``NOT IN (subquery)``); the right operand of ``EXCEPT``; the
+    ``ON`` of a ``LEFT``/``RIGHT``/``FULL`` join."""
+    if isinstance(node, exp.NEQ) or isinstance(node.parent, exp.NEQ) or node.find_ancestor(exp.Not) is not None:
+        return True
+    child, parent = node, node.parent
+    while parent is not None:
+        if isinstance(parent, exp.Except) and parent.args.get("expression") is child:
+            return True
+        if isinstance(parent, exp.Join) and parent.args.get("on") is child and \
+                (parent.side or "").upper() in ("LEFT", "RIGHT", "FULL"):
+            return True
+        child, parent = parent, parent.parent
+    return False
 
 
 def _is_numeral(node: exp.Expression) -> bool:
@@ -217,6 +232,11 @@ class CheckContext:
 
     def add(self, kind: str, severity: Severity, message: str, suggestion: str | None,
             node: exp.Expression | None = None, subject: str | None = None) -> None:
+        """Record one :class:`~evoonto.tools.findings.Finding` of rule ``kind`` in :attr:`findings`.
+
+        ``suggestion`` is a drop-in fix or None (never a change of the answer's meaning); ``node``
+        gives the finding's span (start/end character offsets in the checked SQL; None: no span);
+        ``subject`` names what it is about (``table.column``, a table). Raises nothing."""
         start, end = _span(node)
         self.findings.append(Finding(kind, severity, message, suggestion, start, end, subject))
 
@@ -257,6 +277,9 @@ class CheckContext:
         return True
 
     def check_table(self, node: exp.Table) -> None:
+        """``unknown_table`` (Violation) when the table ``node`` names is not in the checked source's
+        catalog, suggesting the nearest table names or Term labels; schema-qualified names and table
+        functions are skipped. Adds to :attr:`findings`; raises nothing."""
         if node.args.get("db") or not node.name:
             return  # schema-qualified or table function: not in a single-schema catalog
         if self.table(node.name) is not None:
@@ -286,6 +309,10 @@ class CheckContext:
             scope = scope.parent
 
     def check_column(self, node: exp.Column, scope: Scope, ctes: set[str]) -> None:
+        """Resolve the column ``node`` against the sources of ``scope`` and its parents (``ctes``:
+        casefolded CTE names, whose columns are checked where defined): ``unknown_column`` /
+        ``ambiguous_column`` findings, else :meth:`note` of the resolved ``(table, column)``. Raises
+        nothing."""
         name = node.name
         if not name or isinstance(node.this, exp.Star):
             return
@@ -367,6 +394,9 @@ class CheckContext:
         return False
 
     def note(self, table: str, column: str, in_condition: bool, node: exp.Column) -> None:
+        """Record that ``node`` resolved to ``table.column``: into :attr:`used`, into :attr:`restricted`
+        when it appears in a condition (``in_condition``), and into :attr:`places` unless it is a join
+        key. Raises nothing."""
         self.used.add((table, column))
         if in_condition:
             self.restricted.add(column.casefold())

@@ -12,8 +12,8 @@ from sqlglot import exp
 
 from evoonto.sources.joins import type_family
 from evoonto.tools.findings import Severity
-from evoonto.tools.sqlcheck.context import (CheckContext, _is_number, _is_numeral, _nearest, _plain, _quote,
-                                            _range_verdict)
+from evoonto.tools.sqlcheck.context import (CheckContext, _is_number, _is_numeral, _nearest, _negated, _plain,
+                                            _quote, _range_verdict)
 from evoonto.tools.sqlcheck.facts import SUGGESTIONS, ColumnFacts
 from evoonto.tools.sqlcheck.probes import ALIAS
 
@@ -39,13 +39,17 @@ def _probe_value(ctx: CheckContext, place: tuple[str, str], op: str, literal: ex
 
 
 def _alternative(node: exp.Expression, cmp: exp.Expr) -> bool:
-    """True when the literal is one alternative among several (an ``IN`` list of two or more, or a
-    comparison under ``OR`` in its own SELECT): a dead alternative does not make the query wrong."""
+    """True when the literal is one alternative among several (an ``IN`` list of two or more, a
+    comparison under ``OR`` in its own SELECT, or the condition of a ``CASE`` branch): a dead
+    alternative does not make the query wrong."""
     if isinstance(cmp, exp.In) and len(cmp.expressions) > 1:
         return True
     select = cmp.find_ancestor(exp.Select)
-    disjunction = cmp.find_ancestor(exp.Or)
-    return disjunction is not None and disjunction.find_ancestor(exp.Select) is select
+    for kind in (exp.Or, exp.If):
+        ancestor = cmp.find_ancestor(kind)
+        if ancestor is not None and ancestor.find_ancestor(exp.Select) is select:
+            return True
+    return False
 
 
 def check_values(ctx: CheckContext) -> None:
@@ -54,7 +58,7 @@ def check_values(ctx: CheckContext) -> None:
     (:func:`check_literal_type`), then its values (:func:`check_value`). A value the Evidence did not
     see is probed in the data, in any column (a high-cardinality column too)."""
     for cmp in ctx.statement.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like):
-        negated = isinstance(cmp, exp.NEQ) or isinstance(cmp.parent, exp.Not)
+        negative = _negated(cmp)
         if isinstance(cmp, exp.In):
             column, values = cmp.this, list(cmp.expressions)
         else:
@@ -77,9 +81,9 @@ def check_values(ctx: CheckContext) -> None:
                 if col_facts is not None and any(_is_number(v) and float(v) == number for v in col_facts.values):
                     continue
                 if col_facts is not None and (col_facts.complete or ctx.probe is not None):
-                    check_value(ctx, place, value_node.name, value_node, col_facts, negated, cmp)
+                    check_value(ctx, place, value_node.name, value_node, col_facts, negative, cmp)
         values = [v for v in values if not _is_numeral(v)]
-        if check_literal_type(ctx, place, values, negated, like=isinstance(cmp, exp.Like)):
+        if check_literal_type(ctx, place, values, negative, like=isinstance(cmp, exp.Like)):
             continue
         if isinstance(cmp, exp.Like):
             continue
@@ -89,7 +93,7 @@ def check_values(ctx: CheckContext) -> None:
                 continue
             if col_facts is None and ctx.probe is None:
                 continue  # nothing seen, nothing to ask: no claim
-            check_value(ctx, place, value, value_node, col_facts, negated, cmp)
+            check_value(ctx, place, value, value_node, col_facts, negative, cmp)
 
 
 def check_literal_type(ctx: CheckContext, place: tuple[str, str], values: list[exp.Expression], negated: bool, *,
@@ -155,9 +159,17 @@ def check_value(ctx: CheckContext, place: tuple[str, str], value: str, node: exp
         detail = (f"; it holds {_quote(spellings[0])} (comparisons are case-sensitive)" if spellings
                   else f"; {_quote(value)} is a value of {', '.join(others)}" if others else "")
         alternative = " (one alternative of several; the others may match)" if dead and not negated else ""
+        suggestion = ", ".join(_quote(v) for v in near) or ", ".join(others) or None
+        if negated:
+            # the comparison excludes rows (or only pairs them in an outer join): it excludes none,
+            # which may be meant; another value would change the answer, so it is no fix
+            alternative = " (it is negated or only pairs rows of an outer join, so it excludes nothing" + \
+                (f"; values near it: {suggestion}" if suggestion else "") + \
+                "; replacing it would change the answer)"
+            suggestion = None
         ctx.add("unseen_value", severity,
                 f"{where} holds no row equal to {_quote(value)} ({CONFIRMED}){detail}{alternative}",
-                ", ".join(_quote(v) for v in near) or ", ".join(others) or None, node, where)
+                suggestion, node, where)
         return
     if col is None:
         return
@@ -165,19 +177,20 @@ def check_value(ctx: CheckContext, place: tuple[str, str], value: str, node: exp
     if same_case:
         ctx.add("value_case", "Warning",
                 f"{where} holds {_quote(same_case[0])}, not {_quote(value)} (comparisons are case-sensitive; "
-                f"not checked against the data)", _quote(same_case[0]), node, where)
+                f"not checked against the data)", None if negated else _quote(same_case[0]), node, where)
     elif col.complete:
         ctx.contradicted.add(place)
         near = _nearest(value, seen)
         elsewhere = f"; it is a value of {', '.join(others)}" if others else ""
         ctx.add("unseen_value", "Warning",
                 f"{_quote(value)} is not among {col.seen()} of {where} (not checked against the data){elsewhere}",
-                ", ".join(others) if others and not near else ", ".join(_quote(v) for v in near) or None, node, where)
+                None if negated else ", ".join(others) if others and not near
+                else ", ".join(_quote(v) for v in near) or None, node, where)
     elif others:
         ctx.contradicted.add(place)
         ctx.add("value_elsewhere", "Warning",
                 f"{_quote(value)} is a value of {', '.join(others)}, and not among {col.seen()} of {where}",
-                ", ".join(others), node, where)
+                None if negated else ", ".join(others), node, where)
 
 
 def check_ranges(ctx: CheckContext) -> None:
@@ -188,7 +201,7 @@ def check_ranges(ctx: CheckContext) -> None:
     "every row", one that does not) drops the finding; a probe that found none says so."""
     flips = {"gt": "lt", "lt": "gt", "gte": "lte", "lte": "gte"}
     for cmp in ctx.statement.find_all(exp.EQ, exp.In, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between):
-        if cmp.find_ancestor(exp.Not) is not None:
+        if _negated(cmp):
             continue
         kind = cmp.key
         if isinstance(cmp, exp.In):
