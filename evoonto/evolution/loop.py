@@ -35,7 +35,6 @@ an atomic write and nothing else is written.
 from __future__ import annotations
 
 import gc
-import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Hashable, Protocol
 
