@@ -142,3 +142,20 @@ def test_a_saving_is_screened_on_every_measured_task_passed_or_failed():
     sigs = diagnose([traj("a", True, 100), traj("b", False, 90), traj("c", True, None)],
                     OntologyView(toy_ontology()), kinds=("answer_size",))
     assert [(s.kind, s.tasks) for s in sigs] == [("answer_size", ("a", "b"))]  # unmeasured "c" cannot be kept
+
+
+def test_savings_do_not_crowd_out_fixes_in_a_short_round_budget():
+    """A saving's signature is shown by every task, a fix's by the failed ones only: ranked by
+    frequency alone, savings filled the demo's three rounds and no failure-driven fix was tried."""
+    from evoonto.evolution.candidates import Candidate
+    from evoonto.evolution.edits import SetToolSetting
+    from evoonto.evolution.loop import proposal_order
+
+    saving = [Candidate("answer_size:*", "smaller", "tool", (SetToolSetting("browse.answerBudget", 4000),),
+                        "r", aim="cost")]
+    fix = [Candidate("shallow_retrieval:*", "larger", "tool", (SetToolSetting("browse.answerBudget", 9000),), "r")]
+    ranked = sorted([(proposal_order(saving, 17, 0, "db"), "saving"), (proposal_order(fix, 2, 1, "db"), "fix")])
+    assert [name for _, name in ranked] == ["fix", "saving"]
+    # among fixes, the one more failed tasks show comes first
+    ranked = sorted([proposal_order(fix, 2, 0, "db"), proposal_order(fix, 5, 1, "db")])
+    assert ranked[0][1] == -5

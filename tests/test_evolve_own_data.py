@@ -58,6 +58,25 @@ def _serve(ws: Path, session: str, sessions: list[dict] | None = None) -> dict:
     return seen
 
 
+def _serve_short_answers(ws_path: Path, budget: int) -> None:
+    """Commit a Tool patch that sets the served compact answer to ``budget`` characters: a team that
+    chose short answers. Under the default (6,000 characters) Chinook's 50 verified queries are all
+    linked already, and the gate rightly has nothing to accept (see
+    ``test_a_well_served_team_is_offered_no_larger_answer``)."""
+    from evoonto.evolution.candidates import Candidate
+    from evoonto.evolution.edits import EditContext, SetToolSetting
+    from evoonto.evolution.loop import base_iri_of, to_patch
+    from evoonto.evolution.view import OntologyView
+    from evoonto.iris import IriFactory
+
+    ws = Workspace.open(ws_path)
+    view = OntologyView(ws.ontology)
+    ctx = EditContext(view, IriFactory(base_iri_of(ws, view)))
+    chosen = Candidate("team-choice", f"serve answers within {budget} characters", "tool",
+                       (SetToolSetting("browse.answerBudget", budget),), "the team's choice")
+    ws.commit(to_patch(chosen, ctx))
+
+
 @pytest.mark.slow
 def test_evolving_your_own_ontology_on_chinook(tmp_path, capsys):
     db = tmp_path / "chinook.sqlite"
@@ -68,6 +87,7 @@ def test_evolving_your_own_ontology_on_chinook(tmp_path, capsys):
 
     # 1. build, and choose manual approval
     assert main(["build", "--source", str(db), "--workspace", str(ws_path), "--no-progress"]) == 0
+    _serve_short_answers(ws_path, 500)
     assert main(["review", "--workspace", str(ws_path), "--approval", "manual"]) == 0
     capsys.readouterr()
 
@@ -77,7 +97,7 @@ def test_evolving_your_own_ontology_on_chinook(tmp_path, capsys):
     events = read_events(ws_path / "trajectories" / "replay.jsonl")
     assert {e.get("task") for e in events} == {s["task"] for s in sessions}
     assert all(e.get("question") for e in events)
-    assert {e["version"] for e in events} == {0}
+    assert {e["version"] for e in events} == {1}
 
     # 3. outcomes: explicit feedback (CLI) beside the report_outcome call and the verified queries
     for task in sessions:
@@ -102,7 +122,7 @@ def test_evolving_your_own_ontology_on_chinook(tmp_path, capsys):
     assert "proposed" in out and "source question(s) of V left out" in out, out
 
     ws = Workspace.open(ws_path)
-    assert ws.version == 0  # manual approval: nothing served changes until a person approves
+    assert ws.version == 1  # manual approval: nothing served changes until a person approves
     proposed = [e for e in ws.log() if e.decision == "proposed"]
     assert proposed, [e.decision for e in ws.log()]
     assert _serve(ws_path, "before-approval")["instructions"] == first["instructions"]
@@ -116,9 +136,32 @@ def test_evolving_your_own_ontology_on_chinook(tmp_path, capsys):
     assert proposed[0].metadata["ups"] and set(proposed[0].metadata["ups"]) <= keys
     assert not set(proposed[0].metadata["ups"]) & set(proposed[0].metadata["tasks"])  # sources were left out
     assert main(["approve", "--workspace", str(ws_path), "1", "--by", "reviewer"]) == 0
-    assert "version 0 -> 1" in capsys.readouterr().out
+    assert "version 1 -> 2" in capsys.readouterr().out
     ws = Workspace.open(ws_path)
-    assert ws.version == 1 and ws.log()[-1].metadata["approved_by"] == "reviewer"
+    assert ws.version == 2 and ws.log()[-1].metadata["approved_by"] == "reviewer"
     after = _serve(ws_path, "after-approval")
     assert after["instructions"] != first["instructions"]
-    assert "version 1" in after["instructions"] or "v1" in after["instructions"]
+    assert "version 2" in after["instructions"] or "v2" in after["instructions"]
+
+
+@pytest.mark.slow
+def test_a_well_served_team_is_offered_no_larger_answer(tmp_path, capsys):
+    """Under the default answer (compact, 6,000 characters) every verified Chinook query is linked
+    already: the gate may keep a content edit that its screen shows fixes a task at no extra tokens,
+    but never a larger answer that scores no better (issue 29)."""
+    from evoonto.evolution.gate import GateConfig
+
+    db = tmp_path / "chinook.sqlite"
+    shutil.copy(CHINOOK, db)
+    ws_path = tmp_path / "onto"
+    assert main(["build", "--source", str(db), "--workspace", str(ws_path), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["evolve", "--workspace", str(ws_path), "--verified", str(FIXTURES / "verified.jsonl"),
+                 "--no-progress", "--rounds", "3"]) == 0
+    out = capsys.readouterr().out
+    accepted = [e for e in Workspace.open(ws_path).log() if e.decision == "accepted"]
+    for e in accepted:
+        assert "answers within" not in e.metadata.get("reason", "") + str(e.metadata.get("intervention", "")), out
+        grew = e.metadata["candidate_tokens"] > e.metadata["parent_tokens"] * (1 + GateConfig().token_tolerance)
+        assert not grew or e.scores["candidate_score"] > e.scores["parent_score"], e.metadata
+    assert "answers within" not in "".join(line for line in out.splitlines() if ": accepted [" in line), out

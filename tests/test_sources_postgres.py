@@ -97,7 +97,7 @@ def test_browse_resolve_and_run_sql_over_the_url(chinook_ws, capsys):
     out = capsys.readouterr().out
     assert "USA" in out
     tools = _tools(chinook_ws)
-    hits = tools.browse("amount charged for the sale")
+    hits = tools.browse("amount charged for the sale", format="verbose")
     assert hits and hits[0]["label"].lower().startswith("invoice total"), hits[:3]
     resolved = tools.resolve([hits[0]["id"]])
     assert "Amount charged for the sale" in json.dumps(resolved)

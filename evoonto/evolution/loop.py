@@ -418,8 +418,8 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
                 trajs = _trajectories(m, backbone)
                 for rank, alternatives in enumerate(evolver.propose(trajs, contexts[m.key].view, contexts[m.key])):
                     freq = _frequency(alternatives, trajs)
-                    proposals.append((-freq, rank, m.key, m, alternatives))
-            proposals.sort(key=lambda x: x[:3])
+                    proposals.append((*proposal_order(alternatives, freq, rank, m.key), m, alternatives))
+            proposals.sort(key=lambda x: x[:4])
 
             def admit(member, candidate, contexts=contexts):
                 if not config.screen or screen(member, candidate, contexts[member.key], backbone):
@@ -468,6 +468,19 @@ def prune(member: Member, keep: tuple) -> int:
             del store[key]
             dropped += 1
     return dropped
+
+
+def proposal_order(alternatives: list[Candidate], frequency: int, rank: int, member_key: str) -> tuple:
+    """Sort key of one proposal (alternatives for one failure signature) among a round's proposals.
+
+    Fixes of failed tasks come first, the signature shown by most failed tasks first, then the
+    evolver's rank; savings (``aim="cost"``: a smaller answer for the same outcomes, which every task
+    "shows") come once no fix is left to try, so they never crowd out a fix in a short round budget.
+
+    Returns:
+        ``(is_saving, -frequency, rank, member_key)``.
+    """
+    return (all(c.aim == "cost" for c in alternatives), -frequency, rank, member_key)
 
 
 def _frequency(alternatives: list[Candidate], trajectories) -> int:
