@@ -6,7 +6,6 @@ carries no suggestion (replacing the value would change the answer)."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from evoonto.ontology import Ontology
 from evoonto.sources import open_source
 from evoonto.store import OxigraphStore, parse_rdf_file
 from evoonto.tools.sqlcheck import check_sql
+from tests.test_sqlcheck import _cards_db
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "sqlcheck_cards.trig"
 BASE = "https://example.org/evoonto/sqlcheck-test/"
@@ -33,16 +33,7 @@ NEGATED = [
 
 @pytest.fixture()
 def source(tmp_path):
-    path = tmp_path / "cards.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript("""
-        CREATE TABLE cards (uuid TEXT PRIMARY KEY, name TEXT, artist TEXT);
-        CREATE TABLE legalities (uuid TEXT REFERENCES cards(uuid), format TEXT, status TEXT);
-        INSERT INTO cards VALUES ('a', 'Ancestral Recall', 'John Avon'), ('b', 'Black Lotus', 'Rebecca Guay');
-        INSERT INTO legalities VALUES ('a', 'vintage', 'Restricted'), ('b', 'commander', 'Banned');
-    """)
-    con.commit()
-    con.close()
+    path = _cards_db(tmp_path / "cards.sqlite")  # the same two-table database as tests/test_sqlcheck.py
     store = OxigraphStore()
     store.load_quads(parse_rdf_file(FIXTURE))
     with open_source(path, source_id="cards") as src:
