@@ -167,15 +167,21 @@ def test_a_missing_step_is_reported_not_faked(tmp_path, monkeypatch, capsys):
 
 def _serve_and_call(root: Path, *calls: tuple[str, dict]):
     """Start `evoonto serve --data-tools` on the demo workspace (stdio); return tool names and call results."""
+    import sys
+
     import anyio
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     cmd = evoonto_cmd()
     params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "serve", "--data-tools",
                                                          "--workspace", str(root / "ws")], cwd=str(root))
 
     async def session():
-        async with Client(params, read_timeout_seconds=60) as client:
+        # the server's stderr goes to the process's real stderr: the SDK's default ``errlog`` is bound
+        # to ``sys.stderr`` when ``mcp.client.stdio`` is first imported, which is a capture object
+        # without a file descriptor when an earlier test imported it under ``capsys``
+        async with Client(stdio_client(params, errlog=sys.__stderr__), read_timeout_seconds=60) as client:
             tools = {t.name for t in (await client.list_tools()).tools}
             return tools, [await client.call_tool(name, args) for name, args in calls]
 

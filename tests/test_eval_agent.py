@@ -197,3 +197,29 @@ def test_declared_tools_are_offered_and_dispatched():
     assert box.call("singers_from", {"country": "France"})["called"] == ["singers_from", {"country": "France"}]
     with pytest.raises(ToolArgumentError, match="unknown tool"):
         box.call("drop_all", {})
+
+
+@pytest.mark.slow
+def test_mcp_toolbox_starts_a_stdio_server_when_stderr_has_no_file_descriptor(db, tmp_path, monkeypatch):
+    """Regression: the SDK's ``stdio_client`` binds its default ``errlog`` to ``sys.stderr`` when
+    ``mcp.client.stdio`` is first imported; imported in a notebook (ipykernel's stream) or under a
+    test's ``capsys``, that object has no file descriptor and ``McpToolbox(StdioServerParameters(...))``
+    failed to start the server with ``UnsupportedOperation: fileno``."""
+    import io
+    import sys
+
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from evoonto import create_workspace
+    from evoonto.evaluation.agent import McpToolbox
+
+    ws = tmp_path / "ws"
+    create_workspace(ws, [str(db)])
+    no_descriptor = io.StringIO()
+    monkeypatch.setattr(stdio_client.__wrapped__, "__defaults__", (no_descriptor,))  # as if imported there
+    monkeypatch.setattr(sys, "stderr", no_descriptor)
+    exe = Path(sys.executable).with_name("evoonto")
+    params = StdioServerParameters(command=str(exe), args=["serve", "--workspace", str(ws)])
+    with McpToolbox(params) as box:
+        assert {"browse", "resolve"} <= {d["name"] for d in box.definitions()}
+        assert "ontology layer" in box.instructions

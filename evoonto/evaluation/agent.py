@@ -127,6 +127,27 @@ class InProcessToolbox:
         return spec.handler(**spec.check_arguments(dict(arguments or {})))
 
 
+def _with_real_errlog(server: Any) -> Any:
+    """``server`` for ``mcp.client.client.Client``; stdio parameters become the SDK's ``stdio_client``
+    transport with an ``errlog`` that has a file descriptor (the server's stderr must go to a real
+    file). The SDK's default ``errlog`` is ``sys.stderr`` as it was when ``mcp.client.stdio`` was
+    first imported: in a notebook (ipykernel's stream) or under a test's output capture that object
+    has no file descriptor and starting the server fails with ``UnsupportedOperation: fileno``."""
+    import io
+    import sys
+
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    if not isinstance(server, StdioServerParameters):
+        return server
+    errlog: Any = sys.stderr
+    try:
+        errlog.fileno()
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        errlog = sys.__stderr__
+    return stdio_client(server, errlog=errlog)
+
+
 class McpToolbox:
     """The tools of an MCP server, called through the official ``mcp`` client.
 
@@ -166,7 +187,7 @@ class McpToolbox:
 
         self._queue = asyncio.Queue()
         try:
-            async with Client(server) as client:
+            async with Client(_with_real_errlog(server)) as client:
                 ready.set_result(((await client.list_tools()).tools, client.instructions))
                 while (item := await self._queue.get()) is not None:
                     name, arguments, answer = item
