@@ -62,7 +62,8 @@ def serve_times(workspace: Path) -> tuple[float, float]:
 
     async def main() -> None:
         t = time.perf_counter()
-        async with Client(stdio_client(params, errlog=sys.__stderr__), read_timeout_seconds=120) as client:
+        errlog = sys.__stderr__ or sys.stderr
+        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=120) as client:
             out.append(time.perf_counter() - t)
             result = await client.call_tool("browse", {"q": "singer age"})
             out.append(time.perf_counter() - t)
