@@ -223,10 +223,7 @@ class Workspace:
 
         target = Path(path)
         check_workspace_target(target, force=force)  # refuse before any work
-        run = builder or (_BUILDERS[0] if _BUILDERS else None)
-        if run is None:
-            raise WorkspaceError("no builder to create a workspace with: use evoonto.create_workspace, "
-                                 "import evoonto.builder first, or pass builder=")
+        run = builder or default_builder()
         options.setdefault("lexicon", Lexicon.load(target))
         built = run(sources, workload, base_iri=workspace_base_iri(target, force=force), **options)
         ws = write_build(built, target, force=force)
@@ -1194,6 +1191,33 @@ def register_builder(builder: Builder) -> None:
     (:mod:`evoonto.builder` registers :func:`evoonto.builder.build` when it is imported;
     :func:`evoonto.create_workspace` passes it explicitly)."""
     _BUILDERS[:] = [builder]
+
+
+#: The entry-point group naming the default builder (``default``; pyproject.toml declares
+#: :func:`evoonto.builder.build`).
+BUILDER_ENTRY_POINTS = "evoonto.builders"
+
+
+def default_builder() -> Builder:
+    """The builder :meth:`Workspace.create` runs when given none: the one registered in this process
+    (:func:`register_builder`), else the ``default`` entry point of the ``evoonto.builders`` group
+    (loading it imports :mod:`evoonto.builder`, which registers it). So ``Workspace.create`` works in
+    a fresh interpreter with nothing else imported, as README's Python example does.
+
+    Raises:
+        WorkspaceError: no builder is registered and the installed package metadata names none
+            (evoonto not installed, e.g. run from a source tree without ``pip install``).
+    """
+    if not _BUILDERS:
+        from importlib.metadata import entry_points
+
+        for point in entry_points(group=BUILDER_ENTRY_POINTS, name="default"):
+            register_builder(point.load())
+            break
+    if not _BUILDERS:
+        raise WorkspaceError("no builder to create a workspace with: install evoonto (pip install -e .), "
+                             "use evoonto.create_workspace, import evoonto.builder first, or pass builder=")
+    return _BUILDERS[0]
 
 
 #: Entries of a workspace folder a build never moves: ``lexicon.tsv`` is the user's own label file

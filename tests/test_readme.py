@@ -28,3 +28,21 @@ def test_readme_python_api_example_runs(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "onto" / "config.json").is_file()
     turtle = (tmp_path / "content.ttl").read_text(encoding="utf-8")
     assert "skos:prefLabel" in turtle and "evo:Mapping" in turtle
+
+
+def test_workspace_create_finds_the_builder_in_a_fresh_interpreter():
+    """Regression: ``Workspace.create`` without ``builder=`` raised "no builder to create a workspace
+    with" in a fresh interpreter (README's Python example run on its own), because the builder
+    registered itself only when something else had imported ``evoonto.builder``. It is now found
+    through the package's ``evoonto.builders`` entry point."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from evoonto.workspace import default_builder\n"
+            "assert 'evoonto.builder' not in sys.modules\n"
+            "build = default_builder()\n"
+            "print(build.__module__)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().startswith("evoonto.builder")
