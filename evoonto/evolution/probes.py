@@ -21,7 +21,7 @@ from evoonto.sources.probe import run_probe
 from evoonto.sources.quoting import quote_identifier, quote_literal
 
 if TYPE_CHECKING:
-    from evoonto.sources.base import Source
+    from evoonto.sources.base import QueryResult, Source
 
 _NUMERIC = ("INT", "REAL", "FLOA", "DOUB", "NUM", "DEC", "BOOL")
 
@@ -38,11 +38,9 @@ class ValueHit:
     rows: int
 
 
-def _rows(result) -> list:
-    rows = getattr(result, "rows", None)
-    if rows is None and isinstance(result, Mapping):
-        rows = result.get("rows")
-    return list(rows or [])
+def _rows(result: QueryResult | None) -> list:
+    """The rows of a probe's answer; ``[]`` when the probe failed (no result)."""
+    return list(result.rows) if result is not None else []
 
 
 class ValueProber:
