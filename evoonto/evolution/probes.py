@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Mapping
 from evoonto.builder.labels import normalize
 from evoonto.errors import EvoontoError
 from evoonto.evolution.view import ColumnInfo
+from evoonto.sources.base import QueryResult
 from evoonto.sources.probe import run_probe
 from evoonto.sources.quoting import quote_identifier, quote_literal
 
 if TYPE_CHECKING:
-    from evoonto.sources.base import QueryResult, Source
+    from evoonto.sources.base import Source
 
 _NUMERIC = ("INT", "REAL", "FLOA", "DOUB", "NUM", "DEC", "BOOL")
 
@@ -38,9 +39,12 @@ class ValueHit:
     rows: int
 
 
-def _rows(result: QueryResult | None) -> list:
-    """The rows of a probe's answer; ``[]`` when the probe failed (no result)."""
-    return list(result.rows) if result is not None else []
+def _rows(result: QueryResult | Mapping | None) -> list:
+    """The rows of a probe's answer (a :class:`QueryResult`, or a ``{"rows": …}`` mapping from a
+    source that answers with one); ``[]`` when the probe failed (no result)."""
+    if isinstance(result, QueryResult):
+        return list(result.rows)
+    return list(result.get("rows") or []) if isinstance(result, Mapping) else []
 
 
 class ValueProber:
