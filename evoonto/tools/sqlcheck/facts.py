@@ -130,9 +130,8 @@ _LOCK = threading.Lock()
 
 def _ontology_of(ontology_or_tools: Any) -> Any:
     """The ontology of an :class:`~evoonto.tools.toolkit.OntologyTools` (or the argument itself)."""
-    from evoonto.tools.toolkit import OntologyTools
-
-    return ontology_or_tools.ontology if isinstance(ontology_or_tools, OntologyTools) else ontology_or_tools
+    # an OntologyTools is told by its registry (toolkit imports this package, so it is not imported here)
+    return ontology_or_tools.ontology if hasattr(ontology_or_tools, "registry") else ontology_or_tools
 
 
 def check_facts(ontology: Any) -> CheckFacts:
