@@ -136,7 +136,7 @@ def select(ontology: Queryable, body: str) -> list[dict[str, str]]:
     return out
 
 
-def _select_oxigraph(engine: ox.Store, sparql: str) -> list[dict[str, str]]:
+def _select_oxigraph(engine: Any, sparql: str) -> list[dict[str, str]]:
     from evoonto.errors import EvoontoError
     from evoonto.store import solution_rows, sparql_error
 
