@@ -279,12 +279,11 @@ def _rows(source: rdflib.Graph | Queryable) -> list[dict[str, Any]]:
         store = OxigraphStore()
         store.add(source, "catalog")
         return store.query(CATALOG_QUERY)
-    query = getattr(source, "query", None)
-    if query is None:
+    if not hasattr(source, "query"):
         raise TypeError(f"read_catalog needs an Ontology (or an object with query(sparql)) or an rdflib.Graph, "
                         f"got {type(source).__name__}")
     out = []
-    for row in query(CATALOG_QUERY):
+    for row in source.query(CATALOG_QUERY):
         items = row.items() if hasattr(row, "items") else row.asdict().items()
         out.append({str(k): v for k, v in items if v is not None})
     return out

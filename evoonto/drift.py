@@ -52,13 +52,16 @@ import datetime as _dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from rdflib import RDF, RDFS, Literal, URIRef
 from rdflib.namespace import PROV, SKOS, XSD
 
 from evoonto.errors import EvoontoError, SourceError, first_line
 from evoonto.namespaces import EVO
+
+if TYPE_CHECKING:
+    from evoonto.sources.base import Source
 
 __all__ = ["DriftFinding", "DriftReport", "check_drift", "drift_patch", "run_drift", "STALE_KINDS"]
 
@@ -708,13 +711,12 @@ def _check_sample(ev: _Evidence, source: Any, target: tuple[Any, str], dialect: 
     return out
 
 
-def _readings(location: str | None, source: Any) -> dict[str, str]:
+def _readings(location: str | None, source: Source) -> dict[str, str]:
     """Reading key (:func:`_reading_key`) -> the Evidence summary the source's documentation gives now."""
     from evoonto.builder.documentation import reread_documentation
 
     try:
-        now = reread_documentation(location if location is not None else getattr(source, "location", None),
-                                   source)
+        now = reread_documentation(location if location is not None else source.location, source)
     except EvoontoError:
         return {}
     return {_reading_key(query): summary for query, summary in now.items()}

@@ -109,10 +109,9 @@ class Ontology:
         return self.store.query(sparql, default_union=default_union, default_graphs=graphs)
 
     def _schema_key(self):
-        revision = getattr(self.store, "graph_revision", None)
-        if revision is None:
+        if not isinstance(self.store, OxigraphStore):  # a remote store keeps no revision counters
             return None
-        return (revision("vocab"), revision("shapes"))
+        return (self.store.graph_revision("vocab"), self.store.graph_revision("shapes"))
 
     def schema_cache(self) -> dict:
         """Derived data of the Schema layer, computed once per change of the vocab/shapes graphs.

@@ -55,7 +55,7 @@ def java_executable() -> str | None:
     """The Java executable owlready2 will use, or None when there is none."""
     owlready2 = require("owlready2")
 
-    configured = getattr(owlready2, "JAVA_EXE", "java")
+    configured = getattr(owlready2, "JAVA_EXE", "java")  # owlready2 is untyped; its setting may be absent
     return shutil.which(configured) or shutil.which("java")
 
 

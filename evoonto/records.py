@@ -183,7 +183,8 @@ class _Record:
     RDF_TYPE: ClassVar[URIRef]
     FIELDS: ClassVar[tuple[_Field, ...]]
     iri: URIRef
-    lang: str
+    #: language of the text literals; a record class without a ``lang`` field writes English
+    lang: str = "en"
 
     def _extra_types(self) -> list[URIRef]:
         return []
@@ -197,7 +198,7 @@ class _Record:
         iri = terms.iri
         subject = iri(str(self.iri))
         rdf_type = iri(_RDF_TYPE)
-        lang = getattr(self, "lang", "en")
+        lang = self.lang
         triples: list[tuple] = [(subject, rdf_type, iri(str(self.RDF_TYPE)))]
         triples += [(subject, rdf_type, iri(str(t))) for t in self._extra_types()]
         replaced = 0
@@ -244,7 +245,7 @@ class _Record:
                 kwargs[spec.attr] = [_python(spec.kind, n) for n in nodes]
             elif nodes:
                 if spec.kind == "text_en":
-                    nodes.sort(key=lambda n: (getattr(n, "language", None) not in ("en", None), str(n)))
+                    nodes.sort(key=lambda n: (isinstance(n, Literal) and n.language not in ("en", None), str(n)))
                 kwargs[spec.attr] = _python(spec.kind, nodes[0])
             elif spec.required:
                 raise RecordError(f"<{subject}> has no {spec.predicate.n3(graph.namespace_manager)} (required)")

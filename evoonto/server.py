@@ -548,14 +548,15 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
 def _session_id(context: Any) -> str | None:
     """The ``mcp-session-id`` of a tool call's HTTP connection (handshake-era streamable HTTP); None
     on stdio, in-process and stateless (2026-07-28) HTTP, whose requests carry no connection id."""
+    from starlette.requests import Request  # what the SDK's HTTP transports attach to a request
+
     try:
-        request_context = context.request_context
+        request = context.request_context.request
     except (AttributeError, ValueError, RuntimeError):
         return None
-    if getattr(request_context, "request", None) is None:  # stdio / in-process: one client
+    if not isinstance(request, Request):  # stdio / in-process: no HTTP request, one client
         return None
-    headers = getattr(request_context.request, "headers", None) or {}
-    return headers.get("mcp-session-id")
+    return request.headers.get("mcp-session-id")
 
 
 # -- stdio: every line gets an answer -------------------------------------------------------------
@@ -576,6 +577,7 @@ def stdio_rejection(line: bytes) -> bytes | None:
     """
     import json
 
+    import pydantic
     from mcp_types import jsonrpc_message_adapter
 
     text = line.decode("utf-8", errors="replace").strip()  # as the SDK decodes stdin
@@ -588,8 +590,7 @@ def stdio_rejection(line: bytes) -> bytes | None:
             return None
         raise ValueError(bad_id)
     except Exception as exc:  # the SDK drops the line on any exception; a ValidationError lists why
-        details = getattr(exc, "errors", None)
-        errors = details(include_url=False) if callable(details) else []
+        errors = list(exc.errors(include_url=False)) if isinstance(exc, pydantic.ValidationError) else []
         parse = bool(errors) and errors[0].get("type") == "json_invalid"
         reason = str(errors[0].get("msg", "")) if errors else first_line(exc, 200)
     ident: Any = None

@@ -268,11 +268,15 @@ def run_query(target: Any, query: str) -> Any:
         evoonto.store.QueryError: ``query`` is a SPARQL Update ("SPARQL updates are refused …").
         EvoontoError: whatever the store raises for a malformed query.
     """
+    import rdflib
+
     from evoonto.ontology import Ontology
     from evoonto.store import refuse_update
 
     if not query.strip():
         raise SparqlMagicError("the cell holds no SPARQL query")
+    # a notebook variable of any type: a Workspace (or anything else with an ``ontology``) is read
+    # through it, any object with a ``query`` method is queried (the dynamic contract of the magic)
     ontology = getattr(target, "ontology", target)
     if not callable(getattr(ontology, "query", None)):
         raise SparqlMagicError(f"{type(target).__name__} has no query() method; pass an Ontology or Workspace")
@@ -284,7 +288,7 @@ def run_query(target: Any, query: str) -> Any:
         raise
     if isinstance(result, list):
         return SparqlResult(result, variables=_select_variables(query))
-    if callable(getattr(result, "serialize", None)) and callable(getattr(result, "bind", None)):
+    if isinstance(result, rdflib.Graph):
         return GraphResult(result)
     return result
 
@@ -427,7 +431,7 @@ class SparqlMagic:
 
     def _target(self, options: Mapping[str, Any]) -> Any:
         if "ontology" in options:
-            namespace = getattr(self.shell, "user_ns", {}) or {}
+            namespace = getattr(self.shell, "user_ns", {}) or {}  # IPython's shell (a stand-in in tests)
             name = options["ontology"]
             if name not in namespace:
                 raise SparqlMagicError(f"no notebook variable named {name!r}")
@@ -460,7 +464,10 @@ class SparqlMagic:
             if "label" in options:
                 result = find_label(target, options["label"])
             elif cell is None and not query.strip() and "workspace" in options:
-                version = getattr(target, "version", None)
+                from evoonto.ontology import Ontology
+                from evoonto.workspace import Workspace
+
+                version = target.version if isinstance(target, (Workspace, Ontology)) else None
                 shown = f" (version {version})" if version is not None else ""
                 print(f"sparql: using workspace {self.workspace}{shown}")
                 return None

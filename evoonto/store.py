@@ -198,6 +198,9 @@ class Store(Protocol):
     def count(self, name=None) -> int:
         """Number of quads in one graph (or all graphs when None)."""
 
+    def contains(self, triple: Triple, name) -> bool:
+        """True when ``triple`` is in graph ``name``."""
+
     def graph_names(self) -> list[URIRef]:
         """IRIs of the named graphs that hold quads."""
 
@@ -524,7 +527,7 @@ def _parse_error(path: Path, fmt: ox.RdfFormat, exc: Exception) -> RDFParseError
         detail = str(exc).splitlines()[0] if str(exc) else "syntax error"
         where = f"{path}:{line}" if line else str(path)
         return RDFParseError(f"{where}: malformed {fmt.name}: {detail}")
-    return RDFParseError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})")
+    return RDFParseError(f"{path}: cannot read ({(exc.strerror if isinstance(exc, OSError) else None) or exc})")
 
 
 def parse_rdf_file(path: Path | str, data: bytes | None = None) -> list[ox.Quad]:

@@ -653,20 +653,25 @@ class _Writer:
 
 # --- file helpers --------------------------------------------------------------------------------
 
-def source_locations(workspace: object) -> dict[str, str | None]:
+class WithSettings(Protocol):
+    """Anything with config.json-style ``settings`` (a dict): a :class:`Workspace` is one."""
+
+    @property
+    def settings(self) -> dict: ...
+
+
+def source_locations(workspace: WithSettings) -> dict[str, str | None]:
     """Source id -> path/URL recorded in a workspace's settings (``settings["sources"]``), if any.
 
     Args:
-        workspace: a :class:`Workspace` (or any object whose ``settings`` is a dict; anything else
-            records no sources).
+        workspace: a :class:`Workspace` (or any object whose ``settings`` is a dict).
     Returns:
         ``{source id: location}``; empty when nothing is recorded. Accepted shapes of the setting:
         ``{"id": "path"}``, ``["path", ...]`` (ids are the file stems, as
         :func:`evoonto.sources.open_source` derives them; the last path segment for URLs) or
         ``[{"id": …, "url"|"path": …}]`` (the location may be None when neither key is given).
     """
-    settings = getattr(workspace, "settings", None)
-    value = settings.get("sources") if isinstance(settings, dict) else None
+    value = workspace.settings.get("sources")
     if isinstance(value, dict):
         return {str(k): v for k, v in value.items()}
     out: dict[str, str | None] = {}
@@ -988,7 +993,7 @@ def _empty_or_unfinished(path: Path) -> bool:
             return True  # a base cut while written: nothing of value
         built = {"catalog": 0, "content": 0}  # graph names of either format end with graph/<name>
         for q in quads:
-            name = getattr(q.graph_name, "value", "") or ""
+            name = q.graph_name.value if isinstance(q.graph_name, (ox.NamedNode, ox.BlankNode)) else ""
             for key in built:
                 if name.endswith(f"graph/{key}"):
                     built[key] += 1
@@ -1130,7 +1135,7 @@ def _read_patch_file(file: Path, pid: str, seq: int, iris: IriFactory, *,
     meta, body = [], []
     for q in quads:
         g = q.graph_name
-        gname = getattr(g, "value", None)
+        gname = g.value if isinstance(g, (ox.NamedNode, ox.BlankNode)) else None
         triple = (from_ox(q.subject), from_ox(q.predicate), from_ox(q.object))
         if gname == meta_graph:
             meta.append(triple)

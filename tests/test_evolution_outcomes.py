@@ -304,7 +304,7 @@ def test_private_workspace_sources_import_replaced_by_public_source_locations():
     assert source_locations(SimpleNamespace(settings={"sources": [{"id": "a", "url": "u"}, {"id": "b"}]})) == {
         "a": "u", "b": None}
     assert source_locations(SimpleNamespace(settings={})) == {}
-    assert source_locations(object()) == {}
+    assert source_locations(SimpleNamespace(settings={"sources": 3})) == {}  # neither a dict nor a list
     root = Path(evoonto.__file__).parent
     assert not [p for p in root.rglob("*.py") if "_workspace_sources" in p.read_text(encoding="utf-8")]
 

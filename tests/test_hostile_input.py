@@ -461,10 +461,23 @@ def test_source_password_is_not_stored(monkeypatch):
     assert without_password("postgresql://ann@h/db") == "postgresql://ann@h/db"
     assert without_password("/data/x.sqlite") == "/data/x.sqlite"
 
-    class Login:
-        id = "shop"
+    from evoonto.sources.base import BaseSource, ColumnInfo, TableInfo
 
+    class Plain(BaseSource):  # a source without a login (a file): BaseSource.is_superuser says None
+        kind = "plain"
+
+        def _load_tables(self):
+            return [TableInfo("t", (ColumnInfo("a"),), row_count=0)]
+
+        def _execute(self, sql, limit, timeout_ms):
+            return ["a"], [], False
+
+        def _close(self):
+            pass
+
+    class Login(Plain):
         def __init__(self, superuser):
+            super().__init__("shop", "postgresql://shop@h/db")
             self.superuser = superuser
 
         def is_superuser(self):
@@ -474,7 +487,7 @@ def test_source_password_is_not_stored(monkeypatch):
         warnings.simplefilter("always")
         assert warn_if_superuser(Login(True)) is True
         assert warn_if_superuser(Login(False)) is False
-        assert warn_if_superuser(object()) is False
+        assert warn_if_superuser(Plain("file", "/data/x.csv")) is False
     assert len(caught) == 1 and "superuser" in str(caught[0].message)
 
 

@@ -193,7 +193,7 @@ class StoreGraphs(MutableMapping):
     def changed(self) -> bool:
         """True once a graph was set, deleted or changed through a copy handed out (``add``,
         ``addN``, ``remove``; changes made on a copy's ``.store`` directly are not seen)."""
-        return bool(self._replaced) or any(getattr(g, "changed", True) for g in self._copies.values())
+        return bool(self._replaced) or any(not isinstance(g, _TrackedGraph) or g.changed for g in self._copies.values())
 
     def __delitem__(self, name: str) -> None:
         self._names.remove(name)
@@ -378,16 +378,15 @@ def stored_location(location: str) -> str:
     return stored
 
 
-def warn_if_superuser(source: Any) -> bool:
+def warn_if_superuser(source: BaseSource) -> bool:
     """Warn (one :class:`~evoonto.sources.base.SourceWarning`) when ``source`` logs in as a database
     superuser (PostgreSQL: ``pg_user.usesuper``), who can read password hashes and server settings
     through ``run_sql`` even inside a read-only transaction; returns whether it warned."""
     from evoonto.sources.base import warn
 
-    check = getattr(source, "is_superuser", None)
-    if not callable(check) or not check():
+    if not source.is_superuser():
         return False
-    warn(f"source {getattr(source, 'id', '?')!r} logs in as a database superuser: agents' run_sql could read "
+    warn(f"source {source.id!r} logs in as a database superuser: agents' run_sql could read "
          f"pg_shadow and server settings; use a read-only role (see the README, 'A read-only database role')")
     return True
 

@@ -190,8 +190,13 @@ class Proposal:
 
     def extend(self, other: Proposal) -> Proposal:
         """Add ``other``'s candidates (duplicates are merged by :meth:`normalized`)."""
-        for name in ("terms", "synonyms", "values", "joins", "derivations", "constraints", "concepts"):
-            getattr(self, name).extend(getattr(other, name))
+        self.terms.extend(other.terms)
+        self.synonyms.extend(other.synonyms)
+        self.values.extend(other.values)
+        self.joins.extend(other.joins)
+        self.derivations.extend(other.derivations)
+        self.constraints.extend(other.constraints)
+        self.concepts.extend(other.concepts)
         return self
 
     def normalized(self) -> Proposal:

@@ -15,6 +15,7 @@ Accepted formats (chosen by content, not by file name):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -185,6 +186,7 @@ def as_questions(workload: str | Path | Iterable[Question | str] | None, *, db_i
             if item.strip():
                 questions.append(Question(id=f"q{i}", text=" ".join(item.split())))
         elif all(hasattr(item, a) for a in ("id", "text")) and not _has_gold(item):
+            # an object of the caller's own type (duck-typed by id and text): its db_id is optional
             questions.append(Question(id=str(item.id), text=str(item.text), db_id=getattr(item, "db_id", None)))
         else:
             raise WorkloadError(
@@ -195,6 +197,7 @@ def as_questions(workload: str | Path | Iterable[Question | str] | None, *, db_i
 
 
 def _has_gold(item: object) -> bool:
-    names = set(getattr(type(item), "__dataclass_fields__", {})) | set(getattr(item, "__dict__", {}))
+    names = {f.name for f in dataclasses.fields(item)} if dataclasses.is_dataclass(item) else set()
+    names |= set(vars(item)) if hasattr(item, "__dict__") else set()
     return bool(names & {"sql", "gold", "gold_sql", "query", "answer", "evidence"})
 

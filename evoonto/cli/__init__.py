@@ -89,6 +89,7 @@ def workspace_path(args: argparse.Namespace) -> Path:
     """The workspace directory chosen by ``--workspace``, ``$EVOONTO_WORKSPACE`` or ``./.evoonto``."""
     import os
 
+    # argparse's namespace holds only the options of the command that ran (not every command has --workspace)
     return Path(getattr(args, "workspace", None) or os.environ.get("EVOONTO_WORKSPACE") or ".evoonto")
 
 
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
+    if not getattr(args, "func", None):  # argparse sets func only when a command was given
         parser.print_help()
         return 0
     _quiet_library_logs()

@@ -68,11 +68,12 @@ def run_dbt(args: argparse.Namespace) -> int:
 def _commit(args: argparse.Namespace, kind: str, location: str, make) -> int:
     """Make the patch, print the summary, commit it unless --dry-run or empty; returns 0."""
     from evoonto.cli import workspace_path
+    from evoonto.imports.dbt import DbtSummary
     from evoonto.workspace import Workspace
 
     workspace = Workspace.open(workspace_path(args))
     patch, summary = make(workspace.ontology, location)
-    for note in getattr(summary, "skipped", []):
+    for note in summary.skipped if isinstance(summary, DbtSummary) else []:  # a SKOS import skips nothing
         print(f"skipped: {note}")
     if patch.normalized(workspace.store.contains).is_empty():
         print(f"nothing new to import from {location}: everything it says is already there")

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
     from evoonto.cli import workspace_path
     from evoonto.errors import EvoontoError
-    from evoonto.store import refuse_update
+    from evoonto.store import SelectRows, refuse_update
     from evoonto.workspace import Workspace
 
     ws = Workspace.open(workspace_path(args))
@@ -78,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
         print(bind_prefixes(result).serialize(format="turtle"))
         return 0
     rows = result[: args.limit] if args.limit else result
-    names = list(getattr(result, "variables", ())) or list(dict.fromkeys(k for row in rows for k in row))
+    projected = result.variables if isinstance(result, SelectRows) else ()  # a remote store's rows carry none
+    names = list(projected) or list(dict.fromkeys(k for row in rows for k in row))
     if args.format == "json":
         print(json.dumps([{k: str(v) for k, v in row.items()} for row in rows], ensure_ascii=False, indent=2))
         return 0

@@ -98,7 +98,7 @@ class InProcessToolbox:
 
     def specs(self) -> dict[str, ToolSpec]:
         """The tools offered, by name: the ontology's listed tools, then the data tools."""
-        from evoonto.tools.toolkit import DATA_TOOLS, data_tool_specs
+        from evoonto.tools.toolkit import DATA_TOOLS, OntologyTools, data_tool_specs
 
         specs: dict[str, ToolSpec] = {}
         if self.ontology_tools is not None:
@@ -106,7 +106,7 @@ class InProcessToolbox:
                           if spec.listed and name not in DATA_TOOLS})
         data = self.data_tools
         if data is not None:
-            check = getattr(self.ontology_tools, "check_sql", None)
+            check = self.ontology_tools.check_sql if isinstance(self.ontology_tools, OntologyTools) else None
             specs.update({spec.name: spec for spec in data_tool_specs(lambda: data, check)})
         return specs
 
@@ -207,15 +207,17 @@ class McpToolbox:
         """Call one tool; a tool error becomes ToolArgumentError with the server's message."""
         import concurrent.futures
 
-        answer: concurrent.futures.Future = concurrent.futures.Future()
+        from mcp_types import CallToolResult, TextContent
+
+        answer: concurrent.futures.Future[CallToolResult] = concurrent.futures.Future()
         self._loop.call_soon_threadsafe(self._queue.put_nowait, (name, arguments, answer))
         result = answer.result(timeout=self.timeout_s)
-        text = "\n".join(getattr(c, "text", "") for c in result.content)
+        text = "\n".join(c.text if isinstance(c, TextContent) else "" for c in result.content)
         if result.is_error:
             message = (text.splitlines() or [f"{name} failed"])[0]
             message = message.removeprefix(f"Error executing tool {name}: ").split("Tool '")[0]
             raise ToolArgumentError(message)
-        if getattr(result, "structured_content", None) is not None:
+        if result.structured_content is not None:
             return result.structured_content
         try:
             return json.loads(text)

@@ -152,11 +152,9 @@ class LinkingBackbone:
         return outcomes, trajectories
 
 
-def _gold_sql(benchmark, question_id: str) -> str | None:
+def _gold_sql(benchmark: Benchmark, question_id: str) -> str | None:
     """The SQL text of a question of a verified-queries workload (``reveal_sql`` only), or None."""
-    gold = benchmark.gold[question_id]
-    sql = getattr(gold, "sql", gold)
-    return sql if isinstance(sql, str) else None
+    return benchmark.gold[question_id].sql
 
 
 @dataclass
@@ -178,8 +176,7 @@ class ExBackbone:
     timeout_ms: int = 30_000
 
     def __post_init__(self):
-        config = getattr(self.agent, "config", None)
-        self.key = ("ex", tuple(sorted(config.to_json().items())) if config is not None else "agent")
+        self.key = ("ex", tuple(sorted(self.agent.config.to_json().items())))
 
     def run(self, ontology, questions) -> tuple[dict[str, float], list[TaskTrajectory]]:
         """EX outcome {question id: 1.0/0.0} and trajectories (pass/fail only) on ``ontology``."""
@@ -198,13 +195,13 @@ class ExBackbone:
             database = self.benchmark.databases[q.db_id]
             tools = OntologyTools(ontology, sources={q.db_id: str(database)})
             with open_source(str(database)) as src:
-                box = InProcessToolbox(DataTools({q.db_id: src}), tools, version=getattr(ontology, "version", None))
+                box = InProcessToolbox(DataTools({q.db_id: src}), tools, version=tools.version)
                 answer = self.agent.run(q, box, context=tools.manifest(), hint=self.benchmark.hints.get(q.id))
             scored = score_ex(self.benchmark.gold[q.id], database, answer.final_sql, timeout_ms=self.timeout_ms,
                               rules=rules)
-            ok = bool(getattr(scored, "correct", False))
+            ok = scored.correct
             outcomes[q.id] = float(ok)
-            events = [Event.from_dict(e) for e in getattr(answer, "events", [])]
+            events = [Event.from_dict(e) for e in answer.events]
             trajectories.append(TaskTrajectory(q.id, q.text, q.db_id, events, passed=ok, score=float(ok),
                                                final_sql=answer.final_sql))
         return outcomes, trajectories

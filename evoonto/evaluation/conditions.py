@@ -35,10 +35,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from evoonto.errors import ConfigurationError
 from evoonto.evaluation.benchmarks import schema_ddl
+
+if TYPE_CHECKING:
+    from evoonto.tools.toolkit import OntologyTools
 
 CONDITIONS = ("baseline", "full", "evoonto")
 #: Conditions run only when named (see the module docstring).
@@ -67,7 +70,7 @@ class Context:
     db_id: str
     database: Path
     prompt: str
-    tools: Any | None = None
+    tools: OntologyTools | None = None
     schema_in_prompt: bool = False
     sizes: dict[str, int] = field(default_factory=dict)
     lister: Callable[[str, int], list[str]] | None = None

@@ -315,7 +315,10 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
         ``(hits, resolved, events)``: the browse hits, the final resolve answer (``{}`` when nothing was
         found) and the trajectory events of the calls made.
     """
+    from evoonto.tools.toolkit import OntologyTools
+
     events: list[dict] = []
+    version = tools.version if isinstance(tools, OntologyTools) else None  # test doubles serve no version
 
     def call(name: str, fn, shown=None, **arguments):
         """Run one tool call and record it as a ToolEvent record (what was read: ``shown(result)``)."""
@@ -327,7 +330,7 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
             error = str(exc)
         read = shown(result) if shown is not None and result is not None else result
         events.append(ToolEvent.from_call(name, dict(arguments), read, error=error,
-                                          version=getattr(tools, "version", None),
+                                          version=version,
                                           latency_ms=(time.perf_counter() - start) * 1000).to_dict())
         return read
 
@@ -373,6 +376,8 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
 def surface_with_tools(tools: Any, prompt: str, question: str, policy: LinkingPolicy,
                        schema: Mapping[str, Iterable[str]]) -> Surfaced:
     """Run the policy and recognise what it surfaced (prompt included)."""
+    from evoonto.tools.toolkit import OntologyTools
+
     hits, resolved, events = run_policy(tools, question, policy)
     shown = [compact_json(hits), compact_json(resolved)] if hits else [compact_json(hits)]
     text = "\n".join([prompt, *shown])
@@ -382,7 +387,8 @@ def surface_with_tools(tools: Any, prompt: str, question: str, policy: LinkingPo
         start = time.perf_counter()
         covered = tools.coverage(question)
         status = covered["status"]
-        events.append(ToolEvent.from_call("coverage", {"q": question}, covered, version=getattr(tools, "version", None),
+        version = tools.version if isinstance(tools, OntologyTools) else None  # test doubles serve no version
+        events.append(ToolEvent.from_call("coverage", {"q": question}, covered, version=version,
                                           latency_ms=(time.perf_counter() - start) * 1000).to_dict())
     return Surfaced(text, len(text), len(prompt), tables, columns, tuple(events), status)
 

@@ -177,7 +177,7 @@ def _score_ex(agent, context, question, bench, config: EvalConfig, folder: Path)
     log = TrajectoryLog(folder / "trajectories" / f"{context.condition}.jsonl",
                         session=f"{context.condition}-{question.id}".replace("/", "_"))
     with open_source(str(context.database)) as src:
-        version = getattr(context.tools, "version", None) if context.tools is not None else None
+        version = context.tools.version if context.tools is not None else None
         box = InProcessToolbox(DataTools({context.db_id: src}), context.tools, version=version)
         started = time.perf_counter()
         answer = agent.run(question, box, context=context.prompt, hint=bench.hints.get(question.id), trajectory=log)

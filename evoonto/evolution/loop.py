@@ -40,13 +40,14 @@ from typing import TYPE_CHECKING, Callable, Hashable, Protocol
 
 from evoonto.errors import EvoontoError
 from evoonto.evolution.candidates import Candidate, CandidateError, merge
-from evoonto.evolution.edits import EditContext, EditError
+from evoonto.evolution.edits import Edit, EditContext, EditError, SetFieldWeight, SetToolSetting
 from evoonto.evolution.gate import GateConfig, ScreenEvidence, compare
 from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
 from evoonto.iris import stable_key
 
 if TYPE_CHECKING:
+    from evoonto.history import PatchEntry
     from evoonto.ontology import Ontology
     from evoonto.patch import Patch
 
@@ -67,14 +68,24 @@ class Backbone(Protocol):
 
 class EvolvingWorkspace(Protocol):
     """What the loop needs of a workspace (:class:`evoonto.workspace.Workspace` implements it):
-    the active ``ontology`` and its ``version`` number, ``commit`` of an accepted patch (returns
-    the new version; raises EvoontoError when refused) and ``record_rejected`` of a gated one."""
+    the active ``ontology`` and its ``version`` number, its ``base_iri`` (instance IRIs of new
+    nodes; ``""`` = derive one from a source IRI), its ``settings`` (config.json ``settings``, e.g.
+    ``approval``), its patch ``log()`` (every entry in commit order), ``commit`` of an accepted patch
+    (returns the new version; raises EvoontoError when refused) and ``record_rejected`` of a gated one."""
 
     @property
     def version(self) -> int: ...
 
     @property
     def ontology(self) -> Ontology: ...
+
+    @property
+    def base_iri(self) -> str: ...
+
+    @property
+    def settings(self) -> dict: ...
+
+    def log(self) -> list[PatchEntry]: ...
 
     def commit(self, patch: Patch, *, metadata: dict | None = None) -> int: ...
 
@@ -166,11 +177,10 @@ class EvolutionResult:
 MAX_LISTED = 200
 
 
-def approval_mode(workspace) -> str:
+def approval_mode(workspace: EvolvingWorkspace) -> str:
     """The workspace setting ``approval``: ``"manual"`` (gate-accepted patches wait for
     ``evoonto approve``) or ``"auto"`` (the default; they are committed at once)."""
-    settings = getattr(workspace, "settings", None)
-    value = settings.get("approval") if isinstance(settings, dict) else None
+    value = workspace.settings.get("approval")
     return "manual" if value == "manual" else "auto"
 
 
@@ -221,15 +231,10 @@ def bundle_fingerprint(parts: list[tuple[str, str]]) -> str:
     return stable_key("bundle", *(f"{key}\t{fingerprint}" for key, fingerprint in sorted(parts)))
 
 
-def base_iri_of(workspace, view: OntologyView) -> str:
-    """The workspace's base IRI (``workspace.base_iri`` / config), else derived from a source IRI."""
-    for attr in ("base_iri", "base"):
-        value = getattr(workspace, attr, None)
-        if isinstance(value, str) and value:
-            return value
-    config = getattr(workspace, "config", None)
-    if isinstance(config, dict) and config.get("base_iri"):
-        return config["base_iri"]
+def base_iri_of(workspace: EvolvingWorkspace, view: OntologyView) -> str:
+    """The workspace's base IRI (``workspace.base_iri``, from its config), else derived from a source IRI."""
+    if workspace.base_iri:
+        return workspace.base_iri
     for iri in view.sources.values():
         text = str(iri)
         if "/source/" in text:
@@ -256,7 +261,7 @@ def to_patch(candidate: Candidate, ctx: EditContext, fingerprint: str = ""):
                              signature=candidate.signature[:2000], intervention=candidate.intervention[:2000])
 
 
-def validate_candidate(parent, patch) -> tuple[Ontology | None, str | None]:
+def validate_candidate(parent: Ontology, patch: Patch) -> tuple[Ontology | None, str | None]:
     """(candidate ontology, None) when the patched version passes SHACL, else (None, one-line reason).
 
     The check is :func:`evoonto.validation.validate_patch`, the exact rule ``Workspace.commit``
@@ -271,8 +276,7 @@ def validate_candidate(parent, patch) -> tuple[Ontology | None, str | None]:
     """
     from evoonto.validation import validate_patch
 
-    contains = getattr(getattr(parent, "store", None), "contains", None)
-    effective = patch.normalized(contains) if contains is not None else patch  # as the commit does
+    effective = patch.normalized(parent.store.contains)  # as the commit does
     if effective.is_empty():
         return None, "the patch changes nothing on the parent version"
     try:
@@ -327,8 +331,7 @@ class Member:
     def state(self) -> tuple:
         """Identity of the active version: its number and the fingerprints of the accepted patches
         (so two workspaces with the same base and history share cached scores)."""
-        log = getattr(self.workspace, "log", None)
-        accepted = tuple(e.fingerprint for e in log() if e.decision == "accepted") if callable(log) else ()
+        accepted = tuple(e.fingerprint for e in self.workspace.log() if e.decision == "accepted")
         return (self.workspace.version, accepted)
 
 
@@ -394,7 +397,7 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
     at its parent, both valid versions.
     """
     config = config or LoopConfig()
-    result = EvolutionResult(evolver=getattr(evolver, "name", "?"))
+    result = EvolutionResult(evolver=evolver.name)
     for m in members:
         m.seen |= known_fingerprints(m.workspace.ontology)
     initial = {m.key: m.state() for m in members}
@@ -508,14 +511,13 @@ def _parent_outcomes(m: Member, backbone: Backbone) -> tuple[dict, dict | None]:
     return m.cache[key]
 
 
-def token_sizes(trajectories) -> dict[str, int] | None:
+def token_sizes(trajectories: list[TaskTrajectory]) -> dict[str, int] | None:
     """``{task id: tokens}`` of backbone trajectories, or None when any of them has no size."""
     out: dict[str, int] = {}
     for traj in trajectories:
-        tokens = getattr(traj, "tokens", None)
-        if tokens is None:
+        if traj.tokens is None:
             return None
-        out[traj.task_id] = int(tokens)
+        out[traj.task_id] = int(traj.tokens)
     return out
 
 
@@ -769,13 +771,13 @@ def _iris(workspace, view):
     return IriFactory(base_iri_of(workspace, view))
 
 
-def _setting_slot(edit) -> tuple | None:
+def _setting_slot(edit: Edit) -> tuple | None:
     """The Tool setting an edit sets (``("setting", name)`` / ``("weight", field)``), None for others."""
-    setting = getattr(edit, "setting", None)
-    if isinstance(setting, str):
-        return ("setting", setting)
-    name = getattr(edit, "field", None)
-    return ("weight", name) if edit.level == "tool" and isinstance(name, str) else None
+    if isinstance(edit, SetToolSetting):
+        return ("setting", edit.setting)
+    if isinstance(edit, SetFieldWeight):
+        return ("weight", edit.field)
+    return None
 
 
 def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None = None,

@@ -29,11 +29,14 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from evoonto.builder.verified import VerifiedItem
 from evoonto.errors import WorkloadError
 from evoonto.fileio import record_lines
+
+if TYPE_CHECKING:
+    from evoonto.tools.trajectory import ToolEvent
 
 #: Verified queries stored in a workspace (one JSON object per line).
 VERIFIED_FILE = "verified.jsonl"
@@ -193,12 +196,12 @@ def final_sql(events: Iterable[Any]) -> str | None:
     return last
 
 
-def task_question(events: Sequence[Any]) -> str:
+def task_question(events: Sequence[ToolEvent]) -> str:
     """The question a task answered: the ``question`` its client declared (MCP request ``_meta``
     ``evoonto/question``, kept on the events), else the ``question`` argument of its first
     ``coverage`` call, else the ``q`` of its first ``browse`` call ("" when none)."""
     for event in events:
-        if getattr(event, "question", None):
+        if event.question:
             return str(event.question)
     for tool, key in (("coverage", "question"), ("browse", "q")):
         for event in events:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Mapping
 from evoonto.builder.labels import normalize
 from evoonto.errors import EvoontoError
 from evoonto.evolution.view import ColumnInfo
+from evoonto.sources.base import QueryResult
 from evoonto.sources.probe import run_probe
 from evoonto.sources.quoting import quote_identifier, quote_literal
 
@@ -38,11 +39,12 @@ class ValueHit:
     rows: int
 
 
-def _rows(result) -> list:
-    rows = getattr(result, "rows", None)
-    if rows is None and isinstance(result, Mapping):
-        rows = result.get("rows")
-    return list(rows or [])
+def _rows(result: QueryResult | Mapping | None) -> list:
+    """The rows of a probe's answer (a :class:`QueryResult`, or a ``{"rows": …}`` mapping from a
+    source that answers with one); ``[]`` when the probe failed (no result)."""
+    if isinstance(result, QueryResult):
+        return list(result.rows)
+    return list(result.get("rows") or []) if isinstance(result, Mapping) else []
 
 
 class ValueProber:

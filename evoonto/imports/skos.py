@@ -218,7 +218,7 @@ def read_glossary(path: Path | str, *, max_triples: int = MAX_GLOSSARY_TRIPLES,
             if subject is not None and predicate is not None and obj is not None:
                 graph.add((subject, predicate, obj))
     except (SyntaxError, ValueError, TypeError) as exc:
-        line = getattr(exc, "lineno", None)
+        line = exc.lineno if isinstance(exc, SyntaxError) else None  # pyoxigraph's parse errors
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if "LoadDocumentCallback" in reason:  # pyoxigraph was asked for a remote JSON-LD context
             reason = "a remote JSON-LD @context is not loaded (glossary imports make no outbound request)"

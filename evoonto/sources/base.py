@@ -404,6 +404,11 @@ class BaseSource(abc.ABC):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} id={self.id!r} kind={self.kind!r} at {self.location!r}>"
 
+    def is_superuser(self) -> bool | None:
+        """Whether the source logs in as a database superuser; None here (a file or folder has no
+        login). Sources behind a database server override it (PostgreSQL: ``pg_user.usesuper``)."""
+        return None
+
     # -- for subclasses ---------------------------------------------------------------------
     @abc.abstractmethod
     def _load_tables(self) -> list[TableInfo]:

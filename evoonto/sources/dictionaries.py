@@ -36,7 +36,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from evoonto.sources.base import TableInfo, warn
 
@@ -423,9 +423,9 @@ def read_dbt(path: Path, tables: Sequence[TableInfo]) -> list[ColumnDoc]:
             warn(f"{file}: cannot be read ({exc.strerror or exc}); file skipped")
             continue
         except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            warn(f"{file}:{(mark.line + 1) if mark else 1}: not valid YAML ({getattr(exc, 'problem', exc)}); "
-                 f"file skipped")
+            marked = isinstance(exc, yaml.MarkedYAMLError)  # a ReaderError (bad bytes) has no mark
+            mark, problem = (exc.problem_mark, exc.problem) if marked else (None, exc)
+            warn(f"{file}:{(mark.line + 1) if mark else 1}: not valid YAML ({problem}); file skipped")
             continue
         except RecursionError:
             warn(f"{file}: YAML nested too deeply to be read; file skipped")
@@ -441,22 +441,30 @@ def read_dbt(path: Path, tables: Sequence[TableInfo]) -> list[ColumnDoc]:
     return out
 
 
-def _mapping(node: Any) -> dict[str, Any]:
+class _YamlNode(Protocol):
+    """A node of PyYAML's ``yaml.compose`` (``yaml.nodes.Node``; PyYAML ships no types): ``value`` is
+    a list of ``(key node, value node)`` pairs (mapping), a list of nodes (sequence) or a string (scalar)."""
+
+    value: Any
+
+
+def _mapping(node: _YamlNode | None) -> dict[str, Any]:
     """A YAML mapping node as ``{key: value node}`` (non-mapping → ``{}``)."""
-    value = getattr(node, "value", None)
+    value = node.value if node is not None else None
     if not isinstance(value, list) or not all(isinstance(v, tuple) for v in value):
         return {}
     return {str(k.value): v for k, v in value}
 
 
-def _sequence(node: Any) -> list[Any]:
-    value = getattr(node, "value", None)
+def _sequence(node: _YamlNode | None) -> list[Any]:
+    value = node.value if node is not None else None
     return value if isinstance(value, list) and not (value and isinstance(value[0], tuple)) else []
 
 
-def _scalar(node: Any) -> str | None:
-    value = getattr(node, "value", None)
-    return None if node is None or isinstance(value, list) else _clean(value)
+def _scalar(node: _YamlNode | None) -> str | None:
+    if node is None or isinstance(node.value, list):
+        return None
+    return _clean(node.value)
 
 
 def _dbt_model(file: Path, node: Any, by_name: dict[str, TableInfo], yaml: Any) -> list[ColumnDoc]:

@@ -263,6 +263,7 @@ class CheckedSql(str):
     def checked_for(self, dialect: str | None) -> bool:
         """True when :meth:`SqlTemplate.render` made this text for ``dialect`` (an instance made
         around the constructor, e.g. by ``str.__new__``, has no dialect and is never trusted)."""
+        # genuinely optional: ``str.__new__(CheckedSql, …)`` leaves the ``dialect`` slot unset
         return type(self) is CheckedSql and getattr(self, "dialect", _NOT_RENDERED) == dialect
 
 

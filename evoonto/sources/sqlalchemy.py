@@ -289,7 +289,11 @@ def _type_name(type_, dialect) -> str:
 
 
 def _first_line(err: BaseException) -> str:
-    text = str(getattr(err, "orig", None) or err).strip().splitlines()
+    """The first line (≤ 300 characters) of the driver's message (``orig`` of a SQLAlchemy statement
+    error), else of ``err``."""
+    from sqlalchemy.exc import StatementError
+
+    text = str((err.orig if isinstance(err, StatementError) else None) or err).strip().splitlines()
     return text[0][:300] if text else type(err).__name__
 
 

@@ -28,10 +28,13 @@ from __future__ import annotations
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from evoonto.errors import SourceError, ToolArgumentError, first_line
 from evoonto.tools.sparql import literal, local_name, select
+
+if TYPE_CHECKING:
+    from evoonto.patch import Patch
 
 PARAMETER_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool}
 RESERVED_NAMES = frozenset({"browse", "resolve", "list_tables", "describe_table", "run_sql", "manifest"})
@@ -207,7 +210,7 @@ def template_refusal(template: str, language: str) -> str | None:
     return None
 
 
-def check_declared_templates(candidate: Any, patch: Any) -> list[Any]:
+def check_declared_templates(candidate: Any, patch: Patch) -> list[Any]:
     """The patch check (:func:`evoonto.validation.register_patch_check`) that refuses a Tool patch
     adding a declared tool whose template :func:`template_refusal` refuses (a write, a second
     statement, a denied function, a SPARQL Update): one Violation per such template, so the patch
@@ -219,7 +222,7 @@ def check_declared_templates(candidate: Any, patch: Any) -> list[Any]:
 
     languages = {URIRef(str(EVO.sqlTemplate)): "sql", URIRef(str(EVO.sparqlTemplate)): "sparql"}
     results = []
-    for triples in getattr(patch, "additions", {}).values():
+    for triples in patch.additions.values():
         for subject, predicate, template in triples:
             language = languages.get(predicate)
             reason = template_refusal(str(template), language) if language else None

@@ -57,7 +57,7 @@ def node_span(node: Any) -> tuple[int | None, int | None]:
         return None, None
     starts, ends = [], []
     for leaf in node.walk():
-        meta = getattr(leaf, "meta", None) or {}
+        meta = leaf.meta  # sqlglot's token positions (a dict, empty when none were recorded)
         if "start" in meta and "end" in meta:
             starts.append(meta["start"])
             ends.append(meta["end"] + 1)

@@ -44,6 +44,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from evoonto.catalog import foreign_keys
 from evoonto.errors import ToolArgumentError
+from evoonto.ontology import Ontology
 from evoonto.sources.quoting import DIALECT_OF_KIND, quote_identifier
 from evoonto.sources.joins import _ID_LIKE  # the id-like name rule of join discovery, shared
 from evoonto.tools.findings import Finding
@@ -666,7 +667,7 @@ _GRAPHS_LOCK = threading.Lock()
 def join_graph_of(ontology: Any) -> JoinGraph:
     """The :class:`JoinGraph` of an ontology version, built on first use and cached per ontology
     object and version, so ``join_path``, resolve's ``joins`` and ``check_sql`` share one graph."""
-    version = getattr(ontology, "version", None)
+    version = ontology.version if isinstance(ontology, Ontology) else None
     with _GRAPHS_LOCK:
         cached = _GRAPHS.get(ontology)
     if cached is not None and cached[0] == version:

@@ -12,7 +12,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+import pyoxigraph as ox
+from rdflib import Literal
+
 from evoonto.errors import ToolArgumentError
+from evoonto.ontology import Ontology
+from evoonto.store import OxigraphStore
 
 if TYPE_CHECKING:
     from evoonto.catalog import Queryable
@@ -103,9 +108,10 @@ def value_of(node: Any) -> str | None:
 
 def _lexical(node: object) -> str:
     """The lexical form of a (non-None) rdflib / pyoxigraph node."""
-    value = getattr(node, "value", None)  # pyoxigraph terms
-    if isinstance(value, str):
-        return value
+    if isinstance(node, (ox.NamedNode, ox.BlankNode, ox.Literal)):
+        return node.value
+    if isinstance(node, Literal) and isinstance(node.value, str):  # a string literal, as rdflib reads it
+        return node.value
     return str(node)
 
 
@@ -119,9 +125,9 @@ def select(ontology: Queryable, body: str) -> list[dict[str, str]]:
     Returns:
         One dict per solution, unbound variables left out.
     """
-    engine = getattr(getattr(ontology, "store", None), "ox", None)
-    if engine is not None and hasattr(engine, "query"):  # embedded Oxigraph: skip rdflib conversion
-        return _select_oxigraph(engine, PREFIXES + body)
+    store = ontology.store if isinstance(ontology, Ontology) else None
+    if isinstance(store, OxigraphStore):  # embedded Oxigraph: skip rdflib conversion
+        return _select_oxigraph(store.ox, PREFIXES + body)
     rows = ontology.query(PREFIXES + body)
     out = []
     for row in rows:

@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from evoonto.errors import EvoontoError, SourceError, ToolArgumentError
+from evoonto.ontology import Ontology
 from evoonto.tools.browse import KIND_CHOICES, MAX_BUDGET, MAX_QUERY_CHARS, MIN_BUDGET
 from evoonto.tools.settings import ANSWER_FORMATS
 from evoonto.tools.browse import browse as _browse
@@ -52,6 +53,7 @@ from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, to_text  # noqa: 
 
 if TYPE_CHECKING:
     from evoonto.tools.data import DataTools
+    from evoonto.workspace import Workspace
 
 BUILTIN_TOOLS = ("browse", "resolve", "manifest", "join_path")
 DATA_TOOLS = ("list_tables", "describe_table", "run_sql")
@@ -118,7 +120,7 @@ _BUILD_LOCK = "build lock"  # the key of an ontology's build lock in its _CACHE 
 def _parent_index_of(ontology: Any) -> SearchIndex | None:
     """The browse index already built for a candidate's parent version (``ontology.parent``, see
     :meth:`evoonto.ontology.Ontology.with_patch`), whose tokens the candidate's index reuses."""
-    parent = getattr(ontology, "parent", None)
+    parent = ontology.parent if isinstance(ontology, Ontology) else None
     if parent is None:
         return None
     with _CACHE_LOCK:
@@ -130,9 +132,8 @@ def _parent_index_of(ontology: Any) -> SearchIndex | None:
 
 
 def _guess_base(ontology: Any) -> str | None:
-    base = getattr(ontology, "base_iri", None) or getattr(ontology, "base", None)
-    if isinstance(base, str) and base:
-        return base
+    if isinstance(ontology, Ontology) and ontology.base_iri:
+        return ontology.base_iri
     rows = select(ontology, f"SELECT ?s WHERE {{ ?s a <{SKOS}ConceptScheme> }} ORDER BY ?s LIMIT 1")
     if rows and rows[0]["s"].endswith("/scheme"):
         return rows[0]["s"][: -len("scheme")]
@@ -160,7 +161,7 @@ def _guard_refusal(sql: str, dialects: Mapping[str, str | None], source: str | N
         try:
             check_read_only(sql, dialect=dialect)
         except ReadOnlyViolation as err:
-            if getattr(err, "stage", "shape") == "parse":
+            if err.stage == "parse":
                 continue
             return Finding("refused", "Violation", str(err),
                            "send one read-only SELECT/WITH statement without functions that write, load "
@@ -240,7 +241,7 @@ class OntologyTools:
         self._index_cache = index_cache
         self._parent_index = parent_index
         self.ontology = ontology
-        self.version = version if version is not None else getattr(ontology, "version", None)
+        self.version = version if version is not None else ontology.version if isinstance(ontology, Ontology) else None
         self._base_iri = base_iri
         self._sources_spec = dict(sources or {})
         self._sources: dict[str, Any] = {}
@@ -251,7 +252,7 @@ class OntologyTools:
         self._data: DataTools | None = None
 
     @classmethod
-    def for_workspace(cls, workspace: Any, **options: Any) -> "OntologyTools":
+    def for_workspace(cls, workspace: Workspace, **options: Any) -> "OntologyTools":
         """The facade of a workspace's active version, its browse index kept in the workspace cache
         (``<workspace>/cache/index/``, see :class:`~evoonto.tools.index.IndexCache`): loaded when
         this version was indexed before, else built (reusing the tokens of the newest cached
@@ -266,7 +267,7 @@ class OntologyTools:
         except OSError:  # an unreadable file: no cache, the index is built in memory
             cache = None
         options.setdefault("index_cache", cache)
-        return cls(workspace.ontology, version=workspace.version, base_iri=getattr(workspace, "base_iri", None),
+        return cls(workspace.ontology, version=workspace.version, base_iri=workspace.base_iri,
                    **options)
 
     # -- derived state, built once per ontology version ------------------------------------------

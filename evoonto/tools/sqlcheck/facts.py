@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evoonto.catalog import SourceSchema, read_catalog
+from evoonto.ontology import Ontology
 from evoonto.sources.guard import MAX_STATEMENT_CHARS
 from evoonto.text import normalize, tokenize
 from evoonto.tools.findings import Severity
@@ -129,13 +130,14 @@ _LOCK = threading.Lock()
 
 def _ontology_of(ontology_or_tools: Any) -> Any:
     """The ontology of an :class:`~evoonto.tools.toolkit.OntologyTools` (or the argument itself)."""
-    return getattr(ontology_or_tools, "ontology", None) if hasattr(ontology_or_tools, "registry") else ontology_or_tools
+    # an OntologyTools is told by its registry (toolkit imports this package, so it is not imported here)
+    return ontology_or_tools.ontology if hasattr(ontology_or_tools, "registry") else ontology_or_tools
 
 
 def check_facts(ontology: Any) -> CheckFacts:
     """The facts of ``ontology`` (an :class:`~evoonto.ontology.Ontology` or anything ``select`` can
     query), read with a few SPARQL queries on first use and cached per ontology object and version."""
-    version = getattr(ontology, "version", None)
+    version = ontology.version if isinstance(ontology, Ontology) else None
     with _LOCK:
         try:
             cached = _CACHE.get(ontology)
