@@ -47,7 +47,11 @@ def test_morph_kgc_materializes_chinook_like_sql(chinook, tmp_path, capsys):
     data = morph_kgc.materialize(f"[CONFIGURATION]\nnumber_of_processes=1\n\n[Chinook]\nmappings={out}\n"
                                  f"db_url=sqlite:///{db}\n")
     term = ws.iris.term("Chinook_Sqlite", "Invoice")
-    total = ws.iris.term("Chinook_Sqlite", "Invoice.Total")
+    # Invoice.Total's Term is a SUM metric, not a row property; the column's values are under its
+    # Direct Mapping property
+    metric = ws.iris.term("Chinook_Sqlite", "Invoice.Total")
+    assert (None, RR.predicate, metric) not in mapping and not list(data.triples((None, metric, None)))
+    total = rdflib.URIRef(f"{ws.ontology.base_iri}data/Chinook_Sqlite/Invoice#Total")
     rows = list(data.query(f"SELECT (COUNT(?i) AS ?n) (SUM(?t) AS ?s) WHERE {{ ?i a <{term}> ; <{total}> ?t }}"))
     count, amount = int(rows[0][0]), Decimal(str(rows[0][1]))
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
@@ -71,7 +75,7 @@ def test_morph_kgc_materializes_chinook_like_sql(chinook, tmp_path, capsys):
 def test_composite_keys_and_tables_without_a_key(chinook, tmp_path):
     ws, _ = chinook
     graph, notes = r2rml_graph(ws.ontology)
-    assert notes == []  # every Chinook table has a primary key
+    assert not [n for n in notes if "no primary key" in n]  # every Chinook table has a primary key
     templates = {str(o) for o in graph.objects(None, RR.template)}
     assert any(t.endswith("/PlaylistTrack/{PlaylistId}/{TrackId}") for t in templates)  # composite key
     db = tmp_path / "small.sqlite"
@@ -109,3 +113,69 @@ def test_composite_key_join_is_one_ref_object_map(tmp_path):
     conditions = {(str(graph.value(c, RR.child)), str(graph.value(c, RR.parent)))
                   for c in graph.objects(refs[0], RR.joinCondition)}
     assert conditions == {("origin", "origin"), ("time_hour", "time_hour")}
+
+
+def _shop_db(path):
+    """A small store: customers with a BLOB photo, invoices, a composite-key shelf_slot with a BLOB
+    picture, and stock rows referencing shelf_slot's whole (aisle, slot) key."""
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE customer (customer_id INTEGER PRIMARY KEY, name TEXT, photo BLOB);
+        CREATE TABLE invoice (invoice_id INTEGER PRIMARY KEY,
+                              customer_id INTEGER REFERENCES customer (customer_id), total NUMERIC(10,2));
+        CREATE TABLE shelf_slot (aisle TEXT, slot INTEGER, label TEXT, picture BLOB, PRIMARY KEY (aisle, slot));
+        CREATE TABLE stock (stock_id INTEGER PRIMARY KEY, aisle TEXT, slot INTEGER, qty INTEGER,
+                            FOREIGN KEY (aisle, slot) REFERENCES shelf_slot (aisle, slot));
+    """)
+    con.executemany("INSERT INTO customer VALUES (?, ?, ?)",
+                    [(1, "Ann", bytes([0, 1, 2, 255])), (2, "Bo", None), (3, "Cy", b"\x89PNG\r\n")])
+    con.executemany("INSERT INTO invoice VALUES (?, ?, ?)", [(1, 1, 2.5), (2, 1, 4.0), (3, 2, 10.25), (4, 3, 1.0)])
+    con.executemany("INSERT INTO shelf_slot VALUES (?, ?, ?, ?)",
+                    [("A", 1, "top", b"\x00\xff"), ("A", 2, "mid", None), ("B", 1, "low", b"\x10")])
+    con.executemany("INSERT INTO stock VALUES (?, ?, ?, ?)", [(1, "A", 1, 5), (2, "A", 2, 7), (3, "B", 1, 9)])
+    con.commit()
+    con.close()
+
+
+def _shop_ontology(tmp_path):
+    """(ontology, db path) for :func:`_shop_db` built by the offline builder, plus a "lifetime spend" Metric
+    (SUM of invoice.total) as a dbt import or an evolution would add it."""
+    from evoonto.builder import build
+    from evoonto.iris import IriFactory
+    from evoonto.ontology import Ontology
+    from evoonto.records import Mapping, Term
+
+    db = tmp_path / "shop.sqlite"
+    _shop_db(db)
+    graphs = build([db], None, validate=False).graphs
+    built = Ontology.from_graphs(graphs)
+    iris = IriFactory(built.base_iri)
+    (where,) = built.query("SELECT ?s ?t ?c WHERE { ?m evo:source ?s ; evo:table ?t ; evo:column ?c . "
+                           "?c csvw:name \"total\" }")
+    spend, spend_map = iris.term("shop", "lifetime-spend"), iris.mapping("shop", "invoice", "total", 9)
+    content = graphs["content"]
+    Term(spend, "lifetime spend", kinds=["Metric"], mappings=[spend_map]).to_graph(content)
+    Mapping(spend_map, spend, where["s"], where["t"], where["c"], aggregation="SUM").to_graph(content)
+    return Ontology.from_graphs(graphs), db
+
+
+def test_aggregate_metrics_are_not_row_properties(tmp_path):
+    """Regression (issue 31 item 6): a Metric whose Mapping aggregates a column (SUM of invoice.total,
+    "lifetime spend") was mapped as a per-row property, so every invoice's total became a lifetime spend."""
+    ontology, _db = _shop_ontology(tmp_path)
+    iris_base = ontology.base_iri
+    spend = rdflib.URIRef(f"{iris_base}term/shop/lifetime-spend")
+    assert ontology.query(f"ASK {{ <{spend}> evo:hasMapping ?m . ?m evo:column ?c }}") is True
+    graph, notes = r2rml_graph(ontology)
+    predicates = set(graph.objects(None, RR.predicate))
+    assert spend not in predicates
+    assert [n for n in notes if str(spend) in n and "SUM" in n and "not mapped as a row property" in n]
+    # the column's values are still mapped, once, under a row-level property with its SQL datatype
+    total_maps = [pom for pom in graph.subjects(RR.objectMap, None)
+                  if graph.value(graph.value(pom, RR.objectMap), RR.column) == rdflib.Literal("total")]
+    assert len(total_maps) == 1
+    (pom,) = total_maps
+    assert graph.value(pom, RR.predicate) == rdflib.URIRef(f"{iris_base}data/shop/invoice#total")
+    assert graph.value(graph.value(pom, RR.objectMap), RR.datatype) == XSD.decimal
+    # what is not aggregated stays a Term property (the customer's name)
+    assert any(str(p).endswith("/term/shop/customer.name") for p in predicates)
