@@ -150,6 +150,9 @@ def test_skos_reimport_of_a_changed_vocabulary_updates_terms(shop, tmp_path, cap
     text = MULTILINGUAL.read_text(encoding="utf-8")
     text = text.replace('"Refund"@en', '"Reimbursement"@en').replace(
         '"Money returned to a customer."@en', '"Money paid back to a customer."@en')
+    text = text.replace('skos:example "Points earned per purchase."@en ;\n    skos:broader v:trade .',
+                        'skos:example "Points earned per purchase."@en ;\n    skos:broader v:refund .')
+    assert "skos:broader v:refund" in text  # loyalty moves under refund
     text += ('\nv:discount a skos:Concept ; skos:inScheme v:scheme ; skos:prefLabel "Discount"@en ;'
              ' skos:broader v:trade .\n')
     changed.write_text(text, encoding="utf-8")
@@ -167,6 +170,10 @@ def test_skos_reimport_of_a_changed_vocabulary_updates_terms(shop, tmp_path, cap
     assert Literal("Money paid back to a customer.", lang="en") in notes
     assert Literal("Money returned to a customer.", lang="en") not in notes
     assert all(len(t) == 1 for t in by_concept.values()) and len(by_concept) == 5
+    (loyalty,) = by_concept[URIRef("https://vocab.example.org/commerce/loyalty")]
+    (trade,) = by_concept[URIRef("https://vocab.example.org/commerce/trade")]
+    assert set(content.objects(loyalty, SKOS.broader)) == {refund}
+    assert ws.ontology.query(f"ASK {{ ?r owl:annotatedSource <{loyalty}> ; owl:annotatedTarget <{trade}> }}") is False
     assert main(["validate", "-w", str(ws.path)]) == 0
     capsys.readouterr()
     assert main(["import", "skos", str(changed), "-w", str(ws.path)]) == 0

@@ -352,6 +352,24 @@ def _existing(ontology: Ontology) -> tuple[dict[str, set[URIRef]], dict[str, set
     return by_pref, by_label, statements, mapped
 
 
+def _drop_unstated_hierarchy(ontology: Ontology, iris: IriFactory, owned: set[URIRef], imported: set[URIRef],
+                             stated: set[tuple[URIRef, URIRef]], removals: rdflib.Graph) -> None:
+    """Add to ``removals`` the Hierarchy links (direct ``skos:broader`` and the qualified Relation node
+    ``iris.relation("Hierarchy", a, b)`` with all its triples) from a Term the glossary owns (``owned``) to
+    another Term of this import (``imported``) that the glossary no longer states (not in ``stated``)."""
+    if not owned:
+        return
+    values = " ".join(f"<{t}>" for t in sorted(owned))
+    for row in ontology.query(f"SELECT ?a ?b WHERE {{ VALUES ?a {{ {values} }} ?a skos:broader ?b }}"):
+        a, b = URIRef(row["a"]), URIRef(row["b"])
+        if b not in imported or (a, b) in stated:
+            continue
+        removals.add((a, SKOS.broader, b))
+        node = iris.relation("Hierarchy", str(a), str(b))
+        for r in ontology.query(f"SELECT ?p ?o WHERE {{ <{node}> ?p ?o }}"):
+            removals.add((node, URIRef(r["p"]), r["o"]))
+
+
 def skos_patch(ontology: Ontology, path: Path | str) -> tuple[Patch, ImportSummary]:
     """The content patch importing the SKOS glossary at ``path`` into ``ontology`` (not committed).
 
@@ -368,8 +386,11 @@ def skos_patch(ontology: Ontology, path: Path | str) -> tuple[Patch, ImportSumma
     untagged literal stays untagged); a concept's ``skos:prefLabel`` in a language the Term has none in
     becomes a prefLabel, a different one in a language it has becomes an ``skos:altLabel``. The
     scheme(s) are kept: ``<scheme> a skos:ConceptScheme`` with its labels and notes, and
-    ``skos:inScheme <scheme>`` on the Terms of its concepts. Hierarchy relations and scheme membership
-    are only added, never removed.
+    ``skos:inScheme <scheme>`` on the Terms of its concepts (only ever added). A ``skos:broader`` the
+    glossary no longer states between a Term it owns and another Term of the import is removed with
+    its Hierarchy Relation; other hierarchy links are only added. When several Terms carry
+    ``skos:exactMatch`` to one concept, the one its labels pick (else the first IRI) is updated and the
+    concept is listed as ambiguous.
 
     Raises:
         GlossaryImportError: unreadable file, or no concept with a ``skos:prefLabel``.
@@ -395,7 +416,11 @@ def skos_patch(ontology: Ontology, path: Path | str) -> tuple[Patch, ImportSumma
         pref = _pref_label(glossary, concept) or ""
         labels = [pref] + [str(lab) for p in _LABELS for lab in _labels(glossary, concept, p)]
         found = by_match.get(concept, set())
-        if len(found) == 1:
+        if len(found) > 1:  # several Terms claim the concept: the one its labels pick, else the first IRI
+            narrowed = _candidates(pref, labels, by_pref, by_label) & found
+            summary.ambiguous.append(str(concept))
+            found = narrowed if len(narrowed) == 1 else {min(found)}
+        if found:
             term_of[concept] = next(iter(found))
             summary.known[str(concept)] = str(term_of[concept])
             continue
@@ -404,7 +429,7 @@ def skos_patch(ontology: Ontology, path: Path | str) -> tuple[Patch, ImportSumma
             term_of[concept] = next(iter(candidates))
             summary.matched[str(concept)] = str(term_of[concept])
             continue
-        if candidates or len(found) > 1:
+        if candidates:
             summary.ambiguous.append(str(concept))
         term, n = iris.term("glossary", _slug(pref)), 1
         while term in taken:
@@ -416,6 +441,7 @@ def skos_patch(ontology: Ontology, path: Path | str) -> tuple[Patch, ImportSumma
         summary.new[str(concept)] = str(term)
 
     additions, removals = rdflib.Graph(), rdflib.Graph()
+    owned_terms: set[URIRef] = set()
     schemes = schemes_of(glossary, concepts)
     for scheme in schemes:
         additions.add((scheme, RDF.type, SKOS.ConceptScheme))
@@ -436,6 +462,7 @@ def skos_patch(ontology: Ontology, path: Path | str) -> tuple[Patch, ImportSumma
         wanted: set[tuple[URIRef, rdflib.term.Node]] = {(SKOS.exactMatch, concept)}
         wanted |= {(SKOS.inScheme, s) for s in glossary.objects(concept, SKOS.inScheme) if s in schemes}
         if owned:
+            owned_terms.add(term)
             if term in created:
                 Term(term, str(prefs[0]) if prefs else _pref_label(glossary, concept) or "",
                      scheme=iris.scheme()).to_graph(additions)
@@ -474,12 +501,15 @@ def skos_patch(ontology: Ontology, path: Path | str) -> tuple[Patch, ImportSumma
                 additions.add((term, predicate, obj))
     pairs = {(s, o) for s, o in glossary.subject_objects(SKOS.broader)}
     pairs |= {(o, s) for s, o in glossary.subject_objects(SKOS.narrower)}
+    stated: set[tuple[URIRef, URIRef]] = set()
     for narrower, broader in sorted(pairs):
         a, b = term_of.get(URIRef(str(narrower))), term_of.get(URIRef(str(broader)))
         if a is None or b is None or a == b:
             continue
+        stated.add((a, b))
         Relation(iris.relation("Hierarchy", str(a), str(b)), "Hierarchy", a, b).to_graph(additions)
         summary.relations += 1
+    _drop_unstated_hierarchy(ontology, iris, owned_terms, set(term_of.values()), stated, removals)
     patch = Patch.from_graphs("content", {"content": additions}, {"content": removals},
                               signature=f"import skos {Path(path).name}", intervention=summary.line())
     return patch, summary
