@@ -126,6 +126,7 @@ NOTE_PREDICATES: tuple[URIRef, ...] = (
                            "description", "title", "license", "rights")),
     *(DC[n] for n in ("source", "creator", "contributor", "publisher", "date", "description", "title", "rights")),
 )
+_NOTE_SET = frozenset(NOTE_PREDICATES)
 _LABELS = (SKOS.prefLabel, SKOS.altLabel, SKOS.hiddenLabel)
 #: The predicates a glossary import reads; every other triple of the file is streamed past.
 _GLOSSARY_PREDICATES = frozenset(str(p) for p in (
@@ -312,10 +313,16 @@ def _glossary_values(glossary: rdflib.Graph, concept: URIRef, translate: dict[UR
     """``{predicate: values}`` the glossary gives ``concept`` among :data:`NOTE_PREDICATES` (objects that are
     imported concepts translated to their Terms; one ``skos:definition`` per language, the others
     named in ``summary.skipped``)."""
+    said: dict[URIRef, list[rdflib.term.Node]] = {}
+    for predicate, obj in glossary.predicate_objects(concept):
+        if predicate in _NOTE_SET:
+            said.setdefault(URIRef(predicate), []).append(obj)
     values: dict[URIRef, list[rdflib.term.Node]] = {}
     for predicate in NOTE_PREDICATES:
+        if predicate not in said:
+            continue
         found = sorted((_safe(translate.get(o, o) if isinstance(o, URIRef) else o)
-                        for o in glossary.objects(concept, predicate)), key=lambda n: (str(n), n.n3()))
+                        for o in said[predicate]), key=lambda n: (str(n), n.n3()))
         if predicate == SKOS.definition:
             literals = [o for o in found if isinstance(o, Literal)]
             kept, extra = _first_per_language(literals)
@@ -326,7 +333,6 @@ def _glossary_values(glossary: rdflib.Graph, concept: URIRef, translate: dict[UR
         if found:
             values[predicate] = found
     return values
-
 
 
 def _existing(ontology: Ontology) -> tuple[dict[str, set[URIRef]], dict[str, set[URIRef]],
