@@ -190,3 +190,28 @@ def test_skos_same_label_concepts_get_distinct_terms(shop, tmp_path):
                     "<https://b.example.org/c/1> a skos:Concept ; skos:prefLabel \"Margin\"@en .\n", encoding="utf-8")
     _patch, summary = skos_patch(shop.ontology, path)
     assert len(set(summary.new.values())) == 2
+
+
+def test_skos_concept_claimed_by_two_terms_adds_no_third(shop, capsys):
+    """Two Terms carrying skos:exactMatch to one concept (a person copied one): re-import updates the one
+    whose label fits, lists the concept as ambiguous, and adds no new Term for it."""
+    import rdflib
+
+    from evoonto.imports.skos import skos_patch
+    from evoonto.patch import Patch
+    from evoonto.records import Term
+
+    assert main(["import", "skos", str(MULTILINGUAL), "-w", str(shop.path)]) == 0
+    ws = Workspace.open(shop.path)
+    refund_iri = URIRef("https://vocab.example.org/commerce/refund")
+    (refund,) = _terms_of(ws)[refund_iri]
+    copy = rdflib.Graph()
+    other = ws.iris.term("glossary", "money-back")
+    Term(other, "Money back", scheme=ws.iris.scheme()).to_graph(copy)
+    copy.add((other, SKOS.exactMatch, refund_iri))
+    ws.commit(Patch.from_graphs("content", {"content": copy}, {}, signature="test", intervention="copy"))
+    ws = Workspace.open(shop.path)
+    assert _terms_of(ws)[refund_iri] == {refund, other}
+    _patch, summary = skos_patch(ws.ontology, MULTILINGUAL)
+    assert summary.new == {} and summary.known[str(refund_iri)] == str(refund)
+    assert summary.ambiguous == [str(refund_iri)]
