@@ -4,8 +4,9 @@ Every ``skos:Concept`` of the file (typed, or used with ``skos:inScheme``/``skos
 ``skos:narrower``) is grounded against the active ontology by its labels (compared after
 :func:`evoonto.text.normalize`, first tier that finds any Term: its prefLabel = a Term's prefLabel;
 any of its labels = a Term's prefLabel; any of its labels = any Term label). A concept that fits
-exactly one Term is **matched**: that Term gains the concept's other labels as ``skos:altLabel`` and
-the concept's ``skos:definition`` in place of the one the builder generated (a person wrote the
+exactly one Term is **matched**: that Term gains the concept's other labels as ``skos:altLabel`` (a
+prefLabel in a language the Term has no prefLabel in stays a prefLabel) and the concept's
+``skos:definition`` in place of the one the builder generated in that language (a person wrote the
 glossary's), and keeps the Mappings and probe Evidence the builder gave it. A concept that matches
 no Term (or several) becomes a **new Term** ``B term/glossary/{slug}`` without Mappings, so browse finds it
 and says the data does not hold it yet; a later ``evoonto build`` or evolution can ground it.
@@ -53,7 +54,8 @@ class GlossaryImportError(EvoontoError):
 class ImportSummary:
     """What an import would change: ``known`` ``{concept IRI: Term IRI}`` found by ``skos:exactMatch``
     (imported before), ``matched`` ``{concept IRI: Term IRI}`` found by label, ``new`` ``{concept IRI:
-    new Term IRI}``, ``ambiguous`` concept IRIs whose label fits several Terms (imported as new Terms),
+    new Term IRI}``, ``ambiguous`` concept IRIs whose label fits several Terms (imported as new Terms) or
+    that several Terms claim by ``skos:exactMatch`` (one of them updated),
     the number of hierarchy ``relations`` and of linked Terms whose ``definitions`` the glossary's replace,
     and ``skipped``: one line per value left out (printed by the CLI)."""
 
@@ -104,8 +106,9 @@ def _candidates(pref: str, labels: list[str], by_pref: dict[str, set[URIRef]],
 
 
 #: Most SKOS triples (labels, definitions, hierarchy, concept types) a glossary may hold; a larger
-#: file is refused (25,000 concepts with labels, definitions and broader links fit: 67 s CPU, 930 MiB
-#: peak RSS in ``evoonto import skos``; twice as many peaked at 1.8 GB).
+#: file is refused (25,000 concepts with a type, prefLabel, definition and broader link each, 99,990
+#: triples, fit: 69 s CPU, 979 MiB peak RSS in ``evoonto import skos`` on a built Chinook workspace; the
+#: re-import, which changes nothing, 36 s CPU, 907 MiB; twice as many peaked at 1.8 GB).
 MAX_GLOSSARY_TRIPLES = 100_000
 #: Longest time spent reading a glossary, in seconds (checked while streaming it).
 MAX_GLOSSARY_SECONDS = 60.0
