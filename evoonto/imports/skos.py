@@ -319,7 +319,7 @@ def _glossary_values(glossary: rdflib.Graph, concept: URIRef, translate: dict[UR
     said: dict[URIRef, list[rdflib.term.Node]] = {}
     for predicate, obj in glossary.predicate_objects(concept):
         if predicate in _NOTE_SET:
-            said.setdefault(URIRef(predicate), []).append(obj)
+            said.setdefault(URIRef(str(predicate)), []).append(obj)
     values: dict[URIRef, list[rdflib.term.Node]] = {}
     for predicate in NOTE_PREDICATES:
         if predicate not in said:
