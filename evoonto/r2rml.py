@@ -13,6 +13,17 @@ What is mapped (tables and views of SQL sources; documents are not):
   the Term, object ``rr:column`` with ``rr:datatype`` from the column's declared SQL type (R2RML's
   natural mapping: integers -> ``xsd:integer``, DECIMAL/NUMERIC -> ``xsd:decimal``, FLOAT/REAL/DOUBLE
   -> ``xsd:double``, BOOLEAN, DATE, TIME, DATETIME/TIMESTAMP; text stays a plain literal).
+- **aggregates are not row properties**: a Term whose Mapping aggregates the column (``evo:aggregation``
+  SUM, COUNT, AVG … other than NONE: a Metric such as "lifetime spend" = SUM(Invoice.Total)) or
+  computes it from an ``evo:expression`` is *left out* of the row mapping, named in a comment at the
+  top of the export: its value belongs to a group of rows (whose grouping the Mapping does not fix),
+  and mapping it per row would make each invoice's total its "lifetime spend". A column whose every
+  Term was left out keeps its values under the W3C Direct Mapping property ``<B data/{source}/
+  {table}#{column}>`` (:func:`direct_property`).
+- **binary columns are left out** (BLOB, BINARY, VARBINARY, BYTEA; named in a comment): R2RML's natural
+  mapping makes them ``xsd:hexBinary``, but morph-kgc 2.3.1 stops with a UnicodeDecodeError on the
+  first non-UTF-8 byte and 2.10.0 writes Python's ``b'\\x00\\xff'`` as the lexical form (observed on a
+  three-row SQLite table), so the whole export would fail or hold ill-typed literals.
 - **join**: each join Relation (a qualified ``evo:Relation`` with an ``evo:joinCondition`` whose
   source and target Terms map to columns of two mapped tables) becomes, on the child table's map, a
   predicate-object map with predicate the child column's Term and a ``rr:RefObjectMap`` to the parent
@@ -73,6 +84,13 @@ def sql_identifier(name: str) -> str:
     return name if _SIMPLE.match(name) else '"' + name.replace('"', '""') + '"'
 
 
+def direct_property(base: str, table: TableInfo, column: str) -> URIRef:
+    """The property a column's values get when no Term is that column's row value (every Term mapped to
+    it aggregates or computes): ``<B data/{source}/{table}#{column}>``, the W3C Direct Mapping's
+    literal property IRI (https://www.w3.org/TR/rdb-direct-mapping/) under the export's data IRIs."""
+    return URIRef(f"{base}data/{quote(table.source_id, safe='')}/{quote(table.name, safe='')}#{quote(column, safe='')}")
+
+
 def _template_text(text: str) -> str:
     """Literal text inside an R2RML string template: ``{``, ``}`` and ``\\`` escaped with ``\\``."""
     return re.sub(r"([{}\\])", r"\\\1", text)
@@ -114,10 +132,18 @@ def r2rml_graph(ontology: Ontology) -> tuple[rdflib.Graph, list[str]]:
         node = URIRef(f"{base}r2rml/{quote(table.source_id, safe='')}/{quote(table.name, safe='')}")
         maps[row["tbl"]] = _TableMap(node, URIRef(row["t"]), table)
     column_terms: dict[URIRef, list[URIRef]] = {}
+    aggregates: dict[URIRef, list[tuple[URIRef, str]]] = {}  # column -> (Term, why it is no row value)
     for row in ontology.query(
-            "SELECT ?t ?col WHERE { ?t a evo:Term ; evo:hasMapping ?m . ?m evo:column ?col "
+            "SELECT ?t ?col ?agg ?expr WHERE { ?t a evo:Term ; evo:hasMapping ?m . ?m evo:column ?col "
+            "OPTIONAL { ?m evo:aggregation ?agg } OPTIONAL { ?m evo:expression ?expr } "
             "FILTER NOT EXISTS { ?m evo:filter ?f } FILTER NOT EXISTS { ?t owl:deprecated true } } ORDER BY ?t"):
-        column_terms.setdefault(row["col"], []).append(URIRef(row["t"]))
+        agg = str(row.get("agg") or "").strip().upper()
+        if agg and agg != "NONE":
+            aggregates.setdefault(row["col"], []).append((URIRef(row["t"]), f"the {agg} of the column"))
+        elif row.get("expr") is not None:
+            aggregates.setdefault(row["col"], []).append((URIRef(row["t"]), "computed by an SQL expression"))
+        else:
+            column_terms.setdefault(row["col"], []).append(URIRef(row["t"]))
     join_columns: set[tuple[URIRef, URIRef]] = set()
     for row in ontology.query(
             "SELECT ?a ?b ?ca ?cb WHERE { ?r a evo:Relation ; evo:joinCondition ?jc ; owl:annotatedSource ?a ; "
@@ -143,6 +169,7 @@ def r2rml_graph(ontology: Ontology) -> tuple[rdflib.Graph, list[str]]:
             joins = maps[child.table_iri].joins
             joins[joins.index(known[0])] = entry
     joined_terms = {(term, child) for m in maps.values() for term, cols, _, _ in m.joins for child in cols}
+    joined_columns = {(m.table.iri, child) for m in maps.values() for _, cols, _, _ in m.joins for child in cols}
     for col_iri, terms in column_terms.items():
         column = columns.get(col_iri)
         if column is None or column.table_iri not in maps:
@@ -150,7 +177,24 @@ def r2rml_graph(ontology: Ontology) -> tuple[rdflib.Graph, list[str]]:
         for term in terms:
             if (term, column.name) not in joined_terms:
                 maps[column.table_iri].attributes.append((term, column.name))
+    for col_iri, left_out in sorted(aggregates.items()):
+        column = columns.get(col_iri)
+        if column is None or column.table_iri not in maps:
+            continue
+        table = maps[column.table_iri].table
+        for term, why in left_out:
+            notes.append(f"<{term}> is not mapped as a row property of {table.source_id}.{table.name}: it is "
+                         f"{why} {column.name} (an aggregate or computed value, not each row's value)")
+        if col_iri not in column_terms and (column.table_iri, column.name) not in joined_columns:
+            # the column's values stay in the graph under the W3C Direct Mapping's property IRI
+            maps[column.table_iri].attributes.append((direct_property(base, table, column.name), column.name))
 
+    for m in maps.values():
+        for name in sorted({c for _t, c in m.attributes}):
+            column = m.table.column(name)
+            if column is not None and xsd_type(column.declared_type) == XSD.hexBinary:
+                notes.append(f"binary column {m.table.source_id}.{m.table.name}.{name} ({column.declared_type}) "
+                             f"is not mapped: R2RML engines do not turn its bytes into xsd:hexBinary reliably")
     graph = rdflib.Graph()
     graph.bind("rr", RR)
     graph.bind("xsd", XSD)
@@ -173,6 +217,8 @@ def _triples_map(graph: rdflib.Graph, m: _TableMap, base: str) -> None:
     graph.add((subject, RR["class"], m.entity))
     for term, column_name in sorted(m.attributes):
         column = table.column(column_name)
+        if column is not None and xsd_type(column.declared_type) == XSD.hexBinary:
+            continue  # binary: left out (r2rml_graph's notes say so)
         pom, obj = BNode(), BNode()
         graph.add((m.node, RR.predicateObjectMap, pom))
         graph.add((pom, RR.predicate, term))
@@ -219,4 +265,4 @@ def to_r2rml(ontology: Ontology) -> bytes:
     return head.encode("utf-8") + graph.serialize(format="turtle", encoding="utf-8")
 
 
-__all__ = ["RR", "SQL_XSD", "r2rml_graph", "sql_identifier", "to_r2rml", "xsd_type"]
+__all__ = ["RR", "SQL_XSD", "direct_property", "r2rml_graph", "sql_identifier", "to_r2rml", "xsd_type"]

@@ -23,7 +23,10 @@ Formats:
   r2rml   a W3C R2RML mapping of the SQL sources (Ontop, morph-kgc, D2RQ serve the data as a virtual
           knowledge graph): one TriplesMap per entity Term (subject IRIs from the primary key, class
           the Term), one predicate-object map per attribute Mapping (datatype from the SQL type),
-          joins from the join Relations; tables without a primary key are listed as # comments
+          joins from the join Relations; tables without a primary key are listed as # comments, and
+          so are aggregate metrics (a Mapping with SUM/AVG/COUNT … or an SQL expression is not a row
+          property; the column's values keep its Direct Mapping property <base>data/src/table#column)
+          and binary (BLOB) columns, which are left out
 
 Graph names are under the workspace's base IRI (<base>graph/content, ...), so exports of two
 workspaces loaded into one store stay separate.

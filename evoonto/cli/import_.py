@@ -17,7 +17,10 @@ shapes, then committed; `evoonto log` shows it, `evoonto rollback` undoes it).
               labels as skos:altLabel, its definition replacing the generated one), so the Term keeps the
               Mappings and probe Evidence the builder gave it; any other concept becomes a new Term
               (term/glossary/<slug>) with no Mapping yet; skos:broader/narrower become Hierarchy
-              relations.
+              relations. Each Term keeps skos:exactMatch <concept IRI>, so importing the file again
+              updates those Terms (a renamed concept renames the Term the import made) instead of
+              adding duplicates; the scheme, scheme membership, notes (scopeNote, note, example, …),
+              Dublin Core source/creator/created … and language tags are kept.
   dbt DIR     dbt MetricFlow semantic models and metrics (YAML files under DIR): primary entities
               enrich the table's entity Term, foreign entities become Association relations with a
               join condition, dimensions enrich (or add) column Terms, measures become Metric Terms
