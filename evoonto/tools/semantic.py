@@ -931,6 +931,7 @@ class _Compiler:
             if best is None:
                 raise _Unavailable(f"no join path between {start} and {table}",
                                    f"no known join connects {table} to {', '.join(sorted(joined))}")
+            self._one_route(joined, table)
             for hop in best.hops:
                 if hop.right in joined:
                     continue
@@ -943,6 +944,55 @@ class _Compiler:
         # a chosen join between two tables already joined (a cycle) still holds: it is one more condition
         hops += [chosen[i] for i in range(len(chosen)) if i not in used and chosen[i] not in hops]
         return hops
+
+    def _one_route(self, joined: set[str], table: str) -> None:
+        """Raise _Question when a joined table reaches ``table`` by two cheapest join routes through
+        different tables (``account`` to ``client`` through ``district`` or through ``disp``): the routes
+        relate the rows differently, so the compiler does not pick one. Routes are read without the
+        shared-key shortcuts (a shared-key hop stands for the two hops through the key it shares), one
+        origin at a time, and a route through another joined table belongs to that table."""
+        from evoonto.tools.joinpaths import ORIGIN_COST, TableRef
+
+        src = self.source or ""
+        goal = TableRef(src, table)
+        for origin in sorted(joined):
+            start = TableRef(src, origin)
+            cost: dict[TableRef, float] = {start: 0.0}
+            before: dict[TableRef, list[tuple[TableRef, Any]]] = {}
+            frontier = [start]
+            while frontier:  # cheapest costs and every cheapest predecessor (Bellman-Ford; small graphs)
+                nxt = []
+                for here in frontier:
+                    if here != start and (here.name in joined or here == goal):
+                        continue
+                    for edge in self.graph.adjacent(here):
+                        if edge.origin == "shared_key":
+                            continue
+                        there = TableRef(src, edge.right)
+                        c = cost[here] + ORIGIN_COST.get(edge.origin, 1.0)
+                        if c < cost.get(there, math.inf) - 1e-9:
+                            cost[there], before[there] = c, [(here, edge)]
+                            nxt.append(there)
+                        elif abs(c - cost.get(there, math.inf)) <= 1e-9 and (here, edge) not in before[there]:
+                            before[there].append((here, edge))
+                frontier = nxt
+            routes = self._routes_to(goal, start, before, limit=4)
+            if len({tuple(t for t, _c in r) for r in routes}) > 1:
+                raise _Question(
+                    f"{origin} and {table} join through different tables: which route is meant? (pass its "
+                    "joins in joins)", [[c for _t, c in r] for r in routes])
+
+    def _routes_to(self, goal: Any, start: Any, before: dict, limit: int) -> list[list[tuple[str, str]]]:
+        """Up to ``limit`` cheapest routes to ``goal`` as [(table reached, join condition), ...]."""
+        if goal == start:
+            return [[]]
+        out: list[list[tuple[str, str]]] = []
+        for here, edge in before.get(goal, []):
+            for route in self._routes_to(here, start, before, limit):
+                out.append(route + [(goal.name, edge.condition(self.dialect))])
+                if len(out) >= limit:
+                    return out
+        return out
 
     def _known_join(self, condition: str) -> Any:
         """The known join edge a condition ``a.x = b.y [AND ...]`` names (all of its key columns)."""
