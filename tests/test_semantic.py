@@ -556,6 +556,34 @@ def test_two_join_routes_guessed(tmp_path):
     assert sorted(_rows(path, by_district["sql"])) == [(10,), (11,), (12,)]  # accounts in their districts
 
 
+@pytest.mark.parametrize("key_table", ["district", "area"])
+def test_two_join_routes_guessed_when_the_key_table_is_needed_too(tmp_path, key_table):
+    """The same two routes when the query also names the shared key table (ordered by its name): which
+    district is meant, the account's or the client's, is the same question, whatever the tables are
+    called (the table that sorts first once decided it)."""
+    path = tmp_path / "bank.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(f"""
+            CREATE TABLE {key_table} (district_id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE client (client_id INTEGER PRIMARY KEY, gender TEXT,
+                                 district_id INTEGER REFERENCES {key_table}(district_id));
+            CREATE TABLE account (account_id INTEGER PRIMARY KEY,
+                                  district_id INTEGER REFERENCES {key_table}(district_id));
+            CREATE TABLE disp (disp_id INTEGER PRIMARY KEY, client_id INTEGER REFERENCES client(client_id),
+                               account_id INTEGER REFERENCES account(account_id));
+            INSERT INTO {key_table} VALUES (1, 'north'), (2, 'south');
+            INSERT INTO client VALUES (1, 'F', 1), (2, 'M', 1), (3, 'F', 2);
+            INSERT INTO account VALUES (10, 1), (11, 1), (12, 2);
+            INSERT INTO disp VALUES (1, 1, 11), (2, 2, 10), (3, 3, 12);
+        """)
+    onto_codec = _build(path)
+    answer = _compile(onto_codec, {"dimensions": ["term/bank/account.account_id"],
+                                   "filters": [{"term": "term/bank/client.gender", "op": "=", "value": "F"}],
+                                   "order": [{"term": f"term/bank/{key_table}.name"}]})
+    assert answer["status"] == "question", answer
+    assert "account and client join through different tables" in answer["question"]
+
+
 def test_one_join_route_through_a_shared_key_is_no_question(tmp_path):
     """The shared-key shortcut (city.country = language.country, both keys of country) stands for the
     route through country, so it is the only route and no question is asked."""

@@ -920,6 +920,8 @@ class _Compiler:
                 used.add(i)
                 joined.add(hops[-1].right)
                 progress = True
+        for table in sorted(needed - joined):  # before any path is taken, so the table order decides nothing
+            self._one_route(set(joined), table)
         for table in sorted(needed - joined):
             if table in joined:
                 continue
@@ -931,7 +933,6 @@ class _Compiler:
             if best is None:
                 raise _Unavailable(f"no join path between {start} and {table}",
                                    f"no known join connects {table} to {', '.join(sorted(joined))}")
-            self._one_route(joined, table)
             for hop in best.hops:
                 if hop.right in joined:
                     continue
@@ -948,9 +949,11 @@ class _Compiler:
     def _one_route(self, joined: set[str], table: str) -> None:
         """Raise _Question when a joined table reaches ``table`` by two cheapest join routes through
         different tables (``account`` to ``client`` through ``district`` or through ``disp``): the routes
-        relate the rows differently, so the compiler does not pick one. Routes are read without the
-        shared-key shortcuts (a shared-key hop stands for the two hops through the key it shares), one
-        origin at a time, and a route through another joined table belongs to that table."""
+        relate the rows differently, so the compiler does not pick one. ``joined`` are the tables joined
+        before any path is searched (the start and the chosen joins); routes are read without the shared-key
+        shortcuts (a shared-key hop stands for the two hops through the key it shares), one origin at a
+        time; a route through another table of ``joined`` belongs to that table, one through a table the
+        query also needs is still a route (which of the two the needed table is reached by is the question)."""
         from evoonto.tools.joinpaths import ORIGIN_COST, TableRef
 
         src = self.source or ""
