@@ -50,7 +50,10 @@ The answer (:func:`compile_semantic`)::
     {"status": "unavailable", "missing": "...", "detail": "..."}
 
 Joins follow :class:`~evoonto.tools.joinpaths.JoinGraph` (declared keys, probed and verified joins;
-a multi-column key is one join). When a join from a measure's table fans out (a hop whose far side
+a multi-column key is one join). Where two known joins link two tables, or two cheapest routes link a
+needed table to the tables joined so far through different tables or columns (an account's client
+through the district or through disp), the answer is a question listing each choice's joins.
+When a join from a measure's table fans out (a hop whose far side
 is not unique), the measure's rows are first reduced to distinct (key, dimension values) pairs and
 aggregated once per row of the measure's table: a SUM or COUNT is never multiplied by the join.
 Several measure tables are aggregated separately and joined on the dimensions.
