@@ -85,3 +85,15 @@ def test_gold_without_limit_or_with_a_positional_order_is_no_tie(bench, db):
     assert not bench.tie_at_limit(positional, db, _pred(["a", "c"]), rules)
     offset = GOLD.format(limit=2) + " OFFSET 1"
     assert not bench.tie_at_limit(offset, db, _pred(["b", "c"]), rules)
+
+
+def test_distinct_gold_ordered_by_a_column_it_does_not_select_is_no_tie(bench, db):
+    # an extra key column would change which rows are distinct: not checked, so not a tie
+    gold = ("SELECT DISTINCT p.name FROM goal AS g JOIN player AS p ON g.player_id = p.id "
+            "ORDER BY p.id LIMIT 1")
+    assert not bench.tie_at_limit(gold, db, "SELECT 'b'", rules_for("bird"))
+    selected = ("SELECT DISTINCT p.name, p.id % 2 AS parity FROM player AS p ORDER BY parity LIMIT 1")
+    # parity 0: b and d tie at the cut-off of LIMIT 1 (the key is selected, so DISTINCT is unchanged)
+    assert bench.tie_at_limit(selected, db, "SELECT 'b', 0", rules_for("bird")) and \
+        bench.tie_at_limit(selected, db, "SELECT 'd', 0", rules_for("bird"))
+    assert not bench.tie_at_limit(selected, db, "SELECT 'a', 1", rules_for("bird"))
