@@ -649,6 +649,9 @@ def tie_at_limit(gold_sql: str, database: Path | str, predicted_sql: str, rules:
     """
     from collections import Counter as _Counter
 
+    import sqlglot
+    from sqlglot import exp
+
     from evoonto.evaluation.execution import execute, gold_order_matters
 
     gold_sql, predicted_sql = rules.prepare(gold_sql), rules.prepare(predicted_sql)
