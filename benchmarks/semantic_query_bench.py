@@ -10,7 +10,9 @@ folder, BIRD rules for a BIRD folder).
 
 - **expressible**: the translator wrote a semantic query and the compiler answered ``ok``;
 - **equal**: of those, the compiled SQL's result equals the gold result (EX = 1). Every expressible
-  query whose result differs is listed as a defect (``--show N``).
+  query whose result differs is listed (``--show N``): as a defect, or under "tie at limit" when
+  :func:`tie_at_limit` verifies that the gold's ORDER BY keys tie at its LIMIT cut-off and the compiled
+  rows are another valid cut (the gold run again without LIMIT). Such items still count as not equal.
 
 Also prints the compile latency (p50/p99 over the expressible queries of the largest database, world_1
 when present; ``compile p50 X ms``) and the reasons gold was not expressible, most frequent first.
@@ -629,6 +631,91 @@ def build_ontology(db_path: Path, verified: Path | None = None) -> tuple[Any, An
     return ontology, IdCodec(result.base_iri if hasattr(result, "base_iri") else "https://example.org/evoonto/build/")
 
 
+def tie_at_limit(gold_sql: str, database: Path | str, predicted_sql: str, rules: Any) -> bool:
+    """Whether a prediction that EX scored wrong is one valid answer of a gold ``ORDER BY ... LIMIT n``
+    whose ORDER BY keys tie at the cut-off (row n and row n+1 have equal keys), checked by running the
+    gold again without its LIMIT, with its ORDER BY keys as extra columns (the whole result):
+
+    - the gold is one SELECT with ORDER BY and a numeric LIMIT n (no OFFSET; ORDER BY keys are
+      expressions or output aliases, not positions; with DISTINCT only keys the gold also selects);
+    - the unlimited, ordered gold has more than n rows, and rows n and n+1 have equal keys;
+    - the prediction has n rows, each a row of the unlimited gold with one key value; it holds every
+      row whose key sorts before the tied key, the rest are rows with the tied key, none after it;
+    - when ``rules`` make row order count (Spider with ORDER BY), its keys follow the gold's order.
+
+    Anything else (an error, a query this cannot rewrite, a key that differs) is False: the difference
+    stays a defect. Columns compare in the gold's order (no permutation). ``rules`` is an
+    :class:`~evoonto.evaluation.execution.Rules`; both queries run as ``rules.prepare`` gives them.
+    """
+    from collections import Counter as _Counter
+
+    import sqlglot
+    from sqlglot import exp
+
+    from evoonto.evaluation.execution import execute, gold_order_matters
+
+    gold_sql, predicted_sql = rules.prepare(gold_sql), rules.prepare(predicted_sql)
+    try:
+        tree = sqlglot.parse_one(gold_sql, read="sqlite")
+    except sqlglot.errors.SqlglotError:
+        return False
+    order, limit = tree.args.get("order"), tree.args.get("limit")
+    if not isinstance(tree, exp.Select) or order is None or limit is None or tree.args.get("offset") \
+            or limit.args.get("offset") or not isinstance(limit.expression, exp.Literal) \
+            or limit.expression.is_string:
+        return False
+    n = int(limit.expression.this)
+    aliases = {i.alias.casefold(): i.this for i in tree.expressions if isinstance(i, exp.Alias)}
+    selected = {(i.this if isinstance(i, exp.Alias) else i).sql("sqlite") for i in tree.expressions}
+    keys = []
+    for item in order.expressions:
+        key = item.this
+        if isinstance(key, exp.Literal):
+            return False  # ORDER BY 2: a position
+        if isinstance(key, exp.Column) and not key.table and key.name.casefold() in aliases:
+            key = aliases[key.name.casefold()]
+        if tree.args.get("distinct") and key.sql("sqlite") not in selected:
+            return False  # an extra column would change which rows are distinct
+        keys.append(key.copy())
+    width_run = execute(database, gold_sql)
+    if not width_run.rows:
+        return False
+    width = len(width_run.rows[0])
+    keyed = tree.copy()
+    keyed.set("limit", None)
+    keyed = keyed.select(*(k.as_(f"evoonto_tie_key{i}") for i, k in enumerate(keys)), copy=False)
+    full, pred = execute(database, keyed.sql("sqlite")), execute(database, predicted_sql)
+    if full.rows is None or pred.rows is None or full.truncated or len(full.rows) <= n or len(pred.rows) != n:
+        return False
+    rows = [(tuple(r[:width]), tuple(r[width:])) for r in full.rows]
+    cut = rows[n - 1][1]
+    if rows[n][1] != cut:
+        return False  # no tie at the cut-off: the gold's first n rows are the only answer
+    rank: dict[tuple, int] = {}
+    for _row, key in rows:
+        rank.setdefault(key, len(rank))
+    key_of: dict[tuple, set] = {}
+    for row, key in rows:
+        key_of.setdefault(row, set()).add(key)
+    pred_ranks = []
+    for row in pred.rows:
+        found = key_of.get(tuple(row), set())
+        if len(found) != 1:
+            return False  # not a gold row, or one row with two keys
+        pred_ranks.append(rank[next(iter(found))])
+    cut_rank = rank[cut]
+    available = _Counter(row for row, _key in rows)
+    if any(count > available[row] for row, count in _Counter(tuple(r) for r in pred.rows).items()):
+        return False
+    before = _Counter(row for row, key in rows if rank[key] < cut_rank)
+    if _Counter(tuple(r) for r, k in zip(pred.rows, pred_ranks, strict=True) if k < cut_rank) != before:
+        return False
+    if any(k > cut_rank for k in pred_ranks):
+        return False
+    ordered = gold_order_matters(gold_sql, rules.mode, order_by_sensitive=rules.order_by_sensitive)
+    return not ordered or pred_ranks == sorted(pred_ranks)
+
+
 def _probe_for(db_path: Path):
     from evoonto.sources import open_source
 
@@ -657,6 +744,7 @@ def run(items: list[tuple[str, str, Path, Any]], rules_name: str, show: int, lat
     n = expressible = equal = 0
     reasons: Counter = Counter()
     defects: list[str] = []
+    ties: list[str] = []  # differing results that are another valid cut of a tie at the gold's LIMIT
     flagged: list[str] = []  # compiled SQL on which check_sql reports a Violation
     latencies: dict[str, list[float]] = {}
     for db_path, group in sorted(by_db.items()):
@@ -687,6 +775,8 @@ def run(items: list[tuple[str, str, Path, Any]], rules_name: str, show: int, lat
             result = score_ex(gold, db_path, answer["sql"], rules=rules)
             if result.correct:
                 equal += 1
+            elif not result.error and tie_at_limit(sql, db_path, answer["sql"], rules):
+                ties.append(f"{qid} [{db}]\n    gold: {sql}\n    compiled: {answer['sql']}")
             else:
                 defects.append(f"{qid} [{db}] {result.error or result.gold_error or 'different rows'}\n"
                                f"    gold: {sql}\n    semantic: {json.dumps(query)}\n    compiled: {answer['sql']}")
@@ -694,8 +784,12 @@ def run(items: list[tuple[str, str, Path, Any]], rules_name: str, show: int, lat
     print(f"not expressible ({n - expressible}), by reason:", file=out)
     for reason, count in reasons.most_common(25):
         print(f"  {count:4d}  {reason}", file=out)
-    print(f"defects (expressible, result differs): {len(defects)}", file=out)
+    print(f"defects (expressible, result differs, not a tie at limit): {len(defects)}", file=out)
     for line in defects[:show]:
+        print("  " + line, file=out)
+    print(f"tie at limit (result differs; the gold's ORDER BY keys tie at its LIMIT and the compiled rows "
+          f"are another valid cut, checked by tie_at_limit): {len(ties)}", file=out)
+    for line in ties[:show]:
         print("  " + line, file=out)
     print(f"compiled SQL with a check_sql Violation: {len(flagged)}", file=out)
     for line in flagged[:show]:

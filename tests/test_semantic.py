@@ -517,3 +517,134 @@ def test_s5_a_non_finite_number_is_refused(shop):
             '"filters": [{"term": "term/shop/orders.order_id", "op": ">", "value": 1e400}]}')
     with pytest.raises(ToolArgumentError, match="finite number"):
         _compile(onto, text)
+
+
+def test_two_join_routes_guessed(tmp_path):
+    """Defect: two tables joined by two routes through different tables (an account's client through the
+    shared district, or through the disposition that links them) were joined by the shorter-looking one
+    (the shared-key shortcut) without asking; the result answered another question than the gold's."""
+    path = tmp_path / "bank.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE district (district_id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE client (client_id INTEGER PRIMARY KEY, gender TEXT,
+                                 district_id INTEGER REFERENCES district(district_id));
+            CREATE TABLE account (account_id INTEGER PRIMARY KEY,
+                                  district_id INTEGER REFERENCES district(district_id));
+            CREATE TABLE disp (disp_id INTEGER PRIMARY KEY, client_id INTEGER REFERENCES client(client_id),
+                               account_id INTEGER REFERENCES account(account_id));
+            INSERT INTO district VALUES (1, 'north'), (2, 'south');
+            INSERT INTO client VALUES (1, 'F', 1), (2, 'M', 1), (3, 'F', 2);
+            INSERT INTO account VALUES (10, 1), (11, 1), (12, 2);
+            INSERT INTO disp VALUES (1, 1, 11), (2, 2, 10), (3, 3, 12);
+        """)
+    onto_codec = _build(path)
+    query = {"dimensions": ["term/bank/account.account_id"],
+             "filters": [{"term": "term/bank/client.gender", "op": "=", "value": "F"}]}
+    answer = _compile(onto_codec, query)
+    assert answer["status"] == "question", answer
+    assert "account and client join through different tables" in answer["question"]
+    routes = sorted(answer["choices"])
+    assert routes == [['"account"."account_id" = "disp"."account_id"', '"disp"."client_id" = "client"."client_id"'],
+                      ['"account"."district_id" = "district"."district_id"',
+                       '"district"."district_id" = "client"."district_id"']]
+    by_disp = _compile(onto_codec, {**query, "joins": routes[0]})
+    assert by_disp["status"] == "ok", by_disp
+    assert sorted(_rows(path, by_disp["sql"])) == [(11,), (12,)]  # the accounts of female clients
+    by_district = _compile(onto_codec, {**query, "joins": routes[1]})
+    assert by_district["status"] == "ok", by_district
+    assert sorted(_rows(path, by_district["sql"])) == [(10,), (11,), (12,)]  # accounts in their districts
+
+
+@pytest.mark.parametrize("key_table", ["district", "area"])
+def test_two_join_routes_guessed_when_the_key_table_is_needed_too(tmp_path, key_table):
+    """The same two routes when the query also names the shared key table (ordered by its name): which
+    district is meant, the account's or the client's, is the same question, whatever the tables are
+    called (the table that sorts first once decided it)."""
+    path = tmp_path / "bank.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(f"""
+            CREATE TABLE {key_table} (district_id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE client (client_id INTEGER PRIMARY KEY, gender TEXT,
+                                 district_id INTEGER REFERENCES {key_table}(district_id));
+            CREATE TABLE account (account_id INTEGER PRIMARY KEY,
+                                  district_id INTEGER REFERENCES {key_table}(district_id));
+            CREATE TABLE disp (disp_id INTEGER PRIMARY KEY, client_id INTEGER REFERENCES client(client_id),
+                               account_id INTEGER REFERENCES account(account_id));
+            INSERT INTO {key_table} VALUES (1, 'north'), (2, 'south');
+            INSERT INTO client VALUES (1, 'F', 1), (2, 'M', 1), (3, 'F', 2);
+            INSERT INTO account VALUES (10, 1), (11, 1), (12, 2);
+            INSERT INTO disp VALUES (1, 1, 11), (2, 2, 10), (3, 3, 12);
+        """)
+    onto_codec = _build(path)
+    answer = _compile(onto_codec, {"dimensions": ["term/bank/account.account_id"],
+                                   "filters": [{"term": "term/bank/client.gender", "op": "=", "value": "F"}],
+                                   "order": [{"term": f"term/bank/{key_table}.name"}]})
+    assert answer["status"] == "question", answer
+    assert "account and client join through different tables" in answer["question"]
+
+
+def test_needed_table_joined_from_the_first_joined_table_by_name(tmp_path):
+    """Defect: a table the query needs that two joined tables both reach (the district of the account
+    or of the client, once the disp joins are chosen) was joined from the one whose name sorts first."""
+    path = _bank(tmp_path)
+    onto_codec = _build(path)
+    query = {"dimensions": ["term/bank/account.account_id"],
+             "filters": [{"term": "term/bank/client.gender", "op": "=", "value": "F"}],
+             "order": [{"term": "term/bank/district.name"}],
+             "joins": ["client.client_id = disp.client_id", "disp.account_id = account.account_id"]}
+    answer = _compile(onto_codec, query)
+    assert answer["status"] == "question", answer
+    assert "district joins account and client in different ways" in answer["question"]
+    assert sorted(answer["choices"]) == [['"account"."district_id" = "district"."district_id"'],
+                                         ['"client"."district_id" = "district"."district_id"']]
+    chosen = _compile(onto_codec, {**query, "joins": query["joins"] + ["client.district_id = district.district_id"]})
+    assert chosen["status"] == "ok", chosen
+    assert '"client"."district_id" = "district"."district_id"' in chosen["sql"]
+    assert '"account"."district_id" = "district"."district_id"' not in chosen["sql"]
+
+
+def _bank(tmp_path: Path) -> Path:
+    path = tmp_path / "bank.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE district (district_id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE client (client_id INTEGER PRIMARY KEY, gender TEXT,
+                                 district_id INTEGER REFERENCES district(district_id));
+            CREATE TABLE account (account_id INTEGER PRIMARY KEY,
+                                  district_id INTEGER REFERENCES district(district_id));
+            CREATE TABLE disp (disp_id INTEGER PRIMARY KEY, client_id INTEGER REFERENCES client(client_id),
+                               account_id INTEGER REFERENCES account(account_id));
+            INSERT INTO district VALUES (1, 'north'), (2, 'south');
+            INSERT INTO client VALUES (1, 'F', 1), (2, 'M', 1), (3, 'F', 2);
+            INSERT INTO account VALUES (10, 1), (11, 1), (12, 2);
+            INSERT INTO disp VALUES (1, 1, 11), (2, 2, 10), (3, 3, 12);
+        """)
+    return path
+
+
+def test_one_join_route_through_a_shared_key_is_no_question(tmp_path):
+    """The shared-key shortcut (city.country = language.country, both keys of country) stands for the
+    route through country, so it is the only route and no question is asked."""
+    path = tmp_path / "atlas.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE country (code TEXT PRIMARY KEY, name TEXT);
+            CREATE TABLE city (id INTEGER PRIMARY KEY, name TEXT, country TEXT REFERENCES country(code));
+            CREATE TABLE language (country TEXT REFERENCES country(code), language TEXT,
+                                   PRIMARY KEY (country, language));
+            INSERT INTO country VALUES ('A', 'Aland'), ('B', 'Bland');
+            INSERT INTO city VALUES (1, 'x', 'A'), (2, 'y', 'B');
+            INSERT INTO language VALUES ('A', 'one'), ('A', 'two'), ('B', 'two');
+        """)
+    onto_codec = _build(path)
+    answer = _compile(onto_codec, {"dimensions": ["term/atlas/city.name"], "distinct": True,
+                                   "filters": [{"term": "term/atlas/language.language", "op": "=", "value": "one"}]})
+    assert answer["status"] == "ok", answer
+    assert _rows(path, answer["sql"]) == [("x",)]
+    # city and language joined on their shared country: country from either is the same join
+    both = _compile(onto_codec, {"dimensions": ["term/atlas/city.name", "term/atlas/country.name"],
+                                 "filters": [{"term": "term/atlas/language.language", "op": "=", "value": "two"}],
+                                 "joins": ["city.country = language.country"]})
+    assert both["status"] == "ok", both
+    assert sorted(_rows(path, both["sql"])) == [("x", "Aland"), ("y", "Bland")]

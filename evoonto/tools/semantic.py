@@ -50,7 +50,10 @@ The answer (:func:`compile_semantic`)::
     {"status": "unavailable", "missing": "...", "detail": "..."}
 
 Joins follow :class:`~evoonto.tools.joinpaths.JoinGraph` (declared keys, probed and verified joins;
-a multi-column key is one join). When a join from a measure's table fans out (a hop whose far side
+a multi-column key is one join). Where two known joins link two tables, or two cheapest routes link a
+needed table to the tables joined so far through different tables or columns (an account's client
+through the district or through disp), the answer is a question listing each choice's joins.
+When a join from a measure's table fans out (a hop whose far side
 is not unique), the measure's rows are first reduced to distinct (key, dimension values) pairs and
 aggregated once per row of the measure's table: a SUM or COUNT is never multiplied by the join.
 Several measure tables are aggregated separately and joined on the dimensions.
@@ -58,6 +61,7 @@ Several measure tables are aggregated separately and joined on the dimensions.
 
 from __future__ import annotations
 
+import heapq
 import math
 import threading
 import weakref
@@ -920,6 +924,8 @@ class _Compiler:
                 used.add(i)
                 joined.add(hops[-1].right)
                 progress = True
+        for table in sorted(needed - joined):  # before any path is taken, so the table order decides nothing
+            self._one_route(set(joined), table, hops)
         for table in sorted(needed - joined):
             if table in joined:
                 continue
@@ -943,6 +949,85 @@ class _Compiler:
         # a chosen join between two tables already joined (a cycle) still holds: it is one more condition
         hops += [chosen[i] for i in range(len(chosen)) if i not in used and chosen[i] not in hops]
         return hops
+
+    def _one_route(self, joined: set[str], table: str, taken: list[Any]) -> None:
+        """Raise _Question when the tables joined so far reach ``table`` by two cheapest join routes that
+        relate the rows differently: through different tables (``account`` to ``client`` through
+        ``district`` or through ``disp``), or from two joined tables whose join columns the joins
+        ``taken`` do not equate (``district`` from ``account`` or from ``client``). The compiler does not
+        pick one. ``joined`` are the tables joined before any path is searched (the start and the chosen
+        joins, ``taken``). Routes are read without the shared-key shortcuts (a shared-key hop stands for
+        the two hops through the key it shares); routes that differ only in which of two known joins
+        between the same two tables they take are left to the two-joins question."""
+        from evoonto.tools.joinpaths import ORIGIN_COST, TableRef
+
+        src = self.source or ""
+        goal = TableRef(src, table)
+        parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+        def find(col: tuple[str, str]) -> tuple[str, str]:
+            while parent.get(col, col) != col:
+                col = parent[col]
+            return col
+
+        for hop in taken:  # columns the joins taken already equate
+            for a, b in zip(hop.left_columns, hop.right_columns, strict=True):
+                x, y = find((hop.left.casefold(), a.casefold())), find((hop.right.casefold(), b.casefold()))
+                if x != y:
+                    parent[max(x, y)] = min(x, y)
+        cost: dict[Any, float] = {TableRef(src, t): 0.0 for t in joined}
+        before: dict[Any, list[tuple[Any, Any]]] = {}
+        heap = [(0.0, ref) for ref in cost]
+        heapq.heapify(heap)
+        done: set[Any] = set()
+        while heap:  # Dijkstra from every joined table, keeping every cheapest predecessor
+            here_cost, here = heapq.heappop(heap)
+            if here in done:
+                continue
+            done.add(here)
+            if here == goal:
+                break
+            for edge in self.graph.adjacent(here):
+                there = TableRef(src, edge.right)
+                if edge.origin == "shared_key" or there in done:
+                    continue
+                c = here_cost + ORIGIN_COST.get(edge.origin, 1.0)
+                if c < cost.get(there, math.inf) - 1e-9:
+                    cost[there], before[there] = c, [(here, edge)]
+                    heapq.heappush(heap, (c, there))
+                elif abs(c - cost.get(there, math.inf)) <= 1e-9:
+                    before[there].append((here, edge))
+        kinds: dict[Any, list[Any]] = {}
+        for route in self._routes_to(goal, set(cost) - set(before), before, limit=8):
+            first = route[0]
+            origin = first.left
+            if (origin, tuple(h.right for h in route)) in {(r[0].left, tuple(h.right for h in r))
+                                                          for rs in kinds.values() for r in rs}:
+                continue  # the same tables, another join between two of them: the two-joins question
+            kind = (frozenset(find((origin.casefold(), c.casefold())) for c in first.left_columns),
+                    first.right_columns, tuple((h.right, h.left_columns, h.right_columns) for h in route))
+            kinds.setdefault(kind, []).append(route)
+        if len(kinds) > 1:
+            routes = [rs[0] for rs in kinds.values()]
+            origins = sorted({r[0].left for r in routes})
+            choices = [[h.condition(self.dialect) for h in r] for r in routes]
+            if len(origins) == 1:
+                raise _Question(f"{origins[0]} and {table} join through different tables: which route is "
+                                "meant? (pass its joins in joins)", choices)
+            raise _Question(f"{table} joins {' and '.join(origins)} in different ways: which join is meant? "
+                            "(pass its joins in joins)", choices)
+
+    def _routes_to(self, goal: Any, sources: set[Any], before: dict, limit: int) -> list[list[Any]]:
+        """Up to ``limit`` cheapest routes from one of ``sources`` to ``goal``, each its hops in order."""
+        if goal in sources:
+            return [[]]
+        out: list[list[Any]] = []
+        for here, edge in before.get(goal, []):
+            for route in self._routes_to(here, sources, before, limit):
+                out.append(route + [edge])
+                if len(out) >= limit:
+                    return out
+        return out
 
     def _known_join(self, condition: str) -> Any:
         """The known join edge a condition ``a.x = b.y [AND ...]`` names (all of its key columns)."""
