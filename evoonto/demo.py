@@ -507,9 +507,9 @@ def _step_evolve(state: _State) -> list[str]:
                                                                                   served=True)
         ref = scores.get("full schema prompt", {}).get("tokens")
         lines += [SCORE_HEADER] + [_score_row(n, m, ref) for n, m in scores.items() if n != "full schema prompt"]
+        fixed = (state.policy or LinkingPolicy()).describe()
         lines.append(f"the two raw-schema rows score each version's served answer (as the gate did); the rows "
-                     f"above them read {state.policy.describe()}: compare v0 with v{result.final_version}, "
-                     f"not with the baseline")
+                     f"above them read {fixed}: compare v0 with v{result.final_version}, not with the baseline")
     elif result.rounds:
         lines.append("no patch passed the gate: the held-out scores stay those of version 0")
     else:

@@ -214,7 +214,9 @@ _VOCAB_LOCK = threading.Lock()
 def semantic_vocabulary(ontology: Any) -> SemanticVocabulary:
     """The Terms, Mappings, catalog columns/tables and Constraints of ``ontology`` a semantic query
     may name (a few SPARQL queries on first use, then cached per ontology object and version)."""
-    version = getattr(ontology, "version", None)
+    from evoonto.ontology import Ontology
+
+    version = ontology.version if isinstance(ontology, Ontology) else None
     with _VOCAB_LOCK:
         try:
             cached = _VOCAB.get(ontology)
@@ -324,6 +326,10 @@ class _Compiler:
         self.nodes = 0
         # filters whose meaning needs every row of a table present (any / not / is null): (what, tables)
         self.guards: list[tuple[str, set[str]]] = []
+        # row filters (by position) whose guards need their tables' every row, and the compiled output
+        # columns, both set while a query compiles
+        self._guarded: dict[int, range] = {}
+        self._output: Any = None
 
     def _count_node(self, size: int = 1) -> None:
         self.nodes += size
@@ -768,7 +774,7 @@ class _Compiler:
     def compile(self, query: Mapping[str, Any], depth: int = 0) -> exp.Query:
         """One (possibly nested) semantic query as a sqlglot query; its any / not / is null filters are
         checked against its own joins only."""
-        outer = self.guards, getattr(self, "_guarded", {})
+        outer = self.guards, self._guarded
         self.guards = []
         try:
             return self._compile(query, depth)
@@ -1085,7 +1091,7 @@ class _Compiler:
             return row_filters, frozenset()
         used_elsewhere = set(elsewhere) | {t for i, (_m, ts) in enumerate(row_filters) if i not in self._guarded
                                            for t in ts}
-        out, handled = list(row_filters), set()
+        out, handled = list(row_filters), set[int]()
         for i, guards in self._guarded.items():
             make, tables = row_filters[i]
             far = tables & beyond
@@ -1273,7 +1279,7 @@ class _Compiler:
         """The answer's columns in the order ``output`` asks (default: dimensions, then metrics)."""
         by = {f"d{i}": e for i, (d, e) in enumerate(zip(dims, dim_exprs, strict=True)) if not d.hidden}
         by.update({f"m{i}": e for i, e in enumerate(metric_exprs)})
-        output = getattr(self, "_output", None)
+        output = self._output
         if not output:
             return list(by.values())
         if sorted(output) != sorted(by) or len(set(output)) != len(output):
