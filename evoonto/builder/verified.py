@@ -65,7 +65,7 @@ from evoonto.tools.joinpaths import JoinGraph, written_joins
 
 __all__ = ["VerifiedItem", "VerifiedMining", "load_verified", "as_verified", "mine_verified", "GRAIN_WORDS",
            "items_for_source", "computed_term", "grain_term", "grain_expression",
-           "verified_iri", "MAX_PHRASE_WORDS"]
+           "verified_iri", "MAX_PHRASE_WORDS", "VerifiedMeasures", "verified_measures"]
 
 #: Longest question phrase (words) used as a name.
 MAX_PHRASE_WORDS = 3
@@ -490,6 +490,51 @@ class _Analyzer:
             return
         if not any(g.unit == unit and (g.table, g.column) == place for g in out.grains):
             out.grains.append(_Grain(unit, place[0], place[1], rendered[0]))
+
+
+@dataclass(frozen=True)
+class VerifiedMeasures:
+    """What the miner of :func:`mine_verified` could make named records of, in one SQL statement.
+
+    Attributes:
+        metrics: ``(function, expression)`` of each aggregate the miner mints metric Terms from
+            (``SUM``/``AVG``/``COUNT`` over columns, not ``MIN``/``MAX`` of a bare column, not
+            ``COUNT(*)``), the expression with real table names in the source dialect, as a metric
+            Mapping's ``evo:expression`` would hold it.
+        filters: the condition of each comparison it mints named filters (Constraints) from (a
+            column against a number with ``<``/``>``/``<=``/``>=``, or two columns with any
+            comparison but ``=``), as a Constraint's ``evo:condition`` would hold it.
+    """
+
+    metrics: tuple[tuple[str, str], ...] = ()
+    filters: tuple[str, ...] = ()
+
+
+def verified_measures(sql: str, schema: SourceSchema, *, dialect: str | None = None,
+                      joins: JoinGraph | None = None) -> VerifiedMeasures:
+    """The metric expressions and filter conditions the miner reads from ``sql`` (the same analysis
+    as :func:`mine_verified`, without running the query or naming anything; naming needs the
+    question and happens in :func:`mine_verified`).
+
+    Args:
+        sql: one statement in ``dialect``; schema: the catalog of its source
+            (:meth:`evoonto.catalog.Catalog.source`); joins: the join graph (default: the catalog's).
+    Returns:
+        A :class:`VerifiedMeasures` (empty when the SQL does not parse).
+    """
+    import sqlglot
+
+    from evoonto.catalog import Catalog
+
+    try:
+        statement = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.SqlglotError:
+        return VerifiedMeasures()
+    if joins is None:
+        joins = JoinGraph.from_catalog(Catalog((schema,)), dialects={schema.id: dialect})
+    analysis = _Analyzer(schema, dialect, joins).analyze(statement)
+    return VerifiedMeasures(tuple(dict.fromkeys((a.function, a.expression) for a in analysis.aggregates)),
+                            tuple(dict.fromkeys(f.condition for f in analysis.filters)))
 
 
 # -- phrases of the question ---------------------------------------------------------------------
