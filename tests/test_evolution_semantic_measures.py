@@ -209,3 +209,26 @@ def test_the_gate_keeps_the_mined_metric_when_it_beats_the_parent_and_rejects_it
     assert result2.accepted == 0 and not ws2.accepted
     assert [m["decision"] for _p, m in ws2.rejected] == ["rejected"]
     assert ws2.rejected[0][1]["candidate_score"] == ws2.rejected[0][1]["parent_score"]
+
+
+def test_a_second_measure_of_an_already_recorded_verified_query_cites_the_record_without_rewriting_it(shop):
+    onto, prober, _source = shop
+    sql = ("SELECT o.customer, SUM(l.price * l.quantity) FROM lines AS l JOIN orders AS o "
+           "ON l.order_id = o.order_id WHERE l.minutes > 300 GROUP BY o.customer")
+    task = [_failed("t5", "What is the revenue of long lines per customer?", sql)]
+    _view, ctx, sigs, cands = _candidates(onto, prober, task)
+    assert sorted(s.key for s in sigs) == ["filter lines.minutes > 300", "metric SUM(lines.price * lines.quantity)"]
+    metric = next(c for s, c in cands if s.key.startswith("metric"))
+    patched, why = validate_candidate(onto, to_patch(metric, ctx))
+    assert why is None and patched is not None
+    # next round: the parent records the verified query (with the metric); the filter is still missing
+    _view, ctx2, sigs2, cands2 = _candidates(patched, prober, task)
+    assert [s.key for s in sigs2] == ["filter lines.minutes > 300"]
+    (_sig, flt), = cands2
+    added = flt.graphs(ctx2)[0]["content"]
+    constraint = next(added.subjects(RDF.type, EVO.Constraint))
+    query = added.value(constraint, PROV.wasDerivedFrom)
+    assert (query, RDF.type, EVO.VerifiedQuery) in patched.graph("content")  # the recorded one, cited
+    assert not list(added.triples((query, None, None)))                      # and not written again
+    assert not list(added.subjects(RDF.type, EVO.Evidence))
+    assert validate_candidate(patched, to_patch(flt, ctx2))[1] is None

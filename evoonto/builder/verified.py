@@ -639,7 +639,7 @@ def _check(ontology: Any, item: VerifiedItem, source_id: str, dialect: str | Non
 
 
 def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph, content: Graph,
-                  iris: IriFactory, at: datetime, ontology: Any = None) -> VerifiedMining:
+                  iris: IriFactory, at: datetime, ontology: Any = None, remine: bool = False) -> VerifiedMining:
     """Turn the verified queries of one source into content records (see the module docstring).
 
     Args:
@@ -650,6 +650,10 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
         iris: the workspace's IRI factory; at: the logical time of the run probes.
         ontology: an Ontology over ``catalog`` + ``content`` for :func:`~evoonto.tools.sqlcheck.check_sql`
             (made from the two graphs when None).
+        remine: mine a query whose ``evo:VerifiedQuery`` record ``content`` already holds (evolution
+            mines a failed task's recorded verified query again for what it still lacks); its record
+            is written again to the result graph, which the caller then leaves out. False (the
+            default): such a query is skipped with a warning.
 
     Returns:
         A :class:`VerifiedMining`; every skipped query was also warned about (one line naming its
@@ -684,7 +688,7 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
             run = run_probe(source, item.sql, limit=RUN_LIMIT, timeout_ms=10_000, at=at, errors="keep")
             if not run.ok:
                 reason = f"the SQL does not run: {run.error}"
-        if reason is None and (iri in seen or _existing(content, iri, EVO.VerifiedQuery)):
+        if reason is None and (iri in seen or (not remine and _existing(content, iri, EVO.VerifiedQuery))):
             reason = f"a verified query with id {item.key!r} exists already"
         if reason is not None:
             where = item.where or f"verified query {item.key}"
@@ -815,6 +819,8 @@ class _Miner:
             for q in queries:
                 self.graph.add((term, PROV.wasDerivedFrom, q))
                 self.exercises[q].append(term)
+            for _item, iri, _agg, _an in uses:  # its phrase names it, not a filter of the same query
+                self.claimed[iri].update(p for name in (phrase, *alts) for p in _sub_phrases(name))
             return
         label = phrase[:1].upper() + phrase[1:]
         mapping = computed_term(

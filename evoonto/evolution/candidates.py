@@ -20,7 +20,7 @@ from typing import Any
 
 import rdflib
 from rdflib import OWL, RDF
-from rdflib.namespace import PROV, SKOS
+from rdflib.namespace import DCTERMS, PROV, SKOS
 
 from evoonto.errors import EvoontoError
 from evoonto.evolution import text as tx
@@ -470,12 +470,18 @@ def _measure_candidates(sig, reason: str, view: OntologyView, prober: ValueProbe
         return []
     measure, wanted = sig.detail("measure"), sig.detail("expression")
     queries = sig.detail("queries", ())
-    items = as_verified([{"question": question, "sql": sql} for _task, question, sql in queries])
+    # a query the parent records already (e.g. `build --verified`) keeps its record: the same id
+    recorded = {str(view.content.value(q, EVO.sql)): str(view.content.value(q, DCTERMS.identifier))
+                for q in view.content.subjects(RDF.type, EVO.VerifiedQuery)
+                if view.content.value(q, EVO.source) == view.sources.get(sig.source_id)
+                and view.content.value(q, DCTERMS.identifier) is not None}
+    items = as_verified([{"question": question, "sql": sql, **({"id": recorded[sql]} if sql in recorded else {})}
+                         for _task, question, sql in queries])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SourceWarning)  # a query the miner leaves out gives no candidate
         mined = mine_verified(items, source=source, catalog=ontology.graph("catalog"), content=view.content, iris=iris,
                               at=now or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0),
-                              ontology=ontology)
+                              ontology=ontology, remine=True)
     g = mined.graph
     records: list[Any] = []
     if measure == "metric":
@@ -493,11 +499,15 @@ def _measure_candidates(sig, reason: str, view: OntologyView, prober: ValueProbe
         return []
     cited = [q for q in dict.fromkeys(g.objects(records[0], PROV.wasDerivedFrom))
              if (q, RDF.type, EVO.VerifiedQuery) in g]
+    # a verified query the parent records already is cited, not rewritten (nor is its run's Evidence)
+    cited = [q for q in cited if (q, RDF.type, None) not in view.content]
     support = [n for q in cited for ev in g.objects(q, PROV.wasDerivedFrom)
-               for n in (ev, g.value(ev, PROV.wasGeneratedBy)) if isinstance(n, rdflib.URIRef)]
+               for n in (ev, g.value(ev, PROV.wasGeneratedBy))
+               if isinstance(n, rdflib.URIRef) and (n, RDF.type, None) not in view.content]
     kept = set(records) | set(cited) | set(support)
+    fresh = list(dict.fromkeys([*records, *cited, *support]))
     triples = []
-    for subject in [*records, *cited, *support]:
+    for subject in fresh:
         for s, p, o in g.triples((subject, None, None)):
             # a query's links to what it exercises: only records of the parent or of this candidate
             if p == EVO.exercises and o not in kept and (o, RDF.type, None) not in view.content:
