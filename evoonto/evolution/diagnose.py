@@ -323,26 +323,34 @@ def _normalized_sql(text: str, dialect: str | None = "sqlite") -> str | None:
 
 
 def measure_gaps(view: OntologyView, source_id: str, sql: str,
-                 known: tuple[set[str], set[str]] | None = None) -> list[tuple[str, str]]:
+                 known: tuple[set[str], set[str]] | None = None, cache: dict | None = None) -> list[tuple[str, str]]:
     """What a verified SQL statement computes that the parent has no named record for.
 
     Args:
         view: the parent; source_id: the statement's source; sql: the statement (the source's
-            dialect); known: :func:`known_measures` of ``view`` (computed when None).
+            dialect); known: :func:`known_measures` of ``view`` (computed when None); cache: a dict
+            this function keeps each source's schema, dialect and join graph in between calls.
     Returns:
         ``[("metric", expression) | ("filter", condition)]`` in the miner's spelling
         (:func:`evoonto.builder.verified.verified_measures`), without those the parent records; []
         for an unknown source or SQL that does not parse.
     """
     from evoonto.builder.verified import verified_measures
+    from evoonto.catalog import Catalog
     from evoonto.sources.quoting import dialect_of_kind
+    from evoonto.tools.joinpaths import JoinGraph
 
-    schema = view.catalog.get(source_id)
-    if schema is None:
+    cache = {} if cache is None else cache
+    if source_id not in cache:
+        schema = view.catalog.get(source_id)
+        dialect = dialect_of_kind(schema.kind) if schema is not None else None
+        cache[source_id] = None if schema is None else (
+            schema, dialect, JoinGraph.from_catalog(Catalog((schema,)), dialects={source_id: dialect}))
+    if cache[source_id] is None:
         return []
-    dialect = dialect_of_kind(schema.kind)
+    schema, dialect, joins = cache[source_id]
     metrics, filters = known if known is not None else known_measures(view)
-    found = verified_measures(sql, schema, dialect=dialect)
+    found = verified_measures(sql, schema, dialect=dialect, joins=joins)
     out = [("metric", expr) for _fn, expr in found.metrics if _normalized_sql(expr, dialect) not in metrics]
     out += [("filter", cond) for cond in found.filters if _normalized_sql(cond, dialect) not in filters]
     return out
@@ -392,13 +400,14 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
         if "stale_evidence" in kinds else {}
 
     known = known_measures(view) if "missing_measure" in kinds else None
+    measure_cache: dict = {}
     trajectories = list(trajectories)
     for traj in trajectories:
         if not traj.failed:
             continue
         src = traj.db_id
         if known is not None and src is not None and traj.reference_sql:
-            for measure, text in measure_gaps(view, src, traj.reference_sql, known):
+            for measure, text in measure_gaps(view, src, traj.reference_sql, known, measure_cache):
                 key = f"{measure} {text}"
                 add("missing_measure", key, src, traj, measure=measure, expression=text)
                 groups[("missing_measure", key, src)]["details"].setdefault("queries", {})[traj.task_id] = \
