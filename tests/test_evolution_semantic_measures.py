@@ -232,3 +232,27 @@ def test_a_second_measure_of_an_already_recorded_verified_query_cites_the_record
     assert not list(added.triples((query, None, None)))                      # and not written again
     assert not list(added.subjects(RDF.type, EVO.Evidence))
     assert validate_candidate(patched, to_patch(flt, ctx2))[1] is None
+
+
+@pytest.mark.slow  # builds and mines a database through the benchmark script (> 2 s on a loaded machine)
+def test_the_growth_benchmark_counts_the_candidates_and_the_queries_they_make_expressible(tmp_path):
+    import importlib.util
+    import io
+    import json
+    from contextlib import redirect_stdout
+
+    db = _shop(tmp_path / "shop.sqlite")
+    verified = tmp_path / "verified.jsonl"
+    verified.write_text(json.dumps({"id": "r", "question": "What is the revenue of each customer?", "sql": REVENUE_SQL})
+                        + "\n" + json.dumps({"id": "l", "question": "How many long lines are there?", "sql": LONG_SQL})
+                        + "\n", encoding="utf-8")
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "semantic_growth_bench.py"
+    spec = importlib.util.spec_from_file_location("semantic_growth_bench", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert bench.main(["--verified", str(verified), "--db", str(db)]) == 0
+    assert out.getvalue().strip().splitlines()[-1] == (
+        "semantic growth: signatures 2, candidates 2 (metrics 1, filters 1), newly expressible 1/2")
