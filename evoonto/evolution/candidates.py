@@ -475,8 +475,9 @@ def _measure_candidates(sig, reason: str, view: OntologyView, prober: ValueProbe
                 for q in view.content.subjects(RDF.type, EVO.VerifiedQuery)
                 if view.content.value(q, EVO.source) == view.sources.get(sig.source_id)
                 and view.content.value(q, DCTERMS.identifier) is not None}
+    pairs = dict.fromkeys((question, sql) for _task, question, sql in queries)  # a question asked twice: once
     items = as_verified([{"question": question, "sql": sql, **({"id": recorded[sql]} if sql in recorded else {})}
-                         for _task, question, sql in queries])
+                         for question, sql in pairs])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SourceWarning)  # a query the miner leaves out gives no candidate
         mined = mine_verified(items, source=source, catalog=ontology.graph("catalog"), content=view.content, iris=iris,
