@@ -101,10 +101,25 @@ def answer_settings(graphs: dict, answer: str) -> None:
         tools.add((node, EVO._NS[name], value))
 
 
+class _MeasureCounter:
+    """The evolver, counting the distinct ``missing_measure`` candidates it proposes (issue 32 item 4:
+    metric Terms and named filters mined from failed tasks' verified SQL) into ``seen``."""
+
+    def __init__(self, inner, seen: set):
+        self.inner, self.seen, self.name = inner, seen, inner.name
+
+    def propose(self, trajectories, view, ctx):
+        out = self.inner.propose(trajectories, view, ctx)
+        self.seen.update((c.signature, c.intervention) for alts in out for c in alts
+                         if c.signature.startswith("missing_measure:"))
+        return out
+
+
 def _evolve(experiment, plans, graphs, *, gate_enabled, args, policy, workdir, sources, caches, test="sign",
-            verified=None):
+            verified=None, measures: set | None = None):
     """One workspace per database (version 0 = the build), evolved together with one pooled gate.
-    ``verified``: db id → the verified queries (trajectories and V at once, leave-the-source-out)."""
+    ``verified``: db id → the verified queries (trajectories and V at once, leave-the-source-out);
+    ``measures``: collects the distinct ``missing_measure`` candidates proposed."""
     from evoonto.evolution.gate import GateConfig
     from evoonto.evolution.loop import LoopConfig, Member, evolve_group
     from evoonto.experiment import offline_evolver
@@ -119,6 +134,8 @@ def _evolve(experiment, plans, graphs, *, gate_enabled, args, policy, workdir, s
     if verified is not None:  # the verified queries' SQL is the team's knowledge: trajectories carry it
         backbone.reveal_sql = True
     evolver = offline_evolver(sources, kinds=tuple(args.kinds))
+    if measures is not None:
+        evolver = _MeasureCounter(evolver, measures)
     config = LoopConfig(rounds=args.rounds, patience=args.patience, batch_size=args.batch, screen=not args.no_screen,
                         gate=GateConfig(tau=args.tau, alpha=args.alpha, test=test, seed=args.seed,
                                         enabled=gate_enabled, regression_budget=args.regression_budget))
@@ -182,8 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--metric", default="answer", choices=("strict", "column", "answer"),
                         help="per-question outcome the gate compares (held-out reports strict recall)")
     parser.add_argument("--kinds", nargs="+",
-                        default=["unused_column", "unlinked_phrase", "missing_value", "shallow_retrieval",
-                                 "crowded_retrieval", "guessed_join", "answer_size"])
+                        default=["unused_column", "missing_measure", "unlinked_phrase", "missing_value",
+                                 "shallow_retrieval", "crowded_retrieval", "guessed_join", "answer_size"])
     parser.add_argument("--answer", default="compact:6000", metavar="FORMAT:BUDGET|served",
                         help="the served answer written into every version 0's tools graph before evolution "
                              "(default compact:6000); 'served' keeps the build's own settings. The gate and the "
@@ -221,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {name: {} for name in names}
     stats: dict = {name: [] for name in [*gated_names, "nogate"]}
     accepted_patches: dict = {name: [] for name in [*gated_names, "nogate"]}
+    measure_candidates: dict[str, set] = {}  # run name -> distinct missing_measure candidates proposed
     tmp = Path(tempfile.mkdtemp(prefix="evoonto-evolution-"))
 
     sources = {db: open_source(str(bench.databases[db])) for db in sorted({q.db_id for q in questions})}
@@ -258,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
             t1 = time.perf_counter()
             workspaces, result = _evolve(experiment, plans, graphs, gate_enabled=enabled, args=args, policy=policy,
                                          workdir=tmp / f"{rnd.test_fold}-{i}", sources=sources, caches=caches,
-                                         test=test_name, verified=verified)
+                                         test=test_name, verified=verified,
+                                         measures=measure_candidates.setdefault(name, set()))
             accepted_patches[name].extend(e for ws in workspaces.values() for e in ws.log()
                                           if e.decision == "accepted")
             stats[name].append(result)
@@ -308,6 +327,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"{sum(r.accepted for r in runs)}, rejected {sum(r.rejected for r in runs)}, "
                   f"invalid {sum(r.invalid for r in runs)}, screened out before the gate "
                   f"{sum(r.screened_out for r in runs)} ({per_fold})")
+            grown = [r for run in runs for r in run.rounds if "missing_measure:" in r.signature]
+            count = {d: sum(r.decision == d for r in grown) for d in ("accepted", "rejected", "invalid")}
+            print(f"  semantic layer (missing_measure: metric Terms / named filters from verified SQL): "
+                  f"{len(measure_candidates.get(name, ()))} distinct candidates proposed, in {len(grown)} round "
+                  f"batch(es): " + ", ".join(f"{d} {n}" for d, n in count.items()))
             decided = [r for run in runs for r in run.rounds if r.decision in ("accepted", "rejected")]
             if decided:
                 print(f"  gate statistics: mean wins/losses on V per decided round "

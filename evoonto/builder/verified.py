@@ -65,7 +65,7 @@ from evoonto.tools.joinpaths import JoinGraph, written_joins
 
 __all__ = ["VerifiedItem", "VerifiedMining", "load_verified", "as_verified", "mine_verified", "GRAIN_WORDS",
            "items_for_source", "computed_term", "grain_term", "grain_expression",
-           "verified_iri", "MAX_PHRASE_WORDS"]
+           "verified_iri", "MAX_PHRASE_WORDS", "VerifiedMeasures", "verified_measures"]
 
 #: Longest question phrase (words) used as a name.
 MAX_PHRASE_WORDS = 3
@@ -492,6 +492,51 @@ class _Analyzer:
             out.grains.append(_Grain(unit, place[0], place[1], rendered[0]))
 
 
+@dataclass(frozen=True)
+class VerifiedMeasures:
+    """What the miner of :func:`mine_verified` could make named records of, in one SQL statement.
+
+    Attributes:
+        metrics: ``(function, expression)`` of each aggregate the miner mints metric Terms from
+            (``SUM``/``AVG``/``COUNT`` over columns, not ``MIN``/``MAX`` of a bare column, not
+            ``COUNT(*)``), the expression with real table names in the source dialect, as a metric
+            Mapping's ``evo:expression`` would hold it.
+        filters: the condition of each comparison it mints named filters (Constraints) from (a
+            column against a number with ``<``/``>``/``<=``/``>=``, or two columns with any
+            comparison but ``=``), as a Constraint's ``evo:condition`` would hold it.
+    """
+
+    metrics: tuple[tuple[str, str], ...] = ()
+    filters: tuple[str, ...] = ()
+
+
+def verified_measures(sql: str, schema: SourceSchema, *, dialect: str | None = None,
+                      joins: JoinGraph | None = None) -> VerifiedMeasures:
+    """The metric expressions and filter conditions the miner reads from ``sql`` (the same analysis
+    as :func:`mine_verified`, without running the query or naming anything; naming needs the
+    question and happens in :func:`mine_verified`).
+
+    Args:
+        sql: one statement in ``dialect``; schema: the catalog of its source
+            (:meth:`evoonto.catalog.Catalog.source`); joins: the join graph (default: the catalog's).
+    Returns:
+        A :class:`VerifiedMeasures` (empty when the SQL does not parse).
+    """
+    import sqlglot
+
+    from evoonto.catalog import Catalog
+
+    try:
+        statement = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.SqlglotError:
+        return VerifiedMeasures()
+    if joins is None:
+        joins = JoinGraph.from_catalog(Catalog((schema,)), dialects={schema.id: dialect})
+    analysis = _Analyzer(schema, dialect, joins).analyze(statement)
+    return VerifiedMeasures(tuple(dict.fromkeys((a.function, a.expression) for a in analysis.aggregates)),
+                            tuple(dict.fromkeys(f.condition for f in analysis.filters)))
+
+
 # -- phrases of the question ---------------------------------------------------------------------
 
 
@@ -594,7 +639,7 @@ def _check(ontology: Any, item: VerifiedItem, source_id: str, dialect: str | Non
 
 
 def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph, content: Graph,
-                  iris: IriFactory, at: datetime, ontology: Any = None) -> VerifiedMining:
+                  iris: IriFactory, at: datetime, ontology: Any = None, remine: bool = False) -> VerifiedMining:
     """Turn the verified queries of one source into content records (see the module docstring).
 
     Args:
@@ -605,6 +650,10 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
         iris: the workspace's IRI factory; at: the logical time of the run probes.
         ontology: an Ontology over ``catalog`` + ``content`` for :func:`~evoonto.tools.sqlcheck.check_sql`
             (made from the two graphs when None).
+        remine: mine a query whose ``evo:VerifiedQuery`` record ``content`` already holds (evolution
+            mines a failed task's recorded verified query again for what it still lacks); its record
+            is written again to the result graph, which the caller then leaves out. False (the
+            default): such a query is skipped with a warning.
 
     Returns:
         A :class:`VerifiedMining`; every skipped query was also warned about (one line naming its
@@ -639,7 +688,7 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
             run = run_probe(source, item.sql, limit=RUN_LIMIT, timeout_ms=10_000, at=at, errors="keep")
             if not run.ok:
                 reason = f"the SQL does not run: {run.error}"
-        if reason is None and (iri in seen or _existing(content, iri, EVO.VerifiedQuery)):
+        if reason is None and (iri in seen or (not remine and _existing(content, iri, EVO.VerifiedQuery))):
             reason = f"a verified query with id {item.key!r} exists already"
         if reason is not None:
             where = item.where or f"verified query {item.key}"
@@ -770,6 +819,8 @@ class _Miner:
             for q in queries:
                 self.graph.add((term, PROV.wasDerivedFrom, q))
                 self.exercises[q].append(term)
+            for _item, iri, _agg, _an in uses:  # its phrase names it, not a filter of the same query
+                self.claimed[iri].update(p for name in (phrase, *alts) for p in _sub_phrases(name))
             return
         label = phrase[:1].upper() + phrase[1:]
         mapping = computed_term(

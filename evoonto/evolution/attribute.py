@@ -40,6 +40,8 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
     * ``unknown_column``: Content — a label led the agent to a column name that does not exist
       (a hidden label / Mapping correction is needed).
     * ``stale_evidence``: Content — a record the agent used was invalidated by a drift check.
+    * ``missing_measure``: Content — a failed task's verified SQL computes an aggregate or applies a
+      condition that no metric Term or named-filter Constraint records.
     * ``shallow_retrieval``, ``crowded_retrieval``, ``ignored_constraint``, ``repeated_probe``: Tool —
       the content is there
       (every phrase linked / the Constraint exists / the agent kept asking) but the tools did not
@@ -54,6 +56,10 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
                            f"value {signature.key!r} is in the source but in no Evidence")
     if kind == "unknown_column":
         return Attribution(signature, "content", f"the agent used a non-existent column {signature.key!r}")
+    if kind == "missing_measure":  # the team's verified SQL computes it; no record names it
+        what = "metric Term" if signature.detail("measure") == "metric" else "named filter (Constraint)"
+        return Attribution(signature, "content", f"the failed tasks' verified SQL uses "
+                                                 f"{signature.detail('expression')!r}, which no {what} records")
     if kind == "stale_evidence":  # a drift check invalidated it: re-probe, update or deprecate
         return Attribution(signature, "content", f"{signature.key} is stale: {signature.detail('note', '')}")
     if kind == "guessed_join":

@@ -13,23 +13,29 @@ alternatives per signature, best first; the gate decides.
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 from dataclasses import dataclass
+from typing import Any
 
 import rdflib
-from rdflib.namespace import SKOS
+from rdflib import OWL, RDF
+from rdflib.namespace import DCTERMS, PROV, SKOS
 
 from evoonto.errors import EvoontoError
 from evoonto.evolution import text as tx
 from evoonto.evolution.attribute import Attribution
-from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote, AddRelation,
+from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote, AddMinedRecords, AddRelation,
                                      AddRelationType, AddSynonym, AddTerm, Compiled, Edit, EditContext,
                                      EditError, SetFieldWeight, SetToolSetting)
 from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.view import OntologyView, TermInfo
+from evoonto.iris import IriFactory
 from evoonto.lexicon import Lexicon
 from evoonto.text import normalize
 from evoonto.namespaces import EVO
+from evoonto.tools.resolve import IdCodec
+from evoonto.tools.semantic_from_sql import NotExpressible, metric_specs, translate_sql
 
 
 #: Result-collapsing limits (hits per column) the crowded_retrieval Tool candidates propose, in order.
@@ -234,7 +240,8 @@ def _evidence_candidate(sig_id: str, reason: str, source_id: str, hits, terms: l
 
 
 def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber | None = None,
-            max_alternatives: int = 3, lexicon: Lexicon | None = None) -> list[Candidate]:
+            max_alternatives: int = 3, lexicon: Lexicon | None = None, iris: IriFactory | None = None,
+            now: _dt.datetime | None = None) -> list[Candidate]:
     """Offline patch writer: candidates for one attributed signature, best first.
 
     * ``unlinked_phrase`` → the word's value found by a probe: Evidence (+ synonym) on that column's
@@ -243,6 +250,11 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
     * ``unused_column`` → Evidence of the probed literal the tasks' SQL compared the column with, or
       a synonym joining a question word that linked to nothing with the column the tasks' own SQL
       (or feedback note) used (:func:`_unused_column_candidates`).
+    * ``missing_measure`` → the metric Term (with its expression, Mapping and Derivations) or the
+      named-filter Constraint the builder's verified-query miner makes of the tasks' verified SQL,
+      citing the verified query and the Evidence of its read-only run; kept only when the SQL is
+      expressible as a semantic query over the patched version (:func:`_measure_candidates`; needs
+      ``prober`` for the source and ``iris`` for the workspace's IRIs).
     * ``answer_size`` → a saving (``aim="cost"``): a smaller compact budget, or fewer verbose hits.
     * ``missing_value`` → Evidence of the probed value on the Term(s) of the column that holds it
       (a new Term for the column when none maps it).
@@ -252,6 +264,9 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
       default (verbose), or re-weight one browse field up or down (Tool level).
     * ``crowded_retrieval`` → collapse browse results to at most 1 (then 2) hits per column (Tool level).
     * ``ignored_constraint`` / ``repeated_probe`` → a manifest note (Tool level).
+
+    ``iris`` (the workspace's :class:`~evoonto.iris.IriFactory`) and ``now`` (UTC time stamp of new
+    Evidence) are used by the ``missing_measure`` writer; without ``iris`` it writes nothing.
 
     ``lexicon`` supplies the cue words and synonym sets (default: the packaged
     :class:`~evoonto.lexicon.Lexicon`; pass ``Lexicon.load(workspace_path)`` for a workspace's additions).
@@ -356,6 +371,8 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
                                      (SetToolSetting("browse.defaultResults", fewer),), reason, aim="cost"))
     elif sig.kind == "unused_column" and src:
         out.extend(_unused_column_candidates(sig, reason, view, prober, max_alternatives))
+    elif sig.kind == "missing_measure" and src and prober is not None and iris is not None:
+        out.extend(_measure_candidates(sig, reason, view, prober, iris, now))
     elif sig.kind == "crowded_retrieval":
         # collapse results per column (at most COLLAPSE_STEPS hits per column), tightest first
         current = view.browse_setting("hitsPerColumn", 0)
@@ -420,6 +437,100 @@ def _unused_column_candidates(sig, reason: str, view: OntologyView, prober: Valu
                                      f"the word linked to nothing)", "content", (AddSynonym(str(term.iri), word),),
                              reason + f"; {counts[word]} task(s) used {table}.{column} and asked {word!r}"))
     return out
+
+
+def _measure_candidates(sig, reason: str, view: OntologyView, prober: ValueProber, iris: IriFactory,
+                        now: _dt.datetime | None) -> list[Candidate]:
+    """The metric Term or named filter a ``missing_measure`` signature asks for, as the builder mines it.
+
+    The tasks' verified queries (question + SQL, from ``sig.detail("queries")``) go through
+    :func:`evoonto.builder.verified.mine_verified` against the parent's catalog and content, exactly
+    as ``evoonto build --verified`` would mine them (it runs each query once, read-only, on the
+    prober's source, and names the metric or filter by the question phrase the query leaves
+    unexplained). Of what it mints, the candidate keeps the metric Term whose Mapping's
+    ``evo:expression`` is the signature's expression (with that Mapping and its Derivation
+    relations), or the Constraint whose ``evo:condition`` is the signature's condition, plus the
+    ``evo:VerifiedQuery`` records they cite and the Evidence and probe of those queries' runs.
+
+    The candidate is written only when every task's SQL is expressible as a semantic query over the
+    parent with the candidate applied (:func:`evoonto.tools.semantic_from_sql.translate_sql`) and, for a
+    metric, that query names the new metric Term. Returns [] when the source is not open, the
+    miner names nothing (no phrase of the questions is left unexplained, e.g. "total price") or the
+    SQL stays inexpressible.
+    """
+    import warnings
+
+    from evoonto.builder.verified import as_verified, mine_verified
+    from evoonto.patch import Patch
+    from evoonto.sources.base import SourceWarning
+
+    source = prober.sources.get(sig.source_id)
+    ontology: Any = getattr(view, "ontology", None)
+    if source is None or not hasattr(ontology, "with_patch"):
+        return []
+    measure, wanted = sig.detail("measure"), sig.detail("expression")
+    queries = sig.detail("queries", ())
+    # a query the parent records already (e.g. `build --verified`) keeps its record: the same id
+    recorded = {str(view.content.value(q, EVO.sql)): str(view.content.value(q, DCTERMS.identifier))
+                for q in view.content.subjects(RDF.type, EVO.VerifiedQuery)
+                if view.content.value(q, EVO.source) == view.sources.get(sig.source_id)
+                and view.content.value(q, DCTERMS.identifier) is not None}
+    pairs = dict.fromkeys((question, sql) for _task, question, sql in queries)  # a question asked twice: once
+    items = as_verified([{"question": question, "sql": sql, **({"id": recorded[sql]} if sql in recorded else {})}
+                         for question, sql in pairs])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SourceWarning)  # a query the miner leaves out gives no candidate
+        mined = mine_verified(items, source=source, catalog=ontology.graph("catalog"), content=view.content, iris=iris,
+                              at=now or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0),
+                              ontology=ontology, remine=True)
+    g = mined.graph
+    records: list[Any] = []
+    if measure == "metric":
+        for term in sorted(map(str, g.subjects(RDF.type, EVO.Metric))):
+            mapping = g.value(rdflib.URIRef(term), EVO.hasMapping)
+            if mapping is not None and str(g.value(mapping, EVO.expression)) == wanted:
+                records = [rdflib.URIRef(term), mapping,
+                           *sorted(r for r in g.subjects(OWL.annotatedSource, rdflib.URIRef(term))
+                                   if isinstance(r, rdflib.URIRef))]
+    else:
+        records = [c for c in sorted(map(str, g.subjects(RDF.type, EVO.Constraint)))
+                   if str(g.value(rdflib.URIRef(c), EVO.condition)) == wanted][:1]
+        records = [rdflib.URIRef(c) for c in records]
+    if not records:
+        return []
+    cited = [q for q in dict.fromkeys(g.objects(records[0], PROV.wasDerivedFrom))
+             if (q, RDF.type, EVO.VerifiedQuery) in g]
+    # a verified query the parent records already is cited, not rewritten (nor is its run's Evidence)
+    cited = [q for q in cited if (q, RDF.type, None) not in view.content]
+    support = [n for q in cited for ev in g.objects(q, PROV.wasDerivedFrom)
+               for n in (ev, g.value(ev, PROV.wasGeneratedBy))
+               if isinstance(n, rdflib.URIRef) and (n, RDF.type, None) not in view.content]
+    kept = set(records) | set(cited) | set(support)
+    fresh = list(dict.fromkeys([*records, *cited, *support]))
+    triples = []
+    for subject in fresh:
+        for s, p, o in g.triples((subject, None, None)):
+            # a query's links to what it exercises: only records of the parent or of this candidate
+            if p == EVO.exercises and o not in kept and (o, RDF.type, None) not in view.content:
+                continue
+            triples.append((s, p, o))
+    label = str(g.value(records[0], SKOS.prefLabel) or g.value(records[0], EVO.triggerKeyword) or wanted)
+    what = "metric Term" if measure == "metric" else "named filter"
+    tasks = tuple(task for task, _q, _s in queries)
+    edit = AddMinedRecords(f"add {what} {label!r} = {wanted} (mined from the verified SQL of task(s) "
+                           f"{', '.join(tasks[:3])}{'…' if len(tasks) > 3 else ''})",
+                           (str(records[0]),), tuple(triples))
+    patched = ontology.with_patch(Patch.from_graphs("content", additions={"content": triples}))
+    codec = IdCodec(iris.base)
+    for _task, _question, sql in queries:
+        try:
+            query = translate_sql(patched, sql, codec=codec)
+        except NotExpressible:
+            return []
+        if measure == "metric" and codec.to_id(str(records[0])) not in metric_specs(query):
+            return []
+    return [Candidate(sig.id, edit.describe(), "content", (edit,),
+                      reason + f"; the verified SQL stays expressible as a semantic query with the {what}")]
 
 
 def _current_weights(view: OntologyView) -> dict[str, float]:

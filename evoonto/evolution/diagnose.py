@@ -30,6 +30,12 @@ Signature kinds:
                       key: ``table.column``; details: the question words that linked to nothing
                       (``phrases``, task by task) and the literal values the SQL compared the column
                       with (``values``). Evidence from the task, never from letters of a name.
+``missing_measure``   the task's verified SQL (``reference_sql``) computes an aggregate the builder's
+                      miner makes metric Terms of, or compares with a condition it makes named
+                      filters of (:func:`evoonto.builder.verified.verified_measures`), and the parent
+                      has no metric Term with that expression, no Constraint with that condition;
+                      key: ``metric EXPRESSION`` or ``filter CONDITION``; details: ``measure``
+                      (``metric``/``filter``), ``expression``, ``queries`` (task id, question, SQL)
 ``answer_size``       the answers could be smaller (a cost signature over every task whose answer size
                       is measured, passed or failed, so a saving is screened on every outcome it must keep)
 """
@@ -52,8 +58,9 @@ from evoonto.namespaces import EVO
 from evoonto.text import normalize
 from evoonto.tools.browse import collapse_key
 
-KINDS = ("unused_column", "unlinked_phrase", "missing_value", "shallow_retrieval", "crowded_retrieval",
-         "guessed_join", "ignored_constraint", "repeated_probe", "unknown_column", "stale_evidence", "answer_size")
+KINDS = ("unused_column", "missing_measure", "unlinked_phrase", "missing_value", "shallow_retrieval",
+         "crowded_retrieval", "guessed_join", "ignored_constraint", "repeated_probe", "unknown_column",
+         "stale_evidence", "answer_size")
 
 #: Hits on one column in one browse answer from which the answer counts as crowded.
 CROWDED = 3
@@ -288,6 +295,67 @@ def _normalise_condition(text: str) -> set[str]:
     return conds
 
 
+def known_measures(view: OntologyView) -> tuple[set[str], set[str]]:
+    """``(metric expressions, filter conditions)`` the parent already records, each as
+    :func:`evoonto.tools.semantic_from_sql.normalized` text: the ``evo:expression`` of every Mapping of
+    an ``evo:Metric`` Term and the ``evo:condition`` of every Constraint."""
+    metrics = {text for m in view.content.subjects(EVO.expression, None)
+               if (view.content.value(m, EVO.mapsTerm), RDF.type, EVO.Metric) in view.content
+               for text in [_normalized_sql(str(view.content.value(m, EVO.expression)))] if text}
+    filters = {text for c in view.content.subjects(RDF.type, EVO.Constraint)
+               for cond in view.content.objects(c, EVO.condition)
+               for text in [_normalized_sql(str(cond))] if text}
+    return metrics, filters
+
+
+def _normalized_sql(text: str, dialect: str | None = "sqlite") -> str | None:
+    """``text`` (an SQL expression) with columns case-folded as written (the miner writes
+    ``table.column``), or None when it does not parse."""
+    import sqlglot
+
+    from evoonto.tools.semantic_from_sql import normalized
+
+    try:
+        node = sqlglot.parse_one(text, read=dialect)
+    except sqlglot.errors.SqlglotError:
+        return None
+    return normalized(node, lambda c: c.table)
+
+
+def measure_gaps(view: OntologyView, source_id: str, sql: str,
+                 known: tuple[set[str], set[str]] | None = None, cache: dict | None = None) -> list[tuple[str, str]]:
+    """What a verified SQL statement computes that the parent has no named record for.
+
+    Args:
+        view: the parent; source_id: the statement's source; sql: the statement (the source's
+            dialect); known: :func:`known_measures` of ``view`` (computed when None); cache: a dict
+            this function keeps each source's schema, dialect and join graph in between calls.
+    Returns:
+        ``[("metric", expression) | ("filter", condition)]`` in the miner's spelling
+        (:func:`evoonto.builder.verified.verified_measures`), without those the parent records; []
+        for an unknown source or SQL that does not parse.
+    """
+    from evoonto.builder.verified import verified_measures
+    from evoonto.catalog import Catalog
+    from evoonto.sources.quoting import dialect_of_kind
+    from evoonto.tools.joinpaths import JoinGraph
+
+    cache = {} if cache is None else cache
+    if source_id not in cache:
+        schema = view.catalog.get(source_id)
+        dialect = dialect_of_kind(schema.kind) if schema is not None else None
+        cache[source_id] = None if schema is None else (
+            schema, dialect, JoinGraph.from_catalog(Catalog((schema,)), dialects={source_id: dialect}))
+    if cache[source_id] is None:
+        return []
+    schema, dialect, joins = cache[source_id]
+    metrics, filters = known if known is not None else known_measures(view)
+    found = verified_measures(sql, schema, dialect=dialect, joins=joins)
+    out = [("metric", expr) for _fn, expr in found.metrics if _normalized_sql(expr, dialect) not in metrics]
+    out += [("filter", cond) for cond in found.filters if _normalized_sql(cond, dialect) not in filters]
+    return out
+
+
 def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
              prober: ValueProber | None = None, min_frequency: int = 1,
              kinds: Iterable[str] = KINDS) -> list[Signature]:
@@ -331,11 +399,19 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
              for node in set(view.content.subjects(PROV.wasInvalidatedBy, None))} \
         if "stale_evidence" in kinds else {}
 
+    known = known_measures(view) if "missing_measure" in kinds else None
+    measure_cache: dict = {}
     trajectories = list(trajectories)
     for traj in trajectories:
         if not traj.failed:
             continue
         src = traj.db_id
+        if known is not None and src is not None and traj.reference_sql:
+            for measure, text in measure_gaps(view, src, traj.reference_sql, known, measure_cache):
+                key = f"{measure} {text}"
+                add("missing_measure", key, src, traj, measure=measure, expression=text)
+                groups[("missing_measure", key, src)]["details"].setdefault("queries", {})[traj.task_id] = \
+                    (traj.question, traj.reference_sql)
         if "unused_column" in kinds and src is not None and (traj.reference_sql or traj.final_sql or traj.notes):
             cols = [c for c in view.columns if c.source_id == src]
             used: set[tuple[str, str]] = set()
@@ -427,6 +503,8 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
     for (kind, key, src), g in groups.items():
         if len(g["tasks"]) < min_frequency:
             continue
+        if kind == "missing_measure":
+            g["details"]["queries"] = tuple((task, *pair) for task, pair in sorted(g["details"]["queries"].items()))
         if kind == "unused_column":  # JSON-serialisable, deterministic details
             g["details"]["phrases"] = tuple(sorted(g["details"].get("phrases", {}).items()))
             g["details"]["values"] = tuple(sorted(g["details"].get("values", ())))

@@ -338,6 +338,38 @@ class AddRelation(Edit):
             (f" on {self.join_condition}" if self.join_condition else "")
 
 
+@dataclass(frozen=True)
+class AddMinedRecords(Edit):
+    """Records the builder's verified-query miner wrote (:func:`evoonto.builder.verified.mine_verified`):
+    a metric Term with its Mapping (``evo:expression``) and Derivations, or a named-filter Constraint,
+    together with the ``evo:VerifiedQuery`` they cite and the Evidence of its read-only run.
+
+    ``summary``: one line (the intervention); ``records``: IRIs of the new records that must not exist
+    in the parent (the Term or Constraint); ``triples``: every triple to add to the content graph (IRIs
+    only, no blank nodes, as the miner mints them). It is not offered to the LLM evolver (not in
+    :data:`EDIT_TYPES`): its triples come from the miner, not from a model.
+
+    Raises (compile):
+        EditError: a record of ``records`` already exists in the parent version.
+    """
+
+    summary: str
+    records: tuple[str, ...]
+    triples: tuple[tuple, ...] = field(repr=False)
+    op: ClassVar[str] = "add_mined_records"
+
+    def compile(self, ctx):
+        for record in self.records:
+            if (URIRef(record), RDF.type, None) in ctx.view.content:
+                raise EditError(f"<{record}> exists already in the parent version")
+        out = Compiled()
+        out.add("content", *self.triples)
+        return out
+
+    def describe(self):
+        return self.summary
+
+
 # ---------------------------------------------------------------- tool level
 
 #: Scalar tool settings: name -> (settings node name, class, property, kind). ``count`` values are

@@ -44,7 +44,7 @@ class OfflineEvolver:
         out = []
         for sig in signatures[: self.max_signatures]:
             alts = propose(attribute(sig, view), view, prober=self.prober,
-                           max_alternatives=self.max_alternatives, lexicon=self.lexicon)
+                           max_alternatives=self.max_alternatives, lexicon=self.lexicon, iris=ctx.iris, now=ctx.now)
             if alts:  # a saving ranks after every fix (its tasks are the outcomes it must keep)
                 out.append([replace(c, frequency=sig.frequency if c.aim == "score" else 0, tasks=sig.tasks)
                             for c in alts])

@@ -55,6 +55,8 @@ class OntologyView:
     with ``graph(name)`` works, its catalog then read from ``graph("catalog")``)."""
 
     def __init__(self, ontology) -> None:
+        #: the ontology itself (the semantic-query translator of ``missing_measure`` reads it)
+        self.ontology = ontology
         self.content = ontology.graph("content")
         #: the catalog of this version (:func:`evoonto.catalog.read_catalog`), read once
         self.catalog: Catalog = read_catalog(ontology if hasattr(ontology, "query") else ontology.graph("catalog"))
