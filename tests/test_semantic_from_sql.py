@@ -59,3 +59,25 @@ def test_the_benchmark_uses_the_packaged_translator():
 
     assert bench.Translator is semantic_from_sql.Translator and bench.Lookup is semantic_from_sql.Lookup
     assert bench.NotExpressible is semantic_from_sql.NotExpressible
+
+
+def test_auto_joins_keep_a_join_that_only_restricts_rows(tmp_path):
+    """Regression (Spider pets_1, dog_kennels, poker_player ...): with ``auto_joins`` the translator
+    dropped every join of the SQL and left routes to the compiler, so a table joined only to keep the
+    rows that have a match (``singer JOIN singer_in_concert``, nothing selected from it) vanished and
+    the compiled query answered "every singer" instead of "singers in a concert". Such joins are now
+    kept; a join whose both tables the query uses is still left to the compiler."""
+    from evoonto.builder import build
+    from evoonto.ontology import Ontology
+
+    db = ROOT / "evoonto" / "data" / "concert_singer" / "concert_singer.sqlite"
+    result = build([db], None, validate=False)
+    onto, codec = Ontology.from_graphs(result.graphs), IdCodec(result.base_iri)
+    restricting = translate_sql(onto, "SELECT DISTINCT T1.Name FROM singer AS T1 JOIN singer_in_concert AS T2 "
+                                      "ON T1.Singer_ID = T2.Singer_ID", codec=codec, auto_joins=True)
+    assert restricting.get("joins"), restricting
+    answer = compile_semantic(onto, restricting, codec=codec)
+    assert answer["status"] == "ok" and "singer_in_concert" in answer["sql"], answer
+    both_used = translate_sql(onto, "SELECT T1.Name, T2.concert_ID FROM singer AS T1 JOIN singer_in_concert AS T2 "
+                                    "ON T1.Singer_ID = T2.Singer_ID", codec=codec, auto_joins=True)
+    assert "joins" not in both_used, both_used

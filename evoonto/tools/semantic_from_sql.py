@@ -346,13 +346,40 @@ class _SelectTranslation:
             if aggregated:
                 raise NotExpressible("DISTINCT over aggregates")
             query["distinct"] = True
-        if joins and not self.t.auto_joins:
+        if joins and (not self.t.auto_joins or self.joins_carry_meaning(query, joins)):
             query["joins"] = joins
         if self.output != sorted(self.output, key=lambda o: (o[0] != "d", int(o[1:]))):
             query["output"] = self.output
         return query
 
     # -- pieces ---------------------------------------------------------------------------------
+
+    def joins_carry_meaning(self, query: dict[str, Any], joins: list[str]) -> bool:
+        """Whether the SQL's joins say something the rest of ``query`` does not, so that leaving them to
+        the compiler (``auto_joins``) would change the answer: a table of the FROM/JOIN list that no record
+        of the query's metrics, dimensions, filters or order belongs to (joined only to keep the rows
+        that have a match, or to connect two tables by a route of its own), or join conditions that
+        close a cycle (as many joined table pairs as tables: the cycle restricts rows)."""
+        owner = {i: t for (t, _c), i in self.lookup.columns.items()}
+        owner.update({i: t for t, i in self.lookup.tables.items()})
+        used: set[str] = set()
+
+        def walk(node: Any) -> None:
+            if isinstance(node, str) and node in owner:
+                used.add(owner[node])
+            elif isinstance(node, dict):
+                for key, value in node.items():
+                    if key != "query":  # a nested query has its own FROM
+                        walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+
+        walk({k: query.get(k) for k in ("metrics", "dimensions", "filters", "order")})
+        tables = set(self.aliases.values())
+        pairs = {frozenset(side.strip().split(".", 1)[0].casefold() for side in c.split(" AND ")[0].split(" = "))
+                 for c in joins}
+        return bool(tables - used) or len(pairs) >= len(tables)
 
     def add_dimension(self, ref: Any) -> None:
         if ref in self.dimensions:
