@@ -5,8 +5,9 @@ SQL reaches the builder). Gold SQL is read here, on the scorer side. check_sql i
 agent's toolkit calls it: with the database open as its source, so absences are confirmed by point
 probes (``sources=``); the question-wording rules are opt-in and stay off. Measured:
 
-- **Precision**: over every gold query of ``spider`` and ``bird_synth_dev`` that returns rows (a
-  result with at least one non-NULL value; chinook has no question set), the share on which
+- **Precision**: over every gold query of ``spider`` and ``bird_synth_dev`` and every chinook
+  example (``examples/chinook/verified.jsonl``) that returns rows (a result with at least one
+  non-NULL value), the share on which
   ``check_sql`` raises no Violation (target ≥ 99.5%); the flagged ones are listed with why, and so
   are flagged gold queries left out because they return no row or only NULLs.
 - **Recall**: mutations generated from the gold queries on which check_sql raises no Violation, by
@@ -99,13 +100,22 @@ EXPECTED = {"wrong_column": {"unknown_column"},
 
 
 def load_items(data: Path) -> list[dict[str, Any]]:
-    """Gold items ``{bench, db_id, question, sql, db_path}`` of spider and bird_synth_dev."""
+    """Gold items ``{bench, db_id, question, sql, db_path}`` of spider and bird_synth_dev, and the
+    repository's chinook examples (``examples/chinook/verified.jsonl``, questions with verified SQL)
+    when the chinook database is in ``data``."""
     items = []
     for bench in ("spider", "bird_synth_dev"):
         for row in json.loads((data / bench / "dev.json").read_text(encoding="utf-8")):
             db = data / bench / "database" / row["db_id"] / f"{row['db_id']}.sqlite"
             items.append({"bench": bench, "db_id": row["db_id"], "question": row["question"],
                           "sql": row.get("query") or row.get("SQL"), "db_path": db})
+    chinook, examples = data / "chinook" / "Chinook_Sqlite.sqlite", REPO / "examples" / "chinook" / "verified.jsonl"
+    if chinook.exists() and examples.exists():
+        for line in examples.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                items.append({"bench": "chinook", "db_id": "chinook", "question": row["question"], "sql": row["sql"],
+                              "db_path": chinook})
     return items
 
 

@@ -1045,7 +1045,7 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
                                "subquery before joining",
                     start=start, end=end, subject=names))
                 continue
-            counted = _count_multiplied(graph, scope, tables, reached, joins or set())
+            counted = _count_multiplied(graph, scope, tables, reached, joins or set(), hops or {})
             if counted is not None and probe is not None and _repeats(
                     graph, scope, tables, next(a for a in tables if tables[a] == counted[0]), probe, dialect) is False:
                 counted = None  # under the statement's own conditions the data repeats no row of it
@@ -1118,11 +1118,15 @@ def _repeats(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], alias:
 
 
 def _count_multiplied(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
-                      reached: dict[str, tuple[TableRef, str]], joins: set[int]) -> tuple[TableRef, str] | None:
+                      reached: dict[str, tuple[TableRef, str]], joins: set[int],
+                      hops: dict[str, dict[str, bool]] | None = None) -> tuple[TableRef, str] | None:
     """(counted table, alias of the table whose join repeats it) when a ``COUNT(*)`` of the scope
     counts a table's rows multiplied by a join that contributes nothing else: the repeated table is
-    the first of FROM or has columns used outside join conditions, the repeating table has none,
-    and no column of the repeated table is grouped by; else None."""
+    the first of FROM or has columns used outside join conditions; across the repeating join (the
+    repeating table and every table reached through it, ``hops``) no column is used outside join
+    conditions and the first table of FROM is not there unrepeated (``FROM car_makers JOIN countries
+    … WHERE countries.name = 'france'`` counts car makers: no join repeats them, the join only
+    filters); and no column of the repeated table is grouped by; else None."""
     select = scope.expression
     used: set[str] = set()
     for col in select.find_all(exp.Column):
@@ -1140,12 +1144,27 @@ def _count_multiplied(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef
         if resolved is not None:
             grouped.setdefault(resolved[2].casefold(), []).append(resolved[1])
     for alias, (ref, other) in sorted(reached.items()):
-        if other.casefold() in used or not (alias in used or alias == first):
+        if not (alias in used or alias == first):
             continue
+        beyond = _across(hops or {other.casefold(): {}}, alias, other.casefold())
+        if beyond & used or (first in beyond and first not in reached):
+            continue  # the join reaches a table the statement uses, or the counted FROM table
         if alias in grouped:
             continue  # counted per group of the table (orders per customer country): the joined rows are meant
         return ref, other
     return None
+
+
+def _across(hops: dict[str, dict[str, bool]], alias: str, other: str) -> set[str]:
+    """The aliases on ``other``'s side of the join ``alias``–``other``: ``other`` and every alias
+    reached from it through the scope's joins (``hops``) without passing through ``alias``."""
+    seen, todo = {alias, other}, [other]
+    while todo:
+        for nxt in hops.get(todo.pop(), {}):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen - {alias}
 
 
 def _repeated_through(hops: dict[str, dict[str, bool]], tables: dict[str, TableRef]) -> dict[str, tuple[TableRef, str]]:
