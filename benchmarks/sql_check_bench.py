@@ -245,15 +245,16 @@ def fans_out(conn, mutant_sql: str, alias: str, timeout_ms: float) -> bool | Non
 FAN_OUT_KINDS = ("count_star_fan_out", "aggregate_fan_out", "chain_fan_out")
 
 
-def miss_class(kind: str, mutant_sql: str) -> str:
+def miss_class(kind: str, mutant_sql: str, conn=None, schema=None) -> str:
     """Why a kept, non-equivalent independent mutant that check_sql did not flag is undecidable from
     the SQL and the ontology's facts (class (c) of issue 28), ``"(b) checker miss"``, or not classified
     (kinds other than these two):
 
     - ``wrong_key_role``: both roles of the key are valid joins; which one is meant only the question says;
-    - ``count_star_fan_out`` grouped by a column of the counted table: ``COUNT(*)`` per group over a
-      1:N join is also how one counts the joined rows per group (``orders per customer country``);
-      which rows are counted only the question says."""
+    - ``count_star_fan_out`` grouped by columns of the counted table that are unique in the data
+      (``conn``, whole table): one group per row, and ``COUNT(*)`` per row over a 1:N join is how one
+      counts the joined rows per row (``orders per customer``); which rows are counted only the question
+      says. Grouped by columns that are not unique, it is a checker miss."""
     import sqlglot
     from sqlglot import exp
 
@@ -262,8 +263,11 @@ def miss_class(kind: str, mutant_sql: str) -> str:
     if kind == "count_star_fan_out":
         tree = sqlglot.parse_one(mutant_sql, read="sqlite")
         group = tree.args.get("group")
-        if group is not None and any(isinstance(g, exp.Column) and g.table != "mut_child" for g in group.expressions):
-            return "(c) grouped by the counted table: which rows are counted, the question decides"
+        base = next(iter(tree.find_all(exp.Table)))
+        grouped = [g.name for g in group.expressions if isinstance(g, exp.Column) and g.table != "mut_child"] \
+            if group is not None else []
+        if grouped and conn is not None and schema is not None and _unique(conn, schema, base.name, grouped):
+            return "(c) grouped by columns unique in the counted table: joined rows per row may be meant"
         return "(b) checker miss"
     return "not classified (issue 28's analysis covers COUNT(*) fan-out and key roles)"
 
@@ -849,7 +853,7 @@ def main(argv: list[str] | None = None) -> int:
                     dropped2.append((kind, db_id, mutated, "same answer as gold" if same else
                                      "no row repeated in the data (the join only drops rows)"))
                 elif not hit:
-                    why = miss_class(kind, mutated)
+                    why = miss_class(kind, mutated, conn, schema)
                     miss_classes2[(kind, why)] += 1
                     misses2[kind].append(f"{db_id}: {mutated}  [{why}]")
                 if dump is not None:
