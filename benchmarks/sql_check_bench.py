@@ -250,7 +250,8 @@ def miss_class(kind: str, mutant_sql: str, conn=None, schema=None) -> str:
     the SQL and the ontology's facts (class (c) of issue 28), ``"(b) checker miss"``, or not classified
     (kinds other than these two):
 
-    - ``wrong_key_role``: both roles of the key are valid joins; which one is meant only the question says;
+    - ``wrong_key_role``: both roles of the key are valid joins; which one is meant only the question
+      says, unless the mutant's ON repeats one condition (two roles joined, one replaced by the other);
     - ``count_star_fan_out`` grouped by columns of the counted table that are unique in the data
       (``conn``, whole table): one group per row, and ``COUNT(*)`` per row over a 1:N join is how one
       counts the joined rows per row (``orders per customer``); which rows are counted only the question
@@ -259,6 +260,10 @@ def miss_class(kind: str, mutant_sql: str, conn=None, schema=None) -> str:
     from sqlglot import exp
 
     if kind == "wrong_key_role":
+        for join in sqlglot.parse_one(mutant_sql, read="sqlite").find_all(exp.Join):
+            conditions = [c.sql() for c in join.args["on"].flatten()] if join.args.get("on") is not None else []
+            if len(set(conditions)) < len(conditions):
+                return "(b) the join repeats one condition (the other role became a copy): visible in the SQL"
         return "(c) which role of the key: the question decides"
     if kind == "count_star_fan_out":
         tree = sqlglot.parse_one(mutant_sql, read="sqlite")
@@ -452,8 +457,9 @@ INDEPENDENT_EXPECTED = {
     "composite_key_half": {"partial_key_join", "fan_trap"},
     "value_case_high_cardinality": {"unseen_value", "value_case"},
     "value_spelling_high_cardinality": {"unseen_value"},
-    # both roles are valid joins: only the question can tell (the opt-in question rules, --question-rules)
-    "wrong_key_role": {"mismatched_join_keys", "unknown_join", "question_mismatch"},
+    # both roles are valid joins: only the question can tell (the opt-in question rules, --question-rules),
+    # unless the other role became a copy of a condition the join states already (repeated_condition)
+    "wrong_key_role": {"mismatched_join_keys", "unknown_join", "question_mismatch", "repeated_condition"},
 }
 
 
