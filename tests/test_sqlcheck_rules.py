@@ -29,7 +29,8 @@ def test_registry_order_and_names():
     names = [r.__name__ for r in RULES]
     assert names == ["check_catalog_currency",
                      "check_values", "check_ranges", "check_types", "check_grouping", "check_self_comparisons",
-                     "check_repeated_conditions", "check_constraints", "check_views", "check_question_rule", "check_join_rules"]
+                     "check_repeated_conditions", "check_constraints", "check_views", "check_question_rule",
+                     "check_join_rules"]
 
 
 @pytest.mark.parametrize("rule, sql, kind", [

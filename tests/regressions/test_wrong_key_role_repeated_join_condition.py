@@ -41,5 +41,6 @@ def test_a_join_condition_stated_twice_is_warned(tmp_path):
     assert repeats("SELECT T1.name FROM hero AS T1 JOIN colour AS T2 ON T1.eye_colour_id = T2.id "
                    "AND T1.hair_colour_id = T2.id WHERE T2.colour = 'Black'") == []
     assert repeats("SELECT T1.name FROM hero AS T1 JOIN colour AS T2 ON T1.eye_colour_id = T2.id "
-                   "JOIN colour AS T3 ON T1.hair_colour_id = T3.id WHERE T2.colour = 'Blue' AND T3.colour = 'Blue'") == []
+                   "JOIN colour AS T3 ON T1.hair_colour_id = T3.id "
+                   "WHERE T2.colour = 'Blue' AND T3.colour = 'Blue'") == []
     assert repeats("SELECT name FROM hero WHERE eye_colour_id > 1 AND 1 > eye_colour_id") == []
