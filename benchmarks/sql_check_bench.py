@@ -58,7 +58,10 @@ probes (``sources=``); the question-wording rules are opt-in and stay off. Measu
   the mistakes agents make, not from the checker's shapes: a wrong column of the right table in a
   multi-table query (where a literal is compared with it), ``COUNT(*)`` after an extra 1:N join,
   fan-out through two joins, half of a composite key, value case / spelling in a high-cardinality
-  column, the other role of a key. Reported next to the first generator (target any* ≥ 90%).
+  column, the other role of a key. Reported next to the first generator (target ≥ 90% per kind).
+  A mutant is kept only when its answer differs from gold's under the project's EX comparison
+  (:func:`same_answer`), a fan-out mutant only when the data repeats a row through the added join
+  (:func:`fans_out`); the dropped ones are counted, and every miss is classified (:func:`miss_class`).
   The shared sets have few columns whose vocabulary the Evidence misses; ``--hide-values`` drops
   every Evidence value so that every column is checked as a high-cardinality one (probes only).
 - **Latency**: check_sql p50/p99 over world_1's gold queries (a warm ontology, point probes of the
