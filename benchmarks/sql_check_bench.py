@@ -5,8 +5,9 @@ SQL reaches the builder). Gold SQL is read here, on the scorer side. check_sql i
 agent's toolkit calls it: with the database open as its source, so absences are confirmed by point
 probes (``sources=``); the question-wording rules are opt-in and stay off. Measured:
 
-- **Precision**: over every gold query of ``spider`` and ``bird_synth_dev`` that returns rows (a
-  result with at least one non-NULL value; chinook has no question set), the share on which
+- **Precision**: over every gold query of ``spider`` and ``bird_synth_dev`` and every chinook
+  example (``examples/chinook/verified.jsonl``) that returns rows (a result with at least one
+  non-NULL value), the share on which
   ``check_sql`` raises no Violation (target ≥ 99.5%); the flagged ones are listed with why, and so
   are flagged gold queries left out because they return no row or only NULLs.
 - **Recall**: mutations generated from the gold queries on which check_sql raises no Violation, by
@@ -57,7 +58,10 @@ probes (``sources=``); the question-wording rules are opt-in and stay off. Measu
   the mistakes agents make, not from the checker's shapes: a wrong column of the right table in a
   multi-table query (where a literal is compared with it), ``COUNT(*)`` after an extra 1:N join,
   fan-out through two joins, half of a composite key, value case / spelling in a high-cardinality
-  column, the other role of a key. Reported next to the first generator (target any* ≥ 90%).
+  column, the other role of a key. Reported next to the first generator (target ≥ 90% per kind).
+  A mutant is kept only when its answer differs from gold's under the project's EX comparison
+  (:func:`same_answer`), a fan-out mutant only when the data repeats a row through the added join
+  (:func:`fans_out`); the dropped ones are counted, and every miss is classified (:func:`miss_class`).
   The shared sets have few columns whose vocabulary the Evidence misses; ``--hide-values`` drops
   every Evidence value so that every column is checked as a high-cardinality one (probes only).
 - **Latency**: check_sql p50/p99 over world_1's gold queries (a warm ontology, point probes of the
@@ -99,13 +103,22 @@ EXPECTED = {"wrong_column": {"unknown_column"},
 
 
 def load_items(data: Path) -> list[dict[str, Any]]:
-    """Gold items ``{bench, db_id, question, sql, db_path}`` of spider and bird_synth_dev."""
+    """Gold items ``{bench, db_id, question, sql, db_path}`` of spider and bird_synth_dev, and the
+    repository's chinook examples (``examples/chinook/verified.jsonl``, questions with verified SQL)
+    when the chinook database is in ``data``."""
     items = []
     for bench in ("spider", "bird_synth_dev"):
         for row in json.loads((data / bench / "dev.json").read_text(encoding="utf-8")):
             db = data / bench / "database" / row["db_id"] / f"{row['db_id']}.sqlite"
             items.append({"bench": bench, "db_id": row["db_id"], "question": row["question"],
                           "sql": row.get("query") or row.get("SQL"), "db_path": db})
+    chinook, examples = data / "chinook" / "Chinook_Sqlite.sqlite", REPO / "examples" / "chinook" / "verified.jsonl"
+    if chinook.exists() and examples.exists():
+        for line in examples.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                items.append({"bench": "chinook", "db_id": "chinook", "question": row["question"], "sql": row["sql"],
+                              "db_path": chinook})
     return items
 
 
@@ -179,6 +192,92 @@ def equivalent(gold, mutant) -> bool:
     if gold[0]:
         return gold[1] == mutant[1]
     return Counter(gold[1]) == Counter(mutant[1])
+
+
+def _raw_rows(conn, sql: str, timeout_ms: float) -> list[tuple] | None:
+    """The rows of ``sql`` run read-only on ``conn`` (values as the driver returns them), or None when
+    it fails, times out or is cut by the row cap."""
+    from evoonto.errors import SourceError
+    from evoonto.sources.sqlite import execute_capped
+
+    try:
+        _names, rows, truncated, _note = execute_capped(conn, sql, limit=100_000, timeout_ms=timeout_ms)
+    except SourceError:
+        return None
+    return None if truncated else [tuple(r) for r in rows]
+
+
+def same_answer(bench: str, gold_sql: str, gold_rows: list[tuple] | None, mutant_rows: list[tuple] | None) -> bool:
+    """True when a mutant returns its gold query's answer under the project's EX comparison
+    (:func:`evoonto.evaluation.execution.results_match` in the benchmark's official mode: ``spider``
+    for Spider, ``bird`` otherwise, row order as :func:`~evoonto.evaluation.execution.gold_order_matters`
+    says). A mutant that fails or is cut never does: it is kept as an error."""
+    from evoonto.evaluation.execution import gold_order_matters, results_match
+
+    if gold_rows is None or mutant_rows is None:
+        return False
+    mode = "spider" if bench == "spider" else "bird"
+    return results_match(gold_rows, mutant_rows, order_matters=gold_order_matters(gold_sql, mode), mode=mode)
+
+
+def fans_out(conn, mutant_sql: str, alias: str, timeout_ms: float) -> bool | None:
+    """Whether, under the mutant's own FROM, joins and WHERE, some row of the table ``alias`` (the
+    one-table gold query's table) appears more than once: ``SELECT 1 FROM … WHERE … GROUP BY
+    alias.rowid HAVING COUNT(*) > 1 LIMIT 1`` on the database (whole tables; measured here, not
+    read from the checker). None when the test cannot run (e.g. a table without rowid)."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        tree = sqlglot.parse_one(mutant_sql, read="sqlite")
+    except sqlglot.errors.SqlglotError:
+        return None
+    if not isinstance(tree, exp.Select):
+        return None
+    for arg in ("group", "having", "order", "limit", "offset", "distinct"):
+        tree.set(arg, None)
+    tree.set("expressions", [exp.Literal.number(1)])
+    tree = tree.group_by(exp.column("rowid", table=alias, quoted=True), copy=False)
+    tree = tree.having("COUNT(*) > 1", copy=False).limit(1, copy=False)
+    rows = _raw_rows(conn, tree.sql(dialect="sqlite"), timeout_ms)
+    return None if rows is None else bool(rows)
+
+
+#: Independent kinds that add a join to a one-table query: the mutant is a fan-out only where the
+#: data repeats a row of that table through the added join (:func:`fans_out`).
+FAN_OUT_KINDS = ("count_star_fan_out", "aggregate_fan_out", "chain_fan_out")
+
+
+def miss_class(kind: str, mutant_sql: str, conn=None, schema=None) -> str:
+    """Why a kept, non-equivalent independent mutant that check_sql did not flag is undecidable from
+    the SQL and the ontology's facts (class (c) of issue 28), ``"(b) checker miss"``, or not classified
+    (kinds other than these two):
+
+    - ``wrong_key_role``: both roles of the key are valid joins; which one is meant only the question
+      says, unless the mutant's ON repeats one condition (two roles joined, one replaced by the other);
+    - ``count_star_fan_out`` grouped by columns of the counted table that are unique in the data
+      (``conn``, whole table): one group per row, and ``COUNT(*)`` per row over a 1:N join is how one
+      counts the joined rows per row (``orders per customer``); which rows are counted only the question
+      says. Grouped by columns that are not unique, it is a checker miss."""
+    import sqlglot
+    from sqlglot import exp
+
+    if kind == "wrong_key_role":
+        for join in sqlglot.parse_one(mutant_sql, read="sqlite").find_all(exp.Join):
+            conditions = [c.sql() for c in join.args["on"].flatten()] if join.args.get("on") is not None else []
+            if len(set(conditions)) < len(conditions):
+                return "(b) the join repeats one condition (the other role became a copy): visible in the SQL"
+        return "(c) which role of the key: the question decides"
+    if kind == "count_star_fan_out":
+        tree = sqlglot.parse_one(mutant_sql, read="sqlite")
+        group = tree.args.get("group")
+        base = next(iter(tree.find_all(exp.Table)))
+        grouped = [g.name for g in group.expressions if isinstance(g, exp.Column) and g.table != "mut_child"] \
+            if group is not None else []
+        if grouped and conn is not None and schema is not None and _unique(conn, schema, base.name, grouped):
+            return "(c) grouped by columns unique in the counted table: joined rows per row may be meant"
+        return "(b) checker miss"
+    return "not classified (issue 28's analysis covers COUNT(*) fan-out and key roles)"
 
 
 # -- mutations (scorer side: they read gold SQL) ---------------------------------------------------
@@ -361,8 +460,9 @@ INDEPENDENT_EXPECTED = {
     "composite_key_half": {"partial_key_join", "fan_trap"},
     "value_case_high_cardinality": {"unseen_value", "value_case"},
     "value_spelling_high_cardinality": {"unseen_value"},
-    # both roles are valid joins: only the question can tell (the opt-in question rules, --question-rules)
-    "wrong_key_role": {"mismatched_join_keys", "unknown_join", "question_mismatch"},
+    # both roles are valid joins: only the question can tell (the opt-in question rules, --question-rules),
+    # unless the other role became a copy of a condition the join states already (repeated_condition)
+    "wrong_key_role": {"mismatched_join_keys", "unknown_join", "question_mismatch", "repeated_condition"},
 }
 
 
@@ -385,8 +485,10 @@ def _fk_pairs(schema) -> list[tuple[str, tuple[str, ...], str, tuple[str, ...]]]
     return out
 
 
-def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, conn) -> list[tuple[str, str]]:
-    """``(kind, mutated sql)`` of :data:`INDEPENDENT_KINDS` for one gold query (scorer side).
+def independent_mutations(sql: str, schema, dialect: str, rng: random.Random,
+                          conn) -> list[tuple[str, str, str | None]]:
+    """``(kind, mutated sql, alias)`` of :data:`INDEPENDENT_KINDS` for one gold query (scorer side);
+    ``alias``: for the fan-out kinds, the alias of the one-table gold query's table (None otherwise).
 
     - multi_table_wrong_column: in a query over two or more tables, a column compared with a literal
       is replaced by another column of the same table (the right table, the wrong column);
@@ -410,7 +512,7 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, co
         tree = sqlglot.parse_one(sql, read=dialect)
     except sqlglot.errors.SqlglotError:
         return []
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, str | None]] = []
     tables = [t for t in tree.find_all(exp.Table) if schema.table(t.name) is not None]
     aliases = {t.alias_or_name.casefold(): schema.table(t.name) for t in tables}
 
@@ -434,7 +536,7 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, co
             others = [c.name for c in info.columns if c.name.casefold() != cmp_m[1].name.casefold()]
             if others:
                 cmp_m[1].set("this", exp.to_identifier(rng.choice(others)))
-                out.append(("multi_table_wrong_column", mutated.sql(dialect=dialect)))
+                out.append(("multi_table_wrong_column", mutated.sql(dialect=dialect), None))
     fks = _fk_pairs(schema)
     select = tree if isinstance(tree, exp.Select) else None
     single = select is not None and len(tables) == 1 and not select.args.get("joins")
@@ -450,14 +552,14 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, co
             on = " AND ".join(f'mut_child."{a}" = "{alias}"."{b}"' for a, b in zip(ccols, pcols, strict=True))
             mutated = _qualified(tree, schema, base, alias).join(exp.to_table(child).as_("mut_child"), on=on,
                                                                     dialect=dialect)
-            out.append(("count_star_fan_out", mutated.sql(dialect=dialect)))
+            out.append(("count_star_fan_out", mutated.sql(dialect=dialect), alias))
         aggregates_column = any(isinstance(a.this, exp.Column) for a in select.find_all(exp.Sum, exp.Avg, exp.Count))
         if aggregates_column and children:
             child, ccols, _p, pcols = children[rng.randrange(len(children))]
             on = " AND ".join(f'mut_child."{a}" = "{alias}"."{b}"' for a, b in zip(ccols, pcols, strict=True))
             mutated = _qualified(tree, schema, base, alias).join(exp.to_table(child).as_("mut_child"), on=on,
                                                                     dialect=dialect)
-            out.append(("aggregate_fan_out", mutated.sql(dialect=dialect)))
+            out.append(("aggregate_fan_out", mutated.sql(dialect=dialect), alias))
         parents = [f for f in fks if f[0].casefold() == base.name.casefold() and len(f[1]) == 1]
         chains = [(p, c) for p in parents for c in fks
                   if c[2].casefold() == p[2].casefold() and c[0].casefold() != base.name.casefold()
@@ -469,7 +571,7 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, co
                                    on=f'"{alias}"."{pc[0]}" = mut_parent."{pk[0]}"', dialect=dialect)
             on = " AND ".join(f'mut_child."{a}" = mut_parent."{b}"' for a, b in zip(cc, ck, strict=True))
             mutated = mutated.join(exp.to_table(child).as_("mut_child"), on=on, dialect=dialect)
-            out.append(("chain_fan_out", mutated.sql(dialect=dialect)))
+            out.append(("chain_fan_out", mutated.sql(dialect=dialect), alias))
     # composite key: a join ON a AND b that is a declared composite key keeps one condition
     composite = {(f[0].casefold(), f[2].casefold()): f for f in fks if len(f[1]) > 1}
     for n, join in enumerate(tree.find_all(exp.Join)):
@@ -486,7 +588,7 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, co
         mutated = tree.copy()
         target = list(mutated.find_all(exp.Join))[n]
         target.set("on", list(target.args["on"].flatten())[0])
-        out.append(("composite_key_half", mutated.sql(dialect=dialect)))
+        out.append(("composite_key_half", mutated.sql(dialect=dialect), None))
         break
     # values in columns whose vocabulary the Evidence does not hold whole
     high = []
@@ -508,7 +610,7 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, co
                 changed = text[:inner[0]] + text[inner[0] + 1:] if inner else None
             if changed and changed != text:
                 lit.replace(exp.Literal.string(changed))
-                out.append((kind, mutated.sql(dialect=dialect)))
+                out.append((kind, mutated.sql(dialect=dialect), None))
     # the other role of a key: child.fk = parent.key where another child column references that key too
     for eq in tree.find_all(exp.EQ):
         if not (isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Column)):
@@ -526,7 +628,7 @@ def independent_mutations(sql: str, schema, dialect: str, rng: random.Random, co
                     if node.sql() == child_col.sql() and isinstance(node.parent, exp.EQ):
                         node.set("this", exp.to_identifier(other))
                         break
-                out.append(("wrong_key_role", mutated.sql(dialect=dialect)))
+                out.append(("wrong_key_role", mutated.sql(dialect=dialect), None))
                 return out
     return out
 
@@ -665,7 +767,9 @@ def main(argv: list[str] | None = None) -> int:
     total, flagged_gold, mismatch_gold, type_gold = Counter(), defaultdict(list), defaultdict(list), defaultdict(list)
     no_rows: Counter = Counter()  # gold queries that return no row (or fail): left out of precision
     empty_flagged: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    generated2, caught2, equivalents2, caught_equivalent2 = Counter(), Counter(), Counter(), Counter()
+    generated2, caught2, equivalents2, no_fan_out2 = Counter(), Counter(), Counter(), Counter()
+    miss_classes2: Counter = Counter()  # (kind, class) of the kept mutants check_sql missed
+    dropped2: list[tuple[str, str, str, str]] = []  # (kind, db, mutant, why) of the mutants not kept
     misses2: dict[str, list[str]] = defaultdict(list)
     warned_gold: Counter = Counter()  # (bench, kind) -> gold queries with a finding of that kind
     generated, caught, caught_viol = Counter(), Counter(), Counter()
@@ -691,6 +795,7 @@ def main(argv: list[str] | None = None) -> int:
         probe_sources = {schema.id: live}
         for item in group:
             item["rows"] = _rows(conn, item["sql"], args.timeout_ms)
+            item["raw"] = _raw_rows(conn, item["sql"], args.timeout_ms)
             if item["rows"] is None or not any(v != "None" for row in item["rows"][1] for v in row):
                 no_rows[bench] += 1
                 # precision is measured on gold queries that return rows: a query whose result is empty
@@ -737,18 +842,34 @@ def main(argv: list[str] | None = None) -> int:
                                        "caught": hit, "equivalent": same}) + "\n")
 
         for n, item in enumerate(clean):
-            for kind, mutated in independent_mutations(item["sql"], schema, dialect, rng, conn):
-                found = [f for f in check_sql(onto, mutated, sources=probe_sources, question=item["question"],
-                                              question_rules=args.question_rules)
-                         if (f.kind, f.subject) not in item["seen"]]
-                hit = bool({f.kind for f in found} & INDEPENDENT_EXPECTED[kind]) or has_violation(found)
-                same = equivalent(item["rows"], _rows(conn, mutated, args.timeout_ms))
+            for kind, mutated, alias in independent_mutations(item["sql"], schema, dialect, rng, conn):
+                # kept only when the mutant's answer differs from gold's (the project's EX comparison),
+                # and, for a fan-out kind, when the data repeats a row of the query's table through the
+                # added join (else the answer changes only because the inner join drops rows)
+                same = same_answer(bench, item["sql"], item["raw"], _raw_rows(conn, mutated, args.timeout_ms))
                 generated2[kind] += 1
-                caught2[kind] += hit
+                no_fan = not same and kind in FAN_OUT_KINDS and fans_out(conn, mutated, alias, args.timeout_ms) is False
+                found = [] if same or no_fan else [
+                    f for f in check_sql(onto, mutated, sources=probe_sources, question=item["question"],
+                                         question_rules=args.question_rules)
+                    if (f.kind, f.subject) not in item["seen"]]
+                hit = bool({f.kind for f in found} & INDEPENDENT_EXPECTED[kind]) or has_violation(found)
                 equivalents2[kind] += same
-                caught_equivalent2[kind] += hit and same
-                if not hit and not same:
-                    misses2[kind].append(f"{db_id}: {mutated}")
+                no_fan_out2[kind] += no_fan
+                caught2[kind] += hit
+                why = None
+                if same or no_fan:
+                    dropped2.append((kind, db_id, mutated, "same answer as gold" if same else
+                                     "no row repeated in the data (the join only drops rows)"))
+                elif not hit:
+                    why = miss_class(kind, mutated, conn, schema)
+                    miss_classes2[(kind, why)] += 1
+                    misses2[kind].append(f"{db_id}: {mutated}  [{why}]")
+                if dump is not None:
+                    dump.write(json.dumps({"generator": "independent", "kind": kind, "db": db_id, "bench": bench,
+                                           "question": item["question"], "gold": item["sql"], "mutant": mutated,
+                                           "findings": sorted({f.kind for f in found}), "caught": hit,
+                                           "equivalent": same, "no_fan_out": no_fan, "miss_class": why}) + "\n")
             for kind, mutated, extra in mutations(item["sql"], schema, dialect, rng, facts.joins):
                 if kind == "missing_constraint":
                     extra["tree"] = sqlglot.parse_one(item["sql"], read=dialect)
@@ -837,20 +958,32 @@ def main(argv: list[str] | None = None) -> int:
         for row in rows[:3] if kind != "fan_trap" else rows:
             print(f"  missed {kind}: {row}")
 
-    print("\nRecall of the independent generator (issue 28; any*: share of non-equivalent mutants flagged by an "
-          "expected kind or a new Violation)")
-    print(f"  {'kind':<32} {'n':>5} {'any':>7} {'equiv':>6} {'any*':>7}")
+    print("\nRecall of the independent generator (issue 28). A mutant is kept only when its answer differs from "
+          "gold's\n  (the project's EX comparison, results_match in the benchmark's mode) and, for a fan-out kind, "
+          "when the data\n  repeats a row of the query's table through the added join; recall: kept mutants flagged "
+          "by an expected kind\n  or a new Violation (target >= 90%)")
+    print(f"  {'kind':<32} {'n':>5} {'same':>5} {'nofan':>5} {'kept':>5} {'recall':>7}")
     for kind in INDEPENDENT_KINDS:
         n = generated2[kind]
         if not n:
             print(f"  {kind:<32} {0:>5}  (no gold query has this shape)")
             continue
-        real = n - equivalents2[kind]
-        star = (caught2[kind] - caught_equivalent2[kind]) / real if real else float("nan")
-        print(f"  {kind:<32} {n:>5} {caught2[kind] / n:>7.1%} {equivalents2[kind]:>6} {star:>7.1%}")
+        kept = n - equivalents2[kind] - no_fan_out2[kind]
+        recall = f"{caught2[kind] / kept:>7.1%}" if kept else f"{'-':>7}"
+        print(f"  {kind:<32} {n:>5} {equivalents2[kind]:>5} {no_fan_out2[kind]:>5} {kept:>5} {recall}")
+    print(f"  dropped: {sum(equivalents2.values())} with gold's answer, {sum(no_fan_out2.values())} fan-out mutants "
+          "whose join repeats no row in the data")
+    if miss_classes2:
+        print("  misses by class ((b) the checker could catch it from the SQL and the ontology's facts; (c) only the "
+              "question can tell):")
+        for (kind, why), count in sorted(miss_classes2.items()):
+            print(f"    {kind:<30} {count:>4}  {why}")
     for kind, rows in misses2.items():
         for row in rows[:args.show_misses]:
             print(f"  missed {kind}: {row}")
+    for kind, db_id, mutated, why in dropped2:
+        if kind in FAN_OUT_KINDS + ("wrong_key_role",) and args.show_misses:
+            print(f"  dropped {kind} ({why}): {db_id}: {mutated}")
 
     def pct(values: list[float], q: float) -> float:
         values = sorted(values)

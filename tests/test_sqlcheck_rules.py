@@ -11,7 +11,8 @@ from evoonto.ontology import Ontology
 from evoonto.store import OxigraphStore, parse_rdf_file
 from evoonto.tools.sqlcheck import RULES, check_sql
 from evoonto.tools.sqlcheck.grouping import check_grouping
-from evoonto.tools.sqlcheck.statement import check_constraints, check_self_comparisons, check_views
+from evoonto.tools.sqlcheck.statement import (check_constraints, check_repeated_conditions, check_self_comparisons,
+                                               check_views)
 from evoonto.tools.sqlcheck.values import check_ranges, check_types, check_values
 
 FIXTURE = Path(__file__).parent / "fixtures" / "sqlcheck_cards.trig"
@@ -28,7 +29,8 @@ def test_registry_order_and_names():
     names = [r.__name__ for r in RULES]
     assert names == ["check_catalog_currency",
                      "check_values", "check_ranges", "check_types", "check_grouping", "check_self_comparisons",
-                     "check_constraints", "check_views", "check_question_rule", "check_join_rules"]
+                     "check_repeated_conditions", "check_constraints", "check_views", "check_question_rule",
+                     "check_join_rules"]
 
 
 @pytest.mark.parametrize("rule, sql, kind", [
@@ -36,6 +38,7 @@ def test_registry_order_and_names():
     (check_types, "SELECT avg(artist) FROM cards", "type_mismatch"),
     (check_grouping, "SELECT name, name FROM cards", "repeated_column"),
     (check_self_comparisons, "SELECT name FROM cards WHERE artist <> artist", "self_comparison"),
+    (check_repeated_conditions, "SELECT name FROM cards WHERE artist = 'x' AND artist = 'x'", "repeated_condition"),
     (check_constraints, "SELECT uuid FROM legalities WHERE status = 'Banned'", "missing_constraint"),
     (check_views, "SELECT v.name FROM banned_cards AS v", "view_for_base"),
 ])

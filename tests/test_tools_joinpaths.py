@@ -103,8 +103,13 @@ def _kinds(graph, sql):
 
 
 def test_check_joins_accepts_known_joins(graph):
+    # orders per customer (grouped by the customer's key): the joined rows are what is counted
+    assert _kinds(graph, 'SELECT c.CustomerID, COUNT(*) FROM Customers AS c JOIN Orders AS o '
+                         'ON o.CustomerID = c.CustomerID GROUP BY c.CustomerID') == []
+    # per customer country the count is ambiguous (orders or customers per country): a Warning naming
+    # both readings, without a drop-in fix (tests/regressions/test_count_star_fan_out_grouped_by_attribute.py)
     assert _kinds(graph, 'SELECT c.Country, COUNT(*) FROM Customers AS c JOIN Orders AS o '
-                         'ON o.CustomerID = c.CustomerID GROUP BY c.Country') == []
+                         'ON o.CustomerID = c.CustomerID GROUP BY c.Country') == [("fan_trap", "Warning")]
     assert _kinds(graph, 'SELECT T1.ProductName FROM Products T1, "Order Details" T2 WHERE T1.ProductID = T2.ProductID '
                          'AND T2.OrderID IN (SELECT T1.OrderID FROM Orders T1 WHERE T1.Year = 1997)') == []
 

@@ -1046,12 +1046,22 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
                                "subquery before joining",
                     start=start, end=end, subject=names))
                 continue
-            counted = _count_multiplied(graph, scope, tables, reached, joins or set())
+            counted = _count_multiplied(graph, scope, tables, reached, joins or set(), hops or {})
             if counted is not None and probe is not None and _repeats(
                     graph, scope, tables, next(a for a in tables if tables[a] == counted[0]), probe, dialect) is False:
                 counted = None  # under the statement's own conditions the data repeats no row of it
-            if counted is not None:
-                ref, other = counted
+            if counted is not None and counted[2]:
+                ref, other, by = counted
+                joined = tables[other].name
+                findings.append(Finding(
+                    "fan_trap", "Warning",
+                    f"{agg.sql(dialect=dialect)} per group of {', '.join(f'{ref.name}.{c}' for c in by)} counts "
+                    f"{ref.name} rows once per matching {joined} row (the statement uses nothing of {joined} but "
+                    f"the join): right if the question counts {joined} rows per group; {ref.name} rows are counted "
+                    f"by COUNT(DISTINCT <a key of {ref.name}>), which gives another answer",
+                    suggestion=None, start=start, end=end, subject=ref.name))
+            elif counted is not None:
+                ref, other, _by = counted
                 findings.append(Finding(
                     "fan_trap", "Warning",
                     f"{agg.sql(dialect=dialect)} counts {ref.name} rows once per matching {tables[other].name} row: "
@@ -1119,15 +1129,29 @@ def _repeats(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef], alias:
 
 
 def _count_multiplied(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
-                      reached: dict[str, tuple[TableRef, str]], joins: set[int]) -> tuple[TableRef, str] | None:
-    """(counted table, alias of the table whose join repeats it) when a ``COUNT(*)`` of the scope
-    counts a table's rows multiplied by a join that contributes nothing else: the repeated table is
-    the first of FROM or has columns used outside join conditions, the repeating table has none,
-    and no column of the repeated table is grouped by; else None."""
+                      reached: dict[str, tuple[TableRef, str]], joins: set[int],
+                      hops: dict[str, dict[str, bool]] | None = None) -> tuple[TableRef, str, list[str]] | None:
+    """(counted table, alias of the table whose join repeats it, the counted table's grouped columns)
+    when a ``COUNT(*)`` of the scope counts a table's rows multiplied by a join that contributes
+    nothing else: the repeated table is the first of FROM or has columns used outside join
+    conditions; across the repeating join (the repeating table and every table reached through it,
+    ``hops``) no column is used outside join conditions and the first table of FROM is not there
+    unrepeated (``FROM car_makers JOIN countries … WHERE countries.name = 'france'`` counts car
+    makers: no join repeats them, the join only filters); and the statement does not group by a
+    unique key or a join column of the repeated table (each group is one of its rows: the joined
+    rows per row are meant). Grouped by other columns of it (``customers.country``), the count is
+    reported with its grouped columns: it may mean the joined rows per group (orders per country)
+    or the table's rows (customers per country), which only the question tells. Else None."""
     select = scope.expression
     used: set[str] = set()
+    join_columns: dict[str, set[str]] = {}
     for col in select.find_all(exp.Column):
-        if col.find_ancestor(exp.Select) is not select or id(col.parent) in joins:
+        if col.find_ancestor(exp.Select) is not select:
+            continue
+        if id(col.parent) in joins:
+            resolved = _resolve_column(graph, tables, col)
+            if resolved is not None:
+                join_columns.setdefault(resolved[2].casefold(), set()).add(resolved[1].casefold())
             continue
         resolved = _resolve_column(graph, tables, col)
         if resolved is not None:
@@ -1141,12 +1165,28 @@ def _count_multiplied(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef
         if resolved is not None:
             grouped.setdefault(resolved[2].casefold(), []).append(resolved[1])
     for alias, (ref, other) in sorted(reached.items()):
-        if other.casefold() in used or not (alias in used or alias == first):
+        if not (alias in used or alias == first):
             continue
-        if alias in grouped:
-            continue  # counted per group of the table (orders per customer country): the joined rows are meant
-        return ref, other
+        beyond = _across(hops or {other.casefold(): {}}, alias, other.casefold())
+        if beyond & used or (first in beyond and first not in reached):
+            continue  # the join reaches a table the statement uses, or the counted FROM table
+        by = grouped.get(alias, [])
+        if by and (graph.is_unique(ref, by) or {c.casefold() for c in by} & join_columns.get(alias, set())):
+            continue  # one group per row of the table (orders per customer): the joined rows are meant
+        return ref, other, by
     return None
+
+
+def _across(hops: dict[str, dict[str, bool]], alias: str, other: str) -> set[str]:
+    """The aliases on ``other``'s side of the join ``alias``–``other``: ``other`` and every alias
+    reached from it through the scope's joins (``hops``) without passing through ``alias``."""
+    seen, todo = {alias, other}, [other]
+    while todo:
+        for nxt in hops.get(todo.pop(), {}):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen - {alias}
 
 
 def _repeated_through(hops: dict[str, dict[str, bool]], tables: dict[str, TableRef]) -> dict[str, tuple[TableRef, str]]:

@@ -62,6 +62,8 @@ Kinds (severity):
   group is one row).
 - ``grouped_aggregate`` (Warning): MIN/MAX/AVG of a column the SELECT groups by (the group's own value).
 - ``self_comparison`` (Warning): a column compared with itself (``a <> a``): true for every row or none.
+- ``repeated_condition`` (Warning): one ``ON``/``WHERE`` clause ANDs the same comparison twice (the
+  copy adds nothing; usually another column was meant, e.g. a second role of a key); no suggestion.
 - ``selects_filter_value`` (Warning): the select list returns a column the WHERE clause fixes to
   literals (``=``/``IN``), so the rows show back what the SQL states.
 - ``view_for_base`` (Warning): the statement reads a view (``evo:isView``) only through columns
@@ -110,7 +112,8 @@ from evoonto.tools.sqlcheck.facts import (MAX_SQL_CHARS, CheckFacts, ColumnFacts
 from evoonto.tools.sqlcheck.grouping import check_grouping
 from evoonto.tools.sqlcheck.probes import DataProbe, SourceLookup, probe_for
 from evoonto.tools.sqlcheck.question import check_question, ordering_phrases
-from evoonto.tools.sqlcheck.statement import check_constraints, check_self_comparisons, check_views
+from evoonto.tools.sqlcheck.statement import (check_constraints, check_repeated_conditions,
+                                               check_self_comparisons, check_views)
 from evoonto.tools.sqlcheck.values import check_ranges, check_types, check_values
 
 __all__ = ["check_sql", "check_facts", "CheckFacts", "ColumnFacts", "ConstraintFacts", "CheckContext",
@@ -143,6 +146,7 @@ RULES: tuple[Rule, ...] = (
     check_types,
     check_grouping,
     check_self_comparisons,
+    check_repeated_conditions,
     check_constraints,
     check_views,
     check_question_rule,

@@ -9,7 +9,7 @@ from sqlglot.errors import ParseError, SqlglotError
 
 from evoonto.tools.sqlcheck.context import CheckContext
 
-__all__ = ["check_self_comparisons", "check_views", "check_constraints"]
+__all__ = ["check_self_comparisons", "check_repeated_conditions", "check_views", "check_constraints"]
 
 
 def check_self_comparisons(ctx: CheckContext) -> None:
@@ -29,6 +29,39 @@ def check_self_comparisons(ctx: CheckContext) -> None:
                  f"{cmp.sql(dialect=ctx.dialect)} compares {where} with itself: it holds for every row or none",
                  "compare it with the column meant", cmp, where)
 
+
+def check_repeated_conditions(ctx: CheckContext) -> None:
+    """``repeated_condition`` (Warning): one ``ON`` or ``WHERE`` clause states the same comparison
+    twice among its ``AND``-ed conditions (``ON T1.hair_colour_id = T2.id AND T1.hair_colour_id =
+    T2.id``; sides of ``=``/``<>`` in either order, columns compared by the table and column they
+    resolve to): the copy adds nothing, and usually another column was meant (a second role of a
+    key). No suggestion: which column was meant, the statement does not say."""
+    clauses = [j.args.get("on") for j in ctx.statement.find_all(exp.Join)]
+    clauses += [w.this for w in ctx.statement.find_all(exp.Where)]
+    for clause in clauses:
+        if not isinstance(clause, exp.And):
+            continue
+        seen: set[tuple[str, ...]] = set()
+        for cmp in clause.flatten():
+            if not isinstance(cmp, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+                continue
+            sides = [_comparable(ctx, cmp.this), _comparable(ctx, cmp.expression)]
+            key = (type(cmp).__name__, *(sorted(sides) if isinstance(cmp, (exp.EQ, exp.NEQ)) else sides))
+            if key in seen:
+                text = cmp.sql(dialect=ctx.dialect)
+                ctx.add("repeated_condition", "Warning",
+                        f"{text} is stated twice in one clause: the copy adds nothing (was another column meant?)",
+                        None, cmp, text)
+            seen.add(key)
+
+
+def _comparable(ctx: CheckContext, node: exp.Expression) -> str:
+    """A comparison side as text, a column as the ``table.column`` it resolves to (aliases differ)."""
+    if isinstance(node, exp.Column):
+        place = ctx._resolve(node)
+        if place is not None:
+            return f"{place[0].casefold()}.{place[1].casefold()}@{(node.table or '').casefold()}"
+    return node.sql(dialect=ctx.dialect)
 
 
 def check_views(ctx: CheckContext) -> None:
