@@ -357,8 +357,9 @@ class _Aggregate:
 
 #: Dialects whose engines have no exact percentile aggregate (PERCENTILE_CONT / _DISC or QUANTILE_*).
 _NO_PERCENTILE = frozenset({"sqlite"})
-#: Dialects whose approximate continuous percentile sqlglot writes as the engine's own function.
-_APPROX_PERCENTILE = frozenset({"duckdb", "snowflake", "databricks", "spark", "trino", "presto"})
+#: Dialects whose approximate continuous percentile is written as MetricFlow writes it (DuckDB:
+#: ``approx_quantile(x, p)``, checked against metricflow 0.213's DuckDB renderer).
+_APPROX_PERCENTILE = frozenset({"duckdb"})
 
 
 def _agg_value(node: exp.Expression, agg: str, params: Any, dialect: str | None) -> exp.Expression:
@@ -602,7 +603,10 @@ class _Importer:
                 b.new_mapping(entity, table, None, aggregation="COUNT")
             else:
                 b.enrich(entity, names, model.description)
-            entity_names = [e.name for e in model.entities] + ([primary_name] if primary_name else [])
+            # a dimension is reached through the entities that identify this model's rows (MetricFlow's
+            # ``entity__dimension``): its primary, unique and natural entities, not its foreign keys
+            entity_names = [e.name for e in model.entities if _enum(e.type) in ("primary", "unique", "natural")]
+            entity_names += [primary_name] if primary_name else []
             for ent in model.entities:
                 key = ent.expr or ent.name
                 if _enum(ent.type) in ("primary", "unique", "natural"):
