@@ -172,3 +172,81 @@ def test_composite_entity_key_becomes_the_join_condition(shop):
     assert "entity orders.location: no semantic model has it as its primary entity; no join imported" in summary.skipped
     refunds = URIRef(ws.iris.term("dbt", "metric.refunds"))  # the returns' own metric is imported
     assert ws.ontology.query(f"ASK {{ <{refunds}> a evo:Metric }}")
+
+
+def _metricflow_engine(con):
+    """MetricFlow's engine over the dbt_shop manifest (MetricFlow's own copy of the semantic interfaces,
+    fed the YAML documents evoonto's import parses), rendering SQL for DuckDB; a time spine table is
+    added to ``con`` (MetricFlow needs one)."""
+    import yaml
+    from metricflow.engine.metricflow_engine import MetricFlowEngine
+    from metricflow.protocols.sql_client import SqlEngine
+    from metricflow.sql.render.duckdb_renderer import DuckDbSqlPlanRenderer
+    from metricflow_semantic_interfaces.parsing.dir_to_model import (
+        parse_yaml_files_to_validation_ready_semantic_manifest,
+    )
+    from metricflow_semantic_interfaces.parsing.objects import YamlConfigFile
+    from metricflow_semantics.model.semantic_manifest_lookup import SemanticManifestLookup
+
+    from evoonto.imports.dbt import semantic_yaml_documents
+
+    spine = {"node_relation": {"alias": "time_spine", "schema_name": "main"},
+             "primary_column": {"name": "date_day", "time_granularity": "day"}}
+    files = [YamlConfigFile(filepath=path, contents=text)
+             for path, text in semantic_yaml_documents(read_dbt_files(PROJECT), schema_name="main")]
+    files.append(YamlConfigFile(filepath="project_configuration.yml",
+                                contents=yaml.safe_dump({"project_configuration": {"time_spines": [spine]}})))
+    manifest = parse_yaml_files_to_validation_ready_semantic_manifest(files).semantic_manifest
+    con.execute("CREATE TABLE time_spine AS SELECT CAST(d AS DATE) AS date_day FROM "
+                "range(DATE '2023-12-01', DATE '2024-06-01', INTERVAL 1 DAY) t(d)")
+
+    class DuckDbExplainClient:  # explain() only renders SQL; it is run on ``con`` below
+        sql_engine_type = SqlEngine.DUCKDB
+        sql_plan_renderer = DuckDbSqlPlanRenderer()
+
+        def render_bind_parameter_key(self, key: str) -> str:
+            return "$" + key
+
+        def close(self) -> None:
+            pass
+
+    return MetricFlowEngine(SemanticManifestLookup(manifest), DuckDbExplainClient())
+
+
+@pytest.mark.slow
+def test_imported_metrics_equal_metricflow_on_duckdb(shop):
+    """The round trip: each imported metric compiled by evoonto gives MetricFlow's own number (its
+    engine renders the SQL for DuckDB, both run on the same seeds), alone and by the day of a time
+    dimension written as an expression."""
+    pytest.importorskip("metricflow")
+    import duckdb
+    from metricflow.engine.metricflow_engine import MetricFlowQueryRequest
+
+    ws, summary = shop
+    con = duckdb.connect()
+    for csv in sorted(SEEDS.glob("*.csv")):
+        con.execute(f"CREATE TABLE {csv.stem} AS SELECT * FROM read_csv('{csv}', header = true)")
+    engine = _metricflow_engine(con)
+
+    def metricflow(metric: str, group_by: list[str] | None = None) -> list[tuple]:
+        request = MetricFlowQueryRequest.create(metric_names=[metric], group_by_names=group_by)
+        return con.execute(engine.explain(request).sql_statement.sql).fetchall()
+
+    with open_source(SEEDS) as src:
+        for name in summary.imported:
+            answer = compile_semantic(ws.ontology, {"metrics": [str(ws.iris.term("dbt", f"metric.{name}"))]})
+            got, want = _value(src.run(answer["sql"]).rows), _value(metricflow(name))
+            assert math.isclose(got, want, rel_tol=1e-9), (name, got, want)
+        day = str(ws.iris.term("dbt", "order_item.ordered_at"))
+        for name in ("food_revenue_pct", "revenue", "food_item_share"):
+            answer = compile_semantic(ws.ontology, {"metrics": [str(ws.iris.term("dbt", f"metric.{name}"))],
+                                                    "dimensions": [day]})
+            got = {str(d)[:10]: v for d, v in src.run(answer["sql"]).rows}
+            want = {str(d)[:10]: v for d, v in metricflow(name, ["order_item__ordered_at__day"])}
+            assert got.keys() == want.keys() and len(want) > 20, name
+            assert all(_same(got[d], want[d]) for d in want), (name, {d: (got[d], want[d]) for d in want})
+
+
+def _same(got, want) -> bool:
+    """Equal numbers (to 1e-9 relative) or both NULL."""
+    return got is None and want is None or None not in (got, want) and math.isclose(got, want, rel_tol=1e-9)

@@ -247,13 +247,13 @@ def _metric_input(value: Any) -> Any:
     return {"name": value} if isinstance(value, (str, int)) and not isinstance(value, bool) else value
 
 
-def _to_dsi_model(model: dict) -> dict:
+def _to_dsi_model(model: dict, schema_name: str = "") -> dict:
     """A dbt-core semantic model (``model: ref('orders')``) as dbt-semantic-interfaces' YAML document
     (``node_relation``), the translation dbt-core makes before it writes the semantic manifest."""
     doc = {k: v for k, v in model.items() if k not in ("model", "group", "meta")}
     ref = _REF.search(str(model.get("model", "")))
     alias = ref.group(1) if ref else str(model.get("model") or model["name"])
-    doc["node_relation"] = {"alias": alias, "schema_name": ""}
+    doc["node_relation"] = {"alias": alias, "schema_name": schema_name}
     return doc
 
 
@@ -274,14 +274,30 @@ def _to_dsi_metric(metric: dict) -> dict:
     return doc
 
 
+def semantic_yaml_documents(files: list[tuple[Path, list[dict], list[dict]]], *,
+                            schema_name: str = "") -> list[tuple[str, str]]:
+    """``(path, YAML text)`` per file: its semantic models and metrics as dbt-semantic-interfaces' YAML
+    documents (``semantic_model:`` / ``metric:``, one per ``---`` document), translated from dbt-core's
+    form as dbt-core does (``model: ref('orders')`` -> ``node_relation`` with ``schema_name``; metric
+    inputs written as names -> ``{name: ...}``). No project configuration document is included."""
+    yaml = require("yaml")
+    out = []
+    for path, models, metrics in files:
+        docs = [{"semantic_model": _to_dsi_model(m, schema_name)} for m in models]
+        docs += [{"metric": _to_dsi_metric(m)} for m in metrics]
+        out.append((str(path), yaml.safe_dump_all(docs, sort_keys=False)))
+    return out
+
+
 def read_semantic_manifest(files: list[tuple[Path, list[dict], list[dict]]]) -> Any:
     """The semantic manifest (``dbt_semantic_interfaces`` ``PydanticSemanticManifest``, transformed
-    as MetricFlow reads it: ``count`` and ``median`` rewritten, simple metrics flattened, measures with
-    ``create_metric`` made metrics) of the semantic models and metrics :func:`read_dbt_files` read.
+    as MetricFlow reads it: ``count`` and ``median`` rewritten, simple metrics flattened to an
+    aggregation, measures with ``create_metric`` made metrics) of the semantic models and metrics
+    :func:`read_dbt_files` read.
 
     Each file's items go through dsi's own parser (``parse_yaml_files_to_validation_ready_semantic_manifest``:
-    its JSON schemas, its pydantic models, its transformations); dbt-core's ``model: ref(...)`` becomes
-    dsi's ``node_relation``.
+    its JSON schemas, its pydantic models, its transformations) as :func:`semantic_yaml_documents`
+    writes them.
 
     Raises:
         DbtImportError: a document dsi refuses (one line naming the file and dsi's first reason).
@@ -292,10 +308,7 @@ def read_semantic_manifest(files: list[tuple[Path, list[dict], list[dict]]]) -> 
     from dbt_semantic_interfaces.parsing.dir_to_model import parse_yaml_files_to_validation_ready_semantic_manifest
     from dbt_semantic_interfaces.parsing.objects import YamlConfigFile
 
-    configs = []
-    for path, models, metrics in files:
-        docs = [{"semantic_model": _to_dsi_model(m)} for m in models] + [{"metric": _to_dsi_metric(m)} for m in metrics]
-        configs.append(YamlConfigFile(filepath=str(path), contents=yaml.safe_dump_all(docs, sort_keys=False)))
+    configs = [YamlConfigFile(filepath=path, contents=text) for path, text in semantic_yaml_documents(files)]
     configs.append(YamlConfigFile(filepath="<evoonto: project configuration>",
                                   contents=yaml.safe_dump({"project_configuration": {}})))
     try:
@@ -979,4 +992,4 @@ def dbt_patch(ontology: Ontology, folder: Path | str, *,
 _DSI_AGGREGATIONS = ("average", "count", "count_distinct", "max", "median", "min", "percentile", "sum", "sum_boolean")
 
 __all__ = ["AGGREGATIONS", "DbtImportError", "DbtSummary", "dbt_patch", "read_dbt_files", "read_dbt_project",
-           "read_semantic_manifest"]
+           "read_semantic_manifest", "semantic_yaml_documents"]

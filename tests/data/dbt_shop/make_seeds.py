@@ -25,6 +25,7 @@ for oid in range(1, 41):
                       "is_drink_item": str(is_drink).lower()})
         if rnd.random() < 0.12:
             returns.append({"return_id": len(returns) + 1, "order_id": oid, "line_number": line,
+                            "returned_at": (at + datetime.timedelta(days=3)).isoformat(sep=" "),
                             "refund_amount": price})
         subtotal += price
         food = food or bool(is_food)
