@@ -50,6 +50,8 @@ REFERENCE = {
     "average_revenue": "SELECT AVG(product_price) FROM order_items",
     "refunds": "SELECT SUM(refund_amount) FROM item_returns",
     "tax_rate": "SELECT CAST(SUM(tax_paid) AS DOUBLE) / CAST(NULLIF(SUM(order_total), 0) AS DOUBLE) FROM orders",
+    "tax_rate_large_orders": "SELECT CAST(SUM(tax_paid) AS DOUBLE) / CAST(NULLIF(SUM(order_total), 0) AS DOUBLE) "
+                             "FROM orders WHERE order_total >= 20",
     "food_revenue_pct": "SELECT CAST(f AS DOUBLE) / CAST(NULLIF(r, 0) AS DOUBLE) FROM "
                         "(SELECT SUM(CASE WHEN is_food_item = 1 THEN product_price ELSE 0 END) AS f FROM order_items), "
                         "(SELECT COALESCE(SUM(product_price), 0) AS r FROM order_items)",
@@ -72,6 +74,7 @@ REFUSED = {
     "orders_fill_nulls_with_zero": "join_to_timespine",
     "twice_orders_fill_nulls_with_0": "input orders_fill_nulls_with_zero: join_to_timespine",
     "orders_by_day_filter": "TimeDimension('order_id__ordered_at', 'day')",
+    "items_returned_within_a_week": "conversion metric",
 }
 
 

@@ -285,7 +285,9 @@ def semantic_yaml_documents(files: list[tuple[Path, list[dict], list[dict]]], *,
     for path, models, metrics in files:
         docs = [{"semantic_model": _to_dsi_model(m, schema_name)} for m in models]
         docs += [{"metric": _to_dsi_metric(m)} for m in metrics]
-        out.append((str(path), yaml.safe_dump_all(docs, sort_keys=False)))
+        # libyaml's dumper when PyYAML has it (the documents are plain data: dicts, lists, scalars)
+        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+        out.append((str(path), yaml.dump_all(docs, Dumper=dumper, sort_keys=False)))
     return out
 
 
