@@ -115,15 +115,16 @@ def test_dbt_percentile_is_not_left_without_aggregation(imported):
     assert "percentile on sqlite" in summary.refused["median_amount"]
     assert any(line.startswith("measure orders.median_amount: a percentile on sqlite") for line in summary.skipped)
     assert not ws.ontology.query("ASK { ?t a evo:Metric ; evo:hasMapping ?m . "
-                                 "FILTER NOT EXISTS { ?m evo:aggregation ?a } FILTER NOT EXISTS { ?m evo:expression ?e }"
-                                 " FILTER(CONTAINS(STR(?t), 'dbt')) }")
+                                 "FILTER NOT EXISTS { ?m evo:aggregation ?a } "
+                                 "FILTER NOT EXISTS { ?m evo:expression ?e } FILTER(CONTAINS(STR(?t), 'dbt')) }")
 
 
 @pytest.mark.slow
 def test_dbt_time_dimension_written_as_expression_is_imported(imported):
     ws, _summary, db = imported
     day = str(ws.iris.term("dbt", "orders.ordered_on"))
-    assert ws.ontology.query(f"ASK {{ <{day}> a evo:TimeDimension ; evo:hasMapping/evo:expression 'DATE(ordered_at)' }}")
+    assert ws.ontology.query(f"ASK {{ <{day}> a evo:TimeDimension ; "
+                             "evo:hasMapping/evo:expression 'DATE(ordered_at)' }")
     answer = compile_semantic(ws.ontology, {"metrics": [str(ws.iris.term("dbt", "metric.orders"))],
                                             "dimensions": [day]})
     assert sorted(_run(db, answer["sql"])) == [("2024-01-02", 2), ("2024-02-01", 1), ("2024-02-03", 1),
