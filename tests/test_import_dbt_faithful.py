@@ -253,3 +253,31 @@ def test_imported_metrics_equal_metricflow_on_duckdb(shop):
 def _same(got, want) -> bool:
     """Equal numbers (to 1e-9 relative) or both NULL."""
     return got is None and want is None or None not in (got, want) and math.isclose(got, want, rel_tol=1e-9)
+
+
+@pytest.mark.slow
+def test_metric_input_loops_chains_and_doublings_are_refused_quickly(shop, tmp_path):
+    """Hostile nesting: a loop, a chain 60 deep and an input read twice at each of 30 levels (a billion
+    paths) are refused before dbt-semantic-interfaces follows them; what is within bounds is imported."""
+    import time
+
+    ws, _summary = shop
+    lines = ["semantic_models:", "  - name: order_rows", "    model: ref('orders')",
+             "    measures: [{name: amount, agg: sum, expr: order_total}]",
+             "metrics:", "  - {name: c0, type: simple, type_params: {measure: amount}}",
+             "  - {name: loop_a, type: derived, type_params: {expr: loop_b, metrics: [loop_b]}}",
+             "  - {name: loop_b, type: derived, type_params: {expr: loop_a, metrics: [loop_a]}}"]
+    lines += [f"  - {{name: c{n}, type: derived, type_params: {{expr: 'x + 1', "
+              f"metrics: [{{name: c{n - 1}, alias: x}}]}}}}" for n in range(1, 61)]
+    lines += ["  - {name: d0, type: simple, type_params: {measure: amount}}"]
+    lines += [f"  - {{name: d{n}, type: derived, type_params: {{expr: 'x + y', metrics: "
+              f"[{{name: d{n - 1}, alias: x}}, {{name: d{n - 1}, alias: y}}]}}}}" for n in range(1, 31)]
+    (tmp_path / "m.yml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    started = time.monotonic()
+    _patch, summary = dbt_patch(ws.ontology, tmp_path)
+    assert time.monotonic() - started < 60
+    assert "loop" in summary.refused["loop_a"] and "loop" in summary.refused["loop_b"]
+    assert "c50" in summary.imported and "50 metrics deep" in summary.refused["c51"]
+    assert "d5" in summary.imported and "d30" in summary.refused
+    assert set(summary.imported) | set(summary.refused) == {"c0", "d0", "loop_a", "loop_b"} | \
+        {f"c{n}" for n in range(1, 61)} | {f"d{n}" for n in range(1, 31)}

@@ -112,6 +112,12 @@ MAX_DBT_TOTAL_BYTES = 100 * 1024 * 1024
 #: Longest time an import may take, in seconds (checked per semantic model and metric; 3,000 models and
 #: 1,000 metrics over 100 tables took 69 s with dbt-semantic-interfaces, benchmarks/hostile_bench.py dbt-3000).
 MAX_DBT_SECONDS = 300.0
+#: Deepest nesting of ratio/derived metrics over other metrics an import follows (deeper: refused).
+MAX_METRIC_NESTING = 50
+#: Most paths through a ratio/derived metric's inputs (an input read twice counts twice) an import follows.
+MAX_INPUT_EXPANSION = 10_000
+#: Largest SQL expression (sqlglot nodes) a ratio/derived metric's Mapping may hold (larger: refused).
+MAX_EXPRESSION_NODES = 5_000
 #: The list-of-mappings keys of a semantic model and of a metric, checked for shape.
 _MODEL_LISTS = ("entities", "dimensions", "measures")
 
@@ -564,6 +570,7 @@ class _Importer:
         self.metric_terms: dict[str, URIRef] = {}
         self.measure_terms: dict[str, URIRef] = {}
         self.refused: dict[str, str] = {}
+        self.aggregates: dict[tuple[str, tuple[str, ...]], _Aggregate | _Refused] = {}
 
     # -- SQL helpers --------------------------------------------------------------------------------
     def dialect(self, table: TableInfo) -> str | None:
@@ -705,8 +712,8 @@ class _Importer:
         sql = self.sql(node, table)
         term = b.new_term(b.iris.term("dbt", f"{model.name}.{dim.name}"), labels[-1].capitalize(), [kind],
                           dim.description, labels)
-        columns = sorted({c.name for c in node.find_all(exp.Column)})
-        b.new_mapping(term, table, columns[0] if len(columns) == 1 else None, expression=sql)
+        # no evo:column: the Term is the expression's value, not the column's (the column keeps its own Term)
+        b.new_mapping(term, table, None, expression=sql)
         return _Dimension(table, sql, None)
 
     # -- measures and metrics ---------------------------------------------------------------------------
@@ -789,12 +796,27 @@ class _Importer:
 
     def metric_aggregate(self, name: str, extra: list[str], seen: tuple[str, ...] = ()) -> _Aggregate:
         """The aggregate of a metric (a simple one, or a ratio/derived one over inputs of one table) with
-        the filters ``extra`` added; raises :class:`_Refused` with the reason it cannot be carried."""
+        the filters ``extra`` added; raises :class:`_Refused` with the reason it cannot be carried.
+        Each (metric, filters) is worked out once per import (an input used twice is not recomputed)."""
+        key = (name, tuple(extra))
+        if key not in self.aggregates:
+            try:
+                self.aggregates[key] = self._metric_aggregate(name, extra, seen)
+            except _Refused as why:
+                self.aggregates[key] = why
+        found = self.aggregates[key]
+        if isinstance(found, _Refused):
+            raise found
+        return found
+
+    def _metric_aggregate(self, name: str, extra: list[str], seen: tuple[str, ...]) -> _Aggregate:
         metric = self.metrics.get(name)
         if metric is None:
             raise _Refused(f"input {name!r} is not a metric of the project")
         if name in seen:
             raise _Refused(f"metric {name!r} is its own input")
+        if len(seen) > MAX_METRIC_NESTING:
+            raise _Refused(f"inputs nest more than {MAX_METRIC_NESTING} metrics deep")
         kind = _enum(metric.type)
         params = metric.type_params
         own = self.filters(metric.filter) + extra
@@ -843,8 +865,8 @@ class _Importer:
                                "evoonto representation")
             try:
                 agg = self.metric_aggregate(item.name, self.filters(item.filter) + own, seen + (name,))
-            except _Refused as why:
-                raise _Refused(f"input {item.name}: {why}") from None
+            except _Refused as why:  # named by the direct input and the first reason (not the whole chain)
+                raise _Refused(f"input {item.name}: {re.sub(r'^(input [^:]+: )+', '', str(why))}") from None
             if agg.joined:
                 raise _Refused(f"input {item.name} filters on another table's dimension: an evoonto metric "
                                "expression reads one table")
@@ -864,6 +886,10 @@ class _Importer:
             formula = self.parse_formula(params.expr, first, set(parts))
             node = formula.transform(lambda n: exp.Paren(this=parts[n.name].copy())
                                      if isinstance(n, exp.Column) and not n.table and n.name in parts else n)
+        size = sum(1 for _ in node.walk())
+        if size > MAX_EXPRESSION_NODES:
+            raise _Refused(f"its SQL expression would have {size:,} nodes (inputs repeated through nested formulas); "
+                           f"the limit is {MAX_EXPRESSION_NODES:,}")
         return _Aggregate(first, node)
 
     def fill_of(self, name: str) -> int | None:
@@ -963,6 +989,11 @@ def dbt_patch(ontology: Ontology, folder: Path | str, *,
                 kept.append(measure)
             if model.get("measures"):
                 model["measures"] = kept
+    for name, why in _unbounded_metrics(files).items():  # before dsi, whose transformations follow every path
+        b.summary.refused[name] = why
+        b.summary.skipped.append(f"metric {name}: {why}")
+    files = [(path, models, [m for m in metrics if str(m["name"]) not in b.summary.refused])
+             for path, models, metrics in files]
     manifest = read_semantic_manifest(files)
     total = len(manifest.semantic_models) + len(manifest.metrics)
 
@@ -972,8 +1003,8 @@ def dbt_patch(ontology: Ontology, folder: Path | str, *,
                                  f"{total:,} semantic models and metrics read)")
     importer = _Importer(b, manifest)
     importer.semantic_models(in_budget)
-    order = {"simple": 0, "cumulative": 0, "conversion": 0}
-    for done, metric in enumerate(sorted(manifest.metrics, key=lambda m: order.get(_enum(m.type), 1)),
+    depths: dict[str, int] = {}
+    for done, metric in enumerate(sorted(manifest.metrics, key=lambda m: _depth(m, importer.metrics, depths)),
                                   start=len(manifest.semantic_models)):
         in_budget(done)
         if metric.type_params.is_private:
@@ -988,6 +1019,66 @@ def dbt_patch(ontology: Ontology, folder: Path | str, *,
     patch = Patch.from_graphs("content", {"content": b.graph}, {"content": b.removals},
                               signature=f"import dbt {Path(folder).name}", intervention=b.summary.line())
     return patch, b.summary
+
+
+def _raw_inputs(metric: dict) -> list[str]:
+    """The metrics a ratio or derived metric (as written in the YAML) reads."""
+    params = metric.get("type_params") or {}
+    kind = str(metric.get("type", "")).lower()
+    items: list[Any] = []
+    if kind == "ratio":
+        items = [params.get("numerator"), params.get("denominator")]
+    elif kind == "derived" and isinstance(params.get("metrics"), list):
+        items = list(params["metrics"])
+    names = [_metric_input(i).get("name") if isinstance(_metric_input(i), dict) else None for i in items]
+    return [str(n) for n in names if n is not None]
+
+
+def _unbounded_metrics(files: list[tuple[Path, list[dict], list[dict]]]) -> dict[str, str]:
+    """Metric name -> reason, for the ratio/derived metrics whose inputs loop, nest deeper than
+    :data:`MAX_METRIC_NESTING` or expand to more than :data:`MAX_INPUT_EXPANSION` paths (an input read
+    twice at each of 20 levels is a million): refused before dsi, whose transformations follow every path."""
+    raw = {str(m["name"]): m for _path, _models, metrics in files for m in metrics}
+    memo: dict[str, tuple[int, int]] = {}  # name -> (paths through its inputs, depth of its inputs)
+    over = (MAX_INPUT_EXPANSION + 1, MAX_METRIC_NESTING + 1)
+
+    def count(name: str, stack: frozenset[str]) -> tuple[int, int]:
+        if name in memo:
+            return memo[name]
+        if name in stack or len(stack) > MAX_METRIC_NESTING:
+            return over
+        inputs = _raw_inputs(raw[name]) if name in raw else []
+        if not inputs:
+            found = (1, 0)
+        else:
+            counted = [count(i, stack | {name}) for i in inputs]
+            found = (min(over[0], sum(c[0] for c in counted)), min(over[1], 1 + max(c[1] for c in counted)))
+        memo[name] = found
+        return found
+
+    refused = {}
+    for name in raw:
+        paths, depth = count(name, frozenset())
+        if paths >= over[0] or depth >= over[1]:
+            refused[name] = (f"its inputs loop, nest more than {MAX_METRIC_NESTING} metrics deep or expand to more "
+                             f"than {MAX_INPUT_EXPANSION:,} paths")
+    return refused
+
+
+def _depth(metric: Any, metrics: dict[str, Any], memo: dict[str, int], seen: frozenset[str] = frozenset()) -> int:
+    """How deep a metric's inputs nest (0: simple, cumulative, conversion; at most :data:`MAX_METRIC_NESTING`
+    + 1 counted), so that a ratio or derived metric is imported after its inputs and its Derivation
+    relations find their Terms."""
+    if metric.name in memo:
+        return memo[metric.name]
+    params = metric.type_params
+    depth = 0
+    if _enum(metric.type) in ("ratio", "derived") and len(seen) <= MAX_METRIC_NESTING:
+        inputs = [params.numerator, params.denominator] if _enum(metric.type) == "ratio" else list(params.metrics or [])
+        depth = 1 + max((_depth(metrics[i.name], metrics, memo, seen | {metric.name}) for i in inputs
+                         if i is not None and i.name in metrics and i.name not in seen | {metric.name}), default=0)
+    memo[metric.name] = depth
+    return depth
 
 
 #: The ``agg`` values dbt-semantic-interfaces accepts.
