@@ -45,6 +45,8 @@ REFERENCE = {
     "drink_revenue": "SELECT SUM(CASE WHEN is_drink_item THEN product_price ELSE 0 END) FROM order_items",
     "median_revenue": "SELECT approx_quantile(product_price, 0.5) FROM order_items",
     "p90_revenue": "SELECT PERCENTILE_DISC(0.9) WITHIN GROUP (ORDER BY (product_price)) FROM order_items",
+    "p90_non_food_item_price": "SELECT PERCENTILE_DISC(0.9) WITHIN GROUP (ORDER BY (product_price)) "
+                               "FROM order_items WHERE is_food_item = 0",
     "items": "SELECT COUNT(order_item_id) FROM order_items",
     "drink_items": "SELECT SUM(CASE WHEN is_drink_item THEN 1 ELSE 0 END) FROM order_items",
     "average_revenue": "SELECT AVG(product_price) FROM order_items",

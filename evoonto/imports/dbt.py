@@ -486,12 +486,6 @@ class _Builder:
         return None
 
     # lookups ---------------------------------------------------------------------------------
-    def table(self, model: dict) -> TableInfo | None:
-        ref = _REF.search(str(model.get("model", "")))
-        name = ref.group(1) if ref else str(model.get("model") or model["name"])
-        matches = self.tables_by_name.get(name.casefold(), [])
-        return matches[0] if len(matches) == 1 else None
-
     def column_term(self, table: TableInfo, column: str, *, entity: bool = False) -> URIRef | None:
         col = table.column(column)
         if entity:
