@@ -12,6 +12,8 @@ extra       package             feature
 ``owl``     ``owlready2``       ``evoonto validate --owl`` (HermiT consistency check, needs Java)
 ``remote``  ``SPARQLWrapper``   :class:`evoonto.remote.RemoteSparqlStore` and ``evoonto push``
 ``dbt``     ``PyYAML``          dbt ``schema.yml`` documentation (build), semantic models (``evoonto import dbt``)
+``dbt``     ``dbt-semantic-     dbt semantic models and metrics parsed as dbt parses them (``evoonto import dbt``)
+            interfaces``
 ==========  ==================  ==================================================
 """
 
@@ -28,6 +30,7 @@ OPTIONAL: dict[str, tuple[str, str]] = {
     "owlready2": ("owl", "the OWL consistency check (validate --owl)"),
     "SPARQLWrapper": ("remote", "remote SPARQL endpoints (RemoteSparqlStore, push)"),
     "yaml": ("dbt", "reading dbt YAML (schema.yml documentation, semantic models, metrics)"),
+    "dbt_semantic_interfaces": ("dbt", "parsing dbt semantic models and metrics (evoonto import dbt)"),
 }
 
 

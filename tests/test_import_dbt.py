@@ -67,7 +67,7 @@ def test_import_dbt_semantic_models_and_metrics(shop, capsys):
     assert {str(r["b"]) for r in rows} == {str(revenue), str(term("dbt", "metric.orders_placed"))}
     assert {str(r["f"]) for r in rows} == {"revenue / orders_placed"}
     per_customer = term("dbt", "metric.revenue_per_customer")
-    assert q(ws, f"ASK {{ <{per_customer}> evo:derivedFrom <{term('dbt', 'orders.customers_with_orders')}> }}")
+    assert q(ws, f"ASK {{ <{per_customer}> evo:derivedFrom <{term('dbt', 'metric.customers')}> }}")
     # foreign entity -> Association between the orders and customers entity Terms with a join condition
     rows = q(ws, "SELECT ?j WHERE { ?r evo:relationType evo:Association ; evo:joinCondition ?j }")
     assert "orders.customer_id = customers.customer_id" in {str(r["j"]) for r in rows}

@@ -21,12 +21,16 @@ shapes, then committed; `evoonto log` shows it, `evoonto rollback` undoes it).
               updates those Terms (a renamed concept renames the Term the import made) instead of
               adding duplicates; the scheme, scheme membership, notes (scopeNote, note, example, …),
               Dublin Core source/creator/created … and language tags are kept.
-  dbt DIR     dbt MetricFlow semantic models and metrics (YAML files under DIR): primary entities
-              enrich the table's entity Term, foreign entities become Association relations with a
-              join condition, dimensions enrich (or add) column Terms, measures become Metric Terms
-              with a Mapping (column, aggregation), metrics become Metric Terms derived from their
-              measures/metrics (Derivation relations with the formula); a metric filter becomes a
-              Mapping filter and a Constraint. Needs PyYAML: pip install 'evoonto[dbt]'.
+  dbt DIR     dbt MetricFlow semantic models and metrics (YAML files under DIR), parsed by
+              dbt-semantic-interfaces as dbt parses them: primary entities enrich the table's
+              entity Term, foreign entities become Association relations with a join condition,
+              dimensions enrich (or add) column Terms (an expression dimension gets its own Term),
+              measures and metrics become Metric Terms whose Mapping is a (column, aggregation,
+              filter) or the aggregate SQL expression (expr, CASE, percentile, filters,
+              fill_nulls_with, ratio and derived formulas over one table). What evoonto cannot
+              carry (cumulative windows, grain-to-date, offsets, conversion metrics,
+              join_to_timespine, inputs on two tables ...) is refused, one line per metric, never
+              changed silently. Needs pip install 'evoonto[dbt]'.
 
 Examples:
   evoonto import skos glossary.ttl

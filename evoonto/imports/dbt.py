@@ -1,31 +1,46 @@
 """Import dbt MetricFlow semantic models and metrics (YAML under a dbt project) as a Content patch.
 
-Read from every ``*.yml``/``*.yaml`` file under the project folder (``target/``, ``dbt_packages/``
-and hidden folders skipped): ``semantic_models:`` and ``metrics:`` (dbt >= 1.6 MetricFlow spec).
-A semantic model is grounded on the catalog table its ``model: ref('name')`` names (matched by
-name, case-insensitively, in the workspace's sources); a model whose table is not in the catalog is
-skipped and named in :attr:`DbtSummary.skipped`.
+Every ``*.yml``/``*.yaml`` file under the project folder (``target/``, ``dbt_packages/`` and hidden
+folders skipped) is read for ``semantic_models:`` and ``metrics:`` (dbt >= 1.6), and those are parsed
+by **dbt-semantic-interfaces** (dsi), the definitions dbt-core and MetricFlow use: its JSON schemas,
+pydantic models and transformations (``count`` and ``median`` rewritten, simple metrics flattened to
+an aggregation, ``create_metric`` measures made metrics). A semantic model is grounded on the catalog
+table its ``model: ref('name')`` names (matched by name, case-insensitively, in the workspace's sources).
+
+Nothing changes meaning silently: every metric of the manifest is imported faithfully or refused with
+a one-line reason (:attr:`DbtSummary.refused`, printed by the CLI).
 
 ============================  =====================================================================
 dbt                           evoonto
 ============================  =====================================================================
 primary entity                the table's entity Term gains the entity name as ``skos:altLabel`` and
-                              the model description as ``skos:definition``, replacing the builder's
-                              generated one (new Entity Term if none)
-foreign entity                an Association Relation (join condition ``child.col = parent.col``)
-                              between the two tables' entity Terms
-dimension                     the column's Term gains labels/description (a new Dimension or
+                              the model description as ``skos:definition`` (new Entity Term if none)
+foreign entity                an Association Relation (join condition ``child.key = parent.key``, a
+                              key ``expr`` may be an expression, e.g. a composite key's concatenation)
+dimension on a column         the column's Term gains labels/description (a new Dimension or
                               TimeDimension Term with a Mapping if the column has none)
-measure                       a Metric Term with a Mapping (column ``expr``, aggregation ``agg``)
-metric (simple, cumulative)   a Metric Term with the measure's Mapping (plus the metric's filter),
-                              a Derivation Relation to the measure's Term
-metric (ratio, derived)       a Metric Term with Derivation Relations (formula) to its inputs
-metric ``filter``             an ``evo:Constraint`` on the metric (condition with the Jinja
-                              ``{{ Dimension('entity__dim') }}`` replaced by the dimension's column)
+dimension as an expression    a new Dimension/TimeDimension Term whose Mapping has ``evo:expression``
+                              (``CAST(ordered_at AS DATE)``)
+measure                       a Metric Term with a Mapping: (column, ``evo:aggregation``) for a column
+                              with sum/count/count_distinct/average/min/max, else the aggregate as
+                              ``evo:expression`` (``SUM(1)``, ``SUM(CASE ...)``, a percentile in the
+                              source's dialect)
+simple metric                 a Metric Term: the measure's Mapping with the metric's filter
+                              (``evo:filter`` and a Constraint), or the aggregate as ``evo:expression``
+                              with the filter inside (``AGG(CASE WHEN filter THEN value END)``) and
+                              ``fill_nulls_with`` as ``COALESCE``; a Derivation Relation to the measure
+ratio, derived metric         a Metric Term whose Mapping's ``evo:expression`` is the formula over its
+                              inputs' aggregates (ratio: ``CAST(n AS DOUBLE) / CAST(NULLIF(d, 0) AS
+                              DOUBLE)`` as MetricFlow writes it); Derivation Relations to the inputs
+refused (one line each)       cumulative windows, grain-to-date and all-time running totals;
+                              conversion metrics; input offsets (``offset_window``); ``join_to_timespine``;
+                              semi-additive measures; SCD validity dimensions; filters on
+                              ``metric_time``, time grains or metrics; inputs on two tables; a
+                              percentile the source's engine cannot compute exactly as MetricFlow does
 ============================  =====================================================================
 
 New Terms are ``B term/dbt/{model}.{name}`` (measures, dimensions) and ``B term/dbt/metric.{name}``.
-Needs PyYAML (extra ``dbt``).
+Needs PyYAML and dbt-semantic-interfaces (extra ``dbt``).
 """
 
 from __future__ import annotations
@@ -33,11 +48,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import rdflib
+import sqlglot
 from rdflib import Literal, URIRef
 from rdflib.namespace import SKOS
+from sqlglot import exp
 
 from evoonto.catalog import TableInfo, read_catalog
 from evoonto.errors import EvoontoError, ReadOnlyViolation
@@ -51,12 +68,10 @@ from evoonto.sources.quoting import dialect_of_kind
 if TYPE_CHECKING:
     from evoonto.ontology import Ontology
 
-#: dbt ``agg`` -> evo:aggregation
+#: dsi's aggregation of a column (after its transformations) -> evo:aggregation
 AGGREGATIONS = {"sum": "SUM", "count": "COUNT", "count_distinct": "COUNT DISTINCT", "average": "AVG",
-                "avg": "AVG", "min": "MIN", "max": "MAX", "sum_boolean": "SUM"}  # others (percentile…): none
+                "min": "MIN", "max": "MAX"}
 _REF = re.compile(r"""ref\(\s*['"]([^'"]+)['"]\s*\)""")
-_DIMENSION = re.compile(r"""\{\{\s*(?:Dimension|TimeDimension|Entity)\(\s*['"]([^'"]+)['"][^)]*\)\s*\}\}""")
-_COLUMN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SKIP_DIRS = {"target", "dbt_packages", "node_modules", "logs"}
 
 
@@ -67,7 +82,8 @@ class DbtImportError(EvoontoError):
 @dataclass
 class DbtSummary:
     """What a dbt import changes: counts of ``terms`` (new), ``enriched`` (existing Terms given labels
-    or definitions), ``mappings``, ``relations``, ``constraints``, and ``skipped`` one-line notes."""
+    or definitions), ``mappings``, ``relations``, ``constraints``; ``skipped`` one-line notes (every
+    refusal among them); ``imported`` metric names; ``refused`` metric name -> the one-line reason."""
 
     terms: int = 0
     enriched: int = 0
@@ -75,11 +91,14 @@ class DbtSummary:
     relations: int = 0
     constraints: int = 0
     skipped: list[str] = field(default_factory=list)
+    imported: list[str] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)
 
     def line(self) -> str:
         """One line for the CLI."""
         return (f"{self.terms} new Term(s), {self.enriched} enriched, {self.mappings} Mapping(s), "
-                f"{self.relations} relation(s), {self.constraints} constraint(s); {len(self.skipped)} skipped")
+                f"{self.relations} relation(s), {self.constraints} constraint(s); {len(self.imported)} metric(s) "
+                f"imported, {len(self.refused)} refused; {len(self.skipped)} skipped")
 
 
 #: Most semantic models plus metrics an import reads (a larger project is refused).
@@ -91,10 +110,14 @@ MAX_DBT_FILES = 10_000
 #: Most bytes of YAML read under a project folder, all files together.
 MAX_DBT_TOTAL_BYTES = 100 * 1024 * 1024
 #: Longest time an import may take, in seconds (checked per semantic model and metric; 3,000 models and
-#: 1,000 metrics over 100 tables took 41 s).
+#: 1,000 metrics over 100 tables took 69 s with dbt-semantic-interfaces, benchmarks/hostile_bench.py dbt-3000).
 MAX_DBT_SECONDS = 300.0
-#: dbt's own aggregations that have no evo:aggregation (kept without one); any other ``agg`` is refused.
-_KNOWN_WITHOUT_AGGREGATION = frozenset({"percentile", "median"})
+#: Deepest nesting of ratio/derived metrics over other metrics an import follows (deeper: refused).
+MAX_METRIC_NESTING = 50
+#: Most paths through a ratio/derived metric's inputs (an input read twice counts twice) an import follows.
+MAX_INPUT_EXPANSION = 10_000
+#: Largest SQL expression (sqlglot nodes) a ratio/derived metric's Mapping may hold (larger: refused).
+MAX_EXPRESSION_NODES = 5_000
 #: The list-of-mappings keys of a semantic model and of a metric, checked for shape.
 _MODEL_LISTS = ("entities", "dimensions", "measures")
 
@@ -135,7 +158,18 @@ def _check_item(path: Path, where: str, item: Any, lists: tuple[str, ...], mappi
 
 
 def read_dbt_project(folder: Path | str) -> tuple[list[dict], list[dict]]:
-    """``(semantic_models, metrics)`` from every YAML file under ``folder`` (sorted paths).
+    """``(semantic_models, metrics)`` from every YAML file under ``folder`` (sorted paths), as written
+    (see :func:`read_dbt_files`)."""
+    models: list[dict] = []
+    metrics: list[dict] = []
+    for _path, file_models, file_metrics in read_dbt_files(folder):
+        models += file_models
+        metrics += file_metrics
+    return models, metrics
+
+
+def read_dbt_files(folder: Path | str) -> list[tuple[Path, list[dict], list[dict]]]:
+    """``(path, semantic_models, metrics)`` of every YAML file under ``folder`` that has any (sorted paths).
 
     Each file is read with PyYAML's safe loader (libyaml's when available), at most
     :data:`MAX_DBT_FILE_BYTES` bytes, and every semantic model and metric is checked for shape (a
@@ -153,6 +187,7 @@ def read_dbt_project(folder: Path | str) -> tuple[list[dict], list[dict]]:
         raise DbtImportError(f"no such dbt project folder: {root}")
     models: list[dict] = []
     metrics: list[dict] = []
+    found_files: list[tuple[Path, list[dict], list[dict]]] = []
     files = sorted(p for ext in ("*.yml", "*.yaml") for p in root.rglob(ext)
                    if not any(part in _SKIP_DIRS or part.startswith(".") for part in p.relative_to(root).parts[:-1]))
     if len(files) > MAX_DBT_FILES:
@@ -181,8 +216,10 @@ def read_dbt_project(folder: Path | str) -> tuple[list[dict], list[dict]]:
             raise DbtImportError(f"cannot read {path}: {exc.strerror or exc}") from None
         if not isinstance(doc, dict):
             continue  # a YAML file of another kind (a list, a scalar, empty): nothing of MetricFlow in it
-        for key, found, lists, mappings in (("semantic_models", models, _MODEL_LISTS, ("defaults",)),
-                                            ("metrics", metrics, (), ("type_params",))):
+        file_models: list[dict] = []
+        file_metrics: list[dict] = []
+        for key, found, lists, mappings in (("semantic_models", file_models, _MODEL_LISTS, ("defaults",)),
+                                            ("metrics", file_metrics, (), ("type_params",))):
             items = doc.get(key)
             if items is None:
                 continue
@@ -191,14 +228,213 @@ def read_dbt_project(folder: Path | str) -> tuple[list[dict], list[dict]]:
             for n, item in enumerate(items):
                 _check_item(path, f"{key}[{n}]", item, lists, mappings)
                 found.append(item)
-            if len(models) + len(metrics) > MAX_DBT_ITEMS:
+            if len(models) + len(metrics) + len(file_models) + len(file_metrics) > MAX_DBT_ITEMS:
                 raise DbtImportError(f"{root}: more than {MAX_DBT_ITEMS:,} semantic models and metrics; the "
                                      f"limit of one import is {MAX_DBT_ITEMS:,}")
-    return models, metrics
+        models += file_models
+        metrics += file_metrics
+        if file_models or file_metrics:
+            found_files.append((path, file_models, file_metrics))
+    return found_files
 
 
 def _words(name: str) -> str:
     return re.sub(r"[_\s]+", " ", str(name)).strip()
+
+
+class _Refused(Exception):
+    """A dbt construct evoonto cannot carry faithfully (the message is the one-line reason)."""
+
+
+# -- the semantic manifest, parsed by dbt-semantic-interfaces ---------------------------------------------
+
+
+def _metric_input(value: Any) -> Any:
+    """dbt-core's shorthand for a metric input (``numerator: revenue``) as the mapping dsi parses."""
+    return {"name": value} if isinstance(value, (str, int)) and not isinstance(value, bool) else value
+
+
+def _to_dsi_model(model: dict, schema_name: str = "") -> dict:
+    """A dbt-core semantic model (``model: ref('orders')``) as dbt-semantic-interfaces' YAML document
+    (``node_relation``), the translation dbt-core makes before it writes the semantic manifest."""
+    doc = {k: v for k, v in model.items() if k not in ("model", "group", "meta")}
+    ref = _REF.search(str(model.get("model", "")))
+    alias = ref.group(1) if ref else str(model.get("model") or model["name"])
+    doc["node_relation"] = {"alias": alias, "schema_name": schema_name}
+    return doc
+
+
+def _to_dsi_metric(metric: dict) -> dict:
+    """A dbt-core metric as dbt-semantic-interfaces' YAML document (metric inputs written as names
+    become ``{name: ...}``, as dbt-core's parser does)."""
+    doc = {k: v for k, v in metric.items() if k not in ("group", "meta")}
+    params = dict(doc.get("type_params") or {})
+    for key in ("numerator", "denominator"):
+        if key in params:
+            params[key] = _metric_input(params[key])
+    if isinstance(params.get("metrics"), list):
+        params["metrics"] = [_metric_input(m) for m in params["metrics"]]
+    cumulative = params.get("cumulative_type_params")
+    if isinstance(cumulative, dict) and "metric" in cumulative:
+        params["cumulative_type_params"] = {**cumulative, "metric": _metric_input(cumulative["metric"])}
+    doc["type_params"] = params
+    return doc
+
+
+def semantic_yaml_documents(files: list[tuple[Path, list[dict], list[dict]]], *,
+                            schema_name: str = "") -> list[tuple[str, str]]:
+    """``(path, YAML text)`` per file: its semantic models and metrics as dbt-semantic-interfaces' YAML
+    documents (``semantic_model:`` / ``metric:``, one per ``---`` document), translated from dbt-core's
+    form as dbt-core does (``model: ref('orders')`` -> ``node_relation`` with ``schema_name``; metric
+    inputs written as names -> ``{name: ...}``). No project configuration document is included."""
+    yaml = require("yaml")
+    out = []
+    for path, models, metrics in files:
+        docs = [{"semantic_model": _to_dsi_model(m, schema_name)} for m in models]
+        docs += [{"metric": _to_dsi_metric(m)} for m in metrics]
+        # libyaml's dumper when PyYAML has it (the documents are plain data: dicts, lists, scalars)
+        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+        out.append((str(path), yaml.dump_all(docs, Dumper=dumper, sort_keys=False)))
+    return out
+
+
+def read_semantic_manifest(files: list[tuple[Path, list[dict], list[dict]]]) -> Any:
+    """The semantic manifest (``dbt_semantic_interfaces`` ``PydanticSemanticManifest``, transformed
+    as MetricFlow reads it: ``count`` and ``median`` rewritten, simple metrics flattened to an
+    aggregation, measures with ``create_metric`` made metrics) of the semantic models and metrics
+    :func:`read_dbt_files` read.
+
+    Each file's items go through dsi's own parser (``parse_yaml_files_to_validation_ready_semantic_manifest``:
+    its JSON schemas, its pydantic models, its transformations) as :func:`semantic_yaml_documents`
+    writes them.
+
+    Raises:
+        DbtImportError: a document dsi refuses (one line naming the file and dsi's first reason).
+        evoonto.errors.ConfigurationError: dbt-semantic-interfaces is not installed (``evoonto[dbt]``).
+    """
+    yaml = require("yaml")
+    require("dbt_semantic_interfaces")
+    from dbt_semantic_interfaces.parsing.dir_to_model import parse_yaml_files_to_validation_ready_semantic_manifest
+    from dbt_semantic_interfaces.parsing.objects import YamlConfigFile
+
+    configs = [YamlConfigFile(filepath=path, contents=text) for path, text in semantic_yaml_documents(files)]
+    configs.append(YamlConfigFile(filepath="<evoonto: project configuration>",
+                                  contents=yaml.safe_dump({"project_configuration": {}})))
+    try:
+        result = parse_yaml_files_to_validation_ready_semantic_manifest(configs, raise_issues_as_exceptions=False)
+    except Exception as exc:  # dsi raises plain exceptions for some malformed documents
+        raise DbtImportError(f"dbt-semantic-interfaces cannot parse the project: {str(exc).splitlines()[0]}") from None
+    if result.issues.has_blocking_issues:
+        issue = result.issues.errors[0] if result.issues.errors else result.issues.all_issues[0]
+        where = getattr(issue.context, "file_context", None) or issue.context
+        name = getattr(where, "file_name", None) or "the project"
+        message = " ".join(str(issue.message).split())
+        raise DbtImportError(f"{name}: dbt-semantic-interfaces refuses it: {message[:300]}")
+    return result.semantic_manifest
+
+
+# -- SQL of measures, filters and metrics --------------------------------------------------------------
+
+
+class _Ref:
+    """What ``{{ Dimension('entity__name') }}`` renders to in a filter: the dimension's SQL."""
+
+    def __init__(self, sql: str):
+        self.sql = sql
+
+    def __str__(self) -> str:
+        return self.sql
+
+    def grain(self, *args: Any, **kwargs: Any) -> _Ref:
+        """A time grain chosen in a filter: refused (evoonto's filters compare values, not truncated times)."""
+        raise _Refused("a filter with a time grain (.grain): evoonto's metric filters compare column values")
+
+    def date_part(self, *args: Any, **kwargs: Any) -> _Ref:
+        """A date part in a filter: refused."""
+        raise _Refused("a filter with a date part (.date_part): evoonto's metric filters compare column values")
+
+    def descending(self, *args: Any, **kwargs: Any) -> _Ref:
+        """An order in a filter: refused."""
+        raise _Refused("a filter with .descending()")
+
+
+@dataclass
+class _Dimension:
+    table: TableInfo
+    sql: str            # the dimension's expression (source dialect), columns unqualified
+    column: str | None  # the catalog column when the expression is one
+
+
+@dataclass
+class _Aggregate:
+    """A measure or metric over one table: AGG(value) with its filters, as an sqlglot tree."""
+
+    table: TableInfo
+    node: exp.Expression
+    column: str | None = None          # when the value is one column and the aggregation is evo's
+    aggregation: str | None = None     # evo:aggregation of (column, aggregation)
+    conditions: list[str] = field(default_factory=list)   # filters (source dialect), AND-joined
+    joined: bool = False               # a filter reads another table (only the column form carries it)
+
+
+#: Dialects whose engines have no exact percentile aggregate (PERCENTILE_CONT / _DISC or QUANTILE_*).
+_NO_PERCENTILE = frozenset({"sqlite"})
+#: Dialects whose approximate continuous percentile is written as MetricFlow writes it (DuckDB:
+#: ``approx_quantile(x, p)``, checked against metricflow 0.213's DuckDB renderer).
+_APPROX_PERCENTILE = frozenset({"duckdb"})
+
+
+def _agg_value(node: exp.Expression, agg: str, params: Any, dialect: str | None) -> exp.Expression:
+    """AGG(node) for a dsi aggregation (``params``: its ``agg_params``); percentile per dialect."""
+    if agg == "sum":
+        return exp.Sum(this=node)
+    if agg == "count":
+        return exp.Count(this=node)
+    if agg == "count_distinct":
+        return exp.Count(this=exp.Distinct(expressions=[node]))
+    if agg == "average":
+        return exp.Avg(this=node)
+    if agg in ("min", "max"):
+        return (exp.Min if agg == "min" else exp.Max)(this=node)
+    if agg == "sum_boolean":
+        return exp.Sum(this=exp.Case(ifs=[exp.If(this=node, true=exp.Literal.number(1))],
+                                     default=exp.Literal.number(0)))
+    if agg in ("percentile", "median"):
+        p = 0.5 if agg == "median" else getattr(params, "percentile", None)
+        if p is None:
+            raise _Refused("a percentile without agg_params.percentile")
+        discrete = bool(getattr(params, "use_discrete_percentile", False))
+        if getattr(params, "use_approximate_percentile", False):
+            if discrete or dialect not in _APPROX_PERCENTILE:
+                raise _Refused(f"an approximate {'discrete ' if discrete else ''}percentile on "
+                               f"{dialect or 'generic SQL'}: no function there gives MetricFlow's approximation")
+            return exp.ApproxQuantile(this=node, quantile=exp.Literal.number(p))
+        if dialect in _NO_PERCENTILE:
+            raise _Refused(f"a percentile on {dialect}: the engine has no percentile aggregate")
+        func = exp.PercentileDisc if discrete else exp.PercentileCont
+        return exp.WithinGroup(this=func(this=exp.Literal.number(p)),
+                               expression=exp.Order(expressions=[exp.Ordered(this=node, nulls_first=False)]))
+    raise _Refused(f"aggregation {agg!r} has no evoonto representation")
+
+
+def _with_conditions(node: exp.Expression, conditions: list[exp.Expression]) -> exp.Expression:
+    """AGG(CASE WHEN conditions THEN value END): the aggregate over the rows the filters keep (no ELSE:
+    as MetricFlow's WHERE, no kept row gives NULL)."""
+    if not conditions:
+        return node
+    cond = exp.and_(*[c.copy() for c in conditions])
+    node = node.copy()
+    agg = node.this if isinstance(node, exp.WithinGroup) else node
+    if isinstance(node, exp.WithinGroup):
+        ordered = node.expression.expressions[0]
+        ordered.set("this", exp.Case(ifs=[exp.If(this=cond, true=ordered.this)]))
+        return node
+    value = agg.this
+    if isinstance(value, exp.Distinct):
+        value.set("expressions", [exp.Case(ifs=[exp.If(this=cond, true=value.expressions[0])])])
+        return node
+    agg.set("this", exp.Case(ifs=[exp.If(this=cond, true=value)]))
+    return node
 
 
 class _Builder:
@@ -251,12 +487,6 @@ class _Builder:
         return None
 
     # lookups ---------------------------------------------------------------------------------
-    def table(self, model: dict) -> TableInfo | None:
-        ref = _REF.search(str(model.get("model", "")))
-        name = ref.group(1) if ref else str(model.get("model") or model["name"])
-        matches = self.tables_by_name.get(name.casefold(), [])
-        return matches[0] if len(matches) == 1 else None
-
     def column_term(self, table: TableInfo, column: str, *, entity: bool = False) -> URIRef | None:
         col = table.column(column)
         if entity:
@@ -318,19 +548,411 @@ class _Builder:
         self.summary.relations += 1
 
 
-def _column_of(item: dict) -> str | None:
-    """The column an entity/dimension/measure reads: ``expr`` when a plain identifier, else its name
-    when no ``expr`` is given; None for SQL expressions."""
-    expr = item.get("expr")
-    if expr is None:
-        return str(item["name"])
-    text = str(expr).strip()
-    return text if _COLUMN.match(text) else None
+
+def _enum(value: Any) -> str:
+    return str(getattr(value, "value", value) or "").lower()
+
+
+class _Importer:
+    """Reads one semantic manifest into a :class:`_Builder` (one instance per :func:`dbt_patch` call)."""
+
+    def __init__(self, b: _Builder, manifest: Any):
+        self.b, self.manifest = b, manifest
+        self.tables: dict[str, TableInfo | None] = {}        # semantic model name -> its catalog table
+        self.dimensions: dict[tuple[str, str], _Dimension] = {}  # (entity, dimension) -> where it is
+        self.entity_keys: dict[str, tuple[TableInfo, str]] = {}  # entity name -> (table, key SQL) of its primary
+        self.metrics = {m.name: m for m in manifest.metrics}
+        self.metric_terms: dict[str, URIRef] = {}
+        self.measure_terms: dict[str, URIRef] = {}
+        self.refused: dict[str, str] = {}
+        self.aggregates: dict[tuple[str, tuple[str, ...]], _Aggregate | _Refused] = {}
+
+    # -- SQL helpers --------------------------------------------------------------------------------
+    def dialect(self, table: TableInfo) -> str | None:
+        return self.b.dialects.get(table.source_id)
+
+    def parse(self, text: Any, table: TableInfo, what: str) -> exp.Expression:
+        """``text`` (a dbt ``expr``) parsed in the table's dialect after the SQL guard, every column
+        checked against the catalog table."""
+        why = self.b.refusal(text, table)
+        if why is not None:
+            raise _Refused(f"{what} refused ({why})")
+        node: exp.Expression = sqlglot.parse_one(str(text), read=self.dialect(table))  # type: ignore[assignment]
+        for col in node.find_all(exp.Column):
+            if table.column(col.name) is None and not col.table:
+                raise _Refused(f"{what} {str(text)[:80]!r} names {col.name!r}, not a column of {table.name}")
+        return node
+
+    def sql(self, node: exp.Expression, table: TableInfo) -> str:
+        return node.sql(dialect=self.dialect(table))
+
+    def qualified(self, text: str, table: TableInfo, other: TableInfo) -> str:
+        """``text`` (columns of ``table``) as read from a query over ``other``: columns qualified with
+        the table's name when the two differ."""
+        if table.iri == other.iri:
+            return text
+        node: exp.Expression = sqlglot.parse_one(text, read=self.dialect(table))  # type: ignore[assignment]
+        for col in node.find_all(exp.Column):
+            if not col.table:
+                col.set("table", exp.to_identifier(table.name))
+        return self.sql(node, other)
+
+    # -- semantic models ------------------------------------------------------------------------------
+    def semantic_models(self, in_budget: Callable[[int], None]) -> None:
+        b = self.b
+        pending_foreign: list[tuple[TableInfo, URIRef, Any, str]] = []
+        for done, model in enumerate(self.manifest.semantic_models):
+            in_budget(done)
+            matches = b.tables_by_name.get(model.node_relation.alias.casefold(), [])
+            table = matches[0] if len(matches) == 1 else None
+            self.tables[model.name] = table
+            if table is None:
+                b.summary.skipped.append(f"semantic model {model.name}: no table {model.node_relation.alias!r} in "
+                                         "the catalog")
+                continue
+            entity = b.column_term(table, "", entity=True)
+            primary = next((e for e in model.entities if _enum(e.type) in ("primary", "unique", "natural")), None)
+            primary_name = model.primary_entity or (primary.name if primary else None)
+            names = [_words(model.name)] + ([_words(primary_name)] if primary_name else [])
+            if entity is None:
+                entity = b.new_term(b.iris.term("dbt", model.name), _words(model.name).capitalize(), ["Entity"],
+                                    model.description, names)
+                b.new_mapping(entity, table, None, aggregation="COUNT")
+            else:
+                b.enrich(entity, names, model.description)
+            # a dimension is reached through the entities that identify this model's rows (MetricFlow's
+            # ``entity__dimension``): its primary, unique and natural entities, not its foreign keys
+            entity_names = [e.name for e in model.entities if _enum(e.type) in ("primary", "unique", "natural")]
+            entity_names += [primary_name] if primary_name else []
+            for ent in model.entities:
+                key = ent.expr or ent.name
+                if _enum(ent.type) in ("primary", "unique", "natural"):
+                    self.entity_keys.setdefault(ent.name, (table, key))
+                elif _enum(ent.type) == "foreign":
+                    pending_foreign.append((table, entity, ent, key))
+            for dim in model.dimensions:
+                try:
+                    found = self.dimension(model, table, dim)
+                except _Refused as why:
+                    b.summary.skipped.append(f"dimension {model.name}.{dim.name}: {why}")
+                    continue
+                for name in entity_names:
+                    self.dimensions.setdefault((name, dim.name), found)
+            for measure in model.measures:
+                try:
+                    agg = self.aggregate(table, _enum(measure.agg), measure.agg_params, measure.expr or measure.name,
+                                         "expr")
+                    if measure.non_additive_dimension is not None:
+                        raise _Refused("non_additive_dimension (a semi-additive measure, aggregated at the last "
+                                       "value of a time dimension) has no evoonto representation")
+                except _Refused as why:
+                    b.summary.skipped.append(f"measure {model.name}.{measure.name}: {why}")
+                    continue
+                label = str(measure.label or _words(measure.name))
+                term = b.new_term(b.iris.term("dbt", f"{model.name}.{measure.name}"), label[:1].upper() + label[1:],
+                                  ["Metric"], measure.description, [_words(measure.name)])
+                if agg.column is None and measure.expr is not None:
+                    b.graph.add((term, SKOS.scopeNote, Literal(f"dbt measure expression: {measure.expr}", lang="en")))
+                self.map_aggregate(term, agg)
+                self.measure_terms[measure.name] = term
+        for table, entity, ent, key in pending_foreign:
+            parent = self.entity_keys.get(ent.name)
+            if parent is None:
+                b.summary.skipped.append(f"entity {table.name}.{ent.name}: no semantic model has it as its primary "
+                                         "entity; no join imported")
+                continue
+            if parent[0].iri == table.iri:
+                continue
+            try:
+                join = self.join_condition(table, key, parent[0], parent[1])
+            except _Refused as why:
+                b.summary.skipped.append(f"entity {table.name}.{ent.name}: {why}")
+                continue
+            parent_entity = b.column_term(parent[0], "", entity=True)
+            if parent_entity is not None and parent_entity != entity:
+                b.relation("Association", entity, parent_entity, join_condition=join)
+
+    def join_condition(self, child: TableInfo, child_key: str, parent: TableInfo, parent_key: str) -> str:
+        """``child.key = parent.key`` with every column qualified (an entity's ``expr`` may be an expression,
+        e.g. the concatenation of a composite key's columns)."""
+        sides = []
+        for table, key in ((child, child_key), (parent, parent_key)):
+            node = self.parse(key, table, f"entity key of {table.name}")
+            for col in node.find_all(exp.Column):
+                col.set("table", exp.to_identifier(table.name))
+            sides.append(self.sql(node, child))
+        return f"{sides[0]} = {sides[1]}"
+
+    def dimension(self, model: Any, table: TableInfo, dim: Any) -> _Dimension:
+        b = self.b
+        params = dim.type_params
+        if params is not None and params.validity_params is not None:
+            raise _Refused("validity_params (a slowly changing dimension's validity window) has no evoonto "
+                           "representation")
+        text = str(dim.expr or dim.name)
+        node = self.parse(text, table, "expr")
+        column = table.column(node.name) if isinstance(node, exp.Column) and not node.table else None
+        labels = [_words(dim.name)] + ([str(dim.label)] if dim.label else [])
+        kind = "TimeDimension" if _enum(dim.type) == "time" else "Dimension"
+        if column is not None:
+            term = b.column_term(table, column.name)
+            if term is None:
+                term = b.new_term(b.iris.term("dbt", f"{model.name}.{dim.name}"), labels[-1].capitalize(), [kind],
+                                  dim.description, labels)
+                b.new_mapping(term, table, column.name)
+            else:
+                b.enrich(term, labels, dim.description)
+            return _Dimension(table, column.name, column.name)
+        # a dimension written as an SQL expression (cast(ordered_at as DATE)): a Term with evo:expression
+        sql = self.sql(node, table)
+        term = b.new_term(b.iris.term("dbt", f"{model.name}.{dim.name}"), labels[-1].capitalize(), [kind],
+                          dim.description, labels)
+        # no evo:column: the Term is the expression's value, not the column's (the column keeps its own Term)
+        b.new_mapping(term, table, None, expression=sql)
+        return _Dimension(table, sql, None)
+
+    # -- measures and metrics ---------------------------------------------------------------------------
+    def aggregate(self, table: TableInfo, agg: str, params: Any, expr: Any, what: str) -> _Aggregate:
+        node = self.parse(expr, table, what)
+        value = _agg_value(node, agg, params, self.dialect(table))
+        is_column = isinstance(node, exp.Column) and not node.table and agg in AGGREGATIONS
+        return _Aggregate(table, value, node.name if is_column else None,
+                          AGGREGATIONS.get(agg) if is_column else None)
+
+    def map_aggregate(self, term: URIRef, agg: _Aggregate, *, fill: int | None = None) -> None:
+        """The Mapping of a measure or simple metric: (column, aggregation, filter) when it is one, else
+        the aggregate with its filters and null fill as ``evo:expression``."""
+        b = self.b
+        condition = " AND ".join(f"({c})" if len(agg.conditions) > 1 else c for c in agg.conditions) or None
+        if agg.column is not None and fill is None:
+            b.new_mapping(term, agg.table, agg.column, aggregation=agg.aggregation, filter=condition)
+            return
+        if agg.joined:
+            raise _Refused("a filter on another table's dimension with an aggregate expression: an evoonto metric "
+                           "expression reads one table")
+        b.new_mapping(term, agg.table, None, expression=self.sql(self.node_of(agg, fill), agg.table))
+
+    def node_of(self, agg: _Aggregate, fill: int | None = None) -> exp.Expression:
+        conditions: list[exp.Expression] = [sqlglot.parse_one(c, read=self.dialect(agg.table))  # type: ignore[misc]
+                                             for c in agg.conditions]
+        node = _with_conditions(agg.node, conditions)
+        if fill is not None:
+            node = exp.Coalesce(this=node, expressions=[exp.Literal.number(fill)])
+        return node
+
+    def render_filter(self, template: str, table: TableInfo) -> tuple[str, bool]:
+        """A MetricFlow ``where`` filter rendered (Jinja, sandboxed) with each ``Dimension('entity__name')``
+        and ``Entity('name')`` replaced by its SQL as read from ``table``; (condition, reads another table)."""
+        from jinja2 import TemplateError
+        from jinja2.sandbox import SandboxedEnvironment
+
+        other = [False]
+
+        def dimension(name: str, *args: Any, **kwargs: Any) -> _Ref:
+            parts = str(name).split("__")
+            if len(parts) < 2:
+                raise _Refused(f"filter dimension {name!r} names no entity")
+            found = self.dimensions.get((parts[-2], parts[-1]))
+            if found is None:
+                raise _Refused(f"filter dimension {name!r} is not a dimension evoonto imported")
+            other[0] |= found.table.iri != table.iri
+            sql = self.qualified(found.sql, found.table, table)
+            return _Ref(sql if found.column else f"({sql})")
+
+        def time_dimension(name: str, grain: Any = None, *args: Any, **kwargs: Any) -> _Ref:
+            if grain is not None or str(name).split("__")[-1] == "metric_time":
+                raise _Refused(f"a filter on TimeDimension({name!r}{', ' + repr(grain) if grain else ''}): "
+                               "metric_time and time grains have no evoonto representation in a filter")
+            return dimension(name)
+
+        def entity(name: str, *args: Any, **kwargs: Any) -> _Ref:
+            found = self.entity_keys.get(str(name).split("__")[-1])
+            if found is None:
+                raise _Refused(f"filter entity {name!r} is no semantic model's primary entity")
+            other[0] |= found[0].iri != table.iri
+            return _Ref(self.qualified(found[1], found[0], table))
+
+        def metric(name: str, *args: Any, **kwargs: Any) -> _Ref:
+            raise _Refused(f"a filter on Metric({name!r}) (a metric computed per entity) has no evoonto "
+                           "representation")
+
+        try:
+            text = SandboxedEnvironment().from_string(template).render(
+                Dimension=dimension, TimeDimension=time_dimension, Entity=entity, Metric=metric).strip()
+        except TemplateError as exc:
+            raise _Refused(f"filter {template.strip()[:80]!r} does not render ({str(exc)[:80]})") from None
+        why = self.b.refusal(text, table)
+        if why is not None:
+            raise _Refused(f"filter refused ({why})")
+        return text, other[0]
+
+    def filters(self, intersection: Any) -> list[str]:
+        return [f.where_sql_template for f in (intersection.where_filters if intersection is not None else [])]
+
+    def metric_aggregate(self, name: str, extra: list[str], seen: tuple[str, ...] = ()) -> _Aggregate:
+        """The aggregate of a metric (a simple one, or a ratio/derived one over inputs of one table) with
+        the filters ``extra`` added; raises :class:`_Refused` with the reason it cannot be carried.
+        Each (metric, filters) is worked out once per import (an input used twice is not recomputed)."""
+        key = (name, tuple(extra))
+        if key not in self.aggregates:
+            try:
+                self.aggregates[key] = self._metric_aggregate(name, extra, seen)
+            except _Refused as why:
+                self.aggregates[key] = why
+        found = self.aggregates[key]
+        if isinstance(found, _Refused):
+            raise found
+        return found
+
+    def _metric_aggregate(self, name: str, extra: list[str], seen: tuple[str, ...]) -> _Aggregate:
+        metric = self.metrics.get(name)
+        if metric is None:
+            raise _Refused(f"input {name!r} is not a metric of the project")
+        if name in seen:
+            raise _Refused(f"metric {name!r} is its own input")
+        if len(seen) > MAX_METRIC_NESTING:
+            raise _Refused(f"inputs nest more than {MAX_METRIC_NESTING} metrics deep")
+        kind = _enum(metric.type)
+        params = metric.type_params
+        own = self.filters(metric.filter) + extra
+        if kind == "simple":
+            if params.join_to_timespine or (params.measure is not None and params.measure.join_to_timespine):
+                raise _Refused("join_to_timespine (a row for every period of the time spine, even without data) has "
+                               "no evoonto representation")
+            agg_params = params.metric_aggregation_params
+            if agg_params is None:
+                raise _Refused("a simple metric without a measure or aggregation")
+            if agg_params.non_additive_dimension is not None:
+                raise _Refused("non_additive_dimension (a semi-additive measure) has no evoonto representation")
+            table = self.tables.get(agg_params.semantic_model)
+            if table is None:
+                raise _Refused(f"semantic model {agg_params.semantic_model} has no table in the catalog")
+            measure_filter = self.filters(params.measure.filter) if params.measure is not None else []
+            agg = self.aggregate(table, _enum(agg_params.agg), agg_params.agg_params, params.expr, "expr")
+            for template in measure_filter + own:
+                condition, joined = self.render_filter(template, table)
+                agg.conditions.append(condition)
+                agg.joined |= joined
+            return agg
+        if kind == "cumulative":
+            cumulative = params.cumulative_type_params
+            window = params.window or (cumulative.window if cumulative else None)
+            to_date = params.grain_to_date or (cumulative.grain_to_date if cumulative else None)
+            if window is not None:
+                raise _Refused(f"a cumulative window of {window.count} {window.granularity}(s) (a running total over "
+                               "metric_time) has no evoonto representation")
+            if to_date is not None:
+                raise _Refused(f"a cumulative {_enum(to_date)}-to-date total has no evoonto representation")
+            raise _Refused("a cumulative all-time total (a running total over metric_time) has no evoonto "
+                           "representation")
+        if kind == "conversion":
+            raise _Refused("a conversion metric (entities that convert within a window) has no evoonto representation")
+        inputs = [params.numerator, params.denominator] if kind == "ratio" else list(params.metrics or [])
+        if not inputs or any(i is None for i in inputs):
+            raise _Refused(f"a {kind} metric without inputs")
+        parts: dict[str, exp.Expression] = {}
+        first: TableInfo | None = None
+        for item in inputs:
+            if item.offset_window is not None or item.offset_to_grain is not None:
+                shift = (f"{item.offset_window.count} {item.offset_window.granularity}" if item.offset_window else
+                         f"to {item.offset_to_grain}")
+                raise _Refused(f"input {item.name} offset by {shift} (a value from an earlier period) has no "
+                               "evoonto representation")
+            try:
+                agg = self.metric_aggregate(item.name, self.filters(item.filter) + own, seen + (name,))
+            except _Refused as why:  # named by the direct input and the first reason (not the whole chain)
+                raise _Refused(f"input {item.name}: {re.sub(r'^(input [^:]+: )+', '', str(why))}") from None
+            if agg.joined:
+                raise _Refused(f"input {item.name} filters on another table's dimension: an evoonto metric "
+                               "expression reads one table")
+            if first is not None and agg.table.iri != first.iri:
+                raise _Refused(f"inputs on two tables ({first.name}, {agg.table.name}): an evoonto metric "
+                               "expression reads one table")
+            first = agg.table
+            fill = self.fill_of(item.name)
+            parts[item.alias or item.name] = self.node_of(agg, fill)
+        assert first is not None
+        if kind == "ratio":  # as MetricFlow writes a ratio
+            num, den = (parts[i.alias or i.name] for i in inputs)
+            node: exp.Expression = exp.Div(this=exp.cast(num, "double"),
+                                           expression=exp.cast(exp.Nullif(this=den, expression=exp.Literal.number(0)),
+                                                               "double"))
+        else:
+            formula = self.parse_formula(params.expr, first, set(parts))
+            node = formula.transform(lambda n: exp.Paren(this=parts[n.name].copy())
+                                     if isinstance(n, exp.Column) and not n.table and n.name in parts else n)
+        size = sum(1 for _ in node.walk())
+        if size > MAX_EXPRESSION_NODES:
+            raise _Refused(f"its SQL expression would have {size:,} nodes (inputs repeated through nested formulas); "
+                           f"the limit is {MAX_EXPRESSION_NODES:,}")
+        return _Aggregate(first, node)
+
+    def fill_of(self, name: str) -> int | None:
+        metric = self.metrics.get(name)
+        if metric is None or _enum(metric.type) != "simple":
+            return None
+        params = metric.type_params
+        if params.fill_nulls_with is not None:
+            return int(params.fill_nulls_with)
+        return params.measure.fill_nulls_with if params.measure is not None else None
+
+    def parse_formula(self, text: Any, table: TableInfo, names: set[str]) -> exp.Expression:
+        why = self.b.refusal(text, table)
+        if why is not None:
+            raise _Refused(f"expr refused ({why})")
+        node: exp.Expression = sqlglot.parse_one(str(text), read=self.dialect(table))  # type: ignore[assignment]
+        unknown = sorted({c.sql() for c in node.find_all(exp.Column) if c.table or c.name not in names})
+        if unknown:
+            raise _Refused(f"expr {str(text)[:80]!r} names {', '.join(unknown)}, not one of its inputs")
+        return node
+
+    def metric(self, metric: Any) -> None:
+        """One metric of the manifest: a Metric Term with a Mapping, or a refusal line."""
+        b = self.b
+        name = metric.name
+        kind = _enum(metric.type)
+        agg = self.metric_aggregate(name, [])
+        fill = self.fill_of(name)
+        if kind == "simple" and agg.column is not None and fill is None:
+            pass  # the Mapping carries (column, aggregation, filter)
+        elif agg.joined:
+            raise _Refused("a filter on another table's dimension with an aggregate expression: an evoonto metric "
+                           "expression reads one table")
+        label = str(metric.label or _words(name))
+        term = b.new_term(b.iris.term("dbt", f"metric.{name}"), label[:1].upper() + label[1:], ["Metric"],
+                          metric.description, [_words(name)])
+        self.metric_terms[name] = term
+        params = metric.type_params
+        if kind == "simple":
+            self.map_aggregate(term, agg, fill=fill)
+            measure = params.measure.name if params.measure is not None else None
+            if measure in self.measure_terms:
+                b.relation("Derivation", term, self.measure_terms[measure], formula=measure)
+            condition = " AND ".join(agg.conditions) if len(agg.conditions) == 1 else \
+                " AND ".join(f"({c})" for c in agg.conditions)
+            if condition:
+                Constraint(b.iris.constraint(f"dbt.{name}.filter"), constrains=[term], condition=condition,
+                           severity="Warning", comment=f"dbt metric {name} counts only rows where {condition}",
+                           trigger_keywords=[_words(name)]).to_graph(b.graph)
+                b.summary.constraints += 1
+            return
+        b.new_mapping(term, agg.table, None, expression=self.sql(agg.node, agg.table))
+        inputs = [params.numerator, params.denominator] if kind == "ratio" else list(params.metrics or [])
+        formula = (" / ".join(i.name for i in inputs) if kind == "ratio" else str(params.expr))
+        for item in inputs:
+            other = self.metric_terms.get(item.name)
+            if other is not None and other != term:
+                b.relation("Derivation", term, other, formula=formula)
 
 
 def dbt_patch(ontology: Ontology, folder: Path | str, *,
               max_seconds: float = MAX_DBT_SECONDS) -> tuple[Patch, DbtSummary]:
     """The content patch importing the dbt project at ``folder`` into ``ontology`` (not committed).
+
+    The project's semantic models and metrics are parsed by dbt-semantic-interfaces
+    (:func:`read_semantic_manifest`); every metric of the manifest is either imported (its name in
+    :attr:`DbtSummary.imported`) or refused with a one-line reason (:attr:`DbtSummary.refused`, and a
+    line in :attr:`DbtSummary.skipped`).
 
     Args:
         ontology: the active version.
@@ -338,159 +960,124 @@ def dbt_patch(ontology: Ontology, folder: Path | str, *,
         max_seconds: time budget of the import, in seconds (:data:`MAX_DBT_SECONDS`).
 
     Raises:
-        DbtImportError: see :func:`read_dbt_project`; no semantic model or metric in the project; the
-            time budget passed (nothing is returned, so nothing is committed).
-        evoonto.errors.ConfigurationError: PyYAML is not installed (``pip install 'evoonto[dbt]'``).
+        DbtImportError: see :func:`read_dbt_files` and :func:`read_semantic_manifest`; no semantic model or
+            metric in the project; the time budget passed (nothing is returned, so nothing is committed).
+        evoonto.errors.ConfigurationError: PyYAML or dbt-semantic-interfaces is not installed
+            (``pip install 'evoonto[dbt]'``).
     """
     import time
 
     started = time.monotonic()
-    models, metrics = read_dbt_project(folder)
-    if not models and not metrics:
+    files = read_dbt_files(folder)
+    if not files:
         raise DbtImportError(f"{folder} has no semantic_models or metrics in its YAML files")
     b = _Builder(ontology)
+    for _path, models, _metrics in files:  # an aggregation dsi does not know: refused here, not the whole project
+        for model in models:
+            kept = []
+            for measure in model.get("measures") or []:
+                given = str(measure.get("agg") or "").lower()
+                if given not in _DSI_AGGREGATIONS:
+                    b.summary.skipped.append(f"measure {model['name']}.{measure['name']}: agg {given[:40]!r} is not a "
+                                             f"dbt aggregation ({', '.join(sorted(_DSI_AGGREGATIONS))})")
+                    continue
+                kept.append(measure)
+            if model.get("measures"):
+                model["measures"] = kept
+    for name, why in _unbounded_metrics(files).items():  # before dsi, whose transformations follow every path
+        b.summary.refused[name] = why
+        b.summary.skipped.append(f"metric {name}: {why}")
+    files = [(path, models, [m for m in metrics if str(m["name"]) not in b.summary.refused])
+             for path, models, metrics in files]
+    manifest = read_semantic_manifest(files)
+    total = len(manifest.semantic_models) + len(manifest.metrics)
 
     def in_budget(done: int) -> None:
         if time.monotonic() - started > max_seconds:
             raise DbtImportError(f"{folder}: import stopped after {max_seconds:g} s ({done:,} of "
-                                 f"{len(models) + len(metrics):,} semantic models and metrics read)")
-    entity_table: dict[str, tuple[TableInfo, URIRef, str]] = {}  # entity name -> (table, entity Term, key column)
-    measures: dict[str, tuple[URIRef, TableInfo, str | None, str | None]] = {}  # name -> (term, table, column, agg)
-    dims: dict[str, str] = {}  # "entity__dim" and "dim" -> column
-    pending_foreign: list[tuple[TableInfo, URIRef, str, str]] = []
-    for done, model in enumerate(models):
+                                 f"{total:,} semantic models and metrics read)")
+    importer = _Importer(b, manifest)
+    importer.semantic_models(in_budget)
+    depths: dict[str, int] = {}
+    for done, metric in enumerate(sorted(manifest.metrics, key=lambda m: _depth(m, importer.metrics, depths)),
+                                  start=len(manifest.semantic_models)):
         in_budget(done)
-        table = b.table(model)
-        if table is None:
-            b.summary.skipped.append(f"semantic model {model['name']}: no table {model.get('model')!r} in the catalog")
+        if metric.type_params.is_private:
+            continue  # made by dsi's transformations as another metric's input; not queryable itself
+        try:
+            importer.metric(metric)
+        except _Refused as why:
+            b.summary.refused[metric.name] = str(why)
+            b.summary.skipped.append(f"metric {metric.name}: {why}")
             continue
-        description = model.get("description")
-        entity = b.column_term(table, "", entity=True)
-        primary = next((e for e in model.get("entities") or [] if e.get("type") in ("primary", "unique", "natural")),
-                       None)
-        names = [_words(model["name"])] + ([_words(primary["name"])] if primary else [])
-        if entity is None:
-            entity = b.new_term(b.iris.term("dbt", str(model["name"])), _words(model["name"]).capitalize(),
-                                ["Entity"], description, names)
-            b.new_mapping(entity, table, None, aggregation="COUNT")
-        else:
-            b.enrich(entity, names, description)
-        for ent in model.get("entities") or []:
-            column = _column_of(ent) or str(ent["name"])
-            if ent.get("type") in ("primary", "unique", "natural"):
-                entity_table[str(ent["name"])] = (table, entity, column)
-            elif ent.get("type") == "foreign":
-                pending_foreign.append((table, entity, str(ent["name"]), column))
-        primary_name = str(primary["name"]) if primary else str(model["name"])
-        for dim in model.get("dimensions") or []:
-            dim_column = _column_of(dim)
-            if dim_column is None and (why := b.refusal(dim.get("expr"), table)) is not None:
-                b.summary.skipped.append(f"dimension {model['name']}.{dim['name']}: expr refused ({why})")
-                continue
-            found = table.column(dim_column) if dim_column else None
-            if dim_column is None or found is None:
-                b.summary.skipped.append(f"dimension {model['name']}.{dim['name']}: not a column of {table.name}")
-                continue
-            dims[f"{primary_name}__{dim['name']}"] = dims[str(dim["name"])] = found.name
-            labels = [_words(dim["name"])] + ([str(dim["label"])] if dim.get("label") else [])
-            term = b.column_term(table, found.name)
-            if term is None:
-                kind = "TimeDimension" if dim.get("type") == "time" else "Dimension"
-                term = b.new_term(b.iris.term("dbt", f"{model['name']}.{dim['name']}"), labels[-1].capitalize(),
-                                  [kind], dim.get("description"), labels)
-                b.new_mapping(term, table, found.name)
-            else:
-                b.enrich(term, labels, dim.get("description"))
-        for measure in model.get("measures") or []:
-            given = str(measure.get("agg") or "").lower()
-            agg = AGGREGATIONS.get(given)
-            if given and agg is None and given not in _KNOWN_WITHOUT_AGGREGATION:
-                b.summary.skipped.append(f"measure {model['name']}.{measure['name']}: agg {given[:40]!r} is not a "
-                                         f"dbt aggregation ({', '.join(sorted(AGGREGATIONS))}, percentile, median)")
-                continue
-            m_col = _column_of(measure)
-            if m_col is None and measure.get("expr") is not None and (
-                    why := b.refusal(measure["expr"], table)) is not None:
-                b.summary.skipped.append(f"measure {model['name']}.{measure['name']}: expr refused ({why})")
-                continue
-            if m_col is not None and table.column(m_col) is None:
-                m_col = None
-            label = str(measure.get("label") or _words(measure["name"]))
-            term = b.new_term(b.iris.term("dbt", f"{model['name']}.{measure['name']}"), label[:1].upper() + label[1:],
-                              ["Metric"], measure.get("description"), [_words(measure["name"])])
-            if m_col is None and measure.get("expr") is not None:
-                b.graph.add((term, SKOS.scopeNote, Literal(f"dbt measure expression: {measure['expr']}", lang="en")))
-            b.new_mapping(term, table, m_col, aggregation=agg)
-            measures[str(measure["name"])] = (term, table, m_col, agg)
-    for table, entity, name, column in pending_foreign:
-        parent = entity_table.get(name)
-        if parent is None or parent[1] == entity:
-            continue
-        join = f"{table.name}.{column} = {parent[0].name}.{parent[2]}"
-        b.relation("Association", entity, parent[1], join_condition=join)
-    metric_terms: dict[str, URIRef] = {}
-    for done, metric in enumerate(sorted(metrics, key=lambda m: 0 if str(m.get("type", "simple")) in
-                                         ("simple", "cumulative") else 1), start=len(models)):
-        in_budget(done)
-        name = str(metric["name"])
-        condition = _translate_filter(metric.get("filter"), dims)
-        if condition and (why := b.refusal(condition, None)) is not None:  # without it the metric means more
-            b.summary.skipped.append(f"metric {name}: filter refused ({why})")
-            continue
-        params = metric.get("type_params") or {}
-        kind = str(metric.get("type", "simple"))
-        if kind not in ("simple", "cumulative", "ratio") and params.get("expr") and (
-                why := b.refusal(params["expr"], None)) is not None:
-            b.summary.skipped.append(f"metric {name}: expr refused ({why})")
-            continue
-        label = str(metric.get("label") or _words(name))
-        term = b.new_term(b.iris.term("dbt", f"metric.{name}"), label[:1].upper() + label[1:], ["Metric"],
-                          metric.get("description"), [_words(name)])
-        metric_terms[name] = term
-        if kind in ("simple", "cumulative"):
-            measure = params.get("measure")
-            measure_name = str(measure.get("name") if isinstance(measure, dict) else measure)
-            if measure_name in measures:
-                m_term, m_table, m_column, m_agg = measures[measure_name]
-                b.new_mapping(term, m_table, m_column, aggregation=m_agg, filter=condition)
-                b.relation("Derivation", term, m_term, formula=measure_name)
-        else:
-            inputs = []
-            if kind == "ratio":
-                inputs = [params.get("numerator"), params.get("denominator")]
-                formula = " / ".join(str(i.get("name") if isinstance(i, dict) else i) for i in inputs)
-            else:
-                inputs = list(params.get("metrics") or [])
-                formula = str(params.get("expr") or "")
-            for item in inputs:
-                other = metric_terms.get(str(item.get("name") if isinstance(item, dict) else item))
-                if other is None:
-                    m = measures.get(str(item.get("name") if isinstance(item, dict) else item))
-                    other = m[0] if m else None
-                if other is not None and other != term:
-                    b.relation("Derivation", term, other, formula=formula or None)
-        if condition:
-            Constraint(b.iris.constraint(f"dbt.{name}.filter"), constrains=[term], condition=condition,
-                       severity="Warning", comment=f"dbt metric {name} counts only rows where {condition}",
-                       trigger_keywords=[_words(name)]).to_graph(b.graph)
-            b.summary.constraints += 1
+        b.summary.imported.append(metric.name)
     patch = Patch.from_graphs("content", {"content": b.graph}, {"content": b.removals},
                               signature=f"import dbt {Path(folder).name}", intervention=b.summary.line())
     return patch, b.summary
 
 
-def _translate_filter(text: Any, dims: dict[str, str]) -> str | None:
-    """A MetricFlow filter with ``{{ Dimension('entity__dim') }}`` replaced by the dimension's column."""
-    if not text:
-        return None
-    parts = text if isinstance(text, list) else [text]
+def _raw_inputs(metric: dict) -> list[str]:
+    """The metrics a ratio or derived metric (as written in the YAML) reads."""
+    params = metric.get("type_params") or {}
+    kind = str(metric.get("type", "")).lower()
+    items: list[Any] = []
+    if kind == "ratio":
+        items = [params.get("numerator"), params.get("denominator")]
+    elif kind == "derived" and isinstance(params.get("metrics"), list):
+        items = list(params["metrics"])
+    names = [_metric_input(i).get("name") if isinstance(_metric_input(i), dict) else None for i in items]
+    return [str(n) for n in names if n is not None]
 
-    def column(match: re.Match) -> str:
-        key = match.group(1)
-        return dims.get(key) or dims.get(key.split("__")[-1]) or key.split("__")[-1]
 
-    return " AND ".join(f"({_DIMENSION.sub(column, str(p)).strip()})" if len(parts) > 1 else
-                        _DIMENSION.sub(column, str(p)).strip() for p in parts)
+def _unbounded_metrics(files: list[tuple[Path, list[dict], list[dict]]]) -> dict[str, str]:
+    """Metric name -> reason, for the ratio/derived metrics whose inputs loop, nest deeper than
+    :data:`MAX_METRIC_NESTING` or expand to more than :data:`MAX_INPUT_EXPANSION` paths (an input read
+    twice at each of 20 levels is a million): refused before dsi, whose transformations follow every path."""
+    raw = {str(m["name"]): m for _path, _models, metrics in files for m in metrics}
+    memo: dict[str, tuple[int, int]] = {}  # name -> (paths through its inputs, depth of its inputs)
+    over = (MAX_INPUT_EXPANSION + 1, MAX_METRIC_NESTING + 1)
+
+    def count(name: str, stack: frozenset[str]) -> tuple[int, int]:
+        if name in memo:
+            return memo[name]
+        if name in stack or len(stack) > MAX_METRIC_NESTING:
+            return over
+        inputs = _raw_inputs(raw[name]) if name in raw else []
+        if not inputs:
+            found = (1, 0)
+        else:
+            counted = [count(i, stack | {name}) for i in inputs]
+            found = (min(over[0], sum(c[0] for c in counted)), min(over[1], 1 + max(c[1] for c in counted)))
+        memo[name] = found
+        return found
+
+    refused = {}
+    for name in raw:
+        paths, depth = count(name, frozenset())
+        if paths >= over[0] or depth >= over[1]:
+            refused[name] = (f"its inputs loop, nest more than {MAX_METRIC_NESTING} metrics deep or expand to more "
+                             f"than {MAX_INPUT_EXPANSION:,} paths")
+    return refused
 
 
-__all__ = ["AGGREGATIONS", "DbtImportError", "DbtSummary", "dbt_patch", "read_dbt_project"]
+def _depth(metric: Any, metrics: dict[str, Any], memo: dict[str, int], seen: frozenset[str] = frozenset()) -> int:
+    """How deep a metric's inputs nest (0: simple, cumulative, conversion; at most :data:`MAX_METRIC_NESTING`
+    + 1 counted), so that a ratio or derived metric is imported after its inputs and its Derivation
+    relations find their Terms."""
+    if metric.name in memo:
+        return memo[metric.name]
+    params = metric.type_params
+    depth = 0
+    if _enum(metric.type) in ("ratio", "derived") and len(seen) <= MAX_METRIC_NESTING:
+        inputs = [params.numerator, params.denominator] if _enum(metric.type) == "ratio" else list(params.metrics or [])
+        depth = 1 + max((_depth(metrics[i.name], metrics, memo, seen | {metric.name}) for i in inputs
+                         if i is not None and i.name in metrics and i.name not in seen | {metric.name}), default=0)
+    memo[metric.name] = depth
+    return depth
+
+
+#: The ``agg`` values dbt-semantic-interfaces accepts.
+_DSI_AGGREGATIONS = ("average", "count", "count_distinct", "max", "median", "min", "percentile", "sum", "sum_boolean")
+
+__all__ = ["AGGREGATIONS", "DbtImportError", "DbtSummary", "dbt_patch", "read_dbt_files", "read_dbt_project",
+           "read_semantic_manifest", "semantic_yaml_documents"]
