@@ -38,3 +38,20 @@ def test_relation_annotation_properties_are_typed_once():
     assert isinstance(vocab, rdflib.Graph)
     for p in (EVO.relationType, EVO.joinCondition, EVO.formula):
         assert set(vocab.objects(p, RDF.type)) == {OWL.AnnotationProperty}
+
+
+def test_every_property_on_axiom_nodes_is_an_annotation_property(tmp_path):
+    """Regression (issue 31 item 4): ``prov:wasDerivedFrom`` on relation (``owl:Axiom``) nodes was
+    declared an object property (as PROV-O declares it), so no export was OWL 2 DL. Every property
+    written on an axiom node, whatever its namespace, is declared ``owl:AnnotationProperty`` and
+    nothing else."""
+    from rdflib.namespace import PROV
+
+    result = build([str(make_shop_db(tmp_path))], None, base_iri="https://example.org/shop/")
+    content = result.graphs["content"]
+    axioms = set(content.subjects(RDF.type, OWL.Axiom))
+    used = {p for a in axioms for p in content.predicates(a)} - _REIFICATION
+    assert PROV.wasDerivedFrom in used  # relations cite the evidence they rest on
+    vocab = vocab_graph()
+    for p in sorted(used):
+        assert set(vocab.objects(p, RDF.type)) == {OWL.AnnotationProperty}, p
