@@ -55,3 +55,18 @@ def test_every_property_on_axiom_nodes_is_an_annotation_property(tmp_path):
     vocab = vocab_graph()
     for p in sorted(used):
         assert set(vocab.objects(p, RDF.type)) == {OWL.AnnotationProperty}, p
+
+
+def test_every_vocabulary_entity_is_typed_once():
+    """OWL 2 DL (issue 31 item 4): no IRI of the vocabulary is declared two kinds of entity (a class
+    and a property, or an object and an annotation property: punning that DL forbids for properties)."""
+    from collections import defaultdict
+
+    from rdflib.namespace import RDFS
+
+    kinds = {OWL.Class, OWL.ObjectProperty, OWL.DatatypeProperty, OWL.AnnotationProperty, RDFS.Class, RDF.Property}
+    declared: dict = defaultdict(set)
+    for s, o in vocab_graph().subject_objects(RDF.type):
+        if o in kinds:
+            declared[s].add(o)
+    assert declared and not {s: k for s, k in declared.items() if len(k) > 1}
