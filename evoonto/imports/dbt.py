@@ -45,6 +45,7 @@ Needs PyYAML and dbt-semantic-interfaces (extra ``dbt``).
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,8 @@ from evoonto.sources.guard import check_expression
 from evoonto.sources.quoting import dialect_of_kind
 
 if TYPE_CHECKING:
+    from dbt_semantic_interfaces.protocols import MeasureAggregationParameters
+
     from evoonto.ontology import Ontology
 
 #: dsi's aggregation of a column (after its transformations) -> evo:aggregation
@@ -384,7 +387,8 @@ _NO_PERCENTILE = frozenset({"sqlite"})
 _APPROX_PERCENTILE = frozenset({"duckdb"})
 
 
-def _agg_value(node: exp.Expression, agg: str, params: Any, dialect: str | None) -> exp.Expression:
+def _agg_value(node: exp.Expression, agg: str, params: "MeasureAggregationParameters | None",
+               dialect: str | None) -> exp.Expression:
     """AGG(node) for a dsi aggregation (``params``: its ``agg_params``); percentile per dialect."""
     if agg == "sum":
         return exp.Sum(this=node)
@@ -400,11 +404,11 @@ def _agg_value(node: exp.Expression, agg: str, params: Any, dialect: str | None)
         return exp.Sum(this=exp.Case(ifs=[exp.If(this=node, true=exp.Literal.number(1))],
                                      default=exp.Literal.number(0)))
     if agg in ("percentile", "median"):
-        p = 0.5 if agg == "median" else getattr(params, "percentile", None)
+        p = 0.5 if agg == "median" else (params.percentile if params is not None else None)
         if p is None:
             raise _Refused("a percentile without agg_params.percentile")
-        discrete = bool(getattr(params, "use_discrete_percentile", False))
-        if getattr(params, "use_approximate_percentile", False):
+        discrete = bool(params is not None and params.use_discrete_percentile)
+        if params is not None and params.use_approximate_percentile:
             if discrete or dialect not in _APPROX_PERCENTILE:
                 raise _Refused(f"an approximate {'discrete ' if discrete else ''}percentile on "
                                f"{dialect or 'generic SQL'}: no function there gives MetricFlow's approximation")
@@ -550,7 +554,8 @@ class _Builder:
 
 
 def _enum(value: Any) -> str:
-    return str(getattr(value, "value", value) or "").lower()
+    """A dsi enum member (or a plain string) as its lower-case value."""
+    return str(value.value if isinstance(value, enum.Enum) else value or "").lower()
 
 
 class _Importer:
