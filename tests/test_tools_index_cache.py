@@ -241,6 +241,25 @@ def test_index_file_decodes_documents_and_texts_on_first_use(patched):
         again.documents[0]
 
 
+def test_lazy_documents_decode_the_same_from_several_threads(patched):
+    """Server worker threads may read the same undecoded chunk at once: each gets the documents."""
+    ws = patched
+    cache = IndexCache.for_workspace(ws)
+    weights = load_settings(ws.ontology).browse.weights
+    built = build_index(ws.ontology, weights, cache=cache)
+    expected = [d.iri for d in built.documents]
+    for _ in range(5):
+        loaded = cache.load(weights)
+        got: list = []
+        threads = [threading.Thread(target=lambda docs=loaded.documents, out=got: out.append([d.iri for d in docs]))
+                   for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert got == [expected] * 8
+
+
 def _derived_layout(index: SearchIndex):
     from evoonto.tools.index import SchemaLayout
 

@@ -878,7 +878,7 @@ class LazyDocuments(Sequence[Document]):
 
     def __init__(self, count: int, chunks: list[memoryview]):
         self._count = count
-        self._raw: list[memoryview | None] = list(chunks)
+        self._raw = list(chunks)  # kept (views of the map, not copies): threads may decode a chunk at once
         self._decoded: list[list[Document] | None] = [None] * len(chunks)
 
     def __len__(self) -> int:
@@ -887,14 +887,12 @@ class LazyDocuments(Sequence[Document]):
     def _chunk(self, c: int) -> list[Document]:
         decoded = self._decoded[c]
         if decoded is None:
-            raw = self._raw[c]
-            rows = _decode(raw) if raw is not None else None
+            rows = _decode(self._raw[c])
             expected = min(_CHUNK, self._count - c * _CHUNK)
             if not isinstance(rows, list) or len(rows) != expected:
                 raise WorkspaceError("a chunk of the cached browse index has the wrong number of documents; "
                                      "delete the workspace's cache/index folder and run again")
             decoded = self._decoded[c] = [_document(row) for row in rows]
-            self._raw[c] = None  # the map is released with the last undecoded chunk
         return decoded
 
     @overload
