@@ -97,6 +97,12 @@ _normalize_cached = functools.lru_cache(maxsize=1 << 16)(_normalize)
 
 def _segments(run: str) -> list[str]:
     """Split one alphanumeric run at case changes and letter/digit boundaries."""
+    if run.isdigit() or (run.isalpha() and (len(run) < 2 or run[1:].islower())):
+        # no boundary can occur: all digits, or letters with no upper-case letter after the first
+        # (every boundary needs a digit/letter change or an upper-case letter at position >= 1);
+        # most runs of labels and prose are such words (5.8 million runs of a 70,000-column index
+        # took 58 s in the loop below under cProfile)
+        return [run]
     out: list[str] = []
     start = 0
     for i in range(1, len(run)):

@@ -212,3 +212,55 @@ def test_candidate_index_is_built_from_its_parents_index(tmp_path):
     SearchIndex._TOKENS.clear()
     full = SearchIndex(gather_documents(candidate), load_settings(candidate).browse.weights)
     assert _answers(index, candidate) == _answers(full, candidate)
+
+
+def test_index_file_decodes_documents_and_texts_on_first_use(patched):
+    """Issue 33 item 3: a cached index is memory-mapped and decodes a chunk of documents (and the
+    texts) only when read; it equals the built index, and a damaged chunk is one WorkspaceError."""
+    from evoonto.errors import WorkspaceError
+    from evoonto.tools import index as index_module
+
+    ws = patched
+    cache = IndexCache.for_workspace(ws)
+    weights = load_settings(ws.ontology).browse.weights
+    built = build_index(ws.ontology, weights, cache=cache)
+    loaded = cache.load(weights)
+    assert isinstance(loaded.documents, index_module.LazyDocuments)
+    assert loaded.documents._decoded == [None] * len(loaded.documents._decoded)  # nothing decoded yet
+    assert loaded._texts is None  # not decoded yet
+    assert _answers(loaded, ws.ontology) == _answers(built, ws.ontology)
+    assert loaded.documents == built.documents and list(loaded.documents) == list(built.documents)
+    assert loaded.documents[-1] == built.documents[-1] and loaded.documents[1:3] == built.documents[1:3]
+    assert loaded.texts == built.texts
+    assert loaded.layout() == _derived_layout(built)  # read from the file, equal to the derived one
+
+    # a chunk damaged after the file was opened: one error naming the cure, not a traceback of pickle
+    again = cache.load(weights)
+    again.documents._raw[0] = memoryview(b"\x80\x05garbage")
+    with pytest.raises(WorkspaceError, match="delete the workspace's cache/index folder"):
+        again.documents[0]
+
+
+def test_lazy_documents_decode_the_same_from_several_threads(patched):
+    """Server worker threads may read the same undecoded chunk at once: each gets the documents."""
+    ws = patched
+    cache = IndexCache.for_workspace(ws)
+    weights = load_settings(ws.ontology).browse.weights
+    built = build_index(ws.ontology, weights, cache=cache)
+    expected = [d.iri for d in built.documents]
+    for _ in range(5):
+        loaded = cache.load(weights)
+        got: list = []
+        threads = [threading.Thread(target=lambda docs=loaded.documents, out=got: out.append([d.iri for d in docs]))
+                   for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert got == [expected] * 8
+
+
+def _derived_layout(index: SearchIndex):
+    from evoonto.tools.index import SchemaLayout
+
+    return SchemaLayout.of(list(index.documents))

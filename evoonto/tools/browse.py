@@ -41,7 +41,7 @@ import functools
 import heapq
 import json
 import math
-from typing import Any, Collection, Iterable, Iterator, Mapping
+from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -129,7 +129,8 @@ def collapse_key(kind: str, locations) -> tuple[str, str] | None:
     return (kind, columns[0]) if columns else None
 
 
-def collapse_by_column(ranked: list[tuple[float, int]], documents: list, per_column: int) -> list[tuple[float, int]]:
+def collapse_by_column(ranked: list[tuple[float, int]], documents: Sequence[Any],
+                       per_column: int) -> list[tuple[float, int]]:
     """Result collapsing (``evo:hitsPerColumn``): keep at most ``per_column`` entries of ``ranked``
     ((score, document index) pairs, best first) with the same :func:`collapse_key` (documents of one
     kind mapping the same table column, e.g. a column's Term and its value Terms); documents without
