@@ -67,8 +67,6 @@ from evoonto.sources.guard import check_expression
 from evoonto.sources.quoting import dialect_of_kind
 
 if TYPE_CHECKING:
-    from dbt_semantic_interfaces.protocols import MeasureAggregationParameters
-
     from evoonto.ontology import Ontology
 
 #: dsi's aggregation of a column (after its transformations) -> evo:aggregation
@@ -316,9 +314,9 @@ def read_semantic_manifest(files: list[tuple[Path, list[dict], list[dict]]]) -> 
         evoonto.errors.ConfigurationError: dbt-semantic-interfaces is not installed (``evoonto[dbt]``).
     """
     yaml = require("yaml")
-    require("dbt_semantic_interfaces")
-    from dbt_semantic_interfaces.parsing.dir_to_model import parse_yaml_files_to_validation_ready_semantic_manifest
-    from dbt_semantic_interfaces.parsing.objects import YamlConfigFile
+    parse_yaml_files_to_validation_ready_semantic_manifest = require(
+        "dbt_semantic_interfaces.parsing.dir_to_model").parse_yaml_files_to_validation_ready_semantic_manifest
+    YamlConfigFile = require("dbt_semantic_interfaces.parsing.objects").YamlConfigFile
 
     configs = [YamlConfigFile(filepath=path, contents=text) for path, text in semantic_yaml_documents(files)]
     configs.append(YamlConfigFile(filepath="<evoonto: project configuration>",
@@ -387,9 +385,9 @@ _NO_PERCENTILE = frozenset({"sqlite"})
 _APPROX_PERCENTILE = frozenset({"duckdb"})
 
 
-def _agg_value(node: exp.Expression, agg: str, params: "MeasureAggregationParameters | None",
-               dialect: str | None) -> exp.Expression:
-    """AGG(node) for a dsi aggregation (``params``: its ``agg_params``); percentile per dialect."""
+def _agg_value(node: exp.Expression, agg: str, params: Any, dialect: str | None) -> exp.Expression:
+    """AGG(node) for a dsi aggregation (``params``: its ``agg_params``, a dsi
+    ``MeasureAggregationParameters`` or None); percentile per dialect."""
     if agg == "sum":
         return exp.Sum(this=node)
     if agg == "count":
