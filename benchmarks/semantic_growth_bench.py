@@ -26,7 +26,6 @@ The last line is ``semantic growth: signatures S, candidates C (metrics M, filte
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 import warnings
@@ -102,10 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.verified:
         if not args.db:
             parser.error("--verified needs --db")
-        for i, line in enumerate(args.verified.read_text(encoding="utf-8").splitlines()):
-            if line.strip():
-                row = json.loads(line)
-                by_db.setdefault(args.db, []).append((str(row.get("id", i)), row["question"], row["sql"]))
+        from evoonto.builder.verified import load_verified
+
+        by_db[args.db] = [(item.id, item.question, item.sql) for item in load_verified(args.verified)]
     elif args.data:
         from evoonto.evaluation.benchmarks import load_benchmark
 

@@ -523,21 +523,7 @@ def test_two_join_routes_guessed(tmp_path):
     """Defect: two tables joined by two routes through different tables (an account's client through the
     shared district, or through the disposition that links them) were joined by the shorter-looking one
     (the shared-key shortcut) without asking; the result answered another question than the gold's."""
-    path = tmp_path / "bank.sqlite"
-    with sqlite3.connect(path) as con:
-        con.executescript("""
-            CREATE TABLE district (district_id INTEGER PRIMARY KEY, name TEXT);
-            CREATE TABLE client (client_id INTEGER PRIMARY KEY, gender TEXT,
-                                 district_id INTEGER REFERENCES district(district_id));
-            CREATE TABLE account (account_id INTEGER PRIMARY KEY,
-                                  district_id INTEGER REFERENCES district(district_id));
-            CREATE TABLE disp (disp_id INTEGER PRIMARY KEY, client_id INTEGER REFERENCES client(client_id),
-                               account_id INTEGER REFERENCES account(account_id));
-            INSERT INTO district VALUES (1, 'north'), (2, 'south');
-            INSERT INTO client VALUES (1, 'F', 1), (2, 'M', 1), (3, 'F', 2);
-            INSERT INTO account VALUES (10, 1), (11, 1), (12, 2);
-            INSERT INTO disp VALUES (1, 1, 11), (2, 2, 10), (3, 3, 12);
-        """)
+    path = _bank(tmp_path)
     onto_codec = _build(path)
     query = {"dimensions": ["term/bank/account.account_id"],
              "filters": [{"term": "term/bank/client.gender", "op": "=", "value": "F"}]}
@@ -561,21 +547,7 @@ def test_two_join_routes_guessed_when_the_key_table_is_needed_too(tmp_path, key_
     """The same two routes when the query also names the shared key table (ordered by its name): which
     district is meant, the account's or the client's, is the same question, whatever the tables are
     called (the table that sorts first once decided it)."""
-    path = tmp_path / "bank.sqlite"
-    with sqlite3.connect(path) as con:
-        con.executescript(f"""
-            CREATE TABLE {key_table} (district_id INTEGER PRIMARY KEY, name TEXT);
-            CREATE TABLE client (client_id INTEGER PRIMARY KEY, gender TEXT,
-                                 district_id INTEGER REFERENCES {key_table}(district_id));
-            CREATE TABLE account (account_id INTEGER PRIMARY KEY,
-                                  district_id INTEGER REFERENCES {key_table}(district_id));
-            CREATE TABLE disp (disp_id INTEGER PRIMARY KEY, client_id INTEGER REFERENCES client(client_id),
-                               account_id INTEGER REFERENCES account(account_id));
-            INSERT INTO {key_table} VALUES (1, 'north'), (2, 'south');
-            INSERT INTO client VALUES (1, 'F', 1), (2, 'M', 1), (3, 'F', 2);
-            INSERT INTO account VALUES (10, 1), (11, 1), (12, 2);
-            INSERT INTO disp VALUES (1, 1, 11), (2, 2, 10), (3, 3, 12);
-        """)
+    path = _bank(tmp_path, key_table)
     onto_codec = _build(path)
     answer = _compile(onto_codec, {"dimensions": ["term/bank/account.account_id"],
                                    "filters": [{"term": "term/bank/client.gender", "op": "=", "value": "F"}],
@@ -604,47 +576,22 @@ def test_needed_table_joined_from_the_first_joined_table_by_name(tmp_path):
     assert '"account"."district_id" = "district"."district_id"' not in chosen["sql"]
 
 
-def _bank(tmp_path: Path) -> Path:
+def _bank(tmp_path: Path, key_table: str = "district") -> Path:
+    """A bank whose account reaches its client two ways: through the shared ``key_table`` (the
+    district) or through ``disp``."""
     path = tmp_path / "bank.sqlite"
     with sqlite3.connect(path) as con:
-        con.executescript("""
-            CREATE TABLE district (district_id INTEGER PRIMARY KEY, name TEXT);
+        con.executescript(f"""
+            CREATE TABLE {key_table} (district_id INTEGER PRIMARY KEY, name TEXT);
             CREATE TABLE client (client_id INTEGER PRIMARY KEY, gender TEXT,
-                                 district_id INTEGER REFERENCES district(district_id));
+                                 district_id INTEGER REFERENCES {key_table}(district_id));
             CREATE TABLE account (account_id INTEGER PRIMARY KEY,
-                                  district_id INTEGER REFERENCES district(district_id));
+                                  district_id INTEGER REFERENCES {key_table}(district_id));
             CREATE TABLE disp (disp_id INTEGER PRIMARY KEY, client_id INTEGER REFERENCES client(client_id),
                                account_id INTEGER REFERENCES account(account_id));
-            INSERT INTO district VALUES (1, 'north'), (2, 'south');
+            INSERT INTO {key_table} VALUES (1, 'north'), (2, 'south');
             INSERT INTO client VALUES (1, 'F', 1), (2, 'M', 1), (3, 'F', 2);
             INSERT INTO account VALUES (10, 1), (11, 1), (12, 2);
             INSERT INTO disp VALUES (1, 1, 11), (2, 2, 10), (3, 3, 12);
         """)
     return path
-
-
-def test_one_join_route_through_a_shared_key_is_no_question(tmp_path):
-    """The shared-key shortcut (city.country = language.country, both keys of country) stands for the
-    route through country, so it is the only route and no question is asked."""
-    path = tmp_path / "atlas.sqlite"
-    with sqlite3.connect(path) as con:
-        con.executescript("""
-            CREATE TABLE country (code TEXT PRIMARY KEY, name TEXT);
-            CREATE TABLE city (id INTEGER PRIMARY KEY, name TEXT, country TEXT REFERENCES country(code));
-            CREATE TABLE language (country TEXT REFERENCES country(code), language TEXT,
-                                   PRIMARY KEY (country, language));
-            INSERT INTO country VALUES ('A', 'Aland'), ('B', 'Bland');
-            INSERT INTO city VALUES (1, 'x', 'A'), (2, 'y', 'B');
-            INSERT INTO language VALUES ('A', 'one'), ('A', 'two'), ('B', 'two');
-        """)
-    onto_codec = _build(path)
-    answer = _compile(onto_codec, {"dimensions": ["term/atlas/city.name"], "distinct": True,
-                                   "filters": [{"term": "term/atlas/language.language", "op": "=", "value": "one"}]})
-    assert answer["status"] == "ok", answer
-    assert _rows(path, answer["sql"]) == [("x",)]
-    # city and language joined on their shared country: country from either is the same join
-    both = _compile(onto_codec, {"dimensions": ["term/atlas/city.name", "term/atlas/country.name"],
-                                 "filters": [{"term": "term/atlas/language.language", "op": "=", "value": "two"}],
-                                 "joins": ["city.country = language.country"]})
-    assert both["status"] == "ok", both
-    assert sorted(_rows(path, both["sql"])) == [("x", "Aland"), ("y", "Bland")]
