@@ -256,10 +256,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.verified:
         if not args.db:
             parser.error("--verified needs --db")
-        from evoonto.builder.verified import load_verified
-
-        for item in load_verified(args.verified):
-            items.append((item.id, item.sql, args.db, Gold(item.id, args.db.stem, item.sql)))
+        for i, line in enumerate(args.verified.read_text(encoding="utf-8").splitlines()):
+            if line.strip():
+                row = json.loads(line)
+                qid = str(row.get("id", i))
+                items.append((qid, row["sql"], args.db, Gold(qid, args.db.stem, row["sql"])))
         rules = "bird"
     elif args.data:
         from evoonto.evaluation.benchmarks import load_benchmark
