@@ -595,3 +595,30 @@ def _bank(tmp_path: Path, key_table: str = "district") -> Path:
             INSERT INTO disp VALUES (1, 1, 11), (2, 2, 10), (3, 3, 12);
         """)
     return path
+
+
+def test_one_join_route_through_a_shared_key_is_no_question(tmp_path):
+    """The shared-key shortcut (city.country = language.country, both keys of country) stands for the
+    route through country, so it is the only route and no question is asked."""
+    path = tmp_path / "atlas.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE country (code TEXT PRIMARY KEY, name TEXT);
+            CREATE TABLE city (id INTEGER PRIMARY KEY, name TEXT, country TEXT REFERENCES country(code));
+            CREATE TABLE language (country TEXT REFERENCES country(code), language TEXT,
+                                   PRIMARY KEY (country, language));
+            INSERT INTO country VALUES ('A', 'Aland'), ('B', 'Bland');
+            INSERT INTO city VALUES (1, 'x', 'A'), (2, 'y', 'B');
+            INSERT INTO language VALUES ('A', 'one'), ('A', 'two'), ('B', 'two');
+        """)
+    onto_codec = _build(path)
+    answer = _compile(onto_codec, {"dimensions": ["term/atlas/city.name"], "distinct": True,
+                                   "filters": [{"term": "term/atlas/language.language", "op": "=", "value": "one"}]})
+    assert answer["status"] == "ok", answer
+    assert _rows(path, answer["sql"]) == [("x",)]
+    # city and language joined on their shared country: country from either is the same join
+    both = _compile(onto_codec, {"dimensions": ["term/atlas/city.name", "term/atlas/country.name"],
+                                 "filters": [{"term": "term/atlas/language.language", "op": "=", "value": "two"}],
+                                 "joins": ["city.country = language.country"]})
+    assert both["status"] == "ok", both
+    assert sorted(_rows(path, both["sql"])) == [("x", "Aland"), ("y", "Bland")]
