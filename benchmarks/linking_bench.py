@@ -10,7 +10,10 @@ layout is detected from the rows unless ``--benchmark`` names it. On BIRD the ru
 the question's ``evidence`` appended to the query (``--evidence both``, the default there).
 
 Conditions (``--conditions``, default all; see :mod:`evoonto.evaluation.conditions`): baseline,
-evoonto (built without documentation), evoonto+dictionary (``documentation=True``),
+evoonto (built as ``evoonto build`` builds by default: the documentation beside the database, such as
+a BIRD ``database_description/`` data dictionary, is read; ``--documentation off`` builds from the
+data alone), evoonto+dictionary (``documentation=True``; the same build as evoonto unless
+``--documentation off``),
 evoonto+verified (the construction fold's gold SQL as verified queries, never the held-out
 fold's), full (whole schema + layer pasted), bm25 (``"table"."column"`` names ranked by BM25 at the
 same character budget as evoonto's answer), ddl (bare ``CREATE TABLE`` text), ddl+rows (DDL + 3
@@ -25,6 +28,7 @@ Usage::
     python benchmarks/linking_bench.py [--data ../shared/data/spider] [--conditions evoonto,bm25]
         [--evidence off|on|both] [--databases a,b] [--max-questions N] [--budget 1500,6000,8000]
         [--format compact|verbose] [-n N] [--resolve each|batch] [--seed 0] [--build-cache DIR]
+        [--documentation on|off]
 
 Without ``--budget``/``--format``/``--kind`` the evoonto condition is THE default answer
 (:data:`evoonto.evaluation.linking.DEFAULT_POLICY`, what ``browse(q)`` serves by default); every
@@ -86,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kind", default=None, help="browse kind (default: the default answer's, term)")
     parser.add_argument("--resolve", choices=("each", "batch"), default="each")
     parser.add_argument("--runs", default=None, help="output folder (default: a temporary folder)")
+    parser.add_argument("--documentation", choices=("on", "off"), default="on",
+                        help="whether the evoonto condition reads the documentation beside each database "
+                             "(table comments, a BIRD database_description/ data dictionary) as `evoonto build` "
+                             "does by default (on), or builds from the data alone (off, an ablation; "
+                             "evoonto+dictionary then adds it)")
     args = parser.parse_args(argv)
 
     from evoonto.builder.pipeline import build
@@ -108,13 +117,19 @@ def main(argv: list[str] | None = None) -> int:
         if name in conditions and keyword not in keywords:
             print(f"note: skipping {name}: build() of this checkout has no {keyword}= keyword")
             conditions.remove(name)
+    documentation = args.documentation == "on"
+    if documentation and "evoonto+dictionary" in conditions and "evoonto" in conditions:
+        # the same build: evoonto reads the documentation as `evoonto build` does
+        print("note: skipping evoonto+dictionary: with --documentation on it is the evoonto condition")
+        conditions.remove("evoonto+dictionary")
     evidence = args.evidence or ("both" if benchmark == "bird" else "off")
     settings = {"off": [False], "on": [True], "both": [False, True]}[evidence]
 
     bench = load_benchmark(benchmark, data)
-    # plain "evoonto" reads no documentation here: "evoonto+dictionary" is the condition that adds it
+    # plain "evoonto" is what `evoonto build` makes by default (documentation read) unless
+    # --documentation off, where "evoonto+dictionary" is the condition that adds it
     shared = Conditions(verified_of=lambda questions: [{"question": q.text, "sql": bench.gold[q.id].sql}
-                                                       for q in questions], documentation=False,
+                                                       for q in questions], documentation=documentation,
                         build_cache=Path(args.build_cache) if args.build_cache else None)
     budgets = [int(b) for b in str(args.budget).split(",")] if args.budget else [DEFAULT_POLICY.budget_chars]
     runs = Path(args.runs) if args.runs else Path(tempfile.mkdtemp(prefix="evoonto-linking-"))

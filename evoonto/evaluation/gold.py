@@ -12,7 +12,9 @@ Conventions (all names lower-cased, because SQLite identifiers are case-insensit
   ``WHERE a.x = b.y``);
 * values are the *string* literals of the query (``'France'``, the pattern of ``LIKE '%Ben%'`` without
   its ``%``/``_`` wildcards). Numeric literals (``LIMIT 1``, ``age > 20``) are not values: they are
-  copied from the question text or are SQL mechanics, not vocabulary the ontology must surface.
+  copied from the question text or are SQL mechanics, not vocabulary the ontology must surface. For
+  the same reason the format pattern of a date/time function (``'%Y'`` in ``strftime('%Y', date)``,
+  sqlglot's ``format`` argument) is not a value: no column stores it.
 
 SQLite reads a double-quoted token as an identifier when such a column exists and as a string
 otherwise (Spider's gold uses ``"Ben Jones"`` as strings); :func:`analyze_sql` does the same.
@@ -118,6 +120,8 @@ def analyze_sql(sql: str, schema: Mapping[str, Iterable[str]], *, dialect: str =
     for literal in tree.find_all(exp.Literal):
         if not literal.is_string:
             continue
+        if literal.arg_key == "format" and isinstance(literal.parent, exp.Func):
+            continue  # a date/time format pattern ('%Y'): SQL mechanics, not a stored value
         text = literal.this
         if isinstance(literal.parent, (exp.Like, exp.ILike)):
             text = text.replace("%", " ").replace("_", " ").strip()
