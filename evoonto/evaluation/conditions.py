@@ -315,8 +315,9 @@ class Conditions:
         verified_of: for ``evoonto+verified`` only: ``f(construction questions) -> [{"question",
             "sql"}]``, the gold SQL of exactly those (construction-fold) questions.
         documentation: whether the plain ``evoonto`` condition reads the sources' documentation
-            (default True, as ``evoonto build`` does; the linking benchmark passes False so that
-            ``evoonto+dictionary`` is the condition that adds it). ``evoonto+verified`` follows it.
+            (default True, as ``evoonto build`` does; ``linking_bench.py --documentation off``
+            passes False, the data-only ablation, where ``evoonto+dictionary`` is the condition that
+            adds it). ``evoonto+verified`` follows it.
         build_cache: a :class:`BuildCache` folder: built ontologies are read from it when their
             inputs and the builder are unchanged, and written to it after a build.
         value_index: give the evoonto conditions' tools the database's value index, as ``evoonto
