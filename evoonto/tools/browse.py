@@ -306,6 +306,14 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
     return hits if budget is None else _fit(hits, budget)
 
 
+def value_words(doc: Document, value: str, location: str | None) -> set[str]:
+    """The tokens that name a value Term's value itself: the value's own words and those of its
+    alternative labels (a documented meaning such as ``female`` for ``'F'``, :mod:`evoonto.builder`),
+    less the words of its table and column, which every value Term of the column carries."""
+    own = set(tokenize(" ".join([value, *doc.fields.get("altLabel", ())])))
+    return own - (set(tokenize(location.replace(".", " "))) - set(tokenize(value)) if location else set())
+
+
 def _meaning(doc: Document, type_name: str) -> str:
     """The first definition of ``doc``, without a repeated ``(TYPE)``, cut to :data:`MEANING_CHARS`."""
     texts = doc.fields.get("definition") or [doc.snippet]
@@ -409,7 +417,9 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             table_words = set(tokenize(location.partition(".")[0]))
             group["own"] = bool((matched - table_words) & set(tokenize(f"{location.partition('.')[2]} {doc.label}")))
         if value is not None:
-            if matched & set(tokenize(value)):  # the value itself matched, not only its column's words
+            # the value itself matched, or one of its own names did (a documented meaning: "female"
+            # for 'F'), not only its column's words, which every value Term of the column carries
+            if matched & value_words(doc, value, location):
                 group["values"].append(value)
         else:
             group["values"].extend(v for v in doc.values[:200] if matched & set(tokenize(v)))
