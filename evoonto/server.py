@@ -171,14 +171,9 @@ class ToolsProvider:
         if previous is not None:
             with contextlib.suppress(EvoontoError):
                 parent = previous.built.index
-        tools = OntologyTools.for_workspace(ws, sources=sources, trajectory=self.trajectory,
-                                            data_tools=self.data_tools, parent_index=parent)
-        _ = tools.built  # build the index now, not during the first call
-        tools.value_index = _value_index(ws, tools, sources)
-        tools.built.index.warm()  # and the maps browse builds on first use
-        if tools.value_index is not None:
-            tools.value_index.warm()
-        self._manifests[id(tools)] = (tools, _workspace_manifest(ws, tools))
+        tools, manifest = _served_tools(ws, sources=sources, trajectory=self.trajectory,
+                                        data_tools=self.data_tools, parent_index=parent)
+        self._manifests[id(tools)] = (tools, manifest)
         freeze_loaded_objects()
         self._stamp = stamp
         return tools
@@ -258,6 +253,45 @@ class ToolsProvider:
             thread.join(self.reload_wait)
         with self._lock:
             return self._tools
+
+
+def _served_tools(ws: Any, *, sources: dict[str, Any], trajectory: TrajectoryLog | None = None,
+                  data_tools: bool = False, parent_index: Any = None) -> tuple[OntologyTools, str]:
+    """The facade a server answers with for workspace ``ws`` and its manifest: the browse index
+    built (or read from ``cache/index``), the table joins compact browse ranks by (``cache/joins``),
+    the value index over the sources that open (``cache/values.sqlite``) and the manifest
+    (``cache/manifest``), each written to the workspace cache when it was made here."""
+    tools = OntologyTools.for_workspace(ws, sources=sources, trajectory=trajectory, data_tools=data_tools,
+                                        parent_index=parent_index)
+    _ = tools.built  # build the index now, not during the first call
+    tools.built.table_joins()  # the joins compact browse ranks keys and bridge tables by
+    tools.value_index = _value_index(ws, tools, sources)
+    tools.built.index.warm()  # and the maps browse builds on first use
+    if tools.value_index is not None:
+        tools.value_index.warm()
+    return tools, _workspace_manifest(ws, tools)
+
+
+def prepare_for_serving(ws: Any) -> dict[str, bool]:
+    """Write into ``ws``'s cache what ``evoonto serve`` needs before its first answer, so a server
+    started right after a build answers as fast as one that served the workspace before: the
+    persisted store of a big workspace (:meth:`~evoonto.workspace.Workspace.keep_store`), the
+    browse index, the table joins, the value index over the workspace's sources and the manifest
+    of the default server (no data tools). ``evoonto build`` calls it for a big workspace.
+
+    Args:
+        ws: an open :class:`~evoonto.workspace.Workspace` (the store it holds is the one kept).
+    Returns:
+        ``{"store": kept, "index": True, "manifest": True}``; a cache that cannot be written is only
+        not kept (nothing is raised for it).
+    Raises:
+        EvoontoError: the version cannot be indexed (as serving it would fail).
+    """
+    from evoonto.workspace import source_locations
+
+    kept = ws.keep_store()
+    _served_tools(ws, sources=source_locations(ws))  # a source that does not open is served without values
+    return {"store": kept, "index": True, "manifest": True}
 
 
 #: Manifest files kept in ``<workspace>/cache/manifest`` (the newest; older ones are deleted).

@@ -301,6 +301,37 @@ class Workspace:
         ws._digests = digests
         return ws
 
+    def keep_store(self) -> bool:
+        """Keep this workspace's store under ``cache/store/`` as :meth:`open` keeps the store of a big
+        workspace it parsed (see :mod:`evoonto.storecache`), so that the next open (``evoonto serve``
+        right after ``evoonto build``) reads it instead of parsing ``base.trig``.
+
+        Only for a big workspace (``base.trig`` of at least :data:`PERSIST_MIN_BYTES`) at version 0
+        with no patch file, whose store is then exactly what :meth:`open` loads from the files; the
+        key hashes the bytes of ``base.trig`` read now, so a file changed since is never served from it.
+
+        Returns:
+            True when the persisted store of the current files exists afterwards (written here or
+            before); False for a small workspace, one with patches, or a cache folder that cannot be
+            written (the cache is an optimisation: nothing is raised for it).
+        """
+        from evoonto.storecache import persist, remember_digest, stat_for_digest, store_key
+
+        if self.version != 0 or _patch_files(self.path):
+            return False
+        seen = stat_for_digest(self.path / BASE_FILE)
+        try:
+            data = _read_base_bytes(self.path)
+        except WorkspaceError:
+            return False
+        if len(data) < PERSIST_MIN_BYTES:
+            return False
+        digest = hashlib.sha256(data).hexdigest()
+        del data
+        if seen is not None:
+            remember_digest(self.path, BASE_FILE, digest, seen)
+        return persist(self.path, store_key([(BASE_FILE, digest)], self.iris.base), self.store)
+
     def file_digest(self, name: str) -> str:
         """SHA-256 hex of workspace file ``name`` (relative, e.g. ``"base.trig"``,
         ``"patches/0001-x.trig"``): of the bytes this object read or wrote, else read now.

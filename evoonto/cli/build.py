@@ -39,6 +39,11 @@ They give labels, definitions, value meanings ('POS' = point of sale) and dbt te
 is kept as Evidence pointing at its file and line, and a documented value the data never shows is
 recorded as contradicted. A malformed row or an unknown column is one warning naming file and line.
 
+A big workspace (base.trig of 4 MiB or more) is made ready to serve: the persisted store, browse
+index, table joins, value index and manifest that `evoonto serve` needs before its first answer are
+written under WORKSPACE/cache/ (at 70,000 columns a first serve otherwise spends minutes making them).
+--no-serve-cache leaves that to the first serve or browse.
+
 Examples:
   evoonto build --source db.sqlite --workload questions.jsonl --workspace ./onto
   evoonto build --source other.sqlite --workspace ./onto --force   # replace ./onto (old one backed up)
@@ -64,6 +69,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--force", action="store_true",
                         help="replace an existing workspace; its files are moved to WORKSPACE/backups/<UTC time>/")
     parser.add_argument("--no-progress", action="store_true", help="do not show the progress bar")
+    parser.add_argument("--no-serve-cache", action="store_true",
+                        help="for a big workspace (base.trig of 4 MiB or more), do not prepare what `evoonto serve` "
+                             "needs before its first answer (the persisted store, browse index, table joins, value "
+                             "index and manifest under WORKSPACE/cache/); the first serve or browse then makes them")
     parser.add_argument("--no-documentation", action="store_true",
                         help="do not read comments, data dictionaries, dbt files or tables.json beside the sources")
     add_workspace_option(parser)
@@ -95,7 +104,8 @@ def _run(args: argparse.Namespace, started: float) -> int:
     import time
 
     from evoonto.builder.pipeline import STEPS, build, make_proposer
-    from evoonto.workspace import BACKUP_DIR, check_workspace_target, workspace_base_iri, write_build
+    from evoonto.workspace import (BACKUP_DIR, BASE_FILE, PERSIST_MIN_BYTES, check_workspace_target,
+                                   workspace_base_iri, write_build)
     from evoonto.cli import workspace_path
     from evoonto.lexicon import Lexicon
     from evoonto.progress import progress_bar
@@ -132,6 +142,14 @@ def _run(args: argparse.Namespace, started: float) -> int:
               f"value lists probed, {c.get('contradicted', 0)} contradicted by the data")
     if replaced is not None:
         print(f"  replaced {replaced}; its files are in {path / BACKUP_DIR}/")
+    if not args.no_serve_cache and (ws.path / BASE_FILE).stat().st_size >= PERSIST_MIN_BYTES:
+        from evoonto.server import prepare_for_serving
+
+        print("  preparing the serve cache (store, browse index, joins, values, manifest) ...", flush=True)
+        started = time.perf_counter()
+        kept = prepare_for_serving(ws)
+        print(f"  serve cache ready in {time.perf_counter() - started:.1f} s"
+              f"{'' if kept['store'] else ' (store not kept: the cache folder could not be written)'}")
     for report in result.sources:
         print(f"  {report.source}: {report.counts['terms']} terms, {report.questions} questions, "
               f"{report.elapsed_ms / 1000:.2f} s")
