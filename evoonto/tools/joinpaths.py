@@ -1040,7 +1040,9 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
     join repeats while nothing of the table across that join is used but the join itself, and the
     statement does not group by the counted table (``joins``: ids of the join equality nodes).
     The aggregated value counts, not the columns of a condition: ``SUM(CASE WHEN p.x THEN c.amount
-    END)`` aggregates ``c``'s rows, ``COUNT(CASE WHEN p.x THEN 1 END)`` counts the join's rows. With
+    END)`` aggregates ``c``'s rows, ``COUNT(CASE WHEN p.x THEN 1 END)`` counts the join's rows; a
+    value that also reads a table the joins do not repeat (``SUM(line.qty * product.price)``) is
+    computed per row of that table and is not reported. With
     a ``probe``, a trap is reported only when the data, under the statement's own FROM and WHERE,
     holds a row of the aggregated table more than once (:func:`_repeats`).
     The advice is to aggregate at the table's
@@ -1100,6 +1102,10 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
             continue  # a conditional count (COUNT(CASE WHEN … THEN 1 END)): it counts the join's rows
         resolved = [_resolve_column(graph, tables, c) for c in columns]
         aliases = {r[2].casefold() for r in resolved if r is not None}
+        if aliases - set(reached):
+            # the value also reads a table whose rows the joins do not repeat (SUM(line.qty *
+            # product.price)): it is computed once per row of that table, the grain the join is at
+            continue
         for alias in sorted(aliases & set(reached)):
             ref, other = reached[alias]
             if probe is not None and _repeats(graph, scope, tables, alias, probe, dialect) is False:
