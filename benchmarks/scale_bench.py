@@ -247,27 +247,21 @@ def serve_first_answer(workspace: Path, query: str) -> dict:
     return out
 
 
-#: What ``evoonto build`` adds for a big workspace, run in a child process on a workspace without
-#: ``cache/``: the files are opened (the build holds that store already, so it is not counted) and
-#: :func:`evoonto.server.prepare_for_serving` is timed.
+#: What ``evoonto build`` runs after writing a big workspace, in a process of its own
+#: (:func:`evoonto.cli.build.prepare_in_child`): open the files and prepare the serve cache.
 _PREPARE = """
 import resource, sys
-import evoonto.storecache as sc
-real, sc.persist = sc.persist, (lambda *a, **k: False)  # the open below stands for the build's own store
-from evoonto.workspace import Workspace
-ws = Workspace.open(sys.argv[1])
-sc.persist = real
-from evoonto.server import prepare_for_serving
-r0 = resource.getrusage(resource.RUSAGE_SELF)
-prepare_for_serving(ws)
-r1 = resource.getrusage(resource.RUSAGE_SELF)
-print((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
+from evoonto.server import prepare_workspace
+prepare_workspace(sys.argv[1])
+r = resource.getrusage(resource.RUSAGE_SELF)
+print(r.ru_utime + r.ru_stime, r.ru_maxrss)
 """
 
 
 def prepare_as_build(workspace: Path) -> dict:
     """Remove ``cache/`` and prepare it as ``evoonto build`` does for a big workspace
-    (:func:`evoonto.server.prepare_for_serving`, in a new process); CPU seconds of that step."""
+    (:func:`evoonto.server.prepare_workspace`, in a new process); CPU seconds and peak RSS of that
+    process."""
     import shutil
 
     shutil.rmtree(workspace / "cache", ignore_errors=True)
@@ -275,7 +269,8 @@ def prepare_as_build(workspace: Path) -> dict:
     proc = subprocess.run([sys.executable, "-c", _PREPARE, str(workspace)], capture_output=True, text=True)
     if proc.returncode:
         return {"cpu_s": float("nan"), "wall_s": time.perf_counter() - t, "error": proc.stderr.strip()[-300:]}
-    return {"cpu_s": float(proc.stdout.strip().splitlines()[-1]), "wall_s": time.perf_counter() - t}
+    cpu, rss_kib = proc.stdout.strip().splitlines()[-1].split()
+    return {"cpu_s": float(cpu), "wall_s": time.perf_counter() - t, "rss_mib": int(rss_kib) / 1024}
 
 
 def measure_open(workspace: Path, query: str, *, cold: bool = True) -> dict:
@@ -308,7 +303,8 @@ def _print_open(name: str, d: dict) -> None:
     if "built_serve" in d:
         prep, s = d["prepare"], d["built_serve"]
         print(f"  right after `evoonto build`: the build's serve cache took {prep['cpu_s']:.1f} s CPU "
-              f"({prep['wall_s']:.1f} s wall, added to the build){' ' + prep['error'] if prep.get('error') else ''}; "
+              f"({prep['wall_s']:.1f} s wall, peak {prep.get('rss_mib', float('nan')):.0f} MiB, a process of its "
+              f"own after the build's){' ' + prep['error'] if prep.get('error') else ''}; "
               f"serve first answer {s['cpu_s']:.1f} s CPU ({s['wall_s']:.1f} s wall)")
     warm = d["warm_browse"]
     best = min(warm, key=lambda r: r["cpu_s"])

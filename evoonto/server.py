@@ -272,15 +272,18 @@ def _served_tools(ws: Any, *, sources: dict[str, Any], trajectory: TrajectoryLog
     return tools, _workspace_manifest(ws, tools)
 
 
-def prepare_for_serving(ws: Any) -> dict[str, bool]:
+def prepare_for_serving(ws: Any, *, min_bytes: int | None = None) -> dict[str, bool]:
     """Write into ``ws``'s cache what ``evoonto serve`` needs before its first answer, so a server
     started right after a build answers as fast as one that served the workspace before: the
     persisted store of a big workspace (:meth:`~evoonto.workspace.Workspace.keep_store`), the
     browse index, the table joins, the value index over the workspace's sources and the manifest
-    of the default server (no data tools). ``evoonto build`` calls it for a big workspace.
+    of the default server (no data tools). ``evoonto build`` runs it for a big workspace, in a process of
+    its own (:func:`prepare_workspace`).
 
     Args:
         ws: an open :class:`~evoonto.workspace.Workspace` (the store it holds is the one kept).
+        min_bytes: size of ``base.trig`` from which the store is kept (default
+            :data:`~evoonto.workspace.PERSIST_MIN_BYTES`).
     Returns:
         ``{"store": kept, "index": True, "manifest": True}``; a cache that cannot be written is only
         not kept (nothing is raised for it).
@@ -289,9 +292,28 @@ def prepare_for_serving(ws: Any) -> dict[str, bool]:
     """
     from evoonto.workspace import source_locations
 
-    kept = ws.keep_store()
+    kept = ws.keep_store(min_bytes=min_bytes)
     _served_tools(ws, sources=source_locations(ws))  # a source that does not open is served without values
     return {"store": kept, "index": True, "manifest": True}
+
+
+def prepare_workspace(path: str | os.PathLike, *, min_bytes: int | None = None) -> dict[str, bool]:
+    """Open the workspace at ``path`` and prepare its serve cache (:func:`prepare_for_serving`, with
+    ``min_bytes``). ``evoonto build`` runs it in a new process.
+
+    Raises:
+        WorkspaceError: no workspace at ``path``.
+        EvoontoError: the version cannot be indexed.
+    """
+    from evoonto.workspace import Workspace
+
+    enabled = gc.isenabled()
+    gc.disable()  # millions of loaded containers: the collector would only rescan them
+    try:
+        return prepare_for_serving(Workspace.open(path), min_bytes=min_bytes)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 #: Manifest files kept in ``<workspace>/cache/manifest`` (the newest; older ones are deleted).

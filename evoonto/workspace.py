@@ -301,12 +301,13 @@ class Workspace:
         ws._digests = digests
         return ws
 
-    def keep_store(self) -> bool:
+    def keep_store(self, *, min_bytes: int | None = None) -> bool:
         """Keep this workspace's store under ``cache/store/`` as :meth:`open` keeps the store of a big
         workspace it parsed (see :mod:`evoonto.storecache`), so that the next open (``evoonto serve``
         right after ``evoonto build``) reads it instead of parsing ``base.trig``.
 
-        Only for a big workspace (``base.trig`` of at least :data:`PERSIST_MIN_BYTES`) at version 0
+        Only for a big workspace (``base.trig`` of at least ``min_bytes``, default
+        :data:`PERSIST_MIN_BYTES`, the size from which :meth:`open` reads a kept store) at version 0
         with no patch file, whose store is then exactly what :meth:`open` loads from the files; the
         key hashes the bytes of ``base.trig`` read now, so a file changed since is never served from it.
 
@@ -324,7 +325,7 @@ class Workspace:
             data = _read_base_bytes(self.path)
         except WorkspaceError:
             return False
-        if len(data) < PERSIST_MIN_BYTES:
+        if len(data) < (PERSIST_MIN_BYTES if min_bytes is None else min_bytes):
             return False
         digest = hashlib.sha256(data).hexdigest()
         del data
