@@ -30,7 +30,7 @@ one table shape). Targets: 7,450 columns built ≤ 60 s and ≤ 2 GB; 70,000 col
 ≤ 6 GB; browse p50 ≤ 20 ms; every answer within its budget; at 70,000 columns (issue 33)
 ``evoonto browse`` from the shell ≤ 3 CPU s (warm) and ``serve``'s first answer ≤ 10 CPU s warm,
 ≤ 60 CPU s cold. ``evoonto build`` prepares the serve cache of a big workspace
-(:func:`evoonto.server.prepare_for_serving`); the open measurement also times that step and the
+(:func:`evoonto.server.prepare_serve_cache`); the open measurement also times that step and the
 first serve after it ("right after ``evoonto build``"), next to cold (no ``cache/`` at all).
 
 Usage::
@@ -251,8 +251,8 @@ def serve_first_answer(workspace: Path, query: str) -> dict:
 #: (:func:`evoonto.cli.build.prepare_in_child`): open the files and prepare the serve cache.
 _PREPARE = """
 import resource, sys
-from evoonto.server import prepare_workspace
-prepare_workspace(sys.argv[1])
+from evoonto.server import prepare_serve_cache
+prepare_serve_cache(sys.argv[1])
 r = resource.getrusage(resource.RUSAGE_SELF)
 print(r.ru_utime + r.ru_stime, r.ru_maxrss)
 """
@@ -260,7 +260,7 @@ print(r.ru_utime + r.ru_stime, r.ru_maxrss)
 
 def prepare_as_build(workspace: Path) -> dict:
     """Remove ``cache/`` and prepare it as ``evoonto build`` does for a big workspace
-    (:func:`evoonto.server.prepare_workspace`, in a new process); CPU seconds and peak RSS of that
+    (:func:`evoonto.server.prepare_serve_cache`, in a new process); CPU seconds and peak RSS of that
     process."""
     import shutil
 

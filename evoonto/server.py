@@ -258,35 +258,37 @@ class ToolsProvider:
 def _served_tools(ws: Any, *, sources: dict[str, Any], trajectory: TrajectoryLog | None = None,
                   data_tools: bool = False, parent_index: Any = None) -> tuple[OntologyTools, str]:
     """The facade a server answers with for workspace ``ws`` and its manifest: the browse index
-    built (or read from ``cache/index``), the table joins compact browse ranks by (``cache/joins``),
+    built (or read from ``cache/index``), the table joins compact browse ranks by (``cache/joins``,
+    when the version's default answer is compact),
     the value index over the sources that open (``cache/values.sqlite``) and the manifest
     (``cache/manifest``), each written to the workspace cache when it was made here."""
     tools = OntologyTools.for_workspace(ws, sources=sources, trajectory=trajectory, data_tools=data_tools,
                                         parent_index=parent_index)
-    _ = tools.built  # build the index now, not during the first call
-    tools.built.table_joins()  # the joins compact browse ranks keys and bridge tables by
+    built = tools.built  # build the index now, not during the first call
+    if built.settings.browse.answer_format != "verbose":
+        built.table_joins()  # the joins the default (compact) answer ranks keys and bridge tables by
     tools.value_index = _value_index(ws, tools, sources)
-    tools.built.index.warm()  # and the maps browse builds on first use
+    built.index.warm()  # and the maps browse builds on first use
     if tools.value_index is not None:
         tools.value_index.warm()
     return tools, _workspace_manifest(ws, tools)
 
 
-def prepare_for_serving(ws: Any, *, min_bytes: int | None = None) -> dict[str, bool]:
+def prepare_for_serving(ws: Any, *, min_bytes: int | None = None) -> bool:
     """Write into ``ws``'s cache what ``evoonto serve`` needs before its first answer, so a server
     started right after a build answers as fast as one that served the workspace before: the
     persisted store of a big workspace (:meth:`~evoonto.workspace.Workspace.keep_store`), the
     browse index, the table joins, the value index over the workspace's sources and the manifest
     of the default server (no data tools). ``evoonto build`` runs it for a big workspace, in a process of
-    its own (:func:`prepare_workspace`).
+    its own (:func:`prepare_serve_cache`).
 
     Args:
         ws: an open :class:`~evoonto.workspace.Workspace` (the store it holds is the one kept).
         min_bytes: size of ``base.trig`` from which the store is kept (default
             :data:`~evoonto.workspace.PERSIST_MIN_BYTES`).
     Returns:
-        ``{"store": kept, "index": True, "manifest": True}``; a cache that cannot be written is only
-        not kept (nothing is raised for it).
+        Whether the store was kept (:meth:`~evoonto.workspace.Workspace.keep_store`); a cache that
+        cannot be written is only not kept (nothing is raised for it).
     Raises:
         EvoontoError: the version cannot be indexed (as serving it would fail).
     """
@@ -294,10 +296,10 @@ def prepare_for_serving(ws: Any, *, min_bytes: int | None = None) -> dict[str, b
 
     kept = ws.keep_store(min_bytes=min_bytes)
     _served_tools(ws, sources=source_locations(ws))  # a source that does not open is served without values
-    return {"store": kept, "index": True, "manifest": True}
+    return kept
 
 
-def prepare_workspace(path: str | os.PathLike, *, min_bytes: int | None = None) -> dict[str, bool]:
+def prepare_serve_cache(path: str | os.PathLike, *, min_bytes: int | None = None) -> bool:
     """Open the workspace at ``path`` and prepare its serve cache (:func:`prepare_for_serving`, with
     ``min_bytes``). ``evoonto build`` runs it in a new process.
 

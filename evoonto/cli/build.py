@@ -155,7 +155,7 @@ def _run(args: argparse.Namespace, started: float) -> int:
 
 
 def prepare_in_child(path: os.PathLike[str] | str) -> bool:
-    """Prepare the serve cache of the big workspace at ``path`` (:func:`evoonto.server.prepare_workspace`)
+    """Prepare the serve cache of the big workspace at ``path`` (:func:`evoonto.server.prepare_serve_cache`)
     in a new process, so its memory does not add to what the build's process already holds (at
     70,000 columns the two in one process peaked at 7.0 GB; apart, 5.1 and 4.0 GB). Prints one line
     on how it went; a failure only leaves the cache to the first serve.
@@ -168,17 +168,17 @@ def prepare_in_child(path: os.PathLike[str] | str) -> bool:
     import sys
     import time
 
+    from evoonto import workspace  # the module's threshold as it is now (tests lower it)
+
     gc.collect()
     print("  preparing the serve cache (store, browse index, joins, values, manifest) ...", flush=True)
     started = time.perf_counter()
-    from evoonto import workspace
-
-    code = ("import sys; from evoonto.server import prepare_workspace; "
-            "prepare_workspace(sys.argv[1], min_bytes=int(sys.argv[2]))")
+    code = ("import sys; from evoonto.server import prepare_serve_cache; "
+            "prepare_serve_cache(sys.argv[1], min_bytes=int(sys.argv[2]))")
     proc = subprocess.run([sys.executable, "-c", code, str(path), str(workspace.PERSIST_MIN_BYTES)],
                           capture_output=True, text=True)
     if proc.returncode:
-        reason = (proc.stderr.strip().splitlines() or ["exit status %d" % proc.returncode])[-1]
+        reason = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
         print(f"  serve cache not prepared ({reason[:300]}); the first serve or browse makes it")
         return False
     print(f"  serve cache ready in {time.perf_counter() - started:.1f} s")

@@ -987,7 +987,8 @@ def dbt_patch(ontology: Ontology, folder: Path | str, *,
                 kept.append(measure)
             if model.get("measures"):
                 model["measures"] = kept
-    for name, why in _unbounded_metrics(files).items():  # before dsi, whose transformations follow every path
+    refused, depths = _metric_nesting(files)
+    for name, why in refused.items():  # before dsi, whose transformations follow every path
         b.summary.refused[name] = why
         b.summary.skipped.append(f"metric {name}: {why}")
     files = [(path, models, [m for m in metrics if str(m["name"]) not in b.summary.refused])
@@ -1001,8 +1002,7 @@ def dbt_patch(ontology: Ontology, folder: Path | str, *,
                                  f"{total:,} semantic models and metrics read)")
     importer = _Importer(b, manifest)
     importer.semantic_models(in_budget)
-    depths: dict[str, int] = {}
-    for done, metric in enumerate(sorted(manifest.metrics, key=lambda m: _depth(m, importer.metrics, depths)),
+    for done, metric in enumerate(sorted(manifest.metrics, key=lambda m: depths.get(m.name, 0)),
                                   start=len(manifest.semantic_models)):
         in_budget(done)
         if metric.type_params.is_private:
@@ -1032,10 +1032,17 @@ def _raw_inputs(metric: dict) -> list[str]:
     return [str(n) for n in names if n is not None]
 
 
-def _unbounded_metrics(files: list[tuple[Path, list[dict], list[dict]]]) -> dict[str, str]:
-    """Metric name -> reason, for the ratio/derived metrics whose inputs loop, nest deeper than
-    :data:`MAX_METRIC_NESTING` or expand to more than :data:`MAX_INPUT_EXPANSION` paths (an input read
-    twice at each of 20 levels is a million): refused before dsi, whose transformations follow every path."""
+def _metric_nesting(files: list[tuple[Path, list[dict], list[dict]]]) -> tuple[dict[str, str], dict[str, int]]:
+    """How the ratio/derived metrics of the YAML nest, read before dsi (whose transformations follow
+    every path of the inputs).
+
+    Returns:
+        ``(refused, depths)``: metric name -> reason, for the metrics whose inputs loop, nest deeper
+        than :data:`MAX_METRIC_NESTING` or expand to more than :data:`MAX_INPUT_EXPANSION` paths (an
+        input read twice at each of 20 levels is a million); and metric name -> how deep its inputs
+        nest (0: simple, cumulative, conversion), so that a metric is imported after its inputs and
+        its Derivation relations find their Terms (a metric dsi makes from a measure is simple).
+    """
     raw = {str(m["name"]): m for _path, _models, metrics in files for m in metrics}
     memo: dict[str, tuple[int, int]] = {}  # name -> (paths through its inputs, depth of its inputs)
     over = (MAX_INPUT_EXPANSION + 1, MAX_METRIC_NESTING + 1)
@@ -1054,29 +1061,13 @@ def _unbounded_metrics(files: list[tuple[Path, list[dict], list[dict]]]) -> dict
         memo[name] = found
         return found
 
-    refused = {}
+    refused, depths = {}, {}
     for name in raw:
-        paths, depth = count(name, frozenset())
-        if paths >= over[0] or depth >= over[1]:
+        paths, depths[name] = count(name, frozenset())
+        if paths >= over[0] or depths[name] >= over[1]:
             refused[name] = (f"its inputs loop, nest more than {MAX_METRIC_NESTING} metrics deep or expand to more "
                              f"than {MAX_INPUT_EXPANSION:,} paths")
-    return refused
-
-
-def _depth(metric: Any, metrics: dict[str, Any], memo: dict[str, int], seen: frozenset[str] = frozenset()) -> int:
-    """How deep a metric's inputs nest (0: simple, cumulative, conversion; at most :data:`MAX_METRIC_NESTING`
-    + 1 counted), so that a ratio or derived metric is imported after its inputs and its Derivation
-    relations find their Terms."""
-    if metric.name in memo:
-        return memo[metric.name]
-    params = metric.type_params
-    depth = 0
-    if _enum(metric.type) in ("ratio", "derived") and len(seen) <= MAX_METRIC_NESTING:
-        inputs = [params.numerator, params.denominator] if _enum(metric.type) == "ratio" else list(params.metrics or [])
-        depth = 1 + max((_depth(metrics[i.name], metrics, memo, seen | {metric.name}) for i in inputs
-                         if i is not None and i.name in metrics and i.name not in seen | {metric.name}), default=0)
-    memo[metric.name] = depth
-    return depth
+    return refused, depths
 
 
 #: The ``agg`` values dbt-semantic-interfaces accepts.

@@ -310,8 +310,11 @@ def value_words(doc: Document, value: str, location: str | None) -> set[str]:
     """The tokens that name a value Term's value itself: the value's own words and those of its
     alternative labels (a documented meaning such as ``female`` for ``'F'``, :mod:`evoonto.builder`),
     less the words of its table and column, which every value Term of the column carries."""
-    own = set(tokenize(" ".join([value, *doc.fields.get("altLabel", ())])))
-    return own - (set(tokenize(location.replace(".", " "))) - set(tokenize(value)) if location else set())
+    value_tokens = set(tokenize(value))
+    own = value_tokens | set(tokenize(" ".join(doc.fields.get("altLabel", ()))))
+    if location is None:
+        return own
+    return own - (set(tokenize(location.replace(".", " "))) - value_tokens)
 
 
 def _meaning(doc: Document, type_name: str) -> str:

@@ -58,12 +58,11 @@ def test_serve_after_build_makes_every_cache_again(tmp_path, big, monkeypatch, c
 
     opened = Workspace.open(ws_path)
     assert isinstance(opened.store, PersistedStore)  # not parsed again
-    parsed = Workspace.open(ws_path)  # the same state as the files give
     monkeypatch.setattr(workspace_module, "PERSIST_MIN_BYTES", 2**62)
-    fresh = Workspace.open(ws_path)
+    fresh = Workspace.open(ws_path)  # parsed: the state the files give
     assert not isinstance(fresh.store, PersistedStore)
     for name in GRAPH_NAMES:
-        assert set(parsed.ontology.store.triples(name)) == set(fresh.ontology.store.triples(name)), name
+        assert set(opened.ontology.store.triples(name)) == set(fresh.ontology.store.triples(name)), name
     monkeypatch.setattr(workspace_module, "PERSIST_MIN_BYTES", 0)
 
     def made_again(*args, **kwargs):
