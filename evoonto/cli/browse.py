@@ -44,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              f"{BrowseSettings().answer_format})")
     parser.add_argument("--budget", type=int, default=None, metavar="CHARS",
                         help="characters of the answer (compact JSON); decides how many candidates fit")
+    parser.add_argument("--context", default=None, metavar="TEXT",
+                        help="text given with the question that explains it (a hint, evidence, a glossary "
+                             "note): searched too, its words weighted below the query's")
     parser.add_argument("--json", action="store_true", help="print the hits as JSON")
     parser.set_defaults(func=run)
 
@@ -78,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     """Print the hits (a table, or JSON with --json); returns 0 (1 when nothing matched)."""
     import json
 
-    hits = open_tools(args).browse(args.query, kind=args.kind, n=args.n, format=args.format, budget=args.budget)
+    hits = open_tools(args).browse(args.query, kind=args.kind, n=args.n, format=args.format, budget=args.budget,
+                                     context=args.context)
     if args.json:
         print(json.dumps(hits, ensure_ascii=False, indent=2))
     elif not hits:

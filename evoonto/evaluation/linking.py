@@ -40,7 +40,8 @@ as compact JSON (``ensure_ascii=False``).
   (recall 1 by construction);
 * a table: one of its columns is surfaced, a Mapping or id names it, or the prompt lists it;
 * a value: the literal occurs in the surfaced text, case-insensitively, not inside a longer word
-  (``'F'`` matches ``"F"`` in a sample list, not the F of ``France``).
+  (``'F'`` matches ``"F"`` in a sample list, not the F of ``France``), as written or in the
+  escaped form an SQL literal or a JSON string gives it (``'Ancestor''s Chosen'``).
 
 **Scores** per question: table recall, column recall, value recall (None when the gold has no string
 value), strict = every gold column surfaced; surfaced characters and estimated tokens
@@ -284,9 +285,13 @@ def recognise(payload: Any, schema: Mapping[str, Iterable[str]]) -> tuple[frozen
 
 
 def value_surfaced(value: str, text: str) -> bool:
-    """True when ``value`` occurs in ``text`` case-insensitively and not inside a longer word."""
-    pattern = r"(?<![0-9A-Za-z])" + re.escape(value.lower()) + r"(?![0-9A-Za-z])"
-    return re.search(pattern, text.lower()) is not None
+    """True when ``value`` occurs in ``text`` case-insensitively and not inside a longer word, as
+    written or as the answers write it: inside an SQL string literal (``'Ancestor''s Chosen'``, a
+    quote doubled, as compact lines print values to paste) or inside a JSON string (``\"``)."""
+    lowered = text.lower()
+    forms = {value, value.replace("'", "''"), json.dumps(value, ensure_ascii=False)[1:-1]}
+    return any(re.search(r"(?<![0-9A-Za-z])" + re.escape(form.lower()) + r"(?![0-9A-Za-z])", lowered)
+               for form in forms)
 
 
 # -- the policy and the scorer -----------------------------------------------------------------
@@ -302,7 +307,8 @@ def _within_budget(hits: list, budget: int) -> list:
     return hits
 
 
-def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[dict], dict, list[dict]]:
+def run_policy(tools: Any, question: str, policy: LinkingPolicy,
+               context: str | None = None) -> tuple[list[dict], dict, list[dict]]:
     """Browse then resolve within the budget.
 
     Args:
@@ -310,6 +316,8 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
             (:class:`evoonto.tools.toolkit.OntologyTools`).
         question: the question text.
         policy: the :class:`LinkingPolicy`.
+        context: text given with the question (BIRD evidence), passed to browse as its
+            ``context`` (searched below the question), or None.
 
     Returns:
         ``(hits, resolved, events)``: the browse hits, the final resolve answer (``{}`` when nothing was
@@ -334,7 +342,9 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
                                           latency_ms=(time.perf_counter() - start) * 1000).to_dict())
         return read
 
-    depth = {} if policy.n is None else {"n": policy.n}
+    depth: dict[str, Any] = {} if policy.n is None else {"n": policy.n}
+    if context:
+        depth["context"] = context
     if policy.format == "compact":
         # one budgeted compact answer: the tool fits it to the budget (tables first, then columns)
         hits = call("browse", lambda q, kind, **kw: tools.browse(q, kind=kind, **kw),
@@ -374,21 +384,23 @@ def run_policy(tools: Any, question: str, policy: LinkingPolicy) -> tuple[list[d
 
 
 def surface_with_tools(tools: Any, prompt: str, question: str, policy: LinkingPolicy,
-                       schema: Mapping[str, Iterable[str]]) -> Surfaced:
-    """Run the policy and recognise what it surfaced (prompt included)."""
+                       schema: Mapping[str, Iterable[str]], context: str | None = None) -> Surfaced:
+    """Run the policy and recognise what it surfaced (prompt included); ``context``: text given
+    with the question (BIRD evidence), browsed as browse's ``context``."""
     from evoonto.tools.toolkit import OntologyTools
 
-    hits, resolved, events = run_policy(tools, question, policy)
+    hits, resolved, events = run_policy(tools, question, policy, context)
     shown = [compact_json(hits), compact_json(resolved)] if hits else [compact_json(hits)]
     text = "\n".join([prompt, *shown])
     tables, columns = recognise([prompt, hits, resolved], schema)
     status = None
     if policy.coverage and hasattr(tools, "coverage"):
         start = time.perf_counter()
-        covered = tools.coverage(question)
+        asked = f"{question} {context}" if context else question
+        covered = tools.coverage(asked)
         status = covered["status"]
         version = tools.version if isinstance(tools, OntologyTools) else None  # test doubles serve no version
-        events.append(ToolEvent.from_call("coverage", {"q": question}, covered, version=version,
+        events.append(ToolEvent.from_call("coverage", {"q": asked}, covered, version=version,
                                           latency_ms=(time.perf_counter() - start) * 1000).to_dict())
     return Surfaced(text, len(text), len(prompt), tables, columns, tuple(events), status)
 

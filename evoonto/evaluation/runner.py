@@ -141,7 +141,8 @@ def evaluate_linking(context, questions: Sequence, benchmark, policy: LinkingPol
         questions: Questions of ``context.db_id``.
         benchmark: the :class:`~evoonto.evaluation.benchmarks.Benchmark` (its gold is read here only).
         policy: the retrieval policy (default :class:`LinkingPolicy`); with ``policy.evidence`` the
-            question's evidence text (``benchmark.hints``) is appended to its query.
+            question's evidence text (``benchmark.hints``) is browsed as the tools' ``context``
+            (searched below the question's words), and appended to a list condition's one query.
 
     Returns:
         one :class:`~evoonto.evaluation.linking.LinkingResult` per question, in order.
@@ -153,16 +154,17 @@ def evaluate_linking(context, questions: Sequence, benchmark, policy: LinkingPol
     schema = benchmark.schema(context.db_id)
     results = []
     for question in questions:
-        query = question.text
         hint = benchmark.hints.get(question.id) if policy.evidence else None
-        if hint:
-            query = f"{query} {hint}"  # BIRD evidence: input knowledge, given as the protocol gives it
         if context.lister is not None:
+            # BIRD evidence: input knowledge, given as the protocol gives it (one query for a list)
+            query = f"{question.text} {hint}" if hint else question.text
             surfaced = surface_list(context.prompt, context.lister(query, policy.budget_chars), schema)
         elif context.tools is None:
             surfaced = surface_prompt_only(context.prompt, schema)
         else:
-            surfaced = surface_with_tools(context.tools, context.prompt, query, policy, schema)
+            # the tools take the evidence as browse's context: searched, below the question's words
+            surfaced = surface_with_tools(context.tools, context.prompt, question.text, policy, schema,
+                                          context=hint or None)
         results.append(score_linking(question.id, surfaced, analysis_of(benchmark.gold[question.id], benchmark)))
     return results
 

@@ -8,9 +8,11 @@ the query and the record's labels::
 
     score = (1 - f) * s / max_s + f * label_similarity / 100     (s = bm25 * coverage; f = 0.3)
 
-Long queries (a question with its evidence, up to :data:`MAX_QUERY_CHARS` characters) are searched
-by their first :data:`MAX_QUERY_TERMS` distinct terms (terms the index knows first), never refused
-for their length; a query none of whose terms is indexed falls back to fuzzy label similarity, so
+Text given with the question that explains it (BIRD's evidence, a hint) is passed as ``context``:
+its terms are searched too, at :data:`CONTEXT_WEIGHT` of a question term, so its many other words
+do not outweigh the question's own. Long queries (up to :data:`MAX_QUERY_CHARS` characters) are
+searched by their first :data:`MAX_QUERY_TERMS` distinct terms (terms the index knows first), never
+refused for their length; a query none of whose terms is indexed falls back to fuzzy label similarity, so
 it still returns the best partial candidates.
 
 **Values under their column**: value Terms (the builder's Terms for ``column = value``) never crowd
@@ -86,6 +88,11 @@ MEANING_CHARS = 80
 VALUE_CHARS = 40
 #: Smallest and largest ``budget`` a caller may ask for (characters).
 MIN_BUDGET, MAX_BUDGET = 200, 200_000
+#: Weight of a query term that only the context given with the question (``context=``, e.g. BIRD
+#: evidence) holds, relative to a term of the question itself: the context explains the question's
+#: words, and its many other words (``refers to``, formulas, every column it names in passing)
+#: must not outweigh them. A prior, not fitted to any benchmark.
+CONTEXT_WEIGHT = 0.5
 #: The zero-hit fallback: rapidfuzz WRatio (0..100) a label needs, and the query terms it needs.
 FALLBACK_CUTOFF = 60.0
 FALLBACK_TERMS = 3
@@ -150,11 +157,12 @@ def collapse_by_column(ranked: list[tuple[float, int]], documents: Sequence[Any]
     return kept
 
 
-def query_terms(index: SearchIndex, q: str) -> list[str]:
-    """The terms a query is searched by: its distinct tokens in order, at most
-    :data:`MAX_QUERY_TERMS` (when there are more, the ones the index knows, exactly or fuzzily,
-    come first), so a long question with its evidence is cut by terms instead of refused."""
-    tokens = list(dict.fromkeys(tokenize(q)))
+def query_terms(index: SearchIndex, q: str, context: str | None = None) -> list[str]:
+    """The terms a query is searched by: its distinct tokens in order, then those of ``context``
+    it does not already hold, at most :data:`MAX_QUERY_TERMS` (when there are more, the ones the
+    index knows, exactly or fuzzily, come first, the question's before the context's), so a long
+    question with its evidence is cut by terms instead of refused."""
+    tokens = list(dict.fromkeys(tokenize(q) + (tokenize(context) if context else [])))
     if len(tokens) <= MAX_QUERY_TERMS:
         return tokens
     known = [t for t, group in zip(tokens, index.expand(tokens), strict=True) if group]
@@ -163,11 +171,15 @@ def query_terms(index: SearchIndex, q: str) -> list[str]:
 
 
 def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: str,
-         shortlist: int = SHORTLIST, *, fallback: bool = True) -> tuple[list[tuple[float, int]], set[str]]:
+         shortlist: int = SHORTLIST, *, fallback: bool = True,
+         context_tokens: Collection[str] = ()) -> tuple[list[tuple[float, int]], set[str]]:
     """Ranked documents for query terms (the module docstring's score), best first.
 
     ``fallback``: when no term is indexed and the query has at least :data:`FALLBACK_TERMS` terms
     (a question, not a phrase) and labels are searched fields, rank by fuzzy label similarity.
+    ``context_tokens``: the terms of ``tokens`` that came only from the query's context (text
+    given with the question, e.g. BIRD evidence): they count :data:`CONTEXT_WEIGHT` of a question
+    term in the BM25 sum and in the coverage share, and not in the label similarity.
 
     Returns:
         ``(ranked, matched)``: ``[(score in 0..1, document position)]`` over the BM25 shortlist of
@@ -181,9 +193,11 @@ def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: 
     start, end = (0, index.size) if kind == "any" else index.kind_ranges.get(kind, (0, 0))
     if start == end:
         return [], set()
+    context_tokens = set(context_tokens)
+    share = [CONTEXT_WEIGHT if t in context_tokens else 1.0 for t in dict.fromkeys(tokens)]
     groups = index.expand(tokens)
-    weighted = [pair for group in groups for pair in group]
-    query_text = " ".join(tokens)
+    weighted = [(token, weight * w) for group, w in zip(groups, share, strict=True) for token, weight in group]
+    query_text = " ".join(t for t in tokens if t not in context_tokens) or " ".join(tokens)
     docs, scores = index.candidates(weighted, settings.weights, start, end) if weighted else (np.empty(0), None)
     if len(docs) == 0:
         if not (fallback and len(tokens) >= FALLBACK_TERMS and set(settings.weights) & LABEL_FIELDS):
@@ -202,10 +216,11 @@ def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: 
     bm25 = {int(docs[j]): float(scores[j]) for j in top_k}
     # coverage (Lucene's classic coord factor): the share of query tokens a record matches
     token_groups = [{t for t, _ in group} for group in groups]
+    total = sum(share)
     raw = {}
     for i, score in bm25.items():
         present = set(index.doc_tokens[i].split())
-        raw[i] = score * sum(1 for g in token_groups if g & present) / len(token_groups)
+        raw[i] = score * sum(w for g, w in zip(token_groups, share, strict=True) if g & present) / total
     top = max(raw.values()) or 1.0
     f = settings.fuzzy_weight
     ranked = []
@@ -233,7 +248,8 @@ def _fit(hits: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
 def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = "term", n: int | None = None,
            id_of=lambda iri: iri, format: str | None = None, budget: int | None = None,
            fallback: bool = True, value_hits: Iterable[tuple[str, str, float]] = (),
-           joins: Mapping[str, Collection[str]] | None = None) -> list[dict[str, Any]]:
+           joins: Mapping[str, Collection[str]] | None = None,
+           context: str | None = None) -> list[dict[str, Any]]:
     """Ranked records for ``q``.
 
     Args:
@@ -254,6 +270,9 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
             its column's line and, for a value with letters, the column ranks at least at
             :data:`VALUE_HIT_SHARE` × that score.
         joins: compact format: table -> the tables it joins (:func:`bridge_tables`), or None.
+        context: text given with the question that explains it (BIRD's evidence, a glossary
+            note, the agent's own notes), or None: its terms are searched too, at
+            :data:`CONTEXT_WEIGHT` of a question term (see :func:`rank`).
     Returns:
         verbose: up to ``n`` dicts ``{id, kind, label, snippet, score}`` (score in 0..1, 3 decimals);
         compact: dicts ``{id, kind, label}`` with the one-line candidate as ``label``; best first;
@@ -272,13 +291,18 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
     if n is None and (budget is not None or fmt == "compact"):
         n = settings.max_results  # only validated below; the budget decides the depth
     q, kind, n = check_browse_args(q, kind, n, settings)
-    tokens = query_terms(index, q)
+    context = check_context(context)
+    tokens = query_terms(index, q, context)
+    asked = set(tokenize(q))
+    weak = [t for t in tokens if t not in asked]
     if fmt == "compact":
-        ranked, matched = rank(index, settings, tokens, kind, shortlist=max(COMPACT_SHORTLIST, n), fallback=fallback)
+        ranked, matched = rank(index, settings, tokens, kind, shortlist=max(COMPACT_SHORTLIST, n), fallback=fallback,
+                               context_tokens=weak)
         return compact_answer(index, ranked, matched, kind=kind, id_of=id_of, limit=limit,
                               budget=settings.answer_budget if budget is None else budget,
                               value_hits=value_hits, query_tokens=tokens, joins=joins)
-    ranked, token_set = rank(index, settings, tokens, kind, shortlist=max(SHORTLIST, n), fallback=fallback)
+    ranked, token_set = rank(index, settings, tokens, kind, shortlist=max(SHORTLIST, n), fallback=fallback,
+                             context_tokens=weak)
     ranked = collapse_by_column(ranked, index.documents, settings.hits_per_column)
     hits: list[dict[str, Any]] = []
     value_hit_of: dict[str, dict[str, Any]] = {}  # column -> the first value-Term hit shown for it
@@ -373,6 +397,22 @@ def bridge_tables(table_score: Mapping[str, float], joins: Mapping[str, Collecti
                 if score > max(table_score.get(bridge, 0.0), found.get(bridge, 0.0)):
                     found[bridge] = score
     return found
+
+
+def check_context(context: Any) -> str | None:
+    """Validate browse's ``context``: None, or a string of at most :data:`MAX_QUERY_CHARS`
+    characters (a blank one counts as None).
+
+    Raises:
+        ToolArgumentError: ``context`` is neither None nor a string, or is too long.
+    """
+    if context is None:
+        return None
+    if not isinstance(context, str):
+        raise ToolArgumentError(f"browse: context must be a string, not {type(context).__name__}")
+    if len(context) > MAX_QUERY_CHARS:
+        raise ToolArgumentError(f"browse: context is {len(context)} characters long; the maximum is {MAX_QUERY_CHARS}")
+    return context if context.strip() else None
 
 
 def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched: set[str], *, kind: str,

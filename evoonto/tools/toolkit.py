@@ -324,30 +324,37 @@ class OntologyTools:
     # -- the agent-facing tools -------------------------------------------------------------------
 
     def browse(self, q: str, *, kind: str = "term", n: int | None = None, format: str | None = None,
-               budget: int | None = None) -> list[dict[str, Any]]:
+               budget: int | None = None, context: str | None = None) -> list[dict[str, Any]]:
         """Ranked candidates: verbose ``[{id, kind, label, snippet, score}]`` or compact
         ``[{id, kind, label}]`` (one pasteable line per candidate within ``budget`` characters);
-        see :func:`evoonto.tools.browse.browse`.
+        see :func:`evoonto.tools.browse.browse`. ``context``: text given with the question (e.g.
+        BIRD evidence), searched at a lower weight than ``q``; the stored values it names are
+        looked up like those of ``q``.
 
         Raises:
-            ToolArgumentError: empty or over-long query (> 20,000 characters), unknown kind or
-                format, n outside 1..max, budget outside 200..200,000.
+            ToolArgumentError: empty or over-long query (> 20,000 characters), a context that is
+                not a string or is over-long, unknown kind or format, n outside 1..max, budget
+                outside 200..200,000.
         """
+        from evoonto.tools.browse import check_context
+
         built = self.built
         verbose = (format or built.settings.browse.answer_format) == "verbose"
+        context = check_context(context)
+        value_query = f"{q} {context}" if context and isinstance(q, str) else q
         found = []
         if self.value_index is not None and not verbose and isinstance(q, str):
             # compact: the values the query names ride in their columns' lines (issue 33)
             from evoonto.tools.values import VALUE_WEIGHT
 
-            found = [(h.location, h.value, VALUE_WEIGHT * h.score) for h in self.value_hits(q)]
+            found = [(h.location, h.value, VALUE_WEIGHT * h.score) for h in self.value_hits(value_query)]
         hits = _browse(built.index, built.settings.browse, q, kind=kind, n=n, id_of=built.codec.to_id,
                        format=format, budget=budget, value_hits=found,
-                       joins=None if verbose else built.table_joins())
+                       joins=None if verbose else built.table_joins(), context=context)
         if self.value_index is not None and verbose:  # issue 19: values of the data, not only sampled Evidence
             from evoonto.tools.values import merge_value_hits
 
-            hits = merge_value_hits(hits, self.value_hits(q), built.index, kind=kind,
+            hits = merge_value_hits(hits, self.value_hits(value_query), built.index, kind=kind,
                                     n=n or built.settings.browse.default_results, id_of=built.codec.to_id)
         return hits
 
@@ -633,7 +640,8 @@ def browse_description(settings: BrowseSettings) -> str:
         f"n: verbose: number of results (default {settings.default_results}, at most {settings.max_results}); "
         "compact: at most n full lines.\n"
         "For all values, constraints, joins and evidence of a candidate, pass its id to resolve.\n"
-        "A whole question (with its evidence) may be passed as q.\n"
+        "A whole question may be passed as q; pass hints or evidence given with it as context (searched "
+        "too, weighted below the question's own words).\n"
         "Returns JSON [{id, kind, label, snippet, score}] (compact: [{id, kind, label}]; an empty list when "
         "nothing matches: try other words, a column name or kind='any'); pass ids to resolve."
     )
@@ -668,10 +676,13 @@ def _browse_spec(tools: OntologyTools, settings: BrowseSettings) -> ToolSpec:
         "budget": {"type": "integer", "minimum": MIN_BUDGET, "maximum": MAX_BUDGET,
                    "description": "characters of the answer (compact default "
                                   f"{settings.answer_budget}); decides how many candidates fit"},
+        "context": {"type": "string", "maxLength": MAX_QUERY_CHARS,
+                    "description": "text given with the question that explains it (a hint, evidence, a "
+                                   "glossary note); searched too, weighted below q"},
     }, ("q",))
     return ToolSpec("browse", browse_description(settings), schema,
-                    lambda q, kind=KIND_CHOICES[0], n=None, format=None, budget=None: tools.browse(
-                        q, kind=kind, n=n, format=format, budget=budget),
+                    lambda q, kind=KIND_CHOICES[0], n=None, format=None, budget=None, context=None: tools.browse(
+                        q, kind=kind, n=n, format=format, budget=budget, context=context),
                     output_schema=BROWSE_OUTPUT, result_key="results", empty_hint=BROWSE_EMPTY_HINT)
 
 

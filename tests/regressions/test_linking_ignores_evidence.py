@@ -1,6 +1,7 @@
 """Regression (issue 19): ``--benchmark bird`` loaded each question's ``evidence`` but the linking
 evaluation never used it. With ``LinkingPolicy(evidence=True)`` the evidence text (input knowledge
-in the official BIRD protocol, never gold) is appended to the browse query; without it, it is not."""
+in the official BIRD protocol, never gold) reaches browse as its ``context`` (searched below the
+question's words); without it, it does not."""
 
 from __future__ import annotations
 
@@ -31,12 +32,12 @@ def test_evidence_reaches_the_policy_only_when_asked(tmp_path):
     original = tools.browse
 
     def spy(q, **kw):
-        seen.append(q)
+        seen.append((q, kw.get("context")))
         return original(q, **kw)
 
     tools.browse = spy
     small = dict(budget_chars=250)
     plain = evaluate_linking(context, [question], bench, LinkingPolicy(**small))[0]
     hinted = evaluate_linking(context, [question], bench, LinkingPolicy(evidence=True, **small))[0]
-    assert seen == [question.text, f"{question.text} {EVIDENCE}"]
+    assert seen == [(question.text, None), (question.text, EVIDENCE)]
     assert hinted.strict and not plain.strict  # the evidence names the column the question does not

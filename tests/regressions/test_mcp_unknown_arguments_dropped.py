@@ -12,7 +12,7 @@ from evoonto.errors import ToolArgumentError
 from evoonto.tools.toolkit import OntologyTools
 from evoonto.workspace import Workspace
 
-MESSAGE = "browse: unknown argument(s) 'limit'; accepted: q, kind, n, format, budget"
+MESSAGE = "browse: unknown argument(s) 'limit'; accepted: q, kind, n, format, budget, context"
 
 
 def test_in_process_call_refuses_an_unknown_argument(tmp_path):
