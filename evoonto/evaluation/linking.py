@@ -35,7 +35,8 @@ as compact JSON (``ensure_ascii=False``).
 * a column ``(t, c)``: a resolved Mapping shows ``"table": t`` and ``"column": c`` (the catalog
   ``csvw:name`` values the resolver prints), or the text names it table-qualified (``t.c``,
   ``"t"."c"``, as in join paths, join conditions, filters), or in a quoted table listing
-  ``"t"("a", "c", …)`` (browse's compact answer, like a ``CREATE TABLE`` head), or a catalog column IRI/id
+  ``"t"("a", "c" = 'v', …)`` (browse's compact answer, like a ``CREATE TABLE`` head; a listed column
+  may carry the value the question named), or a catalog column IRI/id
   ``…/table/t/column/c`` appears; for the full-schema condition every column of the schema is shown
   (recall 1 by construction);
 * a table: one of its columns is surfaced, a Mapping or id names it, or the prompt lists it;
@@ -225,8 +226,10 @@ class LinkingResult:
 
 _IDENT = r'(?:"([^"\n]{1,128})"|`([^`\n]{1,128})`|\[([^\]\n]{1,128})\]|([A-Za-z_][A-Za-z0-9_$]*))'
 _QUALIFIED = re.compile(_IDENT + r"\s*\.\s*" + _IDENT)
-_TABLE_LIST = re.compile(r'"([^"\n]{1,128})"\(((?:"[^"\n]{1,128}"(?:, )?)+)\)')
-_LISTED = re.compile(r'"([^"\n]{1,128})"')
+#: an SQL string literal (a quote inside doubled), as compact lines print a value
+_LITERAL = r"'(?:[^'\n]|'')*'"
+_TABLE_LIST = re.compile(r'"([^"\n]{1,128})"\(((?:"[^"\n]{1,128}"(?: = ' + _LITERAL + r')?(?:, )?)+)\)')
+_LISTED = re.compile(r'"([^"\n]{1,128})"(?: = ' + _LITERAL + ')?')
 _CATALOG_ID = re.compile(r"table/([^/\"\s,]+)(?:/column/([^/\"\s,]+))?")
 
 

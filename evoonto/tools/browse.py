@@ -503,6 +503,17 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     def order(group: dict[str, Any]) -> tuple[float, str]:
         return (-group["score"], documents[group["doc"]].iri)
 
+    def terse_name(group: dict[str, Any]) -> str:
+        # a column named in its table's line: its quoted name, and the value the query named in it
+        # (the value index's find first, else a value Term that matched), so the value survives
+        # when the column gets no full line
+        from evoonto.sources.quoting import quote_literal
+
+        column = _quoted(group["location"].partition(".")[2])
+        named = group.get("found") or sorted(dict.fromkeys(group["values"]),
+                                             key=lambda v: -len(matched & set(tokenize(v))))
+        return f"{column} = {quote_literal(named[0][:VALUE_CHARS])}" if named else column
+
     def others(table: str, score: float, columns: list[str], first: int) -> Iterator[dict[str, Any]]:
         # a table's non-key columns from position ``first`` on, at TABLE_PRIOR × its score a hair
         # apart: already in the answer's order (-score, then IRI), so generated only as far as read
@@ -569,7 +580,7 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     else:
         ordered = list(ordered)
         # what naming every remaining column tersely would cost (a table line's own overhead included)
-        tail_cost = {id(g): len(json.dumps(_quoted(g["location"].partition(".")[2]), ensure_ascii=False))
+        tail_cost = {id(g): len(json.dumps(terse_name(g), ensure_ascii=False))
                      for g in ordered if g["location"] and "." in g["location"]}  # name, escaped quotes, ", "
 
         def table_overhead(table: str) -> int:
@@ -619,7 +630,7 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         if not location or "." not in location:
             continue  # tables and records without a column: named by their columns in the tail
         table, _dot, column = location.partition(".")
-        name = _quoted(column)
+        name = terse_name(group)
         full_stop = False
         for shown_table in asked.get(table, (table,)):
             tail = tails.get(shown_table)
