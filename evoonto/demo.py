@@ -495,6 +495,8 @@ def _step_evolve(state: _State) -> list[str]:
                                    on_round=on_round)
     state.evolution = result
     lines.append(f"{result.accepted} accepted, {result.rejected} rejected, {result.invalid} invalid; "
+                 f"{result.screened_out} more screened out before the gate (re-run on the tasks they were "
+                 f"written for, they fixed none of them; a saving changed an outcome or shrank nothing); "
                  f"stopped: {STOP_REASONS.get(result.stop_reason, result.stop_reason)}; "
                  f"active version {result.final_version}")
     if result.accepted:
@@ -617,7 +619,8 @@ def run_demo(workspace: str | Path, *, rounds: int = DEFAULT_ROUNDS, seed: int =
     evolution = state.evolution
     if evolution is not None:
         echo(f"evolution (from the raw-schema Baseline): {evolution.accepted} accepted, {evolution.rejected} "
-             f"rejected, {evolution.invalid} invalid in {len(evolution.rounds)} round(s); "
+             f"rejected, {evolution.invalid} invalid in {len(evolution.rounds)} round(s), "
+             f"{evolution.screened_out} screened out before the gate; "
              f"versions {report.versions or [0]}")
     unavailable = [s.name for s in report.steps if s.status != "ok"]
     if unavailable:

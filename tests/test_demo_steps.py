@@ -14,6 +14,8 @@ saving. The evolved version is compared with its own version 0 served the same w
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 #: the whole demo with three evolution rounds runs once for the module (about 6 s CPU): the slow layer
@@ -58,6 +60,9 @@ def test_the_gate_decides_on_real_candidates(demo):
         assert e.metadata["tasks"], e.metadata  # each patch names the tasks it was meant to fix or keep
     assert report.versions == [0] + [e.version for e in accepted]
     assert f"{len(accepted)} accepted, {decisions.count('rejected')} rejected" in out
+    # the candidates the screen dropped before the gate are counted, not hidden (round lines and summary)
+    counts = re.findall(r"(\d+) (?:more )?screened out before the gate", out)
+    assert len(counts) == 2 and counts[0] == counts[1], out
     if accepted:
         assert f"raw schema v{report.versions[-1]} (evolved)" in report.scores
 
