@@ -26,7 +26,8 @@ inline.
 * ``compact``: ``{id, kind, label}`` entries: for the best matches one line each,
   ``"table"."column" TYPE = 'matched value' -- meaning`` (identifiers quoted so the text can be
   pasted into SQL), then further candidates named tersely in one line per table
-  (``"t"("a", "b")``, as schema-linking prompts list a table). Two stages, as schema-linking
+  (``"t"("a", "b")``, as schema-linking prompts list a table; a column keeps the value the query
+  named in it, ``"t"("a", "b" = 'v')``). Two stages, as schema-linking
   systems do: the tables of the ranked hits
   are ranked by their best hit, then the other columns of those tables join the candidates with
   :data:`TABLE_PRIOR` times their table's score; candidates are kept in score order while the
