@@ -232,7 +232,7 @@ class OntologyTools:
         trajectory: where :meth:`call` logs every call (None: no logging).
         data_tools: serve list_tables/describe_table/run_sql through :meth:`call` too.
         value_index: a :class:`~evoonto.tools.values.ValueIndex` of the sources (distinct values of
-            text columns); browse then also finds the column of a value no Evidence sampled.
+            text, date and time columns); browse then also finds the column of a value no Evidence sampled.
         index_cache: where the version's browse index is read from / written to
             (:meth:`IndexCache.for_workspace`), or None to build it in memory only.
         parent_index: the browse index of an earlier version; building this version's index

@@ -2,7 +2,8 @@
 
 A question names ``'France'``, ``'Anthony'`` or ``'AKO'``; the ontology's Evidence keeps only a few
 sampled values per column, so such a value is findable only when the builder happened to sample it.
-The value index holds the **distinct values of the text columns** of every tabular source, bounded:
+The value index holds the **distinct values of the text, date and time columns** of every tabular
+source (dates as their ISO text), bounded:
 
 - at most :attr:`ValueBounds.per_column` distinct values per column (a column with more is indexed
   with its first ``per_column`` distinct values and marked ``complete = False``),
@@ -26,8 +27,11 @@ Query (:meth:`ValueIndex.value_hits`): the quoted strings and the word n-grams (
 query are looked up by **exact** spelling (score 1.0) and by **normalised** key (case, accents and
 punctuation folded: ``north bohemia`` finds ``North-Bohemia``; score 0.95); phrases of at least 4
 characters that found nothing are matched **fuzzily** (rapidfuzz ``ratio`` ≥ ``fuzzy_cutoff`` against
-the distinct keys of a length that can reach it; score 0.9 × ratio/100). Phrases made only of stop
-words or short numbers (``the``, ``1``) are not looked up. Example::
+the distinct keys of a length that can reach it; score 0.9 × ratio/100), except numbers and dates
+(``2012 08 25`` is no spelling of ``2012 08 24``). Phrases made only of stop
+words or short numbers (``the``, ``1``) are not looked up. Dates and months the query writes
+(``2012/8/24``, ``August 24, 2012``, ``September, 2013``) are also looked up in the forms columns
+store them in (``2012-08-24``, ``20120824``, ``201309``; :func:`date_phrases`). Example::
 
     with open_source("world.sqlite") as src:
         index = ensure_value_index(Path("ws/cache/values.sqlite"), {src.id: src})
@@ -58,7 +62,8 @@ __all__ = ["ValueBounds", "ValueHit", "ValueIndex", "build_value_index", "ensure
 FUZZY_KEYS = 200
 #: Where a workspace keeps its value index, relative to the workspace folder.
 VALUE_INDEX_FILE = Path("cache") / "values.sqlite"
-_SCHEMA_VERSION = "1"
+#: Bumped when what is indexed changes (2: date and time columns too), so older files are rebuilt.
+_SCHEMA_VERSION = "2"
 _WORD = re.compile(r"\w+")
 _QUOTED = re.compile(r"'([^']{1,200})'|\"([^\"]{1,200})\"|`([^`]{1,200})`")
 
@@ -124,10 +129,25 @@ def value_key(text: str) -> str:
 # --- building ---------------------------------------------------------------------------------------
 
 
-def _is_text_column(declared_type: str) -> bool:
+def _is_lookup_column(declared_type: str) -> bool:
+    """Text columns (names, codes) and date/time columns (a question's "2012/8/24" or "August
+    2012" is looked up in their stored form, see :func:`date_phrases`)."""
     from evoonto.sources.joins import type_family
 
-    return type_family(declared_type) in ("text", "any")
+    return type_family(declared_type) in ("text", "any", "time")
+
+
+def _stored_text(value: Any) -> str | None:
+    """A probed value as the index stores it: a string as it is, a date, time or timestamp the
+    driver returned as an object in its ISO text (``str``: ``2012-08-24``, ``2012-08-24 16:25:00``,
+    the form an SQL literal compares with); None for anything else."""
+    import datetime as dt
+
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dt.date, dt.time)):  # datetime is a date
+        return str(value)
+    return None
 
 
 def source_fingerprint(sources: Mapping[str, Any], bounds: ValueBounds) -> str:
@@ -204,7 +224,7 @@ def build_value_index(path: str | os.PathLike, sources: Mapping[str, Any], *,
                 if table.kind == "view":
                     continue
                 for column in table.columns:
-                    if _is_text_column(column.declared_type):
+                    if _is_lookup_column(column.declared_type):
                         work.append((sid, src, table, column))
         total = 0
         with progress_bar(len(work), desc="value index", unit="col", enabled=progress) as bar:
@@ -224,8 +244,8 @@ def build_value_index(path: str | os.PathLike, sources: Mapping[str, Any], *,
                         complete = len(rows) <= bounds.per_column
                         room = min(bounds.per_column, bounds.total - total)
                         complete = complete and len(rows) <= room
-                        values = [v for (v, *_) in rows[:room]
-                                  if isinstance(v, str) and v.strip() and len(v) <= bounds.max_value_chars]
+                        texts = (_stored_text(v) for (v, *_) in rows[:room])
+                        values = [v for v in texts if v is not None and v.strip() and len(v) <= bounds.max_value_chars]
                     except SourceError as err:
                         complete, status = False, f"failed: {str(err).splitlines()[0][:200]}"
                 cur = con.execute(
@@ -313,7 +333,7 @@ class ValueIndex:
         Returns:
             :class:`ValueHit` list ordered by score, then longer phrase, then location and value.
         """
-        phrases = _phrases(query)
+        phrases = _phrases(query) + [p for p in date_phrases(query) if p not in query]
         if not phrases:
             return []
         by_key: dict[str, list[str]] = {}
@@ -337,8 +357,10 @@ class ValueIndex:
                         exact = value == phrase
                         offer(col, value, 1.0 if exact else 0.95, "exact" if exact else "normalized", phrase)
             matched = {found[k][2] for k in found}
+            # numbers and dates are matched exactly or not at all: '2012 08 25' is not a spelling
+            # of '2012 08 24'
             fuzzy = [p for p in phrases if p not in matched and len(value_key(p)) >= 4
-                     and not value_key(p).isdigit()][:24]
+                     and not value_key(p).replace(" ", "").isdigit()][:24]
             for phrase in fuzzy:
                 for col, value, score in self._fuzzy(phrase, fuzzy_cutoff):
                     offer(col, value, 0.9 * score / 100.0, "fuzzy", phrase)
@@ -410,6 +432,58 @@ class ValueIndex:
         rows = self._con.execute(f"SELECT col, value, norm FROM vals WHERE norm IN ({marks}) ORDER BY id",
                                  sorted(scores)).fetchall()
         return [(col, value, scores[norm]) for col, value, norm in rows]
+
+
+_MONTHS = {name: number for number, names in enumerate(
+    (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+     ("november", "nov"), ("december", "dec")), start=1) for name in names}
+_MONTH = r"(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_DATE_PATTERNS = (  # (pattern, order of its groups)
+    (re.compile(r"(?<![\d/.-])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d/.-])"), "ymd"),
+    (re.compile(r"(?<![\d/.-])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/.-])"), "mdy"),
+    (re.compile(r"\b" + _MONTH + r"\s+" + _DAY + r",?\s+(\d{4})\b", re.I), "Mdy"),
+    (re.compile(r"\b" + _DAY + r"\s+(?:of\s+)?" + _MONTH + r",?\s+(\d{4})\b", re.I), "dMy"),
+    (re.compile(r"\b" + _MONTH + r",?\s+(?:of\s+)?(\d{4})\b", re.I), "My"),
+)
+
+
+def date_phrases(text: str) -> list[str]:
+    """The stored forms of the calendar dates and months ``text`` writes: ``2012/8/24``,
+    ``8/24/2012``, ``August 24, 2012``, ``24th of August 2012`` → ``2012-08-24``, ``20120824``,
+    ``08/24/2012``, ``8/24/2012``; ``September, 2013`` → ``2013-09``, ``201309``. A numeric
+    ``d/m/yyyy`` that could be either order gives both dates. Only valid calendar dates count.
+    The value index looks these up exactly (``-``, ``/`` and ``.`` fold alike), never fuzzily."""
+    import datetime as dt
+
+    found: list[str] = []
+    for pattern, order in _DATE_PATTERNS:
+        for match in pattern.finditer(text):
+            groups = match.groups()
+            readings: list[tuple[int, int, int | None]] = []
+            if order == "ymd":
+                readings = [(int(groups[0]), int(groups[1]), int(groups[2]))]
+            elif order == "mdy":
+                first, second, year = int(groups[0]), int(groups[1]), int(groups[2])
+                readings = [(year, first, second), (year, second, first)]
+            elif order == "Mdy":
+                readings = [(int(groups[2]), _MONTHS[groups[0].lower()], int(groups[1]))]
+            elif order == "dMy":
+                readings = [(int(groups[2]), _MONTHS[groups[1].lower()], int(groups[0]))]
+            else:
+                readings = [(int(groups[1]), _MONTHS[groups[0].lower()], None)]
+            for year, month, day in readings:
+                try:
+                    dt.date(year, month, day or 1)
+                except ValueError:
+                    continue
+                if day is None:
+                    found += [f"{year:04d}-{month:02d}", f"{year:04d}{month:02d}"]
+                else:
+                    found += [f"{year:04d}-{month:02d}-{day:02d}", f"{year:04d}{month:02d}{day:02d}",
+                              f"{month:02d}/{day:02d}/{year:04d}", f"{month}/{day}/{year:04d}"]
+    return list(dict.fromkeys(found))
 
 
 def _phrases(query: str) -> list[str]:
