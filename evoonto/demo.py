@@ -496,7 +496,8 @@ def _step_evolve(state: _State) -> list[str]:
     state.evolution = result
     lines.append(f"{result.accepted} accepted, {result.rejected} rejected, {result.invalid} invalid; "
                  f"{result.screened_out} more screened out before the gate (re-run on the tasks they were "
-                 f"written for, they fixed none of them; a saving changed an outcome or shrank nothing); "
+                 f"written for, they fixed none on balance or did not apply; a saving changed an outcome "
+                 f"or shrank nothing); "
                  f"stopped: {STOP_REASONS.get(result.stop_reason, result.stop_reason)}; "
                  f"active version {result.final_version}")
     if result.accepted:

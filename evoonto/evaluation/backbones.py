@@ -123,7 +123,8 @@ class LinkingBackbone:
         tools = OntologyTools(ontology, sources=self.sources or None)
         prompt = tools.manifest()
         policy = self.policy_for(ontology)
-        return [(q, surface_with_tools(tools, prompt, q.text, policy, self.benchmark.schema(q.db_id)))
+        return [(q, surface_with_tools(tools, prompt, q.text, policy, self.benchmark.schema(q.db_id),
+                                       context=(self.benchmark.hints.get(q.id) or None) if policy.evidence else None))
                 for q in questions]
 
     def results(self, ontology, questions):

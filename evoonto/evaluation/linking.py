@@ -9,8 +9,9 @@ have seen. Nothing here calls an LLM; the same inputs give the same numbers.
 ``browse(question, kind, format="compact", budget=budget_chars)``; the tool ranks tables, then their
 columns, and returns one pasteable line per candidate (``"table"."column" TYPE = values -- meaning``)
 while the answer fits the budget, so the budget, not a fixed number of hits, decides the depth; no
-resolve call. With ``evidence=True`` the question's external knowledge (BIRD's ``evidence``) is
-appended to the query, as the official BIRD protocol gives it to the model.
+resolve call. With ``evidence=True`` the question's external knowledge (BIRD's ``evidence``, given to
+the model as input in the official BIRD protocol) is passed as browse's ``context``: searched too,
+below the question's own words.
 
 ``format="verbose"`` (the earlier policy): ``browse(question, kind, n)`` → the hit ids, then resolve them.
 ``budget_chars`` bounds everything the policy reads from the tools per question — the browse answer
@@ -98,8 +99,8 @@ class LinkingPolicy:
             verbose format only.
         format: ``"compact"`` (the default: one budgeted compact browse answer, no resolve) or
             ``"verbose"`` (browse ``n`` hits, then resolve them within the budget).
-        evidence: append the question's evidence text (BIRD ``evidence``, given to the model as input
-            in the official protocol) to the browse query when the benchmark has one.
+        evidence: pass the question's evidence text (BIRD ``evidence``, given to the model as input
+            in the official protocol) as browse's ``context`` when the benchmark has one.
         coverage: also ask the coverage tool (:meth:`~evoonto.tools.toolkit.OntologyTools.coverage`)
             what the ontology covers of the question, and report its status (``supported``,
             ``partial``, ``unavailable``) per question; the call is logged but its answer is not
@@ -227,7 +228,7 @@ class LinkingResult:
 _IDENT = r'(?:"([^"\n]{1,128})"|`([^`\n]{1,128})`|\[([^\]\n]{1,128})\]|([A-Za-z_][A-Za-z0-9_$]*))'
 _QUALIFIED = re.compile(_IDENT + r"\s*\.\s*" + _IDENT)
 #: an SQL string literal (a quote inside doubled), as compact lines print a value
-_LITERAL = r"'(?:[^'\n]|'')*'"
+_LITERAL = r"'(?:[^']|'')*'"
 _TABLE_LIST = re.compile(r'"([^"\n]{1,128})"\(((?:"[^"\n]{1,128}"(?: = ' + _LITERAL + r')?(?:, )?)+)\)')
 _LISTED = re.compile(r'"([^"\n]{1,128})"(?: = ' + _LITERAL + ')?')
 _CATALOG_ID = re.compile(r"table/([^/\"\s,]+)(?:/column/([^/\"\s,]+))?")
@@ -292,7 +293,8 @@ def value_surfaced(value: str, text: str) -> bool:
     written or as the answers write it: inside an SQL string literal (``'Ancestor''s Chosen'``, a
     quote doubled, as compact lines print values to paste) or inside a JSON string (``\"``)."""
     lowered = text.lower()
-    forms = {value, value.replace("'", "''"), json.dumps(value, ensure_ascii=False)[1:-1]}
+    sql = value.replace("'", "''")
+    forms = {value, sql, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(sql, ensure_ascii=False)[1:-1]}
     return any(re.search(r"(?<![0-9A-Za-z])" + re.escape(form.lower()) + r"(?![0-9A-Za-z])", lowered)
                for form in forms)
 

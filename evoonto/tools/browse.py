@@ -257,7 +257,8 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
         index: the :class:`SearchIndex` of the ontology version.
         settings: browse settings (field weights, limits, fuzzy weight, answer format and budget).
         q: free text or identifiers (``singer age``, ``Singer_ID``, a value like ``Banned``), or a
-            whole question with its evidence (searched by its terms, see :func:`query_terms`).
+            whole question (searched by its terms, see :func:`query_terms`; text given with it
+            goes to ``context``).
         kind: term, mapping, constraint, evidence, relation or any.
         n: number of hits (verbose default ``settings.default_results``; with a ``budget`` or in the
             compact format, at most ``n`` hits, default ``settings.max_results`` / no limit).
@@ -504,7 +505,7 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     def order(group: dict[str, Any]) -> tuple[float, str]:
         return (-group["score"], documents[group["doc"]].iri)
 
-    def terse_name(group: dict[str, Any]) -> str:
+    def terse_name(group: dict[str, Any], bare: bool = False) -> str:
         # a column named in its table's line: its quoted name, and the value the query named in it
         # (the value index's find first, else a value Term that matched), so the value survives
         # when the column gets no full line
@@ -513,7 +514,10 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         column = _quoted(group["location"].partition(".")[2])
         named = group.get("found") or sorted(dict.fromkeys(group["values"]),
                                              key=lambda v: -len(matched & set(tokenize(v))))
-        return f"{column} = {quote_literal(named[0][:VALUE_CHARS])}" if named else column
+        if not named or bare:
+            return column
+        value = " ".join(named[0].split())  # one line: a value's line breaks and tabs fold to spaces
+        return f"{column} = {quote_literal(value[:VALUE_CHARS])}"
 
     def others(table: str, score: float, columns: list[str], first: int) -> Iterator[dict[str, Any]]:
         # a table's non-key columns from position ``first`` on, at TABLE_PRIOR × its score a hair
@@ -631,16 +635,20 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         if not location or "." not in location:
             continue  # tables and records without a column: named by their columns in the tail
         table, _dot, column = location.partition(".")
-        name = terse_name(group)
+        # with the value the query named in it, or its bare name when only that still fits
+        names = list(dict.fromkeys((terse_name(group), terse_name(group, bare=True))))
         full_stop = False
         for shown_table in asked.get(table, (table,)):
             tail = tails.get(shown_table)
             if tail is None:
                 owner = layout.table_term.get(table)
-                tail = {"id": id_of(documents[owner].iri if owner is not None else doc.iri), "kind": "term",
-                        "label": f"{_quoted(shown_table)}({name})"}
-                cost = _json_size(tail) + 1
-                if out and size + cost > budget:
+                ident = id_of(documents[owner].iri if owner is not None else doc.iri)
+                for name in names:
+                    tail = {"id": ident, "kind": "term", "label": f"{_quoted(shown_table)}({name})"}
+                    cost = _json_size(tail) + 1
+                    if not out or size + cost <= budget:
+                        break
+                else:
                     full_stop = True
                     break
                 tails[shown_table] = tail
@@ -648,8 +656,11 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             else:
                 if not group.get("own") and len(tail["label"]) >= line_cap:
                     continue  # this table's line has its share: the rest of the budget goes to others
-                cost = len(json.dumps(", " + name, ensure_ascii=False)) - 2
-                if size + cost > budget:
+                for name in names:
+                    cost = len(json.dumps(", " + name, ensure_ascii=False)) - 2
+                    if size + cost <= budget:
+                        break
+                else:
                     full_stop = True
                     break
                 tail["label"] = f"{tail['label'][:-1]}, {name})"

@@ -341,21 +341,31 @@ class OntologyTools:
         built = self.built
         verbose = (format or built.settings.browse.answer_format) == "verbose"
         context = check_context(context)
-        value_query = f"{q} {context}" if context and isinstance(q, str) else q
+        named = self._named_values(q, context)
         found = []
         if self.value_index is not None and not verbose and isinstance(q, str):
             # compact: the values the query names ride in their columns' lines (issue 33)
             from evoonto.tools.values import VALUE_WEIGHT
 
-            found = [(h.location, h.value, VALUE_WEIGHT * h.score) for h in self.value_hits(value_query)]
+            found = [(h.location, h.value, VALUE_WEIGHT * h.score) for h in named]
         hits = _browse(built.index, built.settings.browse, q, kind=kind, n=n, id_of=built.codec.to_id,
                        format=format, budget=budget, value_hits=found,
                        joins=None if verbose else built.table_joins(), context=context)
         if self.value_index is not None and verbose:  # issue 19: values of the data, not only sampled Evidence
             from evoonto.tools.values import merge_value_hits
 
-            hits = merge_value_hits(hits, self.value_hits(value_query), built.index, kind=kind,
+            hits = merge_value_hits(hits, named, built.index, kind=kind,
                                     n=n or built.settings.browse.default_results, id_of=built.codec.to_id)
+        return hits
+
+    def _named_values(self, q: Any, context: str | None, *, limit: int = 10) -> list[Any]:
+        """The stored values ``q`` names, then those its ``context`` names (looked up on their own,
+        so a long context never crowds the question's phrases out of the lookup), at most ``limit``
+        from each, without repeats; ``[]`` without a value index or for a non-string ``q``."""
+        hits = list(self.value_hits(q, limit=limit))
+        if context:
+            seen = {(h.location, h.value) for h in hits}
+            hits += [h for h in self.value_hits(context, limit=limit) if (h.location, h.value) not in seen]
         return hits
 
     def value_hits(self, q: str, *, limit: int = 10) -> list[Any]:

@@ -226,6 +226,11 @@ def build_value_index(path: str | os.PathLike, sources: Mapping[str, Any], *,
                 for column in table.columns:
                     if _is_lookup_column(column.declared_type):
                         work.append((sid, src, table, column))
+        # names and codes first: date and time columns (often one distinct value per row) come after
+        # every text column, so they never use up the total before a text column is read
+        from evoonto.sources.joins import type_family
+
+        work.sort(key=lambda item: type_family(item[3].declared_type) == "time")
         total = 0
         with progress_bar(len(work), desc="value index", unit="col", enabled=progress) as bar:
             for sid, src, table, column in work:
@@ -333,7 +338,7 @@ class ValueIndex:
         Returns:
             :class:`ValueHit` list ordered by score, then longer phrase, then location and value.
         """
-        phrases = _phrases(query) + [p for p in date_phrases(query) if p not in query]
+        phrases = list(dict.fromkeys(_phrases(query) + date_phrases(query)))
         if not phrases:
             return []
         by_key: dict[str, list[str]] = {}
@@ -449,11 +454,17 @@ _DATE_PATTERNS = (  # (pattern, order of its groups)
 )
 
 
+def _month(name: str) -> int | None:
+    """The month a matched month name stands for; None for a lower-case ``may`` (the verb)."""
+    return None if name == "may" else _MONTHS[name.lower()]
+
+
 def date_phrases(text: str) -> list[str]:
     """The stored forms of the calendar dates and months ``text`` writes: ``2012/8/24``,
     ``8/24/2012``, ``August 24, 2012``, ``24th of August 2012`` → ``2012-08-24``, ``20120824``,
     ``08/24/2012``, ``8/24/2012``; ``September, 2013`` → ``2013-09``, ``201309``. A numeric
-    ``d/m/yyyy`` that could be either order gives both dates. Only valid calendar dates count.
+    ``d/m/yyyy`` that could be either order gives both dates; a lower-case ``may`` is the verb, not
+    the month. Only valid calendar dates count.
     The value index looks these up exactly (``-``, ``/`` and ``.`` fold alike), never fuzzily."""
     import datetime as dt
 
@@ -467,12 +478,16 @@ def date_phrases(text: str) -> list[str]:
             elif order == "mdy":
                 first, second, year = int(groups[0]), int(groups[1]), int(groups[2])
                 readings = [(year, first, second), (year, second, first)]
-            elif order == "Mdy":
-                readings = [(int(groups[2]), _MONTHS[groups[0].lower()], int(groups[1]))]
-            elif order == "dMy":
-                readings = [(int(groups[2]), _MONTHS[groups[1].lower()], int(groups[0]))]
             else:
-                readings = [(int(groups[1]), _MONTHS[groups[0].lower()], None)]
+                month = _month(groups[1] if order == "dMy" else groups[0])
+                if month is None:
+                    continue
+                if order == "Mdy":
+                    readings = [(int(groups[2]), month, int(groups[1]))]
+                elif order == "dMy":
+                    readings = [(int(groups[2]), month, int(groups[0]))]
+                else:
+                    readings = [(int(groups[1]), month, None)]
             for year, month, day in readings:
                 try:
                     dt.date(year, month, day or 1)
@@ -579,8 +594,10 @@ def merge_value_hits(hits: list[dict[str, Any]], value_hits: list[ValueHit], ind
 
     A value hit becomes a mention in the snippet of its column's record (:func:`column_document`):
     ``value "France" in country.Name (exact); …``. When that record is not among ``hits`` it is added
-    with score ``VALUE_WEIGHT × hit score`` and the list is re-ordered by score (stable). Value hits
-    whose column no record of ``kind`` maps are dropped.
+    with score ``VALUE_WEIGHT × hit score`` and the list is re-ordered by score (stable), if the value
+    has letters (a name or code): a number or date found in some column says little about which
+    column the question means, so it only annotates a record that is a hit already (as in the compact
+    answer). Value hits whose column no record of ``kind`` maps are dropped.
     """
     if not value_hits or kind not in ("term", "mapping", "any"):
         return hits
@@ -595,6 +612,8 @@ def merge_value_hits(hits: list[dict[str, Any]], value_hits: list[ValueHit], ind
         note = f"value {json.dumps(hit.value, ensure_ascii=False)} in {hit.location} ({hit.match})"
         entry = by_id.get(ident)
         if entry is None:
+            if not any(ch.isalpha() for ch in hit.value):
+                continue
             entry = by_id[ident] = {"id": ident, "kind": doc.kind, "label": doc.label, "snippet": doc.snippet,
                                     "score": round(VALUE_WEIGHT * hit.score, 3)}
             out.append(entry)

@@ -74,3 +74,50 @@ def test_bad_context_is_refused(tools):
         tools.browse(QUESTION, context="x" * 20_001)
     # blank context: the question alone
     assert tools.browse(QUESTION, context="  ") == tools.browse(QUESTION)
+
+
+def test_long_context_crowded_the_questions_values_out(tmp_path):
+    """The value lookup read question and context as one text, cut at 600 phrases: a long context
+    pushed the question's own "Legal" out (review of this change)."""
+    from evoonto.sources import open_source
+    from evoonto.tools.values import build_value_index
+
+    db = tmp_path / "hr.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE employee (employee_id INTEGER PRIMARY KEY, department TEXT)")
+    con.executemany("INSERT INTO employee VALUES (?, ?)", [(i, ["Legal", "Sales"][i % 2]) for i in range(1, 40)])
+    con.commit()
+    con.close()
+    result = build([str(db)], base_iri="https://example.org/hr/", documentation=False)
+    with open_source(str(db)) as src:
+        index = build_value_index(tmp_path / "v.sqlite", {src.id: src})
+        tools = OntologyTools(Ontology.from_graphs(dict(result.graphs), base_iri=result.base_iri), value_index=index)
+        context = " ".join(f"word{i}" for i in range(700))
+        named = tools._named_values("How many employees work in Legal?", context)
+        assert ("employee.department", "Legal") in {(h.location, h.value) for h in named}
+        index.close()
+
+
+def test_backbone_ignored_the_evidence(tmp_path):
+    """LinkingBackbone (the gate's and Experiment.score's scorer) never passed the evidence, even
+    with LinkingPolicy(evidence=True), so it scored another answer than evaluate_linking."""
+    import json as _json
+
+    from evoonto.evaluation.backbones import LinkingBackbone
+    from evoonto.evaluation.benchmarks import load_benchmark
+    from fixtures.retrieval_support import make_region_db
+
+    make_region_db(tmp_path / "database" / "regions" / "regions.sqlite")
+    evidence = "opened refers to the opened date of an account"
+    rows = [{"question_id": 0, "db_id": "regions", "question": "Which one came earliest?", "evidence": evidence,
+             "SQL": "SELECT MIN(opened) FROM account", "difficulty": "simple"}]
+    (tmp_path / "dev.json").write_text(_json.dumps(rows))
+    bench = load_benchmark("bird", tmp_path)
+    result = build([str(tmp_path / "database" / "regions" / "regions.sqlite")], base_iri="https://example.org/r/",
+                   documentation=False)
+    ontology = Ontology.from_graphs(dict(result.graphs), base_iri=result.base_iri)
+    seen = []
+    backbone = LinkingBackbone(bench, policy=LinkingPolicy(evidence=True, budget_chars=250))
+    for _q, surfaced in backbone.surface(ontology, bench.questions):
+        seen.extend(e["arguments"].get("context") for e in surfaced.events if e["tool"] == "browse")
+    assert seen == [evidence]

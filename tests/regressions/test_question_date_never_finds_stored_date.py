@@ -59,3 +59,63 @@ def test_driver_date_objects_are_stored_as_iso_text():
     assert _stored_text(dt.datetime(2012, 8, 24, 16, 25)) == "2012-08-24 16:25:00"
     assert _stored_text("201309") == "201309"
     assert _stored_text(12.5) is None
+
+
+def test_timestamps_used_up_the_value_total_before_text_columns(tmp_path):
+    """A timestamp column read first filled the index's total, so a later text column's names were
+    never indexed (review of this change): text columns are read before date and time columns."""
+    db = tmp_path / "events.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE a_events (id INTEGER PRIMARY KEY, at DATETIME)")
+    con.execute("CREATE TABLE b_people (id INTEGER PRIMARY KEY, city TEXT)")
+    con.executemany("INSERT INTO a_events VALUES (?, ?)",
+                    [(i, str(dt.datetime(2012, 8, 1) + dt.timedelta(minutes=i))) for i in range(3000)])
+    con.executemany("INSERT INTO b_people VALUES (?, ?)", [(1, "Prague"), (2, "Brno")])
+    con.commit()
+    con.close()
+    from evoonto.tools.values import ValueBounds
+
+    with open_source(str(db)) as src:
+        index = build_value_index(tmp_path / "v.sqlite", {src.id: src}, bounds=ValueBounds(per_column=2000, total=2000))
+        assert [(h.location, h.value) for h in index.value_hits("people from Prague")] == [("b_people.city", "Prague")]
+        index.close()
+
+
+def test_date_lookups_that_were_wrong():
+    # a timestamp written with a T still holds its date
+    assert "2012-08-24" in date_phrases("paid at 2012-08-24T10:00")
+    # "may" in lower case is the verb
+    assert date_phrases("How many players may 2010 have?") == []
+    assert date_phrases("in May 2010") == ["2010-05", "201005"]
+
+
+def test_verbose_date_hits_crowded_out_the_named_columns(tmp_path):
+    """In the verbose answer every date column holding the question's date entered as a hit of its
+    own (score 0.8) and pushed out the columns the question names (review of this change): a value
+    without letters only annotates a record that is a hit already, as in the compact answer."""
+    from evoonto.builder.pipeline import build
+    from evoonto.ontology import Ontology
+    from evoonto.tools.toolkit import OntologyTools
+
+    db = tmp_path / "log.sqlite"
+    con = sqlite3.connect(db)
+    dates = ", ".join(f"d{i} DATE" for i in range(6))
+    con.execute(f"CREATE TABLE log (id INTEGER PRIMARY KEY, customer TEXT, amount REAL, {dates})")
+    con.executemany(f"INSERT INTO log VALUES (?, ?, ?{', ?' * 6})",
+                    [(i, f"c{i % 5}", 1.5 * i, *[f"2012-08-{20 + (i + k) % 8}" for k in range(6)])
+                     for i in range(1, 40)])
+    con.commit()
+    con.close()
+    result = build([str(db)], base_iri="https://example.org/log/", documentation=False)
+    with open_source(str(db)) as src:
+        index = build_value_index(tmp_path / "v.sqlite", {src.id: src})
+        tools = OntologyTools(Ontology.from_graphs(dict(result.graphs), base_iri=result.base_iri), value_index=index)
+        hits = tools.browse("total amount per customer on 2012/8/24", format="verbose", n=5)
+        labels = [h["label"].lower() for h in hits]
+        assert any("customer" in label for label in labels), labels
+        without = [h["label"].lower() for h in OntologyTools(tools.ontology).browse(
+            "total amount per customer on 2012/8/24", format="verbose", n=5)]
+        # the value index adds no date column the ranking did not already hold
+        dated = [lb for lb in labels if lb.startswith("log d")]
+        assert dated == [lb for lb in without if lb.startswith("log d")], (labels, without)
+        index.close()

@@ -21,3 +21,14 @@ def test_sql_quoted_value_counted_as_missing():
     assert not value_surfaced("Ancestor's", "'Ancestor''sChosen'")
     assert not value_surfaced("Ancestor's Chosen", "'Ancestor Chosen'")
     assert value_surfaced("F", "gender = 'F'") and not value_surfaced("F", "France")
+
+
+def test_value_with_both_quote_kinds_and_a_line_break():
+    value = 'Research "QA" O\'Brien'
+    shown = json.dumps(["\"t\"(\"a\", \"b\" = 'Research \"QA\" O''Brien')"], ensure_ascii=False)
+    assert value_surfaced(value, shown)
+    from evoonto.evaluation.linking import recognise
+
+    # a literal holding a line break does not hide the columns listed around it
+    _tables, columns = recognise(["\"t\"(\"a\", \"b\" = 'x\ny', \"c\")"], {"t": ["a", "b", "c"]})
+    assert columns == {("t", "a"), ("t", "b"), ("t", "c")}

@@ -10,6 +10,7 @@ writes it as ``"department" = 'Research'``, and the linking scorer still reads e
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -56,3 +57,28 @@ def test_listing_with_a_literal_holding_quotes_and_commas():
     line = "\"t\"(\"a\", \"b\" = 'x, \"c\"''y', \"d\")"
     _tables, columns = recognise([line], {"t": ["a", "b", "c", "d"]})
     assert columns == {("t", "a"), ("t", "b"), ("t", "d")}  # "c" inside the literal is no column
+
+
+def test_long_terse_value_pushed_its_column_out(tmp_path):
+    """A value too long to fit beside its column in the table's line ended the answer (review of
+    this change): the column is named bare when only that fits, and a value's line break folds."""
+    db = tmp_path / "hr.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE employee (employee_id INTEGER PRIMARY KEY, name TEXT, salary REAL, "
+                "hire_year INTEGER, department TEXT)")
+    long_name = "Research\nand " + "x" * 60
+    con.executemany("INSERT INTO employee VALUES (?, ?, ?, ?, ?)",
+                    [(i, f"n{i}", 1000.0 + i, 1990 + i % 30, [long_name, "Sales"][i % 2]) for i in range(1, 60)])
+    con.commit()
+    con.close()
+    result = build([str(db)], base_iri="https://example.org/hr/", documentation=False)
+    tools = OntologyTools(Ontology.from_graphs(dict(result.graphs), base_iri=result.base_iri))
+    schema = {"employee": ["employee_id", "name", "salary", "hire_year", "department"]}
+    for budget in range(200, 420, 7):
+        hits = tools.browse("average salary of employees hired after 2000 in research", format="compact",
+                            budget=budget)
+        assert len(json.dumps(hits, ensure_ascii=False, separators=(",", ":"))) <= budget or len(hits) == 1
+        assert all("\n" not in h["label"] for h in hits)
+        _tables, columns = recognise([h["label"] for h in hits], schema)
+        if budget >= 300:
+            assert ("employee", "department") in columns, (budget, hits)
