@@ -361,12 +361,12 @@ class OntologyTools:
     def _named_values(self, q: Any, context: str | None, *, limit: int = 10) -> list[Any]:
         """The stored values ``q`` names, then those its ``context`` names (looked up on their own,
         so a long context never crowds the question's phrases out of the lookup), at most ``limit``
-        from each, without repeats; ``[]`` without a value index or for a non-string ``q``."""
+        in all, without repeats; ``[]`` without a value index or for a non-string ``q``."""
         hits = list(self.value_hits(q, limit=limit))
-        if context:
+        if context and len(hits) < limit:
             seen = {(h.location, h.value) for h in hits}
             hits += [h for h in self.value_hits(context, limit=limit) if (h.location, h.value) not in seen]
-        return hits
+        return hits[:limit]
 
     def value_hits(self, q: str, *, limit: int = 10) -> list[Any]:
         """Stored values a phrase of ``q`` names, with their columns
