@@ -239,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     stats: dict = {name: [] for name in [*gated_names, "nogate"]}
     accepted_patches: dict = {name: [] for name in [*gated_names, "nogate"]}
     measure_candidates: dict[str, set] = {}  # run name -> distinct missing_measure candidates proposed
+    seen: dict = {name: {"V": {}, "construction": {}} for name in [*gated_names, "nogate"]}  # scored after the run
     tmp = Path(tempfile.mkdtemp(prefix="evoonto-evolution-"))
 
     sources = {db: open_source(str(bench.databases[db])) for db in sorted({q.db_id for q in questions})}
@@ -291,6 +292,12 @@ def main(argv: list[str] | None = None) -> int:
                         results[name][q.id] = results["initial"][q.id]
                 else:
                     score(name, ws.ontology_at(ws.version), test)  # replayed from files, like version 0
+                # the same strict scorer on the questions the loop itself saw (its V, its construction
+                # trajectories): how far what the gate saw differs from what held-out questions get
+                for part, seen_questions in (("V", plan.validation), ("construction", plan.construction)):
+                    if seen_questions:
+                        for q, _, r in scorer.results(ws.ontology_at(ws.version), list(seen_questions)):
+                            seen[name][part][q.id] = r
             # the run's workspaces (stores, tool indexes) are not needed by the next run: free them first
             del workspaces, ws
             gc.collect()
@@ -365,6 +372,12 @@ def main(argv: list[str] | None = None) -> int:
     if results["nogate"]:
         gain = 100 * (_strict(results["nogate"]) - _strict(results["initial"]))
         print(f"nogate − Initial (held-out strict recall): {gain:+.2f} points")
+    for name, parts in seen.items():
+        if parts["V"] or parts["construction"]:
+            print(f"{name}, the evolved versions on the questions the loop saw: strict "
+                  + ", ".join(f"{part} {_strict(by_id):.4f} ({len(by_id)} questions)"
+                              for part, by_id in parts.items() if by_id)
+                  + f"; held-out {_strict(results[name]):.4f}")
     print(f"wall time {elapsed:.1f} s; peak RSS {peak_rss_mib():.0f} MiB")
     return 0
 
