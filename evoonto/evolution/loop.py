@@ -514,10 +514,12 @@ def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Mem
         the proposals with every saving cut to the mildest step that all saving members admit, or
         without savings when no step passes for all of them.
     """
-    savings = [p for p in proposals if p[-1] and all(c.aim == "cost" for c in p[-1])]
+    savings: list[tuple] = []
+    rest: list[tuple] = []
+    for p in proposals:
+        (savings if p[-1] and all(c.aim == "cost" for c in p[-1]) else rest).append(p)
     if len(savings) < 2:
         return proposals
-    rest = [p for p in proposals if not any(p is q for q in savings)]
     for step in range(max(len(p[-1]) for p in savings)):
         picked = []
         for p in savings:

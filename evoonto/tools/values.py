@@ -41,6 +41,7 @@ store them in (``2012-08-24``, ``20120824``, ``201309``; :func:`date_phrases`). 
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import math
@@ -141,8 +142,6 @@ def _stored_text(value: Any) -> str | None:
     """A probed value as the index stores it: a string as it is, a date, time or timestamp the
     driver returned as an object in its ISO text (``str``: ``2012-08-24``, ``2012-08-24 16:25:00``,
     the form an SQL literal compares with); None for anything else."""
-    import datetime as dt
-
     if isinstance(value, str):
         return value
     if isinstance(value, (dt.date, dt.time)):  # datetime is a date
@@ -466,8 +465,6 @@ def date_phrases(text: str) -> list[str]:
     ``d/m/yyyy`` that could be either order gives both dates; a lower-case ``may`` is the verb, not
     the month. Only valid calendar dates count.
     The value index looks these up exactly (``-``, ``/`` and ``.`` fold alike), never fuzzily."""
-    import datetime as dt
-
     found: list[str] = []
     for pattern, order in _DATE_PATTERNS:
         for match in pattern.finditer(text):

@@ -79,8 +79,7 @@ def test_bad_context_is_refused(tools):
 def test_long_context_crowded_the_questions_values_out(tmp_path):
     """The value lookup read question and context as one text, cut at 600 phrases: a long context
     pushed the question's own "Legal" out (review of this change)."""
-    from evoonto.sources import open_source
-    from evoonto.tools.values import build_value_index
+    from fixtures.retrieval_support import tools_with_values
 
     db = tmp_path / "hr.sqlite"
     con = sqlite3.connect(db)
@@ -88,14 +87,10 @@ def test_long_context_crowded_the_questions_values_out(tmp_path):
     con.executemany("INSERT INTO employee VALUES (?, ?)", [(i, ["Legal", "Sales"][i % 2]) for i in range(1, 40)])
     con.commit()
     con.close()
-    result = build([str(db)], base_iri="https://example.org/hr/", documentation=False)
-    with open_source(str(db)) as src:
-        index = build_value_index(tmp_path / "v.sqlite", {src.id: src})
-        tools = OntologyTools(Ontology.from_graphs(dict(result.graphs), base_iri=result.base_iri), value_index=index)
+    with tools_with_values(db, tmp_path) as tools:
         context = " ".join(f"word{i}" for i in range(700))
         named = tools._named_values("How many employees work in Legal?", context)
-        assert ("employee.department", "Legal") in {(h.location, h.value) for h in named}
-        index.close()
+    assert ("employee.department", "Legal") in {(h.location, h.value) for h in named}
 
 
 def test_backbone_ignored_the_evidence(tmp_path):

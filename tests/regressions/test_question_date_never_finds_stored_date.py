@@ -93,9 +93,8 @@ def test_verbose_date_hits_crowded_out_the_named_columns(tmp_path):
     """In the verbose answer every date column holding the question's date entered as a hit of its
     own (score 0.8) and pushed out the columns the question names (review of this change): a value
     without letters only annotates a record that is a hit already, as in the compact answer."""
-    from evoonto.builder.pipeline import build
-    from evoonto.ontology import Ontology
     from evoonto.tools.toolkit import OntologyTools
+    from fixtures.retrieval_support import tools_with_values
 
     db = tmp_path / "log.sqlite"
     con = sqlite3.connect(db)
@@ -106,10 +105,7 @@ def test_verbose_date_hits_crowded_out_the_named_columns(tmp_path):
                      for i in range(1, 40)])
     con.commit()
     con.close()
-    result = build([str(db)], base_iri="https://example.org/log/", documentation=False)
-    with open_source(str(db)) as src:
-        index = build_value_index(tmp_path / "v.sqlite", {src.id: src})
-        tools = OntologyTools(Ontology.from_graphs(dict(result.graphs), base_iri=result.base_iri), value_index=index)
+    with tools_with_values(db, tmp_path) as tools:
         hits = tools.browse("total amount per customer on 2012/8/24", format="verbose", n=5)
         labels = [h["label"].lower() for h in hits]
         assert any("customer" in label for label in labels), labels
@@ -118,4 +114,3 @@ def test_verbose_date_hits_crowded_out_the_named_columns(tmp_path):
         # the value index adds no date column the ranking did not already hold
         dated = [lb for lb in labels if lb.startswith("log d")]
         assert dated == [lb for lb in without if lb.startswith("log d")], (labels, without)
-        index.close()
