@@ -401,6 +401,30 @@ def bridge_tables(table_score: Mapping[str, float], joins: Mapping[str, Collecti
     return found
 
 
+def joined_columns(table: str, score: float, columns: Sequence[str], table_score: Mapping[str, float],
+                   joins: Mapping[str, Collection[str]] | None) -> list[str]:
+    """The columns of ``table`` (``table.column`` locations among ``columns``, in their order) by which
+    it joins another table of the answer (one with a score above 0), when ``table`` itself scored
+    above 0: the join keys of the answer's tables that no declared key marks (a probed inclusion or
+    two columns referencing one key; see :func:`evoonto.tools.joinpaths.table_joins`).
+
+    Args:
+        table: the table; score: its score in the answer (0..1).
+        columns: its mapped columns (``SchemaLayout.table_columns``).
+        table_score: table -> score of the answer's tables.
+        joins: table -> {joined table -> own join column names}; a plain collection of joined tables
+            (no columns known) or None gives none.
+    Returns:
+        The locations, without repeats; ``[]`` when none.
+    """
+    partners = joins.get(table) if joins and score > 0 else None
+    if not isinstance(partners, Mapping):
+        return []
+    wanted = {name.casefold() for other, names in partners.items() if table_score.get(other, 0.0) > 0
+              for name in names}
+    return [location for location in columns if location.partition(".")[2].casefold() in wanted]
+
+
 def check_context(context: Any) -> str | None:
     """Validate browse's ``context``: None, or a string of at most :data:`MAX_QUERY_CHARS`
     characters (a blank one counts as None).
@@ -497,6 +521,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     asked = {table: [members[key] for key in dict.fromkeys(query_tokens) if key in members]
              for table, members in layout.families.items()}
     asked = {table: names for table, names in asked.items() if names}
+    representative = {member: table for table, members in layout.families.items()
+                      for member in members.values() if member != table}
     line_cap = LINE_SHARE * budget
     lazy = False  # stage three generated while read (see below)
     table_score: dict[str, float] = {}
@@ -569,6 +595,16 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                     # it then counts as a prior candidate (named in its table's line) unless a
                     # value of it matched (a code the question names keeps its full line)
                     groups[location].update(score=floor, matched=bool(groups[location]["values"]))
+            # the columns joining it to another ranked table (a probed or shared key no constraint
+            # declares, e.g. two tables both holding a customer id) are keys of this answer too
+            for rank_in_table, location in enumerate(joined_columns(table, score, columns, table_score, joins),
+                                                     start=len(columns)):
+                floor = score - (rank_in_table + 1) * 1e-9
+                if location not in groups:
+                    groups[location] = {"score": floor, "doc": layout.column_term[location],
+                                        "location": location, "values": [], "matched": False}
+                elif groups[location]["score"] < floor:
+                    groups[location].update(score=floor, matched=bool(groups[location]["values"]))
 
     ordered: Iterable[dict[str, Any]] = heapq.merge(sorted(groups.values(), key=order), *streams, key=order)
     tail_cost: dict[int, int] = {}
@@ -603,6 +639,7 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     head = True  # until the first candidate named tersely
     full = 0
     tails: dict[str, dict[str, Any]] = {}  # table -> its tail entry
+    listed: dict[str, dict[str, str]] = {}  # table -> {a column's bare name: how its line names it}
     for group in ordered:
         doc = documents[group["doc"]]
         location = group["location"]
@@ -637,8 +674,12 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         table, _dot, column = location.partition(".")
         # with the value the query named in it, or its bare name when only that still fits
         names = list(dict.fromkeys((terse_name(group), terse_name(group, bare=True))))
+        bare = names[-1]
         full_stop = False
-        for shown_table in asked.get(table, (table,)):
+        # a member that kept Terms of its own is named in its family's line (the representative's,
+        # or the members the query names by key): one line for a family, not one per member
+        family = representative.get(table, table)
+        for shown_table in asked.get(family, (family,)):
             tail = tails.get(shown_table)
             if tail is None:
                 owner = layout.table_term.get(table)
@@ -652,8 +693,24 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                     full_stop = True
                     break
                 tails[shown_table] = tail
+                listed[shown_table] = {bare: name}
                 out.append(tail)
             else:
+                in_line = listed[shown_table]
+                if bare in in_line:
+                    # a family member shown in place of its family's table has columns of the same
+                    # name as the table's own (issue 33): a line names each column once, with the
+                    # value the query named in it when one of the two carries it and it still fits
+                    if in_line[bare] != bare or len(names) == 1:
+                        continue
+                    names_now = {**in_line, bare: names[0]}
+                    label = f"{_quoted(shown_table)}({', '.join(names_now.values())})"
+                    cost = len(json.dumps(label, ensure_ascii=False)) - len(json.dumps(tail["label"],
+                                                                                       ensure_ascii=False))
+                    if size + cost <= budget:
+                        tail["label"], listed[shown_table] = label, names_now
+                        size += cost
+                    continue
                 if not group.get("own") and len(tail["label"]) >= line_cap:
                     continue  # this table's line has its share: the rest of the budget goes to others
                 for name in names:
@@ -664,6 +721,7 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                     full_stop = True
                     break
                 tail["label"] = f"{tail['label'][:-1]}, {name})"
+                in_line[bare] = name
             size += cost
         if full_stop:
             break

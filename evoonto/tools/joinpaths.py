@@ -41,7 +41,7 @@ import threading
 import weakref
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Literal, Mapping
+from typing import Any, Iterable, Literal
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
@@ -1297,26 +1297,33 @@ def joins_section(graph: JoinGraph, tables: Iterable[TableRef], id_of: Any = Non
 # -- table joins, persisted per version --------------------------------------------------------------
 
 
-def table_joins(graph: JoinGraph) -> dict[str, set[str]]:
-    """Table name -> the names of the tables it joins by a declared, probed, verified or shared key
-    (both directions; joins guessed from names alone and self-joins are left out): what compact
-    browse uses to bring join keys and bridge tables forward.
+#: What :func:`table_joins` returns: table -> {a table it joins -> the names of its own columns in
+#: those joins}.
+TableJoins = dict[str, dict[str, set[str]]]
+
+
+def table_joins(graph: JoinGraph) -> TableJoins:
+    """Table name -> the tables it joins by a declared, probed, verified or shared key, each with the
+    names of the table's own columns in those joins (both directions; joins guessed from names
+    alone and self-joins are left out): what compact browse uses to bring join keys and bridge
+    tables forward.
 
     Args:
         graph: the version's :class:`JoinGraph`.
     Returns:
-        ``{table: {table, ...}}`` over the tables with at least one such join.
+        ``{table: {joined table: {own column, ...}}}`` over the tables with at least one such join
+        (a dict, so ``joined in joins[table]`` and ``set(joins[table])`` read the joined tables).
     """
-    joins: dict[str, set[str]] = {}
+    joins: TableJoins = {}
     for edge in graph.edges:
         if ORIGIN_RANK.get(edge.origin, len(ORIGIN_RANK)) < ORIGIN_RANK["name"] and edge.left != edge.right:
-            joins.setdefault(edge.left, set()).add(edge.right)
-            joins.setdefault(edge.right, set()).add(edge.left)
+            joins.setdefault(edge.left, {}).setdefault(edge.right, set()).update(edge.left_columns)
+            joins.setdefault(edge.right, {}).setdefault(edge.left, set()).update(edge.right_columns)
     return joins
 
 
 #: The layout of a table-joins file (bumped when it changes; files of another layout are rebuilt).
-TABLE_JOINS_FORMAT = 1
+TABLE_JOINS_FORMAT = 2
 
 
 @functools.lru_cache(maxsize=1)
@@ -1341,7 +1348,7 @@ def table_joins_file(folder: Path, fingerprint: str) -> Path:
     return folder / f"{key}.json"
 
 
-def read_table_joins(path: Path) -> dict[str, set[str]] | None:
+def read_table_joins(path: Path) -> TableJoins | None:
     """The table joins a :func:`write_table_joins` file holds, or None (missing, unreadable, another
     format or a malformed file: the caller derives them again; a cache is never trusted blindly)."""
     try:
@@ -1352,23 +1359,26 @@ def read_table_joins(path: Path) -> dict[str, set[str]] | None:
         return None
     if not isinstance(data.get("joins"), dict):
         return None
-    joins: dict[str, set[str]] = {}
+    joins: TableJoins = {}
     for table, others in data["joins"].items():
-        if not isinstance(others, list) or not all(isinstance(o, str) for o in others):
+        if not isinstance(others, dict):
             return None
-        joins[str(table)] = set(others)
+        for other, columns in others.items():
+            if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+                return None
+            joins.setdefault(str(table), {})[str(other)] = set(columns)
     return joins
 
 
-def write_table_joins(path: Path, joins: Mapping[str, set[str]], *, keep: int = 4) -> None:
+def write_table_joins(path: Path, joins: TableJoins, *, keep: int = 4) -> None:
     """Write ``joins`` (see :func:`table_joins`) atomically to ``path`` (sorted JSON, a few KB to a few
     MB) and delete the oldest files of its folder beyond ``keep``. A folder that cannot be written is
     skipped (the cache is an optimisation; nothing is raised)."""
     from evoonto.errors import EvoontoError
     from evoonto.fileio import atomic_write, make_dirs
 
-    text = json.dumps({"format": TABLE_JOINS_FORMAT, "joins": {t: sorted(o) for t, o in sorted(joins.items())}},
-                      ensure_ascii=False, separators=(",", ":"))
+    listed = {t: {o: sorted(c) for o, c in sorted(others.items())} for t, others in sorted(joins.items())}
+    text = json.dumps({"format": TABLE_JOINS_FORMAT, "joins": listed}, ensure_ascii=False, separators=(",", ":"))
     try:
         make_dirs(path.parent)
         atomic_write(path, text.encode("utf-8"))

@@ -71,12 +71,12 @@ class _Built:
         # weakly: this object is the value of the ontology's entry in the weak-keyed _CACHE, and a
         # strong reference from the value would keep the key (the whole store and index) alive forever
         self._ontology = weakref.ref(ontology)
-        self._table_joins: dict[str, set[str]] | None = None
+        self._table_joins: dict[str, dict[str, set[str]]] | None = None
         self._index_cache = index_cache
 
-    def table_joins(self) -> dict[str, set[str]]:
-        """Table -> the tables it joins by a declared, probed, verified or shared key (both
-        directions; joins guessed from names alone are left out;
+    def table_joins(self) -> dict[str, dict[str, set[str]]]:
+        """Table -> the tables it joins by a declared, probed, verified or shared key, each with the
+        table's own columns in those joins (both directions; joins guessed from names alone are left out;
         :func:`~evoonto.tools.joinpaths.table_joins` of :meth:`join_graph`); built on first use.
         With an index cache the joins are read from / written to ``<workspace>/cache/joins/``
         (keyed by the version's content fingerprint), so a new process does not build the join

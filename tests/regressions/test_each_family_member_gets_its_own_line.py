@@ -1,0 +1,71 @@
+"""Defect (issue 33 item 2, "group families so a family is one line"): members of a table family that
+kept Terms of their own (the builder keeps a member a workload value points at) were each named in a
+line of their own, so a question matching a column every member has ("amount") got one line per
+member with the same column names (13 NOAA ``ICOADS_CORE_20xx`` lines on wide BIRD), crowding out the
+tables it asked about. Such members are now named in their family's line: the representative's, or
+the members the question names by key."""
+
+from __future__ import annotations
+
+import json
+
+from evoonto.tools.browse import browse
+from evoonto.tools.index import Document, SearchIndex
+from evoonto.tools.settings import BrowseSettings
+
+YEARS = range(2005, 2018)
+READING = ["station", "cloud_amount", "wind_speed", "reading_day"]
+
+
+def _column(table: str, column: str, label: str, ordinal: int) -> Document:
+    doc = Document(f"urn:t/{table}/{column}", "term", label=label)
+    doc.add("prefLabel", label)
+    doc.add("column", table)
+    doc.add("column", column)
+    doc.locations.append(f"{table}.{column}")
+    doc.ordinals[f"{table}.{column}"] = ordinal
+    doc.types[f"{table}.{column}"] = "REAL"
+    return doc
+
+
+def _table(table: str, label: str, alt: tuple[str, ...] = (), hidden: tuple[str, ...] = ()) -> Document:
+    doc = Document(f"urn:t/{table}/entity/{label.replace(' ', '-')}", "term", label=label)
+    doc.add("prefLabel", label)
+    for text in alt:
+        doc.add("altLabel", text)
+    for text in hidden:
+        doc.add("hiddenLabel", text)
+    doc.locations.append(table)
+    return doc
+
+
+def _index() -> SearchIndex:
+    docs = [_table("reading_2005", "reading (table family 2005-2017)", alt=("reading_{n}",),
+                   hidden=tuple(f"reading_{y}" for y in YEARS))]
+    for year in YEARS:  # every member kept Terms of its own
+        table = f"reading_{year}"
+        docs.append(_table(table, table.replace("_", " ")))
+        docs += [_column(table, c, c.replace("_", " "), k) for k, c in enumerate(READING)]
+    docs += [_table("payment", "payment"), _column("payment", "payment_id", "payment id", 0),
+             _column("payment", "amount", "amount", 1), _column("payment", "paid_on", "paid on", 2)]
+    docs.sort(key=lambda d: d.iri)
+    return SearchIndex(docs)
+
+
+def _lines(hits: list[dict]) -> list[str]:
+    return [h["label"] for h in hits if h["label"].startswith('"reading_') and '"(' in h["label"][:20]]
+
+
+def test_a_familys_members_share_one_line():
+    index = _index()
+    hits = browse(index, BrowseSettings(), "payments whose amount is below the average amount", format="compact",
+                  budget=1200)
+    assert len(json.dumps(hits, ensure_ascii=False)) <= 1200
+    lines = _lines(hits)
+    assert len(lines) <= 1, lines  # one line for the family, not one per member
+    assert any(h["label"].startswith('"payment"') for h in hits)
+    # a member the question names by its year is the one named
+    hits = browse(index, BrowseSettings(), "cloud amount readings in 2011", format="compact", budget=1200)
+    names = " ".join(h["label"] for h in hits)
+    assert '"reading_2011"' in names
+    assert len({line.split("(")[0] for line in _lines(hits)}) <= 1, _lines(hits)
