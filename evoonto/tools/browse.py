@@ -640,9 +640,24 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     full = 0
     tails: dict[str, dict[str, Any]] = {}  # table -> its tail entry
     listed: dict[str, dict[str, str]] = {}  # table -> {a column's bare name: how its line names it}
+    valued: set[tuple[str, str]] = set()  # (family, column with its value) named in a member's line
+    def member_value(group: dict[str, Any]) -> tuple[str, str] | None:
+        # (family, the column with the value the query named) of a column of a family's table:
+        # further members holding the same value add nothing an agent needs, once one names it
+        table = group["location"].partition(".")[0] if group["location"] and "." in group["location"] else None
+        if table is None or not (table in representative or table in layout.families):
+            return None
+        named = terse_name(group)
+        return (representative.get(table, table), named) if named != terse_name(group, bare=True) else None
+
     for group in ordered:
         doc = documents[group["doc"]]
         location = group["location"]
+        repeated = member_value(group)
+        if repeated is not None:
+            if repeated in valued:
+                continue
+            valued.add(repeated)
         # past the head, a full line fits only within the share: once the answer has reached it, no
         # full line can be taken any more (its cost is at least 1), so none is built
         if (head or (group["matched"] and size < share)) and (limit is None or full < limit):
@@ -677,8 +692,10 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         bare = names[-1]
         full_stop = False
         # a member that kept Terms of its own is named in its family's line (the representative's,
-        # or the members the query names by key): one line for a family, not one per member
-        family = representative.get(table, table)
+        # or the members the query names by key): one line for a family, not one per member. A
+        # value the query named stays in the line of the member it was seen in (it was not seen in
+        # the others), once per family (member_value)
+        family = table if repeated is not None else representative.get(table, table)
         for shown_table in asked.get(family, (family,)):
             tail = tails.get(shown_table)
             if tail is None:

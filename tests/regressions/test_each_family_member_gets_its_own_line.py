@@ -69,3 +69,26 @@ def test_a_familys_members_share_one_line():
     names = " ".join(h["label"] for h in hits)
     assert '"reading_2011"' in names
     assert len({line.split("(")[0] for line in _lines(hits)}) <= 1, _lines(hits)
+
+
+def _value(table: str, column: str, value: str) -> Document:
+    doc = Document(f"urn:t/{table}/{column}/value/{value.replace(' ', '-')}", "term", label=value)
+    doc.add("prefLabel", value)
+    doc.add("hiddenLabel", f"{table}.{column} = {value}")  # how the builder marks a value Term
+    doc.locations.append(f"{table}.{column}")
+    return doc
+
+
+def test_a_value_seen_in_members_is_named_once_and_never_moved_to_another_member():
+    # the value 'hail' was seen in the weather column of five members (value Terms of each)
+    docs = list(_index().documents)
+    holders = [f"reading_{y}" for y in (2008, 2009, 2010, 2011, 2012)]
+    docs += [_column(table, "weather", "weather", 4) for table in [f"reading_{y}" for y in YEARS]]
+    docs += [_value(table, "weather", "hail") for table in holders]
+    docs.sort(key=lambda d: d.iri)
+    index = SearchIndex(docs)
+    hits = browse(index, BrowseSettings(), "stations with hail", format="compact", budget=1500)
+    with_value = [h["label"] for h in hits if "'hail'" in h["label"]]
+    assert len(with_value) == 1, with_value  # once per family, not once per member
+    line = with_value[0]
+    assert any(line.startswith(f'"{table}"') for table in holders), line  # in a member that holds it
