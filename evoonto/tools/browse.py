@@ -163,12 +163,37 @@ def query_terms(index: SearchIndex, q: str, context: str | None = None) -> list[
     it does not already hold, at most :data:`MAX_QUERY_TERMS` (when there are more, the ones the
     index knows, exactly or fuzzily, come first, the question's before the context's), so a long
     question with its evidence is cut by terms instead of refused."""
-    tokens = list(dict.fromkeys(tokenize(q) + (tokenize(context) if context else [])))
+    tokens = list(dict.fromkeys(tokenize(q) + compounds(index, q)
+                                + (tokenize(context) + compounds(index, context) if context else [])))
     if len(tokens) <= MAX_QUERY_TERMS:
         return tokens
     known = [t for t, group in zip(tokens, index.expand(tokens), strict=True) if group]
     kept = set((known + [t for t in tokens if t not in set(known)])[:MAX_QUERY_TERMS])
     return [t for t in tokens if t in kept]
+
+
+def compounds(index: SearchIndex, text: str) -> list[str]:
+    """Two adjacent words of ``text`` written as one word, when the index holds that word: "New
+    Delhi wind" also searches ``newdelhi`` (a column ``newdelhi_wind``), "birth date" ``birthdate``.
+    Identifiers often close up a compound that prose writes apart, and the tokenizer can split a
+    ``camelCase`` or ``snake_case`` name but not a closed-up lower-case one.
+
+    Returns:
+        The index tokens (stemmed, as :func:`tokenize` writes them) of the closed-up pairs found, in
+        text order, without repeats; ``[]`` for text over 2,000 characters (a question's words are
+        paired, not a document's).
+    """
+    if len(text) > 2_000:
+        return []
+    plain = tokenize(text, stemmed=False)
+    found = []
+    for first, second in zip(plain, plain[1:], strict=False):
+        if first.isdigit() or second.isdigit():
+            continue
+        joined = tokenize(first + second)
+        if len(joined) == 1 and joined[0] in index.vocab:
+            found.append(joined[0])
+    return list(dict.fromkeys(found))
 
 
 def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: str,
@@ -295,7 +320,7 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
     q, kind, n = check_browse_args(q, kind, n, settings)
     context = check_context(context)
     tokens = query_terms(index, q, context)
-    asked = set(tokenize(q))
+    asked = set(tokenize(q)) | set(compounds(index, q))
     weak = [t for t in tokens if t not in asked]
     if fmt == "compact":
         ranked, matched = rank(index, settings, tokens, kind, shortlist=max(COMPACT_SHORTLIST, n), fallback=fallback,
