@@ -427,11 +427,13 @@ def bridge_tables(table_score: Mapping[str, float], joins: Mapping[str, Collecti
 
 
 def joined_columns(table: str, score: float, columns: Sequence[str], table_score: Mapping[str, float],
-                   joins: Mapping[str, Collection[str]] | None) -> list[str]:
+                   joins: Mapping[str, Collection[str]] | None) -> list[tuple[str, float]]:
     """The columns of ``table`` (``table.column`` locations among ``columns``, in their order) by which
     it joins another table of the answer (one with a score above 0), when ``table`` itself scored
     above 0: the join keys of the answer's tables that no declared key marks (a probed inclusion or
-    two columns referencing one key; see :func:`evoonto.tools.joinpaths.table_joins`).
+    two columns referencing one key; see :func:`evoonto.tools.joinpaths.table_joins`). Each comes
+    with the lower of the two tables' scores (the best such pair): a join key is needed once both of
+    its tables are in the answer, so it ranks no earlier than the later of them.
 
     Args:
         table: the table; score: its score in the answer (0..1).
@@ -440,14 +442,20 @@ def joined_columns(table: str, score: float, columns: Sequence[str], table_score
         joins: table -> {joined table -> own join column names}; a plain collection of joined tables
             (no columns known) or None gives none.
     Returns:
-        The locations, without repeats; ``[]`` when none.
+        ``[(location, score)]`` without repeats; ``[]`` when none.
     """
     partners = joins.get(table) if joins and score > 0 else None
     if not isinstance(partners, Mapping):
         return []
-    wanted = {name.casefold() for other, names in partners.items() if table_score.get(other, 0.0) > 0
-              for name in names}
-    return [location for location in columns if location.partition(".")[2].casefold() in wanted]
+    wanted: dict[str, float] = {}
+    for other, names in partners.items():
+        other_score = table_score.get(other, 0.0)
+        if other_score > 0:
+            for name in names:
+                key = name.casefold()
+                wanted[key] = max(wanted.get(key, 0.0), min(score, other_score))
+    return [(location, wanted[column]) for location in columns
+            if (column := location.partition(".")[2].casefold()) in wanted]
 
 
 def check_context(context: Any) -> str | None:
@@ -622,9 +630,9 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                     groups[location].update(score=floor, matched=bool(groups[location]["values"]))
             # the columns joining it to another ranked table (a probed or shared key no constraint
             # declares, e.g. two tables both holding a customer id) are keys of this answer too
-            for rank_in_table, location in enumerate(joined_columns(table, score, columns, table_score, joins),
-                                                     start=len(columns)):
-                floor = score - (rank_in_table + 1) * 1e-9
+            for rank_in_table, (location, pair_score) in enumerate(
+                    joined_columns(table, score, columns, table_score, joins), start=len(columns)):
+                floor = pair_score - (rank_in_table + 1) * 1e-9
                 if location not in groups:
                     groups[location] = {"score": floor, "doc": layout.column_term[location],
                                         "location": location, "values": [], "matched": False}
@@ -665,32 +673,33 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     full = 0
     tails: dict[str, dict[str, Any]] = {}  # table -> its tail entry
     listed: dict[str, dict[str, str]] = {}  # table -> {a column's bare name: how its line names it}
-    valued: set[tuple[str, str]] = set()  # (family, column with its value) named in a member's line
-    def member_value(group: dict[str, Any]) -> tuple[str, str] | None:
-        # (family, the column with the value the query named) of a column of a family's table:
-        # further members holding the same value add nothing an agent needs, once one names it
-        table = group["location"].partition(".")[0] if group["location"] and "." in group["location"] else None
-        if table is None or not (table in representative or table in layout.families):
+    valued: set[tuple] = set()  # member_value of the family members' columns named with their values
+
+    def member_value(group: dict[str, Any]) -> tuple | None:
+        # (family, column, the values the query named in it) of a column of a family's table:
+        # a further member holding the same values adds nothing an agent needs once one names them
+        table, dot, column = (group["location"] or "").partition(".")
+        if not dot or not (table in representative or table in layout.families):
             return None
-        named = terse_name(group)
-        return (representative.get(table, table), named) if named != terse_name(group, bare=True) else None
+        values = tuple(sorted(dict.fromkeys(group.get("found", []) + group["values"])))
+        return (representative.get(table, table), column, values) if values else None
 
     for group in ordered:
         doc = documents[group["doc"]]
         location = group["location"]
         repeated = member_value(group)
-        if repeated is not None:
-            if repeated in valued:
-                continue
-            valued.add(repeated)
+        if repeated is not None and repeated in valued:
+            continue
         # past the head, a full line fits only within the share: once the answer has reached it, no
         # full line can be taken any more (its cost is at least 1), so none is built
         if (head or (group["matched"] and size < share)) and (limit is None or full < limit):
             values = list(dict.fromkeys(group.get("found", []) + sorted(
                 dict.fromkeys(group["values"]), key=lambda v: -len(matched & set(tokenize(v))))))
             label = compact_line(doc, location, values)
-            members = asked.get(location.partition(".")[0], ()) if location else ()
-            if members:  # a family member the question names by its key stands for the family
+            # a family member the question names by its key stands for the family, unless the line
+            # shows values seen in this table (they were not seen in the member)
+            members = asked.get(location.partition(".")[0], ()) if location and repeated is None else ()
+            if members:
                 rest = location.partition(".")[2]
                 named = [f"{m}.{rest}" if rest else m for m in members]
                 label = label.replace(_quoted(location), _quoted(named[0]), 1)
@@ -704,6 +713,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             # from the matches after it: it is named in its table's line instead)
             if not out or (head and size + cost + left <= budget) or (group["matched"] and size + cost <= share):
                 out.append(entry)
+                if repeated is not None:
+                    valued.add(repeated)
                 full += 1
                 size += cost
                 tail_left = left
@@ -718,13 +729,18 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         full_stop = False
         # a member that kept Terms of its own is named in its family's line (the representative's,
         # or the members the query names by key): one line for a family, not one per member. A
-        # value the query named stays in the line of the member it was seen in (it was not seen in
-        # the others), once per family (member_value)
-        family = table if repeated is not None else representative.get(table, table)
-        for shown_table in asked.get(family, (family,)):
+        # value the query named stays in the line of the table it was seen in (it was not seen in
+        # the others), once per family (member_value); a member whose own line exists keeps its
+        # other columns there too (a second line would cost its overhead again)
+        if repeated is not None or table in tails:
+            shown_tables: Sequence[str] = (table,)
+        else:
+            family = representative.get(table, table)
+            shown_tables = asked.get(family, (family,))
+        for shown_table in shown_tables:
             tail = tails.get(shown_table)
             if tail is None:
-                owner = layout.table_term.get(table)
+                owner = layout.table_term.get(shown_table, layout.table_term.get(table))
                 ident = id_of(documents[owner].iri if owner is not None else doc.iri)
                 for name in names:
                     tail = {"id": ident, "kind": "term", "label": f"{_quoted(shown_table)}({name})"}
@@ -765,6 +781,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                 tail["label"] = f"{tail['label'][:-1]}, {name})"
                 in_line[bare] = name
             size += cost
+            if repeated is not None and name != bare:
+                valued.add(repeated)
         if full_stop:
             break
     return out

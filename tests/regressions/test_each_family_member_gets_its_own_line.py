@@ -60,7 +60,7 @@ def test_a_familys_members_share_one_line():
     index = _index()
     hits = browse(index, BrowseSettings(), "payments whose amount is below the average amount", format="compact",
                   budget=1200)
-    assert len(json.dumps(hits, ensure_ascii=False)) <= 1200
+    assert len(json.dumps(hits, ensure_ascii=False, separators=(",", ":"))) <= 1200
     lines = _lines(hits)
     assert len(lines) <= 1, lines  # one line for the family, not one per member
     assert any(h["label"].startswith('"payment"') for h in hits)
@@ -92,3 +92,23 @@ def test_a_value_seen_in_members_is_named_once_and_never_moved_to_another_member
     assert len(with_value) == 1, with_value  # once per family, not once per member
     line = with_value[0]
     assert any(line.startswith(f'"{table}"') for table in holders), line  # in a member that holds it
+
+
+def test_a_members_other_values_and_its_own_value_are_kept():
+    # found in review: the once-per-family check compared only the first value and skipped the
+    # whole column ('sleet', held by one member only, was lost), and the representative's value
+    # took the place of the value the asked member holds ('snow' was lost)
+    index = _index()
+    hits = browse(index, BrowseSettings(), "readings with hail or sleet", format="compact", budget=1500,
+                  value_hits=[("reading_2009.cloud_amount", "hail", 0.9), ("reading_2011.cloud_amount", "hail", 0.5),
+                               ("reading_2011.cloud_amount", "sleet", 0.5)])
+    # reading_2011 holds 'sleet' too: its column is not skipped as a repeat of reading_2009's 'hail'
+    assert any(h["label"].startswith('"reading_2011"') and '"cloud_amount"' in h["label"] for h in hits), hits
+    docs = list(index.documents) + [_value("reading_2005", "station", "hail storm"),
+                                    _value("reading_2011", "station", "snow")]
+    docs.sort(key=lambda d: d.iri)
+    hits = browse(SearchIndex(docs), BrowseSettings(), "hail storm or snow readings in 2011", format="compact",
+                  budget=900)
+    lines = [h["label"] for h in hits]
+    assert any(line.startswith('"reading_2011"') and "'snow'" in line for line in lines), lines
+    assert not any(line.startswith('"reading_2011"') and "'hail storm'" in line for line in lines), lines

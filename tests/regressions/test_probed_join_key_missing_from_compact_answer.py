@@ -61,8 +61,9 @@ def test_the_probed_join_column_is_named_in_a_small_answer():
 
 def test_join_columns_only_towards_a_table_of_the_answer():
     columns = [f"purchase.{c}" for c in PURCHASE]
+    # ranked no earlier than the later of its two tables
     assert joined_columns("purchase", 0.8, columns, {"purchase": 0.8, "monthly_usage": 0.3}, JOINS) == \
-        ["purchase.client_no"]
+        [("purchase.client_no", 0.3)]
     assert joined_columns("purchase", 0.8, columns, {"purchase": 0.8}, JOINS) == []  # partner not ranked
     assert joined_columns("purchase", 0.0, columns, {"purchase": 0.0, "monthly_usage": 0.3}, JOINS) == []
     assert joined_columns("purchase", 0.8, columns, {"monthly_usage": 0.3}, None) == []
