@@ -532,10 +532,11 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             own = layout.column_term.get(location)
             if own is None:
                 continue
-            # a number or date found in some column says little about which column the question
-            # means (on a wide schema many hold '2012' or '0.3'): it only rides in a column's line
-            # that is a candidate anyway; a name or code also brings its column in
-            wordy = any(ch.isalpha() for ch in value)
+            # a number, a date or a one-letter code found in some column says little about which
+            # column the question means (on a wide schema many hold '2012', '0.3' or 'C'): it only
+            # rides in a column's line that is a candidate anyway; a name or a longer code also
+            # brings its column in
+            wordy = any(ch.isalpha() for ch in value) and len(value.strip()) > 1
             if location not in groups:
                 if not wordy:
                     continue
