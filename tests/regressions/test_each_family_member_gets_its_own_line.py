@@ -112,3 +112,33 @@ def test_a_members_other_values_and_its_own_value_are_kept():
     lines = [h["label"] for h in hits]
     assert any(line.startswith('"reading_2011"') and "'snow'" in line for line in lines), lines
     assert not any(line.startswith('"reading_2011"') and "'hail storm'" in line for line in lines), lines
+
+
+def test_a_member_holding_a_value_keeps_one_line_with_the_right_id():
+    # found in review: a member whose value put it in a line of its own had its other columns sent
+    # to the representative's line (a second line's overhead ended the answer before the store's
+    # value), and a line could carry the Term id of another table than the one it names
+    docs = [_table("sales_1990", "sales (table family 1990-2024)", alt=("sales_{n}",),
+                   hidden=tuple(f"sales_{y}" for y in range(1990, 2025)))]
+    for table in ("sales_1990", "sales_2015"):
+        docs.append(_table(table, table))
+        for k, column in enumerate(["store_id", "channel", "units_sold", "unit_price"]):
+            doc = _column(table, column, column.replace("_", " "), k)
+            if column == "store_id" and table == "sales_2015":
+                doc.keys.add(doc.locations[0])
+            docs.append(doc)
+    docs += [_value("sales_2015", "channel", "web shop"), _table("store", "store"),
+             _column("store", "store_id", "store id", 0), _column("store", "region", "region", 1),
+             _value("store", "region", "north")]
+    docs.sort(key=lambda d: d.iri)
+    index = SearchIndex(docs)
+    for budget in (250, 300, 400):
+        hits = browse(index, BrowseSettings(), "web shop sales in the north", format="compact", budget=budget,
+                      n=1)
+        for hit in hits:
+            table = hit["label"].split('"')[1]
+            assert hit["id"].startswith(f"urn:t/{table}/"), hit  # a line's id is its own table's Term
+        sales_lines = [h["label"] for h in hits if h["label"].startswith('"sales_2015"(')]
+        assert len(sales_lines) <= 1, sales_lines
+    text = " ".join(h["label"] for h in hits)
+    assert "'web shop'" in text and "'north'" in text, hits
