@@ -615,11 +615,17 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             # the other columns as the table's stream, merged in while read: on a wide schema the
             # matched tables' columns are thousands, of which the answer names a few hundred
             columns = layout.table_columns.get(table, [])
+            floors = []  # (key column, the score its table's prior gives it)
             for rank_in_table, location in enumerate(columns):
                 if location not in documents[layout.column_term[location]].keys:
                     streams.append(others(table, score, columns, rank_in_table))
                     break
-                floor = score - (rank_in_table + 1) * 1e-9  # keys: as relevant as their table
+                floors.append((location, score - (rank_in_table + 1) * 1e-9))  # keys: as relevant as their table
+            # the columns joining it to another ranked table (a probed or shared key no constraint
+            # declares, e.g. two tables both holding a customer id) are keys of this answer too
+            floors += [(location, pair_score - (len(columns) + k + 1) * 1e-9) for k, (location, pair_score)
+                       in enumerate(joined_columns(table, score, columns, table_score, joins))]
+            for location, floor in floors:
                 if location not in groups:
                     groups[location] = {"score": floor, "doc": layout.column_term[location],
                                         "location": location, "values": [], "matched": False}
@@ -628,16 +634,6 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                     # named "id" by the evidence) never ranks below the keys its table would get;
                     # it then counts as a prior candidate (named in its table's line) unless a
                     # value of it matched (a code the question names keeps its full line)
-                    groups[location].update(score=floor, matched=bool(groups[location]["values"]))
-            # the columns joining it to another ranked table (a probed or shared key no constraint
-            # declares, e.g. two tables both holding a customer id) are keys of this answer too
-            for rank_in_table, (location, pair_score) in enumerate(
-                    joined_columns(table, score, columns, table_score, joins), start=len(columns)):
-                floor = pair_score - (rank_in_table + 1) * 1e-9
-                if location not in groups:
-                    groups[location] = {"score": floor, "doc": layout.column_term[location],
-                                        "location": location, "values": [], "matched": False}
-                elif groups[location]["score"] < floor:
                     groups[location].update(score=floor, matched=bool(groups[location]["values"]))
 
     ordered: Iterable[dict[str, Any]] = heapq.merge(sorted(groups.values(), key=order), *streams, key=order)

@@ -53,6 +53,7 @@ from evoonto.tools.trajectory import ToolEvent, TrajectoryLog, to_text  # noqa: 
 
 if TYPE_CHECKING:
     from evoonto.tools.data import DataTools
+    from evoonto.tools.joinpaths import TableJoins
     from evoonto.workspace import Workspace
 
 BUILTIN_TOOLS = ("browse", "resolve", "manifest", "join_path")
@@ -71,10 +72,10 @@ class _Built:
         # weakly: this object is the value of the ontology's entry in the weak-keyed _CACHE, and a
         # strong reference from the value would keep the key (the whole store and index) alive forever
         self._ontology = weakref.ref(ontology)
-        self._table_joins: dict[str, dict[str, set[str]]] | None = None
+        self._table_joins: TableJoins | None = None
         self._index_cache = index_cache
 
-    def table_joins(self) -> dict[str, dict[str, set[str]]]:
+    def table_joins(self) -> TableJoins:
         """Table -> the tables it joins by a declared, probed, verified or shared key, each with the
         table's own columns in those joins (both directions; joins guessed from names alone are left out;
         :func:`~evoonto.tools.joinpaths.table_joins` of :meth:`join_graph`); built on first use.

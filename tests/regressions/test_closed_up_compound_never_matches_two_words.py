@@ -11,18 +11,11 @@ from evoonto.evaluation.linking import recognise
 from evoonto.tools.browse import browse, compounds
 from evoonto.tools.index import Document, SearchIndex, tokenize
 from evoonto.tools.settings import BrowseSettings
+from fixtures.retrieval_support import column_doc
 
 
 def _column(table: str, column: str, ordinal: int) -> Document:
-    label = column.replace("_", " ")
-    doc = Document(f"urn:t/{table}/{column}", "term", label=label)
-    doc.add("prefLabel", label)
-    doc.add("column", table)
-    doc.add("column", column)
-    doc.locations.append(f"{table}.{column}")
-    doc.ordinals[f"{table}.{column}"] = ordinal
-    doc.types[f"{table}.{column}"] = "REAL"
-    return doc
+    return column_doc(table, column, column.replace("_", " "), ordinal, type_name="REAL")
 
 
 COLUMNS = {"storm": ["sid", "name", "tokyo_grade", "tokyo_wind", "newdelhi_grade", "newdelhi_wind", "usa_wind"],

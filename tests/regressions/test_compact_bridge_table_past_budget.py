@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from evoonto.evaluation.linking import recognise
 from evoonto.tools.browse import MAX_BRIDGES, TABLE_PRIOR, bridge_tables, browse
-from evoonto.tools.index import Document, SearchIndex
+from evoonto.tools.index import SearchIndex
 from evoonto.tools.settings import BrowseSettings
+from fixtures.retrieval_support import column_doc
 
 
 def test_bridge_tables_join_two_ranked_tables_that_do_not_join_directly():
@@ -21,28 +22,17 @@ def test_bridge_tables_join_two_ranked_tables_that_do_not_join_directly():
     assert bridge_tables({"a": 1.0, "b": 1.0}, hub) == {}  # a hub pair names no bridge
 
 
-def _column(table: str, column: str, label: str, ordinal: int, key: bool = False) -> Document:
-    doc = Document(f"urn:t/{table}/{column}", "term", label=label)
-    doc.add("prefLabel", label)
-    doc.add("column", table)
-    doc.add("column", column)
-    doc.locations.append(f"{table}.{column}")
-    doc.ordinals[f"{table}.{column}"] = ordinal
-    doc.types[f"{table}.{column}"] = "TEXT"
-    if key:
-        doc.keys.add(f"{table}.{column}")
-    return doc
-
-
 def test_the_bridge_and_its_keys_are_in_a_small_compact_answer():
-    docs = [_column("student", "student_id", "student id", 0, key=True), _column("student", "name", "student name", 1),
-            _column("course", "course_id", "course id", 0, key=True), _column("course", "title", "course title", 1),
-            _column("enrollment", "student_ref", "enrolled pupil", 0, key=True),
-            _column("enrollment", "course_ref", "enrolled class", 1, key=True),
-            _column("enrollment", "grade", "grade", 2)]
+    docs = [column_doc("student", "student_id", "student id", 0, key=True),
+            column_doc("student", "name", "student name", 1),
+            column_doc("course", "course_id", "course id", 0, key=True),
+            column_doc("course", "title", "course title", 1),
+            column_doc("enrollment", "student_ref", "enrolled pupil", 0, key=True),
+            column_doc("enrollment", "course_ref", "enrolled class", 1, key=True),
+            column_doc("enrollment", "grade", "grade", 2)]
     # many weak matches elsewhere that would otherwise fill the budget
-    docs += [_column(f"archive_{k}", "title_text", f"archived title {k}", 0) for k in range(60)]
-    docs += [_column(f"roster_{k}", "name_text", f"roster name {k}", 0) for k in range(60)]
+    docs += [column_doc(f"archive_{k}", "title_text", f"archived title {k}", 0) for k in range(60)]
+    docs += [column_doc(f"roster_{k}", "name_text", f"roster name {k}", 0) for k in range(60)]
     docs.sort(key=lambda d: d.iri)
     index = SearchIndex(docs)
     joins = {"student": {"enrollment"}, "course": {"enrollment"}, "enrollment": {"student", "course"}}

@@ -7,46 +7,30 @@ of unmatched columns stops at :data:`evoonto.tools.browse.LINE_SHARE` of the bud
 
 from __future__ import annotations
 
+import functools
+
 from evoonto.evaluation.linking import recognise
 from evoonto.tools.browse import LINE_SHARE, browse
 from evoonto.tools.index import Document, SearchIndex, family_members
 from evoonto.tools.settings import BrowseSettings
+from fixtures.retrieval_support import column_doc, table_doc
 
-
-def _column(table: str, column: str, label: str, ordinal: int) -> Document:
-    doc = Document(f"urn:t/{table}/{column}", "term", label=label)
-    doc.add("prefLabel", label)
-    doc.add("column", table)
-    doc.add("column", column)
-    doc.locations.append(f"{table}.{column}")
-    doc.ordinals[f"{table}.{column}"] = ordinal
-    doc.types[f"{table}.{column}"] = "REAL"
-    return doc
-
-
-def _table(table: str, label: str, alt: list[str] = (), hidden: list[str] = ()) -> Document:
-    doc = Document(f"urn:t/{table}/entity/{label.replace(' ', '-')}", "term", label=label)
-    doc.add("prefLabel", label)
-    for text in alt:
-        doc.add("altLabel", text)
-    for text in hidden:
-        doc.add("hiddenLabel", text)
-    doc.locations.append(table)
-    return doc
+#: this schema's columns are all REAL
+_real_column = functools.partial(column_doc, type_name="REAL")
 
 
 def _schema() -> list[Document]:
     years = range(1990, 2025)
-    docs = [_table("sales_1990", "sales (table family 1990-2024)", alt=["sales_{n}"],
-                   hidden=[f"sales_{y}" for y in years]),
-            _table("sales_1990", "sales 1990")]
-    docs += [_column("sales_1990", c, c.replace("_", " "), k) for k, c in enumerate(
+    docs = [table_doc("sales_1990", "sales (table family 1990-2024)", alt=["sales_{n}"],
+                       hidden=[f"sales_{y}" for y in years]),
+            table_doc("sales_1990", "sales 1990")]
+    docs += [_real_column("sales_1990", c, c.replace("_", " "), k) for k, c in enumerate(
         ["store_id", "units_sold", "unit_price", "discount_rate"])]
-    docs += [_table("store", "store"), _column("store", "store_id", "store id", 0),
-             _column("store", "store_region", "store region", 1)]
+    docs += [table_doc("store", "store"), _real_column("store", "store_id", "store id", 0),
+             _real_column("store", "store_region", "store region", 1)]
     # a wide table whose name matches the question: 300 unmatched columns
-    docs += [_table("sales_forecast", "sales forecast")]
-    docs += [_column("sales_forecast", f"feature_{k:03d}", f"feature {k}", k) for k in range(300)]
+    docs += [table_doc("sales_forecast", "sales forecast")]
+    docs += [_real_column("sales_forecast", f"feature_{k:03d}", f"feature {k}", k) for k in range(300)]
     docs.sort(key=lambda d: d.iri)
     return docs
 
@@ -55,7 +39,7 @@ def test_family_members_are_read_from_the_family_term():
     family = _schema()[[d.label for d in _schema()].index("sales (table family 1990-2024)")]
     members = family_members(family)
     assert members["2015"] == "sales_2015" and len(members) == 35
-    assert family_members(_table("store", "store")) == {}
+    assert family_members(table_doc("store", "store")) == {}
 
 
 def test_a_member_named_by_its_year_is_named_in_the_answer():

@@ -7,47 +7,30 @@ the members the question names by key."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 from evoonto.tools.browse import browse
-from evoonto.tools.index import Document, SearchIndex
+from evoonto.tools.index import SearchIndex
 from evoonto.tools.settings import BrowseSettings
+from fixtures.retrieval_support import column_doc, table_doc, value_doc
+
+#: this schema's columns are all REAL
+_real_column = functools.partial(column_doc, type_name="REAL")
 
 YEARS = range(2005, 2018)
 READING = ["station", "cloud_amount", "wind_speed", "reading_day"]
 
 
-def _column(table: str, column: str, label: str, ordinal: int) -> Document:
-    doc = Document(f"urn:t/{table}/{column}", "term", label=label)
-    doc.add("prefLabel", label)
-    doc.add("column", table)
-    doc.add("column", column)
-    doc.locations.append(f"{table}.{column}")
-    doc.ordinals[f"{table}.{column}"] = ordinal
-    doc.types[f"{table}.{column}"] = "REAL"
-    return doc
-
-
-def _table(table: str, label: str, alt: tuple[str, ...] = (), hidden: tuple[str, ...] = ()) -> Document:
-    doc = Document(f"urn:t/{table}/entity/{label.replace(' ', '-')}", "term", label=label)
-    doc.add("prefLabel", label)
-    for text in alt:
-        doc.add("altLabel", text)
-    for text in hidden:
-        doc.add("hiddenLabel", text)
-    doc.locations.append(table)
-    return doc
-
-
 def _index() -> SearchIndex:
-    docs = [_table("reading_2005", "reading (table family 2005-2017)", alt=("reading_{n}",),
-                   hidden=tuple(f"reading_{y}" for y in YEARS))]
+    docs = [table_doc("reading_2005", "reading (table family 2005-2017)", alt=("reading_{n}",),
+                       hidden=tuple(f"reading_{y}" for y in YEARS))]
     for year in YEARS:  # every member kept Terms of its own
         table = f"reading_{year}"
-        docs.append(_table(table, table.replace("_", " ")))
-        docs += [_column(table, c, c.replace("_", " "), k) for k, c in enumerate(READING)]
-    docs += [_table("payment", "payment"), _column("payment", "payment_id", "payment id", 0),
-             _column("payment", "amount", "amount", 1), _column("payment", "paid_on", "paid on", 2)]
+        docs.append(table_doc(table, table.replace("_", " ")))
+        docs += [_real_column(table, c, c.replace("_", " "), k) for k, c in enumerate(READING)]
+    docs += [table_doc("payment", "payment"), _real_column("payment", "payment_id", "payment id", 0),
+             _real_column("payment", "amount", "amount", 1), _real_column("payment", "paid_on", "paid on", 2)]
     docs.sort(key=lambda d: d.iri)
     return SearchIndex(docs)
 
@@ -71,20 +54,12 @@ def test_a_familys_members_share_one_line():
     assert len({line.split("(")[0] for line in _lines(hits)}) <= 1, _lines(hits)
 
 
-def _value(table: str, column: str, value: str) -> Document:
-    doc = Document(f"urn:t/{table}/{column}/value/{value.replace(' ', '-')}", "term", label=value)
-    doc.add("prefLabel", value)
-    doc.add("hiddenLabel", f"{table}.{column} = {value}")  # how the builder marks a value Term
-    doc.locations.append(f"{table}.{column}")
-    return doc
-
-
 def test_a_value_seen_in_members_is_named_once_and_never_moved_to_another_member():
     # the value 'hail' was seen in the weather column of five members (value Terms of each)
     docs = list(_index().documents)
     holders = [f"reading_{y}" for y in (2008, 2009, 2010, 2011, 2012)]
-    docs += [_column(table, "weather", "weather", 4) for table in [f"reading_{y}" for y in YEARS]]
-    docs += [_value(table, "weather", "hail") for table in holders]
+    docs += [_real_column(table, "weather", "weather", 4) for table in [f"reading_{y}" for y in YEARS]]
+    docs += [value_doc(table, "weather", "hail") for table in holders]
     docs.sort(key=lambda d: d.iri)
     index = SearchIndex(docs)
     hits = browse(index, BrowseSettings(), "stations with hail", format="compact", budget=1500)
@@ -104,8 +79,8 @@ def test_a_members_other_values_and_its_own_value_are_kept():
                                ("reading_2011.cloud_amount", "sleet", 0.5)])
     # reading_2011 holds 'sleet' too: its column is not skipped as a repeat of reading_2009's 'hail'
     assert any(h["label"].startswith('"reading_2011"') and '"cloud_amount"' in h["label"] for h in hits), hits
-    docs = list(index.documents) + [_value("reading_2005", "station", "hail storm"),
-                                    _value("reading_2011", "station", "snow")]
+    docs = list(index.documents) + [value_doc("reading_2005", "station", "hail storm"),
+                                    value_doc("reading_2011", "station", "snow")]
     docs.sort(key=lambda d: d.iri)
     hits = browse(SearchIndex(docs), BrowseSettings(), "hail storm or snow readings in 2011", format="compact",
                   budget=900)
@@ -118,18 +93,18 @@ def test_a_member_holding_a_value_keeps_one_line_with_the_right_id():
     # found in review: a member whose value put it in a line of its own had its other columns sent
     # to the representative's line (a second line's overhead ended the answer before the store's
     # value), and a line could carry the Term id of another table than the one it names
-    docs = [_table("sales_1990", "sales (table family 1990-2024)", alt=("sales_{n}",),
-                   hidden=tuple(f"sales_{y}" for y in range(1990, 2025)))]
+    docs = [table_doc("sales_1990", "sales (table family 1990-2024)", alt=("sales_{n}",),
+                       hidden=tuple(f"sales_{y}" for y in range(1990, 2025)))]
     for table in ("sales_1990", "sales_2015"):
-        docs.append(_table(table, table))
+        docs.append(table_doc(table, table))
         for k, column in enumerate(["store_id", "channel", "units_sold", "unit_price"]):
-            doc = _column(table, column, column.replace("_", " "), k)
+            doc = _real_column(table, column, column.replace("_", " "), k)
             if column == "store_id" and table == "sales_2015":
                 doc.keys.add(doc.locations[0])
             docs.append(doc)
-    docs += [_value("sales_2015", "channel", "web shop"), _table("store", "store"),
-             _column("store", "store_id", "store id", 0), _column("store", "region", "region", 1),
-             _value("store", "region", "north")]
+    docs += [value_doc("sales_2015", "channel", "web shop"), table_doc("store", "store"),
+             _real_column("store", "store_id", "store id", 0), _real_column("store", "region", "region", 1),
+             value_doc("store", "region", "north")]
     docs.sort(key=lambda d: d.iri)
     index = SearchIndex(docs)
     for budget in (250, 300, 400):

@@ -6,47 +6,30 @@ names each column once, with the value the question named in it when either copy
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 
 from evoonto.tools.browse import browse
-from evoonto.tools.index import Document, SearchIndex
+from evoonto.tools.index import SearchIndex
 from evoonto.tools.settings import BrowseSettings
+from fixtures.retrieval_support import column_doc, table_doc
+
+#: this schema's columns are all REAL
+_real_column = functools.partial(column_doc, type_name="REAL")
 
 COLUMNS = ["store_id", "units_sold", "unit_price", "discount_rate", "returned_units", "channel"]
 
 
-def _column(table: str, column: str, label: str, ordinal: int) -> Document:
-    doc = Document(f"urn:t/{table}/{column}", "term", label=label)
-    doc.add("prefLabel", label)
-    doc.add("column", table)
-    doc.add("column", column)
-    doc.locations.append(f"{table}.{column}")
-    doc.ordinals[f"{table}.{column}"] = ordinal
-    doc.types[f"{table}.{column}"] = "REAL"
-    return doc
-
-
-def _table(table: str, label: str, alt: tuple[str, ...] = (), hidden: tuple[str, ...] = ()) -> Document:
-    doc = Document(f"urn:t/{table}/entity/{label.replace(' ', '-')}", "term", label=label)
-    doc.add("prefLabel", label)
-    for text in alt:
-        doc.add("altLabel", text)
-    for text in hidden:
-        doc.add("hiddenLabel", text)
-    doc.locations.append(table)
-    return doc
-
-
 def _index() -> SearchIndex:
     years = range(1990, 2025)
-    docs = [_table("sales_1990", "sales (table family 1990-2024)", alt=("sales_{n}",),
-                   hidden=tuple(f"sales_{y}" for y in years))]
+    docs = [table_doc("sales_1990", "sales (table family 1990-2024)", alt=("sales_{n}",),
+                       hidden=tuple(f"sales_{y}" for y in years))]
     for table in ("sales_1990", "sales_2015"):  # the representative, and a member with Terms of its own
-        docs.append(_table(table, table.replace("_", " ")))
-        docs += [_column(table, c, f"{table} {c}".replace("_", " "), k) for k, c in enumerate(COLUMNS)]
-    docs += [_table("store", "store"), _column("store", "store_id", "store id", 0),
-             _column("store", "store_region", "store region", 1)]
+        docs.append(table_doc(table, table.replace("_", " ")))
+        docs += [_real_column(table, c, f"{table} {c}".replace("_", " "), k) for k, c in enumerate(COLUMNS)]
+    docs += [table_doc("store", "store"), _real_column("store", "store_id", "store id", 0),
+             _real_column("store", "store_region", "store region", 1)]
     docs.sort(key=lambda d: d.iri)
     return SearchIndex(docs)
 

@@ -8,32 +8,22 @@ the line of a column that is a candidate anyway (here ``loan.status``, which the
 from __future__ import annotations
 
 from evoonto.tools.browse import browse
-from evoonto.tools.index import Document, SearchIndex
+from evoonto.tools.index import SearchIndex
 from evoonto.tools.settings import BrowseSettings
-
-
-def _column(table: str, column: str, label: str, ordinal: int) -> Document:
-    doc = Document(f"urn:t/{table}/{column}", "term", label=label)
-    doc.add("prefLabel", label)
-    doc.add("column", table)
-    doc.add("column", column)
-    doc.locations.append(f"{table}.{column}")
-    doc.ordinals[f"{table}.{column}"] = ordinal
-    doc.types[f"{table}.{column}"] = "TEXT"
-    return doc
+from fixtures.retrieval_support import column_doc
 
 
 def _index() -> SearchIndex:
-    docs = [_column("loan", "loan_id", "loan id", 0), _column("loan", "status", "repayment status", 1),
-            _column("loan", "amount", "loan amount", 2)]
+    docs = [column_doc("loan", "loan_id", "loan id", 0), column_doc("loan", "status", "repayment status", 1),
+            column_doc("loan", "amount", "loan amount", 2)]
     # a schema too large to list whole within the budget
-    docs += [_column(f"station_{k}", column, column.replace("_", " "), j) for k in range(120)
+    docs += [column_doc(f"station_{k}", column, column.replace("_", " "), j) for k in range(120)
              for j, column in enumerate(("flag", "reading_day", "reading_hour", "air_temp", "sea_temp"))]
     docs.sort(key=lambda d: d.iri)
     return SearchIndex(docs)
 
 
-def test_a_one_letter_code_rides_only_in_a_candidate_column():
+def test_a_one_letter_code_rides_only_in_a_candidatecolumn_doc():
     hits = [("loan.status", "C", 1.0)] + [(f"station_{k}.flag", "C", 1.0) for k in range(40)]
     answer = browse(_index(), BrowseSettings(), "How many loans have running contracts?", format="compact",
                     budget=1200, value_hits=hits, context="status = 'C' stands for a running contract")

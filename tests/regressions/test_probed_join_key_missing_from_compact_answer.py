@@ -9,21 +9,9 @@ from __future__ import annotations
 
 from evoonto.evaluation.linking import recognise
 from evoonto.tools.browse import browse, joined_columns
-from evoonto.tools.index import Document, SearchIndex
+from evoonto.tools.index import SearchIndex
 from evoonto.tools.settings import BrowseSettings
-
-
-def _column(table: str, column: str, label: str, ordinal: int, key: bool = False) -> Document:
-    doc = Document(f"urn:t/{table}/{column}", "term", label=label)
-    doc.add("prefLabel", label)
-    doc.add("column", table)
-    doc.add("column", column)
-    doc.locations.append(f"{table}.{column}")
-    doc.ordinals[f"{table}.{column}"] = ordinal
-    doc.types[f"{table}.{column}"] = "TEXT"
-    if key:
-        doc.keys.add(f"{table}.{column}")
-    return doc
+from fixtures.retrieval_support import column_doc
 
 
 PURCHASE = ["purchase_id", "purchase_date", "purchase_time", "station", "card", "product", "amount", "unit_price",
@@ -31,12 +19,13 @@ PURCHASE = ["purchase_id", "purchase_date", "purchase_time", "station", "card", 
 
 
 def _index() -> SearchIndex:
-    docs = [_column("purchase", c, f"purchase {c}".replace("_", " "), k, key=(c == "purchase_id"))
+    docs = [column_doc("purchase", c, f"purchase {c}".replace("_", " "), k, key=(c == "purchase_id"))
             for k, c in enumerate(PURCHASE)]
-    docs += [_column("monthly_usage", "client_no", "client number", 0), _column("monthly_usage", "month", "month", 1),
-             _column("monthly_usage", "consumption", "consumption", 2)]
+    docs += [column_doc("monthly_usage", "client_no", "client number", 0),
+             column_doc("monthly_usage", "month", "month", 1),
+             column_doc("monthly_usage", "consumption", "consumption", 2)]
     # weak matches elsewhere that fill a small budget
-    docs += [_column(f"archive_{k}", f"purchase_note_{j}", f"archived purchase note {j}", j)
+    docs += [column_doc(f"archive_{k}", f"purchase_note_{j}", f"archived purchase note {j}", j)
              for k in range(40) for j in range(3)]
     docs.sort(key=lambda d: d.iri)
     return SearchIndex(docs)
