@@ -1,7 +1,9 @@
 """``browse(q, kind, n)``: ranked candidates for a query (paper §3, Tool layer; DESIGN.md §5).
 
 Ranking: per-field BM25 (bm25s, weights from the Tool graph) over the query terms, where query
-terms missing from the vocabulary are replaced by close vocabulary tokens (rapidfuzz ``ratio``).
+terms missing from the vocabulary are replaced by close vocabulary tokens (rapidfuzz ``ratio``), and
+identifier words that truncate a term (``visib`` for "visibility", ``dewp`` for "dew point") stand
+for it at :data:`ABBREVIATION_WEIGHT` (:func:`abbreviations`).
 On the BM25 shortlist each score is multiplied by the share of query terms the record matches (the
 coord factor of Lucene's classic similarity), then fused with rapidfuzz ``token_sort_ratio`` between
 the query and the record's labels::
@@ -98,6 +100,13 @@ CONTEXT_WEIGHT = 0.5
 FALLBACK_CUTOFF = 60.0
 FALLBACK_TERMS = 3
 LABEL_FIELDS = {"prefLabel", "altLabel", "hiddenLabel"}
+#: Fewest letters of a question word an identifier must keep to count as its truncation
+#: (:func:`abbreviations`): three-letter beginnings (``pro``, ``per``, ``con``) start too many words.
+ABBREVIATION_MIN = 4
+#: Weight of an identifier word that abbreviates a query term (:func:`abbreviations`), relative to
+#: the term itself: a guess from the letters alone, counted like a term of the context. A prior, not
+#: fitted to any benchmark.
+ABBREVIATION_WEIGHT = 0.5
 
 
 def check_browse_args(q: Any, kind: Any, n: Any, settings: BrowseSettings) -> tuple[str, str, int]:
@@ -196,6 +205,57 @@ def compounds(index: SearchIndex, text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def abbreviations(index: SearchIndex, tokens: Sequence[str]) -> list[list[str]]:
+    """Identifier words that abbreviate query terms by truncation, as schemas often do: a column
+    ``visib`` for "visibility", ``temp`` for "temperature", ``cust`` for "customer", and for two
+    adjacent terms a closed-up form of their beginnings, ``dewp`` for "dew point", ``custnum`` for
+    "customer number" (it then stands for both). Only words of table and column names (the index's
+    ``column`` field) count; a truncation keeps at least :data:`ABBREVIATION_MIN` letters of one
+    term (of two terms: at least two letters of the first and one of the second, also
+    :data:`ABBREVIATION_MIN` in all), also once stemmed (the stemmer makes ``pers`` ``per``); a
+    query term itself is never another's abbreviation. General knowledge of how identifiers are
+    shortened; no list of abbreviations is involved. A guess: :func:`rank` weighs them
+    :data:`ABBREVIATION_WEIGHT` of the term they abbreviate.
+
+    Args:
+        tokens: query terms in text order (stemmed, as :func:`query_terms` returns them).
+    Returns:
+        One list per distinct term of ``tokens``, in order: the index tokens abbreviating it,
+        without repeats (``[]`` for most terms).
+    """
+    terms = list(dict.fromkeys(tokens))
+    names = index.field_vocab("column")
+    out: list[list[str]] = [[] for _ in terms]
+    if not names:
+        return out
+    own = set(terms)
+
+    def found(short: str) -> str | None:
+        stemmed = tokenize(short)
+        if len(stemmed) == 1 and len(stemmed[0]) >= ABBREVIATION_MIN and stemmed[0] in names \
+                and stemmed[0] not in own:
+            return stemmed[0]
+        return None
+
+    for k, term in enumerate(terms):
+        if not term.isalpha():
+            continue
+        for end in range(ABBREVIATION_MIN, len(term)):
+            short = found(term[:end])
+            if short is not None:
+                out[k].append(short)
+        if k + 1 < len(terms) and terms[k + 1].isalpha():
+            second = terms[k + 1]
+            for i in range(2, len(term) + 1):
+                for j in range(1, len(second) + 1):
+                    if i + j >= ABBREVIATION_MIN and (i, j) != (len(term), len(second)):
+                        short = found(term[:i] + second[:j])
+                        if short is not None:
+                            out[k].append(short)
+                            out[k + 1].append(short)
+    return [list(dict.fromkeys(group)) for group in out]
+
+
 def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: str,
          shortlist: int = SHORTLIST, *, fallback: bool = True,
          context_tokens: Collection[str] = ()) -> tuple[list[tuple[float, int]], set[str]]:
@@ -222,6 +282,9 @@ def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: 
     context_tokens = set(context_tokens)
     share = [CONTEXT_WEIGHT if t in context_tokens else 1.0 for t in dict.fromkeys(tokens)]
     groups = index.expand(tokens)
+    for group, shorter in zip(groups, abbreviations(index, tokens), strict=True):
+        have = {token for token, _ in group}
+        group.extend((token, ABBREVIATION_WEIGHT) for token in shorter if token not in have)
     weighted = [(token, weight * w) for group, w in zip(groups, share, strict=True) for token, weight in group]
     query_text = " ".join(t for t in tokens if t not in context_tokens) or " ".join(tokens)
     docs, scores = index.candidates(weighted, settings.weights, start, end) if weighted else (np.empty(0), None)
@@ -518,6 +581,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             # of a table carries): only such a column may lengthen a table's line past its share
             table_words = set(tokenize(location.partition(".")[0]))
             group["own"] = bool((matched - table_words) & set(tokenize(f"{location.partition('.')[2]} {doc.label}")))
+            # matched by any word of its own (its name, label, description or values)
+            group["word"] = group.get("word") or bool((matched - table_words) & set(index.doc_tokens[i].split()))
         if value is not None:
             # the value itself matched, or one of its own names did (a documented meaning: "female"
             # for 'F'), not only its column's words, which every value Term of the column carries
@@ -603,6 +668,16 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                     table_score[table] = max(table_score.get(table, 0.0), best)
         if joins:
             table_score.update(bridge_tables(table_score, joins))
+        # a column a query word matched (by its own name, description or value, not only by its
+        # table's name) is at least as relevant as its table's columns no word matched (stage two
+        # gives them TABLE_PRIOR × the table's score): it comes before them, not after (a weak
+        # match, e.g. one word of several or a truncated name, would)
+        for group in groups.values():
+            location = group["location"]
+            if location and "." in location and (group.get("word") or group["values"]):
+                prior = TABLE_PRIOR * table_score.get(location.partition(".")[0], 0.0)
+                if group["score"] < prior:  # raised, in the order of their own scores
+                    group["score"] = prior + 1e-6 * group["score"]
         ranked_tables = sorted(table_score.items(), key=lambda pair: -pair[1])
         # stage three: the other tables, unranked (score 0), when the budget has room for them;
         # on a schema whose names alone exceed twice the budget, generated lazily (below)

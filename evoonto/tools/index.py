@@ -396,6 +396,7 @@ class SearchIndex:
         self._stem_of: dict[str, str] = {}
         self._at: dict[str, list[int]] | None = None  # see documents_at
         self._sorted: dict[str, bool] = {}  # see _sorted_postings
+        self._field_vocab: dict[str, frozenset[str]] = {}  # see field_vocab
         #: normalised label text (label, first synonyms and hidden labels) for fuzzy re-scoring
         self.label_norm = [
             " ".join(tokenize(" ".join(dict.fromkeys(
@@ -419,7 +420,8 @@ class SearchIndex:
     def __getstate__(self) -> dict[str, Any]:
         """Pickled state without the caches built on first use (rebuilt after loading)."""
         state = dict(self.__dict__)
-        state.update(_surface=None, _layout=None, _stem_of={}, _at=None, _parent_texts={}, _sorted={})
+        state.update(_surface=None, _layout=None, _stem_of={}, _at=None, _parent_texts={}, _sorted={},
+                     _field_vocab={})
         return state
 
     def _sorted_postings(self, name: str) -> bool:
@@ -445,6 +447,16 @@ class SearchIndex:
         :func:`evoonto.server.freeze_loaded_objects`, never by a library object."""
         self.layout()
         self.documents_at("")
+
+    def field_vocab(self, name: str) -> frozenset[str]:
+        """The tokens field ``name`` holds over all documents (e.g. ``"column"``: the words of table
+        and column identifiers); empty when no document has the field. Built on first use."""
+        known = self.__dict__.setdefault("_field_vocab", {})  # (an index unpickled from an older file lacks it)
+        vocab = known.get(name)
+        if vocab is None:
+            entry = self.retrievers.get(name)
+            vocab = known[name] = frozenset(t for t in entry[0].vocab_dict if t) if entry else frozenset()
+        return vocab
 
     def documents_at(self, location: str) -> list[int]:
         """Positions of the documents mapping ``location`` (``table`` or ``table.column``, as in
