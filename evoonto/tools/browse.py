@@ -579,10 +579,16 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         if location and "." in location and not group.get("own"):
             # matched by its own name or label, not only by its table's name (which every column
             # of a table carries): only such a column may lengthen a table's line past its share
-            table_words = set(tokenize(location.partition(".")[0]))
-            group["own"] = bool((matched - table_words) & set(tokenize(f"{location.partition('.')[2]} {doc.label}")))
+            table, _, column = location.partition(".")
+            table_words = set(tokenize(table))
+            # ... except a column named like its table (schools."School", race."race"): the table's
+            # naming column, whose name is its own even though the table's name holds it
+            column_words = set(tokenize(column))
+            named = column_words <= table_words and bool(matched & column_words)
+            group["own"] = named or bool((matched - table_words) & set(tokenize(f"{column} {doc.label}")))
             # matched by any word of its own (its name, label, description or values)
-            group["word"] = group.get("word") or bool((matched - table_words) & set(index.doc_tokens[i].split()))
+            group["word"] = (group.get("word") or named
+                             or bool((matched - table_words) & set(index.doc_tokens[i].split())))
         if value is not None:
             # the value itself matched, or one of its own names did (a documented meaning: "female"
             # for 'F'), not only its column's words, which every value Term of the column carries
