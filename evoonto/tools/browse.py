@@ -584,10 +584,10 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             # ... except a column named like its table (schools."School", race."race"): the table's
             # naming column, whose name is its own even though the table's name holds it
             column_words = set(tokenize(column))
-            named = column_words <= table_words and bool(matched & column_words)
-            group["own"] = named or bool((matched - table_words) & set(tokenize(f"{column} {doc.label}")))
+            naming = column_words <= table_words and bool(matched & column_words)
+            group["own"] = naming or bool((matched - table_words) & set(tokenize(f"{column} {doc.label}")))
             # matched by any word of its own (its name, label, description or values)
-            group["word"] = (group.get("word") or named
+            group["word"] = (group.get("word") or naming
                              or bool((matched - table_words) & set(index.doc_tokens[i].split())))
         if value is not None:
             # the value itself matched, or one of its own names did (a documented meaning: "female"
