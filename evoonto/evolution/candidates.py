@@ -257,7 +257,8 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
       ``prober`` for the source and ``iris`` for the workspace's IRIs).
     * ``answer_size`` → a saving (``aim="cost"``): a smaller compact budget, or fewer verbose hits.
     * ``missing_value`` → Evidence of the probed value on the Term(s) of the column that holds it
-      (a new Term for the column when none maps it).
+      (a new Term for the column when none maps it); for a quoted part of a value, Evidence of the
+      stored value that contains it, without a synonym.
     * ``unknown_column`` → a hidden label with the wrong name on the closest real column's Term.
     * ``guessed_join`` → an Association between the two tables' Entity Terms with the join condition.
     * ``shallow_retrieval`` → a larger answer budget (compact served format) or more results by
@@ -294,8 +295,9 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
         for table, column, value, query, rows in sig.detail("hits", ())[:max_alternatives]:
             targets = _column_terms(view, src, table, column)
             if targets:
+                # a quoted part of the stored value is not another name of it: no synonym then
                 c = _evidence_candidate(sid, reason, src, (table, column, value, query, rows), targets,
-                                        sig.detail("surface"))
+                                        None if sig.detail("contained") else sig.detail("surface"))
                 if c:
                     out.append(c)
             else:

@@ -9,7 +9,9 @@ Signature kinds:
 
 ``unlinked_phrase``   a content word of a failed question that nothing browse/resolve surfaced mentions
 ``missing_value``     a value the question names, absent from every Evidence, found in the source by a
-                      new probe (the probe hits travel in ``details``)
+                      new probe (the probe hits travel in ``details``); a value it quotes that no
+                      column stores as a whole, also in the stored values that contain it
+                      (``contained`` in ``details``)
 ``shallow_retrieval`` the task failed although every content word was linked, or every browse answer
                       of the task was cut off at its result limit (more ranked candidates existed
                       below the cut): retrieval may be too shallow
@@ -453,14 +455,20 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
         if "crowded_retrieval" in kinds and traj.events and _crowded_columns(traj, view):
             add("crowded_retrieval", "browse-collapse", None, traj)
         if "missing_value" in kinds and prober is not None and src is not None:
+            quoted = {normalize(q) for q in tx.quoted_literals(traj.question)}
             for value in tx.literal_values(traj.question):
                 if normalize(value) in view.evidence_values:
                     continue
                 hits = prober.find(src, value, view.columns)
+                contained = False
+                if not hits and normalize(value) in quoted:
+                    # a quoted part of a value ("having 'Hey' in its name"): the stored values holding it
+                    hits = prober.find_containing(src, value, view.columns)
+                    contained = bool(hits)
                 if hits:
                     add("missing_value", normalize(value), src, traj,
                         hits=tuple((h.table, h.column, h.value, h.query, h.rows) for h in hits[:3]),
-                        surface=value)
+                        surface=value, contained=contained)
         if "guessed_join" in kinds:
             for sql in _sqls(traj):
                 for cond in _join_conditions(sql):

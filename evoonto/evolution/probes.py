@@ -59,8 +59,9 @@ class ValueProber:
     ``find(source_id, value, columns)`` returns :class:`ValueHit` s: stored values equal to ``value``
     case-insensitively, nothing else. A value that merely shares its first letters with the question's
     word (``LIKE 'co%'`` → a title "Contact"; the code ``NEW`` for *Newark*) is not evidence that the
-    word means it, so no prefix or look-alike match is probed. Probes that fail (timeouts, refused
-    statements) are skipped. Results are cached per (source, value).
+    word means it, so no prefix or look-alike match is probed. ``find_containing`` is for a literal
+    the question quotes as part of a value: the stored values holding it as a whole word. Probes
+    that fail (timeouts, refused statements) are skipped. Results are cached per (source, value).
     ``queries`` counts the probes run.
     """
 
@@ -122,5 +123,52 @@ class ValueProber:
                 break
             if best is not None:
                 hits.append(best)
+        self._cache[key] = hits
+        return hits
+
+    def find_containing(self, source_id: str, text: str, columns: list[ColumnInfo]) -> list[ValueHit]:
+        """Text columns of ``source_id`` (among ``columns``) whose stored values contain ``text`` as a
+        whole word or phrase, case-insensitively: for a literal the question quotes as part of a
+        value ("the song having 'Hey' in its name"), the stored values it is part of (``'Hey Oh'``).
+        Only for what a question quotes (the caller's duty): a word it merely uses is never probed
+        this way (see the class docstring). One probe per text column, ``LIKE '%text%'`` with the
+        pattern characters escaped, read-only like :meth:`find`.
+
+        Returns:
+            One :class:`ValueHit` per column that holds such a value: its most frequent one, the
+            probe's query and that value's row count; ``[]`` for ``text`` under 3 characters, a
+            number, or an unknown source. Cached per (source, text).
+        """
+        import re
+
+        stripped = text.strip()
+        key = (source_id, "\0contains\0" + normalize(stripped))
+        if key in self._cache:
+            return self._cache[key]
+        source = self.sources.get(source_id)
+        hits: list[ValueHit] = []
+        if source is None or len(stripped) < 3 or stripped.replace(".", "", 1).isdigit():
+            self._cache[key] = hits
+            return hits
+        whole = re.compile(r"(?<![0-9a-z])" + re.escape(stripped.lower()) + r"(?![0-9a-z])")
+        # "!" escapes the pattern characters: portable, unlike a backslash (MySQL reads it in literals)
+        pattern = "%" + stripped.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
+        probed = 0
+        for col in columns:
+            if col.source_id != source_id or any(t in col.declared_type.upper() for t in _NUMERIC):
+                continue
+            if probed >= self.max_columns:
+                break
+            probed += 1
+            dialect = source.dialect
+            c, t = quote_identifier(col.column, dialect), quote_identifier(col.table, dialect)
+            sql = (f"SELECT {c}, COUNT(*) FROM {t} WHERE LOWER(CAST({c} AS TEXT)) LIKE LOWER("
+                   f"{quote_literal(pattern, dialect)}) ESCAPE '!' GROUP BY {c} ORDER BY COUNT(*) DESC LIMIT 50")
+            for row in self._run(source, sql):
+                stored = row[0] if isinstance(row, (list, tuple)) else next(iter(dict(row).values()))
+                n = row[1] if isinstance(row, (list, tuple)) and len(row) > 1 else 1
+                if stored is not None and whole.search(str(stored).lower()):
+                    hits.append(ValueHit(source_id, col.table, col.column, str(stored), sql, int(n or 1)))
+                    break
         self._cache[key] = hits
         return hits

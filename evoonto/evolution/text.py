@@ -32,6 +32,11 @@ def content_words(question: str) -> list[str]:
             if len(w) >= 2 and not w.isdigit()]
 
 
+def quoted_literals(question: str) -> list[str]:
+    """The strings a question quotes (``'Hey'``, ``"Hey Oh"``), stripped, in order of appearance."""
+    return [m.group(1).strip() for m in _QUOTED.finditer(question) if m.group(1).strip()]
+
+
 def literal_values(question: str) -> list[str]:
     """Candidate data values mentioned in a question: quoted strings, capitalised words after the
     first word, and years. Deduplicated, in order of appearance."""
