@@ -269,6 +269,9 @@ def _served_tools(ws: Any, *, sources: dict[str, Any], trajectory: TrajectoryLog
         built.table_joins()  # the joins the default (compact) answer ranks keys and bridge tables by
     tools.value_index = _value_index(ws, tools, sources)
     built.index.warm()  # and the maps browse builds on first use
+    from evoonto.tools.browse import abbreviation_words
+
+    abbreviation_words(built.index)  # (the identifier words a query term's abbreviation is looked up in)
     if tools.value_index is not None:
         tools.value_index.warm()
     return tools, _workspace_manifest(ws, tools)

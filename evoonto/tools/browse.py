@@ -42,10 +42,12 @@ says so in its snippet, with the value quoted: data is always returned as a quot
 
 from __future__ import annotations
 
+import bisect
 import functools
 import heapq
 import json
 import math
+import weakref
 from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -104,8 +106,8 @@ LABEL_FIELDS = {"prefLabel", "altLabel", "hiddenLabel"}
 #: (:func:`abbreviations`): three-letter beginnings (``pro``, ``per``, ``con``) start too many words.
 ABBREVIATION_MIN = 4
 #: Weight of an identifier word that abbreviates a query term (:func:`abbreviations`), relative to
-#: the term itself: a guess from the letters alone, counted like a term of the context. A prior, not
-#: fitted to any benchmark.
+#: the term itself, in the BM25 sum and in the coverage share: a guess from the letters alone. A
+#: prior, not fitted to any benchmark.
 ABBREVIATION_WEIGHT = 0.5
 
 
@@ -205,54 +207,96 @@ def compounds(index: SearchIndex, text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+#: Per index, the identifier words that may abbreviate a query term (see :func:`abbreviations`):
+#: sorted, and each with its index token.
+_ABBREVIATION_WORDS: "weakref.WeakKeyDictionary[SearchIndex, tuple[list[str], dict[str, str]]]" = \
+    weakref.WeakKeyDictionary()
+
+
+def common_english_word(word: str) -> bool:
+    """Whether ``word`` (lower-case) is one of the common English words of wordfreq's ``small``
+    list (a frequency of about one per million words or more): ``count``, ``code``, ``date``,
+    ``temp`` are; ``visib``, ``dewp``, ``cust`` are not."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en", wordlist="small") > 0
+
+
+def abbreviation_words(index: SearchIndex) -> tuple[list[str], dict[str, str]]:
+    """The words of table and column names (the index's ``column`` field, as written) that can
+    abbreviate a query term: at least :data:`ABBREVIATION_MIN` letters, and not a common English
+    word (:func:`common_english_word`: a schema's ``count`` or ``code`` is that word, not a
+    shortened ``country`` or ``company department``). Built once per index.
+
+    Returns:
+        ``(words sorted, {word: its index token})``.
+    """
+    known = _ABBREVIATION_WORDS.get(index)
+    if known is None:
+        tokens = {word: token for word, token in index.field_words("column").items()
+                  if len(word) >= ABBREVIATION_MIN and word.isalpha() and not common_english_word(word)}
+        known = _ABBREVIATION_WORDS[index] = (sorted(tokens), tokens)
+    return known
+
+
 def abbreviations(index: SearchIndex, tokens: Sequence[str]) -> list[list[str]]:
     """Identifier words that abbreviate query terms by truncation, as schemas often do: a column
-    ``visib`` for "visibility", ``temp`` for "temperature", ``cust`` for "customer", and for two
-    adjacent terms a closed-up form of their beginnings, ``dewp`` for "dew point", ``custnum`` for
-    "customer number" (it then stands for both). Only words of table and column names (the index's
-    ``column`` field) count; a truncation keeps at least :data:`ABBREVIATION_MIN` letters of one
-    term (of two terms: at least two letters of the first and one of the second, also
-    :data:`ABBREVIATION_MIN` in all), also once stemmed (the stemmer makes ``pers`` ``per``); a
-    query term itself is never another's abbreviation. General knowledge of how identifiers are
-    shortened; no list of abbreviations is involved. A guess: :func:`rank` weighs them
-    :data:`ABBREVIATION_WEIGHT` of the term they abbreviate.
+    ``visib`` for "visibility", ``cust`` for "customer", and for two adjacent terms a closed-up
+    form of their beginnings, ``dewp`` for "dew point". Candidates are the words of
+    :func:`abbreviation_words` (identifier words of at least :data:`ABBREVIATION_MIN` letters that
+    are not common English words), compared as written, not stemmed; a truncation keeps at least
+    :data:`ABBREVIATION_MIN` letters of one term, or two letters of a term and at least one of the
+    next (the whole pair closed up is :func:`compounds`' form); a query term itself is never
+    another's abbreviation. General knowledge of how identifiers are shortened; no list of
+    abbreviations is involved. A guess: :func:`rank` weighs them :data:`ABBREVIATION_WEIGHT` of
+    the term they abbreviate, in its score and in its coverage.
 
     Args:
-        tokens: query terms in text order (stemmed, as :func:`query_terms` returns them).
+        index: the :class:`SearchIndex` searched.
+        tokens: query terms in text order (stemmed, as :func:`query_terms` returns them; a stem
+            begins as its word does, up to its last letters).
     Returns:
-        One list per distinct term of ``tokens``, in order: the index tokens abbreviating it,
-        without repeats (``[]`` for most terms).
+        One list per distinct term of ``tokens``, in order: the index tokens abbreviating it (a
+        closed-up pair's under both terms), without repeats (``[]`` for most terms). Each term
+        costs at most a few dozen sorted-list lookups, however long it is.
     """
     terms = list(dict.fromkeys(tokens))
-    names = index.field_vocab("column")
     out: list[list[str]] = [[] for _ in terms]
-    if not names:
+    words, token_of = abbreviation_words(index)
+    if not words:
         return out
     own = set(terms)
 
-    def found(short: str) -> str | None:
-        stemmed = tokenize(short)
-        if len(stemmed) == 1 and len(stemmed[0]) >= ABBREVIATION_MIN and stemmed[0] in names \
-                and stemmed[0] not in own:
-            return stemmed[0]
-        return None
+    def begins(text: str) -> bool:  # some candidate word begins with text
+        k = bisect.bisect_left(words, text)
+        return k < len(words) and words[k].startswith(text)
+
+    def keep(k: int, text: str) -> None:
+        token = token_of.get(text)
+        if token is not None and token not in own:
+            out[k].append(token)
 
     for k, term in enumerate(terms):
         if not term.isalpha():
             continue
-        for end in range(ABBREVIATION_MIN, len(term)):
-            short = found(term[:end])
-            if short is not None:
-                out[k].append(short)
-        if k + 1 < len(terms) and terms[k + 1].isalpha():
-            second = terms[k + 1]
-            for i in range(2, len(term) + 1):
-                for j in range(1, len(second) + 1):
-                    if i + j >= ABBREVIATION_MIN and (i, j) != (len(term), len(second)):
-                        short = found(term[:i] + second[:j])
-                        if short is not None:
-                            out[k].append(short)
-                            out[k + 1].append(short)
+        for end in range(2, len(term)):
+            if not begins(term[:end]):
+                break
+            if end >= ABBREVIATION_MIN:
+                keep(k, term[:end])
+        second = terms[k + 1] if k + 1 < len(terms) else ""
+        if not second.isalpha():
+            continue
+        for i in range(2, len(term) + 1):
+            if not begins(term[:i]):
+                break
+            for j in range(1, len(second) + 1):
+                short = term[:i] + second[:j]
+                if not begins(short):
+                    break
+                if len(short) >= ABBREVIATION_MIN and (i, j) != (len(term), len(second)):
+                    keep(k, short)
+                    keep(k + 1, short)
     return [list(dict.fromkeys(group)) for group in out]
 
 
@@ -282,10 +326,17 @@ def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: 
     context_tokens = set(context_tokens)
     share = [CONTEXT_WEIGHT if t in context_tokens else 1.0 for t in dict.fromkeys(tokens)]
     groups = index.expand(tokens)
-    for group, shorter in zip(groups, abbreviations(index, tokens), strict=True):
-        have = {token for token, _ in group}
-        group.extend((token, ABBREVIATION_WEIGHT) for token in shorter if token not in have)
+    # identifier words abbreviating a term: searched at ABBREVIATION_WEIGHT of it, and a record
+    # holding one covers that share of the term (below; a closed-up pair covers both its terms)
+    shorter = [[token for token in short if token not in {t for t, _ in group}]
+               for group, short in zip(groups, abbreviations(index, tokens), strict=True)]
     weighted = [(token, weight * w) for group, w in zip(groups, share, strict=True) for token, weight in group]
+    # (searched once: a closed-up pair stands for two terms, but is one word)
+    abbreviated: dict[str, float] = {}
+    for short, w in zip(shorter, share, strict=True):
+        for token in short:
+            abbreviated[token] = max(abbreviated.get(token, 0.0), ABBREVIATION_WEIGHT * w)
+    weighted += list(abbreviated.items())
     query_text = " ".join(t for t in tokens if t not in context_tokens) or " ".join(tokens)
     docs, scores = index.candidates(weighted, settings.weights, start, end) if weighted else (np.empty(0), None)
     if len(docs) == 0:
@@ -309,7 +360,8 @@ def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: 
     raw = {}
     for i, score in bm25.items():
         present = set(index.doc_tokens[i].split())
-        raw[i] = score * sum(w for g, w in zip(token_groups, share, strict=True) if g & present) / total
+        raw[i] = score * sum(w if g & present else ABBREVIATION_WEIGHT * w if short and present.intersection(short)
+                             else 0.0 for g, short, w in zip(token_groups, shorter, share, strict=True)) / total
     top = max(raw.values()) or 1.0
     f = settings.fuzzy_weight
     ranked = []
@@ -548,7 +600,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     the group, value Terms and the values matching the query become its inline values. Stage two
     ranks tables by their best group and adds their other columns at :data:`TABLE_PRIOR` × that
     score (key columns just below the table's score, also when a query word matched them weakly:
-    the prior is their floor); stage three adds the remaining tables' columns at
+    the prior is their floor; a column a query word or value matched never ranks below that prior,
+    so it comes before its table's unmatched columns); stage three adds the remaining tables' columns at
     score 0 (stages two and three only for
     Term answers: ``kind`` term or any). Candidates, best first, get a full line
     (:func:`compact_line`) while every remaining candidate still fits tersely; when not all of them
@@ -674,13 +727,14 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                     table_score[table] = max(table_score.get(table, 0.0), best)
         if joins:
             table_score.update(bridge_tables(table_score, joins))
-        # a column a query word matched (by its own name, description or value, not only by its
-        # table's name) is at least as relevant as its table's columns no word matched (stage two
-        # gives them TABLE_PRIOR × the table's score): it comes before them, not after (a weak
-        # match, e.g. one word of several or a truncated name, would)
+        # a column a query word matched (by its own name, description or value, a value the value
+        # index found in it included; not only by its table's name) is at least as relevant as its
+        # table's columns no word matched (stage two gives them TABLE_PRIOR × the table's score): it
+        # comes before them, not after (a weak match, e.g. one word of several or a truncated name,
+        # would)
         for group in groups.values():
             location = group["location"]
-            if location and "." in location and (group.get("word") or group["values"]):
+            if location and "." in location and (group.get("word") or group.get("own") or group["values"]):
                 prior = TABLE_PRIOR * table_score.get(location.partition(".")[0], 0.0)
                 if group["score"] < prior:  # raised, in the order of their own scores
                     group["score"] = prior + 1e-6 * group["score"]

@@ -396,7 +396,7 @@ class SearchIndex:
         self._stem_of: dict[str, str] = {}
         self._at: dict[str, list[int]] | None = None  # see documents_at
         self._sorted: dict[str, bool] = {}  # see _sorted_postings
-        self._field_vocab: dict[str, frozenset[str]] = {}  # see field_vocab
+        self._field_words: dict[str, dict[str, str]] = {}  # see field_words
         #: normalised label text (label, first synonyms and hidden labels) for fuzzy re-scoring
         self.label_norm = [
             " ".join(tokenize(" ".join(dict.fromkeys(
@@ -421,7 +421,7 @@ class SearchIndex:
         """Pickled state without the caches built on first use (rebuilt after loading)."""
         state = dict(self.__dict__)
         state.update(_surface=None, _layout=None, _stem_of={}, _at=None, _parent_texts={}, _sorted={},
-                     _field_vocab={})
+                     _field_words={})
         return state
 
     def _sorted_postings(self, name: str) -> bool:
@@ -439,24 +439,29 @@ class SearchIndex:
         return known
 
     def warm(self) -> None:
-        """Build the maps made on first use (:meth:`layout`, :meth:`documents_at`) now, so the first
-        browse after a (re)load does not pay for them (about 2 s at 70,000 columns).
+        """Build the maps made on first use (:meth:`layout`, :meth:`documents_at`, the identifier
+        words of :meth:`field_words`) now, so the first browse after a (re)load does not pay for
+        them (about 2 s at 70,000 columns).
 
         Nothing else: the garbage-collector policy a long-running server wants for a loaded index
         (one full collection, then :func:`gc.freeze`) is the process owner's decision, taken in
         :func:`evoonto.server.freeze_loaded_objects`, never by a library object."""
         self.layout()
         self.documents_at("")
+        self.field_words("column")
 
-    def field_vocab(self, name: str) -> frozenset[str]:
-        """The tokens field ``name`` holds over all documents (e.g. ``"column"``: the words of table
-        and column identifiers); empty when no document has the field. Built on first use."""
-        known = self.__dict__.setdefault("_field_vocab", {})  # (an index unpickled from an older file lacks it)
-        vocab = known.get(name)
-        if vocab is None:
-            entry = self.retrievers.get(name)
-            vocab = known[name] = frozenset(t for t in entry[0].vocab_dict if t) if entry else frozenset()
-        return vocab
+    def field_words(self, name: str) -> dict[str, str]:
+        """The words of field ``name`` as written (case-folded, not stemmed: ``visib``,
+        ``dewp``), each with its index token (stemmed, as :func:`tokenize` writes it); ``{}`` when no
+        document has the field. Built on first use (one pass over the field's distinct texts)."""
+        known = self.__dict__.setdefault("_field_words", {})  # (an index unpickled from an older file lacks it)
+        words = known.get(name)
+        if words is None:
+            texts = {text for doc in self.documents for text in doc.fields.get(name, ())}
+            plain = {word for text in texts for word in tokenize(text, stemmed=False)}
+            words = known[name] = {word: stemmed[0] for word in plain
+                                   if len(stemmed := tokenize(word)) == 1}
+        return words
 
     def documents_at(self, location: str) -> list[int]:
         """Positions of the documents mapping ``location`` (``table`` or ``table.column``, as in
