@@ -233,7 +233,7 @@ def abbreviation_words(index: SearchIndex) -> tuple[list[str], dict[str, str]]:
     """
     known = _ABBREVIATION_WORDS.get(index)
     if known is None:
-        tokens = {word: token for word, token in index.field_words("column").items()
+        tokens = {word: token for word, token in index.identifier_words.items()
                   if len(word) >= ABBREVIATION_MIN and word.isalpha() and not common_english_word(word)}
         known = _ABBREVIATION_WORDS[index] = (sorted(tokens), tokens)
     return known

@@ -99,6 +99,15 @@ def _rows(ontology: Any, query: str) -> list[dict[str, str]]:
     return sorted(select(ontology, query), key=lambda row: sorted(row.items()))
 
 
+def identifier_words(documents: Iterable[Document]) -> dict[str, str]:
+    """The words of the documents' ``column`` field (table and column names) as written,
+    case-folded and not stemmed (``visib``, ``dewp``), each with its index token (stemmed, as
+    :func:`tokenize` writes it; words the tokenizer would split or drop are left out)."""
+    texts = {text for doc in documents for text in doc.fields.get("column", ())}
+    plain = {word for text in texts for word in tokenize(text, stemmed=False)}
+    return {word: stemmed[0] for word in sorted(plain) if len(stemmed := tokenize(word)) == 1}
+
+
 def distribution_keys(text: str, limit: int = 50) -> list[str]:
     """The value keys of an ``evo:valueDistribution`` JSON object literal (``[]`` when malformed)."""
     try:
@@ -385,6 +394,10 @@ class SearchIndex:
             retriever.index([corpus[i] for i in rows], show_progress=False)
             self.retrievers[name] = (retriever, None if len(rows) == self.size else np.asarray(rows))
             self.vocab.update(t for t in retriever.vocab_dict if t)
+        #: the words of table and column names (the ``column`` field) as written, case-folded and
+        #: not stemmed (``visib``, ``dewp``), each with its index token: made here, with the index,
+        #: and kept with it (browse's abbreviation search reads them; see :func:`identifier_words`)
+        self.identifier_words: dict[str, str] = identifier_words(documents)
         #: the distinct searched tokens of each document, space-separated (for query coverage)
         self.doc_tokens = [" ".join(sorted(tokens)) for tokens in doc_tokens]
         by_initial: dict[str, list[str]] = defaultdict(list)
@@ -396,7 +409,6 @@ class SearchIndex:
         self._stem_of: dict[str, str] = {}
         self._at: dict[str, list[int]] | None = None  # see documents_at
         self._sorted: dict[str, bool] = {}  # see _sorted_postings
-        self._field_words: dict[str, dict[str, str]] = {}  # see field_words
         #: normalised label text (label, first synonyms and hidden labels) for fuzzy re-scoring
         self.label_norm = [
             " ".join(tokenize(" ".join(dict.fromkeys(
@@ -420,8 +432,7 @@ class SearchIndex:
     def __getstate__(self) -> dict[str, Any]:
         """Pickled state without the caches built on first use (rebuilt after loading)."""
         state = dict(self.__dict__)
-        state.update(_surface=None, _layout=None, _stem_of={}, _at=None, _parent_texts={}, _sorted={},
-                     _field_words={})
+        state.update(_surface=None, _layout=None, _stem_of={}, _at=None, _parent_texts={}, _sorted={})
         return state
 
     def _sorted_postings(self, name: str) -> bool:
@@ -439,29 +450,14 @@ class SearchIndex:
         return known
 
     def warm(self) -> None:
-        """Build the maps made on first use (:meth:`layout`, :meth:`documents_at`, the identifier
-        words of :meth:`field_words`) now, so the first browse after a (re)load does not pay for
-        them (about 2 s at 70,000 columns).
+        """Build the maps made on first use (:meth:`layout`, :meth:`documents_at`) now, so the first
+        browse after a (re)load does not pay for them (about 2 s at 70,000 columns).
 
         Nothing else: the garbage-collector policy a long-running server wants for a loaded index
         (one full collection, then :func:`gc.freeze`) is the process owner's decision, taken in
         :func:`evoonto.server.freeze_loaded_objects`, never by a library object."""
         self.layout()
         self.documents_at("")
-        self.field_words("column")
-
-    def field_words(self, name: str) -> dict[str, str]:
-        """The words of field ``name`` as written (case-folded, not stemmed: ``visib``,
-        ``dewp``), each with its index token (stemmed, as :func:`tokenize` writes it); ``{}`` when no
-        document has the field. Built on first use (one pass over the field's distinct texts)."""
-        known = self.__dict__.setdefault("_field_words", {})  # (an index unpickled from an older file lacks it)
-        words = known.get(name)
-        if words is None:
-            texts = {text for doc in self.documents for text in doc.fields.get(name, ())}
-            plain = {word for text in texts for word in tokenize(text, stemmed=False)}
-            words = known[name] = {word: stemmed[0] for word in plain
-                                   if len(stemmed := tokenize(word)) == 1}
-        return words
 
     def documents_at(self, location: str) -> list[int]:
         """Positions of the documents mapping ``location`` (``table`` or ``table.column``, as in
@@ -707,7 +703,7 @@ class SchemaLayout:
 # --- the index of a content version, kept in the workspace cache ----------------------------------
 
 #: Bumped when the pickled layout of :class:`SearchIndex` changes (older files are then ignored).
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 #: The only globals a cached index file may name (pickle's "restricting globals"): a file that names
 #: anything else is refused, so a planted cache file cannot run code.
 _ALLOWED_GLOBALS = {
