@@ -107,3 +107,16 @@ def test_browse_resolve_and_run_sql_over_the_url(chinook_ws, capsys):
 
     with pytest.raises(ReadOnlyViolation):
         tools.call("run_sql", {"sql": 'DELETE FROM "Invoice"'})
+
+
+def test_percent_sign_in_sql_never_read_as_a_parameter(chinook_url):
+    """Regression (found in review, issue 29): psycopg read every "%" of a statement as a parameter
+    marker, so ``LIKE '%Love%'`` failed ("only '%s', '%b', '%t' are allowed as placeholders") and a
+    non-ASCII letter after a "%" raised UnicodeDecodeError out of the source layer."""
+    from evoonto.sources import open_source
+
+    with open_source(chinook_url) as src:
+        rows = src.run("""SELECT COUNT(*) FROM "Track" WHERE "Name" LIKE '%Love%'""").rows
+        assert rows[0][0] > 0, rows
+        assert src.run("""SELECT COUNT(*) FROM "Track" WHERE "Name" LIKE '%Ökonomie%'""").rows[0][0] == 0
+        assert [list(row) for row in src.run("""SELECT '100%' AS share""").rows] == [["100%"]]

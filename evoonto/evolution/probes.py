@@ -150,7 +150,7 @@ class ValueProber:
         if source is None or len(stripped) < 3 or stripped.replace(".", "", 1).isdigit():
             self._cache[key] = hits
             return hits
-        whole = re.compile(r"(?<![0-9a-z])" + re.escape(stripped.lower()) + r"(?![0-9a-z])")
+        whole = re.compile(r"(?<!\w)" + re.escape(stripped.lower()) + r"(?!\w)")  # (\w: any script's letters)
         # "!" escapes the pattern characters: portable, unlike a backslash (MySQL reads it in literals)
         pattern = "%" + stripped.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
         probed = 0
@@ -163,7 +163,7 @@ class ValueProber:
             dialect = source.dialect
             c, t = quote_identifier(col.column, dialect), quote_identifier(col.table, dialect)
             sql = (f"SELECT {c}, COUNT(*) FROM {t} WHERE LOWER(CAST({c} AS TEXT)) LIKE LOWER("
-                   f"{quote_literal(pattern, dialect)}) ESCAPE '!' GROUP BY {c} ORDER BY COUNT(*) DESC LIMIT 50")
+                   f"{quote_literal(pattern, dialect)}) ESCAPE '!' GROUP BY {c} ORDER BY COUNT(*) DESC, {c} LIMIT 50")
             for row in self._run(source, sql):
                 stored = row[0] if isinstance(row, (list, tuple)) else next(iter(dict(row).values()))
                 n = row[1] if isinstance(row, (list, tuple)) and len(row) > 1 else 1

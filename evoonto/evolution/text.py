@@ -19,7 +19,9 @@ __all__ = ["STOPWORDS", "stem", "words", "content_words", "literal_values", "tex
 STOPWORDS = QUESTION_STOP_WORDS
 _NO_STOP: frozenset[str] = frozenset()
 
-_QUOTED = re.compile(r"[\"“'‘]([^\"”'’]{1,60})[\"”'’]")
+#: a quoted string: the opening quote not inside a word (the apostrophe of "artist's" opens
+#: nothing), the closing one not followed by a letter or digit ("don't" closes nothing)
+_QUOTED = re.compile(r"(?<!\w)[\"“'‘]([^\"”'’]{1,60})[\"”'’](?!\w)")
 _CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z0-9&\-]*(?:\s+[A-Z][A-Za-z0-9&\-]*)*)")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 

@@ -183,6 +183,11 @@ class SQLAlchemySource(BaseSource):
                         return execute_capped(raw, sql, limit=limit, timeout_ms=timeout_ms,
                                               max_chars=self._max_chars)
                     self._begin_read_only(conn, timeout_ms)
+                    if conn.dialect.paramstyle in ("format", "pyformat"):
+                        # psycopg, PyMySQL: the driver reads every "%" as a parameter marker
+                        # ('%hey%' in a LIKE failed, a non-ASCII letter after one crashed); the
+                        # statement has no parameters, so each "%" is the character itself
+                        sql = sql.replace("%", "%%")
                     result = conn.execution_options(stream_results=True).exec_driver_sql(sql)
                     columns = list(result.keys())
                     rows, truncated, note = fetch_bounded(cursor_batches(result), limit, self._max_chars)

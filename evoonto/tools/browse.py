@@ -46,6 +46,7 @@ import bisect
 import functools
 import heapq
 import json
+import logging
 import math
 import weakref
 from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
@@ -222,9 +223,14 @@ def common_english_word(word: str) -> bool:
     return zipf_frequency(word, "en", wordlist="small") > 0
 
 
+#: Longest identifier word the abbreviation search considers (letters): longer ones are names, not
+#: shortened words, and the search's cost grows with the square of this length.
+ABBREVIATION_MAX = 20
+
+
 def abbreviation_words(index: SearchIndex) -> tuple[list[str], dict[str, str]]:
     """The words of table and column names (the index's ``column`` field, as written) that can
-    abbreviate a query term: at least :data:`ABBREVIATION_MIN` letters, and not a common English
+    abbreviate a query term: :data:`ABBREVIATION_MIN` to :data:`ABBREVIATION_MAX` letters, and not a common English
     word (:func:`common_english_word`: a schema's ``count`` or ``code`` is that word, not a
     shortened ``country`` or ``company department``). Built once per index.
 
@@ -233,8 +239,13 @@ def abbreviation_words(index: SearchIndex) -> tuple[list[str], dict[str, str]]:
     """
     known = _ABBREVIATION_WORDS.get(index)
     if known is None:
-        tokens = {word: token for word, token in index.identifier_words.items()
-                  if len(word) >= ABBREVIATION_MIN and word.isalpha() and not common_english_word(word)}
+        try:
+            tokens = {word: token for word, token in index.identifier_words.items()
+                      if ABBREVIATION_MIN <= len(word) <= ABBREVIATION_MAX and word.isalpha()
+                      and not common_english_word(word)}
+        except Exception as exc:  # wordfreq missing or its data unreadable: no abbreviations, browse goes on
+            logging.getLogger(__name__).warning("abbreviation search off: wordfreq unavailable (%s)", exc)
+            tokens = {}
         known = _ABBREVIATION_WORDS[index] = (sorted(tokens), tokens)
     return known
 
@@ -257,8 +268,9 @@ def abbreviations(index: SearchIndex, tokens: Sequence[str]) -> list[list[str]]:
             begins as its word does, up to its last letters).
     Returns:
         One list per distinct term of ``tokens``, in order: the index tokens abbreviating it (a
-        closed-up pair's under both terms), without repeats (``[]`` for most terms). Each term
-        costs at most a few dozen sorted-list lookups, however long it is.
+        closed-up pair's under both terms), without repeats (``[]`` for most terms). A term costs at
+        most about :data:`ABBREVIATION_MAX` squared sorted-list lookups (a few in practice: the
+        search stops at the first beginning no candidate word has).
     """
     terms = list(dict.fromkeys(tokens))
     out: list[list[str]] = [[] for _ in terms]
@@ -294,7 +306,8 @@ def abbreviations(index: SearchIndex, tokens: Sequence[str]) -> list[list[str]]:
                 short = term[:i] + second[:j]
                 if not begins(short):
                     break
-                if len(short) >= ABBREVIATION_MIN and (i, j) != (len(term), len(second)):
+                if len(short) >= ABBREVIATION_MIN and (i, j) != (len(term), len(second)) \
+                        and not term.startswith(short):  # (a longer beginning of the first term alone)
                     keep(k, short)
                     keep(k + 1, short)
     return [list(dict.fromkeys(group)) for group in out]

@@ -74,7 +74,9 @@ def test_a_closed_up_pair_is_searched_once_and_covers_at_its_weight():
 
 
 def test_long_query_costs_few_lookups(monkeypatch):
-    index = _sales_index()
+    long_name = "custnumber" + "x" * 240  # an identifier word far longer than any abbreviation
+    docs = [column_doc("crm", column, column, k) for k, column in enumerate(["custnum", "cust_nm", long_name])]
+    index = SearchIndex(docs)
     calls = []
     real = bisect.bisect_left
 
@@ -84,9 +86,33 @@ def test_long_query_costs_few_lookups(monkeypatch):
 
     monkeypatch.setattr(browse_module.bisect, "bisect_left", counted)
     rng = random.Random(0)
-    terms = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(150)) for _ in range(64)]
-    assert abbreviations(index, terms) == [[] for _ in terms]
-    assert len(calls) <= 64 * 12, len(calls)  # a few lookups per term, not len(term) squared
+    # terms that begin like the candidate words, so the single and the pair loops both run
+    terms = ["custnumber" + "x" * 140 + str(k) if k % 2 else "number" + "".join(rng.choice("abcdefgh")
+             for _ in range(150)) for k in range(64)]
+    terms = [t if t.isalpha() else t.rstrip("0123456789") + "q" * (k + 1) for k, t in enumerate(terms)]
+    found = abbreviations(index, terms)
+    assert any("cust" in group for group in found)  # (the search did run)
+    assert len(calls) <= 64 * 2 * 25 * 25, len(calls)  # bounded by ABBREVIATION_MAX squared per pair
+    assert len(calls) <= 64 * 120, len(calls)  # and a few lookups per term in practice
+
+
+def test_a_longer_beginning_of_one_term_is_not_a_pair():
+    """Review finding: "customer type" credited ``cust`` to "type" (``cust`` + no letter of it)."""
+    index = _sales_index()
+    docs = [column_doc("crm", "cust_id", "cust id", 0), column_doc("ref_type", "type_cd", "type cd", 0)]
+    index = SearchIndex(docs)
+    assert _abbreviated(index, "customer type") == {"custom": ["cust"]}
+
+
+def test_browse_works_without_wordfreq(monkeypatch):
+    """Review finding: browse raised when wordfreq could not load; the abbreviation search is now off then."""
+    def broken(word):
+        raise ModuleNotFoundError("No module named 'wordfreq'")
+
+    monkeypatch.setattr(browse_module, "common_english_word", broken)
+    index = SearchIndex([column_doc("obs", "visib", "visib", 0), column_doc("obs", "visibility", "visibility", 1)])
+    hits = browse(index, BrowseSettings(), "visibility", format="verbose", n=2)
+    assert [h["id"].rsplit("/", 1)[1] for h in hits] == ["visibility"], hits
 
 
 def test_value_index_find_ranks_with_the_matched_columns():

@@ -34,6 +34,7 @@ def test_quoted_part_finds_the_stored_value_that_contains_it(tmp_path):
     # a whole word only ("camp" is inside "bootcamp"), and the pattern characters are literal
     assert prober.find_containing("toy", "camp", view.columns) == []
     assert prober.find_containing("toy", "Home%s", view.columns) == []
+    assert any("'%Home!%s%'" in sql for sql in source.statements)  # "%" escaped: a character, not a wildcard
     assert prober.find_containing("toy", "Ho", view.columns) == []  # under 3 characters: not probed
 
 
@@ -56,3 +57,32 @@ def test_an_unquoted_word_is_never_probed_by_containment(tmp_path):
     failed = TaskTrajectory("q1", question, "toy", [Event("browse", {"q": question}, [])], passed=False)
     assert not [s for s in diagnose([failed], view, prober=prober) if s.kind == "missing_value"]
     assert not any("LIKE" in sql.upper() for sql in source.statements)
+
+
+def test_an_apostrophe_inside_a_word_opens_no_quote():
+    """Review finding: "artist's songs have 'Love'" was read as the quote ``s songs have``."""
+    from evoonto.evolution.text import quoted_literals
+
+    assert quoted_literals("Which artist's songs have 'Love' in their title?") == ["Love"]
+    assert quoted_literals("songs that don't have 'Hey' in the name") == ["Hey"]
+
+
+def test_whole_word_means_any_script_letters(tmp_path):
+    """Review finding: ``'Caf'`` counted as a whole word of "Café Noir" (only ASCII letters
+    bounded a word)."""
+    import sqlite3
+
+    from rdflib import URIRef
+
+    from evoonto.catalog import ColumnInfo
+
+    path = tmp_path / "bars.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE bar (name TEXT)")
+    con.executemany("INSERT INTO bar VALUES (?)", [("Café Noir",), ("René's Caf Corner",)])
+    con.commit()
+    con.close()
+    columns = [ColumnInfo("name", URIRef("urn:x:name"), table="bar", source_id="bars", declared_type="TEXT")]
+    prober = ValueProber({"bars": ToySource(path, "bars")})
+    assert [h.value for h in prober.find_containing("bars", "Caf", columns)] == ["René's Caf Corner"]
+    assert prober.find_containing("bars", "Ren", columns) == []

@@ -26,6 +26,8 @@ COLUMNS = {"daily_weather": ["stn", "year", "mo", "da", "temp", "dewp", "visib",
 def _index() -> SearchIndex:
     docs = [_column(table, column, k) for table, columns in COLUMNS.items() for k, column in enumerate(columns)]
     # tables that hold the question's whole words, in prose, and compete for the answer's room
+    # (a table matching a whole question word, e.g. "mean", outranks a column matching only an
+    # abbreviation, which counts half a word by design, ABBREVIATION_WEIGHT: these match "per" alone)
     docs += [_column(f"report_{k}", "score", 0, "the score per report") for k in range(12)]
     # the index knows the word "visibility" (so no fuzzy match of an unknown word stands in for it)
     docs.append(_column("runway", "light", 0, "lights that raise visibility"))
