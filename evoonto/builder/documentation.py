@@ -46,7 +46,7 @@ from evoonto.records import Constraint, Document, Evidence, Passage, ProbeActivi
 from evoonto.sources.joins import JoinCandidate
 from evoonto.sources.dictionaries import ColumnDoc, ValueMeaning, find_documentation, read_documentation
 from evoonto.sources.probe import ProbeRun, run_probe
-from evoonto.sources.quoting import quote_identifier, quote_literal
+from evoonto.sources.quoting import column_as_text, quote_identifier, quote_literal
 
 __all__ = ["DocumentationIntake", "ValueCheck", "gather", "reread_documentation", "MAX_DOCUMENTED_VALUES",
            "STATUS_CONFIRMED", "STATUS_CONTRADICTED"]
@@ -196,10 +196,11 @@ class DocumentationIntake:
             wanted = ", ".join(c.strip() for c in codes)
             sql = (f"SELECT {qcol}, COUNT(*) FROM {qtable} WHERE {qcol} IN ({wanted}) GROUP BY {qcol}")
         else:
-            text = f"LOWER(TRIM(CAST({qcol} AS TEXT)))"
+            as_text = column_as_text(column, self.dialect)
+            text = f"LOWER(TRIM({as_text}))"
             wanted = ", ".join(quote_literal(c.strip().lower(), self.dialect) for c in codes)
-            sql = (f"SELECT CAST({qcol} AS TEXT), COUNT(*) FROM {qtable} WHERE {text} IN ({wanted}) "
-                   f"GROUP BY CAST({qcol} AS TEXT)")
+            sql = (f"SELECT {as_text}, COUNT(*) FROM {qtable} WHERE {text} IN ({wanted}) "
+                   f"GROUP BY {as_text}")
         run = run_probe(source, sql, limit=1000, timeout_ms=timeout_ms, at=self.at, errors="keep")
         check.run = run
         if not run.ok:

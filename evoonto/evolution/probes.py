@@ -19,7 +19,7 @@ from evoonto.errors import EvoontoError
 from evoonto.evolution.view import ColumnInfo
 from evoonto.sources.base import QueryResult
 from evoonto.sources.probe import run_probe
-from evoonto.sources.quoting import quote_identifier, quote_literal
+from evoonto.sources.quoting import column_as_text, quote_identifier, quote_literal
 
 if TYPE_CHECKING:
     from evoonto.sources.base import Source
@@ -105,9 +105,9 @@ class ValueProber:
             c, t = quote_identifier(col.column, dialect), quote_identifier(col.table, dialect)
             literal = quote_literal(text, dialect)
             if numeric:
-                cond = f"CAST({c} AS TEXT) = {literal}"
+                cond = f"{column_as_text(col.column, dialect)} = {literal}"
             else:
-                cond = f"LOWER(CAST({c} AS TEXT)) = LOWER({literal})"
+                cond = f"LOWER({column_as_text(col.column, dialect)}) = LOWER({literal})"
             sql = f"SELECT {c}, COUNT(*) FROM {t} WHERE {cond} GROUP BY {c} ORDER BY COUNT(*) DESC LIMIT 50"
             rows = self._run(source, sql)
             best = None
@@ -162,7 +162,7 @@ class ValueProber:
             probed += 1
             dialect = source.dialect
             c, t = quote_identifier(col.column, dialect), quote_identifier(col.table, dialect)
-            sql = (f"SELECT {c}, COUNT(*) FROM {t} WHERE LOWER(CAST({c} AS TEXT)) LIKE LOWER("
+            sql = (f"SELECT {c}, COUNT(*) FROM {t} WHERE LOWER({column_as_text(col.column, dialect)}) LIKE LOWER("
                    f"{quote_literal(pattern, dialect)}) ESCAPE '!' GROUP BY {c} ORDER BY COUNT(*) DESC, {c} LIMIT 50")
             for row in self._run(source, sql):
                 stored = row[0] if isinstance(row, (list, tuple)) else next(iter(dict(row).values()))

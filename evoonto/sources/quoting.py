@@ -24,7 +24,8 @@ from sqlglot import exp
 
 from evoonto.errors import SourceError
 
-__all__ = ["DIALECT_OF_KIND", "dialect_of_kind", "quote_identifier", "quote_literal", "sql_literal"]
+__all__ = ["DIALECT_OF_KIND", "column_as_text", "dialect_of_kind", "quote_identifier", "quote_literal",
+           "sql_literal"]
 
 #: The sqlglot dialect of each source kind (``evo:sourceKind``): SQLite files, folders of files read
 #: with DuckDB; SQLAlchemy URLs and unknown kinds use sqlglot's generic SQL (ANSI double quotes).
@@ -53,6 +54,23 @@ def _quoted_identifier(name: str, dialect: str | None) -> str:
     """sqlglot's quoting of a valid ``name`` for ``dialect``, computed once per (name, dialect): quoting
     is a pure function, and a wide build quotes the same few thousand names tens of thousands of times."""
     return exp.to_identifier(name, quoted=True).sql(dialect=dialect)
+
+
+def column_as_text(name: str, dialect: str | None = None) -> str:
+    """Column ``name`` cast to text, as ``dialect`` writes it (sqlglot's generator):
+    ``CAST("a" AS TEXT)`` in SQLite, DuckDB and PostgreSQL, ``CAST(`a` AS CHAR)`` in MySQL (which has
+    no ``CAST … AS TEXT``), ``CAST([a] AS VARCHAR(MAX))`` in T-SQL.
+
+    Raises:
+        SourceError: as :func:`quote_identifier`.
+    """
+    return _column_as_text(name, dialect)
+
+
+@functools.lru_cache(maxsize=4096)
+def _column_as_text(name: str, dialect: str | None) -> str:
+    quote_identifier(name, dialect)  # the same checks and errors
+    return exp.Cast(this=exp.to_identifier(name, quoted=True), to=exp.DataType.build("TEXT")).sql(dialect=dialect)
 
 
 def quote_literal(text: str, dialect: str | None = None) -> str:
