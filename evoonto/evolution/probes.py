@@ -11,6 +11,7 @@ probe activity (PROV-O ``prov:Activity`` with ``evo:query``). Gold answers are n
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
@@ -37,6 +38,14 @@ class ValueHit:
     value: str
     query: str
     rows: int
+
+
+def _value_and_count(row) -> tuple[object, int]:
+    """A probe row ``(stored value, COUNT(*))`` (a tuple, or a mapping from a source that answers
+    with one) as ``(value, count)``; a row without a count counts 1."""
+    if isinstance(row, (list, tuple)):
+        return row[0], int(row[1] or 1) if len(row) > 1 else 1
+    return next(iter(dict(row).values())), 1
 
 
 def _rows(result: QueryResult | Mapping | None) -> list:
@@ -112,14 +121,13 @@ class ValueProber:
             rows = self._run(source, sql)
             best = None
             for row in rows:
-                stored = row[0] if isinstance(row, (list, tuple)) else next(iter(dict(row).values()))
-                n = row[1] if isinstance(row, (list, tuple)) and len(row) > 1 else 1
+                stored, n = _value_and_count(row)
                 if stored is None:
                     continue
                 stored_text = str(stored)
                 if normalize(stored_text) != normalize(text):
                     continue  # e.g. case folding of the database differs from Python's: not the value
-                best = ValueHit(source_id, col.table, col.column, stored_text, sql, int(n or 1))
+                best = ValueHit(source_id, col.table, col.column, stored_text, sql, n)
                 break
             if best is not None:
                 hits.append(best)
@@ -139,8 +147,6 @@ class ValueProber:
             probe's query and that value's row count; ``[]`` for ``text`` under 3 characters, a
             number, or an unknown source. Cached per (source, text).
         """
-        import re
-
         stripped = text.strip()
         key = (source_id, "\0contains\0" + normalize(stripped))
         if key in self._cache:
@@ -165,10 +171,9 @@ class ValueProber:
             sql = (f"SELECT {c}, COUNT(*) FROM {t} WHERE LOWER({column_as_text(col.column, dialect)}) LIKE LOWER("
                    f"{quote_literal(pattern, dialect)}) ESCAPE '!' GROUP BY {c} ORDER BY COUNT(*) DESC, {c} LIMIT 50")
             for row in self._run(source, sql):
-                stored = row[0] if isinstance(row, (list, tuple)) else next(iter(dict(row).values()))
-                n = row[1] if isinstance(row, (list, tuple)) and len(row) > 1 else 1
+                stored, n = _value_and_count(row)
                 if stored is not None and whole.search(str(stored).lower()):
-                    hits.append(ValueHit(source_id, col.table, col.column, str(stored), sql, int(n or 1)))
+                    hits.append(ValueHit(source_id, col.table, col.column, str(stored), sql, n))
                     break
         self._cache[key] = hits
         return hits

@@ -106,6 +106,9 @@ LABEL_FIELDS = {"prefLabel", "altLabel", "hiddenLabel"}
 #: Fewest letters of a question word an identifier must keep to count as its truncation
 #: (:func:`abbreviations`): three-letter beginnings (``pro``, ``per``, ``con``) start too many words.
 ABBREVIATION_MIN = 4
+#: Longest identifier word the abbreviation search considers (letters): longer ones are names, not
+#: shortened words, and the search's cost grows with the square of this length.
+ABBREVIATION_MAX = 20
 #: Weight of an identifier word that abbreviates a query term (:func:`abbreviations`), relative to
 #: the term itself, in the BM25 sum and in the coverage share: a guess from the letters alone. A
 #: prior, not fitted to any benchmark.
@@ -223,10 +226,6 @@ def common_english_word(word: str) -> bool:
     return zipf_frequency(word, "en", wordlist="small") > 0
 
 
-#: Longest identifier word the abbreviation search considers (letters): longer ones are names, not
-#: shortened words, and the search's cost grows with the square of this length.
-ABBREVIATION_MAX = 20
-
 
 def abbreviation_words(index: SearchIndex) -> tuple[list[str], dict[str, str]]:
     """The words of table and column names (the index's ``column`` field, as written) that can
@@ -341,8 +340,9 @@ def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: 
     groups = index.expand(tokens)
     # identifier words abbreviating a term: searched at ABBREVIATION_WEIGHT of it, and a record
     # holding one covers that share of the term (below; a closed-up pair covers both its terms)
-    shorter = [[token for token in short if token not in {t for t, _ in group}]
-               for group, short in zip(groups, abbreviations(index, tokens), strict=True)]
+    token_groups = [{t for t, _ in group} for group in groups]  # (also the coverage's, below)
+    shorter = [[token for token in short if token not in have]
+               for have, short in zip(token_groups, abbreviations(index, tokens), strict=True)]
     weighted = [(token, weight * w) for group, w in zip(groups, share, strict=True) for token, weight in group]
     # (searched once: a closed-up pair stands for two terms, but is one word)
     abbreviated: dict[str, float] = {}
@@ -368,7 +368,6 @@ def rank(index: SearchIndex, settings: BrowseSettings, tokens: list[str], kind: 
     top_k = np.argpartition(-scores, k - 1)[:k] if k < len(docs) else np.arange(len(docs))
     bm25 = {int(docs[j]): float(scores[j]) for j in top_k}
     # coverage (Lucene's classic coord factor): the share of query tokens a record matches
-    token_groups = [{t for t, _ in group} for group in groups]
     total = sum(share)
     raw = {}
     for i, score in bm25.items():
