@@ -165,7 +165,9 @@ class ToolsProvider:
         from evoonto.workspace import Workspace, source_locations
 
         stamp = self._stat()
-        ws = Workspace.open(self.workspace)
+        # a big workspace parsed here keeps its store for the next open only after it can answer
+        # (below, in a thread: pyoxigraph copies the store without the GIL, calls are answered meanwhile)
+        ws = Workspace.open(self.workspace, keep_store=False)
         sources = {**source_locations(ws), **self.sources}
         parent = None
         if previous is not None:
@@ -176,6 +178,7 @@ class ToolsProvider:
         self._manifests[id(tools)] = (tools, manifest)
         freeze_loaded_objects()
         self._stamp = stamp
+        threading.Thread(target=_keep_loaded_store, args=(ws,), name="evoonto-keep-store", daemon=True).start()
         return tools
 
     def manifest(self, tools: OntologyTools) -> str:
@@ -275,6 +278,16 @@ def _served_tools(ws: Any, *, sources: dict[str, Any], trajectory: TrajectoryLog
     if tools.value_index is not None:
         tools.value_index.warm()
     return tools, _workspace_manifest(ws, tools)
+
+
+def _keep_loaded_store(ws: Any) -> None:
+    """Keep the store a server parsed (:meth:`~evoonto.workspace.Workspace.keep_loaded_store`);
+    a failure is logged, never raised (the store is only a cache)."""
+    try:
+        if ws.keep_loaded_store():
+            _LOG.info("evoonto: kept the parsed store of %s for the next open", ws.path)
+    except Exception as exc:  # noqa: BLE001 - a cache: the server goes on either way
+        _LOG.warning("evoonto: could not keep the parsed store of %s: %s", ws.path, first_line(exc, 200))
 
 
 def prepare_for_serving(ws: Any, *, min_bytes: int | None = None) -> bool:

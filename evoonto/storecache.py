@@ -49,7 +49,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import pyoxigraph as ox
 
@@ -160,10 +160,16 @@ def open_persisted(workspace: Path, key: str) -> PersistedStore | None:
     return PersistedStore(store, folder, fd)
 
 
-def persist(workspace: Path, key: str, store: OxigraphStore) -> bool:
+def persist(workspace: Path, key: str, store: OxigraphStore, *,
+            unchanged: Callable[[], bool] | None = None) -> bool:
     """Write ``store`` as the persisted store of ``key`` in ``workspace`` (see the module
     docstring for the steps), then delete older unused store folders; returns True when the folder
     of ``key`` exists afterwards (written here or by another process).
+
+    Args:
+        unchanged: for a store other threads may write to: called after the store was copied (a
+            consistent snapshot); False (a write may have come before the copy) abandons the folder
+            and returns False, so a folder never holds a store other than that of ``key``.
 
     Never raises for a folder that cannot be written (the cache is an optimisation): it returns
     False and leaves no partial folder behind.
@@ -180,6 +186,8 @@ def persist(workspace: Path, key: str, store: OxigraphStore) -> bool:
             _discard(root, final)
         buffer = io.BytesIO()
         store.ox.dump(buffer, format=ox.RdfFormat.N_QUADS)
+        if unchanged is not None and not unchanged():
+            return False
         disk = ox.Store(str(tmp))
         disk.bulk_load(buffer.getvalue(), format=ox.RdfFormat.N_QUADS, lenient=True)
         del buffer

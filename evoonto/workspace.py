@@ -55,8 +55,8 @@ from evoonto.iris import IriFactory, default_base
 from evoonto.namespaces import EVOG, GRAPH, GRAPH_NAMES, parse_patch_graph, patch_meta_graph, workspace_graph_iri
 from evoonto.ontology import Ontology
 from evoonto.patch import EVOLVABLE_GRAPHS, RESTORE_LEVEL, Patch, PatchError
-from evoonto.store import (OxigraphStore, from_ox, localize_quads, parse_rdf_file, publish_quads,
-                           serialize_ox, serialize_quads)
+from evoonto.store import (OxigraphStore, from_ox, iter_localized_quads, iter_rdf_file, localize_quads,
+                           parse_rdf_file, publish_quads, serialize_ox, serialize_quads)
 from evoonto.validation import validate, validate_patch
 
 FORMAT_VERSION = 2
@@ -103,6 +103,8 @@ class Workspace:
         self._files = files
         #: SHA-256 hex of the files read or written by this object, {relative name: digest}
         self._digests: dict[str, str] = {}
+        #: (cache key, store, its revision) of a big store :meth:`open` parsed and did not keep yet
+        self._unkept_store: tuple[str, OxigraphStore, int] | None = None
         version = max([e.version for e in entries if e.version is not None], default=0)
         self.ontology = Ontology(store, version=version, base_iri=self.iris.base)
 
@@ -231,7 +233,7 @@ class Workspace:
         return ws
 
     @classmethod
-    def open(cls, path) -> "Workspace":
+    def open(cls, path, *, keep_store: bool = True) -> "Workspace":
         """Load a workspace: base.trig, then every patch file in order (accepted ones applied).
 
         The files are the source of truth. A big workspace (base.trig of at least
@@ -239,6 +241,12 @@ class Workspace:
         :mod:`evoonto.storecache`), keyed by the hash of exactly the bytes parsed; the next open of
         the same files opens that store read-only instead of parsing them (the patch files are still
         read for the history). Any other files (edited, another process's commit) miss the cache.
+
+        Args:
+            path: the workspace directory.
+            keep_store: keep a big workspace's parsed store now (default); False leaves that to a
+                later :meth:`keep_loaded_store` (a server answers first and keeps it meanwhile: at
+                70,000 columns it costs 60 CPU s).
 
         Raises:
             WorkspaceError: missing directory/config, malformed config, inconsistent history.
@@ -295,11 +303,38 @@ class Workspace:
             entries.append(entry)
             patches[pid] = patch
             metas[pid] = meta
-        if big and not persisted:
+        if big and not persisted and keep_store:
             persist(path, key, store)
         ws = cls(path, config, store, entries, patches, _snapshot(path), metas)
         ws._digests = digests
+        if big and not persisted and not keep_store:
+            ws._unkept_store = (key, store, store.revision)
         return ws
+
+    def keep_loaded_store(self) -> bool:
+        """Keep the store that :meth:`open` parsed with ``keep_store=False`` under ``cache/store/``,
+        as :meth:`open` does by default, so the next open reads it instead of parsing the files. Safe
+        to call from another thread while this workspace answers queries (the store is read, never
+        changed; pyoxigraph releases the GIL while it copies it).
+
+        Returns:
+            True when the store was kept (written here or by another process); False when there was
+            nothing to keep (a small workspace, a store read from the cache, already kept) or the
+            store changed since it was opened (a commit, a SPARQL update: what the files hold is then
+            not what it holds, so it is never kept under their key) or the cache folder cannot be
+            written (nothing is raised for it: the cache is an optimisation).
+        """
+        from evoonto.storecache import persist
+
+        pending, self._unkept_store = self._unkept_store, None
+        if pending is None:
+            return False
+        key, store, revision = pending
+
+        def unchanged() -> bool:
+            return self.ontology.store is store and store.revision == revision
+
+        return unchanged() and persist(self.path, key, store, unchanged=unchanged)
 
     def keep_store(self, *, min_bytes: int | None = None) -> bool:
         """Keep this workspace's store under ``cache/store/`` as :meth:`open` keeps the store of a big
@@ -1121,7 +1156,9 @@ def _load_base(path: Path, base_iri: str, *, data: bytes | None = None) -> Oxigr
     if data is None:
         data = _read_base_bytes(path)
     store = OxigraphStore()
-    store.load_quads(localize_quads(parse_rdf_file(file, data), base_iri))
+    # parsed, renamed and loaded quad by quad in one transaction: a list of every quad of a
+    # 70,000-column base cost 18 CPU s and gigabytes more than the stream
+    store.load_quads(iter_localized_quads(iter_rdf_file(file, data), base_iri))
     missing = [g for g in REQUIRED_BASE_GRAPHS if not store.count(g)]
     if missing:
         raise WorkspaceError(f"{file} has no {' and no '.join(missing)} graph (truncated or damaged); "
