@@ -92,10 +92,10 @@ def test_compact_served_answer_gets_budget_candidates_not_result_counts():
     assert ("browse.answerBudget", 1500) in settings and ("browse.answerBudget", 2000) in settings
     assert not any(name == "browse.defaultResults" for name, _ in settings)
     savings = propose(attribute(Signature("answer_size", "answer-size", None, ("q2",)), view), view)
-    assert [(c.aim, c.edits[0].value) for c in savings] == [("cost", 750), ("cost", 500)]
+    assert [(c.aim, c.edits[0].value) for c in savings] == [("cost", 500), ("cost", 750), ("cost", 900)]
     ctx = EditContext(view, IRIS)
     added = savings[0].compile(ctx).additions["tools"]
-    assert any(p == EVO._NS["answerBudget"] and int(o) == 750 for _, p, o in added)
+    assert any(p == EVO._NS["answerBudget"] and int(o) == 500 for _, p, o in added)
 
 
 def test_the_backbone_scores_each_versions_served_answer():

@@ -507,11 +507,12 @@ def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Mem
 
     Args:
         proposals: the round's sorted proposals ``(…, member, alternatives)``; a proposal whose
-            alternatives all have ``aim="cost"`` is a saving, its alternatives mildest first.
+            alternatives all have ``aim="cost"`` is a saving, its alternatives in the order tried
+            (:data:`~evoonto.evolution.candidates.SAVING_STEPS`: the largest saving first).
         contexts: member key -> the member's EditContext.
         admit: the screen (True when the member may take the alternative).
     Returns:
-        the proposals with every saving cut to the mildest step that all saving members admit, or
+        the proposals with every saving cut to the first step that all saving members admit, or
         without savings when no step passes for all of them.
     """
     savings: list[tuple] = []
