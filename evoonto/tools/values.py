@@ -41,6 +41,7 @@ store them in (``2012-08-24``, ``20120824``, ``201309``; :func:`date_phrases`). 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -204,7 +205,6 @@ def build_value_index(path: str | os.PathLike, sources: Mapping[str, Any], *,
     """
     from evoonto.iris import stable_key
     from evoonto.progress import progress_bar
-    from evoonto.sources.base import BaseSource
     from evoonto.sources.guard import SqlTemplate
     from evoonto.sources.probe import run_probe
 
@@ -239,12 +239,11 @@ def build_value_index(path: str | os.PathLike, sources: Mapping[str, Any], *,
                                f"LIMIT {bounds.per_column + 1}")
         with progress_bar(len(work), desc="value index", unit="col", enabled=progress) as bar:
             for sid, src, table, column in work:
-                try:
-                    sql: str = (template.render(src.dialect, col=column.name, table=table.name)
-                                if isinstance(src, BaseSource) else
-                                template.text.format(col=src.quote(column.name), table=src.quote(table.name)))
-                except SourceError:  # an empty name or one with a NUL character: the engine would refuse it too
-                    sql = template.text.format(col=src.quote(column.name), table=src.quote(table.name))
+                sql: str = template.text.format(col=src.quote(column.name), table=src.quote(table.name))
+                with contextlib.suppress(SourceError, AttributeError):  # (a NUL in a name; a source with no dialect)
+                    checked = template.render(src.dialect, col=column.name, table=table.name)
+                    if checked == sql:  # quoted as the source quotes (a pool, a BaseSource): the same text, checked
+                        sql = checked
                 key = stable_key(sid, sql)
                 values: list[str] = []
                 complete, status = True, "ok"

@@ -26,7 +26,13 @@ def _wide(path, tables=6, columns=8):
     return path
 
 
-def test_value_index_parses_every_probe(tmp_path, monkeypatch):
+import pytest
+
+
+@pytest.mark.parametrize("served", [False, True], ids=["source", "served pool"])
+def test_value_index_parses_every_probe(tmp_path, monkeypatch, served):
+    from evoonto.tools.pool import SourcePool
+
     parsed: list[str] = []
     real = base_module.check_read_only
 
@@ -35,7 +41,8 @@ def test_value_index_parses_every_probe(tmp_path, monkeypatch):
         return real(sql, **kwargs)
 
     monkeypatch.setattr(base_module, "check_read_only", counting)
-    source = open_source(str(_wide(tmp_path / "wide.sqlite")))
+    path = str(_wide(tmp_path / "wide.sqlite"))
+    source = SourcePool.open(path, source_id="w") if served else open_source(path)  # serve opens pools
     bounds = ValueBounds()
     index = build_value_index(tmp_path / "values.sqlite", {"w": source}, bounds=bounds)
     probes = [sql for sql in parsed if "DISTINCT" in sql]
