@@ -129,11 +129,15 @@ class ToolsProvider:
             return self._children[suffix]
 
     def _stat(self) -> tuple:
+        """Name, mtime and size of each entry of the workspace folder that holds its versions (the
+        volatile ones left out). Not the folder's own mtime: making ``cache/`` (the first load of a
+        workspace without one) changed it, so the first call after that load started a reload,
+        which opened the workspace again (parsing it, while its store was not kept yet); an entry
+        added, removed or replaced shows in the entries themselves."""
         if self.workspace is None:
             return ()
-        entries = [self.workspace]
         try:
-            entries += sorted(p for p in self.workspace.iterdir() if p.name not in _VOLATILE)
+            entries = sorted(p for p in self.workspace.iterdir() if p.name not in _VOLATILE)
         except OSError:
             return ()
         out = []
@@ -178,7 +182,9 @@ class ToolsProvider:
         self._manifests[id(tools)] = (tools, manifest)
         freeze_loaded_objects()
         self._stamp = stamp
-        threading.Thread(target=_keep_loaded_store, args=(ws,), name="evoonto-keep-store", daemon=True).start()
+        # not a daemon: a server whose client leaves first still finishes keeping it before it exits
+        # (a short session would otherwise never leave the cache the next one needs)
+        threading.Thread(target=_keep_loaded_store, args=(ws,), name="evoonto-keep-store").start()
         return tools
 
     def manifest(self, tools: OntologyTools) -> str:

@@ -508,7 +508,8 @@ def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Mem
     Args:
         proposals: the round's sorted proposals ``(…, member, alternatives)``; a proposal whose
             alternatives all have ``aim="cost"`` is a saving, its alternatives in the order tried
-            (:data:`~evoonto.evolution.candidates.SAVING_STEPS`: the largest saving first).
+            (a smaller compact budget: :data:`~evoonto.evolution.candidates.SAVING_STEPS`, the
+            largest saving first; fewer verbose results: the mildest first).
         contexts: member key -> the member's EditContext.
         admit: the screen (True when the member may take the alternative).
     Returns:

@@ -80,13 +80,30 @@ def test_small_workspace_has_nothing_to_keep(tmp_path):
     assert opened.keep_loaded_store() is False and _folders(small.path) == []
 
 
-def test_server_answers_then_keeps_the_parsed_store(ws):
+def test_server_answers_then_keeps_the_parsed_store(ws, monkeypatch):
     from evoonto.server import ToolsProvider
 
+    may_keep = threading.Event()
+    real = Workspace.keep_loaded_store
+
+    def held(self):
+        assert may_keep.wait(60)
+        return real(self)
+
+    monkeypatch.setattr(Workspace, "keep_loaded_store", held)
     provider = ToolsProvider(workspace=ws.path)
     assert provider.tools.browse("revenue")  # answers
-    for thread in threading.enumerate():
-        if thread.name == "evoonto-keep-store":
-            thread.join(60)
+    assert _folders(ws.path) == []  # before the store is kept
+    keeping = [t for t in threading.enumerate() if t.name == "evoonto-keep-store"]
+    assert len(keeping) == 1 and not keeping[0].daemon  # the process waits for it at exit
+    may_keep.set()
+    keeping[0].join(60)
     assert len(_folders(ws.path)) == 1
     assert isinstance(Workspace.open(ws.path).store, PersistedStore)
+
+
+def test_keeping_leaves_no_copy_of_the_store_beside_the_folder(ws):
+    opened = Workspace.open(ws.path, keep_store=False)
+    assert opened.keep_loaded_store() is True
+    root = ws.path / STORE_CACHE_DIR
+    assert [f.name for f in root.iterdir() if f.name.startswith(".")] == []  # the N-Quads copy is gone

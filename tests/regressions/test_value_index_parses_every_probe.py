@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 import evoonto.sources.base as base_module
 from evoonto.sources.registry import open_source
 from evoonto.tools.values import ValueBounds, build_value_index, iter_columns
@@ -24,9 +26,6 @@ def _wide(path, tables=6, columns=8):
     con.commit()
     con.close()
     return path
-
-
-import pytest
 
 
 @pytest.mark.parametrize("served", [False, True], ids=["source", "served pool"])
