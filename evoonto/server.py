@@ -35,6 +35,7 @@ import json
 import logging
 import os
 import re
+import subprocess
 import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -102,6 +103,9 @@ class ToolsProvider:
         self._reload: threading.Thread | None = None
         self.reload_wait = RELOAD_WAIT if reload_wait is None else max(0.0, float(reload_wait))
         self.reloads = 0
+        #: the process keeping the store of a big workspace this provider parsed, for the next open
+        #: (see :func:`_keep_store_in_child`); None when there was nothing to keep
+        self.store_keeper: subprocess.Popen[bytes] | None = None
         self._manifests: dict[int, tuple[OntologyTools, str]] = {}
         if tools is not None:
             tools.data_tools = tools.data_tools or data_tools
@@ -169,8 +173,8 @@ class ToolsProvider:
         from evoonto.workspace import Workspace, source_locations
 
         stamp = self._stat()
-        # a big workspace parsed here keeps its store for the next open only after it can answer
-        # (below, in a thread: pyoxigraph copies the store without the GIL, calls are answered meanwhile)
+        # a big workspace parsed here has its store kept for the next open only once it can answer
+        # (below, by a process of its own)
         ws = Workspace.open(self.workspace, keep_store=False)
         sources = {**source_locations(ws), **self.sources}
         parent = None
@@ -182,9 +186,8 @@ class ToolsProvider:
         self._manifests[id(tools)] = (tools, manifest)
         freeze_loaded_objects()
         self._stamp = stamp
-        # not a daemon: a server whose client leaves first still finishes keeping it before it exits
-        # (a short session would otherwise never leave the cache the next one needs)
-        threading.Thread(target=_keep_loaded_store, args=(ws,), name="evoonto-keep-store").start()
+        if ws.store_unkept:
+            self.store_keeper = _keep_store_in_child(ws.path)
         return tools
 
     def manifest(self, tools: OntologyTools) -> str:
@@ -286,14 +289,27 @@ def _served_tools(ws: Any, *, sources: dict[str, Any], trajectory: TrajectoryLog
     return tools, _workspace_manifest(ws, tools)
 
 
-def _keep_loaded_store(ws: Any) -> None:
-    """Keep the store a server parsed (:meth:`~evoonto.workspace.Workspace.keep_loaded_store`);
-    a failure is logged, never raised (the store is only a cache)."""
+def _keep_store_in_child(path: Path) -> subprocess.Popen[bytes] | None:
+    """Keep the persisted store of the big workspace at ``path`` for the next open, in a detached
+    process of its own (:meth:`~evoonto.workspace.Workspace.open` in a new session: it parses the
+    files and keeps exactly what it parsed, or finds the store kept already). Not a thread of the
+    server: an MCP client ends its server with the session (the SDK's stdio client stopped it 3 s
+    after its last answer, in the middle of the copy), and a short session would never leave the
+    store the next one needs. Returns the process (None when it cannot be started; the next open
+    keeps the store then)."""
+    import sys
+
+    from evoonto import workspace  # the module's threshold as it is now (tests lower it)
+
+    code = ("import gc, sys; gc.disable(); import evoonto.workspace as w; "
+            "w.PERSIST_MIN_BYTES = int(sys.argv[2]); w.Workspace.open(sys.argv[1])")
     try:
-        if ws.keep_loaded_store():
-            _LOG.info("evoonto: kept the parsed store of %s for the next open", ws.path)
-    except Exception as exc:  # noqa: BLE001 - a cache: the server goes on either way
-        _LOG.warning("evoonto: could not keep the parsed store of %s: %s", ws.path, first_line(exc, 200))
+        return subprocess.Popen([sys.executable, "-c", code, str(path), str(workspace.PERSIST_MIN_BYTES)],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True, close_fds=True)
+    except OSError as exc:
+        _LOG.warning("evoonto: could not start keeping the parsed store of %s: %s", path, first_line(exc, 200))
+        return None
 
 
 def prepare_for_serving(ws: Any, *, min_bytes: int | None = None) -> bool:

@@ -245,8 +245,8 @@ class Workspace:
         Args:
             path: the workspace directory.
             keep_store: keep a big workspace's parsed store now (default); False leaves that to a
-                later :meth:`keep_loaded_store` (a server answers first and keeps it meanwhile: at
-                70,000 columns it costs 60 CPU s).
+                later :meth:`keep_loaded_store` or another process (a server answers first: at 70,000
+                columns keeping it costs 60 CPU s; :attr:`store_unkept` says whether there is one).
 
         Raises:
             WorkspaceError: missing directory/config, malformed config, inconsistent history.
@@ -310,6 +310,12 @@ class Workspace:
         if big and not persisted and not keep_store:
             ws._unkept_store = (key, store, store.revision)
         return ws
+
+    @property
+    def store_unkept(self) -> bool:
+        """True while a big store that :meth:`open` parsed with ``keep_store=False`` is not kept (see
+        :meth:`keep_loaded_store`)."""
+        return self._unkept_store is not None
 
     def keep_loaded_store(self) -> bool:
         """Keep the store that :meth:`open` parsed with ``keep_store=False`` under ``cache/store/``,

@@ -1,14 +1,14 @@
 """Regression (issue 33, cold ``serve``): a server that parsed a big workspace (no ``cache/``) wrote
 the persisted store for the next open before it could answer: at 70,000 columns an N-Quads copy and a
 RocksDB bulk load of 3.7 million quads, 60 CPU s of the first answer's wait. The server now opens the
-workspace with ``keep_store=False`` and keeps the store in a thread once it can answer
-(:meth:`Workspace.keep_loaded_store`; pyoxigraph copies without the GIL). The store is kept only when
-it is still exactly what the files hold: a write after the open (or during the copy) keeps nothing.
+workspace with ``keep_store=False`` and, once it can answer, has the store kept by a detached process
+(an MCP client ends its server with the session; a thread would die with it). In one process,
+:meth:`Workspace.keep_loaded_store` keeps it later, and only while it is still exactly what the files
+hold: a write after the open (or during the copy) keeps nothing.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
@@ -80,26 +80,18 @@ def test_small_workspace_has_nothing_to_keep(tmp_path):
     assert opened.keep_loaded_store() is False and _folders(small.path) == []
 
 
-def test_server_answers_then_keeps_the_parsed_store(ws, monkeypatch):
+def test_server_answers_then_keeps_the_parsed_store(ws):
     from evoonto.server import ToolsProvider
 
-    may_keep = threading.Event()
-    real = Workspace.keep_loaded_store
-
-    def held(self):
-        assert may_keep.wait(60)
-        return real(self)
-
-    monkeypatch.setattr(Workspace, "keep_loaded_store", held)
     provider = ToolsProvider(workspace=ws.path)
-    assert provider.tools.browse("revenue")  # answers
-    assert _folders(ws.path) == []  # before the store is kept
-    keeping = [t for t in threading.enumerate() if t.name == "evoonto-keep-store"]
-    assert len(keeping) == 1 and not keeping[0].daemon  # the process waits for it at exit
-    may_keep.set()
-    keeping[0].join(60)
+    assert provider.tools.browse("revenue")  # answers without the store kept by this process
+    keeper = provider.store_keeper
+    assert keeper is not None  # a process of its own: the client may end the server at any time
+    assert keeper.wait(120) == 0
     assert len(_folders(ws.path)) == 1
     assert isinstance(Workspace.open(ws.path).store, PersistedStore)
+    again = ToolsProvider(workspace=ws.path)  # the next server reads it: nothing left to keep
+    assert again.tools.browse("revenue") and again.store_keeper is None
 
 
 def test_keeping_leaves_no_copy_of_the_store_beside_the_folder(ws):
