@@ -186,7 +186,8 @@ class ToolsProvider:
         self._manifests[id(tools)] = (tools, manifest)
         freeze_loaded_objects()
         self._stamp = stamp
-        if ws.store_unkept:
+        keeper = self.store_keeper
+        if ws.store_unkept and (keeper is None or keeper.poll() is not None):  # one keeper at a time
             self.store_keeper = _keep_store_in_child(ws.path)
         return tools
 

@@ -313,9 +313,10 @@ class Workspace:
 
     @property
     def store_unkept(self) -> bool:
-        """True while a big store that :meth:`open` parsed with ``keep_store=False`` is not kept (see
-        :meth:`keep_loaded_store`)."""
-        return self._unkept_store is not None
+        """True while a big store that :meth:`open` parsed with ``keep_store=False`` is not kept and
+        is still what the files hold (no write since; see :meth:`keep_loaded_store`)."""
+        pending = self._unkept_store
+        return pending is not None and self.ontology.store is pending[1] and pending[1].revision == pending[2]
 
     def keep_loaded_store(self) -> bool:
         """Keep the store that :meth:`open` parsed with ``keep_store=False`` under ``cache/store/``,

@@ -99,3 +99,27 @@ def test_keeping_leaves_no_copy_of_the_store_beside_the_folder(ws):
     assert opened.keep_loaded_store() is True
     root = ws.path / STORE_CACHE_DIR
     assert [f.name for f in root.iterdir() if f.name.startswith(".")] == []  # the N-Quads copy is gone
+
+
+def test_one_store_keeper_at_a_time(ws):
+    import shutil
+    import subprocess
+    import sys
+
+    from evoonto.server import ToolsProvider
+
+    provider = ToolsProvider(workspace=ws.path)
+    first = provider.store_keeper
+    assert first is not None and first.wait(120) == 0
+    busy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        provider.store_keeper = busy  # a keeper still running (a big store takes a minute or more)
+        shutil.rmtree(ws.path / STORE_CACHE_DIR)
+        provider._load()  # parsed again, not kept
+        assert provider.store_keeper is busy  # no second keeper beside the running one
+    finally:
+        busy.kill()
+        busy.wait()
+    provider._load()  # the keeper is done: a new one keeps the store
+    assert provider.store_keeper is not busy and provider.store_keeper.wait(120) == 0
+    assert len(_folders(ws.path)) == 1
