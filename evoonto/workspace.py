@@ -315,7 +315,10 @@ class Workspace:
     def store_unkept(self) -> bool:
         """True while a big store that :meth:`open` parsed with ``keep_store=False`` is not kept and
         is still what the files hold (no write since; see :meth:`keep_loaded_store`)."""
-        pending = self._unkept_store
+        return self._loaded_as_opened(self._unkept_store)
+
+    def _loaded_as_opened(self, pending: tuple[str, OxigraphStore, int] | None) -> bool:
+        """Whether ``pending`` (``_unkept_store``) is still this workspace's store, unwritten since."""
         return pending is not None and self.ontology.store is pending[1] and pending[1].revision == pending[2]
 
     def keep_loaded_store(self) -> bool:
@@ -334,14 +337,10 @@ class Workspace:
         from evoonto.storecache import persist
 
         pending, self._unkept_store = self._unkept_store, None
-        if pending is None:
+        if pending is None or not self._loaded_as_opened(pending):
             return False
-        key, store, revision = pending
-
-        def unchanged() -> bool:
-            return self.ontology.store is store and store.revision == revision
-
-        return unchanged() and persist(self.path, key, store, unchanged=unchanged)
+        key, store, _ = pending
+        return persist(self.path, key, store, unchanged=lambda: self._loaded_as_opened(pending))
 
     def keep_store(self, *, min_bytes: int | None = None) -> bool:
         """Keep this workspace's store under ``cache/store/`` as :meth:`open` keeps the store of a big

@@ -18,7 +18,7 @@ from evoonto.sources.guard import CheckedSql, SqlTemplate, check_read_only
 from evoonto.sources.profiling import column_probe_sql
 from evoonto.sources.quoting import quote_identifier
 
-from fixtures.sources_support import IRIS
+from fixtures.sources_support import IRIS, count_guard_parses
 
 NAMES = ["plain", "Free Meal Count (K-12)", 'a"b', "order", "x{y}z", "semi;colon", "it's", "{col}"]
 
@@ -36,23 +36,14 @@ def _db(path: Path, rows: int = 3) -> Path:
 
 
 def test_guard_reparses_every_probe_query_once_per_template(tmp_path: Path, monkeypatch):
-    calls: list[str] = []
-    real = guard.check_read_only
-
-    def counting(sql, **kw):
-        calls.append(sql)
-        return real(sql, **kw)
-
-    monkeypatch.setattr(guard, "check_read_only", counting)
-    monkeypatch.setattr("evoonto.sources.base.check_read_only", counting)
-    guard._check_template.cache_clear()
+    calls = count_guard_parses(monkeypatch)
     with open_source(_db(tmp_path / "t.sqlite")) as src:
         profiles = profile(src, IRIS)
         # each query is exactly the text a full guard check accepts, with the names quoted by sqlglot
         for p in profiles:
             table = src.table(p.table)
             assert p.probe.query == column_probe_sql(src, table, table.column(p.column))
-            assert real(p.probe.query, dialect="sqlite") is not None
+            assert check_read_only(p.probe.query, dialect="sqlite") is not None  # the real guard (imported unpatched)
         assert len(profiles) == 3 * len(NAMES)
         probe_checks = len(calls)
         assert probe_checks <= 2  # the shapes of the row count and of the probe, not one parse per column

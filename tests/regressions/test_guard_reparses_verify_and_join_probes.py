@@ -21,10 +21,11 @@ from evoonto.builder import build
 from evoonto.builder.probe import Prober
 from evoonto.errors import ReadOnlyViolation
 from evoonto.namespaces import EVO
-from evoonto.sources import guard, open_source
+from evoonto.sources import open_source
 from evoonto.sources.guard import CheckedSql, SqlTemplate, check_read_only
 from evoonto.sources.joins import inclusion_sql
 from evoonto.sources.quoting import quote_identifier, quote_literal
+from fixtures.sources_support import count_guard_parses
 
 HOSTILE_VALUES = ["O'Brien", "back\\slash", "semi;colon", "x' OR '1'='1", "{value}", "naïve café", "a\nb",
                   "--", "%s"]
@@ -47,16 +48,7 @@ def _db(path: Path) -> Path:
 
 
 def test_guard_reparses_verify_and_join_probes_once_per_shape(tmp_path: Path, monkeypatch):
-    parsed: list[str] = []
-    real = guard.check_read_only
-
-    def counting(sql, **kw):
-        parsed.append(sql)
-        return real(sql, **kw)
-
-    monkeypatch.setattr(guard, "check_read_only", counting)
-    monkeypatch.setattr("evoonto.sources.base.check_read_only", counting)
-    guard._check_template.cache_clear()
+    parsed = count_guard_parses(monkeypatch)
     result = build([_db(tmp_path / "shop.sqlite")], validate=False)
     queries = {str(q) for q in result.graphs["content"].objects(None, EVO.query)}
     # the value Terms' filters ran, with the same text as before (the literal quoted by sqlglot)
