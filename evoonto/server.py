@@ -100,6 +100,9 @@ class ToolsProvider:
         self.sources = dict(sources or {})
         self._lock = threading.Lock()
         self._stamp: tuple | None = None
+        #: :meth:`~evoonto.workspace.Workspace.version_fingerprint` of the version loaded here (None:
+        #: not known, e.g. a facade given by the caller; any change on disk is then loaded)
+        self._loaded_fingerprint: str | None = None
         self._reload: threading.Thread | None = None
         self.reload_wait = RELOAD_WAIT if reload_wait is None else max(0.0, float(reload_wait))
         self.reloads = 0
@@ -186,6 +189,8 @@ class ToolsProvider:
         self._manifests[id(tools)] = (tools, manifest)
         freeze_loaded_objects()
         self._stamp = stamp
+        with contextlib.suppress(OSError):
+            self._loaded_fingerprint = ws.version_fingerprint()
         keeper = self.store_keeper
         if ws.store_unkept and (keeper is None or keeper.poll() is not None):  # one keeper at a time
             self.store_keeper = _keep_store_in_child(ws.path)
@@ -222,14 +227,19 @@ class ToolsProvider:
 
     def _reload_in_background(self, stamp: tuple) -> None:
         """Load the changed workspace into a new facade, then swap it in; calls meanwhile get the
-        facade loaded before (its index and sources stay usable until the swap)."""
-        from evoonto.workspace import Workspace
+        facade loaded before (its index and sources stay usable until the swap). Nothing is loaded
+        when the files still define the content loaded (:func:`~evoonto.workspace.read_version_fingerprint`)."""
+        from evoonto.workspace import read_version_fingerprint
 
+        assert self.workspace is not None  # a fixed facade is never reloaded (see tools)
         try:
-            version = Workspace.open(self.workspace).version
-            if version == self._tools.version:
+            # the files' identity of the active version, read without loading them: the number alone
+            # is not (`evoonto build --force` writes a new version 0, which was never served), and a
+            # full open only to read it parsed a big workspace once more
+            _, fingerprint = read_version_fingerprint(self.workspace)
+            if fingerprint == self._loaded_fingerprint:
                 with self._lock:
-                    self._stamp = stamp  # e.g. a rejected patch recorded: same version
+                    self._stamp = stamp  # e.g. a rejected patch recorded: same version, same files
                 return
             new = self._load(previous=self._tools)
         except Exception as exc:  # mid-commit, broken or unreadable: keep serving the loaded version

@@ -386,6 +386,23 @@ class Workspace:
             digest = self._digests[name] = hashlib.sha256((self.path / name).read_bytes()).hexdigest()
         return digest
 
+    def version_fingerprint(self) -> str:
+        """The identity of the active version's content: SHA-256 hex over the digest of
+        ``base.trig`` and, in order, the version, id and file digest of each accepted patch
+        (:meth:`file_digest`: the bytes this object loaded). Two versions with the same number can
+        differ (``evoonto build --force`` writes a new version 0); two loads of the same files have
+        the same fingerprint whatever rejected patches were recorded since.
+        :func:`read_version_fingerprint` reads the same value from the files without loading them.
+
+        Raises:
+            OSError: ``base.trig`` or a patch file is not recorded and cannot be read.
+        """
+        return _version_fingerprint(self.file_digest(BASE_FILE),
+                                    ((e.version, e.id, self.file_digest(e.file) if e.file else None)
+                                     for e in self._entries
+                                     if e.decision == "accepted" and e.version is not None
+                                     and e.version <= self.version))
+
     def _moved_to(self, path: Path) -> None:
         """Follow this workspace's files, renamed as a whole to ``path`` (a staging folder swapped
         into place by the builder): same store and history, new location."""
@@ -1188,6 +1205,54 @@ def _backup_hint(path: Path) -> str:
         return ""
     return (f"; a build replacing this workspace was interrupted after moving it aside: its files are in "
             f"{backups[-1]}, restore them with `mv {backups[-1]}/* {path}/`")
+
+
+def _version_fingerprint(base_digest: str, accepted: Iterator[tuple[int | None, str, str | None]] |
+                         list[tuple[int | None, str, str | None]]) -> str:
+    """:meth:`Workspace.version_fingerprint` from the base digest and ``(version, id, file digest or
+    None)`` of each accepted patch, in order."""
+    digest = hashlib.sha256(f"files\0{base_digest}".encode())
+    for version, pid, file_digest in accepted:
+        digest.update(f"\0{version}\0{pid}\0".encode())
+        if file_digest is not None:
+            digest.update(file_digest.encode())
+    return digest.hexdigest()
+
+
+def read_version_fingerprint(path: str | Path) -> tuple[int, str]:
+    """The active version and :meth:`Workspace.version_fingerprint` that the files of the workspace
+    at ``path`` define now, read without loading ``base.trig`` into a store: its digest is the one
+    remembered under ``cache/store`` when the file is unchanged since (else it is read and hashed);
+    the patch files are parsed for their decisions. A server compares it with what it loaded to
+    decide whether a change on disk is a new version to load.
+
+    Args:
+        path: the workspace directory.
+    Returns:
+        ``(active version, fingerprint)``: 64 hex characters.
+    Raises:
+        WorkspaceError: missing directory/config, malformed config, inconsistent history.
+        RDFParseError: a patch file is malformed. OSError: a file cannot be read.
+    """
+    from evoonto.storecache import remembered_digest
+
+    path = Path(path)
+    config = _read_config(path)
+    iris = IriFactory(config["base_iri"])
+    base_digest = remembered_digest(path, BASE_FILE)
+    if base_digest is None:
+        with open(path / BASE_FILE, "rb") as handle:
+            base_digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    accepted: list[tuple[int | None, str, str | None]] = []
+    for seq, pid, file in _patch_files(path):
+        data = _read_file(file)
+        _, entry, _ = _read_patch_file(file, pid, seq, iris, data=data)
+        if entry.decision == "accepted":
+            if entry.version != len(accepted) + 1:
+                raise WorkspaceError(f"{file}: accepted patch claims version {entry.version}, but the active "
+                                     f"version is {len(accepted)}")
+            accepted.append((entry.version, pid, hashlib.sha256(data).hexdigest()))
+    return len(accepted), _version_fingerprint(base_digest, accepted)
 
 
 def _patch_files(path: Path) -> list[tuple[int, str, Path]]:

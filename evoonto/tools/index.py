@@ -765,26 +765,17 @@ class IndexCache:
 
     @classmethod
     def for_workspace(cls, workspace: Workspace) -> "IndexCache":
-        """The cache of a workspace's active version: the fingerprint hashes the SHA-256 digests of
-        ``base.trig`` and of the files of the accepted patches up to the active version, in order
-        (:meth:`~evoonto.workspace.Workspace.file_digest`: the bytes the workspace loaded, so the
-        files are not read and hashed a second time).
+        """The cache of a workspace's active version, keyed by
+        :meth:`~evoonto.workspace.Workspace.version_fingerprint` (the SHA-256 digests of ``base.trig``
+        and of the files of the accepted patches up to the active version, in order, of the bytes the
+        workspace loaded, so the files are not read and hashed a second time).
 
         Args:
             workspace: an :class:`evoonto.workspace.Workspace`.
         Raises:
             OSError: ``base.trig`` or a patch file cannot be read.
         """
-        from evoonto.workspace import BASE_FILE
-
-        path = Path(workspace.path)
-        digest = hashlib.sha256(f"files\0{workspace.file_digest(BASE_FILE)}".encode())
-        for entry in workspace.log():
-            if entry.decision == "accepted" and entry.version is not None and entry.version <= workspace.version:
-                digest.update(f"\0{entry.version}\0{entry.id}\0".encode())
-                if entry.file:
-                    digest.update(workspace.file_digest(entry.file).encode())
-        return cls(path / "cache" / "index", digest.hexdigest())
+        return cls(Path(workspace.path) / "cache" / "index", workspace.version_fingerprint())
 
     def path(self, weights: Mapping[str, float]) -> Path:
         """The file of this version's index under ``weights``."""
