@@ -111,20 +111,24 @@ def run_review(args: argparse.Namespace) -> int:
 
 def run_approve(args: argparse.Namespace) -> int:
     """Approve one proposal and print the new version; returns 0."""
-    from evoonto.evolution.approval import approve
+    from evoonto.evolution.approval import approve, find_proposal
 
     ws = _open(args)
     parent = ws.version
+    proposal = find_proposal(ws, args.proposal)
     version = approve(ws, args.proposal, by=args.by)
-    print(f"approved {args.proposal}: version {parent} -> {version}")
+    print(f"approved proposal {proposal.number} ({proposal.id}: {proposal.entry.intervention}): "
+          f"version {parent} -> {version}")
     return 0
 
 
 def run_reject(args: argparse.Namespace) -> int:
     """Reject one proposal; returns 0."""
-    from evoonto.evolution.approval import reject
+    from evoonto.evolution.approval import find_proposal, reject
 
     ws = _open(args)
+    proposal = find_proposal(ws, args.proposal)
     reject(ws, args.proposal, why=args.why, by=args.by)
-    print(f"rejected {args.proposal}; version stays {ws.version}")
+    print(f"rejected proposal {proposal.number} ({proposal.id}: {proposal.entry.intervention}); "
+          f"version stays {ws.version}")
     return 0

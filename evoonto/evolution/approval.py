@@ -31,7 +31,9 @@ class Proposal:
     """One proposed patch waiting for a decision.
 
     Attributes:
-        number: 1-based position among the open proposals (what ``evoonto approve N`` takes).
+        number: 1-based position among every proposal the workspace ever recorded, in log order
+            (what ``evoonto approve N`` takes). It never changes: deciding proposal 1 leaves
+            proposal 2 numbered 2, and a decided proposal's number is not given to another.
         entry: its :class:`~evoonto.history.PatchEntry` (id, level, signature, scores, metadata).
     """
 
@@ -73,24 +75,36 @@ def _decided(workspace: Any) -> set[str]:
     return out
 
 
+def _all_proposals(workspace: Any) -> list[Proposal]:
+    """Every proposal the workspace recorded, open or decided, with its stable number."""
+    return [Proposal(i, e) for i, e in enumerate((e for e in workspace.log() if e.decision == "proposed"), 1)]
+
+
 def proposals(workspace: Any) -> list[Proposal]:
-    """The open proposals of a workspace (``proposed`` and not yet approved or rejected), oldest first."""
+    """The open proposals of a workspace (``proposed`` and not yet approved or rejected), oldest
+    first, each with its stable :attr:`Proposal.number`."""
     decided = _decided(workspace)
-    open_ = [e for e in workspace.log() if e.decision == "proposed" and e.id not in decided]
-    return [Proposal(i, e) for i, e in enumerate(open_, 1)]
+    return [p for p in _all_proposals(workspace) if p.id not in decided]
 
 
 def find_proposal(workspace: Any, ref: str) -> Proposal:
     """The open proposal numbered ``ref`` (as ``evoonto review`` lists them) or with patch id ``ref``.
 
     Raises:
-        WorkspaceError: no such open proposal (the message lists the open ones).
+        WorkspaceError: no such open proposal: the message says when ``ref`` was decided already
+            and lists the open ones.
     """
     found = proposals(workspace)
     for p in found:
         if ref == str(p.number) or ref == p.id:
             return p
     listed = ", ".join(f"{p.number} ({p.id})" for p in found) or "none"
+    decided = _decided(workspace)
+    for p in _all_proposals(workspace):
+        if (ref == str(p.number) or ref == p.id) and p.id in decided:
+            outcome = next((e.decision for e in workspace.log() if e.metadata.get("proposal") == p.id), "decided")
+            outcome = "approved" if outcome == "accepted" else outcome
+            raise WorkspaceError(f"proposal {p.number} ({p.id}) was {outcome} already; open proposals: {listed}")
     raise WorkspaceError(f"no open proposal {ref!r}; open proposals: {listed}")
 
 
@@ -116,12 +130,27 @@ def approve(workspace: Any, ref: str, *, by: str | None = None) -> int:
         WorkspaceError: no such open proposal, or the workspace is locked/changed on disk.
         ShapeViolationError / PatchError: the patch no longer fits the active version (reject it).
     """
+    from evoonto.errors import ShapeViolationError
+    from evoonto.patch import PatchError
+
     proposal = find_proposal(workspace, ref)
     patch = workspace.patch(proposal.id)
     meta = {k: v for k, v in proposal.entry.metadata.items() if k != "decision"}
     meta.update(proposal.entry.scores)
     meta.update({"proposal": proposal.id, "approved_by": _reviewer(by), "decision": "accepted"})
-    return int(workspace.commit(dataclasses.replace(patch, id=f"{proposal.id}-approved"), metadata=meta))
+    try:
+        return int(workspace.commit(dataclasses.replace(patch, id=f"{proposal.id}-approved"), metadata=meta))
+    except (ShapeViolationError, PatchError) as exc:
+        gated = proposal.entry.parent_version
+        if gated is None or gated == workspace.version:
+            raise
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        message = (f"proposal {proposal.number} ({proposal.id}) was gated against version {gated}, and the "
+                   f"active version {workspace.version} no longer takes it ({first}); reject it "
+                   f"(evoonto reject {proposal.number} --why ...) and run evoonto evolve again")
+        if isinstance(exc, ShapeViolationError):
+            raise ShapeViolationError(message, report=exc.report) from exc
+        raise PatchError(message) from exc
 
 
 def reject(workspace: Any, ref: str, *, why: str, by: str | None = None) -> None:
