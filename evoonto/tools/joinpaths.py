@@ -382,7 +382,11 @@ class JoinGraph:
         """Add ``origin="shared_key"`` edges between two columns that reference the same unique key
         (``city.CountryCode`` and ``countrylanguage.CountryCode`` both join ``country.Code``): joining
         them directly gives the rows the two-hop join through the key gives. Evidence is that of the
-        two references. Returns how many were added."""
+        two references. Not when one of the two is a column of the key's own table (a self-reference
+        such as ``Employee.ReportsTo``): ``Customer.SupportRepId = Employee.ReportsTo`` pairs a
+        customer with the employees reporting to their rep, a relation nobody declared, next to the
+        declared ``Customer.SupportRepId = Employee.EmployeeId`` between the same two tables.
+        Returns how many were added."""
         by_target: dict[tuple[str, str, str], list[JoinEdge]] = {}
         for edge in list(self._edges.values()):
             if edge.origin == "shared_key" or len(edge.left_columns) != 1:
@@ -396,6 +400,8 @@ class JoinGraph:
                 for b in refs[i + 1:]:
                     if a.left == b.left or TableRef(a.source, a.left) in self.views \
                             or TableRef(b.source, b.left) in self.views:
+                        continue
+                    if a.right in (a.left, b.left):  # one side is the key's own table (see above)
                         continue
                     key = (a.source, frozenset({_pair((a.left, a.left_columns[0]), (b.left, b.left_columns[0]))}))
                     if key in self._edges:
