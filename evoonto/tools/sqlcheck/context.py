@@ -114,6 +114,33 @@ def _nearest(query: str, choices: Iterable[str], n: int = SUGGESTIONS, cutoff: f
     return ranked[:n]
 
 
+#: the least :func:`rapidfuzz.fuzz.ratio` (0-100, case-folded) of a data value offered for a literal
+#: the data does not hold: a misspelling of it (``'Califronia'``: 90, ``'US'`` → ``'USA'``: 80), not a
+#: value that only contains it (``'Australia'`` for ``'US'``) or shares its beginning (``'Rock And
+#: Roll'`` for ``'Roc'``, ``'2023-01-02 00:00:00'`` for ``'2023-01-01'``): another value selects other
+#: rows, so it is never offered as the fix.
+SPELLING_RATIO = 75.0
+
+
+def nearest_spellings(value: str, choices: Iterable[str], n: int = SUGGESTIONS) -> list[str]:
+    """Values of ``choices`` that spell ``value`` differently, best first: equal ignoring case, then
+    by :func:`rapidfuzz.fuzz.ratio` of at least :data:`SPELLING_RATIO` (ties in ``choices`` order).
+    Identifiers use :func:`_nearest` (its weighted ratio also finds ``name`` for ``singer_name``).
+
+    Args:
+        value: the literal the data does not hold. choices: the column's known values. n: at most this many.
+    Returns:
+        Up to ``n`` values of ``choices``.
+    """
+    pool = list(dict.fromkeys(choices))
+    if not pool:
+        return []
+    exact = [c for c in pool if c.casefold() == value.casefold()]
+    found = process.extract(value.casefold(), {i: c.casefold() for i, c in enumerate(pool)}, scorer=fuzz.ratio,
+                            limit=n + len(exact), score_cutoff=SPELLING_RATIO)
+    return (exact + [pool[key] for _c, _s, key in found if pool[key] not in exact])[:n]
+
+
 def _range_verdict(kind: str, values: list[float], low: float, high: float) -> str | None:
     """``"no"`` when a comparison of ``kind`` (a sqlglot key: ``eq``, ``in``, ``between``, ``gt``,
     ``gte``, ``lt``, ``lte``; column on the left) with ``values`` holds for no value in

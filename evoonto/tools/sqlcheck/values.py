@@ -12,8 +12,8 @@ from sqlglot import exp
 
 from evoonto.sources.joins import type_family
 from evoonto.tools.findings import Severity
-from evoonto.tools.sqlcheck.context import (CheckContext, _is_number, _is_numeral, _nearest, _negated, _plain,
-                                            _quote, _range_verdict)
+from evoonto.tools.sqlcheck.context import (CheckContext, _is_number, _is_numeral, _negated, _plain,
+                                            _quote, _range_verdict, nearest_spellings)
 from evoonto.tools.sqlcheck.facts import SUGGESTIONS, ColumnFacts
 from evoonto.tools.sqlcheck.probes import ALIAS
 
@@ -152,7 +152,7 @@ def check_value(ctx: CheckContext, place: tuple[str, str], value: str, node: exp
     if found is False:
         spellings = [s for s in (ctx.probe.spellings(place[0], place[1], value) or []) if s != value] \
             if ctx.probe is not None and not _is_numeral(node) else []
-        near = list(dict.fromkeys(spellings + _nearest(value, seen)))[:SUGGESTIONS]
+        near = list(dict.fromkeys(spellings + nearest_spellings(value, seen)))[:SUGGESTIONS]
         ctx.contradicted.add(place)
         dead = _alternative(node, cmp)
         severity: Severity = "Warning" if negated or dead else "Violation"
@@ -180,7 +180,7 @@ def check_value(ctx: CheckContext, place: tuple[str, str], value: str, node: exp
                 f"not checked against the data)", None if negated else _quote(same_case[0]), node, where)
     elif col.complete:
         ctx.contradicted.add(place)
-        near = _nearest(value, seen)
+        near = nearest_spellings(value, seen)
         elsewhere = f"; it is a value of {', '.join(others)}" if others else ""
         ctx.add("unseen_value", "Warning",
                 f"{_quote(value)} is not among {col.seen()} of {where} (not checked against the data){elsewhere}",
