@@ -186,8 +186,11 @@ class DriftReport:
         elif self.proposed is not None:
             lines.append(f"proposed as {self.proposed} (approval: manual): nothing is marked until "
                          "`evoonto approve` (see `evoonto review`)")
+        elif not self.checked and self.unchecked:
+            lines.append("drift unknown: no probe query could be re-run (see the notes)")
         elif not self.drifted:
-            lines.append("no drift: every re-run probe matches its Evidence")
+            lines.append("no drift: every re-run probe matches its Evidence"
+                         + (f" ({self.unchecked} Evidence not checked)" if self.unchecked else ""))
         return "\n".join(lines)
 
 
@@ -455,12 +458,14 @@ def run_drift(workspace: str | Path, *, sources: Iterable[str] = (), mark: bool 
                 notes.append(f"source {sid!r} ({location}) cannot be opened: {first_line(exc)}")
         if not opened:
             raise ConfigurationError(
-                "no source to check: the workspace records none (settings 'sources') and no --source was given"
-                + (f"; {'; '.join(notes)}" if notes else ""))
+                ("no source to check: " + "; ".join(notes) + "; give one with --source ID=PATH") if notes else
+                "no source to check: the workspace records none (settings 'sources') and no --source was given")
         onto = ws.ontology
         catalog_ids = {str(i) for i in _catalog_ids(onto)}
         notes += [f"source {sid!r} is not a source of this workspace ({', '.join(sorted(catalog_ids))}); "
                   "name it ID=PATH" for sid in opened if sid not in catalog_ids]
+        if catalog_ids and not catalog_ids & set(opened):  # nothing that could be checked
+            raise ConfigurationError("no source to check: " + "; ".join(notes))
         report = check_drift(onto, opened, timeout_ms=timeout_ms, row_tolerance=row_tolerance, progress=progress,
                              locations={**locations, **given})
     finally:

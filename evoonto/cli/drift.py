@@ -30,7 +30,8 @@ valid. Records already marked by an earlier check are counted, not marked again.
 Sources: the ones recorded in the workspace (as `evoonto build` records them); --source ID=PATH
 replaces the one with that id (e.g. a copy of the database; a plain PATH gets the file stem as id).
 
-Exit status: 0, or 1 with --exit-code when some record turned or stays stale; 2 on errors.
+Exit status: 0, or 1 with --exit-code when some record turned or stays stale; 2 on errors and when no
+probe query could be re-run (nothing was checked, so there is no verdict).
 
 Examples:
   evoonto drift                                   # check and mark
@@ -78,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
         print(report.format(short=_shortener(path)))
+    if not report.checked and report.unchecked:
+        return 2  # nothing could be checked: no verdict either way
     return 1 if args.exit_code and (report.stale or report.already_stale) else 0
 
 
