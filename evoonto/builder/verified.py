@@ -63,8 +63,8 @@ from evoonto.records import VerifiedQuery as VerifiedQueryRecord
 from evoonto.text import QUESTION_STOP_WORDS, stem, tokenize, words
 from evoonto.tools.joinpaths import JoinGraph, written_joins
 
-__all__ = ["VerifiedItem", "VerifiedMining", "load_verified", "as_verified", "mine_verified", "GRAIN_WORDS",
-           "items_for_source", "computed_term", "grain_term", "grain_expression",
+__all__ = ["VerifiedItem", "VerifiedMining", "load_verified", "recorded_verified", "as_verified", "mine_verified",
+           "GRAIN_WORDS", "items_for_source", "computed_term", "grain_term", "grain_expression",
            "verified_iri", "MAX_PHRASE_WORDS", "VerifiedMeasures", "verified_measures"]
 
 #: Longest question phrase (words) used as a name.
@@ -110,6 +110,30 @@ class VerifiedItem:
     def key(self) -> str:
         """The id, or a stable key of the question and SQL."""
         return self.id or stable_key(self.question, self.sql, length=12)
+
+
+def recorded_verified(ontology: Any) -> list[VerifiedItem]:
+    """The verified queries an ontology holds (``evo:VerifiedQuery`` records that ``evoonto build
+    --verified`` and ``evoonto verified add`` wrote; deprecated ones left out), ordered by source, id
+    and IRI: what ``evoonto verified list`` prints and ``evoonto evolve`` uses when no file is given.
+
+    Args:
+        ontology: an Ontology (SPARQL over its active graphs).
+    Returns:
+        items with ``id`` (``dcterms:identifier``, else the record's IRI), ``db_id`` (its source's
+        id), ``verified_by``/``verified_at`` when recorded, and ``where`` naming the record.
+    """
+    from evoonto.tools.sparql import select
+
+    rows = select(ontology, """
+        SELECT ?q ?question ?sql ?id ?src ?who ?when WHERE {
+          ?q a evo:VerifiedQuery ; evo:question ?question ; evo:sql ?sql .
+          OPTIONAL { ?q dcterms:identifier ?id } OPTIONAL { ?q evo:source ?s . ?s dcterms:identifier ?src }
+          OPTIONAL { ?q prov:wasAttributedTo ?a . ?a rdfs:label ?who } OPTIONAL { ?q prov:generatedAtTime ?when }
+          FILTER NOT EXISTS { ?q owl:deprecated true } } ORDER BY ?src ?id ?q""")
+    return [VerifiedItem(question=r["question"], sql=r["sql"], id=r.get("id", r["q"]), db_id=r.get("src"),
+                         verified_by=r.get("who"), verified_at=r.get("when"),
+                         where=f"verified query {r.get('id', r['q'])} of the workspace") for r in rows]
 
 
 def _warn(message: str) -> None:

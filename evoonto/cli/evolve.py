@@ -502,6 +502,13 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
         raise ConfigurationError(f"the workspace records no location for source {db_id!r}; rebuild it with "
                                  f"`evoonto build --source PATH` (which records it)")
     verified = load_verified(args.verified or ws.path)
+    if not verified and not args.verified:  # those `build --verified` / `verified add` recorded
+        from evoonto.builder.verified import recorded_verified
+
+        verified = [v for v in recorded_verified(ws.ontology) if v.db_id in (None, db_id)]
+        if verified:
+            print(f"evolve: the {len(verified)} verified queries this workspace holds for {db_id!r} "
+                  "(evoonto verified list)", file=sys.stderr)
     if not verified:
         raise WorkloadError("no benchmark recorded in this workspace and no verified queries: pass --data DIR, or "
                             "--verified FILE (JSON Lines with question and sql) so the gate has a validation set")

@@ -144,19 +144,13 @@ def run_list(args: argparse.Namespace) -> int:
     """Print the verified queries (id, source, who/when, question). Returns 0 (1 when there are none)."""
     import json
 
+    from evoonto.builder.verified import recorded_verified
     from evoonto.cli import workspace_path
-    from evoonto.tools.sparql import select
     from evoonto.workspace import Workspace
 
     ws = Workspace.open(workspace_path(args))
-    rows = select(ws.ontology, """
-        SELECT ?q ?question ?sql ?id ?src ?who ?when WHERE {
-          ?q a evo:VerifiedQuery ; evo:question ?question ; evo:sql ?sql .
-          OPTIONAL { ?q dcterms:identifier ?id } OPTIONAL { ?q evo:source ?s . ?s dcterms:identifier ?src }
-          OPTIONAL { ?q prov:wasAttributedTo ?a . ?a rdfs:label ?who } OPTIONAL { ?q prov:generatedAtTime ?when }
-          FILTER NOT EXISTS { ?q owl:deprecated true } } ORDER BY ?src ?id ?q""")
-    items = [{"id": r.get("id", r["q"]), "source": r.get("src"), "question": r["question"], "sql": r["sql"],
-              "verified_by": r.get("who"), "verified_at": r.get("when")} for r in rows]
+    items = [{"id": v.id, "source": v.db_id, "question": v.question, "sql": v.sql,
+              "verified_by": v.verified_by, "verified_at": v.verified_at} for v in recorded_verified(ws.ontology)]
     if args.json:
         print(json.dumps(items, ensure_ascii=False, indent=2))
     elif not items:
