@@ -166,6 +166,7 @@ def gather_documents(ontology: Any) -> list[Document]:
     term_of = _add_mapping_locations(ontology, docs)
     _add_column_types(ontology, docs)
     _add_evidence_values(ontology, docs)
+    _drop_unbacked_values(ontology, docs)
     _add_relation_ends(ontology, docs)
     _add_constraint_targets(ontology, docs, term_of)
     for doc in docs.values():
@@ -269,6 +270,27 @@ def _add_evidence_values(ontology: Any, docs: dict[str, Document]) -> None:
             evidence.add("column", " ".join(target.fields.get("column", ())[:4]))
             if not evidence.label:
                 evidence.label = _labels(docs, row["x"])
+
+
+def _drop_unbacked_values(ontology: Any, docs: dict[str, Document]) -> None:
+    """A value Term (``table.column = value``) derived only from stale Evidence (a drift check found
+    the value gone: ``prov:invalidatedAtTime``) no longer stands for a value of the data: it stays
+    findable by its words, but browse does not write its value into the column's line (after
+    ``evoonto drift`` marked 'USA' gone, the compact answer still read ``"Country" = 'USA'``)."""
+    stale = {row["x"] for row in select(ontology, "SELECT DISTINCT ?x WHERE { ?x prov:wasDerivedFrom ?e . "
+                                                  "?e prov:invalidatedAtTime ?t }") if row["x"] in docs}
+    if not stale:
+        return
+    values = " ".join(f"<{iri}>" for iri in sorted(stale))
+    backed = {row["x"] for row in select(ontology, f"SELECT DISTINCT ?x WHERE {{ VALUES ?x {{ {values} }} "
+                                                    "?x prov:wasDerivedFrom ?e . ?e a evo:Evidence "
+                                                    "FILTER NOT EXISTS { ?e prov:invalidatedAtTime ?t } }")}
+    for iri in sorted(stale - backed):
+        doc = docs[iri]
+        prefixes = tuple(f"{location} = " for location in doc.locations[:1])
+        hidden = doc.fields.get("hiddenLabel", [])
+        if prefixes and any(h.startswith(prefixes) for h in hidden):
+            doc.fields["hiddenLabel"] = [h for h in hidden if not h.startswith(prefixes)]
 
 
 def _add_relation_ends(ontology: Any, docs: dict[str, Document]) -> None:
