@@ -229,8 +229,10 @@ _IDENT = r'(?:"([^"\n]{1,128})"|`([^`\n]{1,128})`|\[([^\]\n]{1,128})\]|([A-Za-z_
 _QUALIFIED = re.compile(_IDENT + r"\s*\.\s*" + _IDENT)
 #: an SQL string literal (a quote inside doubled), as compact lines print a value
 _LITERAL = r"'(?:[^']|'')*'"
-_TABLE_LIST = re.compile(r'"([^"\n]{1,128})"\(((?:"[^"\n]{1,128}"(?: = ' + _LITERAL + r')?(?:, )?)+)\)')
-_LISTED = re.compile(r'"([^"\n]{1,128})"(?: = ' + _LITERAL + ')?')
+#: a listed column's value: ``= 'v'`` (named by the question) or ``holds 'v'`` (sharing some words)
+_VALUE = r'(?: (?:=|holds) ' + _LITERAL + r')?'
+_TABLE_LIST = re.compile(r'"([^"\n]{1,128})"\(((?:"[^"\n]{1,128}"' + _VALUE + r'(?:, )?)+)\)')
+_LISTED = re.compile(r'"([^"\n]{1,128})"' + _VALUE)
 _CATALOG_ID = re.compile(r"table/([^/\"\s,]+)(?:/column/([^/\"\s,]+))?")
 
 

@@ -27,9 +27,11 @@ inline.
 * ``verbose``: ``[{id, kind, label, snippet, score}]``, ``n`` hits;
 * ``compact``: ``{id, kind, label}`` entries: for the best matches one line each,
   ``"table"."column" TYPE = 'matched value' -- meaning`` (identifiers quoted so the text can be
-  pasted into SQL), then further candidates named tersely in one line per table
+  pasted into SQL; values sharing only some words with the query follow as ``holds 'value'``),
+  then further candidates named tersely in one line per table
   (``"t"("a", "b")``, as schema-linking prompts list a table; a column keeps the value the query
-  named in it, ``"t"("a", "b" = 'v')``). Two stages, as schema-linking
+  named in it, ``"t"("a", "b" = 'v')``, else one it holds that shares words with the query,
+  ``"b" holds 'v'``). Two stages, as schema-linking
   systems do: the tables of the ranked hits
   are ranked by their best hit, then the other columns of those tables join the candidates with
   :data:`TABLE_PRIOR` times their table's score; candidates are kept in score order while the
@@ -495,6 +497,16 @@ def value_words(doc: Document, value: str, location: str | None) -> set[str]:
     return own - (set(tokenize(location.replace(".", " "))) - value_tokens)
 
 
+def names_value(matched: set[str] | frozenset[str], value: str) -> bool:
+    """Whether a query whose index tokens are ``matched`` names ``value``: every word of the value
+    (its :func:`~evoonto.text.tokenize` tokens; a value of stop words only is never named). One word
+    of several is another value: "customers in the United States" and "units sold" (``unit``, the
+    stem of both "units" and "United") do not name ``'United Kingdom'``, which a compact line would
+    otherwise write as ``"Country" = 'United Kingdom'``."""
+    tokens = set(tokenize(value))
+    return bool(tokens) and tokens <= matched
+
+
 def _meaning(doc: Document, type_name: str) -> str:
     """The first definition of ``doc``, without a repeated ``(TYPE)``, cut to :data:`MEANING_CHARS`."""
     texts = doc.fields.get("definition") or [doc.snippet]
@@ -504,10 +516,13 @@ def _meaning(doc: Document, type_name: str) -> str:
     return text if len(text) <= MEANING_CHARS else text[: MEANING_CHARS - 1] + "…"
 
 
-def compact_line(doc: Document, location: str | None, values: list[str]) -> str:
+def compact_line(doc: Document, location: str | None, values: list[str], partial: Sequence[str] = ()) -> str:
     """One compact candidate: ``"table"."column" TYPE = 'v1', 'v2' -- meaning`` (identifiers and
     values quoted with :mod:`evoonto.sources.quoting`, ANSI double quotes), or ``label -- meaning``
-    for a record that maps no table."""
+    for a record that maps no table. ``values`` are those the query names (every word of each:
+    :func:`names_value`), written ``= …``; ``partial`` values share only some words with it
+    (``'North Carolina'`` for "contains 'North'", ``'United Kingdom'`` for "United States"), written
+    ``holds …``: the column holds them, the query does not name them. Three values in all at most."""
     from evoonto.sources.quoting import quote_literal
 
     type_name = doc.types.get(location or "", "")
@@ -517,6 +532,8 @@ def compact_line(doc: Document, location: str | None, values: list[str]) -> str:
         parts.append(type_name)
     if values:
         parts.append("= " + ", ".join(quote_literal(v[:VALUE_CHARS]) for v in values[:3]))
+    if partial and len(values) < 3:
+        parts.append("holds " + ", ".join(quote_literal(v[:VALUE_CHARS]) for v in partial[:3 - len(values)]))
     meaning = _meaning(doc, type_name)
     if meaning:
         parts.append(f"-- {meaning}")
@@ -634,10 +651,15 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             table, dot, _ = location.partition(".")
             own = layout.column_term.get(location) if dot else layout.table_term.get(table)
             shown = own if own is not None else i
+            if not dot and own is not None and own != i:
+                # a Term of its own over a table, not the table's Term (a metric a verified query
+                # defines, "Revenue = SUM(…)"): a line of its own, besides ranking its table as before
+                groups.setdefault(doc.iri, {"score": score, "doc": i, "location": None, "values": [],
+                                            "partial": [], "matched": True})
         else:
             shown = i
         group = groups.setdefault(key, {"score": score, "doc": shown, "location": location, "values": [],
-                                        "matched": True})
+                                        "partial": [], "matched": True})
         value = value_of(doc)
         if not matched:
             continue
@@ -657,10 +679,18 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         if value is not None:
             # the value itself matched, or one of its own names did (a documented meaning: "female"
             # for 'F'), not only its column's words, which every value Term of the column carries
-            if matched & value_words(doc, value, location):
-                group["values"].append(value)
+            words = value_words(doc, value, location)
+            if matched & words:
+                # named: every word of the value, or a word of its documented meaning ("running
+                # contract" for 'C'); a value only some of whose own words the query has is held
+                whole = names_value(matched, value) or bool(matched & (words - set(tokenize(value))))
+                group["values" if whole else "partial"].append(value)
         else:
-            group["values"].extend(v for v in doc.values[:200] if matched & set(tokenize(v)))
+            for v in doc.values[:200]:
+                if names_value(matched, v):
+                    group["values"].append(v)
+                elif matched & set(tokenize(v)):
+                    group["partial"].append(v)
     if kind in ("term", "any"):
         # stored values the query names (the value index): the value goes into its column's line,
         # listed first, and the column ranks at least at the hit's score
@@ -676,7 +706,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             if location not in groups:
                 if not wordy:
                     continue
-                groups[location] = {"score": 0.0, "doc": own, "location": location, "values": [], "matched": True}
+                groups[location] = {"score": 0.0, "doc": own, "location": location, "values": [], "partial": [],
+                                    "matched": True}
             group = groups[location]
             if wordy:
                 group["score"] = max(group["score"], VALUE_HIT_SHARE * value_score)
@@ -710,10 +741,12 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         column = _quoted(group["location"].partition(".")[2])
         named = group.get("found") or sorted(dict.fromkeys(group["values"]),
                                              key=lambda v: -len(matched & set(tokenize(v))))
-        if not named or bare:
+        held = [] if named else sorted(dict.fromkeys(group.get("partial", ())),
+                                       key=lambda v: -len(matched & set(tokenize(v))))
+        if not (named or held) or bare:
             return column
-        value = " ".join(named[0].split())  # one line: a value's line breaks and tabs fold to spaces
-        return f"{column} = {quote_literal(value[:VALUE_CHARS])}"
+        value = " ".join((named or held)[0].split())  # one line: a value's line breaks and tabs fold to spaces
+        return f"{column} {'=' if named else 'holds'} {quote_literal(value[:VALUE_CHARS])}"
 
     def others(table: str, score: float, columns: list[str], first: int) -> Iterator[dict[str, Any]]:
         # a table's non-key columns from position ``first`` on, at TABLE_PRIOR × its score a hair
@@ -746,7 +779,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         # would)
         for group in groups.values():
             location = group["location"]
-            if location and "." in location and (group.get("word") or group.get("own") or group["values"]):
+            if location and "." in location and (group.get("word") or group.get("own") or group["values"]
+                                                 or group.get("partial")):
                 prior = TABLE_PRIOR * table_score.get(location.partition(".")[0], 0.0)
                 if group["score"] < prior:  # raised, in the order of their own scores
                     group["score"] = prior + 1e-6 * group["score"]
@@ -781,7 +815,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                     # named "id" by the evidence) never ranks below the keys its table would get;
                     # it then counts as a prior candidate (named in its table's line) unless a
                     # value of it matched (a code the question names keeps its full line)
-                    groups[location].update(score=floor, matched=bool(groups[location]["values"]))
+                    groups[location].update(score=floor, matched=bool(groups[location]["values"]
+                                                                      or groups[location].get("partial")))
 
     ordered: Iterable[dict[str, Any]] = heapq.merge(sorted(groups.values(), key=order), *streams, key=order)
     tail_cost: dict[int, int] = {}
@@ -839,7 +874,9 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         if (head or (group["matched"] and size < share)) and (limit is None or full < limit):
             values = list(dict.fromkeys(group.get("found", []) + sorted(
                 dict.fromkeys(group["values"]), key=lambda v: -len(matched & set(tokenize(v))))))
-            label = compact_line(doc, location, values)
+            partial = sorted(dict.fromkeys(v for v in group.get("partial", ()) if v not in values),
+                             key=lambda v: -len(matched & set(tokenize(v))))
+            label = compact_line(doc, location, values, partial)
             # a family member the question names by its key stands for the family, unless the line
             # shows values seen in this table (they were not seen in the member)
             members = asked.get(location.partition(".")[0], ()) if location and repeated is None else ()

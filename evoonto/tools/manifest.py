@@ -115,7 +115,8 @@ def build_manifest(ontology: Any, *, version: Any = None, declared: Sequence[Any
         f"- browse(q): by default {answer.format}, at most {answer.budget:,} characters: "
         + (
             "one line per candidate, '\"table\".\"column\" TYPE = matched values -- meaning', ready to paste "
-            "into SQL, tables that match first, then their keys and columns. More depth: budget=N characters "
+            "into SQL ('holds': some words match), tables that match first, then their keys and columns. "
+            "More depth: budget=N characters "
             "(up to 200,000); more detail: format='verbose' "
             if answer.format == "compact" else "ranked records with snippets and scores; one compact line per "
             "candidate within a budget: format='compact' "
