@@ -402,7 +402,7 @@ def _fit(hits: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
 
 def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = "term", n: int | None = None,
            id_of=lambda iri: iri, format: str | None = None, budget: int | None = None,
-           fallback: bool = True, value_hits: Iterable[tuple[str, str, float]] = (),
+           fallback: bool = True, value_hits: Iterable[tuple[str, str, float] | tuple[str, str, float, bool]] = (),
            joins: Mapping[str, Collection[str]] | None = None,
            context: str | None = None) -> list[dict[str, Any]]:
     """Ranked records for ``q``.
@@ -422,9 +422,10 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
             verbose: no budget unless given).
         fallback: allow the fuzzy-label fallback of :func:`rank` (coverage turns it off).
         value_hits: compact format: stored values the query names, ``(table.column, value, score in
-            0..1)`` (the value index's hits, :mod:`evoonto.tools.values`): each value is carried in
+            0..1[, named])`` (the value index's hits, :mod:`evoonto.tools.values`): each value is carried in
             its column's line and, for a value with letters, the column ranks at least at
-            :data:`VALUE_HIT_SHARE` × that score.
+            :data:`VALUE_HIT_SHARE` × that score. ``named`` False (a fuzzy match: 'Untitled' for
+            "United") writes it ``holds 'v'``, not ``= 'v'``; default True.
         joins: compact format: table -> the tables it joins (:func:`bridge_tables`), or None.
         context: text given with the question that explains it (BIRD's evidence, a glossary
             note, the agent's own notes), or None: its terms are searched too, at
@@ -497,14 +498,15 @@ def value_words(doc: Document, value: str, location: str | None) -> set[str]:
     return own - (set(tokenize(location.replace(".", " "))) - value_tokens)
 
 
-def names_value(matched: set[str] | frozenset[str], value: str) -> bool:
-    """Whether a query whose index tokens are ``matched`` names ``value``: every word of the value
-    (its :func:`~evoonto.text.tokenize` tokens; a value of stop words only is never named). One word
-    of several is another value: "customers in the United States" and "units sold" (``unit``, the
-    stem of both "units" and "United") do not name ``'United Kingdom'``, which a compact line would
+def names_value(said: set[str] | frozenset[str], value: str) -> bool:
+    """Whether a query whose own words are ``said`` (index tokens, as :func:`query_terms` gives them;
+    not the spellings ranking expands them to) names ``value``: every word of the value (its
+    :func:`~evoonto.text.tokenize` tokens; a value of stop words only is never named). One word of
+    several is another value: "customers in the United States" and "units sold" (``unit``, the stem
+    of both "units" and "United") do not name ``'United Kingdom'``, which a compact line would
     otherwise write as ``"Country" = 'United Kingdom'``."""
     tokens = set(tokenize(value))
-    return bool(tokens) and tokens <= matched
+    return bool(tokens) and tokens <= said
 
 
 def _meaning(doc: Document, type_name: str) -> str:
@@ -620,7 +622,7 @@ def check_context(context: Any) -> str | None:
 
 def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched: set[str], *, kind: str,
                    budget: int, id_of=lambda iri: iri, limit: int | None = None,
-                   value_hits: Iterable[tuple[str, str, float]] = (),
+                   value_hits: Iterable[tuple[str, str, float] | tuple[str, str, float, bool]] = (),
                    query_tokens: Iterable[str] = (),
                    joins: Mapping[str, Collection[str]] | None = None) -> list[dict[str, Any]]:
     """The compact answer of a ranked list, best first, within ``budget`` characters of compact JSON.
@@ -642,6 +644,9 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         ``[{id, kind, label}]``; at least one entry when anything matched.
     """
     documents, layout = index.documents, index.layout()
+    # the words the query (and its context) wrote, as index tokens: a value is named by these, not by
+    # the spellings ranking expanded them to ("unit" reaches "untitl": 'Untitled' is held, not named)
+    said = set(query_tokens)
     groups: dict[str, dict[str, Any]] = {}
     for score, i in ranked:
         doc = documents[i]
@@ -683,18 +688,18 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             if matched & words:
                 # named: every word of the value, or a word of its documented meaning ("running
                 # contract" for 'C'); a value only some of whose own words the query has is held
-                whole = names_value(matched, value) or bool(matched & (words - set(tokenize(value))))
+                whole = names_value(said, value) or bool(said & (words - set(tokenize(value))))
                 group["values" if whole else "partial"].append(value)
         else:
             for v in doc.values[:200]:
-                if names_value(matched, v):
+                if names_value(said, v):
                     group["values"].append(v)
                 elif matched & set(tokenize(v)):
                     group["partial"].append(v)
     if kind in ("term", "any"):
         # stored values the query names (the value index): the value goes into its column's line,
         # listed first, and the column ranks at least at the hit's score
-        for location, value, value_score in value_hits:
+        for location, value, value_score, *named_flag in value_hits:
             own = layout.column_term.get(location)
             if own is None:
                 continue
@@ -712,7 +717,10 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             if wordy:
                 group["score"] = max(group["score"], VALUE_HIT_SHARE * value_score)
                 group["matched"] = group["own"] = True
-            group.setdefault("found", []).append(value)
+            if not named_flag or named_flag[0]:
+                group.setdefault("found", []).append(value)
+            else:  # a spelling the query comes close to, not one it names
+                group["partial"].append(value)
     if not groups and layout.terse_floor > budget:
         # nothing matched and the schema does not fit: no arbitrary columns in its place (the
         # caller says what to try); a schema that fits is listed whole (below), which is the answer

@@ -348,7 +348,7 @@ class OntologyTools:
             # compact: the values the query names ride in their columns' lines (issue 33)
             from evoonto.tools.values import VALUE_WEIGHT
 
-            found = [(h.location, h.value, VALUE_WEIGHT * h.score) for h in named]
+            found = [(h.location, h.value, VALUE_WEIGHT * h.score, h.match != "fuzzy") for h in named]
         hits = _browse(built.index, built.settings.browse, q, kind=kind, n=n, id_of=built.codec.to_id,
                        format=format, budget=budget, value_hits=found,
                        joins=None if verbose else built.table_joins(), context=context)

@@ -63,3 +63,28 @@ def test_scorer_reads_columns_after_a_held_value():
     _tables, columns = recognise(['"customer"("id", "country" holds \'United Kingdom\', "state" = \'Texas\', '
                                   '"first_name")'], schema)
     assert columns == {("customer", c) for c in ("id", "country", "state", "first_name")}
+
+
+def test_fuzzy_value_index_hit_is_held_not_named(tmp_path):
+    """The value index's fuzzy matches (a spelling within ratio 85) rode in as named values: on
+    Chinook "customers in the United States" served ``"Track"."Name" = 'Untitled'``. A fuzzy hit is
+    written ``holds``; an exact one stays ``=``."""
+    from evoonto.builder import write_workspace
+    from evoonto.sources import open_source
+    from evoonto.tools.values import workspace_value_index
+
+    db = tmp_path / "music.sqlite"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE track (id INTEGER PRIMARY KEY, name TEXT, composer TEXT)")
+        con.executemany("INSERT INTO track VALUES (?, ?, ?)",
+                        [(i, ["Untitled", "Blue Train", "So What"][i % 3] if i < 3 else f"song {i}",
+                          f"composer {i}") for i in range(400)])
+    with open_source(db) as src:
+        ontology = write_workspace(build([src]), tmp_path / "ws").ontology
+        index = workspace_value_index(tmp_path / "ws", {src.id: src})
+        tools = OntologyTools(ontology, value_index=index)
+        assert [h.match for h in tools.value_hits("united") if h.value == "Untitled"] == ["fuzzy"]
+        fuzzy = " ".join(hit["label"] for hit in tools.browse("tracks called united"))
+        exact = " ".join(hit["label"] for hit in tools.browse("tracks called untitled"))
+    assert "holds 'Untitled'" in fuzzy and "= 'Untitled'" not in fuzzy, fuzzy
+    assert "= 'Untitled'" in exact, exact
