@@ -5,7 +5,9 @@ whose partial match scores ``'us'`` inside ``'australia'`` like a misspelling: `
 suggested ``'Australia', 'Austria', 'USA'`` (best first), ``Name = 'Roc'`` put ``'Rock And Roll'``
 before ``'Rock'``, ``InvoiceDate = '2023-01-01'`` suggested another day. Another value selects other
 rows, so it must not be offered as the fix; a data value is now suggested only when it spells the
-literal differently (:func:`~evoonto.tools.sqlcheck.context.nearest_spellings`).
+literal differently (:func:`~evoonto.tools.sqlcheck.context.nearest_spellings`): no value with other
+numbers (review: ``'2023-01-01'`` still got ``'2023-01-02'``, ratio 90), the same day at midnight, and
+the one value a literal begins when exactly one does (``'F'`` → ``'Female'``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,16 @@ def test_unseen_value_suggests_values_that_contain_it():
     assert nearest_spellings("2023-01-01", ["2023-01-02 00:00:00", "2023-01-20 00:00:00"]) == []
     assert nearest_spellings("Califronia", ["California", "Carolina"]) == ["California"]
     assert nearest_spellings("x", []) == []
+    # another day, year or code number is another value, however close its spelling (review)
+    assert nearest_spellings("2023-01-01", ["2023-01-02", "2023-01-03"]) == []
+    assert nearest_spellings("2019", ["2018", "2020"]) == []
+    assert nearest_spellings("A-11", ["A12", "A11"]) == ["A11"]
+    # the same day stored with a midnight time is the value meant
+    assert nearest_spellings("2023-01-02", ["2023-01-20 00:00:00", "2023-01-02 00:00:00"]) == ["2023-01-02 00:00:00"]
+    # the one value that begins with the literal, when exactly one does
+    assert nearest_spellings("F", ["Male", "Female"]) == ["Female"]
+    assert nearest_spellings("Jan", ["January", "February"]) == ["January"]
+    assert nearest_spellings("Aus", ["Australia", "Austria"]) == []
 
 
 def test_check_sql_offers_only_spellings(tmp_path):

@@ -115,17 +115,34 @@ def _nearest(query: str, choices: Iterable[str], n: int = SUGGESTIONS, cutoff: f
 
 
 #: the least :func:`rapidfuzz.fuzz.ratio` (0-100, case-folded) of a data value offered for a literal
-#: the data does not hold: a misspelling of it (``'Califronia'``: 90, ``'US'`` → ``'USA'``: 80), not a
-#: value that only contains it (``'Australia'`` for ``'US'``) or shares its beginning (``'Rock And
-#: Roll'`` for ``'Roc'``, ``'2023-01-02 00:00:00'`` for ``'2023-01-01'``): another value selects other
-#: rows, so it is never offered as the fix.
+#: the data does not hold: a misspelling of it (``'Califronia'``: 90, ``'Jimi Hendrx'``), not a value
+#: that only contains it (``'Australia'`` for ``'US'``) or shares its beginning (``'Rock And Roll'``
+#: for ``'Roc'``): another value selects other rows, so it is never offered as the fix.
 SPELLING_RATIO = 75.0
+
+_DIGITS = re.compile(r"\d+")
+#: what may follow a date for the stored value to be the same day: a midnight time
+_MIDNIGHT = re.compile(r"^[ T]00:00(?::00(?:\.0+)?)?$")
+
+
+def _same_numbers(value: str, choice: str) -> bool:
+    """Whether ``choice`` holds the numbers ``value`` writes: the same digit runs (``'A-11'`` and
+    ``'A11'``), or ``value`` is a date and ``choice`` that date at midnight (``'2023-01-02'`` and
+    ``'2023-01-02 00:00:00'``). Another day, year or code number is another value, however close its
+    spelling (``'2023-01-01'`` and ``'2023-01-02'``: ratio 90)."""
+    if _DIGITS.findall(value) == _DIGITS.findall(choice):
+        return True
+    folded, other = value.casefold(), choice.casefold()
+    return other.startswith(folded) and bool(_MIDNIGHT.match(other[len(folded):]))
 
 
 def nearest_spellings(value: str, choices: Iterable[str], n: int = SUGGESTIONS) -> list[str]:
-    """Values of ``choices`` that spell ``value`` differently, best first: equal ignoring case, then
-    by :func:`rapidfuzz.fuzz.ratio` of at least :data:`SPELLING_RATIO` (ties in ``choices`` order).
-    Identifiers use :func:`_nearest` (its weighted ratio also finds ``name`` for ``singer_name``).
+    """Values of ``choices`` that stand for ``value`` written differently, best first: equal ignoring
+    case; the same date at midnight; then by :func:`rapidfuzz.fuzz.ratio` of at least
+    :data:`SPELLING_RATIO` with the same numbers; then the one value that begins with ``value``
+    when exactly one does (``'F'`` → ``'Female'`` beside ``'Male'``; ``'Aus'`` with Australia and
+    Austria gives none). Values with other numbers are never offered. Identifiers use
+    :func:`_nearest` (its weighted ratio also finds ``name`` for ``singer_name``).
 
     Args:
         value: the literal the data does not hold. choices: the column's known values. n: at most this many.
@@ -135,10 +152,17 @@ def nearest_spellings(value: str, choices: Iterable[str], n: int = SUGGESTIONS) 
     pool = list(dict.fromkeys(choices))
     if not pool:
         return []
-    exact = [c for c in pool if c.casefold() == value.casefold()]
-    found = process.extract(value.casefold(), {i: c.casefold() for i, c in enumerate(pool)}, scorer=fuzz.ratio,
-                            limit=n + len(exact), score_cutoff=SPELLING_RATIO)
-    return (exact + [pool[key] for _c, _s, key in found if pool[key] not in exact])[:n]
+    folded = value.casefold()
+    exact = [c for c in pool if c.casefold() == folded]
+    same_day = [c for c in pool if c not in exact and c.casefold().startswith(folded)
+                and _MIDNIGHT.match(c.casefold()[len(folded):])]
+    numbered = [c for c in pool if _same_numbers(value, c)]
+    found = process.extract(folded, {i: c.casefold() for i, c in enumerate(numbered)}, scorer=fuzz.ratio,
+                            limit=n + len(exact), score_cutoff=SPELLING_RATIO) if numbered else []
+    close = [numbered[key] for _c, _s, key in found]
+    starting = [c for c in pool if c.casefold().startswith(folded) and _same_numbers(value, c)] if folded else []
+    only = starting if len(starting) == 1 else []
+    return list(dict.fromkeys(exact + same_day + close + only))[:n]
 
 
 def _range_verdict(kind: str, values: list[float], low: float, high: float) -> str | None:
