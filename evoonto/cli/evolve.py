@@ -111,7 +111,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--verified", default=None, metavar="FILE",
                         help="on a workspace without a benchmark: verified queries (JSON Lines "
                              '{"question", "sql", "id"?, "db_id"?, "verified_by"?, "verified_at"?}; default '
-                             "<workspace>/verified.jsonl). They form the gate's V (leave-the-source-out, see "
+                             "<workspace>/verified.jsonl, else those the workspace holds: evoonto verified list). "
+                             "They form the gate's V (leave-the-source-out, see "
                              "--validation-share) and decide the outcome of served tasks that asked the same question")
     parser.add_argument("--judge", default=None, metavar="anthropic:MODEL",
                         help="on a workspace without a benchmark: Claude judges served tasks that no verified "
@@ -511,7 +512,8 @@ def run_on_verified(args, ws, log_records: list | None, verdicts: dict | None, *
                   "(evoonto verified list)", file=sys.stderr)
     if not verified:
         raise WorkloadError("no benchmark recorded in this workspace and no verified queries: pass --data DIR, or "
-                            "--verified FILE (JSON Lines with question and sql) so the gate has a validation set")
+                            "--verified FILE (JSON Lines with question and sql), or add them to the workspace "
+                            "(evoonto verified add FILE), so the gate has a validation set")
     bench = verified_benchmark(verified, locations, db_id)
     by_id = bench.by_id()
     mine = bench.questions_for(db_id)

@@ -656,9 +656,10 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             table, dot, _ = location.partition(".")
             own = layout.column_term.get(location) if dot else layout.table_term.get(table)
             shown = own if own is not None else i
-            if not dot and own is not None and own != i:
-                # a Term of its own over a table, not the table's Term (a metric a verified query
-                # defines, "Revenue = SUM(…)"): a line of its own, besides ranking its table as before
+            if own is not None and own != i and (not dot or value_of(doc) is None):
+                # a Term of its own over a table or column, not its own Term nor a value Term (a
+                # metric a verified query defines, "Revenue = SUM(…)", "Sales volume =
+                # SUM(line.quantity)"): a line of its own, besides ranking its table or column as before
                 groups.setdefault(doc.iri, {"score": score, "doc": i, "location": None, "values": [],
                                             "partial": [], "matched": True})
         else:

@@ -47,3 +47,21 @@ def test_compact_answer_drops_a_metric_over_a_table(tmp_path):
     metric = [line for line in lines if line.startswith("Revenue -- ")]
     assert metric and REVENUE in metric[0], lines
     assert any(line.startswith('"line"') for line in lines)  # its table still ranks
+
+
+def test_metric_over_one_column_gets_its_line(tmp_path):
+    """Review: a measure over a single column (``SUM(line.quantity)``) maps that column and was folded
+    into the column's line the same way."""
+    verified = [
+        {"question": "What is the total sales volume?", "sql": "SELECT SUM(line.quantity) FROM line"},
+        {"question": "What is the sales volume per country?",
+         "sql": "SELECT invoice.country, SUM(line.quantity) FROM line JOIN invoice "
+                "ON line.invoice_id = invoice.invoice_id GROUP BY invoice.country"},
+    ]
+    result = build([_shop(tmp_path / "shop.sqlite")], verified=verified, validate=False)
+    tools = OntologyTools(Ontology.from_graphs(result.graphs, base_iri=result.base_iri), base_iri=result.base_iri)
+    top = tools.browse("sales volume", format="verbose")[0]
+    assert "SUM(line.quantity)" in top["snippet"], top
+    lines = [hit["label"] for hit in tools.browse("sales volume")]
+    assert any(line.startswith(f"{top['label']} -- ") and "SUM(line.quantity)" in line for line in lines), lines
+    assert any(line.startswith('"line"."quantity"') for line in lines)  # the column keeps its line
