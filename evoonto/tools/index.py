@@ -167,6 +167,7 @@ def gather_documents(ontology: Any) -> list[Document]:
     _add_column_types(ontology, docs)
     _add_evidence_values(ontology, docs)
     _drop_unbacked_values(ontology, docs)
+    _mark_stale(ontology, docs, term_of)
     _add_relation_ends(ontology, docs)
     _add_constraint_targets(ontology, docs, term_of)
     for doc in docs.values():
@@ -291,6 +292,34 @@ def _drop_unbacked_values(ontology: Any, docs: dict[str, Document]) -> None:
         hidden = doc.fields.get("hiddenLabel", [])
         if prefixes and any(h.startswith(prefixes) for h in hidden):
             doc.fields["hiddenLabel"] = [h for h in hidden if not h.startswith(prefixes)]
+
+
+#: characters of a drift check's change note kept in a stale record's definition
+STALE_NOTE_CHARS = 100
+
+
+def _mark_stale(ontology: Any, docs: dict[str, Document], term_of: Mapping[str, str]) -> None:
+    """Records a drift check marked stale (``prov:invalidatedAtTime``, with its ``skos:changeNote``),
+    and the Terms of stale Mappings, say so first in their definition, which the compact line and
+    the verbose snippet show: ``stale since 2026-12-03 (drift: changed: values: +'United States'
+    -'USA'); The category Country …``. Before, only ``resolve`` said it, and browse kept describing
+    the column as the build saw it."""
+    marks: dict[str, tuple[str, str]] = {}
+    for row in _rows(ontology, "SELECT ?x ?t ?note WHERE { ?x prov:invalidatedAtTime ?t "
+                               "OPTIONAL { ?x skos:changeNote ?note } }"):
+        since, note = row["t"][:10], " ".join(row.get("note", "").split())
+        for iri in dict.fromkeys([row["x"], term_of.get(row["x"], "")]):
+            if iri in docs and (iri not in marks or (since, note) < marks[iri]):
+                marks[iri] = (since, note)
+    for iri, (since, note) in sorted(marks.items()):
+        if len(note) > STALE_NOTE_CHARS:
+            note = note[:STALE_NOTE_CHARS - 1] + "…"
+        mark = f"stale since {since}" + (f" ({note})" if note else "")
+        definitions = docs[iri].fields["definition"]
+        if definitions:
+            definitions[0] = f"{mark}; {definitions[0]}"
+        else:
+            definitions.append(mark)
 
 
 def _add_relation_ends(ontology: Any, docs: dict[str, Document]) -> None:
