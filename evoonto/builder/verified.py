@@ -639,11 +639,14 @@ def _existing(content: Graph, iri: URIRef, rdf_type: URIRef = EVO.Term) -> bool:
     return (iri, RDF.type, rdf_type) in content
 
 
-def _check(ontology: Any, item: VerifiedItem, source_id: str, dialect: str | None = None) -> str | None:
+def _check(ontology: Any, item: VerifiedItem, source_id: str,
+           dialect: str | None = None) -> tuple[str | None, list[str]]:
     """Why ``item`` is not a usable query of the source, or None: refused by the SQL guard every
     entry point shares (:func:`~evoonto.sources.guard.check_read_only` in the source's ``dialect``:
     size, nesting depth, one read-only query, no denied function), a parse error, an unknown table or
-    column."""
+    column; and the doubts about a usable one (the messages of ``check_sql``'s Violations and
+    ``unseen_value`` findings: a literal the data's recorded values do not hold), which the caller
+    reports and keeps the query (a team's verified query is its knowledge, not a guess)."""
     from evoonto.errors import ToolArgumentError
     from evoonto.tools.sqlcheck import check_sql
 
@@ -651,15 +654,17 @@ def _check(ontology: Any, item: VerifiedItem, source_id: str, dialect: str | Non
         check_read_only(item.sql, dialect=dialect)
     except ReadOnlyViolation as exc:
         if exc.stage != "parse":  # a parse failure is reported by check_sql below, with its position
-            return str(exc)
+            return str(exc), []
     try:
         findings = check_sql(ontology, item.sql, source=source_id)
     except ToolArgumentError as exc:
-        return str(exc)
+        return str(exc), []
     except RecursionError:
-        return "the SQL is nested too deeply to be checked"
+        return "the SQL is nested too deeply to be checked", []
     bad = [f for f in findings if f.kind in ("parse_error", "unknown_table", "unknown_column")]
-    return bad[0].message if bad else None
+    if bad:
+        return bad[0].message, []
+    return None, [f.message for f in findings if f.severity == "Violation" or f.kind == "unseen_value"]
 
 
 def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph, content: Graph,
@@ -706,7 +711,7 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
     seen: set[URIRef] = set()
     for item in items:
         iri = verified_iri(iris, source.id, item.key)
-        reason = _check(ontology, item, source.id, dialect)
+        reason, doubts = _check(ontology, item, source.id, dialect)
         run = None
         if reason is None:
             run = run_probe(source, item.sql, limit=RUN_LIMIT, timeout_ms=10_000, at=at, errors="keep")
@@ -720,6 +725,9 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
             result.skipped.append((where, reason))
             continue
         assert run is not None
+        for doubt in doubts[:2]:
+            _warn(f"{item.where or f'verified query {item.key}'}: verified query {item.key!r} kept, but "
+                  f"check_sql finds: {doubt}")
         seen.add(iri)
         statement = sqlglot.parse_one(item.sql, read=dialect)
         analysis = analyzer.analyze(statement)
