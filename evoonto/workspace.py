@@ -40,7 +40,7 @@ import re
 import shutil
 from glob import escape as glob_escape
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Protocol
+from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
 
 import pyoxigraph as ox
 import rdflib
@@ -1207,8 +1207,7 @@ def _backup_hint(path: Path) -> str:
             f"{backups[-1]}, restore them with `mv {backups[-1]}/* {path}/`")
 
 
-def _version_fingerprint(base_digest: str, accepted: Iterator[tuple[int | None, str, str | None]] |
-                         list[tuple[int | None, str, str | None]]) -> str:
+def _version_fingerprint(base_digest: str, accepted: Iterable[tuple[int | None, str, str | None]]) -> str:
     """:meth:`Workspace.version_fingerprint` from the base digest and ``(version, id, file digest or
     None)`` of each accepted patch, in order."""
     digest = hashlib.sha256(f"files\0{base_digest}".encode())

@@ -647,6 +647,11 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     # the words the query (and its context) wrote, as index tokens: a value is named by these, not by
     # the spellings ranking expanded them to ("unit" reaches "untitl": 'Untitled' is held, not named)
     said = set(query_tokens)
+
+    def most_words_first(values: Iterable[str]) -> list[str]:
+        # distinct values, those sharing more words with the query first (stable otherwise)
+        return sorted(dict.fromkeys(values), key=lambda v: -len(matched & set(tokenize(v))))
+
     groups: dict[str, dict[str, Any]] = {}
     for score, i in ranked:
         doc = documents[i]
@@ -748,10 +753,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         from evoonto.sources.quoting import quote_literal
 
         column = _quoted(group["location"].partition(".")[2])
-        named = group.get("found") or sorted(dict.fromkeys(group["values"]),
-                                             key=lambda v: -len(matched & set(tokenize(v))))
-        held = [] if named else sorted(dict.fromkeys(group.get("partial", ())),
-                                       key=lambda v: -len(matched & set(tokenize(v))))
+        named = group.get("found") or most_words_first(group["values"])
+        held = [] if named else most_words_first(group.get("partial", ()))
         if not (named or held) or bare:
             return column
         value = " ".join((named or held)[0].split())  # one line: a value's line breaks and tabs fold to spaces
@@ -881,10 +884,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         # past the head, a full line fits only within the share: once the answer has reached it, no
         # full line can be taken any more (its cost is at least 1), so none is built
         if (head or (group["matched"] and size < share)) and (limit is None or full < limit):
-            values = list(dict.fromkeys(group.get("found", []) + sorted(
-                dict.fromkeys(group["values"]), key=lambda v: -len(matched & set(tokenize(v))))))
-            partial = sorted(dict.fromkeys(v for v in group.get("partial", ()) if v not in values),
-                             key=lambda v: -len(matched & set(tokenize(v))))
+            values = list(dict.fromkeys(group.get("found", []) + most_words_first(group["values"])))
+            partial = most_words_first(v for v in group.get("partial", ()) if v not in values)
             label = compact_line(doc, location, values, partial)
             # a family member the question names by its key stands for the family, unless the line
             # shows values seen in this table (they were not seen in the member)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 
 from evoonto.server import ToolsProvider
-from fixtures.core_support import finance_workspace, term_patch
+from fixtures.core_support import count_workspace_opens, finance_workspace, term_patch
 
 
 def test_first_call_after_a_cold_load_opens_the_workspace_again(tmp_path, monkeypatch):
@@ -16,14 +16,7 @@ def test_first_call_after_a_cold_load_opens_the_workspace_again(tmp_path, monkey
 
     ws = finance_workspace(tmp_path / "ws")
     shutil.rmtree(ws.path / "cache", ignore_errors=True)
-    opened: list[object] = []
-    real_open = workspace_module.Workspace.open.__func__
-
-    def counting(cls, path, **kwargs):
-        opened.append(path)
-        return real_open(cls, path, **kwargs)
-
-    monkeypatch.setattr(workspace_module.Workspace, "open", classmethod(counting))
+    opened, real_open = count_workspace_opens(monkeypatch)
     provider = ToolsProvider(workspace=ws.path)
     assert (ws.path / "cache").is_dir()  # the load made it
     assert provider.tools.browse("revenue")

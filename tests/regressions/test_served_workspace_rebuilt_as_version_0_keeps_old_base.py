@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import sqlite3
 
-import evoonto.workspace as workspace_module
 from evoonto.cli import main
 from evoonto.server import ToolsProvider
 from evoonto.workspace import Workspace, read_version_fingerprint
-from fixtures.core_support import finance_workspace, term_patch
+from fixtures.core_support import count_workspace_opens, finance_workspace, term_patch
 
 
 def _shop(path, extra_column: str | None = None):
@@ -55,14 +54,7 @@ def test_reload_check_reads_no_store_and_skips_a_rejected_patch(tmp_path, monkey
     ws = finance_workspace(tmp_path / "ws")
     provider = ToolsProvider(workspace=ws.path, reload_wait=30.0)
     assert provider.tools.version == 0
-    opened: list[object] = []
-    real_open = workspace_module.Workspace.open.__func__
-
-    def counting(cls, path, **kwargs):
-        opened.append(path)
-        return real_open(cls, path, **kwargs)
-
-    monkeypatch.setattr(workspace_module.Workspace, "open", classmethod(counting))
+    opened, real_open = count_workspace_opens(monkeypatch)
     writer = real_open(Workspace, ws.path)
     writer.record_rejected(term_patch(writer, "ebitda"))
     opened.clear()

@@ -125,15 +125,18 @@ _DIGITS = re.compile(r"\d+")
 _MIDNIGHT = re.compile(r"^[ T]00:00(?::00(?:\.0+)?)?$")
 
 
+def _at_midnight(value: str, choice: str) -> bool:
+    """Whether ``choice`` is ``value`` followed by a midnight time (``'2023-01-02 00:00:00'``)."""
+    folded, other = value.casefold(), choice.casefold()
+    return other.startswith(folded) and bool(_MIDNIGHT.match(other[len(folded):]))
+
+
 def _same_numbers(value: str, choice: str) -> bool:
     """Whether ``choice`` holds the numbers ``value`` writes: the same digit runs (``'A-11'`` and
     ``'A11'``), or ``value`` is a date and ``choice`` that date at midnight (``'2023-01-02'`` and
     ``'2023-01-02 00:00:00'``). Another day, year or code number is another value, however close its
     spelling (``'2023-01-01'`` and ``'2023-01-02'``: ratio 90)."""
-    if _DIGITS.findall(value) == _DIGITS.findall(choice):
-        return True
-    folded, other = value.casefold(), choice.casefold()
-    return other.startswith(folded) and bool(_MIDNIGHT.match(other[len(folded):]))
+    return _DIGITS.findall(value) == _DIGITS.findall(choice) or _at_midnight(value, choice)
 
 
 def nearest_spellings(value: str, choices: Iterable[str], n: int = SUGGESTIONS) -> list[str]:
@@ -154,8 +157,7 @@ def nearest_spellings(value: str, choices: Iterable[str], n: int = SUGGESTIONS) 
         return []
     folded = value.casefold()
     exact = [c for c in pool if c.casefold() == folded]
-    same_day = [c for c in pool if c not in exact and c.casefold().startswith(folded)
-                and _MIDNIGHT.match(c.casefold()[len(folded):])]
+    same_day = [c for c in pool if c not in exact and _at_midnight(value, c)]
     numbered = [c for c in pool if _same_numbers(value, c)]
     found = process.extract(folded, {i: c.casefold() for i, c in enumerate(numbered)}, scorer=fuzz.ratio,
                             limit=n + len(exact), score_cutoff=SPELLING_RATIO) if numbered else []
