@@ -334,6 +334,20 @@ def read_catalog(source: rdflib.Graph | Queryable) -> Catalog:
     Raises:
         TypeError: ``source`` is neither.
     """
+    from evoonto.ontology import Ontology
+
+    if isinstance(source, Ontology):
+        return source.catalog()  # read once per change of its store
+    return catalog_from_rows(source)
+
+
+def catalog_from_rows(source: rdflib.Graph | Queryable) -> Catalog:
+    """:func:`read_catalog` without the per-version memo of :meth:`~evoonto.ontology.Ontology.catalog`:
+    ``source`` is queried every time.
+
+    Raises:
+        TypeError: ``source`` is neither an object with ``query(sparql)`` nor an rdflib ``Graph``.
+    """
     records = _records(_rows(source))
     by_type: dict[type, list] = defaultdict(list)
     for record in records.values():

@@ -8,13 +8,16 @@ in-memory candidate version (used by the gate to score a patch before accepting 
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import rdflib
 
 from evoonto.iris import IriFactory
 from evoonto.namespaces import GRAPH, GRAPH_NAMES, bind_prefixes
 from evoonto.store import OxigraphStore, Store
+
+if TYPE_CHECKING:
+    from evoonto.catalog import Catalog
 
 
 class Ontology:
@@ -37,6 +40,7 @@ class Ontology:
         self.parent = parent
         self.delta = delta
         self._vocab_cache: tuple | None = None
+        self._catalog_cache: tuple | None = None
 
     def __repr__(self) -> str:
         kind = "candidate " if self.candidate else ""
@@ -135,6 +139,22 @@ class Ontology:
                 "terms": frozenset(vocab.subjects()),
                 "skeleton": [t for t in vocab if t[1] in keep],
             })
+        return cached[2]
+
+    def catalog(self) -> "Catalog":
+        """The :class:`~evoonto.catalog.Catalog` of this version (every source, table, column and
+        document), read once per change of the store: an embedded store is read again only after a
+        write (its :attr:`~evoonto.store.OxigraphStore.revision` moved) or when the store was
+        swapped; a remote store is read on every call. The returned catalog is immutable (frozen
+        dataclasses and tuples), so callers share it. At 70,000 columns one read costs about 7 CPU s.
+        """
+        from evoonto.catalog import catalog_from_rows
+
+        if not isinstance(self.store, OxigraphStore):
+            return catalog_from_rows(self)
+        cached = self._catalog_cache
+        if cached is None or cached[0] is not self.store or cached[1] != self.store.revision:
+            cached = self._catalog_cache = (self.store, self.store.revision, catalog_from_rows(self))
         return cached[2]
 
     def record(self, iri):
