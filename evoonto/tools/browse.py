@@ -457,7 +457,8 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
                                context_tokens=weak)
         return compact_answer(index, ranked, matched, kind=kind, id_of=id_of, limit=limit,
                               budget=settings.answer_budget if budget is None else budget,
-                              value_hits=value_hits, query_tokens=tokens, joins=joins)
+                              value_hits=value_hits, query_tokens=tokens, words_said=query_words(q, context),
+                              joins=joins)
     ranked, token_set = rank(index, settings, tokens, kind, shortlist=max(SHORTLIST, n), fallback=fallback,
                              context_tokens=weak)
     ranked = collapse_by_column(ranked, index.documents, settings.hits_per_column)
@@ -498,15 +499,47 @@ def value_words(doc: Document, value: str, location: str | None) -> set[str]:
     return own - (set(tokenize(location.replace(".", " "))) - value_tokens)
 
 
-def names_value(said: set[str] | frozenset[str], value: str) -> bool:
+def query_words(*texts: str | None) -> frozenset[str]:
+    """The words ``texts`` (a question and its context) write, case-folded and not stemmed, with
+    each two adjacent words also closed up (``newdelhi``, as :func:`compounds` searches): what
+    :func:`names_value` checks a value's words against."""
+    out: set[str] = set()
+    for text in texts:
+        if not text:
+            continue
+        words = tokenize(text, stemmed=False)
+        out.update(words)
+        out.update(a + b for a, b in zip(words, words[1:], strict=False))
+    return frozenset(out)
+
+
+def _inflects(word: str, other: str) -> bool:
+    """Whether ``word`` and ``other`` (case-folded, with the same stem) are one word inflected:
+    one begins the other ("teacher"/"teachers", "run"/"running"). Two words a stemmer merely
+    folds together ("units"/"United", both ``unit``) are not."""
+    return word.startswith(other) or other.startswith(word)
+
+
+def names_value(said: set[str] | frozenset[str], value: str, words: Collection[str] | None = None) -> bool:
     """Whether a query whose own words are ``said`` (index tokens, as :func:`query_terms` gives them;
     not the spellings ranking expands them to) names ``value``: every word of the value (its
     :func:`~evoonto.text.tokenize` tokens; a value of stop words only is never named). One word of
-    several is another value: "customers in the United States" and "units sold" (``unit``, the stem
-    of both "units" and "United") do not name ``'United Kingdom'``, which a compact line would
-    otherwise write as ``"Country" = 'United Kingdom'``."""
+    several is another value: "customers in the United States" does not name ``'United Kingdom'``,
+    which a compact line would otherwise write as ``"Country" = 'United Kingdom'``.
+
+    With ``words`` (the query's own words, :func:`query_words`), each word of the value must also be
+    a query word inflected (:func:`_inflects`), not only share its stem: "units in each state" does
+    not name ``'United States'`` (Snowball stems "units" and "United" alike)."""
     tokens = set(tokenize(value))
-    return bool(tokens) and tokens <= said
+    if not tokens or not tokens <= said:
+        return False
+    if words is None:
+        return True
+    for word in tokenize(value, stemmed=False):
+        stems = tokenize(word)
+        if stems and not any(_inflects(word, w) and tokenize(w) == stems for w in words if w[:1] == word[:1]):
+            return False
+    return True
 
 
 def _meaning(doc: Document, type_name: str) -> str:
@@ -623,7 +656,7 @@ def check_context(context: Any) -> str | None:
 def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched: set[str], *, kind: str,
                    budget: int, id_of=lambda iri: iri, limit: int | None = None,
                    value_hits: Iterable[tuple[str, str, float] | tuple[str, str, float, bool]] = (),
-                   query_tokens: Iterable[str] = (),
+                   query_tokens: Iterable[str] = (), words_said: Collection[str] | None = None,
                    joins: Mapping[str, Collection[str]] | None = None) -> list[dict[str, Any]]:
     """The compact answer of a ranked list, best first, within ``budget`` characters of compact JSON.
 
@@ -694,11 +727,11 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             if matched & words:
                 # named: every word of the value, or a word of its documented meaning ("running
                 # contract" for 'C'); a value only some of whose own words the query has is held
-                whole = names_value(said, value) or bool(said & (words - set(tokenize(value))))
+                whole = names_value(said, value, words_said) or bool(said & (words - set(tokenize(value))))
                 group["values" if whole else "partial"].append(value)
         else:
             for v in doc.values[:200]:
-                if names_value(said, v):
+                if names_value(said, v, words_said):
                     group["values"].append(v)
                 elif matched & set(tokenize(v)):
                     group["partial"].append(v)
