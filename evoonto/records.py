@@ -51,6 +51,13 @@ class _Field:
     bulky: bool = False  # large text that catalog queries leave out (passage text)
 
 
+#: How a profiled column Term's definition lists the column's values, at its end: ``…; values: a, b, c.``
+#: (written by :mod:`evoonto.builder.propose`; read back by the documentation intake and by the
+#: browse index, which says "values when built" once drift marked the column stale).
+DEFINITION_VALUES_LEAD = "; values: "
+#: The ``DEFINITION_VALUES_LEAD`` tail of a definition (group 1: the listed values).
+DEFINITION_VALUES_TAIL = re.compile(r"; values: ([^\n]*)\.$")
+
 #: Characters outside XML 1.0's ``Char`` production (C0 controls but tab/LF/CR, surrogates, U+FFFE/U+FFFF):
 #: not valid in an ``xsd:string`` (HermiT refuses them, rapper truncates at U+0000).
 _NOT_XML_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

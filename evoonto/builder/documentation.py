@@ -42,7 +42,15 @@ from evoonto.builder.propose import Proposal, TermCandidate, term_slug, value_te
 from evoonto.catalog import SourceSchema
 from evoonto.iris import IriFactory, stable_key
 from evoonto.namespaces import EVO
-from evoonto.records import Constraint, Document, Evidence, Passage, ProbeActivity, records_to_graph
+from evoonto.records import (
+    DEFINITION_VALUES_TAIL,
+    Constraint,
+    Document,
+    Evidence,
+    Passage,
+    ProbeActivity,
+    records_to_graph,
+)
 from evoonto.sources.joins import JoinCandidate
 from evoonto.sources.dictionaries import ColumnDoc, ValueMeaning, find_documentation, read_documentation
 from evoonto.sources.probe import ProbeRun, run_probe
@@ -61,8 +69,6 @@ _SUMMARY_CHARS = 400
 _DEFINITION_CHARS = 600
 _NUMERIC_TYPE = re.compile(r"int|real|num|dec|float|double|bool|serial|money", re.IGNORECASE)
 _NUMBER = re.compile(r"^[+-]?\d+(?:\.\d+)?$")
-#: The "; values: a, b, c." tail of a profiled definition (evoonto.builder.propose).
-_PROFILED_VALUES = re.compile(r"; values: ([^\n]*)\.$")
 
 
 def gather(location: str | Path | None, source: Any, *, extra: Sequence[str | Path] = ()) -> list[ColumnDoc]:
@@ -244,7 +250,7 @@ class DocumentationIntake:
         if len(text) > _DEFINITION_CHARS:
             text = text[: _DEFINITION_CHARS - 1] + "…"
         generic = cand.definition
-        profiled = _PROFILED_VALUES.search(generic)
+        profiled = DEFINITION_VALUES_TAIL.search(generic)
         documented = {v.code.strip().casefold() for d in docs for v in d.values}
         if profiled and {p.strip().casefold() for p in profiled.group(1).split(", ")} <= documented:
             generic = generic[: profiled.start()] + "."  # the profiled value list repeats the documented one

@@ -36,6 +36,7 @@ from evoonto.builder.workload import Question
 from evoonto.catalog import ColumnInfo, SourceSchema, TableInfo, foreign_keys
 from evoonto.iris import slugify, stable_key
 from evoonto.lexicon import LexiconConcept
+from evoonto.records import DEFINITION_VALUES_LEAD
 from evoonto.sources.joins import JoinCandidate
 from evoonto.text import QUESTION_STOP_WORDS
 
@@ -310,7 +311,7 @@ def _definition(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnPro
     if col.references:
         text += "; references " + ", ".join(f"{t}.{c}" for t, c in col.references)
     if profile is not None and profile.vocabulary and len(profile.vocabulary) <= DEFINITION_VALUES:
-        text += "; values: " + ", ".join(profile.vocabulary)
+        text += DEFINITION_VALUES_LEAD + ", ".join(profile.vocabulary)
     return text + "."
 
 

@@ -40,6 +40,7 @@ import numpy as np
 
 from evoonto.errors import WorkspaceError, first_line
 from evoonto.memory import paused_cyclic_gc
+from evoonto.records import DEFINITION_VALUES_TAIL
 from evoonto.text import stem, tokenize
 from evoonto.tools.settings import DEFAULT_WEIGHTS
 from evoonto.tools.sparql import KIND_CLASSES, local_name, select
@@ -317,7 +318,9 @@ def _mark_stale(ontology: Any, docs: dict[str, Document], term_of: Mapping[str, 
         mark = f"stale since {since}" + (f" ({note})" if note else "")
         definitions = docs[iri].fields["definition"]
         if definitions:
-            definitions[0] = f"{mark}; {definitions[0]}"
+            # the values the build listed are the build's, not the data's now
+            built = DEFINITION_VALUES_TAIL.sub(lambda m: f"; values when built: {m.group(1)}.", definitions[0])
+            definitions[0] = f"{mark}; {built}"
         else:
             definitions.append(mark)
 

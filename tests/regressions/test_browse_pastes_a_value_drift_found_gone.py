@@ -40,8 +40,8 @@ def test_browse_pastes_a_value_drift_found_gone(tmp_path, capsys):
     line = _country_line(ws)
     assert "= 'Netherlands'" not in line and "holds 'Netherlands'" not in line, line
     assert "= 'France'" not in line  # no other value put in its place
-    # and the line says the column's facts are stale, as resolve does (the meaning text still lists
-    # the values the build saw; the mark comes first)
+    # and the line says the column's facts are stale, as resolve does (the mark comes first; the
+    # meaning's value list reads "values when built")
     assert " -- stale since " in line, line
 
 
