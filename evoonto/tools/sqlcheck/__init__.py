@@ -52,8 +52,10 @@ Kinds (severity):
   holding it (the suggestion).
 - ``out_of_range`` (Warning): a numeric column compared with numbers outside the range its
   Evidence observed (``evo:minValue``..``evo:maxValue``), so the condition would hold for no row or
-  for every row; with a source, a point probe that finds a row satisfying it (or, for "every row",
-  one that does not) drops the finding.
+  for every row; likewise the year of a date column (``strftime('%Y', d)``, ``YEAR(d)``,
+  ``EXTRACT(YEAR FROM d)``) compared with years outside those of its earliest and latest date (no
+  suggestion: the year is the question's); with a source, a point probe that finds a row satisfying
+  it (or, for "every row", one that does not) drops the finding.
 - ``repeated_column`` (Warning): the select list shows one column twice.
 - ``ungrouped_column`` (Warning): with GROUP BY, a select-list column outside any aggregate that the
   groups do not determine (neither grouped, nor equal to a grouped column, nor of a table whose

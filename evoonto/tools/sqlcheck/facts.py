@@ -7,6 +7,8 @@ drift patch marked (``prov:invalidatedAtTime``, :mod:`evoonto.drift`) backs no f
 
 from __future__ import annotations
 
+import re
+
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -58,6 +60,9 @@ class ColumnFacts:
     """True only when the Evidence records that its probe read every row of the table
     (``evo:wholeTable true``, the rule of :func:`evoonto.records.describes_whole_table`); a sample, or
     Evidence that does not say, is False."""
+    years: tuple[int, int] | None = None
+    """The years of the earliest and latest value observed, when both (``evo:minValue``,
+    ``evo:maxValue``) are ISO dates or timestamps (``2009-01-01``, ``2013-12-22 00:00:00``), else None."""
 
     def seen(self) -> str:
         """How the values were observed, for a message: ``"the 7 values seen reading the whole table
@@ -169,6 +174,7 @@ def _read_facts(ontology: Any) -> CheckFacts:
     evidence: dict[tuple[str, str], tuple[int | None, set[str], tuple[float | None, float | None, float | None]]]
     evidence = {}
     observed: dict[tuple[str, str], int | None] = {}
+    years: dict[tuple[str, str], tuple[int, int] | None] = {}
     whole: set[tuple[str, str]] = set()  # (column, Evidence) read from the whole table
     for row in select(ontology, """SELECT ?col ?e ?dc ?v ?lo ?hi ?nf ?ro ?wt WHERE {
             ?m a evo:Mapping ; evo:column ?col ; prov:wasDerivedFrom ?e .
@@ -181,6 +187,9 @@ def _read_facts(ontology: Any) -> CheckFacts:
         count, values, _stats = evidence.setdefault(
             key, (_int(row.get("dc")), set(),
                   (_float(row.get("lo")), _float(row.get("hi")), _float(row.get("nf")))))
+        if key not in years:
+            first, last = _year(row.get("lo")), _year(row.get("hi"))
+            years[key] = (first, last) if first is not None and last is not None and first <= last else None
         observed.setdefault(key, _int(row.get("ro")))
         if str(row.get("wt", "")).lower() in ("true", "1"):
             whole.add(key)
@@ -199,7 +208,7 @@ def _read_facts(ontology: Any) -> CheckFacts:
             facts.columns[column_key] = ColumnFacts(tuple(sorted(values)), count, complete,
                                                     low if bounded else None, high if bounded else None, nulls,
                                                     observed.get((col, e)), row_counts.get(column_key[:2]),
-                                                    (col, e) in whole)
+                                                    (col, e) in whole, years.get((col, e)))
     # Term labels per table (suggestions for unknown tables)
     for row in select(ontology, """SELECT ?tbl ?label WHERE {
             ?m a evo:Mapping ; evo:table ?tbl ; evo:mapsTerm ?t . ?t skos:prefLabel ?label }"""):
@@ -276,6 +285,16 @@ def _read_constraints(ontology: Any, where: dict[str, tuple[str, str, str]],
     return [ConstraintFacts(iri, e["condition"], "Violation", frozenset(t for t in e["triggers"] if t),
                             frozenset(e["targets"]), e["comment"])
             for iri, e in sorted(grouped.items()) if e["targets"]]
+
+
+#: An ISO date or timestamp: its year (group 1).
+_ISO_DATE = re.compile(r"^(\d{4})-\d{2}-\d{2}(?:[T ][0-9:.+-Z]*)?$")
+
+
+def _year(text: str | None) -> int | None:
+    """The year of an ISO date or timestamp literal (``2013-12-22 00:00:00`` → 2013), else None."""
+    found = _ISO_DATE.match(str(text).strip()) if text is not None else None
+    return int(found.group(1)) if found else None
 
 
 def _float(text: str | None) -> float | None:

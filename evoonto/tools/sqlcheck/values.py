@@ -193,10 +193,36 @@ def check_value(ctx: CheckContext, place: tuple[str, str], value: str, node: exp
                 None if negated else ", ".join(others), node, where)
 
 
+#: Wrappers sqlglot puts around a date column inside a year function (``strftime('%Y', d)`` reads
+#: as ``TimeToStr(TsOrDsToTimestamp(d))``; ``YEAR(d)`` as ``Year(TsOrDsToDate(d))``).
+_DATE_WRAPPERS = (exp.TsOrDsToTimestamp, exp.TsOrDsToDate, exp.StrToTime, exp.StrToDate, exp.Cast,
+                  exp.TryCast, exp.Date)
+
+
+def year_of(node: exp.Expression | None) -> exp.Column | None:
+    """The column whose year ``node`` takes (``strftime('%Y', d)``, ``YEAR(d)``,
+    ``EXTRACT(YEAR FROM d)``, in any dialect sqlglot reads), else None."""
+    inner: exp.Expression | None = None
+    if isinstance(node, exp.TimeToStr):
+        fmt = node.args.get("format")
+        if isinstance(fmt, exp.Literal) and fmt.this == "%Y":
+            inner = node.this
+    elif isinstance(node, exp.Year):
+        inner = node.this
+    elif isinstance(node, exp.Extract) and isinstance(node.this, (exp.Var, exp.Identifier)) \
+            and str(node.this.name).upper() in ("YEAR", "YEARS", "Y", "YYYY"):
+        inner = node.expression
+    while isinstance(inner, _DATE_WRAPPERS) and not isinstance(inner, exp.Column):
+        inner = inner.this
+    return inner if isinstance(inner, exp.Column) else None
+
+
 def check_ranges(ctx: CheckContext) -> None:
     """``out_of_range`` (Warning): a numeric column compared with numbers outside the range its
     Evidence observed (``evo:minValue``..``evo:maxValue``), so that the condition would hold for no
-    row (``= 1980`` where the values run 9..46) or for every row (``< 2008`` where they run 1..20).
+    row (``= 1980`` where the values run 9..46) or for every row (``< 2008`` where they run 1..20);
+    likewise the year of a date column (``strftime('%Y', d) = '2031'``, ``YEAR(d)``, ``EXTRACT(YEAR
+    FROM d)``) compared with years outside those of its earliest and latest date.
     With a source, a point probe asks the data first: a row that satisfies the condition (or, for
     "every row", one that does not) drops the finding; a probe that found none says so."""
     flips = {"gt": "lt", "lt": "gt", "gte": "lte", "lte": "gte"}
@@ -204,32 +230,46 @@ def check_ranges(ctx: CheckContext) -> None:
         if _negated(cmp):
             continue
         kind = cmp.key
-        if isinstance(cmp, exp.In):
-            column, numbers = cmp.this, [ctx._number(v) for v in cmp.expressions]
-        elif isinstance(cmp, exp.Between):
-            column, numbers = cmp.this, [ctx._number(cmp.args.get("low")), ctx._number(cmp.args.get("high"))]
-        elif isinstance(cmp.this, exp.Column):
-            column, numbers = cmp.this, [ctx._number(cmp.expression)]
+        if isinstance(cmp, (exp.In, exp.Between)) or isinstance(cmp.this, exp.Column) or year_of(cmp.this):
+            operand = cmp.this
+            if isinstance(cmp, exp.In):
+                numbers = [ctx._number(v) for v in cmp.expressions]
+            elif isinstance(cmp, exp.Between):
+                numbers = [ctx._number(cmp.args.get("low")), ctx._number(cmp.args.get("high"))]
+            else:
+                numbers = [ctx._number(cmp.expression)]
         else:
-            column, numbers = cmp.expression, [ctx._number(cmp.this)]
+            operand, numbers = cmp.expression, [ctx._number(cmp.this)]
             kind = flips.get(kind, kind)
+        year_column = year_of(operand)
+        column = year_column if year_column is not None else operand
         if not isinstance(column, exp.Column) or not numbers or any(n is None for n in numbers):
             continue
         place = ctx._resolve(column)
-        if place is None or not ctx._is_numeric(place):
+        if place is None or (year_column is None and not ctx._is_numeric(place)):
             continue
         facts = ctx.facts.columns.get((ctx.schema.id, place[0].casefold(), place[1].casefold()))
-        if facts is None or facts.low is None or facts.high is None:
+        if facts is None:
             continue
-        low, high = facts.low, facts.high
+        if year_column is not None:
+            if facts.years is None:
+                continue
+            low, high = float(facts.years[0]), float(facts.years[1])
+        elif facts.low is None or facts.high is None:
+            continue
+        else:
+            low, high = facts.low, facts.high
         verdict = _range_verdict(kind, [n for n in numbers if n is not None], low, high)
         if verdict is None:
             continue
         confirmed = None
         if ctx.probe is not None:
             test = cmp.copy()
-            (test.this if column is cmp.this else test.expression).replace(
-                exp.column(place[1], table=ALIAS, quoted=True))
+            side = test.this if operand is cmp.this else test.expression
+            target = year_of(side) if year_column is not None else side
+            if target is None:
+                continue
+            target.replace(exp.column(place[1], table=ALIAS, quoted=True))
             condition = test.sql(dialect=ctx.dialect)
             if verdict == "every":
                 condition = f"NOT ({condition}) AND {ctx.probe.column(place[1])} IS NOT NULL"
@@ -242,10 +282,12 @@ def check_ranges(ctx: CheckContext) -> None:
         how = "the whole table" if facts.whole_table else "the Evidence" if facts.rows_observed is None else \
             f"a sample of {facts.rows_observed:,} rows"
         checked = f"; {CONFIRMED}" if confirmed else "; not checked against the data"
+        what = f"dates of the years {_plain(low)}..{_plain(high)}" if year_column is not None else \
+            f"{_plain(low)}..{_plain(high)}"
         ctx.add("out_of_range", "Warning",
-                f"{where} holds {_plain(low)}..{_plain(high)} in {how}, so "
+                f"{where} holds {what} in {how}, so "
                 f"{cmp.sql(dialect=ctx.dialect)} holds for {verdict} row{checked}",
-                "compare the column whose values this range fits",
+                None if year_column is not None else "compare the column whose values this range fits",
                 column.parent if isinstance(column.parent, exp.Expression) else column, where)
 
 
