@@ -23,7 +23,7 @@ from evoonto.builder.workload import Question
 
 from evoonto.errors import WorkloadError
 from evoonto.fileio import record_lines
-from evoonto.tools.trajectory import ToolEvent
+from evoonto.tools.trajectory import ToolEvent, iter_events
 
 
 #: One tool call in a trajectory: the Tool layer's single event type (``tool``, ``arguments``,
@@ -73,6 +73,22 @@ def task_key(record: Mapping) -> str | None:
         if record.get(key) not in (None, ""):
             return str(record[key])
     return None
+
+
+def recorded_tasks(folder: str | Path) -> set[str]:
+    """The task ids (:func:`task_key`) of every event in the ``*.jsonl`` trajectory logs of
+    ``folder`` (``<workspace>/trajectories``); an empty set when there is no such folder. Malformed
+    lines are skipped (:func:`evoonto.tools.trajectory.iter_events`)."""
+    found: set[str] = set()
+    folder = Path(folder)
+    if not folder.is_dir():
+        return found
+    for file in sorted(folder.glob("*.jsonl")):
+        try:
+            found.update(key for event in iter_events(file) if (key := task_key(event)) is not None)
+        except (OSError, UnicodeDecodeError):
+            continue  # an unreadable log names no task
+    return found
 
 
 def read_log(path: str | Path) -> list[dict]:

@@ -22,7 +22,7 @@ from evoonto.catalog import read_catalog
 from evoonto.namespaces import CSVW
 from evoonto.ontology import Ontology
 from evoonto.server import _served_tools
-from tests.fixtures.core_support import finance_workspace
+from fixtures.core_support import finance_workspace
 
 
 def _count_reads(monkeypatch) -> list[int]:
