@@ -14,7 +14,8 @@ HELP = "show the version history"
 
 DESCRIPTION = """\
 One line per patch in commit order: sequence number, decision, version produced, level, patch id,
-gate scores and intervention. The first row is the base (version 0, the build); --json prints the
+gate scores and intervention. A proposal (approval: manual) says what became of it: [open: evoonto
+review], [approved at row N] or [rejected at row N]. The first row is the base (version 0, the build); --json prints the
 same rows, the base as {"seq": 0, "decision": "base", "level": "base", "version": 0, ...} with
 the keys of a patch entry.
 
@@ -38,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from evoonto.cli import workspace_path
+    from evoonto.evolution.approval import decisions
     from evoonto.workspace import Workspace
 
     ws = Workspace.open(workspace_path(args))
@@ -46,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         rows = [_base_row(ws)] + [e.as_dict() for e in entries]
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0
+    decided = decisions(ws)
     print(f"{ws.path}: version {ws.version}, {len(entries)} patch(es)")
     print("   0  base       v0")
     for e in entries:
@@ -55,6 +58,12 @@ def run(args: argparse.Namespace) -> int:
             parent, candidate = (e.scores.get(k, float("nan")) for k in ("parent_score", "candidate_score"))
             scores = f" {parent:.3f}->{candidate:.3f}"
         text = e.intervention or e.signature
+        if e.decision == "proposed":
+            # a proposal's row stays; what became of it is a later row (approve/reject)
+            later = decided.get(e.id)
+            text += (" [open: evoonto review]" if later is None else
+                     f" [approved at row {later.seq}]" if later.decision == "accepted" else
+                     f" [rejected at row {later.seq}]")
         print(f"{e.seq:4d}  {e.decision:<9}  {version:<4} {e.level:<8} {e.id}{scores}  {text}")
     return 0
 

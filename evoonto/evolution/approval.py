@@ -66,13 +66,19 @@ def set_approval(workspace: Any, mode: str) -> None:
     workspace.set_setting("approval", mode)
 
 
-def _decided(workspace: Any) -> set[str]:
-    out = set()
+def decisions(workspace: Any) -> dict[str, Any]:
+    """Proposal patch id -> the log entry (:class:`~evoonto.history.PatchEntry`) that approved
+    (``accepted``) or rejected it, for every decided proposal of the workspace."""
+    out: dict[str, Any] = {}
     for entry in workspace.log():
         proposal = entry.metadata.get("proposal")
         if isinstance(proposal, str) and entry.decision in ("accepted", "rejected"):
-            out.add(proposal)
+            out.setdefault(proposal, entry)
     return out
+
+
+def _decided(workspace: Any) -> set[str]:
+    return set(decisions(workspace))
 
 
 def _all_proposals(workspace: Any) -> list[Proposal]:
@@ -102,7 +108,7 @@ def find_proposal(workspace: Any, ref: str) -> Proposal:
     decided = _decided(workspace)
     for p in _all_proposals(workspace):
         if (ref == str(p.number) or ref == p.id) and p.id in decided:
-            outcome = next((e.decision for e in workspace.log() if e.metadata.get("proposal") == p.id), "decided")
+            outcome = decisions(workspace)[p.id].decision
             outcome = "approved" if outcome == "accepted" else outcome
             raise WorkspaceError(f"proposal {p.number} ({p.id}) was {outcome} already; open proposals: {listed}")
     raise WorkspaceError(f"no open proposal {ref!r}; open proposals: {listed}")
