@@ -639,6 +639,11 @@ def _existing(content: Graph, iri: URIRef, rdf_type: URIRef = EVO.Term) -> bool:
     return (iri, RDF.type, rdf_type) in content
 
 
+#: The check_sql Warnings reported as doubts about a verified query besides every Violation: a literal
+#: the recorded values do not hold, and an aggregate a join repeats (its metric would double-count).
+DOUBTED_WARNINGS = frozenset({"unseen_value", "fan_trap"})
+
+
 def _check(ontology: Any, item: VerifiedItem, source_id: str,
            dialect: str | None = None) -> tuple[str | None, list[str]]:
     """Why ``item`` is not a usable query of the source, or None: refused by the SQL guard every
@@ -646,7 +651,8 @@ def _check(ontology: Any, item: VerifiedItem, source_id: str,
     size, nesting depth, one read-only query, no denied function), a parse error, an unknown table or
     column; and the doubts about a usable one (the messages of ``check_sql``'s Violations and
     ``unseen_value`` findings: a literal the data's recorded values do not hold), which the caller
-    reports and keeps the query (a team's verified query is its knowledge, not a guess)."""
+    reports and keeps the query (a team's verified query is its knowledge, not a guess); fan traps
+    (:data:`DOUBTED_WARNINGS`) are doubts too."""
     from evoonto.errors import ToolArgumentError
     from evoonto.tools.sqlcheck import check_sql
 
@@ -664,7 +670,7 @@ def _check(ontology: Any, item: VerifiedItem, source_id: str,
     bad = [f for f in findings if f.kind in ("parse_error", "unknown_table", "unknown_column")]
     if bad:
         return bad[0].message, []
-    return None, [f.message for f in findings if f.severity == "Violation" or f.kind == "unseen_value"]
+    return None, [f.message for f in findings if f.severity == "Violation" or f.kind in DOUBTED_WARNINGS]
 
 
 def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph, content: Graph,
