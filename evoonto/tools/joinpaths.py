@@ -1094,14 +1094,16 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
                     suggestion=None, start=start, end=end, subject=ref.name))
             elif counted is not None:
                 ref, other, _by = counted
+                joined = tables[other].name
+                # which count is meant is the question's: no rewrite is offered as a fix (counting
+                # the Orders of German customers this way is right; COUNT(DISTINCT) would count customers)
                 findings.append(Finding(
                     "fan_trap", "Warning",
-                    f"{agg.sql(dialect=dialect)} counts {ref.name} rows once per matching {tables[other].name} row: "
-                    f"the join to {tables[other].name} repeats them and the statement uses nothing of "
-                    f"{tables[other].name} but the join",
-                    suggestion=f"COUNT(DISTINCT <a key of {ref.name}>), or an EXISTS filter instead of the join; "
-                               f"to count {tables[other].name} rows, count that table",
-                    start=start, end=end, subject=ref.name))
+                    f"{agg.sql(dialect=dialect)} counts {ref.name} rows once per matching {joined} row (the join to "
+                    f"{joined} repeats them and the statement uses nothing of {joined} but the join): right if the "
+                    f"question counts {joined} rows; {ref.name} rows are counted by COUNT(DISTINCT <a key of "
+                    f"{ref.name}>) or an EXISTS filter, which gives another answer",
+                    suggestion=None, start=start, end=end, subject=ref.name))
             continue
         columns = _value_columns(arg)
         if not columns:

@@ -140,8 +140,9 @@ def _same_numbers(value: str, choice: str) -> bool:
 
 
 def nearest_spellings(value: str, choices: Iterable[str], n: int = SUGGESTIONS) -> list[str]:
-    """Values of ``choices`` that stand for ``value`` written differently, best first: equal ignoring
-    case; the same date at midnight; then by :func:`rapidfuzz.fuzz.ratio` of at least
+    """Values of ``choices`` that stand for ``value`` written differently, best first: the values equal
+    ignoring case, only (when there are any: another value beside them is another answer, 'Bern'
+    for 'berlin'); else the same date at midnight, only; else by :func:`rapidfuzz.fuzz.ratio` of at least
     :data:`SPELLING_RATIO` with the same numbers; then the one value that begins with ``value``
     when exactly one does (``'F'`` → ``'Female'`` beside ``'Male'``; ``'Aus'`` with Australia and
     Austria gives none). Values with other numbers are never offered. Identifiers use
@@ -157,14 +158,18 @@ def nearest_spellings(value: str, choices: Iterable[str], n: int = SUGGESTIONS) 
         return []
     folded = value.casefold()
     exact = [c for c in pool if c.casefold() == folded]
-    same_day = [c for c in pool if c not in exact and _at_midnight(value, c)]
+    if exact:  # the value written in another case: any other value is another answer ('Bern' for 'berlin')
+        return exact[:n]
+    same_day = [c for c in pool if _at_midnight(value, c)]
+    if same_day:
+        return same_day[:n]
     numbered = [c for c in pool if _same_numbers(value, c)]
     found = process.extract(folded, {i: c.casefold() for i, c in enumerate(numbered)}, scorer=fuzz.ratio,
                             limit=n + len(exact), score_cutoff=SPELLING_RATIO) if numbered else []
     close = [numbered[key] for _c, _s, key in found]
     starting = [c for c in pool if c.casefold().startswith(folded) and _same_numbers(value, c)] if folded else []
     only = starting if len(starting) == 1 else []
-    return list(dict.fromkeys(exact + same_day + close + only))[:n]
+    return list(dict.fromkeys(close + only))[:n]
 
 
 def _range_verdict(kind: str, values: list[float], low: float, high: float) -> str | None:

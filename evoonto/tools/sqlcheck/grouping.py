@@ -51,8 +51,9 @@ def _check_fixed_selection(ctx: CheckContext, sel: exp.Select,
 
 
 def check_grouping(ctx: CheckContext) -> None:
-    """Per SELECT: ``repeated_column`` (Warning) when the select list shows one column twice (the
-    second is usually meant to be another); with GROUP BY, ``ungrouped_column`` (Warning) for a
+    """Per SELECT: ``repeated_column`` (Warning) when the select list shows one column of one table
+    reference twice (the second is usually meant to be another; ``e.LastName, m.LastName`` of a
+    self-join are not a repeat); with GROUP BY, ``ungrouped_column`` (Warning) for a
     select-list column outside any aggregate that the groups do not determine (not grouped, and
     its table's unique key is neither grouped nor equal to a grouped column: the database shows
     one arbitrary row's value, or refuses), and ``group_by_unique`` (Warning) when a one-table
@@ -60,18 +61,23 @@ def check_grouping(ctx: CheckContext) -> None:
     for sel in ctx.statement.find_all(exp.Select):
         bare: list[tuple[tuple[str, str], exp.Column]] = []
         seen: dict[tuple[str, str], exp.Column] = {}
+        repeats: set[tuple[tuple[str, str], str]] = set()
+        referenced = [t.name.casefold() for t in sel.find_all(exp.Table) if t.find_ancestor(exp.Select) is sel]
         for item in sel.expressions:
             target = item.this if isinstance(item, exp.Alias) else item
             if isinstance(target, exp.Column):
                 place = ctx._resolve(target)
                 if place is None:
                     continue
+                # per table reference: e.LastName and m.LastName of a self-join are two columns' rows
                 key = (place[0].casefold(), place[1].casefold())
-                if key in seen:
+                reference = target.table.casefold() if referenced.count(key[0]) > 1 else ""
+                if (key, reference) in repeats:
                     where = f"{place[0]}.{place[1]}"
                     ctx.add("repeated_column", "Warning", f"the select list shows {where} twice",
                              "select another column, or drop the repeat", target.this, where)
                 seen[key] = target
+                repeats.add((key, reference))
             for column in ctx._own_columns(sel, [item]):
                 agg = column.find_ancestor(exp.AggFunc)
                 if agg is None or agg.find_ancestor(exp.Select) is not sel:
