@@ -110,6 +110,10 @@ def check_literal_type(ctx: CheckContext, place: tuple[str, str], values: list[e
     info = ctx.table(place[0])
     column = info.column(place[1]) if info is not None else None
     declared = column is not None and type_family(column.declared_type) == "number"
+    if not declared and not like:
+        # a text column that holds numerals ('0'/'1' flags): 'Yes' is a text it does not hold, which
+        # the value rules report as such (not "holds numbers", which the column's type denies)
+        return False
     for value_node in values:
         value = ctx._string(value_node)
         if value is None:
