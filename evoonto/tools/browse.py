@@ -1065,15 +1065,17 @@ def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3
     """What the ontology covers of a question, phrase by phrase, so an agent can ask or abstain.
 
     Each phrase of :func:`question_phrases` is browsed (``kind="any"``, ``n`` hits); a word of the
-    phrase is *covered* when one of those hits contains it (or a close vocabulary token, as browse
-    matches it). A phrase is ``supported`` when all its words are covered, ``partial`` when some
-    are, ``unavailable`` when none are (or nothing matches); the question is ``supported`` when
-    every phrase is, ``unavailable`` when none is covered at all (or it has no concept phrase),
-    else ``partial``.
+    phrase is *covered* when one of those hits contains it, *approximate* when a hit contains only a
+    close spelling of it (as browse matches a misspelling: 'Atlantis' finds the territory 'Atlanta',
+    which is another place). A phrase is ``supported`` when all its words are covered, ``partial``
+    when some are covered or approximate, ``unavailable`` when none is either (or nothing matches);
+    the question is ``supported`` when every phrase is, ``unavailable`` when none is covered at all
+    (or it has no concept phrase), else ``partial``.
 
     Returns:
-        ``{"status", "phrases": [{"phrase", "status", "ids", "uncovered"}]}`` (``ids``: the hits'
-        ids, best first; ``uncovered``: the words no hit contains).
+        ``{"status", "phrases": [{"phrase", "status", "ids", "uncovered", "approximate"}]}``
+        (``ids``: the hits' ids, best first; ``uncovered``: the words no hit contains, not even
+        spelled closely; ``approximate``: the words only a close spelling of which a hit contains).
     Raises:
         ToolArgumentError: see :func:`check_browse_args` (``q`` empty or too long).
     """
@@ -1088,16 +1090,21 @@ def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3
             i = position.get(hit["id"])
             if i is not None:
                 present |= set(index.doc_tokens[i].split())
-        uncovered = []
+        uncovered, approximate = [], []
         for word in phrase.split():
             tokens = tokenize(word)
+            if tokens and set(tokens) <= present:
+                continue  # the word itself is in a hit
             groups = index.expand(tokens) if tokens else []
-            if not any({t for t, _w in group} & present for group in groups):
+            if any({t for t, _w in group} & present for group in groups):
+                approximate.append(word)  # only a close spelling is ('Atlantis' -> 'Atlanta'): another thing, maybe
+            else:
                 uncovered.append(word)
-        status = ("unavailable" if not hits or len(uncovered) == len(phrase.split())
-                  else "partial" if uncovered else "supported")
+        words = len(phrase.split())
+        status = ("unavailable" if not hits or len(uncovered) == words
+                  else "partial" if uncovered or approximate else "supported")
         phrases.append({"phrase": phrase, "status": status, "ids": [id_of(h["id"]) for h in hits],
-                        "uncovered": uncovered})
+                        "uncovered": uncovered, "approximate": approximate})
     statuses = {p["status"] for p in phrases}
     overall = ("supported" if statuses == {"supported"} else
                "unavailable" if not phrases or statuses == {"unavailable"} else "partial")

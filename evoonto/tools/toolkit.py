@@ -733,9 +733,10 @@ COVERAGE_DESCRIPTION = (
     "Say what the ontology covers of a question before answering it: each concept phrase with the ids "
     "it maps to, or none.\n\n"
     "q: the question.\n"
-    "Returns JSON {status, phrases: [{phrase, status, ids, uncovered}]}; status is supported (every phrase "
-    "maps to records), partial or unavailable: on partial or unavailable, ask the user or say the data "
-    "does not cover it rather than guess."
+    "Returns JSON {status, phrases: [{phrase, status, ids, uncovered, approximate}]}; status is supported "
+    "(every word of every phrase is in the records it maps to), partial or unavailable: on partial or "
+    "unavailable, ask the user or say the data does not cover it rather than guess. approximate: words only a "
+    "close spelling of which the records hold (maybe a typo, maybe another thing: 'Atlantis' vs 'Atlanta')."
 )
 
 
