@@ -55,6 +55,9 @@ class _Field:
 #: (written by :mod:`evoonto.builder.propose`; read back by the documentation intake and by the
 #: browse index, which says "values when built" once drift marked the column stale).
 DEFINITION_VALUES_LEAD = "; values: "
+#: How a table (entity) Term's definition names the table's key: ``A row of table t (N rows),
+#: identified by t.a, t.b, named by …`` (:mod:`evoonto.builder.propose`; a compact line keeps it whole).
+DEFINITION_KEY_LEAD = ", identified by "
 #: The ``DEFINITION_VALUES_LEAD`` tail of a definition (group 1: the listed values).
 DEFINITION_VALUES_TAIL = re.compile(r"; values: ([^\n]*)\.$")
 

@@ -36,7 +36,7 @@ from evoonto.builder.workload import Question
 from evoonto.catalog import ColumnInfo, SourceSchema, TableInfo, foreign_keys
 from evoonto.iris import slugify, stable_key
 from evoonto.lexicon import LexiconConcept
-from evoonto.records import DEFINITION_VALUES_LEAD
+from evoonto.records import DEFINITION_KEY_LEAD, DEFINITION_VALUES_LEAD
 from evoonto.sources.joins import JoinCandidate
 from evoonto.text import QUESTION_STOP_WORDS
 
@@ -421,7 +421,7 @@ def _entity_definition(table: TableInfo) -> str:
     text = f"A row of table {table.name} ({rows} rows)"
     key = table.primary_key or tuple(c.name for c in table.columns if c.references)
     if key:
-        text += ", identified by " + ", ".join(f"{table.name}.{k}" for k in key)
+        text += DEFINITION_KEY_LEAD + ", ".join(f"{table.name}.{k}" for k in key)
     names = [c.name for c in table.columns if not c.primary_key and
              {w.lower() for w in split_identifier(c.name)} & {"name", "title"}]
     if names:

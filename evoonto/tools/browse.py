@@ -56,6 +56,7 @@ from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from evoonto.errors import ToolArgumentError
+from evoonto.records import DEFINITION_KEY_LEAD
 from evoonto.tools.index import KINDS, Document, SearchIndex, tokenize, value_of
 from evoonto.tools.settings import ANSWER_FORMATS, BrowseSettings
 
@@ -93,6 +94,7 @@ MAX_BRIDGES = 3
 LINE_SHARE = 0.25
 #: Characters of a compact line's meaning and of one inline value.
 MEANING_CHARS = 80
+
 VALUE_CHARS = 40
 #: Smallest and largest ``budget`` a caller may ask for (characters).
 MIN_BUDGET, MAX_BUDGET = 200, 200_000
@@ -548,7 +550,16 @@ def _meaning(doc: Document, type_name: str) -> str:
     text = " ".join(texts[0].split())
     if type_name:
         text = text.replace(f" ({type_name})", "")
-    return text if len(text) <= MEANING_CHARS else text[: MEANING_CHARS - 1] + "…"
+    if len(text) <= MEANING_CHARS:
+        return text
+    cut = MEANING_CHARS - 1
+    key = text.find(DEFINITION_KEY_LEAD)  # kept whole, past MEANING_CHARS if need be
+    if 0 <= key < cut:
+        # a key is given whole or not at all: "identified by Order Details.OrderID, …" read as a
+        # one-column key of a table whose key is (OrderID, ProductID)
+        end = next((i for i in (text.find(";", key), text.find(", named by", key)) if i > 0), len(text))
+        cut = max(cut, end) if end <= 2 * MEANING_CHARS else key
+    return text if cut >= len(text) else text[:cut].rstrip(" ,;") + "…"
 
 
 def compact_line(doc: Document, location: str | None, values: list[str], partial: Sequence[str] = ()) -> str:
