@@ -189,10 +189,17 @@ class JoinPath:
         return [h for h in self.hops if not h.right_unique]
 
     def warnings(self) -> list[str]:
-        """Readable fan-out warnings, one per multiplying hop."""
-        return [f"joining {h.left} to {h.right} is {h.cardinality}: each {h.left} row can appear several times, "
-                f"so SUM/COUNT/AVG over {self.start} columns would be multiplied (aggregate before joining, "
-                f"or use COUNT(DISTINCT ...))" for h in self.fan_out]
+        """Readable fan-out warnings, one per multiplying hop: the tables whose columns an aggregate
+        would multiply are every table joined before that hop (the start's and the later ones')."""
+        out = []
+        for i, h in enumerate(self.hops):
+            if h.right_unique:
+                continue
+            before = ", ".join(dict.fromkeys([self.start] + [x.right for x in self.hops[:i]]))
+            out.append(f"joining {h.left} to {h.right} is {h.cardinality}: each {h.left} row can appear several "
+                       f"times, so SUM/COUNT/AVG over {before} columns would be multiplied (aggregate before "
+                       f"joining, or use COUNT(DISTINCT ...))")
+        return out
 
     def sql(self, dialect: str | None = None) -> str:
         """``FROM start JOIN t1 ON ... JOIN t2 ON ...`` with quoted names."""
