@@ -156,7 +156,11 @@ def check_value(ctx: CheckContext, place: tuple[str, str], value: str, node: exp
     if found is False:
         spellings = [s for s in (ctx.probe.spellings(place[0], place[1], value) or []) if s != value] \
             if ctx.probe is not None and not _is_numeral(node) else []
-        near = list(dict.fromkeys(spellings + nearest_spellings(value, seen)))[:SUGGESTIONS]
+        # a recorded value is offered only when the data still holds it (the Evidence may be older
+        # than the data: 'UK' renamed since the build, with no drift check run)
+        recorded = [v for v in nearest_spellings(value, seen) if v not in spellings][:SUGGESTIONS]
+        near = list(dict.fromkeys(spellings + [v for v in recorded if _probe_value(ctx, place, "=", v)]))
+        near = near[:SUGGESTIONS]
         ctx.contradicted.add(place)
         dead = _alternative(node, cmp)
         severity: Severity = "Warning" if negated or dead else "Violation"
