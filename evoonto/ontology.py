@@ -40,7 +40,6 @@ class Ontology:
         self.parent = parent
         self.delta = delta
         self._vocab_cache: tuple | None = None
-        self._catalog_cache: tuple | None = None
 
     def __repr__(self) -> str:
         kind = "candidate " if self.candidate else ""
@@ -143,19 +142,11 @@ class Ontology:
 
     def catalog(self) -> "Catalog":
         """The :class:`~evoonto.catalog.Catalog` of this version (every source, table, column and
-        document), read once per change of the store: an embedded store is read again only after a
-        write (its :attr:`~evoonto.store.OxigraphStore.revision` moved) or when the store was
-        swapped; a remote store is read on every call. The returned catalog is immutable (frozen
-        dataclasses and tuples), so callers share it. At 70,000 columns one read costs about 7 CPU s.
-        """
-        from evoonto.catalog import catalog_from_rows
+        document): :func:`~evoonto.catalog.read_catalog` of this ontology, read once per change of
+        an embedded store and shared (immutable)."""
+        from evoonto.catalog import read_catalog
 
-        if not isinstance(self.store, OxigraphStore):
-            return catalog_from_rows(self)
-        cached = self._catalog_cache
-        if cached is None or cached[0] is not self.store or cached[1] != self.store.revision:
-            cached = self._catalog_cache = (self.store, self.store.revision, catalog_from_rows(self))
-        return cached[2]
+        return read_catalog(self)
 
     def record(self, iri):
         """The typed record (:mod:`evoonto.records`) of the content node ``iri``.
