@@ -360,8 +360,7 @@ _CATALOGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def catalog_from_rows(source: rdflib.Graph | Queryable) -> Catalog:
-    """:func:`read_catalog` without the per-version memo of :meth:`~evoonto.ontology.Ontology.catalog`:
-    ``source`` is queried every time.
+    """:func:`read_catalog` without its memo of an Ontology's catalog: ``source`` is queried every time.
 
     Raises:
         TypeError: ``source`` is neither an object with ``query(sparql)`` nor an rdflib ``Graph``.

@@ -59,7 +59,7 @@ DEFINITION_VALUES_LEAD = "; values: "
 #: identified by t.a, t.b, named by …`` (:mod:`evoonto.builder.propose`; a compact line keeps it whole).
 DEFINITION_KEY_LEAD = ", identified by "
 #: The ``DEFINITION_VALUES_LEAD`` tail of a definition (group 1: the listed values).
-DEFINITION_VALUES_TAIL = re.compile(r"; values: ([^\n]*)\.$")
+DEFINITION_VALUES_TAIL = re.compile(re.escape(DEFINITION_VALUES_LEAD) + r"([^\n]*)\.$")
 
 #: Characters outside XML 1.0's ``Char`` production (C0 controls but tab/LF/CR, surrogates, U+FFFE/U+FFFF):
 #: not valid in an ``xsd:string`` (HermiT refuses them, rapper truncates at U+0000).

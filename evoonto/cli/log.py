@@ -15,9 +15,9 @@ HELP = "show the version history"
 DESCRIPTION = """\
 One line per patch in commit order: sequence number, decision, version produced, level, patch id,
 gate scores and intervention. A proposal (approval: manual) says what became of it: [open: evoonto
-review], [approved at row N] or [rejected at row N]. The first row is the base (version 0, the build); --json prints the
-same rows, the base as {"seq": 0, "decision": "base", "level": "base", "version": 0, ...} with
-the keys of a patch entry.
+review], [approved at row N] or [rejected at row N]. The first row is the base (version 0, the
+build); --json prints the same rows, the base as {"seq": 0, "decision": "base", "level": "base",
+"version": 0, ...} with the keys of a patch entry.
 
 Examples:
   evoonto log

@@ -77,10 +77,6 @@ def decisions(workspace: Any) -> dict[str, Any]:
     return out
 
 
-def _decided(workspace: Any) -> set[str]:
-    return set(decisions(workspace))
-
-
 def _all_proposals(workspace: Any) -> list[Proposal]:
     """Every proposal the workspace recorded, open or decided, with its stable number."""
     return [Proposal(i, e) for i, e in enumerate((e for e in workspace.log() if e.decision == "proposed"), 1)]
@@ -89,7 +85,7 @@ def _all_proposals(workspace: Any) -> list[Proposal]:
 def proposals(workspace: Any) -> list[Proposal]:
     """The open proposals of a workspace (``proposed`` and not yet approved or rejected), oldest
     first, each with its stable :attr:`Proposal.number`."""
-    decided = _decided(workspace)
+    decided = decisions(workspace)
     return [p for p in _all_proposals(workspace) if p.id not in decided]
 
 
@@ -105,11 +101,10 @@ def find_proposal(workspace: Any, ref: str) -> Proposal:
         if ref == str(p.number) or ref == p.id:
             return p
     listed = ", ".join(f"{p.number} ({p.id})" for p in found) or "none"
-    decided = _decided(workspace)
+    decided = decisions(workspace)
     for p in _all_proposals(workspace):
         if (ref == str(p.number) or ref == p.id) and p.id in decided:
-            outcome = decisions(workspace)[p.id].decision
-            outcome = "approved" if outcome == "accepted" else outcome
+            outcome = "approved" if decided[p.id].decision == "accepted" else decided[p.id].decision
             raise WorkspaceError(f"proposal {p.number} ({p.id}) was {outcome} already; open proposals: {listed}")
     raise WorkspaceError(f"no open proposal {ref!r}; open proposals: {listed}")
 

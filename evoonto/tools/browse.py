@@ -94,7 +94,6 @@ MAX_BRIDGES = 3
 LINE_SHARE = 0.25
 #: Characters of a compact line's meaning and of one inline value.
 MEANING_CHARS = 80
-
 VALUE_CHARS = 40
 #: Smallest and largest ``budget`` a caller may ask for (characters).
 MIN_BUDGET, MAX_BUDGET = 200, 200_000
