@@ -52,14 +52,41 @@ class _Field:
 
 
 #: How a profiled column Term's definition lists the column's values, at its end: ``…; values: a, b, c.``
-#: (written by :mod:`evoonto.builder.propose`; read back by the documentation intake and by the
-#: browse index, which says "values when built" once drift marked the column stale).
+#: (written by :mod:`evoonto.builder.propose` with :func:`definition_value_list`; read back with
+#: :func:`definition_listed_values` by the documentation intake and by the browse index, which says
+#: "values when built" once drift marked the column stale).
 DEFINITION_VALUES_LEAD = "; values: "
+#: The same list when the probe read a sample, not the whole table: ``…; values in a sample of 1000
+#: rows: a, b.`` (the sample holds these; the table may hold others).
+DEFINITION_SAMPLE_VALUES_LEAD = "; values in a sample of {rows} rows: "
 #: How a table (entity) Term's definition names the table's key: ``A row of table t (N rows),
 #: identified by t.a, t.b, named by …`` (:mod:`evoonto.builder.propose`; a compact line keeps it whole).
 DEFINITION_KEY_LEAD = ", identified by "
-#: The ``DEFINITION_VALUES_LEAD`` tail of a definition (group 1: the listed values).
-DEFINITION_VALUES_TAIL = re.compile(re.escape(DEFINITION_VALUES_LEAD) + r"([^\n]*)\.$")
+#: How the definition of a table with no declared key names its foreign-key columns instead:
+#: ``A row of table t (N rows), linked by t.a, t.b; …`` (a column that refers to another table does
+#: not identify a row: the same order appears on many order lines).
+DEFINITION_LINK_LEAD = ", linked by "
+#: The value-list tail of a definition (group ``how``: "" or " in a sample of N rows"; group 1 and
+#: ``values``: the listed values, see :func:`definition_listed_values`).
+DEFINITION_VALUES_TAIL = re.compile(r"; values(?P<how>(?: in a sample of \d+ rows)?): (?P<values>[^\n]*)\.$")
+
+
+def definition_value_list(values: Iterable[str]) -> str:
+    """``"a, b, 'Berlin, Germany'"``: values joined by ", ", a value that holds a comma, starts with a
+    quote or has outer spaces written as a quoted SQL literal (``''`` for a quote), so the list reads
+    back the same with :func:`definition_listed_values`."""
+    def one(value: str) -> str:
+        if "," in value or value.startswith("'") or value != value.strip():
+            return "'" + value.replace("'", "''") + "'"
+        return value
+    return ", ".join(one(v) for v in values)
+
+
+def definition_listed_values(text: str) -> list[str]:
+    """The values of a list written by :func:`definition_value_list` (``"a, 'b, c'"`` -> ``['a', 'b, c']``)."""
+    import csv
+
+    return [v for row in csv.reader([text], delimiter=",", quotechar="'", skipinitialspace=True) for v in row]
 
 #: Characters outside XML 1.0's ``Char`` production (C0 controls but tab/LF/CR, surrogates, U+FFFE/U+FFFF):
 #: not valid in an ``xsd:string`` (HermiT refuses them, rapper truncates at U+0000).
@@ -897,5 +924,5 @@ __all__ = [
     "VerifiedQuery", "RecordError",
     "Source", "Table", "Column", "Document", "Passage", "CATALOG_RECORD_TYPES",
     "TERM_KINDS", "SEVERITIES", "DIRECT_PROPERTIES", "RECORD_TYPES", "direct_properties",
-    "records_to_graph", "records_to_store", "replace",
+    "records_to_graph", "records_to_store", "replace", "definition_value_list", "definition_listed_values",
 ]

@@ -49,6 +49,7 @@ from evoonto.records import (
     Evidence,
     Passage,
     ProbeActivity,
+    definition_listed_values,
     records_to_graph,
 )
 from evoonto.sources.joins import JoinCandidate
@@ -252,7 +253,8 @@ class DocumentationIntake:
         generic = cand.definition
         profiled = DEFINITION_VALUES_TAIL.search(generic)
         documented = {v.code.strip().casefold() for d in docs for v in d.values}
-        if profiled and {p.strip().casefold() for p in profiled.group(1).split(", ")} <= documented:
+        listed = definition_listed_values(profiled.group("values")) if profiled else []
+        if profiled and {p.strip().casefold() for p in listed} <= documented:
             generic = generic[: profiled.start()] + "."  # the profiled value list repeats the documented one
         return dataclasses.replace(cand, labels=labels, definition=f"{text}. {generic}")
 

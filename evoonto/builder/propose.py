@@ -36,7 +36,8 @@ from evoonto.builder.workload import Question
 from evoonto.catalog import ColumnInfo, SourceSchema, TableInfo, foreign_keys
 from evoonto.iris import slugify, stable_key
 from evoonto.lexicon import LexiconConcept
-from evoonto.records import DEFINITION_KEY_LEAD, DEFINITION_VALUES_LEAD
+from evoonto.records import (DEFINITION_KEY_LEAD, DEFINITION_LINK_LEAD, DEFINITION_SAMPLE_VALUES_LEAD,
+                             DEFINITION_VALUES_LEAD, definition_value_list)
 from evoonto.sources.joins import JoinCandidate
 from evoonto.text import QUESTION_STOP_WORDS
 
@@ -311,7 +312,10 @@ def _definition(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnPro
     if col.references:
         text += "; references " + ", ".join(f"{t}.{c}" for t, c in col.references)
     if profile is not None and profile.vocabulary and len(profile.vocabulary) <= DEFINITION_VALUES:
-        text += DEFINITION_VALUES_LEAD + ", ".join(profile.vocabulary)
+        # a sample's values are said to be a sample's: the table may hold others
+        lead = (DEFINITION_VALUES_LEAD if profile.whole_table
+                else DEFINITION_SAMPLE_VALUES_LEAD.format(rows=profile.rows))
+        text += lead + definition_value_list(profile.vocabulary)
     return text + "."
 
 
@@ -416,12 +420,16 @@ def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], C
 
 def _entity_definition(table: TableInfo) -> str:
     """``"A row of table country (239 rows), identified by country.Code, named by country.Name;
-    columns: …"`` (key and name columns table-qualified, so resolving the Entity shows them)."""
+    columns: …"`` (key and name columns table-qualified, so resolving the Entity shows them). A table
+    with no declared primary key is "linked by" its foreign-key columns instead: they are not its key."""
     rows = "?" if table.row_count is None else table.row_count
     text = f"A row of table {table.name} ({rows} rows)"
-    key = table.primary_key or tuple(c.name for c in table.columns if c.references)
-    if key:
-        text += DEFINITION_KEY_LEAD + ", ".join(f"{table.name}.{k}" for k in key)
+    if table.primary_key:
+        text += DEFINITION_KEY_LEAD + ", ".join(f"{table.name}.{k}" for k in table.primary_key)
+    else:  # no declared key: the columns that refer to other tables are named, not called its key
+        linked = [c.name for c in table.columns if c.references]
+        if linked:
+            text += DEFINITION_LINK_LEAD + ", ".join(f"{table.name}.{k}" for k in linked)
     names = [c.name for c in table.columns if not c.primary_key and
              {w.lower() for w in split_identifier(c.name)} & {"name", "title"}]
     if names:

@@ -56,7 +56,7 @@ from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from evoonto.errors import ToolArgumentError
-from evoonto.records import DEFINITION_KEY_LEAD
+from evoonto.records import DEFINITION_KEY_LEAD, DEFINITION_LINK_LEAD
 from evoonto.tools.index import KINDS, Document, SearchIndex, tokenize, value_of
 from evoonto.tools.settings import ANSWER_FORMATS, BrowseSettings
 
@@ -553,6 +553,8 @@ def _meaning(doc: Document, type_name: str) -> str:
         return text
     cut = MEANING_CHARS - 1
     key = text.find(DEFINITION_KEY_LEAD)  # kept whole, past MEANING_CHARS if need be
+    if key < 0:
+        key = text.find(DEFINITION_LINK_LEAD)
     if 0 <= key < cut:
         # a key is given whole or not at all: "identified by Order Details.OrderID, …" read as a
         # one-column key of a table whose key is (OrderID, ProductID)

@@ -319,7 +319,8 @@ def _mark_stale(ontology: Any, docs: dict[str, Document], term_of: Mapping[str, 
         definitions = docs[iri].fields["definition"]
         if definitions:
             # the values the build listed are the build's, not the data's now
-            built = DEFINITION_VALUES_TAIL.sub(lambda m: f"; values when built: {m.group(1)}.", definitions[0])
+            built = DEFINITION_VALUES_TAIL.sub(lambda m: f"; values{m.group('how')} when built: {m.group('values')}.",
+                                               definitions[0])
             definitions[0] = f"{mark}; {built}"
         else:
             definitions.append(mark)
