@@ -21,6 +21,10 @@ source's dialect), each mined piece pointing at the query with ``prov:wasDerived
 - **join paths actually used** (``evo:joinUsed`` on the query; :class:`evoonto.tools.joinpaths.JoinGraph`
   reads them as ``verified_query`` edges) and an Association Relation between two Entities that no
   relation joined yet;
+- **phrase → value synonyms**: when a query compares a column with one text value no word of the
+  question states (``Country = 'UK'`` for "customers in the United Kingdom") and exactly one question
+  phrase is left unexplained, the phrase becomes an ``skos:altLabel`` of that value's Term (only for a
+  value a whole-table profile recorded, so a probe and the question agree on it);
 - **phrase → column synonyms**: when exactly one column the query selects, groups or filters by is
   named by no word of the question and exactly one question phrase is left unexplained, in at
   least :data:`MIN_SYNONYM_SUPPORT` queries alike, the phrase becomes an ``skos:altLabel`` of that
@@ -351,6 +355,7 @@ class _Analysis:
     joins: list[tuple[str, str, str, str]] = field(default_factory=list)  # (t1, c1, t2, c2)
     literals: list[str] = field(default_factory=list)
     numbers: list[str] = field(default_factory=list)                     # thresholds of filters
+    values: list[tuple[tuple[str, str], str]] = field(default_factory=list)  # column = 'text' filters
 
 
 _GRAIN_FORMATS = (("%S", None), ("%M", None), ("%H", "hour"), ("%d", "day"), ("%j", "day"), ("%W", "week"),
@@ -478,6 +483,11 @@ class _Analyzer:
             b = self.real(right.table, right.name, scope_tables)
             if a is None or b is None or isinstance(part, exp.EQ):
                 return  # an equality of two columns is a join (read by written_joins), not a filter
+        elif isinstance(left, exp.Column) and isinstance(right, exp.Literal) and right.is_string:
+            place = self.real(left.table, left.name, scope_tables)
+            if place is not None and isinstance(part, exp.EQ) and (place, right.this) not in out.values:
+                out.values.append((place, right.this))  # a value of the column the question may name
+            return
         elif isinstance(left, exp.Column) and isinstance(right, exp.Literal) and not right.is_string:
             if isinstance(part, (exp.EQ, exp.NEQ)):
                 return  # an equality with a number is an id or a code, not a named condition
@@ -757,6 +767,7 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
     miner.metrics(kept)
     miner.filters(kept)
     miner.grains(kept)
+    miner.value_names(kept)
     miner.synonyms(kept)
     for item, iri, analysis in kept:
         agent = _agent_iri(iris, item.verified_by) if item.verified_by else None
@@ -907,6 +918,32 @@ class _Miner:
                                      g.expression, [iri])
                 self.exercises[iri] += [term, mapping]
                 self.counts["grains"] += 1
+
+    def value_names(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
+        """The question's name for a value its SQL filters on: when a query compares one column with
+        one text value that no word of the question states (``Country = 'UK'`` for "customers in the
+        United Kingdom") and exactly one question phrase is left unexplained, the phrase becomes an
+        ``skos:altLabel`` of that value's Term. Only a value the profile recorded for the column (a
+        value Term exists: a probe saw it in the data) is named; the question and the probe agree."""
+        for item, iri, analysis in kept:
+            question = set(tokenize(item.question))
+            unnamed = [(column, value) for column, value in analysis.values
+                       if tokenize(value) and not set(tokenize(value)) & question]
+            if len(unnamed) != 1:
+                continue
+            runs = self._runs(iri, item.question, analysis, False)
+            if len(runs) != 1:
+                continue  # two leftover phrases: which one names the value is a guess
+            (table, column), value = unnamed[0]
+            target = self.iris.term(self.src, term_slug(table, column, value))
+            if not _existing(self.content, target):
+                continue
+            phrase = runs[0]
+            self.graph.add((target, SKOS.altLabel, Literal(phrase, lang="en")))
+            self.graph.add((target, PROV.wasDerivedFrom, iri))
+            self.exercises[iri].append(target)
+            self.claimed[iri].update(_sub_phrases(phrase))
+            self.counts["synonyms"] += 1
 
     def synonyms(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
         support: dict[tuple[tuple[str, str], str], list[URIRef]] = defaultdict(list)
