@@ -8,6 +8,8 @@ sample, or an offline check with no source) gives a Warning that says what was s
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from evoonto.sources.joins import type_family
@@ -225,31 +227,66 @@ def year_of(node: exp.Expression | None) -> exp.Column | None:
     return inner if isinstance(inner, exp.Column) else None
 
 
+#: An ISO date or timestamp literal (group 1: its year).
+_ISO_DATE = re.compile(r"^(\d{4})-\d{2}-\d{2}(?:[ T][\d:.]*)?$")
+#: A LIKE pattern of one year's dates or timestamps: ``'1999%'``, ``'1999-%'``, ``'1999-07%'`` (group 1).
+_YEAR_PATTERN = re.compile(r"^(\d{4})(?:%|-[\d-]*%)$")
+
+
+def _date_year(text: str | None) -> float | None:
+    """The year of an ISO date literal (``'1999-07-04'`` -> 1999.0), else None."""
+    found = _ISO_DATE.match(text.strip()) if text else None
+    return float(found.group(1)) if found else None
+
+
+def _year_prefix(text: str | None) -> float | None:
+    """The year a LIKE pattern of one year's dates matches (``'1999%'`` -> 1999.0), else None."""
+    found = _YEAR_PATTERN.match(text) if text else None
+    return float(found.group(1)) if found else None
+
+
 def check_ranges(ctx: CheckContext) -> None:
     """``out_of_range`` (Warning): a numeric column compared with numbers outside the range its
     Evidence observed (``evo:minValue``..``evo:maxValue``), so that the condition would hold for no
     row (``= 1980`` where the values run 9..46) or for every row (``< 2008`` where they run 1..20);
     likewise the year of a date column (``strftime('%Y', d) = '2031'``, ``YEAR(d)``, ``EXTRACT(YEAR
-    FROM d)``) compared with years outside those of its earliest and latest date.
+    FROM d)``) compared with years outside those of its earliest and latest date, and a date column
+    compared with ISO dates (``d BETWEEN '1999-01-01' AND '1999-12-31'``) or matched with one year's
+    pattern (``d LIKE '1999%'``) when every year they name lies outside those years.
     With a source, a point probe asks the data first: a row that satisfies the condition (or, for
     "every row", one that does not) drops the finding; a probe that found none says so."""
     flips = {"gt": "lt", "lt": "gt", "gte": "lte", "lte": "gte"}
-    for cmp in ctx.statement.find_all(exp.EQ, exp.In, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between):
+    for cmp in ctx.statement.find_all(exp.EQ, exp.In, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between, exp.Like):
         if _negated(cmp):
             continue
         kind = cmp.key
-        if isinstance(cmp, (exp.In, exp.Between)) or isinstance(cmp.this, exp.Column) or year_of(cmp.this):
+        if isinstance(cmp, exp.Like):  # d LIKE '1999%': the rows of one year
+            operand, literals, kind = cmp.this, [cmp.expression], "eq"
+        elif isinstance(cmp, (exp.In, exp.Between)) or isinstance(cmp.this, exp.Column) or year_of(cmp.this):
             operand = cmp.this
             if isinstance(cmp, exp.In):
-                numbers = [ctx._number(v) for v in cmp.expressions]
+                literals = list(cmp.expressions)
             elif isinstance(cmp, exp.Between):
-                numbers = [ctx._number(cmp.args.get("low")), ctx._number(cmp.args.get("high"))]
+                literals = [cmp.args.get("low"), cmp.args.get("high")]
             else:
-                numbers = [ctx._number(cmp.expression)]
+                literals = [cmp.expression]
         else:
-            operand, numbers = cmp.expression, [ctx._number(cmp.this)]
+            operand, literals = cmp.expression, [cmp.this]
             kind = flips.get(kind, kind)
         year_column = year_of(operand)
+        # a date column compared with dates (d BETWEEN '1999-01-01' AND '1999-12-31') or a year's
+        # pattern (d LIKE '1999%'): judged by the years alone, so only a year outside them all counts
+        dated = year_column is None and isinstance(operand, exp.Column)
+        if isinstance(cmp, exp.Like):
+            numbers = [_year_prefix(ctx._string(node)) for node in literals]
+        else:
+            numbers = [ctx._number(node) for node in literals]
+            # equality with a date is unseen_value's (check_values): judged by the values, not the years
+            dated = dated and any(n is None for n in numbers) and kind not in ("eq", "in")
+            if dated:
+                numbers = [_date_year(ctx._string(node)) for node in literals]
+        if dated:
+            year_column = operand
         column = year_column if year_column is not None else operand
         if not isinstance(column, exp.Column) or not numbers or any(n is None for n in numbers):
             continue
@@ -263,6 +300,8 @@ def check_ranges(ctx: CheckContext) -> None:
             if facts.years is None:
                 continue
             low, high = float(facts.years[0]), float(facts.years[1])
+            if dated and any(low <= n <= high for n in numbers if n is not None):
+                continue  # a date inside the years observed: the years cannot tell
         elif facts.low is None or facts.high is None:
             continue
         else:
@@ -274,7 +313,7 @@ def check_ranges(ctx: CheckContext) -> None:
         if ctx.probe is not None:
             test = cmp.copy()
             side = test.this if operand is cmp.this else test.expression
-            target = year_of(side) if year_column is not None else side
+            target = side if dated else year_of(side) if year_column is not None else side
             if target is None:
                 continue
             target.replace(exp.column(place[1], table=ALIAS, quoted=True))
