@@ -903,7 +903,26 @@ class _Miner:
                                        f"verified query {item.key!r}).",
                                evidence=[iri]).to_graph(self.graph)
                     self.counts["filters"] += 1
+                self._filter_term(phrase, filt, item, iri)
                 self.claimed[iri].update(_sub_phrases(phrase))
+
+    def _filter_term(self, phrase: str, filt: _Filter, item: VerifiedItem, query: URIRef) -> None:
+        """The named filter as a Category Term too (``filter.<phrase>``, its condition on the Mapping's
+        ``evo:filter``), so a browse of the phrase answers with it: the Constraint alone is found only
+        by a search of constraints, and a term answer never showed it."""
+        slug = "filter." + slugify(phrase, max_length=40)
+        term = self.iris.term(self.src, slug)
+        if self.has(term):  # the workload's concept of that name, or another query's filter: cite
+            self.graph.add((term, PROV.wasDerivedFrom, query))
+            self.exercises[query].append(term)
+            return
+        label = phrase[:1].upper() + phrase[1:]
+        mapping = computed_term(
+            self.graph, self.content, self.iris, self.src, slug, kind="Category", label=label, alt_labels=[],
+            columns=filt.columns, evidence=[query], aggregation="COUNT", filter=filt.condition,
+            definition=f"Rows of table {filt.columns[0][0]} where {filt.condition} (named filter mined from the "
+                       f"verified query {item.key!r}).")
+        self.exercises[query] += [term, mapping]
 
     def grains(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
         for _item, iri, analysis in kept:

@@ -95,6 +95,9 @@ LINE_SHARE = 0.25
 #: Characters of a compact line's meaning and of one inline value.
 MEANING_CHARS = 80
 VALUE_CHARS = 40
+#: Longest meaning (characters) a compact line stretches to so that a computed Term's formula (a
+#: mined metric's ``SUM(…)``, a named filter's condition) is shown whole; a longer one is left out.
+FORMULA_MEANING_CHARS = 3 * MEANING_CHARS
 #: Smallest and largest ``budget`` a caller may ask for (characters).
 MIN_BUDGET, MAX_BUDGET = 200, 200_000
 #: Weight of a query term that only the context given with the question (``context=``, e.g. BIRD
@@ -560,7 +563,14 @@ def _meaning(doc: Document, type_name: str) -> str:
         # one-column key of a table whose key is (OrderID, ProductID)
         end = next((i for i in (text.find(";", key), text.find(", named by", key)) if i > 0), len(text))
         cut = max(cut, end) if end <= 2 * MEANING_CHARS else key
-    return text if cut >= len(text) else text[:cut].rstrip(" ,;") + "…"
+    for formula in doc.fields.get("hiddenLabel", ()):
+        # a computed Term's formula likewise: half of "SUM(a * b * (1 - …" pasted is broken SQL
+        at = text.find(formula) if len(formula) > 3 else -1
+        if 0 <= at < cut < at + len(formula):
+            end = at + len(formula)
+            cut = end if end <= FORMULA_MEANING_CHARS else at
+            break
+    return text if cut >= len(text) else text[:cut].rstrip(" ,;=") + "…"
 
 
 def compact_line(doc: Document, location: str | None, values: list[str], partial: Sequence[str] = ()) -> str:
