@@ -417,7 +417,7 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
         q: free text or identifiers (``singer age``, ``Singer_ID``, a value like ``Banned``), or a
             whole question (searched by its terms, see :func:`query_terms`; text given with it
             goes to ``context``).
-        kind: term, mapping, constraint, evidence, relation or any.
+        kind: term, mapping, constraint, evidence, relation, verified (verified queries) or any.
         n: number of hits (verbose default ``settings.default_results``; with a ``budget`` or in the
             compact format, at most ``n`` hits, default ``settings.max_results`` / no limit).
         id_of: maps a record IRI to the id shown to the agent.

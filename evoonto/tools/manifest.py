@@ -15,6 +15,7 @@ import re
 from typing import Any, Sequence
 
 from evoonto.catalog import read_catalog
+from evoonto.tools.browse import KIND_CHOICES
 from evoonto.tools.settings import AnswerPolicy
 from evoonto.tools.sparql import local_name, select
 
@@ -37,16 +38,18 @@ def _one_line(text: str, limit: int) -> str:
 
 
 def counts(ontology: Any) -> dict[str, int]:
-    """Number of live (not deprecated) records per kind: term, mapping, constraint, evidence, relation."""
+    """Number of live (not deprecated) records per kind: term, mapping, constraint, evidence, relation,
+    verified (``evo:VerifiedQuery``)."""
     rows = select(ontology, """
         SELECT ?type (COUNT(DISTINCT ?s) AS ?n) WHERE {
-          VALUES ?type { evo:Term evo:Mapping evo:Constraint evo:Evidence evo:Relation }
+          VALUES ?type { evo:Term evo:Mapping evo:Constraint evo:Evidence evo:Relation evo:VerifiedQuery }
           ?s a ?type .
           FILTER NOT EXISTS { ?s owl:deprecated true }
         } GROUP BY ?type""")
-    out = {k: 0 for k in ("term", "mapping", "constraint", "evidence", "relation")}
+    out = {k: 0 for k in ("term", "mapping", "constraint", "evidence", "relation", "verified")}
     for row in rows:
-        out[local_name(row["type"]).lower()] = int(row["n"])
+        name = local_name(row["type"])
+        out["verified" if name == "VerifiedQuery" else name.lower()] = int(row["n"])
     return out
 
 
@@ -110,7 +113,10 @@ def build_manifest(ontology: Any, *, version: Any = None, declared: Sequence[Any
     lines = [
         f"{head} over {shown or 'no catalogued source'}.",
         f"It holds {n['term']} terms, {n['mapping']} mappings, {n['constraint']} constraints, "
-        f"{n['evidence']} evidence records and {n['relation']} relations.",
+        f"{n['evidence']} evidence records{',' if n['verified'] else ' and'} {n['relation']} relations"
+        + (f" and {n['verified']} verified quer{'y' if n['verified'] == 1 else 'ies'} (question + SQL a person "
+           "vouches for)" if n["verified"] else "")
+        + ".",
         "Tools:",
         f"- browse(q): by default {answer.format}, at most {answer.budget:,} characters: "
         + (
@@ -121,7 +127,7 @@ def build_manifest(ontology: Any, *, version: Any = None, declared: Sequence[Any
             if answer.format == "compact" else "ranked records with snippets and scores; one compact line per "
             "candidate within a budget: format='compact' "
         )
-        + f"(verbose: n={default_results} hits); kind = term|mapping|constraint|evidence|relation|any.",
+        + f"(verbose: n={default_results} hits); kind = {'|'.join(KIND_CHOICES)}.",
         "- resolve(ids, expand=[mappings, relations, constraints, evidence], depth=1): records with "
         "their table.column, filter, aggregation, join path, constraints and evidence.",
     ]
