@@ -928,7 +928,7 @@ def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None, probe: Any
         elif not matching:
             if known:
                 findings.append(_mismatched(known, eqs, lt, rt, left_alias, right_alias, written, dialect, probe,
-                                            start, end))
+                                            start, end, graph=graph))
             elif lt != rt:
                 path = graph.path(lt, rt)
                 hint = (f"known path: {path.sql(dialect)}" if path is not None and path.hops
@@ -1011,8 +1011,12 @@ def _non_equi_links(scope: Scope) -> set[str]:
 
 def _mismatched(known: list[JoinEdge], eqs: list["_Equality"], lt: TableRef, rt: TableRef, left_alias: str,
                 right_alias: str, written: str, dialect: str | None, probe: Any,
-                start: int | None, end: int | None) -> Finding:
+                start: int | None, end: int | None, graph: "JoinGraph | None" = None) -> Finding:
     """The finding for two tables joined on columns none of their known joins uses.
+
+    With ``graph``, a written side whose columns are a declared foreign key to a third table is
+    named (``Products.SupplierID references Suppliers.SupplierID``): values shared with the other
+    table's key are then a coincidence of numbering, not a second role of a key.
 
     A Violation only when a probe of the data (``probe.overlap``) ran and found no pair of rows
     that the written columns join (the join is empty: provably wrong). When the columns do share
@@ -1030,12 +1034,33 @@ def _mismatched(known: list[JoinEdge], eqs: list["_Equality"], lt: TableRef, rt:
                        f"of the data found no matching pair); they join on {others}",
                        suggestion=known[0].condition(dialect, left_alias=left_alias, right_alias=right_alias),
                        start=start, end=end, subject=subject)
-    seen = ("the columns share values in the data (a probe found matching rows), so this may be another role "
-            "of the key" if overlap else "not checked against the data")
+    declared = _declared_elsewhere(graph, ((lt, left_cols, rt), (rt, right_cols, lt))) if graph is not None else []
+    if declared:
+        seen = ("; ".join(declared) + " (a declared foreign key)"
+                + (": the rows the data pairs on it (a probe found some) pair ids of different tables"
+                   if overlap else "; not checked against the data"))
+    else:
+        seen = ("the columns share values in the data (a probe found matching rows), so this may be another role "
+                "of the key" if overlap else "not checked against the data")
     return Finding("mismatched_join_keys", "Warning",
                    f"{lt.name} and {rt.name} are joined on {written}, which is none of their known joins ({others}); "
                    f"{seen}. A known join would join other rows and change the answer: use it only if it is the "
                    "role the question means", suggestion=None, start=start, end=end, subject=subject)
+
+
+def _declared_elsewhere(graph: "JoinGraph", sides: Iterable[tuple[TableRef, list[str], TableRef]]) -> list[str]:
+    """``"Products.SupplierID references Suppliers.SupplierID"`` for each ``(table, columns, other)``
+    whose columns are, as a whole, a declared foreign key of ``table`` to a table other than ``other``."""
+    out = []
+    for table, columns, other in sides:
+        wanted = {c.casefold() for c in columns}
+        for edge in graph.edges:
+            if (edge.origin == "foreign_key" and edge.source == table.source and edge.left == table.name
+                    and edge.right != other.name and {c.casefold() for c in edge.left_columns} == wanted):
+                out.append(f"{table.name}.{', '.join(edge.left_columns)} references "
+                           f"{edge.right}.{', '.join(edge.right_columns)}, not {other.name}")
+                break
+    return out
 
 
 def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
