@@ -447,6 +447,8 @@ class _Analyzer:
                         continue
                     if type(agg).__name__ in ("Min", "Max") and isinstance(agg.this, exp.Column):
                         continue  # the largest/smallest value of a column is a superlative, not a measure
+                    if type(agg).__name__ == "Count" and isinstance(agg.this, exp.Column):
+                        continue  # COUNT(t.id) counts rows, like COUNT(*): the question's words name its filter
                     rendered = self.render(agg, scope_tables)
                     if rendered is not None:
                         out.aggregates.append(_Aggregate(_AGGREGATES[type(agg).__name__], *rendered))
@@ -572,6 +574,22 @@ def verified_measures(sql: str, schema: SourceSchema, *, dialect: str | None = N
 
 
 # -- phrases of the question ---------------------------------------------------------------------
+
+
+#: A number as a question writes it: ``250,000``, ``2.5``, ``1991``.
+_STATED_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])\d+(?:\.\d+)?(?![\w])")
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _stated_numbers(question: str) -> set[float]:
+    """The numbers a question states, thousands separators read (``"at least 250,000"`` -> {250000.0})."""
+    return {float(m.group().replace(",", "")) for m in _STATED_NUMBER.finditer(question)}
 
 
 def _explained_stems(analysis: _Analysis, *, skip_aggregated: bool = True,
@@ -887,7 +905,7 @@ class _Miner:
         for item, iri, analysis in kept:
             for filt in analysis.filters:
                 runs = self._runs(iri, item.question, analysis, False)
-                if len(runs) != 1 or any(n in words(item.question) for n in analysis.numbers):
+                if len(runs) != 1 or any(_number(n) in _stated_numbers(item.question) for n in analysis.numbers):
                     continue  # a threshold the question states is spelled out, not a named filter
                 phrase = runs[0]
                 constraint = self.iris.constraint(f"{self.src}.filter.{slugify(phrase, max_length=40)}")
