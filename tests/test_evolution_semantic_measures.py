@@ -133,6 +133,9 @@ def test_a_named_filter_the_question_does_not_spell_out_becomes_a_constraint(sho
     constraint = next(added.subjects(RDF.type, EVO.Constraint))
     assert str(added.value(constraint, EVO.condition)) == "lines.minutes > 300"
     assert str(added.value(constraint, EVO.triggerKeyword)) == "long"
+    # and the filter as a Category Term, as `build --verified` writes it, so a term answer shows it
+    term = next(added.subjects(RDF.type, EVO.Term))
+    assert str(added.value(added.value(term, EVO.hasMapping), EVO.filter)) == "lines.minutes > 300"
     assert validate_candidate(onto, to_patch(cand, ctx))[1] is None
 
 

@@ -23,8 +23,9 @@ source's dialect), each mined piece pointing at the query with ``prov:wasDerived
   relation joined yet;
 - **phrase → value synonyms**: when a query compares a column with one text value no word of the
   question states (``Country = 'UK'`` for "customers in the United Kingdom") and exactly one question
-  phrase is left unexplained, the phrase becomes an ``skos:altLabel`` of that value's Term (only for a
-  value a whole-table profile recorded, so a probe and the question agree on it);
+  phrase is left unexplained (or two or more such queries share the phrase, and no question without
+  the value uses it), the phrase becomes an ``skos:altLabel`` of that value's Term (only for a value
+  a whole-table profile recorded, so a probe and the question agree on it);
 - **phrase → column synonyms**: when exactly one column the query selects, groups or filters by is
   named by no word of the question and exactly one question phrase is left unexplained, in at
   least :data:`MIN_SYNONYM_SUPPORT` queries alike, the phrase becomes an ``skos:altLabel`` of that
@@ -69,7 +70,8 @@ from evoonto.tools.joinpaths import JoinGraph, written_joins
 
 __all__ = ["VerifiedItem", "VerifiedMining", "load_verified", "recorded_verified", "as_verified", "mine_verified",
            "GRAIN_WORDS", "items_for_source", "computed_term", "grain_term", "grain_expression",
-           "verified_iri", "MAX_PHRASE_WORDS", "VerifiedMeasures", "verified_measures"]
+           "verified_iri", "MAX_PHRASE_WORDS", "VerifiedMeasures", "verified_measures", "UnstatedValue",
+           "unstated_values", "value_phrase"]
 
 #: Longest question phrase (words) used as a name.
 MAX_PHRASE_WORDS = 3
@@ -573,9 +575,50 @@ def verified_measures(sql: str, schema: SourceSchema, *, dialect: str | None = N
                             tuple(dict.fromkeys(f.condition for f in analysis.filters)))
 
 
+@dataclass(frozen=True)
+class UnstatedValue:
+    """A text value a verified query compares a column with (``=``) that no word of its question
+    states (``alignment.alignment = 'Bad'`` for "How many villains…"), and ``phrases``: the runs of
+    question words the query leaves unexplained (:func:`_runs`), the names the value may go by."""
+
+    table: str
+    column: str
+    value: str
+    phrases: tuple[str, ...] = ()
+
+
+def unstated_values(question: str, sql: str, schema: SourceSchema, *, dialect: str | None = None,
+                    joins: JoinGraph | None = None) -> list[UnstatedValue]:
+    """The :class:`UnstatedValue` s of a verified query (the miner's analysis; [] when the SQL does
+    not parse)."""
+    import sqlglot
+
+    from evoonto.catalog import Catalog
+
+    try:
+        statement = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.SqlglotError:
+        return []
+    if joins is None:
+        joins = JoinGraph.from_catalog(Catalog((schema,)), dialects={schema.id: dialect})
+    analysis = _Analyzer(schema, dialect, joins).analyze(statement)
+    runs = tuple(_runs(question, _explained_stems(analysis, skip_aggregated=False)))
+    return [UnstatedValue(table, column, value, runs) for (table, column), value in _unstated(question, analysis)]
+
+
+def _unstated(question: str, analysis: "_Analysis") -> list[tuple[tuple[str, str], str]]:
+    """``((table, column), value)`` of the query's ``column = 'text'`` filters whose value no word of
+    the question states (no shared stem, nor the value as a word: ``'F'`` for "female" is unstated)."""
+    asked, said = set(tokenize(question)), {w.casefold() for w in words(question)}
+    return [(column, value) for column, value in analysis.values
+            if value.strip() and not set(tokenize(value)) & asked and value.strip().casefold() not in said]
+
+
 # -- phrases of the question ---------------------------------------------------------------------
 
 
+#: A word of digits, points and commas (``1991``, ``528.3``, ``250,000``): a number, never a name.
+_NUMERAL = re.compile(r"[\d.,]+")
 #: A number as a question writes it: ``250,000``, ``2.5``, ``1991``.
 _STATED_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])\d+(?:\.\d+)?(?![\w])")
 
@@ -612,12 +655,12 @@ def _explained_stems(analysis: _Analysis, *, skip_aggregated: bool = True,
 
 
 def _runs(question: str, explained: set[str]) -> list[str]:
-    """Maximal runs of consecutive question words that are neither stop/query words, numbers nor
+    """Maximal runs of consecutive question words that are neither stop/query words, numbers (``528.3``) nor
     explained by the query (at most :data:`MAX_PHRASE_WORDS` words each), lower case."""
     runs: list[list[str]] = [[]]
     for word in re.split(r"[\s\-/]+", " ".join(words(question))):
         low = word.lower().strip("'")
-        if (not low or low in QUESTION_STOP_WORDS or low in _CONNECTIVES or low.isdigit()
+        if (not low or low in QUESTION_STOP_WORDS or low in _CONNECTIVES or _NUMERAL.fullmatch(low)
                 or stem(low) in explained or len(low) < 2):
             runs.append([])
         else:
@@ -642,6 +685,29 @@ def _best_phrase(runs_per_query: Sequence[Sequence[str]]) -> str | None:
     if not counts:
         return None
     return max(counts, key=lambda p: (counts[p], len(p.split()), -order[p]))
+
+
+def value_phrase(runs_per_query: Sequence[Sequence[str]], others: Iterable[str] = ()) -> str | None:
+    """The phrase a value goes by in the questions of the verified queries that filter on it without
+    stating it (``runs_per_query``: each question's unexplained runs, :func:`_runs`): the only run of
+    a single question, or the phrase that most of two or more questions share (ties: the longer,
+    then the earlier); never a phrase that one of ``others`` (questions of verified queries that do
+    not filter on the value) contains as words. None when no phrase qualifies: which of several
+    leftover phrases of one question names the value would be a guess."""
+    others = [f" {' '.join(words(q.lower()))} " for q in others]
+
+    def contradicted(phrase: str) -> bool:
+        return any(f" {phrase} " in other for other in others)
+
+    if len(runs_per_query) == 1:
+        runs = runs_per_query[0]
+        return runs[0] if len(runs) == 1 and not contradicted(runs[0]) else None
+    kept = [[r for r in runs if not contradicted(r)] for runs in runs_per_query]
+    best = _best_phrase(kept)
+    if best is None:
+        return None
+    shared = sum(1 for runs in kept if best in {p for r in runs for p in _sub_phrases(r)})
+    return best if shared >= 2 and not contradicted(best) else None
 
 
 # -- mining ------------------------------------------------------------------------------------------
@@ -957,29 +1023,33 @@ class _Miner:
                 self.counts["grains"] += 1
 
     def value_names(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
-        """The question's name for a value its SQL filters on: when a query compares one column with
-        one text value that no word of the question states (``Country = 'UK'`` for "customers in the
-        United Kingdom") and exactly one question phrase is left unexplained, the phrase becomes an
-        ``skos:altLabel`` of that value's Term. Only a value the profile recorded for the column (a
-        value Term exists: a probe saw it in the data) is named; the question and the probe agree."""
+        """The question's name for a value its SQL filters on: when queries compare one column with
+        one text value that no word of their question states (``Country = 'UK'`` for "customers in the
+        United Kingdom"), the phrase :func:`value_phrase` picks (the one unexplained phrase of a single
+        question, or one that two or more of the questions share; never one a question without the
+        value uses) becomes an ``skos:altLabel`` of that value's Term. Only a value the profile
+        recorded for the column (a value Term exists: a probe saw it in the data) is named; the
+        questions and the probe agree."""
+        uses: dict[tuple[tuple[str, str], str], list[tuple[VerifiedItem, URIRef, _Analysis]]] = defaultdict(list)
         for item, iri, analysis in kept:
-            question = set(tokenize(item.question))
-            unnamed = [(column, value) for column, value in analysis.values
-                       if tokenize(value) and not set(tokenize(value)) & question]
-            if len(unnamed) != 1:
-                continue
-            runs = self._runs(iri, item.question, analysis, False)
-            if len(runs) != 1:
-                continue  # two leftover phrases: which one names the value is a guess
-            (table, column), value = unnamed[0]
+            unnamed = _unstated(item.question, analysis)
+            if len(unnamed) == 1:  # two unstated values: which one a phrase names is a guess
+                uses[unnamed[0]].append((item, iri, analysis))
+        for ((table, column), value), group in sorted(uses.items(), key=lambda kv: kv[0]):
             target = self.iris.term(self.src, term_slug(table, column, value))
             if not _existing(self.content, target):
                 continue
-            phrase = runs[0]
+            others = [item.question for item, _iri, analysis in kept
+                      if ((table, column), value) not in analysis.values]
+            phrase = value_phrase([self._runs(iri, item.question, analysis, False) for item, iri, analysis in group],
+                                  others)
+            if phrase is None:
+                continue
             self.graph.add((target, SKOS.altLabel, Literal(phrase, lang="en")))
-            self.graph.add((target, PROV.wasDerivedFrom, iri))
-            self.exercises[iri].append(target)
-            self.claimed[iri].update(_sub_phrases(phrase))
+            for _item, iri, _analysis in group:
+                self.graph.add((target, PROV.wasDerivedFrom, iri))
+                self.exercises[iri].append(target)
+                self.claimed[iri].update(_sub_phrases(phrase))
             self.counts["synonyms"] += 1
 
     def synonyms(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:

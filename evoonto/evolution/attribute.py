@@ -37,6 +37,8 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
     * ``guessed_join``: Content when the vocab declares the ``evo:Association`` relation type (a
       relation with its join condition is missing); Schema otherwise (the type must be declared
       first). Without a view the Schema layer is unknown and Content is assumed.
+    * ``unnamed_value``: Content — a failed task's verified SQL filters on a value the question names
+      in words no label of the value carries.
     * ``unknown_column``: Content — a label led the agent to a column name that does not exist
       (a hidden label / Mapping correction is needed).
     * ``stale_evidence``: Content — a record the agent used was invalidated by a drift check.
@@ -54,6 +56,9 @@ def attribute(signature: Signature, view: OntologyView | None = None) -> Attribu
     if kind == "missing_value":
         return Attribution(signature, "content",
                            f"value {signature.key!r} is in the source but in no Evidence")
+    if kind == "unnamed_value":  # the verified SQL filters on a value the question names in other words
+        return Attribution(signature, "content", f"the failed tasks' verified SQL uses {signature.key}, a value "
+                                                 "no word of the question states and no label names")
     if kind == "unknown_column":
         return Attribution(signature, "content", f"the agent used a non-existent column {signature.key!r}")
     if kind == "missing_measure":  # the team's verified SQL computes it; no record names it

@@ -259,6 +259,8 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
       citing the verified query and the Evidence of its read-only run; kept only when the SQL is
       expressible as a semantic query over the patched version (:func:`_measure_candidates`; needs
       ``prober`` for the source and ``iris`` for the workspace's IRIs).
+    * ``unnamed_value`` → the questions' phrase for the value as a synonym of the value's Term
+      (:func:`_value_name_candidates`; needs ``iris``).
     * ``answer_size`` → a saving (``aim="cost"``): a smaller compact budget, or fewer verbose hits.
     * ``missing_value`` → Evidence of the probed value on the Term(s) of the column that holds it
       (a new Term for the column when none maps it); for a quoted part of a value, Evidence of the
@@ -379,6 +381,8 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
         out.extend(_unused_column_candidates(sig, reason, view, prober, max_alternatives))
     elif sig.kind == "missing_measure" and src and prober is not None and iris is not None:
         out.extend(_measure_candidates(sig, reason, view, prober, iris, now))
+    elif sig.kind == "unnamed_value" and src and iris is not None:
+        out.extend(_value_name_candidates(sig, reason, view, iris))
     elif sig.kind == "crowded_retrieval":
         # collapse results per column (at most COLLAPSE_STEPS hits per column), tightest first
         current = view.browse_setting("hitsPerColumn", 0)
@@ -464,32 +468,14 @@ def _measure_candidates(sig, reason: str, view: OntologyView, prober: ValueProbe
     miner names nothing (no phrase of the questions is left unexplained, e.g. "total price") or the
     SQL stays inexpressible.
     """
-    import warnings
-
-    from evoonto.builder.verified import as_verified, mine_verified
     from evoonto.patch import Patch
-    from evoonto.sources.base import SourceWarning
 
-    source = prober.sources.get(sig.source_id)
     ontology: Any = getattr(view, "ontology", None)
-    if source is None or not hasattr(ontology, "with_patch"):
+    g = _mine_tasks(sig, view, prober, iris, now)
+    if g is None:
         return []
     measure, wanted = sig.detail("measure"), sig.detail("expression")
     queries = sig.detail("queries", ())
-    # a query the parent records already (e.g. `build --verified`) keeps its record: the same id
-    recorded = {str(view.content.value(q, EVO.sql)): str(view.content.value(q, DCTERMS.identifier))
-                for q in view.content.subjects(RDF.type, EVO.VerifiedQuery)
-                if view.content.value(q, EVO.source) == view.sources.get(sig.source_id)
-                and view.content.value(q, DCTERMS.identifier) is not None}
-    pairs = dict.fromkeys((question, sql) for _task, question, sql in queries)  # a question asked twice: once
-    items = as_verified([{"question": question, "sql": sql, **({"id": recorded[sql]} if sql in recorded else {})}
-                         for question, sql in pairs])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SourceWarning)  # a query the miner leaves out gives no candidate
-        mined = mine_verified(items, source=source, catalog=ontology.graph("catalog"), content=view.content, iris=iris,
-                              at=now or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0),
-                              ontology=ontology, remine=True)
-    g = mined.graph
     records: list[Any] = []
     if measure == "metric":
         for term in sorted(map(str, g.subjects(RDF.type, EVO.Metric))):
@@ -502,6 +488,14 @@ def _measure_candidates(sig, reason: str, view: OntologyView, prober: ValueProbe
         records = [c for c in sorted(map(str, g.subjects(RDF.type, EVO.Constraint)))
                    if str(g.value(rdflib.URIRef(c), EVO.condition)) == wanted][:1]
         records = [rdflib.URIRef(c) for c in records]
+        # the filter's Category Term too (as `build --verified` writes it), so a term answer shows it
+        terms = [rdflib.URIRef(t) for t in sorted(map(str, g.subjects(RDF.type, EVO.Term)))] if records else []
+        for term in terms:
+            mapping = g.value(term, EVO.hasMapping)
+            if mapping is not None and str(g.value(mapping, EVO.filter)) == wanted:
+                records += [term, mapping, *sorted(r for r in g.subjects(OWL.annotatedSource, term)
+                                                   if isinstance(r, rdflib.URIRef))]
+                break
     if not records:
         return []
     cited = [q for q in dict.fromkeys(g.objects(records[0], PROV.wasDerivedFrom))
@@ -537,6 +531,62 @@ def _measure_candidates(sig, reason: str, view: OntologyView, prober: ValueProbe
             return []
     return [Candidate(sig.id, edit.describe(), "content", (edit,),
                       reason + f"; the verified SQL stays expressible as a semantic query with the {what}")]
+
+
+def _mine_tasks(sig, view: OntologyView, prober: ValueProber, iris: IriFactory,
+                now: _dt.datetime | None) -> rdflib.Graph | None:
+    """What :func:`evoonto.builder.verified.mine_verified` makes of the verified queries of a signature's
+    tasks (``sig.detail("queries")``: task id, question, SQL) against the parent's catalog and content,
+    exactly as ``evoonto build --verified`` would (each query run once, read-only, on the prober's
+    source); None when the source is not open or the view has no ontology to mine against."""
+    import warnings
+
+    from evoonto.builder.verified import as_verified, mine_verified
+    from evoonto.sources.base import SourceWarning
+
+    source = prober.sources.get(sig.source_id)
+    ontology: Any = getattr(view, "ontology", None)
+    if source is None or not hasattr(ontology, "with_patch"):
+        return None
+    # a query the parent records already (e.g. `build --verified`) keeps its record: the same id
+    recorded = {str(view.content.value(q, EVO.sql)): str(view.content.value(q, DCTERMS.identifier))
+                for q in view.content.subjects(RDF.type, EVO.VerifiedQuery)
+                if view.content.value(q, EVO.source) == view.sources.get(sig.source_id)
+                and view.content.value(q, DCTERMS.identifier) is not None}
+    pairs = dict.fromkeys((question, sql) for _task, question, sql in sig.detail("queries", ()))
+    items = as_verified([{"question": question, "sql": sql, **({"id": recorded[sql]} if sql in recorded else {})}
+                         for question, sql in pairs])  # a question asked twice: once
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SourceWarning)  # a query the miner leaves out gives no candidate
+        mined = mine_verified(items, source=source, catalog=ontology.graph("catalog"), content=view.content, iris=iris,
+                              at=now or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0),
+                              ontology=ontology, remine=True)
+    return mined.graph
+
+
+def _value_name_candidates(sig, reason: str, view: OntologyView, iris: IriFactory) -> list[Candidate]:
+    """The question's name for a value its verified SQL filters on, as a synonym of the value's Term.
+
+    The phrase is the diagnosis's (``sig.detail("phrase")``, :func:`evoonto.builder.verified.value_phrase`:
+    the one phrase a single question leaves unexplained, or one that two or more of the tasks'
+    questions share, never one a verified question without the value uses). The value's Term must
+    exist: the profile saw the value in the data, so the probe and the tasks agree. Returns [] when
+    there is no phrase, no such Term, or the Term has the label already.
+    """
+    from evoonto.builder.propose import term_slug
+
+    phrase = sig.detail("phrase")
+    table, column, value = sig.detail("table"), sig.detail("column"), sig.detail("value")
+    target = iris.term(sig.source_id, term_slug(table, column, value))
+    if not phrase or (target, rdflib.RDF.type, EVO.Term) not in view.content:
+        return []
+    if normalize(phrase) in {normalize(str(o)) for o in view.content.objects(target, SKOS.altLabel)}:
+        return []
+    tasks = [task for task, _q, _s in sig.detail("queries", ())]
+    return [Candidate(sig.id, f"add synonym {phrase!r} to the value {table}.{column} = {value!r} (the verified SQL "
+                              f"of task(s) {', '.join(tasks[:3])}{'…' if len(tasks) > 3 else ''} filters on it; "
+                              f"their question says {phrase!r})", "content", (AddSynonym(str(target), phrase),),
+                      reason + f"; the questions name it {phrase!r}")]
 
 
 def _current_weights(view: OntologyView) -> dict[str, float]:

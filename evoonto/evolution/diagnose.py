@@ -12,6 +12,11 @@ Signature kinds:
                       new probe (the probe hits travel in ``details``); a value it quotes that no
                       column stores as a whole, also in the stored values that contain it
                       (``contained`` in ``details``)
+``unnamed_value``     the task's verified SQL (``reference_sql``) compares a column with a text value
+                      that no word of the question states and the tools never showed: the question
+                      names it in other words ("villains" for ``alignment = 'Bad'``); key:
+                      ``table.column = value``; details: ``table``, ``column``, ``value``, ``queries``
+                      (task id, question, SQL)
 ``shallow_retrieval`` the task failed although every content word was linked, or every browse answer
                       of the task was cut off at its result limit (more ranked candidates existed
                       below the cut): retrieval may be too shallow
@@ -60,9 +65,9 @@ from evoonto.namespaces import EVO
 from evoonto.text import normalize
 from evoonto.tools.browse import collapse_key
 
-KINDS = ("unused_column", "missing_measure", "unlinked_phrase", "missing_value", "shallow_retrieval",
-         "crowded_retrieval", "guessed_join", "ignored_constraint", "repeated_probe", "unknown_column",
-         "stale_evidence", "answer_size")
+KINDS = ("unused_column", "missing_measure", "unlinked_phrase", "missing_value", "unnamed_value",
+         "shallow_retrieval", "crowded_retrieval", "guessed_join", "ignored_constraint", "repeated_probe",
+         "unknown_column", "stale_evidence", "answer_size")
 
 #: Hits on one column in one browse answer from which the answer counts as crowded.
 CROWDED = 3
@@ -338,24 +343,79 @@ def measure_gaps(view: OntologyView, source_id: str, sql: str,
         for an unknown source or SQL that does not parse.
     """
     from evoonto.builder.verified import verified_measures
-    from evoonto.catalog import Catalog
-    from evoonto.sources.quoting import dialect_of_kind
-    from evoonto.tools.joinpaths import JoinGraph
 
-    cache = {} if cache is None else cache
-    if source_id not in cache:
-        schema = view.catalog.get(source_id)
-        dialect = dialect_of_kind(schema.kind) if schema is not None else None
-        cache[source_id] = None if schema is None else (
-            schema, dialect, JoinGraph.from_catalog(Catalog((schema,)), dialects={source_id: dialect}))
-    if cache[source_id] is None:
+    analysis = _source_analysis(view, source_id, {} if cache is None else cache)
+    if analysis is None:
         return []
-    schema, dialect, joins = cache[source_id]
+    schema, dialect, joins = analysis
     metrics, filters = known if known is not None else known_measures(view)
     found = verified_measures(sql, schema, dialect=dialect, joins=joins)
     out = [("metric", expr) for _fn, expr in found.metrics if _normalized_sql(expr, dialect) not in metrics]
     out += [("filter", cond) for cond in found.filters if _normalized_sql(cond, dialect) not in filters]
     return out
+
+
+def _source_analysis(view: OntologyView, source_id: str, cache: dict) -> tuple | None:
+    """``(schema, dialect, join graph)`` of a source of ``view`` (kept in ``cache``), None when unknown."""
+    from evoonto.catalog import Catalog
+    from evoonto.sources.quoting import dialect_of_kind
+    from evoonto.tools.joinpaths import JoinGraph
+
+    if source_id not in cache:
+        schema = view.catalog.get(source_id)
+        dialect = dialect_of_kind(schema.kind) if schema is not None else None
+        cache[source_id] = None if schema is None else (
+            schema, dialect, JoinGraph.from_catalog(Catalog((schema,)), dialects={source_id: dialect}))
+    return cache[source_id]
+
+
+def unnamed_values(traj: TaskTrajectory, view: OntologyView, src: str, cache: dict | None = None) -> list:
+    """The :class:`~evoonto.builder.verified.UnstatedValue` s of the task's verified SQL (text values
+    compared with a column that no word of the question states) that no tool result of the task
+    shows (as a whole word, any case); ``cache`` as for :func:`measure_gaps`."""
+    from evoonto.builder.verified import unstated_values
+
+    found = _source_analysis(view, src, {} if cache is None else cache)
+    if found is None or not traj.reference_sql:
+        return []
+    schema, dialect, joins = found
+    shown = normalize("\n".join(surfaced_texts(traj)))
+    out = []
+    for u in unstated_values(traj.question, traj.reference_sql, schema, dialect=dialect, joins=joins):
+        if re.search(r"(?<!\w)" + re.escape(normalize(u.value)) + r"(?!\w)", shown):
+            continue
+        out.append(u)
+    return out
+
+
+def _value_phrases(groups: dict, trajectories: list[TaskTrajectory], view: OntologyView, cache: dict) -> None:
+    """Each ``unnamed_value`` group's ``phrase``: :func:`evoonto.builder.verified.value_phrase` of its
+    tasks' unexplained phrases, against the questions of the other verified tasks whose SQL does not
+    filter on the value (a phrase one of them uses names something else). None when none qualifies."""
+    from evoonto.builder.verified import unstated_values, value_phrase
+
+    filters: dict[str, set[tuple[str, str, str]]] = {}  # task -> (table, column, value) its SQL filters on
+    for (kind, _key, src), g in groups.items():
+        if kind != "unnamed_value":
+            continue
+        details = g["details"]
+        target = (details["table"], details["column"], details["value"])
+        others = []
+        for t in trajectories:
+            if not t.reference_sql or t.task_id in g["tasks"] or t.db_id != src:
+                continue
+            if t.task_id not in filters:
+                found = _source_analysis(view, src, cache)
+                sql_values = [] if found is None else unstated_values(t.question, t.reference_sql, found[0],
+                                                                       dialect=found[1], joins=found[2])
+                _used, literals = sql_columns(t.reference_sql, [c for c in view.columns if c.source_id == src])
+                filters[t.task_id] = {(u.table, u.column, u.value) for u in sql_values} | {
+                    (table, column, v) for (table, column), vs in literals.items() for v in vs}
+            if target not in filters[t.task_id]:
+                others.append(t.question)
+        runs = [details["phrases"][task] for task in sorted(details["phrases"])]
+        details["phrase"] = value_phrase(runs, others)
+        details["phrases"] = tuple(sorted(details["phrases"].items()))
 
 
 def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
@@ -437,6 +497,13 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
                 g = groups[("unused_column", key, src)]
                 g["details"].setdefault("phrases", {})[traj.task_id] = phrases
                 g["details"].setdefault("values", set()).update(values.get((table, column), ()))
+        if "unnamed_value" in kinds and src is not None and traj.reference_sql:
+            for found in unnamed_values(traj, view, src, measure_cache):
+                key = f"{found.table}.{found.column} = {found.value}"
+                add("unnamed_value", key, src, traj, table=found.table, column=found.column, value=found.value)
+                details = groups[("unnamed_value", key, src)]["details"]
+                details.setdefault("queries", {})[traj.task_id] = (traj.question, traj.reference_sql)
+                details.setdefault("phrases", {})[traj.task_id] = found.phrases
         if stale:
             shown = "\n".join(surfaced_texts(traj))
             for iri, note in sorted(stale.items()):
@@ -501,6 +568,8 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
                     col = next(x for x in m.groups() if x).strip('"`[]').lower()
                     add("unknown_column", col, src, traj)
 
+    if "unnamed_value" in kinds:
+        _value_phrases(groups, trajectories, view, measure_cache)
     if "answer_size" in kinds:
         # every measured task, passed or failed: a saving must keep each outcome (a failed task's
         # partial recall too, e.g. the values it did surface)
@@ -511,7 +580,7 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
     for (kind, key, src), g in groups.items():
         if len(g["tasks"]) < min_frequency:
             continue
-        if kind == "missing_measure":
+        if kind in ("missing_measure", "unnamed_value"):
             g["details"]["queries"] = tuple((task, *pair) for task, pair in sorted(g["details"]["queries"].items()))
         if kind == "unused_column":  # JSON-serialisable, deterministic details
             g["details"]["phrases"] = tuple(sorted(g["details"].get("phrases", {}).items()))
