@@ -50,7 +50,8 @@ if TYPE_CHECKING:
 
 KINDS = tuple(KIND_CLASSES)  # term, mapping, constraint, evidence, relation, verified
 #: The fields of a :class:`Document`, in constructor order (how a cached index stores documents).
-_DOCUMENT_FIELDS = ("iri", "kind", "label", "fields", "snippet", "values", "locations", "types", "keys", "ordinals")
+_DOCUMENT_FIELDS = ("iri", "kind", "label", "fields", "snippet", "values", "locations", "types", "keys", "ordinals",
+                    "computed")
 
 
 @dataclass
@@ -71,6 +72,9 @@ class Document:
     keys: set[str] = field(default_factory=set)
     #: ``table.column`` -> its position in the table (``evo:ordinal``)
     ordinals: dict[str, int] = field(default_factory=dict)
+    #: a Term computed from columns (a Mapping of it carries ``evo:expression`` or ``evo:filter`` and
+    #: maps no column: a mined metric or named filter), never the Term that stands for its table
+    computed: bool = False
 
     _seen: set = field(default_factory=set, repr=False, compare=False)
 
@@ -194,17 +198,19 @@ def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str
     """Add table/column names to Mapping and Term documents; returns mapping IRI -> term IRI."""
     term_of: dict[str, str] = {}
     for row in _rows(ontology, """
-        SELECT ?m ?term ?table ?column WHERE {
+        SELECT ?m ?term ?table ?column ?computed WHERE {
           ?m a evo:Mapping .
           OPTIONAL { ?m evo:mapsTerm ?term }
           OPTIONAL { ?m evo:table ?t . ?t dcterms:title|csvw:name ?table }
           OPTIONAL { ?m evo:column ?c . ?c csvw:name ?column }
+          BIND (EXISTS { ?m evo:expression|evo:filter ?formula } AS ?computed)
         }""") + _rows(ontology, """
-        SELECT ?m ?term ?table ?column WHERE {
+        SELECT ?m ?term ?table ?column ?computed WHERE {
           ?term evo:hasMapping ?m .
           FILTER NOT EXISTS { ?m evo:mapsTerm ?term }
           OPTIONAL { ?m evo:table ?t . ?t dcterms:title|csvw:name ?table }
           OPTIONAL { ?m evo:column ?c . ?c csvw:name ?column }
+          BIND (EXISTS { ?m evo:expression|evo:filter ?formula } AS ?computed)
         }"""):
         mdoc = docs.get(row["m"])
         location = ".".join(x for x in (row.get("table"), row.get("column")) if x)
@@ -219,6 +225,8 @@ def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str
                 term.add("column", name)
             if location and location not in term.locations:
                 term.locations.append(location)
+            if not row.get("column") and row.get("computed", "").lower() in ("true", "1"):
+                term.computed = True
         if mdoc is not None and "term" in row:
             mdoc.add("prefLabel", _labels(docs, row["term"]))
             term_of[row["m"]] = row["term"]
@@ -741,7 +749,8 @@ class SchemaLayout:
             location = doc.locations[0]
             table, dot, _column = location.partition(".")
             if not dot:
-                layout.table_term.setdefault(table, i)
+                if not doc.computed:  # a metric over the table is not the table's Term
+                    layout.table_term.setdefault(table, i)
             elif location not in layout.column_term and value_of(doc) is None:
                 layout.column_term[location] = i
                 layout.table_columns.setdefault(table, []).append(location)
@@ -761,7 +770,7 @@ class SchemaLayout:
 # --- the index of a content version, kept in the workspace cache ----------------------------------
 
 #: Bumped when the pickled layout of :class:`SearchIndex` changes (older files are then ignored).
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 #: The only globals a cached index file may name (pickle's "restricting globals"): a file that names
 #: anything else is refused, so a planted cache file cannot run code.
 _ALLOWED_GLOBALS = {
@@ -908,8 +917,9 @@ def _index_bytes(index: SearchIndex) -> bytes:
 
 
 def _document(row: tuple) -> Document:
-    iri, kind, label, fields, snippet, values, locations, types, keys, ordinals = row
-    return Document(iri, kind, label, defaultdict(list, fields), snippet, values, locations, types, keys, ordinals)
+    iri, kind, label, fields, snippet, values, locations, types, keys, ordinals, computed = row
+    return Document(iri, kind, label, defaultdict(list, fields), snippet, values, locations, types, keys, ordinals,
+                    computed)
 
 
 def _decode(section: memoryview) -> Any:
