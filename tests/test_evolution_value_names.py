@@ -93,6 +93,15 @@ def test_a_phrase_two_questions_share_names_the_value(heroes):
     assert [c.edits[0].label for c in cands] == ["villains"]
 
 
+def test_a_passed_verified_task_naming_the_value_alike_supports_the_phrase(heroes):
+    onto, prober = heroes
+    trajs = [_task("t1", "How many villains does the multiverse hold?", BAD),
+             _task("t2", "List the villains.", "SELECT name FROM hero WHERE alignment = 'Bad'", passed=True)]
+    sigs, cands, _ctx = _synonyms(onto, prober, trajs)
+    assert [s.tasks for s in sigs] == [("t1",)]  # only the failed task is diagnosed
+    assert [c.edits[0].label for c in cands] == ["villains"]
+
+
 def test_a_phrase_a_question_without_the_value_uses_names_nothing(heroes):
     onto, prober = heroes
     trajs = [_task("t1", "How many villains are there?", BAD),

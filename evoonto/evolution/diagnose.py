@@ -389,32 +389,43 @@ def unnamed_values(traj: TaskTrajectory, view: OntologyView, src: str, cache: di
 
 
 def _value_phrases(groups: dict, trajectories: list[TaskTrajectory], view: OntologyView, cache: dict) -> None:
-    """Each ``unnamed_value`` group's ``phrase``: :func:`evoonto.builder.verified.value_phrase` of its
-    tasks' unexplained phrases, against the questions of the other verified tasks whose SQL does not
-    filter on the value (a phrase one of them uses names something else). None when none qualifies."""
+    """Each ``unnamed_value`` group's ``phrase``: :func:`evoonto.builder.verified.value_phrase` of the
+    unexplained phrases of every verified task that filters on the value without stating it (the
+    group's failed tasks, and passed ones: they name the value too), against the questions of the
+    verified tasks whose SQL does not filter on the value (a phrase one of them uses names something
+    else). None when none qualifies."""
     from evoonto.builder.verified import unstated_values, value_phrase
 
-    filters: dict[str, set[tuple[str, str, str]]] = {}  # task -> (table, column, value) its SQL filters on
+    # task -> ({(table, column, value): phrases} of its unstated values, every (table, column, value) it filters on)
+    seen: dict[str, tuple[dict[tuple[str, str, str], tuple[str, ...]], set[tuple[str, str, str]]]] = {}
+
+    def filters_of(t: TaskTrajectory, src: str):
+        if t.task_id not in seen:
+            found = _source_analysis(view, src, cache)
+            unstated = {} if found is None else {
+                (u.table, u.column, u.value): u.phrases
+                for u in unstated_values(t.question, t.reference_sql or "", found[0], dialect=found[1], joins=found[2])}
+            _used, literals = sql_columns(t.reference_sql or "", [c for c in view.columns if c.source_id == src])
+            seen[t.task_id] = (unstated, set(unstated) | {(table, column, v) for (table, column), vs
+                                                           in literals.items() for v in vs})
+        return seen[t.task_id]
+
     for (kind, _key, src), g in groups.items():
         if kind != "unnamed_value":
             continue
         details = g["details"]
         target = (details["table"], details["column"], details["value"])
+        runs = dict(details["phrases"])  # task -> its phrases
         others = []
         for t in trajectories:
-            if not t.reference_sql or t.task_id in g["tasks"] or t.db_id != src:
+            if not t.reference_sql or t.task_id in runs or t.db_id != src:
                 continue
-            if t.task_id not in filters:
-                found = _source_analysis(view, src, cache)
-                sql_values = [] if found is None else unstated_values(t.question, t.reference_sql, found[0],
-                                                                       dialect=found[1], joins=found[2])
-                _used, literals = sql_columns(t.reference_sql, [c for c in view.columns if c.source_id == src])
-                filters[t.task_id] = {(u.table, u.column, u.value) for u in sql_values} | {
-                    (table, column, v) for (table, column), vs in literals.items() for v in vs}
-            if target not in filters[t.task_id]:
+            unstated, filtered = filters_of(t, src)
+            if target in unstated:
+                runs[t.task_id] = unstated[target]  # a passed task naming the same value: support
+            elif target not in filtered:
                 others.append(t.question)
-        runs = [details["phrases"][task] for task in sorted(details["phrases"])]
-        details["phrase"] = value_phrase(runs, others)
+        details["phrase"] = value_phrase([runs[task] for task in sorted(runs)], others)
         details["phrases"] = tuple(sorted(details["phrases"].items()))
 
 
