@@ -130,3 +130,36 @@ def test_a_value_the_tools_showed_or_the_question_states_is_no_signature(heroes)
 ])
 def test_value_phrase(runs, others, expected):
     assert value_phrase(runs, others) == expected
+
+
+def test_a_lookup_tables_value_gets_a_value_term_named_by_the_phrase(tmp_path):
+    """A lookup table holds each value once, so the builder makes no value Terms of it: the candidate
+    adds the probed value's Evidence and a value Term named by the phrase, and the patched version's
+    answer to the phrase carries the value."""
+    from evoonto.evolution.edits import AddEvidence, AddValueTerm
+    from evoonto.tools.toolkit import OntologyTools
+
+    db = tmp_path / "lookup.sqlite"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE alignment (id INTEGER PRIMARY KEY, name TEXT)")
+        con.execute("CREATE TABLE hero (id INTEGER PRIMARY KEY, hero_name TEXT, "
+                    "alignment_id INTEGER REFERENCES alignment(id))")
+        con.executemany("INSERT INTO alignment VALUES (?, ?)", [(1, "Good"), (2, "Bad"), (3, "Neutral")])
+        con.executemany("INSERT INTO hero VALUES (?, ?, ?)", [(i, f"Hero {i}", 1 + i % 3) for i in range(30)])
+    result = build([db], None, validate=False)
+    onto = Ontology.from_graphs({**result.graphs, "vocab": vocab_graph()}, base_iri=result.base_iri)
+    sql = "SELECT COUNT(*) FROM hero h JOIN alignment a ON h.alignment_id = a.id WHERE a.name = 'Bad'"
+    with open_source(str(db)) as source:
+        prober = ValueProber({"lookup": source})
+        task = TaskTrajectory("t1", "How many villains are there?", "lookup",
+                              [Event("browse", {"q": "villains"}, result=[])], passed=False, score=0.0,
+                              reference_sql=sql)
+        sigs, cands, ctx = _synonyms(onto, prober, [task])
+    assert [s.key for s in sigs] == ["alignment.name = Bad"]
+    (cand,) = cands
+    assert [type(e) for e in cand.edits] == [AddEvidence, AddValueTerm]
+    assert cand.edits[1].value == "Bad" and cand.edits[1].alt_labels == ("villains",)
+    patched, why = validate_candidate(onto, to_patch(cand, ctx))
+    assert why is None, why
+    lines = [h["label"] for h in OntologyTools(patched).browse("how many villains are there?", format="compact")]
+    assert any("\"alignment\".\"name\"" in line and "= 'Bad'" in line for line in lines[:3]), lines

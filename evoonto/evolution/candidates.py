@@ -259,8 +259,9 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
       citing the verified query and the Evidence of its read-only run; kept only when the SQL is
       expressible as a semantic query over the patched version (:func:`_measure_candidates`; needs
       ``prober`` for the source and ``iris`` for the workspace's IRIs).
-    * ``unnamed_value`` → the questions' phrase for the value as a synonym of the value's Term
-      (:func:`_value_name_candidates`; needs ``iris``).
+    * ``unnamed_value`` → the questions' phrase for the value as a synonym of the value's Term, or,
+      for a column without value Terms, the probed value as a new value Term named by the phrase
+      (:func:`_value_name_candidates`; needs ``iris``, and ``prober`` for the new Term).
     * ``answer_size`` → a saving (``aim="cost"``): a smaller compact budget, or fewer verbose hits.
     * ``missing_value`` → Evidence of the probed value on the Term(s) of the column that holds it
       (a new Term for the column when none maps it); for a quoted part of a value, Evidence of the
@@ -382,7 +383,7 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
     elif sig.kind == "missing_measure" and src and prober is not None and iris is not None:
         out.extend(_measure_candidates(sig, reason, view, prober, iris, now))
     elif sig.kind == "unnamed_value" and src and iris is not None:
-        out.extend(_value_name_candidates(sig, reason, view, iris))
+        out.extend(_value_name_candidates(sig, reason, view, iris, prober))
     elif sig.kind == "crowded_retrieval":
         # collapse results per column (at most COLLAPSE_STEPS hits per column), tightest first
         current = view.browse_setting("hitsPerColumn", 0)
@@ -564,29 +565,46 @@ def _mine_tasks(sig, view: OntologyView, prober: ValueProber, iris: IriFactory,
     return mined.graph
 
 
-def _value_name_candidates(sig, reason: str, view: OntologyView, iris: IriFactory) -> list[Candidate]:
+def _value_name_candidates(sig, reason: str, view: OntologyView, iris: IriFactory,
+                           prober: ValueProber | None = None) -> list[Candidate]:
     """The question's name for a value its verified SQL filters on, as a synonym of the value's Term.
 
     The phrase is the diagnosis's (``sig.detail("phrase")``, :func:`evoonto.builder.verified.value_phrase`:
-    the one phrase a single question leaves unexplained, or one that two or more of the tasks'
-    questions share, never one a verified question without the value uses). The value's Term must
-    exist: the profile saw the value in the data, so the probe and the tasks agree. Returns [] when
-    there is no phrase, no such Term, or the Term has the label already.
+    the one phrase a single question leaves unexplained, or one that two or more verified questions
+    naming the value share, never one a verified question without the value uses). The probe and the
+    tasks must agree the value is stored there: either the value's Term exists (the profile saw the
+    value) and gets the phrase as an ``skos:altLabel``, or, for a column the builder gave no value
+    Terms (a lookup table's names: one row per value), a probe finds the value stored in the column
+    and the candidate adds its Evidence and the value Term named by the phrase (:class:`AddValueTerm`).
+    Returns [] when there is no phrase, the Term has the label already, or no probe finds the value.
     """
     from evoonto.builder.propose import term_slug
+    from evoonto.evolution.edits import AddValueTerm
 
     phrase = sig.detail("phrase")
     table, column, value = sig.detail("table"), sig.detail("column"), sig.detail("value")
+    if not phrase:
+        return []
     target = iris.term(sig.source_id, term_slug(table, column, value))
-    if not phrase or (target, rdflib.RDF.type, EVO.Term) not in view.content:
-        return []
-    if normalize(phrase) in {normalize(str(o)) for o in view.content.objects(target, SKOS.altLabel)}:
-        return []
     tasks = [task for task, _q, _s in sig.detail("queries", ())]
-    return [Candidate(sig.id, f"add synonym {phrase!r} to the value {table}.{column} = {value!r} (the verified SQL "
-                              f"of task(s) {', '.join(tasks[:3])}{'…' if len(tasks) > 3 else ''} filters on it; "
-                              f"their question says {phrase!r})", "content", (AddSynonym(str(target), phrase),),
-                      reason + f"; the questions name it {phrase!r}")]
+    why = (f"(the verified SQL of task(s) {', '.join(tasks[:3])}{'…' if len(tasks) > 3 else ''} filters on it; "
+           f"their question says {phrase!r})")
+    if (target, rdflib.RDF.type, EVO.Term) in view.content:
+        if normalize(phrase) in {normalize(str(o)) for o in view.content.objects(target, SKOS.altLabel)}:
+            return []
+        return [Candidate(sig.id, f"add synonym {phrase!r} to the value {table}.{column} = {value!r} {why}", "content",
+                          (AddSynonym(str(target), phrase),), reason + f"; the questions name it {phrase!r}")]
+    if prober is None:
+        return []
+    columns = [c for c in view.columns if c.source_id == sig.source_id and c.table == table and c.column == column]
+    hits = [h for h in prober.find(sig.source_id, value, columns) if h.value == value][:1]
+    if not hits:
+        return []
+    hit = hits[0]
+    evidence = AddEvidence(sig.source_id, hit.query, (hit.value,), (), rows_observed=hit.rows)
+    edits = (evidence, AddValueTerm(sig.source_id, table, column, value, (phrase,), str(evidence.iri(iris))))
+    return [Candidate(sig.id, f"add the value {table}.{column} = {value!r} as a Term named {phrase!r} {why}",
+                      "content", edits, reason + f"; the questions name it {phrase!r}; a probe found it stored")]
 
 
 def _current_weights(view: OntologyView) -> dict[str, float]:

@@ -178,6 +178,50 @@ class AddTerm(Edit):
 
 
 @dataclass(frozen=True)
+class AddValueTerm(Edit):
+    """A value Term for the rows where ``table.column = value``, as the builder writes one
+    (:func:`evoonto.builder.propose.value_term`: Category, label the value, hidden label
+    ``table.column = value``; its Mapping filters the column on the value), with ``alt_labels`` too,
+    backed by ``evidence`` (an Evidence IRI that must exist or be added in the same patch: the probe
+    that found the value stored). For a column whose every row holds another value (a lookup
+    table's names), which the builder gives no value Terms."""
+
+    source_id: str
+    table: str
+    column: str
+    value: str
+    alt_labels: tuple[str, ...] = ()
+    evidence: str | None = None
+    op: ClassVar[str] = "add_value_term"
+
+    def compile(self, ctx):
+        from evoonto.builder.propose import value_term
+        from evoonto.sources.quoting import quote_identifier, quote_literal
+
+        col = ctx.column(self.source_id, self.table, self.column)
+        cand = value_term(self.table, self.column, self.value, origin="evolution", confidence=0.7)
+        iri = ctx.iris.term(self.source_id, cand.slug)
+        if ctx.view.term(iri) is not None:
+            raise EditError(f"Term <{iri}> already exists")
+        ev = [URIRef(self.evidence)] if self.evidence else []
+        n = int(stable_key(iri, length=6), 16) % 9973 + 2
+        m_iri = ctx.iris.mapping(self.source_id, self.table, self.column, n)
+        alts = list(dict.fromkeys([*cand.labels.alt, *self.alt_labels]))
+        term = Term(iri, cand.labels.pref, kinds=[cand.kind], alt_labels=alts, hidden_labels=list(cand.labels.hidden),
+                    definition=cand.definition, scheme=ctx.iris.scheme(), mappings=[m_iri], evidence=ev)
+        mapping = Mapping(m_iri, iri, col.source_iri, col.table_iri, col.iri, aggregation="COUNT",
+                          filter=f"{quote_identifier(self.column)} = {quote_literal(self.value)}",
+                          confidence=0.7, evidence=ev)
+        out = Compiled()
+        out.add("content", *term.to_triples(), *mapping.to_triples())
+        return out
+
+    def describe(self):
+        names = f" named {', '.join(map(repr, self.alt_labels))}" if self.alt_labels else ""
+        return f"add value Term {self.source_id}.{self.table}.{self.column} = {self.value!r}{names}"
+
+
+@dataclass(frozen=True)
 class ModifyTerm(Edit):
     """Replace a Term's ``skos:prefLabel`` and/or set its ``skos:definition``."""
 
@@ -580,5 +624,5 @@ class AddSchemaField(Edit):
 
 #: Every edit type by its ``op`` name (used by the LLM evolver's JSON parser).
 EDIT_TYPES: dict[str, type] = {cls.op: cls for cls in (
-    AddSynonym, AddTerm, ModifyTerm, DeprecateTerm, AddMapping, AddEvidence, AddConstraint, AddRelation,
+    AddSynonym, AddTerm, AddValueTerm, ModifyTerm, DeprecateTerm, AddMapping, AddEvidence, AddConstraint, AddRelation,
     SetToolSetting, SetFieldWeight, AddManifestNote, DeclareTool, AddRelationType, AddSchemaField)}
