@@ -139,7 +139,7 @@ def test_mismatched_keys_is_a_violation_only_when_a_probe_finds_no_overlap(graph
         disjoint = "SELECT * FROM Orders o JOIN Customers c ON o.CustomerID = c.Country"
         [f] = check_joins(graph, sqlglot.parse_one(disjoint, read="sqlite"), dialect="sqlite", probe=probe)
         assert (f.kind, f.severity) == ("mismatched_join_keys", "Violation")
-        assert f.suggestion == '"o"."CustomerID" = "c"."CustomerID"'
+        assert f.suggestion is None and '"o"."CustomerID" = "c"."CustomerID"' in f.message
 
 
 def test_check_joins_cartesian_product(graph):

@@ -1019,7 +1019,8 @@ def _mismatched(known: list[JoinEdge], eqs: list["_Equality"], lt: TableRef, rt:
     table's key are then a coincidence of numbering, not a second role of a key.
 
     A Violation only when a probe of the data (``probe.overlap``) ran and found no pair of rows
-    that the written columns join (the join is empty: provably wrong). When the columns do share
+    that the written columns join (the join is empty: provably wrong), still without a suggestion
+    (a known join pairs other rows: callers are not assignees). When the columns do share
     values (a second role of a key, e.g. ``dest = faa`` where ``origin = faa`` is known) or nothing
     could be probed, a Warning; the known joins are named in the message and never offered as a
     drop-in fix: they join other rows."""
@@ -1029,11 +1030,13 @@ def _mismatched(known: list[JoinEdge], eqs: list["_Equality"], lt: TableRef, rt:
     others = "; ".join(e.condition(dialect, left_alias=left_alias, right_alias=right_alias) for e in known[:3])
     subject = f"{lt.name}-{rt.name}"
     if overlap is False:
+        # no drop-in fix: a known join pairs other rows (assignees for callers), so replacing the
+        # written one would answer another question; the known joins are named for the writer to choose
         return Finding("mismatched_join_keys", "Violation",
                        f"{lt.name} and {rt.name} are joined on {written}, which no row of the two satisfies (a probe "
-                       f"of the data found no matching pair); they join on {others}",
-                       suggestion=known[0].condition(dialect, left_alias=left_alias, right_alias=right_alias),
-                       start=start, end=end, subject=subject)
+                       f"of the data found no matching pair); they join on {others}. Each joins other rows than the "
+                       "written join means: use one only if it is what the question means",
+                       suggestion=None, start=start, end=end, subject=subject)
     declared = _declared_elsewhere(graph, ((lt, left_cols, rt), (rt, right_cols, lt))) if graph is not None else []
     if declared:
         seen = ("; ".join(declared) + " (a declared foreign key)"

@@ -23,6 +23,8 @@ __all__ = ["check_values", "check_ranges", "check_types"]
 
 #: What a message says of a comparison a point probe confirmed.
 CONFIRMED = "a point probe of the data found no such row"
+#: The same for a condition that holds for every row: no row it leaves out.
+CONFIRMED_EVERY = "a point probe of the data found no row it leaves out"
 
 
 def _condition(ctx: CheckContext, column: str, op: str, literal: exp.Expression | str) -> str:
@@ -328,7 +330,9 @@ def check_ranges(ctx: CheckContext) -> None:
         ctx.contradicted.add(place)
         how = "the whole table" if facts.whole_table else "the Evidence" if facts.rows_observed is None else \
             f"a sample of {facts.rows_observed:,} rows"
-        checked = f"; {CONFIRMED}" if confirmed else "; not checked against the data"
+        # "every row": the probe looked for a row the condition excludes, and found none
+        checked = (f"; {CONFIRMED_EVERY}" if verdict == "every" else f"; {CONFIRMED}") if confirmed else \
+            "; not checked against the data"
         what = f"dates of the years {_plain(low)}..{_plain(high)}" if year_column is not None else \
             f"{_plain(low)}..{_plain(high)}"
         ctx.add("out_of_range", "Warning",
