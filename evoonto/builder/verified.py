@@ -739,14 +739,15 @@ DOUBTED_WARNINGS = frozenset({"unseen_value", "fan_trap"})
 
 
 def _check(ontology: Any, item: VerifiedItem, source_id: str,
-           dialect: str | None = None) -> tuple[str | None, list[str]]:
+           dialect: str | None = None, source: Any = None) -> tuple[str | None, list[Any]]:
     """Why ``item`` is not a usable query of the source, or None: refused by the SQL guard every
     entry point shares (:func:`~evoonto.sources.guard.check_read_only` in the source's ``dialect``:
     size, nesting depth, one read-only query, no denied function), a parse error, an unknown table or
-    column; and the doubts about a usable one (the messages of ``check_sql``'s Violations and
-    ``unseen_value`` findings: a literal the data's recorded values do not hold), which the caller
-    reports and keeps the query (a team's verified query is its knowledge, not a guess); fan traps
-    (:data:`DOUBTED_WARNINGS`) are doubts too."""
+    column; and the doubts about a usable one (``check_sql``'s Violations and ``unseen_value``
+    findings: a literal the data's recorded values do not hold), which the caller reports and keeps
+    the query (a team's verified query is its knowledge, not a guess); fan traps
+    (:data:`DOUBTED_WARNINGS`) are doubts too. With the open ``source``, check_sql's point probes run
+    (a join no row satisfies is then a Violation, not a guess)."""
     from evoonto.errors import ToolArgumentError
     from evoonto.tools.sqlcheck import check_sql
 
@@ -756,7 +757,8 @@ def _check(ontology: Any, item: VerifiedItem, source_id: str,
         if exc.stage != "parse":  # a parse failure is reported by check_sql below, with its position
             return str(exc), []
     try:
-        findings = check_sql(ontology, item.sql, source=source_id)
+        findings = check_sql(ontology, item.sql, source=source_id,
+                             sources={source_id: source} if source is not None else None)
     except ToolArgumentError as exc:
         return str(exc), []
     except RecursionError:
@@ -764,7 +766,7 @@ def _check(ontology: Any, item: VerifiedItem, source_id: str,
     bad = [f for f in findings if f.kind in ("parse_error", "unknown_table", "unknown_column")]
     if bad:
         return bad[0].message, []
-    return None, [f.message for f in findings if f.severity == "Violation" or f.kind in DOUBTED_WARNINGS]
+    return None, [f for f in findings if f.severity == "Violation" or f.kind in DOUBTED_WARNINGS]
 
 
 def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph, content: Graph,
@@ -811,7 +813,7 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
     seen: set[URIRef] = set()
     for item in items:
         iri = verified_iri(iris, source.id, item.key)
-        reason, doubts = _check(ontology, item, source.id, dialect)
+        reason, doubts = _check(ontology, item, source.id, dialect, source)
         run = None
         if reason is None:
             run = run_probe(source, item.sql, limit=RUN_LIMIT, timeout_ms=10_000, at=at, errors="keep")
@@ -827,10 +829,13 @@ def mine_verified(items: Sequence[VerifiedItem], *, source: Any, catalog: Graph,
         assert run is not None
         for doubt in doubts[:2]:
             _warn(f"{item.where or f'verified query {item.key}'}: verified query {item.key!r} kept, but "
-                  f"check_sql finds: {doubt}")
+                  f"check_sql finds: {doubt.message}")
         seen.add(iri)
         statement = sqlglot.parse_one(item.sql, read=dialect)
         analysis = analyzer.analyze(statement)
+        # a join a probe found no row to satisfy is no join the team uses: not recorded as one
+        empty = {d.subject for d in doubts if d.kind == "mismatched_join_keys" and d.severity == "Violation"}
+        analysis.joins = [j for j in analysis.joins if f"{j[0]}-{j[2]}" not in empty and f"{j[2]}-{j[0]}" not in empty]
         ev_iri, probe_iri = iris.evidence(run.key), iris.probe(run.key)
         rows = len(run.rows)
         whole = run.result is not None and not run.result.truncated
