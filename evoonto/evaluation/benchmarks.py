@@ -167,15 +167,19 @@ def database_location(location: Path | str) -> Path | str:
 
 
 def database_schema(location: Path | str) -> dict[str, list[str]]:
-    """``{table: [columns]}`` of a database: a SQLite file through a read-only SQLite connection, a URL
-    through the source layer (:func:`evoonto.sources.open_source`, read-only), cached per location.
+    """``{table: [columns]}`` of a database: a SQLite file through a read-only SQLite connection; a URL,
+    a folder of data files or another file kind (CSV, Parquet, …) through the source layer
+    (:func:`evoonto.sources.open_source`, read-only); cached per location.
 
     Raises:
         SourceError: the database cannot be opened or read.
     """
+    from evoonto.sources.sqlite import is_sqlite_file
+
     location = database_location(location)
-    if isinstance(location, Path):
-        return _sqlite_schema(location)
+    if isinstance(location, Path) and (not location.exists() or (location.is_file() and is_sqlite_file(location))):
+        return _sqlite_schema(location)  # (a missing path: the SQLite layer's error names it)
+    location = str(location)
     cached = _URL_SCHEMAS.get(location)
     if cached is None:
         from evoonto.sources import open_source
