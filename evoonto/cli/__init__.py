@@ -119,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     _quiet_library_logs()
+    import warnings
+
+    shown = warnings.showwarning
+    warnings.showwarning = _warning_line(shown)
     try:
         return int(args.func(args) or 0)
     except EvoontoError as exc:
@@ -148,6 +152,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"evoonto: error: unexpected {type(exc).__name__}: {first_line(exc, 300)} "
               f"(set {DEBUG_ENV}=1 for the traceback)", file=sys.stderr)
         return 2
+    finally:
+        if warnings.showwarning is not shown:
+            warnings.showwarning = shown
+
+
+def _warning_line(default):
+    """A ``warnings.showwarning`` that prints evoonto's own warnings (a :class:`SourceWarning`: a file
+    skipped, a query kept with doubts) as one ``evoonto: warning: …`` line on stderr, not as
+    ``path/to/module.py:125: SourceWarning: …`` with a source line; other warnings go to ``default``."""
+    from evoonto.sources.base import SourceWarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if isinstance(category, type) and issubclass(category, SourceWarning):
+            print(f"evoonto: warning: {message}", file=sys.stderr)
+        else:
+            default(message, category, filename, lineno, file, line)
+    return show
 
 
 #: Environment variable that, when set to a non-empty value, prints the traceback of an unexpected

@@ -266,6 +266,9 @@ class BaseSource(abc.ABC):
         #: answer-size bound of the running query (set by :meth:`run`; read by ``_execute``
         #: implementations that stream with :func:`fetch_bounded`).
         self._max_chars = DEFAULT_MAX_CHARS
+        #: tables the source holds but could not read, by name, with why (a file that does not
+        #: parse): they exist, so a drift check must not call them gone
+        self.unreadable: dict[str, str] = {}
 
     # -- public API -------------------------------------------------------------------------
     def tables(self) -> list[TableInfo]:

@@ -139,6 +139,7 @@ class FilesSource(BaseSource):
                  f"name {name!r}; the second is named {file.name!r}")
             name = file.name
         if file.stat().st_size == 0 or (file.suffix.lower() != ".parquet" and not _has_text(file)):
+            self.unreadable[name] = f"{file.name} is empty (no columns)"
             warn(f"source {self.id!r}: {file.name} is empty (no columns); skipped")
             return
         last_error: BaseException | None = None
@@ -162,6 +163,7 @@ class FilesSource(BaseSource):
                 return
             if not encoding_failed or file.suffix.lower() == ".parquet":
                 break
+        self.unreadable[name] = f"cannot read {file.name}: {_first_line(last_error)}"
         warn(f"source {self.id!r}: cannot read {file.name} ({_first_line(last_error)}); skipped")
 
     def _load(self, name: str, file: Path, *, encoding: str | None, standard: bool):
