@@ -46,6 +46,7 @@ from evoonto.workspace import (
 )
 
 if TYPE_CHECKING:
+    from evoonto.builder.verified import VerifiedItem
     from evoonto.sources.base import BaseSource
     from evoonto.sources.joins import JoinCandidate
     from evoonto.validation import ValidationReport
@@ -401,7 +402,7 @@ def build(
     at: datetime | None = None,
     progress: Callable[[str, str], None] | None = None,
     lexicon: Lexicon | None = None,
-    verified: str | Path | Iterable[Mapping[str, Any]] | None = None,
+    verified: str | Path | Iterable[Mapping[str, Any] | VerifiedItem] | None = None,
     documentation: bool = True,
 ) -> BuildResult:
     """Build the initial ontology ``L_0`` from read-only sources and an optional question workload.

@@ -116,6 +116,11 @@ def _run(args: argparse.Namespace, started: float) -> int:
     proposer = make_proposer(args.proposer)  # fails fast (missing ANTHROPIC_API_KEY) before any work
     replaced = check_workspace_target(path, force=args.force)  # refuse before any work, too
     base_iri = workspace_base_iri(path, force=args.force)
+    verified = None
+    if args.verified:  # as `evoonto verified add` reads it: a malformed line is warned about and left out
+        from evoonto.builder.verified import load_verified
+
+        verified = load_verified(args.verified, skip_malformed=True)
     with progress_bar(len(args.source) * len(STEPS), unit="step", enabled=not args.no_progress) as bar:
         def progress(source_id: str, step: str) -> None:
             bar.set_description(f"{source_id}: {step}")
@@ -124,7 +129,7 @@ def _run(args: argparse.Namespace, started: float) -> int:
         # validate=False: the workspace validates the new base with the SHACL shapes before writing it
         result = build(args.source, args.workload, proposer=proposer, base_iri=base_iri, progress=progress,
                        validate=False, lexicon=Lexicon.load(path),  # + the workspace's lexicon.tsv
-                       verified=args.verified, documentation=not args.no_documentation)
+                       verified=verified, documentation=not args.no_documentation)
     ws = write_build(result, path, force=args.force)
     total_s = time.perf_counter() - started
     build_s = result.elapsed_ms / 1000
