@@ -76,17 +76,21 @@ def definition_value_list(values: Iterable[str]) -> str:
     quote or has outer spaces written as a quoted SQL literal (``''`` for a quote), so the list reads
     back the same with :func:`definition_listed_values`."""
     def one(value: str) -> str:
-        if "," in value or value.startswith("'") or value != value.strip():
+        if "," in value or value.startswith("'") or value != value.strip() or any(c in value for c in "\r\n"):
             return "'" + value.replace("'", "''") + "'"
         return value
     return ", ".join(one(v) for v in values)
 
 
 def definition_listed_values(text: str) -> list[str]:
-    """The values of a list written by :func:`definition_value_list` (``"a, 'b, c'"`` -> ``['a', 'b, c']``)."""
+    """The values of a list written by :func:`definition_value_list` (``"a, 'b, c'"`` -> ``['a', 'b, c']``);
+    a list it cannot read (a line break outside quotes, from another writer) is split at ``", "``."""
     import csv
 
-    return [v for row in csv.reader([text], delimiter=",", quotechar="'", skipinitialspace=True) for v in row]
+    try:
+        return [v for row in csv.reader([text], delimiter=",", quotechar="'", skipinitialspace=True) for v in row]
+    except csv.Error:
+        return text.split(", ")
 
 #: Characters outside XML 1.0's ``Char`` production (C0 controls but tab/LF/CR, surrogates, U+FFFE/U+FFFF):
 #: not valid in an ``xsd:string`` (HermiT refuses them, rapper truncates at U+0000).

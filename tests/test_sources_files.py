@@ -51,10 +51,13 @@ def test_tables_types_and_bad_files(csv_dir: Path):
     messages = " | ".join(str(w.message) for w in record)
     assert "empty.csv is empty" in messages
     assert "latin.csv is not valid UTF-8" in messages
-    assert "cannot read broken.csv" in messages and "cannot read garbage.csv" in messages
+    assert "cannot read garbage.csv" in messages
+    # a stray quote: not standard CSV; read in the dialect DuckDB detects (its header's two columns), and said so
+    assert "broken.csv does not read as standard CSV with its header" in messages
     with src:
         tables = {t.name: t for t in src.tables()}
-        assert sorted(tables) == ["customers", "header only", "latin", "orders", "semicolons"]
+        assert sorted(tables) == ["broken", "customers", "header only", "latin", "orders", "semicolons"]
+        assert [c.name for c in tables["broken"].columns] == ["a", "b"]
         orders = tables["orders"]
         assert orders.row_count == 3 and orders.kind == "file"
         types = {c.name: c.declared_type for c in orders.columns}

@@ -457,7 +457,9 @@ class _Analyzer:
             where = select.args.get("where")
             if where is not None:
                 for part in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
-                    self.filter(part, scope_tables, out)
+                    # the values of the rows the answer keeps: the top SELECT's own conditions, not
+                    # those of a subquery or set operation (NOT IN (…), EXCEPT, NOT EXISTS keep the others)
+                    self.filter(part, scope_tables, out, values=select is statement)
             for node in select.find_all(exp.TimeToStr, exp.DateTrunc, exp.TimestampTrunc, exp.Extract,
                                         exp.Year, exp.Month, exp.Day):
                 self.grain(node, scope_tables, out)
@@ -476,8 +478,10 @@ class _Analyzer:
         info = self.tables[table.casefold()]
         return info.name, next(c.name for c in info.columns if c.name.casefold() == column.casefold())
 
-    def filter(self, part: Any, scope_tables: Mapping[str, str], out: _Analysis) -> None:
+    def filter(self, part: Any, scope_tables: Mapping[str, str], out: _Analysis, *, values: bool = True) -> None:
         from sqlglot import exp
+
+        from evoonto.tools.sqlcheck.context import _negated
 
         if not isinstance(part, (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NEQ, exp.EQ)):
             return
@@ -489,7 +493,8 @@ class _Analyzer:
                 return  # an equality of two columns is a join (read by written_joins), not a filter
         elif isinstance(left, exp.Column) and isinstance(right, exp.Literal) and right.is_string:
             place = self.real(left.table, left.name, scope_tables)
-            if place is not None and isinstance(part, exp.EQ) and (place, right.this) not in out.values:
+            if (values and place is not None and isinstance(part, exp.EQ) and not _negated(part)
+                    and (place, right.this) not in out.values):
                 out.values.append((place, right.this))  # a value of the column the question may name
             return
         elif isinstance(left, exp.Column) and isinstance(right, exp.Literal) and not right.is_string:
@@ -619,8 +624,9 @@ def _unstated(question: str, analysis: "_Analysis") -> list[tuple[tuple[str, str
 
 #: A word of digits, points and commas (``1991``, ``528.3``, ``250,000``): a number, never a name.
 _NUMERAL = re.compile(r"[\d.,]+")
-#: A number as a question writes it: ``250,000``, ``2.5``, ``1991``.
-_STATED_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])\d+(?:\.\d+)?(?![\w])")
+#: A number as a question writes it: ``250,000``, ``250 000``, ``2.5``, ``.5``, ``1991``.
+_STATED_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:[, \u00a0\u202f]\d{3})+(?:\.\d+)?(?![\w])"
+                            r"|(?<![\w.,])\d*\.?\d+(?![\w])")
 
 
 def _number(text: str) -> float | None:
@@ -631,8 +637,9 @@ def _number(text: str) -> float | None:
 
 
 def _stated_numbers(question: str) -> set[float]:
-    """The numbers a question states, thousands separators read (``"at least 250,000"`` -> {250000.0})."""
-    return {float(m.group().replace(",", "")) for m in _STATED_NUMBER.finditer(question)}
+    """The numbers a question states, thousands separators read (``"at least 250,000"``, ``"250 000"``
+    -> {250000.0}; ``".5"`` -> {0.5})."""
+    return {float(re.sub(r"[, \u00a0\u202f]", "", m.group())) for m in _STATED_NUMBER.finditer(question)}
 
 
 def _explained_stems(analysis: _Analysis, *, skip_aggregated: bool = True,
@@ -979,7 +986,13 @@ class _Miner:
                 if len(runs) != 1 or any(_number(n) in _stated_numbers(item.question) for n in analysis.numbers):
                     continue  # a threshold the question states is spelled out, not a named filter
                 phrase = runs[0]
-                constraint = self.iris.constraint(f"{self.src}.filter.{slugify(phrase, max_length=40)}")
+                slug = "filter." + slugify(phrase, max_length=40)
+                constraint = self.iris.constraint(f"{self.src}.{slug}")
+                recorded = self.graph.value(constraint, EVO.condition) or self.content.value(constraint, EVO.condition)
+                if recorded is not None and str(recorded) != filt.condition:
+                    # one word, two conditions ('late' orders, 'late' products): a filter of its own
+                    slug += "-" + stable_key(filt.condition, length=6)
+                    constraint = self.iris.constraint(f"{self.src}.{slug}")
                 targets = [t for t in (self.term(*c) for c in filt.columns) if t is not None]
                 if not targets:
                     continue
@@ -992,19 +1005,27 @@ class _Miner:
                                        f"verified query {item.key!r}).",
                                evidence=[iri]).to_graph(self.graph)
                     self.counts["filters"] += 1
-                self._filter_term(phrase, filt, item, iri)
+                self._filter_term(phrase, slug, filt, item, iri)
                 self.claimed[iri].update(_sub_phrases(phrase))
 
-    def _filter_term(self, phrase: str, filt: _Filter, item: VerifiedItem, query: URIRef) -> None:
+    def _filter_term(self, phrase: str, slug: str, filt: _Filter, item: VerifiedItem, query: URIRef) -> None:
         """The named filter as a Category Term too (``filter.<phrase>``, its condition on the Mapping's
         ``evo:filter``), so a browse of the phrase answers with it: the Constraint alone is found only
         by a search of constraints, and a term answer never showed it."""
-        slug = "filter." + slugify(phrase, max_length=40)
         term = self.iris.term(self.src, slug)
-        if self.has(term):  # the workload's concept of that name, or another query's filter: cite
-            self.graph.add((term, PROV.wasDerivedFrom, query))
-            self.exercises[query].append(term)
-            return
+        if self.has(term):  # the workload's concept of that name, or another query's filter: cite it
+            filters = {str(f) for g in (self.graph, self.content) for m in g.objects(term, EVO.hasMapping)
+                       for f in g.objects(m, EVO.filter)}
+            if filt.condition in filters:
+                self.graph.add((term, PROV.wasDerivedFrom, query))
+                self.exercises[query].append(term)
+                return
+            slug += "-" + stable_key(filt.condition, length=6)  # same name, another condition: its own Term
+            term = self.iris.term(self.src, slug)
+            if self.has(term):
+                self.graph.add((term, PROV.wasDerivedFrom, query))
+                self.exercises[query].append(term)
+                return
         label = phrase[:1].upper() + phrase[1:]
         mapping = computed_term(
             self.graph, self.content, self.iris, self.src, slug, kind="Category", label=label, alt_labels=[],

@@ -31,6 +31,8 @@ Example::
 
 from __future__ import annotations
 
+import csv
+
 import threading
 from pathlib import Path
 
@@ -143,21 +145,42 @@ class FilesSource(BaseSource):
             warn(f"source {self.id!r}: {file.name} is empty (no columns); skipped")
             return
         last_error: BaseException | None = None
+        small = file.stat().st_size <= MATERIALIZE_BYTES and file.suffix.lower() != ".parquet"
+        # RFC 4180 with its header; then the same leaving out the rows that do not fit the header
+        # (each reported by line: a ragged row must not cost the whole file); then DuckDB's sniffer
+        modes = ("standard", "lenient", "sniffed") if small else ("standard", "sniffed")
         for encoding in (None, "latin-1"):
             encoding_failed = False
-            for standard in (True, False):
+            for mode in modes:
                 try:
-                    described, count = self._load(name, file, encoding=encoding, standard=standard)
-                except self._duckdb.Error as err:
+                    described, count = self._load(name, file, encoding=encoding, mode=mode)
+                    if mode == "sniffed":
+                        _check_sniffed(file, described)
+                    rejected = self._rejected() if mode == "lenient" else []
+                    if any("encoding" in why.lower() for _line, why in rejected):
+                        raise _Misread(f"invalid {encoding or 'UTF-8'} encoding on line {rejected[0][0]}")
+                    if rejected and not count:
+                        raise _Misread(f"no row fits its header (line {rejected[0][0]}: {rejected[0][1].lower()})")
+                    if mode == "lenient" and not rejected:
+                        # the strict read failed for another reason than rows to leave out (a stray
+                        # quote the lenient reader keeps as text): not a reading of the file to trust
+                        raise _Misread("the strict reading failed and no row was left out")
+                except (self._duckdb.Error, _Misread) as err:
                     last_error = err
-                    self._con.execute(f"DROP VIEW IF EXISTS {self.quote(name)}")
-                    self._con.execute(f"DROP TABLE IF EXISTS {self.quote(name)}")
+                    self._drop(name)
                     if _is_encoding_error(err):
                         encoding_failed = True
                         break
                     continue
                 if encoding:
                     warn(f"source {self.id!r}: {file.name} is not valid UTF-8; read as {encoding}")
+                if mode == "sniffed" and file.suffix.lower() != ".parquet":
+                    warn(f"source {self.id!r}: {file.name} does not read as standard CSV with its header "
+                         f"({_first_line(last_error)}); read in the dialect DuckDB detects: check its columns")
+                if rejected:
+                    lines = "; ".join(f"line {line}: {why.lower()}" for line, why in rejected[:5])
+                    warn(f"source {self.id!r}: {file.name}: {len(rejected)} row(s) that do not fit its header left "
+                         f"out ({lines}{'; …' if len(rejected) > 5 else ''}); {count:,} rows read")
                 self._files[name] = file
                 self._described[name] = (described, count)
                 return
@@ -166,24 +189,48 @@ class FilesSource(BaseSource):
         self.unreadable[name] = f"cannot read {file.name}: {_first_line(last_error)}"
         warn(f"source {self.id!r}: cannot read {file.name} ({_first_line(last_error)}); skipped")
 
-    def _load(self, name: str, file: Path, *, encoding: str | None, standard: bool):
+    def _load(self, name: str, file: Path, *, encoding: str | None, mode: str):
         """Create the table (small files, loaded once) or view (large files); (DESCRIBE rows, count)."""
         quoted = self.quote(name)
         small = file.stat().st_size <= MATERIALIZE_BYTES
         kind = "TABLE" if small and file.suffix.lower() != ".parquet" else "VIEW"
-        self._con.execute(f"CREATE {kind} {quoted} AS {self._reader(file, encoding, standard)}")
+        self._con.execute(f"CREATE {kind} {quoted} AS {self._reader(file, encoding, mode)}")
         described = self._con.execute(f"DESCRIBE {quoted}").fetchall()
         row = self._con.execute(f"SELECT COUNT(*) FROM {quoted}").fetchone()
         return described, int(row[0]) if row else 0
 
-    def _reader(self, file: Path, encoding: str | None, standard: bool) -> str:
-        """``SELECT * FROM read_…(file)``; ``standard`` assumes an RFC 4180 file with a header row
-        and the delimiter most frequent in the first line (about 5x faster than DuckDB's dialect
-        sniffer, which is the fallback)."""
+    def _drop(self, name: str) -> None:
+        """Drop what a failed read of ``name`` left (a table or a view: DuckDB refuses to drop one
+        as the other, even with IF EXISTS)."""
+        for kind in ("VIEW", "TABLE"):
+            try:
+                self._con.execute(f"DROP {kind} IF EXISTS {self.quote(name)}")
+            except self._duckdb.Error:
+                continue
+
+    def _rejected(self) -> list[tuple[int, str]]:
+        """``(line, error type)`` of the rows the last lenient read left out (its rejects table,
+        dropped here)."""
+        try:
+            rows = self._con.execute(f"SELECT line, error_type FROM {_REJECTS} ORDER BY line").fetchall()
+        finally:
+            self._con.execute(f"DROP TABLE IF EXISTS {_REJECTS}")
+            self._con.execute(f"DROP TABLE IF EXISTS {_REJECT_SCANS}")
+        return [(int(line), str(kind).replace("_", " ")) for line, kind in rows]
+
+    def _reader(self, file: Path, encoding: str | None, mode: str) -> str:
+        """``SELECT * FROM read_…(file)``. ``mode`` ``standard`` assumes an RFC 4180 file with a header
+        row and the delimiter most frequent in the first line (about 5x faster than DuckDB's dialect
+        sniffer); ``lenient`` is the same leaving out the rows that do not fit the header (recorded
+        in a rejects table, :meth:`_rejected`); ``sniffed`` lets DuckDB's sniffer find the dialect."""
+        standard = mode in ("standard", "lenient")
         path = _sql_string(str(file.resolve()))
         if file.suffix.lower() == ".parquet":
             return f"SELECT * FROM read_parquet({path})"
         options = []
+        if mode == "lenient":
+            options.append(f"ignore_errors = true, store_rejects = true, rejects_table = '{_REJECTS}', "
+                           f"rejects_scan = '{_REJECT_SCANS}'")
         if standard:
             delim = "\\t" if file.suffix.lower() == ".tsv" else _guess_delimiter(file)
             options.append(f"delim = '{delim}', quote = '\"', escape = '\"', header = true")
@@ -287,8 +334,32 @@ def _first_line(err: BaseException | None) -> str:
     return text[0][:300] if text else type(err).__name__
 
 
+#: Tables of a lenient read's left-out rows (DuckDB ``store_rejects``), read and dropped at once.
+_REJECTS, _REJECT_SCANS = "evoonto_rejects", "evoonto_reject_scans"
+
+
+class _Misread(Exception):
+    """DuckDB's sniffer read a file as something else than its header says."""
+
+
+def _check_sniffed(file: Path, described: list[tuple]) -> None:
+    """Raise :class:`_Misread` when the sniffer's columns are not the header's: a first line of N >= 2
+    fields (split at its most frequent delimiter) read as another number of columns (one column
+    holding whole lines, or a last line's shape), which would be a table the file does not hold."""
+    if file.suffix.lower() == ".parquet":
+        return
+    delim = "\t" if file.suffix.lower() == ".tsv" else _guess_delimiter(file)
+    with open(file, "rb") as handle:
+        first = handle.readline(65536).decode("utf-8", "replace").strip("\r\n\ufeff")
+    fields = next(csv.reader([first], delimiter="\t" if delim == "\\t" else delim), [])
+    if len(fields) >= 2 and len(fields) != len(described):
+        raise _Misread(f"its header has {len(fields)} fields, but the rows do not parse as {len(fields)} columns")
+
+
 def _is_encoding_error(err: BaseException) -> bool:
-    text = str(err).lower()
+    """The error says the bytes are not in the encoding: its first line (DuckDB's "Possible fixes" of a
+    dialect it could not sniff mention the encoding too, for a file that is valid UTF-8)."""
+    text = _first_line(err).lower()
     return "unicode" in text or "utf-8" in text or "encoding" in text
 
 

@@ -72,8 +72,9 @@ class Document:
     keys: set[str] = field(default_factory=set)
     #: ``table.column`` -> its position in the table (``evo:ordinal``)
     ordinals: dict[str, int] = field(default_factory=dict)
-    #: a Term computed from columns (a Mapping of it carries ``evo:expression`` or ``evo:filter`` and
-    #: maps no column: a mined metric or named filter), never the Term that stands for its table
+    #: a Term computed from columns (a Mapping of it carries ``evo:expression`` or ``evo:filter``: a
+    #: mined metric, named filter or date grain, or a value Term), never the Term that stands for its
+    #: table or its column
     computed: bool = False
 
     _seen: set = field(default_factory=set, repr=False, compare=False)
@@ -225,7 +226,7 @@ def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str
                 term.add("column", name)
             if location and location not in term.locations:
                 term.locations.append(location)
-            if not row.get("column") and row.get("computed", "").lower() in ("true", "1"):
+            if row.get("computed", "").lower() in ("true", "1"):
                 term.computed = True
         if mdoc is not None and "term" in row:
             mdoc.add("prefLabel", _labels(docs, row["term"]))
@@ -751,7 +752,7 @@ class SchemaLayout:
             if not dot:
                 if not doc.computed:  # a metric over the table is not the table's Term
                     layout.table_term.setdefault(table, i)
-            elif location not in layout.column_term and value_of(doc) is None:
+            elif location not in layout.column_term and value_of(doc) is None and not doc.computed:
                 layout.column_term[location] = i
                 layout.table_columns.setdefault(table, []).append(location)
             if not dot:

@@ -1037,7 +1037,8 @@ def _mismatched(known: list[JoinEdge], eqs: list["_Equality"], lt: TableRef, rt:
                        f"of the data found no matching pair); they join on {others}. Each joins other rows than the "
                        "written join means: use one only if it is what the question means",
                        suggestion=None, start=start, end=end, subject=subject)
-    declared = _declared_elsewhere(graph, ((lt, left_cols, rt), (rt, right_cols, lt))) if graph is not None else []
+    declared = (_declared_elsewhere(graph, ((lt, left_cols, rt, right_cols), (rt, right_cols, lt, left_cols)))
+                if graph is not None else [])
     if declared:
         seen = ("; ".join(declared) + " (a declared foreign key)"
                 + (": the rows the data pairs on it (a probe found some) pair ids of different tables"
@@ -1051,18 +1052,27 @@ def _mismatched(known: list[JoinEdge], eqs: list["_Equality"], lt: TableRef, rt:
                    "role the question means", suggestion=None, start=start, end=end, subject=subject)
 
 
-def _declared_elsewhere(graph: "JoinGraph", sides: Iterable[tuple[TableRef, list[str], TableRef]]) -> list[str]:
-    """``"Products.SupplierID references Suppliers.SupplierID"`` for each ``(table, columns, other)``
-    whose columns are, as a whole, a declared foreign key of ``table`` to a table other than ``other``."""
-    out = []
-    for table, columns, other in sides:
+def _declared_elsewhere(graph: "JoinGraph",
+                        sides: Iterable[tuple[TableRef, list[str], TableRef, list[str]]]) -> list[str]:
+    """``"Products.SupplierID references Suppliers.SupplierID, not Categories"`` for each ``(table,
+    columns, other, other columns)`` whose columns are, as a whole, a declared foreign key of
+    ``table`` to a third table, when the other columns hold ids of another table too: they identify
+    ``other``'s rows (a key, or unique by Evidence) or are a declared foreign key to yet another
+    table. Otherwise nothing is claimed (``project.billing_account_id`` may hold account ids)."""
+    def reference(table: TableRef, columns: list[str]) -> "JoinEdge | None":
         wanted = {c.casefold() for c in columns}
-        for edge in graph.edges:
-            if (edge.origin == "foreign_key" and edge.source == table.source and edge.left == table.name
-                    and edge.right != other.name and {c.casefold() for c in edge.left_columns} == wanted):
-                out.append(f"{table.name}.{', '.join(edge.left_columns)} references "
-                           f"{edge.right}.{', '.join(edge.right_columns)}, not {other.name}")
-                break
+        return next((e for e in graph.edges if e.origin == "foreign_key" and e.source == table.source
+                     and e.left == table.name and {c.casefold() for c in e.left_columns} == wanted), None)
+
+    out = []
+    for table, columns, other, other_columns in sides:
+        edge = reference(table, columns)
+        if edge is None or edge.right == other.name:
+            continue
+        theirs = reference(other, other_columns)
+        if graph.is_unique(other, other_columns) or (theirs is not None and theirs.right != edge.right):
+            out.append(f"{table.name}.{', '.join(edge.left_columns)} references "
+                       f"{edge.right}.{', '.join(edge.right_columns)}, not {other.name}")
     return out
 
 

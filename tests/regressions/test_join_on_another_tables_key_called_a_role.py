@@ -38,3 +38,26 @@ def test_join_on_another_tables_key_called_a_role(tmp_path):
     assert "products.supplier_id references suppliers.id, not categories (a declared foreign key)" in message, message
     assert "another role" not in message, message
     assert found[0].suggestion is None
+
+
+def test_a_second_role_of_a_key_said_to_pair_ids_of_different_tables(tmp_path):
+    """Review: ``invoice.account_id = project.billing_account_id`` (both hold account ids; the second
+    has no declared key) was said to "pair ids of different tables" because account_id references
+    account. Nothing is claimed about a column that is no key and declares no reference."""
+    db = tmp_path / "bill.sqlite"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE account (id INTEGER PRIMARY KEY, name TEXT)")
+        con.execute("CREATE TABLE project (id INTEGER PRIMARY KEY, account_id INTEGER REFERENCES account(id), "
+                    "billing_account_id INTEGER)")
+        con.execute("CREATE TABLE invoice (id INTEGER PRIMARY KEY, account_id INTEGER REFERENCES account(id), "
+                    "project_id INTEGER REFERENCES project(id), amount REAL)")
+        con.executemany("INSERT INTO account VALUES (?, ?)", [(i, f"acc{i}") for i in range(1, 6)])
+        con.executemany("INSERT INTO project VALUES (?, ?, ?)", [(i, 1 + i % 5, 1 + (i + 1) % 5) for i in range(1, 9)])
+        con.executemany("INSERT INTO invoice VALUES (?, ?, ?, ?)",
+                        [(i, 1 + i % 5, 1 + i % 8, 10.0 * i) for i in range(1, 40)])
+    result = build([db], None, validate=False)
+    onto = Ontology.from_graphs(result.graphs, base_iri=result.base_iri)
+    sql = "SELECT SUM(i.amount) FROM invoice i JOIN project pr ON i.account_id = pr.billing_account_id"
+    with open_source(str(db)) as source:
+        found = [f for f in check_sql(onto, sql, sources={source.id: source}) if f.kind == "mismatched_join_keys"]
+    assert found and all("ids of different tables" not in f.message for f in found), found

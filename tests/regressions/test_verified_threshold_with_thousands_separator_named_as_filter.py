@@ -28,3 +28,16 @@ def test_verified_threshold_with_thousands_separator_named_as_filter(tmp_path):
                  "sql": "SELECT COUNT(*) FROM loan WHERE amount >= 250000"}]
     result = build([db], None, verified=unstated, validate=False)
     assert result.counts["filters"] == 1, result.counts
+
+
+def test_threshold_written_with_a_space_or_a_leading_point(tmp_path):
+    """Review: "250 000" (a space as separator) and ".5" were still read as unstated thresholds."""
+    db = tmp_path / "meter.sqlite"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE reading (id INTEGER PRIMARY KEY, amount INTEGER, temp REAL)")
+        con.executemany("INSERT INTO reading VALUES (?, ?, ?)", [(i, 50_000 * i, 0.1 * i) for i in range(20)])
+    for question, sql in (("How many readings of at least 250 000 units?",
+                           "SELECT COUNT(*) FROM reading WHERE amount >= 250000"),
+                          ("How many readings above .5 degrees?", "SELECT COUNT(*) FROM reading WHERE temp > 0.5")):
+        result = build([db], None, verified=[{"id": "v", "question": question, "sql": sql}], validate=False)
+        assert result.counts["filters"] == 0, (question, result.counts)

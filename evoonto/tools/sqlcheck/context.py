@@ -204,12 +204,16 @@ def _negated(node: exp.Expr) -> bool:
     are what the statement keeps, or when it only decides which rows an outer join pairs, so that a
     comparison holding for no row is no error (a Warning, never a replacement value offered as a fix;
     it does not trigger a Constraint): ``<>``; a ``NOT`` above it anywhere in the statement
-    (``NOT (..)``, ``NOT EXISTS (..)``, ``NOT IN (subquery)``); the right operand of ``EXCEPT``; the
+    (``NOT (..)``, ``NOT EXISTS (..)``, ``NOT IN (subquery)``, ``NOT LIKE``); the right operand of ``EXCEPT``; the
     ``ON`` of a ``LEFT``/``RIGHT``/``FULL`` join."""
     if isinstance(node, exp.NEQ) or isinstance(node.parent, exp.NEQ) or node.find_ancestor(exp.Not) is not None:
         return True
     child, parent = node, node.parent
+    if node.args.get("negate") or (parent is not None and parent.args.get("negate")):
+        return True  # sqlglot writes ``x NOT LIKE y`` as Like(negate=True), not Not(Like)
     while parent is not None:
+        if parent.args.get("negate"):
+            return True
         if isinstance(parent, exp.Except) and parent.args.get("expression") is child:
             return True
         if isinstance(parent, exp.Join) and parent.args.get("on") is child and \

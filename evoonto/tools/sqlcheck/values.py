@@ -237,7 +237,7 @@ _YEAR_PATTERN = re.compile(r"^(\d{4})(?:%|-[\d-]*%)$")
 
 def _date_year(text: str | None) -> float | None:
     """The year of an ISO date literal (``'1999-07-04'`` -> 1999.0), else None."""
-    found = _ISO_DATE.match(text.strip()) if text else None
+    found = _ISO_DATE.match(text) if text else None  # exact: ' 1999-01-01' sorts before every date
     return float(found.group(1)) if found else None
 
 
@@ -289,6 +289,9 @@ def check_ranges(ctx: CheckContext) -> None:
                 numbers = [_date_year(ctx._string(node)) for node in literals]
         if dated:
             year_column = operand
+        bounds = [n for n in numbers if n is not None]
+        if isinstance(cmp, exp.Between) and cmp.args.get("symmetric") and len(bounds) == 2:
+            numbers = [min(bounds), max(bounds)]  # BETWEEN SYMMETRIC 5 AND 1 is 1..5
         column = year_column if year_column is not None else operand
         if not isinstance(column, exp.Column) or not numbers or any(n is None for n in numbers):
             continue
@@ -335,9 +338,16 @@ def check_ranges(ctx: CheckContext) -> None:
             "; not checked against the data"
         what = f"dates of the years {_plain(low)}..{_plain(high)}" if year_column is not None else \
             f"{_plain(low)}..{_plain(high)}"
+        # never more than the observation: a sample's range speaks for the sample (unless the probe
+        # asked the whole table), and NULLs are outside every comparison ("every row with a value")
+        rows = f"{verdict} row"
+        if verdict == "every" and facts.nulls != 0:
+            rows += " with a value"
+        if not facts.whole_table and not confirmed:
+            rows += " of that sample"
         ctx.add("out_of_range", "Warning",
                 f"{where} holds {what} in {how}, so "
-                f"{cmp.sql(dialect=ctx.dialect)} holds for {verdict} row{checked}",
+                f"{cmp.sql(dialect=ctx.dialect)} holds for {rows}{checked}",
                 None if year_column is not None else "compare the column whose values this range fits",
                 column.parent if isinstance(column.parent, exp.Expression) else column, where)
 
