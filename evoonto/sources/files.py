@@ -177,6 +177,10 @@ class FilesSource(BaseSource):
                 if mode == "sniffed" and file.suffix.lower() != ".parquet":
                     warn(f"source {self.id!r}: {file.name} does not read as standard CSV with its header "
                          f"({_first_line(last_error)}); read in the dialect DuckDB detects: check its columns")
+                renamed = _renamed_duplicates(file, described)
+                if renamed:
+                    warn(f"source {self.id!r}: {file.name} names a column twice in its header; read as "
+                         + ", ".join(f"{new!r} (column {k + 1}, headed {old!r})" for k, old, new in renamed[:5]))
                 if rejected:
                     lines = "; ".join(f"line {line}: {why.lower()}" for line, why in rejected[:5])
                     warn(f"source {self.id!r}: {file.name}: {len(rejected)} row(s) that do not fit its header left "
@@ -342,16 +346,36 @@ class _Misread(Exception):
     """DuckDB's sniffer read a file as something else than its header says."""
 
 
+def _header(file: Path) -> list[str]:
+    """The fields of a CSV/TSV file's first line, split at its most frequent delimiter ([] for Parquet)."""
+    if file.suffix.lower() == ".parquet":
+        return []
+    delim = "\t" if file.suffix.lower() == ".tsv" else _guess_delimiter(file)
+    with open(file, "rb") as handle:
+        first = handle.readline(65536).decode("utf-8", "replace").strip("\r\n\ufeff")
+    return next(csv.reader([first], delimiter="\t" if delim == "\\t" else delim), [])
+
+
+def _renamed_duplicates(file: Path, described: list[tuple]) -> list[tuple[int, str, str]]:
+    """``(position, header name, column name)`` of each column whose header name repeats an earlier
+    one and that the reader named otherwise (DuckDB reads a second ``name`` as ``name_1``)."""
+    header = _header(file)
+    if len(header) != len(described):
+        return []
+    seen: set[str] = set()
+    out = []
+    for k, (name, row) in enumerate(zip(header, described, strict=True)):
+        if name.strip().casefold() in seen and str(row[0]) != name.strip():
+            out.append((k, name.strip(), str(row[0])))
+        seen.add(name.strip().casefold())
+    return out
+
+
 def _check_sniffed(file: Path, described: list[tuple]) -> None:
     """Raise :class:`_Misread` when the sniffer's columns are not the header's: a first line of N >= 2
     fields (split at its most frequent delimiter) read as another number of columns (one column
     holding whole lines, or a last line's shape), which would be a table the file does not hold."""
-    if file.suffix.lower() == ".parquet":
-        return
-    delim = "\t" if file.suffix.lower() == ".tsv" else _guess_delimiter(file)
-    with open(file, "rb") as handle:
-        first = handle.readline(65536).decode("utf-8", "replace").strip("\r\n\ufeff")
-    fields = next(csv.reader([first], delimiter="\t" if delim == "\\t" else delim), [])
+    fields = _header(file)
     if len(fields) >= 2 and len(fields) != len(described):
         raise _Misread(f"its header has {len(fields)} fields, but the rows do not parse as {len(fields)} columns")
 

@@ -351,7 +351,13 @@ class CheckContext:
                     for label in labels}
         near = _nearest(node.name, names) or [labelled[lab] for lab in _nearest(node.name, labelled)]
         near = list(dict.fromkeys(near))[:SUGGESTIONS]
-        self.add("unknown_table", "Violation", f"source {self.schema.id!r} has no table {node.name!r}",
+        # a table of another source of the workspace (CSV files given as separate sources): one
+        # statement reads one source, so it cannot join them
+        elsewhere = sorted(sid for sid, schema in self.facts.sources.items() if sid != self.schema.id
+                           and any(t.name.casefold() == node.name.casefold() for t in schema.tables))
+        hint = (f"; it is a table of source {elsewhere[0]!r}, and a statement reads one source (files to join "
+                "belong in one folder, built as one source)") if elsewhere else ""
+        self.add("unknown_table", "Violation", f"source {self.schema.id!r} has no table {node.name!r}{hint}",
                  ", ".join(near) or None, node.this, node.name)
 
     def _real_tables(self, scope: Scope | None, ctes: set[str]) -> Iterator[tuple[str, Any]]:
@@ -441,7 +447,10 @@ class CheckContext:
             near = _nearest(name, [p.split(".", 1)[1] for p in pool])
             suggestion = [p for p in pool if p.split(".", 1)[1] in near][:SUGGESTIONS]
         scope_names = ", ".join(t.name for t in tables) or "the FROM clause"
-        as_string = " (SQLite would read the double-quoted name as a string)" if node.this.args.get("quoted") else ""
+        quoted = node.this.args.get("quoted")
+        as_string = ("" if not quoted else " (SQLite would read the double-quoted name as a string)"
+                     if self.dialect == "sqlite"
+                     else " (double quotes name a column; a text value takes single quotes)")
         if tables:
             self.missing_columns.append((len(self.findings), tuple(t.name for t in tables), name))
         self.add("unknown_column", "Violation", f"no table of {scope_names} has a column {name!r}{as_string}",
