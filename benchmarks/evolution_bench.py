@@ -199,8 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--metric", default="answer", choices=("strict", "column", "answer"),
                         help="per-question outcome the gate compares (held-out reports strict recall)")
     parser.add_argument("--kinds", nargs="+",
-                        default=["unused_column", "missing_measure", "unlinked_phrase", "missing_value", "unnamed_value",
-                                 "shallow_retrieval", "crowded_retrieval", "guessed_join", "answer_size"])
+                        default=["unused_column", "missing_measure", "unlinked_phrase", "missing_value",
+                                 "unnamed_value", "shallow_retrieval", "crowded_retrieval", "guessed_join",
+                                 "answer_size"])
     parser.add_argument("--answer", default="compact:6000", metavar="FORMAT:BUDGET|served",
                         help="the served answer written into every version 0's tools graph before evolution "
                              "(default compact:6000); 'served' keeps the build's own settings. The gate and the "

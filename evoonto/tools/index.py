@@ -308,6 +308,11 @@ def _drop_unbacked_values(ontology: Any, docs: dict[str, Document]) -> None:
 STALE_NOTE_CHARS = 100
 
 
+#: What a drift check's change note says of a column the source no longer has
+#: (:func:`evoonto.drift.check_drift`: ``"drift: missing column: column t.c is gone from the source"``).
+MISSING_COLUMN_NOTE = "missing column:"
+
+
 def _mark_stale(ontology: Any, docs: dict[str, Document], term_of: Mapping[str, str]) -> None:
     """Records a drift check marked stale (``prov:invalidatedAtTime``, with its ``skos:changeNote``),
     and the Terms of stale Mappings, say so first in their definition, which the compact line and
@@ -333,6 +338,27 @@ def _mark_stale(ontology: Any, docs: dict[str, Document], term_of: Mapping[str, 
             definitions[0] = f"{mark}; {built}"
         else:
             definitions.append(mark)
+    # a table's Term lists its columns ("columns: …, title, …"): one that drift found gone is said
+    # gone there too, first, where the compact line shows it
+    gone: dict[str, list[str]] = {}  # table -> its columns drift found gone
+    gone_since: dict[str, str] = {}  # table -> the earliest such finding's date
+    for iri, (since, note) in sorted(marks.items()):
+        doc = docs[iri]
+        if doc.kind == "term" and MISSING_COLUMN_NOTE in note and doc.locations and "." in doc.locations[0]:
+            table, _dot, column = doc.locations[0].partition(".")
+            if column not in gone.setdefault(table, []):
+                gone[table].append(column)
+            gone_since[table] = min(since, gone_since.get(table, since))
+    for doc in docs.values():
+        if doc.kind != "term" or doc.computed or len(doc.locations) != 1 or doc.locations[0] not in gone:
+            continue
+        table = doc.locations[0]
+        definitions = doc.fields["definition"]
+        note = f"column{'s' if len(gone[table]) > 1 else ''} gone since {gone_since[table]}: {', '.join(gone[table])}"
+        if definitions:
+            definitions[0] = f"{note}; {definitions[0]}"
+        else:
+            definitions.append(note)
 
 
 def _add_relation_ends(ontology: Any, docs: dict[str, Document]) -> None:

@@ -28,7 +28,8 @@ def test_table_without_key_identified_by_its_foreign_keys(tmp_path):
         con.executemany("INSERT INTO employee_territory VALUES (?, ?)", [(i % 5, i) for i in range(8)])
     result = build([db], None, validate=False)
     tools = OntologyTools(Ontology.from_graphs(result.graphs, base_iri=result.base_iri))
-    entity = next(h for h in tools.browse("employee territory", n=20, format="verbose") if h["id"].endswith("/employee_territory"))
+    hits = tools.browse("employee territory", n=20, format="verbose")
+    entity = next(h for h in hits if h["id"].endswith("/employee_territory"))
     definition = tools.resolve([entity["id"]])["records"][0]["definition"]
     assert "identified by" not in definition, definition
     assert "linked by employee_territory.employee_id, employee_territory.territory_id" in definition, definition
