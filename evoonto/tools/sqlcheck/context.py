@@ -9,7 +9,7 @@ reports tables and columns the catalog does not have.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 from rapidfuzz import fuzz, process
 from sqlglot import exp
@@ -172,10 +172,11 @@ def nearest_spellings(value: str, choices: Iterable[str], n: int = SUGGESTIONS) 
     return list(dict.fromkeys(close + only))[:n]
 
 
-def _range_verdict(kind: str, values: list[float], low: float, high: float) -> str | None:
+def _range_verdict(kind: str, values: Sequence[Any], low: Any, high: Any) -> str | None:
     """``"no"`` when a comparison of ``kind`` (a sqlglot key: ``eq``, ``in``, ``between``, ``gt``,
     ``gte``, ``lt``, ``lte``; column on the left) with ``values`` holds for no value in
-    ``[low, high]``, ``"every"`` when it holds for all of them, else None."""
+    ``[low, high]``, ``"every"`` when it holds for all of them, else None. Numbers, or ISO date
+    texts (which order as their dates)."""
     first = values[0]
     never = {"eq": first < low or first > high, "in": all(v < low or v > high for v in values),
              "between": len(values) == 2 and (values[1] < low or first > high),

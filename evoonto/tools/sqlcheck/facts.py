@@ -63,6 +63,9 @@ class ColumnFacts:
     years: tuple[int, int] | None = None
     """The years of the earliest and latest value observed, when both (``evo:minValue``,
     ``evo:maxValue``) are ISO dates or timestamps (``2009-01-01``, ``2013-12-22 00:00:00``), else None."""
+    dates: tuple[str, str] | None = None
+    """The earliest and latest value observed as written, when both are ISO dates or timestamps
+    (``("2023-01-02 01:07:00", "2024-01-31 10:00:00")``; ISO text orders as the dates do), else None."""
 
     def seen(self) -> str:
         """How the values were observed, for a message: ``"the 7 values seen reading the whole table
@@ -175,6 +178,7 @@ def _read_facts(ontology: Any) -> CheckFacts:
     evidence = {}
     observed: dict[tuple[str, str], int | None] = {}
     years: dict[tuple[str, str], tuple[int, int] | None] = {}
+    dates: dict[tuple[str, str], tuple[str, str]] = {}
     whole: set[tuple[str, str]] = set()  # (column, Evidence) read from the whole table
     for row in select(ontology, """SELECT ?col ?e ?dc ?v ?lo ?hi ?nf ?ro ?wt WHERE {
             ?m a evo:Mapping ; evo:column ?col ; prov:wasDerivedFrom ?e .
@@ -190,6 +194,8 @@ def _read_facts(ontology: Any) -> CheckFacts:
         if key not in years:
             first, last = _year(row.get("lo")), _year(row.get("hi"))
             years[key] = (first, last) if first is not None and last is not None and first <= last else None
+            if years[key] is not None:
+                dates[key] = (str(row["lo"]).strip(), str(row["hi"]).strip())
         observed.setdefault(key, _int(row.get("ro")))
         if str(row.get("wt", "")).lower() in ("true", "1"):
             whole.add(key)
@@ -208,7 +214,7 @@ def _read_facts(ontology: Any) -> CheckFacts:
             facts.columns[column_key] = ColumnFacts(tuple(sorted(values)), count, complete,
                                                     low if bounded else None, high if bounded else None, nulls,
                                                     observed.get((col, e)), row_counts.get(column_key[:2]),
-                                                    (col, e) in whole, years.get((col, e)))
+                                                    (col, e) in whole, years.get((col, e)), dates.get((col, e)))
     # Term labels per table (suggestions for unknown tables)
     for row in select(ontology, """SELECT ?tbl ?label WHERE {
             ?m a evo:Mapping ; evo:table ?tbl ; evo:mapsTerm ?t . ?t skos:prefLabel ?label }"""):

@@ -301,17 +301,27 @@ def check_ranges(ctx: CheckContext) -> None:
         facts = ctx.facts.columns.get((ctx.schema.id, place[0].casefold(), place[1].casefold()))
         if facts is None:
             continue
-        if year_column is not None:
-            if facts.years is None:
-                continue
-            low, high = float(facts.years[0]), float(facts.years[1])
-            if dated and any(low <= n <= high for n in numbers if n is not None):
-                continue  # a date inside the years observed: the years cannot tell
-        elif facts.low is None or facts.high is None:
-            continue
+        what = ""
+        if dated and facts.dates is not None and not isinstance(cmp, exp.Like):
+            # ISO dates compared as written: ISO text orders as the dates do ('2024-06-01' > '2024-01-31 10:00')
+            texts = [str(ctx._string(node)) for node in literals]
+            if isinstance(cmp, exp.Between) and cmp.args.get("symmetric"):
+                texts = sorted(texts)
+            verdict = _range_verdict(kind, texts, *facts.dates)
+            what = f"dates from {facts.dates[0]} to {facts.dates[1]}"
+            low = high = 0.0  # (the message names the dates)
         else:
-            low, high = facts.low, facts.high
-        verdict = _range_verdict(kind, [n for n in numbers if n is not None], low, high)
+            if year_column is not None:
+                if facts.years is None:
+                    continue
+                low, high = float(facts.years[0]), float(facts.years[1])
+                if dated and any(low <= n <= high for n in numbers if n is not None):
+                    continue  # a date inside the years observed: the years cannot tell
+            elif facts.low is None or facts.high is None:
+                continue
+            else:
+                low, high = facts.low, facts.high
+            verdict = _range_verdict(kind, [n for n in numbers if n is not None], low, high)
         if verdict is None:
             continue
         confirmed = None
@@ -336,8 +346,8 @@ def check_ranges(ctx: CheckContext) -> None:
         # "every row": the probe looked for a row the condition excludes, and found none
         checked = (f"; {CONFIRMED_EVERY}" if verdict == "every" else f"; {CONFIRMED}") if confirmed else \
             "; not checked against the data"
-        what = f"dates of the years {_plain(low)}..{_plain(high)}" if year_column is not None else \
-            f"{_plain(low)}..{_plain(high)}"
+        what = what or (f"dates of the years {_plain(low)}..{_plain(high)}" if year_column is not None
+                        else f"{_plain(low)}..{_plain(high)}")
         # never more than the observation: a sample's range speaks for the sample (unless the probe
         # asked the whole table), and NULLs are outside every comparison ("every row with a value")
         rows = f"{verdict} row"
