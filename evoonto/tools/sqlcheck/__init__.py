@@ -202,7 +202,9 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
     try:
         statements = [s for s in sqlglot.parse(sql, read=read) if s is not None]
     except (ParseError, SqlglotError) as exc:
-        return [_parse_error(exc, sql)]
+        names = [n for src in ([first] if first else facts.sources.values()) for t in src.tables
+                 for n in (t.name, *(c.name for c in t.columns))]
+        return [_parse_error(exc, sql, names)]
     if len(statements) != 1:
         return [Finding("parse_error", "Violation", f"expected one statement, found {len(statements)}",
                         "send one SELECT statement")]

@@ -75,9 +75,22 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _CLASS = re.compile(r"<class '(?:[\w]+\.)*(\w+)'>")
 
 
-def _parse_error(exc: Exception, sql: str) -> Finding:
+def _unquoted_names(sql: str, names: Iterable[str]) -> list[str]:
+    """Catalog names that need quoting (``flag-1``, ``Order Details``) written bare in ``sql``."""
+    out = []
+    for name in names:
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name in out:
+            continue
+        if re.search(r"(?<![\w\"`\[.])" + re.escape(name) + r"(?![\w\"`\]])", sql):
+            out.append(name)
+    return out
+
+
+def _parse_error(exc: Exception, sql: str, names: Iterable[str] = ()) -> Finding:
     """A ``parse_error`` finding from a sqlglot error: its description without terminal colour codes
-    or Python class paths, the token it stopped at, and that token's span in ``sql``."""
+    or Python class paths, the token it stopped at, and that token's span in ``sql``. ``names``: the
+    catalog's table and column names; one that needs quoting and is written bare (``FROM flag-1``) is
+    the suggestion."""
     errors = exc.errors if isinstance(exc, ParseError) else []
     first = errors[0] if errors and isinstance(errors[0], dict) else {}
     description = _CLASS.sub(r"\1", _ANSI.sub("", str(first.get("description") or _first_line(exc))))
@@ -91,8 +104,11 @@ def _parse_error(exc: Exception, sql: str) -> Finding:
             start = max(end - len(near), 0) if near else max(end - 1, 0)
     where = f" near {near!r}" if near else ""
     position = f" (line {line}, column {col})" if start is not None else ""
+    bare = _unquoted_names(sql, names)
+    hint = ("; " + ", ".join(repr(n) for n in bare[:3]) + " must be quoted (\"name\")") if bare else ""
+    suggestion = ", ".join(f'"{n}"' for n in bare[:3]) if bare else "write one SELECT statement"
     return Finding("parse_error", "Violation", f"the SQL does not parse{where}{position}: "
-                   f"{' '.join(description.split())[:200]}", "write one SELECT statement", start, end)
+                   f"{' '.join(description.split())[:200]}{hint}", suggestion, start, end)
 
 
 def _pick_source(facts: CheckFacts, statement: exp.Query) -> SourceSchema | None:
