@@ -50,6 +50,7 @@ import heapq
 import json
 import logging
 import math
+import re
 import weakref
 from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
 
@@ -1082,6 +1083,10 @@ def question_phrases(q: str) -> list[str]:
     return list(dict.fromkeys(phrases))
 
 
+#: A declared SQL type of dates or times (DATE, DATETIME, TIMESTAMP, TIMESTAMP WITH TIME ZONE, TIME).
+_DATE_TYPE = re.compile(r"DATE|TIME", re.IGNORECASE)
+
+
 def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3,
              id_of=lambda iri: iri) -> dict[str, Any]:
     """What the ontology covers of a question, phrase by phrase, so an agent can ask or abstain.
@@ -1092,7 +1097,8 @@ def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3
     which is another place). A phrase is ``supported`` when all its words are covered, ``partial``
     when some are covered or approximate, ``unavailable`` when none is either (or nothing matches);
     the question is ``supported`` when every phrase is, ``unavailable`` when none is covered at all
-    (or it has no concept phrase), else ``partial``.
+    (or it has no concept phrase), else ``partial``. A month's name ("opened in March") is covered
+    when the ontology maps a date or time column (the first one is added to the phrase's ids).
 
     Returns:
         ``{"status", "phrases": [{"phrase", "status", "ids", "uncovered", "approximate"}]}``
@@ -1101,8 +1107,13 @@ def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3
     Raises:
         ToolArgumentError: see :func:`check_browse_args` (``q`` empty or too long).
     """
+    from evoonto.tools.values import month_number
+
     q, _kind, _n = check_browse_args(q, "any", None, settings)
     position = {doc.iri: i for i, doc in enumerate(index.documents)}
+    # a month's name asks for a part of a date: any date or time column can answer it
+    dated = [doc.iri for doc in index.documents if doc.kind == "term" and value_of(doc) is None
+             and any(_DATE_TYPE.search(t) for t in doc.types.values())]
     phrases = []
     for phrase in question_phrases(q):
         hits = browse(index, settings, phrase, kind="any", n=min(n, settings.max_results),
@@ -1117,6 +1128,9 @@ def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3
             tokens = tokenize(word)
             if tokens and set(tokens) <= present:
                 continue  # the word itself is in a hit
+            if dated and month_number(word) is not None:  # (tools.values: a lower-case "may" is the verb)
+                hits += [{"id": iri} for iri in dated[:1] if all(h["id"] != iri for h in hits)]
+                continue  # "opened in March": the month of a date column
             groups = index.expand(tokens) if tokens else []
             if any({t for t, _w in group} & present for group in groups):
                 approximate.append(word)  # only a close spelling is ('Atlantis' -> 'Atlanta'): another thing, maybe

@@ -461,9 +461,10 @@ _DATE_PATTERNS = (  # (pattern, order of its groups)
 )
 
 
-def _month(name: str) -> int | None:
-    """The month a matched month name stands for; None for a lower-case ``may`` (the verb)."""
-    return None if name == "may" else _MONTHS[name.lower()]
+def month_number(name: str) -> int | None:
+    """The month a month's name or abbreviation stands for (``"March"``, ``"sept"`` -> 3, 9); None for
+    another word and for a lower-case ``may`` (the verb)."""
+    return None if name == "may" else _MONTHS.get(name.lower())
 
 
 def date_phrases(text: str) -> list[str]:
@@ -484,7 +485,7 @@ def date_phrases(text: str) -> list[str]:
                 first, second, year = int(groups[0]), int(groups[1]), int(groups[2])
                 readings = [(year, first, second), (year, second, first)]
             else:
-                month = _month(groups[1] if order == "dMy" else groups[0])
+                month = month_number(groups[1] if order == "dMy" else groups[0])
                 if month is None:
                     continue
                 if order == "Mdy":
