@@ -981,9 +981,10 @@ class _Miner:
 
     def filters(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
         for item, iri, analysis in kept:
+            stated = _stated_numbers(item.question)
             for filt in analysis.filters:
                 runs = self._runs(iri, item.question, analysis, False)
-                if len(runs) != 1 or any(_number(n) in _stated_numbers(item.question) for n in analysis.numbers):
+                if len(runs) != 1 or any(_number(n) in stated for n in analysis.numbers):
                     continue  # a threshold the question states is spelled out, not a named filter
                 phrase = runs[0]
                 slug = "filter." + slugify(phrase, max_length=40)
@@ -1013,19 +1014,16 @@ class _Miner:
         ``evo:filter``), so a browse of the phrase answers with it: the Constraint alone is found only
         by a search of constraints, and a term answer never showed it."""
         term = self.iris.term(self.src, slug)
-        if self.has(term):  # the workload's concept of that name, or another query's filter: cite it
+        if self.has(term):  # the workload's concept of that name, or another query's filter
             filters = {str(f) for g in (self.graph, self.content) for m in g.objects(term, EVO.hasMapping)
                        for f in g.objects(m, EVO.filter)}
-            if filt.condition in filters:
-                self.graph.add((term, PROV.wasDerivedFrom, query))
-                self.exercises[query].append(term)
-                return
-            slug += "-" + stable_key(filt.condition, length=6)  # same name, another condition: its own Term
-            term = self.iris.term(self.src, slug)
-            if self.has(term):
-                self.graph.add((term, PROV.wasDerivedFrom, query))
-                self.exercises[query].append(term)
-                return
+            if filt.condition not in filters:  # same name, another condition: a Term of its own
+                slug += "-" + stable_key(filt.condition, length=6)
+                term = self.iris.term(self.src, slug)
+        if self.has(term):  # the same filter: cite it
+            self.graph.add((term, PROV.wasDerivedFrom, query))
+            self.exercises[query].append(term)
+            return
         label = phrase[:1].upper() + phrase[1:]
         mapping = computed_term(
             self.graph, self.content, self.iris, self.src, slug, kind="Category", label=label, alt_labels=[],

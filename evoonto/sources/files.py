@@ -149,13 +149,14 @@ class FilesSource(BaseSource):
         # RFC 4180 with its header; then the same leaving out the rows that do not fit the header
         # (each reported by line: a ragged row must not cost the whole file); then DuckDB's sniffer
         modes = ("standard", "lenient", "sniffed") if small else ("standard", "sniffed")
+        header = _header(file)  # what the reads are checked against (read once)
         for encoding in (None, "latin-1"):
             encoding_failed = False
             for mode in modes:
                 try:
                     described, count = self._load(name, file, encoding=encoding, mode=mode)
                     if mode == "sniffed":
-                        _check_sniffed(file, described)
+                        _check_sniffed(header, described)
                     rejected = self._rejected() if mode == "lenient" else []
                     if any("encoding" in why.lower() for _line, why in rejected):
                         raise _Misread(f"invalid {encoding or 'UTF-8'} encoding on line {rejected[0][0]}")
@@ -177,7 +178,7 @@ class FilesSource(BaseSource):
                 if mode == "sniffed" and file.suffix.lower() != ".parquet":
                     warn(f"source {self.id!r}: {file.name} does not read as standard CSV with its header "
                          f"({_first_line(last_error)}); read in the dialect DuckDB detects: check its columns")
-                renamed = _renamed_duplicates(file, described)
+                renamed = _renamed_duplicates(header, described)
                 if renamed:
                     warn(f"source {self.id!r}: {file.name} names a column twice in its header; read as "
                          + ", ".join(f"{new!r} (column {k + 1}, headed {old!r})" for k, old, new in renamed[:5]))
@@ -356,10 +357,10 @@ def _header(file: Path) -> list[str]:
     return next(csv.reader([first], delimiter="\t" if delim == "\\t" else delim), [])
 
 
-def _renamed_duplicates(file: Path, described: list[tuple]) -> list[tuple[int, str, str]]:
-    """``(position, header name, column name)`` of each column whose header name repeats an earlier
-    one and that the reader named otherwise (DuckDB reads a second ``name`` as ``name_1``)."""
-    header = _header(file)
+def _renamed_duplicates(header: list[str], described: list[tuple]) -> list[tuple[int, str, str]]:
+    """``(position, header name, column name)`` of each column whose ``header`` name (:func:`_header`)
+    repeats an earlier one and that the reader named otherwise (DuckDB reads a second ``name`` as
+    ``name_1``)."""
     if len(header) != len(described):
         return []
     seen: set[str] = set()
@@ -371,11 +372,10 @@ def _renamed_duplicates(file: Path, described: list[tuple]) -> list[tuple[int, s
     return out
 
 
-def _check_sniffed(file: Path, described: list[tuple]) -> None:
+def _check_sniffed(fields: list[str], described: list[tuple]) -> None:
     """Raise :class:`_Misread` when the sniffer's columns are not the header's: a first line of N >= 2
     fields (split at its most frequent delimiter) read as another number of columns (one column
     holding whole lines, or a last line's shape), which would be a table the file does not hold."""
-    fields = _header(file)
     if len(fields) >= 2 and len(fields) != len(described):
         raise _Misread(f"its header has {len(fields)} fields, but the rows do not parse as {len(fields)} columns")
 
