@@ -183,16 +183,20 @@ def stem(word: str) -> str:
     return _stemmer().stemWord(low) if low else low
 
 
-def _tokenize_uncached(text: str, drop: frozenset[str], stemmed: bool) -> tuple[str, ...]:
+def _tokenize_chunk(chunk: str, drop: frozenset[str], stemmed: bool) -> tuple[str, ...]:
     tokens = []
-    for part in split_identifier(_POSSESSIVE.sub("", text)):
+    for part in split_identifier(_POSSESSIVE.sub("", chunk)):
         token = part.casefold()
         if token and token not in drop:
             tokens.append(stem(token) if stemmed else token)
     return tuple(tokens)
 
 
-_tokenize_cached = functools.lru_cache(maxsize=100_000)(_tokenize_uncached)
+#: the tokens of one whitespace-free chunk (a word, an identifier), memoised: the texts of an index
+#: are mostly new as wholes but made of chunks seen before (at 70,000 columns, 410,000 distinct field
+#: texts hold 120,000 distinct chunks: tokenized chunk by chunk they take 3.8 CPU s, 7.5 when each
+#: text was tokenized whole and memoised as a whole)
+_tokenize_chunk_cached = functools.lru_cache(maxsize=1 << 18)(_tokenize_chunk)
 
 
 def tokenize(text: str, *, stop_words: frozenset[str] = STOP_WORDS, stemmed: bool = True) -> list[str]:
@@ -209,9 +213,13 @@ def tokenize(text: str, *, stop_words: frozenset[str] = STOP_WORDS, stemmed: boo
     Returns:
         Tokens in text order (duplicates kept).
     """
-    if len(text) < 200:
-        return list(_tokenize_cached(text, stop_words, stemmed))
-    return list(_tokenize_uncached(text, stop_words, stemmed))
+    # chunk by chunk: no run, segment or possessive spans whitespace, so the concatenation is the
+    # tokens of the whole text
+    tokens: list[str] = []
+    for chunk in text.split():
+        tokens.extend(_tokenize_chunk_cached(chunk, stop_words, stemmed) if len(chunk) <= _MEMO_CHARS
+                      else _tokenize_chunk(chunk, stop_words, stemmed))
+    return tokens
 
 
 def words(text: str) -> list[str]:

@@ -16,7 +16,8 @@ Signature kinds:
                       that no word of the question states and the tools never showed: the question
                       names it in other words ("villains" for ``alignment = 'Bad'``); key:
                       ``table.column = value``; details: ``table``, ``column``, ``value``, ``queries``
-                      (task id, question, SQL)
+                      (task id, question, SQL), ``names`` (the phrases the questions name it by:
+                      :func:`evoonto.builder.verified.value_phrases`)
 ``shallow_retrieval`` the task failed although every content word was linked, or every browse answer
                       of the task was cut off at its result limit (more ranked candidates existed
                       below the cut): retrieval may be too shallow
@@ -389,12 +390,12 @@ def unnamed_values(traj: TaskTrajectory, view: OntologyView, src: str, cache: di
 
 
 def _value_phrases(groups: dict, trajectories: list[TaskTrajectory], view: OntologyView, cache: dict) -> None:
-    """Each ``unnamed_value`` group's ``phrase``: :func:`evoonto.builder.verified.value_phrase` of the
+    """Each ``unnamed_value`` group's ``names``: :func:`evoonto.builder.verified.value_phrases` of the
     unexplained phrases of every verified task that filters on the value without stating it (the
     group's failed tasks, and passed ones: they name the value too), against the questions of the
     verified tasks whose SQL does not filter on the value (a phrase one of them uses names something
-    else). None when none qualifies."""
-    from evoonto.builder.verified import unstated_values, value_phrase
+    else). Empty when none qualifies."""
+    from evoonto.builder.verified import unstated_values, value_phrases
 
     # task -> ({(table, column, value): phrases} of its unstated values, every (table, column, value) it filters on)
     seen: dict[str, tuple[dict[tuple[str, str, str], tuple[str, ...]], set[tuple[str, str, str]]]] = {}
@@ -425,7 +426,7 @@ def _value_phrases(groups: dict, trajectories: list[TaskTrajectory], view: Ontol
                 runs[t.task_id] = unstated[target]  # a passed task naming the same value: support
             elif target not in filtered:
                 others.append(t.question)
-        details["phrase"] = value_phrase([runs[task] for task in sorted(runs)], others)
+        details["names"] = value_phrases([runs[task] for task in sorted(runs)], others)
         details["phrases"] = tuple(sorted(details["phrases"].items()))
 
 

@@ -28,6 +28,7 @@ import hashlib
 import io
 import json
 import mmap
+import operator
 import pickle
 import re
 import time
@@ -101,8 +102,16 @@ _LITERAL_FIELDS = {
 
 def _rows(ontology: Any, query: str) -> list[dict[str, str]]:
     """SPARQL rows sorted by their bindings, so documents (first label, definition, column names,
-    value order) do not depend on the order in which the store returns triples."""
-    return sorted(select(ontology, query), key=lambda row: sorted(row.items()))
+    value order) do not depend on the order in which the store returns triples.
+
+    Where every row binds every variable (most queries) the key is the values in the order of the
+    sorted names (the order of the rows' sorted ``(name, value)`` items, without sorting each row:
+    that cost 3 CPU s on the 706,000 rows of a 70,000-column index); otherwise the sorted items."""
+    rows = select(ontology, query)
+    names = sorted(getattr(rows, "variables", ()))  # the projected variables (an embedded store's rows)
+    if names and all(len(row) == len(names) for row in rows):
+        return sorted(rows, key=operator.itemgetter(*names) if len(names) > 1 else lambda row: row[names[0]])
+    return sorted(rows, key=lambda row: sorted(row.items()))
 
 
 def identifier_words(documents: Iterable[Document]) -> dict[str, str]:

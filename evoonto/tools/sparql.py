@@ -148,5 +148,7 @@ def _select_oxigraph(engine: Any, sparql: str) -> list[dict[str, str]]:
 
 
 def local_name(iri: str) -> str:
-    """The part of an IRI after its last ``#`` or ``/`` (``evo:Metric`` -> ``Metric``)."""
-    return re.split(r"[#/]", iri.rstrip("/#"))[-1]
+    """The part of an IRI after its last ``#`` or ``/`` (``evo:Metric`` -> ``Metric``; trailing
+    ``#`` and ``/`` ignored; the whole text when it has neither)."""
+    text = iri.rstrip("/#")
+    return text[max(text.rfind("#"), text.rfind("/")) + 1:]
