@@ -54,15 +54,17 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-def _warnings_as_lines():
-    """A context in which SourceWarnings print as one ``evoonto: warning: …`` line each on stderr."""
-    import sys
+def _every_source_warning():
+    """A context (entered) in which every SourceWarning is shown, not only the first from each line
+    of code (each query's doubts are their own); the command line shows them as one
+    ``evoonto: warning: …`` line each (:func:`evoonto.cli._warning_line`)."""
     import warnings
+
+    from evoonto.sources.base import SourceWarning
 
     context = warnings.catch_warnings()
     context.__enter__()
-    warnings.simplefilter("always")
-    warnings.showwarning = lambda message, *rest, **kw: print(f"evoonto: warning: {message}", file=sys.stderr)
+    warnings.simplefilter("always", SourceWarning)
     return context
 
 
@@ -90,7 +92,7 @@ def run_add(args: argparse.Namespace) -> int:
     from evoonto.workspace import Workspace
 
     ws = Workspace.open(workspace_path(args))
-    context = _warnings_as_lines()
+    context = _every_source_warning()
     try:
         items = load_verified(args.file, skip_malformed=True)  # a bad line is warned about and left out
         locations = ws.settings.get("sources") or {}
