@@ -360,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         for e in patches:
             if e.level == "content":
                 fixed = e.metadata.get("fixed_tasks") or []
-                print(f"    content {e.id}: {e.intervention[:90]}; fixed {len(fixed)}: {', '.join(fixed[:6])}")
+                print(f"    content {e.id}: {e.intervention[:400]}; fixed {len(fixed)}: {', '.join(fixed[:6])}")
     tokens = {name: _mean(r.tokens for r in results[name].values()) for name in names if results[name]}
     for name in gated_names:
         gain = 100 * (_strict(results[name]) - _strict(results["initial"]))

@@ -75,9 +75,13 @@ def freeze_loaded_objects() -> None:
     after its first answer (:meth:`ToolsProvider.answered`): until then the loaded objects are
     frozen as they are.
     """
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
+    with _FREEZE_LOCK:  # a deferred collection and a reload's never overlap (a second collect is skipped)
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+
+
+_FREEZE_LOCK = threading.Lock()
 
 
 class ToolsProvider:
@@ -202,6 +206,8 @@ class ToolsProvider:
                                         data_tools=self.data_tools, parent_index=parent)
         self._manifests[id(tools)] = (tools, manifest)
         if deferred is None:
+            with self._lock:
+                self._deferred.clear()  # a reload's collection covers the first load's, if still pending
             freeze_loaded_objects()
         else:  # the full collection (2.5 CPU s at 70,000 columns) after the first answer
             gc.freeze()

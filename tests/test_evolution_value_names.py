@@ -2,8 +2,8 @@
 
 A failed task whose verified SQL (``reference_sql``) filters a column on a text value that no word of
 its question states, and that no tool result showed, is diagnosed ``unnamed_value``. The candidate is
-a synonym on the value's Term, with the phrases :func:`evoonto.builder.verified.value_phrases` picks:
-the one phrase a question leaves unexplained, and one two or more such questions share; never
+a synonym on the value's Term, with the phrase :func:`evoonto.builder.verified.value_phrase` picks:
+the one phrase a single question leaves unexplained, or one two or more such questions share; never
 a phrase of one question among several (a guess: "comes" for ``colors = 'B'``), nor one that a
 verified question without the value uses. The value Term must exist (a probe saw the value).
 """
@@ -17,7 +17,7 @@ import pytest
 from rdflib.namespace import SKOS
 
 from evoonto.builder import build
-from evoonto.builder.verified import value_phrases
+from evoonto.builder.verified import value_phrase
 from evoonto.evolution.attribute import attribute
 from evoonto.evolution.candidates import propose
 from evoonto.evolution.diagnose import diagnose
@@ -121,20 +121,15 @@ def test_a_value_the_tools_showed_or_the_question_states_is_no_signature(heroes)
 
 
 @pytest.mark.parametrize("runs, others, expected", [
-    ([["villains"]], [], ("villains",)),
-    ([["villains", "multiverse"]], [], ()),
-    ([["villains", "multiverse"], ["villains"]], [], ("villains",)),
-    ([["villains", "multiverse"], ["evil villains"]], [], ("villains",)),
-    ([["villains"]], ["How many villains and heroes are there?"], ()),
-    # two questions, each leaving one phrase: the value goes by both names
-    ([["slowest"], ["fastest"]], [], ("slowest", "fastest")),
-    ([["slowest"], ["fastest"]], ["Who is the fastest runner?"], ("slowest",)),
-    # the shared phrase first, then a question's own single phrase that does not hold it
-    ([["villains", "multiverse"], ["villains"], ["baddies"]], [], ("villains", "baddies")),
-    ([["villains", "multiverse"], ["evil villains"], ["galaxy", "baddies"]], [], ("villains",)),
+    ([["villains"]], [], "villains"),
+    ([["villains", "multiverse"]], [], None),
+    ([["villains", "multiverse"], ["villains"]], [], "villains"),
+    ([["villains", "multiverse"], ["evil villains"]], [], "villains"),
+    ([["villains"]], ["How many villains and heroes are there?"], None),
+    ([["multiverse"], ["galaxy"]], [], None),
 ])
-def test_value_phrases(runs, others, expected):
-    assert value_phrases(runs, others) == expected
+def test_value_phrase(runs, others, expected):
+    assert value_phrase(runs, others) == expected
 
 
 def test_a_lookup_tables_value_gets_a_value_term_named_by_the_phrase(tmp_path):

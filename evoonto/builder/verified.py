@@ -71,7 +71,7 @@ from evoonto.tools.joinpaths import JoinGraph, written_joins
 __all__ = ["VerifiedItem", "VerifiedMining", "load_verified", "recorded_verified", "as_verified", "mine_verified",
            "GRAIN_WORDS", "items_for_source", "computed_term", "grain_term", "grain_expression",
            "verified_iri", "MAX_PHRASE_WORDS", "VerifiedMeasures", "verified_measures", "UnstatedValue",
-           "unstated_values", "value_phrases"]
+           "unstated_values", "value_phrase"]
 
 #: Longest question phrase (words) used as a name.
 MAX_PHRASE_WORDS = 3
@@ -694,32 +694,27 @@ def _best_phrase(runs_per_query: Sequence[Sequence[str]]) -> str | None:
     return max(counts, key=lambda p: (counts[p], len(p.split()), -order[p]))
 
 
-def value_phrases(runs_per_query: Sequence[Sequence[str]], others: Iterable[str] = ()) -> tuple[str, ...]:
-    """The phrases a value goes by in the questions of the verified queries that filter on it without
-    stating it (``runs_per_query``: each question's unexplained runs, :func:`_runs`): the phrase that
-    most of two or more questions share (ties: the longer, then the earlier), then the only run of
-    each question that leaves one (questions name one value in different words: "the slowest" and
-    "the fastest" hero both filter on the attribute 'Speed'); never a phrase that one of ``others``
-    (questions of verified queries that do not filter on the value) contains as words. Empty when
-    no phrase qualifies: which of several leftover phrases of one question names the value would be
-    a guess."""
+def value_phrase(runs_per_query: Sequence[Sequence[str]], others: Iterable[str] = ()) -> str | None:
+    """The phrase a value goes by in the questions of the verified queries that filter on it without
+    stating it (``runs_per_query``: each question's unexplained runs, :func:`_runs`): the only run of
+    a single question, or the phrase that most of two or more questions share (ties: the longer,
+    then the earlier); never a phrase that one of ``others`` (questions of verified queries that do
+    not filter on the value) contains as words. None when no phrase qualifies: which of several
+    leftover phrases of one question names the value would be a guess."""
     others = [f" {' '.join(words(q.lower()))} " for q in others]
 
     def contradicted(phrase: str) -> bool:
         return any(f" {phrase} " in other for other in others)
 
-    named: list[str] = []
-    if len(runs_per_query) > 1:
-        kept = [[r for r in runs if not contradicted(r)] for runs in runs_per_query]
-        best = _best_phrase(kept)
-        if best is not None and not contradicted(best) and \
-                sum(1 for runs in kept if best in {p for r in runs for p in _sub_phrases(r)}) >= 2:
-            named.append(best)
-    for runs in runs_per_query:
-        if len(runs) == 1 and not contradicted(runs[0]) and \
-                not any(phrase in _sub_phrases(runs[0]) for phrase in named):
-            named.append(runs[0])
-    return tuple(dict.fromkeys(named))
+    if len(runs_per_query) == 1:
+        runs = runs_per_query[0]
+        return runs[0] if len(runs) == 1 and not contradicted(runs[0]) else None
+    kept = [[r for r in runs if not contradicted(r)] for runs in runs_per_query]
+    best = _best_phrase(kept)
+    if best is None:
+        return None
+    shared = sum(1 for runs in kept if best in {p for r in runs for p in _sub_phrases(r)})
+    return best if shared >= 2 and not contradicted(best) else None
 
 
 # -- mining ------------------------------------------------------------------------------------------
@@ -1054,9 +1049,9 @@ class _Miner:
     def value_names(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
         """The question's name for a value its SQL filters on: when queries compare one column with
         one text value that no word of their question states (``Country = 'UK'`` for "customers in the
-        United Kingdom"), the phrases :func:`value_phrases` picks (the one unexplained phrase of a
-        question, and one that two or more of the questions share; never one a question without the
-        value uses) become ``skos:altLabel`` s of that value's Term. Only a value the profile
+        United Kingdom"), the phrase :func:`value_phrase` picks (the one unexplained phrase of a single
+        question, or one that two or more of the questions share; never one a question without the
+        value uses) becomes an ``skos:altLabel`` of that value's Term. Only a value the profile
         recorded for the column (a value Term exists: a probe saw it in the data) is named; the
         questions and the probe agree."""
         uses: dict[tuple[tuple[str, str], str], list[tuple[VerifiedItem, URIRef, _Analysis]]] = defaultdict(list)
@@ -1070,17 +1065,16 @@ class _Miner:
                 continue
             others = [item.question for item, _iri, analysis in kept
                       if ((table, column), value) not in analysis.values]
-            phrases = value_phrases([self._runs(iri, item.question, analysis, False)
-                                     for item, iri, analysis in group], others)
-            if not phrases:
+            phrase = value_phrase([self._runs(iri, item.question, analysis, False) for item, iri, analysis in group],
+                                  others)
+            if phrase is None:
                 continue
-            for phrase in phrases:
-                self.graph.add((target, SKOS.altLabel, Literal(phrase, lang="en")))
+            self.graph.add((target, SKOS.altLabel, Literal(phrase, lang="en")))
             for _item, iri, _analysis in group:
                 self.graph.add((target, PROV.wasDerivedFrom, iri))
                 self.exercises[iri].append(target)
-                self.claimed[iri].update(p for phrase in phrases for p in _sub_phrases(phrase))
-            self.counts["synonyms"] += len(phrases)
+                self.claimed[iri].update(_sub_phrases(phrase))
+            self.counts["synonyms"] += 1
 
     def synonyms(self, kept: Sequence[tuple[VerifiedItem, URIRef, _Analysis]]) -> None:
         support: dict[tuple[tuple[str, str], str], list[URIRef]] = defaultdict(list)

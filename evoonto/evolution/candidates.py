@@ -259,8 +259,8 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
       citing the verified query and the Evidence of its read-only run; kept only when the SQL is
       expressible as a semantic query over the patched version (:func:`_measure_candidates`; needs
       ``prober`` for the source and ``iris`` for the workspace's IRIs).
-    * ``unnamed_value`` → the questions' phrases for the value as synonyms of the value's Term, or,
-      for a column without value Terms, the probed value as a new value Term named by them
+    * ``unnamed_value`` → the questions' phrase for the value as a synonym of the value's Term, or,
+      for a column without value Terms, the probed value as a new value Term named by the phrase
       (:func:`_value_name_candidates`; needs ``iris``, and ``prober`` for the new Term).
     * ``answer_size`` → a saving (``aim="cost"``): a smaller compact budget, or fewer verbose hits.
     * ``missing_value`` → Evidence of the probed value on the Term(s) of the column that holds it
@@ -567,38 +567,33 @@ def _mine_tasks(sig, view: OntologyView, prober: ValueProber, iris: IriFactory,
 
 def _value_name_candidates(sig, reason: str, view: OntologyView, iris: IriFactory,
                            prober: ValueProber | None = None) -> list[Candidate]:
-    """The questions' names for a value their verified SQL filters on, as synonyms of the value's Term.
+    """The question's name for a value its verified SQL filters on, as a synonym of the value's Term.
 
-    The names are the diagnosis's (``sig.detail("names")``, :func:`evoonto.builder.verified.value_phrases`:
-    the one phrase a question leaves unexplained, and one that two or more verified questions naming
-    the value share, never one a verified question without the value uses). The probe and the
+    The phrase is the diagnosis's (``sig.detail("phrase")``, :func:`evoonto.builder.verified.value_phrase`:
+    the one phrase a single question leaves unexplained, or one that two or more verified questions
+    naming the value share, never one a verified question without the value uses). The probe and the
     tasks must agree the value is stored there: either the value's Term exists (the profile saw the
-    value) and gets the names it lacks as ``skos:altLabel`` s, or, for a column the builder gave no
-    value Terms (a lookup table's names: one row per value), a probe finds the value stored in the
-    column and the candidate adds its Evidence and the value Term named by them (:class:`AddValueTerm`).
-    Returns [] when there is no name, the Term has every name already, or no probe finds the value.
+    value) and gets the phrase as an ``skos:altLabel``, or, for a column the builder gave no value
+    Terms (a lookup table's names: one row per value), a probe finds the value stored in the column
+    and the candidate adds its Evidence and the value Term named by the phrase (:class:`AddValueTerm`).
+    Returns [] when there is no phrase, the Term has the label already, or no probe finds the value.
     """
     from evoonto.builder.propose import term_slug
     from evoonto.evolution.edits import AddValueTerm
 
-    names = tuple(sig.detail("names", ()))
+    phrase = sig.detail("phrase")
     table, column, value = sig.detail("table"), sig.detail("column"), sig.detail("value")
-    if not names:
+    if not phrase:
         return []
     target = iris.term(sig.source_id, term_slug(table, column, value))
     tasks = [task for task, _q, _s in sig.detail("queries", ())]
-    said = ", ".join(map(repr, names))
     why = (f"(the verified SQL of task(s) {', '.join(tasks[:3])}{'…' if len(tasks) > 3 else ''} filters on it; "
-           f"their questions say {said})")
+           f"their question says {phrase!r})")
     if (target, rdflib.RDF.type, EVO.Term) in view.content:
-        known = {normalize(str(o)) for o in view.content.objects(target, SKOS.altLabel)}
-        new = [name for name in names if normalize(name) not in known]
-        if not new:
+        if normalize(phrase) in {normalize(str(o)) for o in view.content.objects(target, SKOS.altLabel)}:
             return []
-        return [Candidate(sig.id, f"add synonym{'s' if len(new) > 1 else ''} {', '.join(map(repr, new))} to the "
-                                  f"value {table}.{column} = {value!r} {why}", "content",
-                          tuple(AddSynonym(str(target), name) for name in new),
-                          reason + f"; the questions name it {', '.join(map(repr, new))}")]
+        return [Candidate(sig.id, f"add synonym {phrase!r} to the value {table}.{column} = {value!r} {why}", "content",
+                          (AddSynonym(str(target), phrase),), reason + f"; the questions name it {phrase!r}")]
     if prober is None:
         return []
     columns = [c for c in view.columns if c.source_id == sig.source_id and c.table == table and c.column == column]
@@ -607,9 +602,9 @@ def _value_name_candidates(sig, reason: str, view: OntologyView, iris: IriFactor
         return []
     hit = hits[0]
     evidence = AddEvidence(sig.source_id, hit.query, (hit.value,), (), rows_observed=hit.rows)
-    edits = (evidence, AddValueTerm(sig.source_id, table, column, value, names, str(evidence.iri(iris))))
-    return [Candidate(sig.id, f"add the value {table}.{column} = {value!r} as a Term named {said} {why}",
-                      "content", edits, reason + f"; the questions name it {said}; a probe found it stored")]
+    edits = (evidence, AddValueTerm(sig.source_id, table, column, value, (phrase,), str(evidence.iri(iris))))
+    return [Candidate(sig.id, f"add the value {table}.{column} = {value!r} as a Term named {phrase!r} {why}",
+                      "content", edits, reason + f"; the questions name it {phrase!r}; a probe found it stored")]
 
 
 def _current_weights(view: OntologyView) -> dict[str, float]:

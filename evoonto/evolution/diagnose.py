@@ -16,8 +16,7 @@ Signature kinds:
                       that no word of the question states and the tools never showed: the question
                       names it in other words ("villains" for ``alignment = 'Bad'``); key:
                       ``table.column = value``; details: ``table``, ``column``, ``value``, ``queries``
-                      (task id, question, SQL), ``names`` (the phrases the questions name it by:
-                      :func:`evoonto.builder.verified.value_phrases`)
+                      (task id, question, SQL)
 ``shallow_retrieval`` the task failed although every content word was linked, or every browse answer
                       of the task was cut off at its result limit (more ranked candidates existed
                       below the cut): retrieval may be too shallow
@@ -390,12 +389,13 @@ def unnamed_values(traj: TaskTrajectory, view: OntologyView, src: str, cache: di
 
 
 def _value_phrases(groups: dict, trajectories: list[TaskTrajectory], view: OntologyView, cache: dict) -> None:
-    """Each ``unnamed_value`` group's ``names``: :func:`evoonto.builder.verified.value_phrases` of the
+    """Each ``unnamed_value`` group's ``phrase``: :func:`evoonto.builder.verified.value_phrase` of the
     unexplained phrases of every verified task that filters on the value without stating it (the
     group's failed tasks, and passed ones: they name the value too), against the questions of the
     verified tasks whose SQL does not filter on the value (a phrase one of them uses names something
-    else). Empty when none qualifies."""
-    from evoonto.builder.verified import unstated_values, value_phrases
+    else); a task whose question leaves two or more values unstated gives no phrase. None when none
+    qualifies."""
+    from evoonto.builder.verified import unstated_values, value_phrase
 
     # task -> ({(table, column, value): phrases} of its unstated values, every (table, column, value) it filters on)
     seen: dict[str, tuple[dict[tuple[str, str, str], tuple[str, ...]], set[tuple[str, str, str]]]] = {}
@@ -411,22 +411,27 @@ def _value_phrases(groups: dict, trajectories: list[TaskTrajectory], view: Ontol
                                                            in literals.items() for v in vs})
         return seen[t.task_id]
 
+    by_id = {t.task_id: t for t in trajectories if t.reference_sql}
     for (kind, _key, src), g in groups.items():
         if kind != "unnamed_value":
             continue
         details = g["details"]
         target = (details["table"], details["column"], details["value"])
-        runs = dict(details["phrases"])  # task -> its phrases
+        # a question that leaves two or more values unstated names none of them: which value its
+        # phrase names would be a guess (the builder's miner skips such questions too)
+        runs = {task: phrases for task, phrases in details["phrases"].items()
+                if task not in by_id or len(filters_of(by_id[task], src)[0]) == 1}  # task -> its phrases
         others = []
         for t in trajectories:
-            if not t.reference_sql or t.task_id in runs or t.db_id != src:
+            if not t.reference_sql or t.task_id in details["phrases"] or t.db_id != src:
                 continue
             unstated, filtered = filters_of(t, src)
             if target in unstated:
-                runs[t.task_id] = unstated[target]  # a passed task naming the same value: support
+                if len(unstated) == 1:
+                    runs[t.task_id] = unstated[target]  # a passed task naming the same value: support
             elif target not in filtered:
                 others.append(t.question)
-        details["names"] = value_phrases([runs[task] for task in sorted(runs)], others)
+        details["phrase"] = value_phrase([runs[task] for task in sorted(runs)], others)
         details["phrases"] = tuple(sorted(details["phrases"].items()))
 
 

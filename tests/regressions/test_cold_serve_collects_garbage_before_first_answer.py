@@ -62,10 +62,24 @@ def test_reload_collects_at_once(tmp_path, monkeypatch):
     try:
         provider = ToolsProvider(workspace=ws_path)
         assert collections == []
-        provider._load(previous=provider.tools)  # a reload: no answer waits for it
-        assert collections == [1]
         provider.run_deferred()  # the first load's collection, when asked
         provider.run_deferred()  # once
+        assert collections == [1]
+        provider._load(previous=provider.tools)  # a reload: no answer waits for it
         assert collections == [1, 1]
+    finally:
+        gc.unfreeze()
+
+
+def test_reload_before_the_first_answer_drops_the_pending_collection(tmp_path, monkeypatch):
+    ws_path = _workspace(tmp_path)
+    collections = []
+    monkeypatch.setattr(server_module, "freeze_loaded_objects", lambda: collections.append(1))
+    try:
+        provider = ToolsProvider(workspace=ws_path)
+        provider._load(previous=provider.tools)  # e.g. `verified add` committed before the first call
+        provider.answered()
+        provider.run_deferred()
+        assert collections == [1]  # the reload's; the first load's was not run on top of it
     finally:
         gc.unfreeze()
