@@ -1110,17 +1110,24 @@ def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3
     from evoonto.tools.values import month_number
 
     q, _kind, _n = check_browse_args(q, "any", None, settings)
-    position = {doc.iri: i for i, doc in enumerate(index.documents)}
-    # a month's name asks for a part of a date: any date or time column can answer it
-    dated = [doc.iri for doc in index.documents if doc.kind == "term" and value_of(doc) is None
-             and any(_DATE_TYPE.search(t) for t in doc.types.values())]
+    # a month's name asks for a part of a date: any date or time column can answer it (the Terms of
+    # such columns are looked up only when a question names a month: it reads every document)
+    dated_terms: list[str] | None = None
+
+    def dated() -> list[str]:
+        nonlocal dated_terms
+        if dated_terms is None:
+            dated_terms = [doc.iri for doc in index.documents if doc.kind == "term" and value_of(doc) is None
+                           and any(_DATE_TYPE.search(t) for t in doc.types.values())]
+        return dated_terms
+
     phrases = []
     for phrase in question_phrases(q):
         hits = browse(index, settings, phrase, kind="any", n=min(n, settings.max_results),
                       id_of=lambda iri: iri, format="verbose", fallback=False)
         present: set[str] = set()
         for hit in hits:
-            i = position.get(hit["id"])
+            i = index.position(hit["id"])
             if i is not None:
                 present |= set(index.doc_tokens[i].split())
         uncovered, approximate = [], []
@@ -1128,8 +1135,8 @@ def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3
             tokens = tokenize(word)
             if tokens and set(tokens) <= present:
                 continue  # the word itself is in a hit
-            if dated and month_number(word) is not None:  # (tools.values: a lower-case "may" is the verb)
-                hits += [{"id": iri} for iri in dated[:1] if all(h["id"] != iri for h in hits)]
+            if month_number(word) is not None and dated():  # (tools.values: a lower-case "may" is the verb)
+                hits += [{"id": iri} for iri in dated()[:1] if all(h["id"] != iri for h in hits)]
                 continue  # "opened in March": the month of a date column
             groups = index.expand(tokens) if tokens else []
             if any({t for t, _w in group} & present for group in groups):

@@ -534,8 +534,17 @@ class SearchIndex:
     def __getstate__(self) -> dict[str, Any]:
         """Pickled state without the caches built on first use (rebuilt after loading)."""
         state = dict(self.__dict__)
-        state.update(_surface=None, _layout=None, _stem_of={}, _at=None, _parent_texts={}, _sorted={})
+        state.update(_surface=None, _layout=None, _stem_of={}, _at=None, _parent_texts={}, _sorted={},
+                     _position=None)
         return state
+
+    def position(self, iri: str) -> int | None:
+        """The position in :attr:`documents` of the document with ``iri``, or None; the map is made on
+        first use (it reads every document) and kept with the index."""
+        positions = self.__dict__.get("_position")  # (an index unpickled from an older file lacks it)
+        if positions is None:
+            positions = self._position = {doc.iri: i for i, doc in enumerate(self.documents)}
+        return positions.get(iri)
 
     def _sorted_postings(self, name: str) -> bool:
         """Whether every posting list of field ``name`` lists its documents in increasing order (bm25s
