@@ -51,8 +51,8 @@ _LOG = logging.getLogger(__name__)
 #: Seconds a call waits for a reloading workspace's new version before the previous one answers it:
 #: a small workspace's reload is then seen by the very next call, a large one never freezes the server.
 RELOAD_WAIT = 1.0
-#: Seconds after the first answer at which the server runs what its first load deferred
-#: (:meth:`ToolsProvider.answered`).
+#: Seconds after the first answer at which the server runs the full collection its first load
+#: deferred (:meth:`ToolsProvider.answered`).
 DEFERRED_DELAY = 1.0
 _VOLATILE = {"trajectories", "runs", "tmp", ".lock", "cache", "feedback.jsonl", "verified_holdout.json"}
 
@@ -119,10 +119,10 @@ class ToolsProvider:
         #: (see :func:`_keep_store_in_child`); None when there was nothing to keep
         self.store_keeper: subprocess.Popen[bytes] | None = None
         self._manifests: dict[int, tuple[OntologyTools, str]] = {}
-        #: what the first load left until after the first answer (:meth:`answered`): the full
-        #: collection of :func:`freeze_loaded_objects` (about 2.5 CPU s at 70,000 columns), which
-        #: the answer does not need
-        self._deferred: list[Callable[[], None]] = []
+        #: whether the first load left the full collection of :func:`freeze_loaded_objects` (about
+        #: 2.5 CPU s at 70,000 columns, which the answer does not need) until after the first answer
+        #: (:meth:`answered`) and it has not run yet
+        self._collection_pending = False
         self._deferred_runner: threading.Timer | None = None
         if tools is not None:
             tools.data_tools = tools.data_tools or data_tools
@@ -132,7 +132,7 @@ class ToolsProvider:
             self._tools = tools
         else:
             self.trajectory = trajectory or TrajectoryLog.for_workspace(Path(str(workspace)))
-            self._tools = self._load(deferred=self._deferred)
+            self._tools = self._load(first=True)
         self.listeners: list[Callable[[OntologyTools], None]] = []
         self._children: dict[str, TrajectoryLog] = {}
 
@@ -170,26 +170,24 @@ class ToolsProvider:
             out.append((path.name, st.st_mtime_ns, st.st_size))
         return tuple(out)
 
-    def _load(self, previous: OntologyTools | None = None, *,
-              deferred: list[Callable[[], None]] | None = None) -> OntologyTools:
+    def _load(self, previous: OntologyTools | None = None, *, first: bool = False) -> OntologyTools:
         """Open the workspace's active version as a facade with its browse index built: read from the
         workspace's index cache, else built from ``previous``'s index (only changed texts are
-        tokenized) and written to the cache. With ``deferred``, the full collection of
-        :func:`freeze_loaded_objects` is appended there instead of run (the loaded objects are
-        frozen as they are)."""
+        tokenized) and written to the cache. The ``first`` load leaves the full collection of
+        :func:`freeze_loaded_objects` until after the first answer (the loaded objects are frozen as
+        they are)."""
         # the collector stays off until the loaded objects are frozen: switched back on earlier (as
         # the index read's own pause does), its first pass would rescan every loaded container
         # (4 CPU s at 70,000 columns) just before freeze_loaded_objects' full collection does it again
         enabled = gc.isenabled()
         gc.disable()
         try:
-            return self._load_paused(previous, deferred)
+            return self._load_paused(previous, first)
         finally:
             if enabled:
                 gc.enable()
 
-    def _load_paused(self, previous: OntologyTools | None,
-                     deferred: list[Callable[[], None]] | None = None) -> OntologyTools:
+    def _load_paused(self, previous: OntologyTools | None, first: bool = False) -> OntologyTools:
         """:meth:`_load` with the cyclic garbage collector paused by the caller."""
         from evoonto.workspace import Workspace, source_locations
 
@@ -205,13 +203,12 @@ class ToolsProvider:
         tools, manifest = _served_tools(ws, sources=sources, trajectory=self.trajectory,
                                         data_tools=self.data_tools, parent_index=parent)
         self._manifests[id(tools)] = (tools, manifest)
-        if deferred is None:
-            with self._lock:
-                self._deferred.clear()  # a reload's collection covers the first load's, if still pending
-            freeze_loaded_objects()
-        else:  # the full collection (2.5 CPU s at 70,000 columns) after the first answer
+        with self._lock:  # a reload's collection covers the first load's, if still pending
+            self._collection_pending = first
+        if first:  # the full collection (2.5 CPU s at 70,000 columns) after the first answer
             gc.freeze()
-            deferred.append(freeze_loaded_objects)
+        else:
+            freeze_loaded_objects()
         self._stamp = stamp
         with contextlib.suppress(OSError):
             self._loaded_fingerprint = ws.version_fingerprint()
@@ -221,11 +218,11 @@ class ToolsProvider:
         return tools
 
     def answered(self) -> None:
-        """Called after each answer: the first one runs what the first load deferred
+        """Called after each answer: the first one runs the collection the first load deferred
         (:meth:`run_deferred`) in a thread of its own, :data:`DEFERRED_DELAY` seconds later (the
         answer is on its way first)."""
         with self._lock:
-            if self._deferred_runner is not None or not self._deferred:
+            if self._deferred_runner is not None or not self._collection_pending:
                 return
             self._deferred_runner = threading.Timer(DEFERRED_DELAY, self.run_deferred)
             self._deferred_runner.name = "evoonto-after-first-answer"
@@ -233,13 +230,12 @@ class ToolsProvider:
             self._deferred_runner.start()
 
     def run_deferred(self) -> None:
-        """Run what the first load deferred (see :meth:`answered`), in order, once."""
-        while True:
-            with self._lock:
-                if not self._deferred:
-                    return
-                task = self._deferred.pop(0)
-            task()
+        """Run the full collection the first load deferred (see :meth:`answered`), once; nothing when
+        none is pending (already run, or a reload collected since)."""
+        with self._lock:
+            pending, self._collection_pending = self._collection_pending, False
+        if pending:
+            freeze_loaded_objects()
 
     def manifest(self, tools: OntologyTools) -> str:
         """The manifest of ``tools`` (a facade this provider served): computed once per loaded
@@ -678,7 +674,7 @@ def create_server(target: OntologyTools | str | os.PathLike, *, data_tools: bool
         async def call_tool(self, name, arguments, context=None):
             result = await anyio.to_thread.run_sync(call, name, arguments, _session_id(context),
                                                     _request_meta(context))
-            provider.answered()  # the first answer starts what the first load deferred
+            provider.answered()  # the first answer starts the collection the first load deferred
             return result
 
     async def instructions_middleware(ctx: Any, call_next: Callable) -> Any:

@@ -11,6 +11,7 @@ import sqlite3
 import time
 
 import anyio
+import pytest
 from mcp import Client
 
 import evoonto.server as server_module
@@ -30,56 +31,49 @@ def _workspace(tmp_path):
     return ws_path
 
 
-def test_cold_serve_collects_garbage_before_first_answer(tmp_path, monkeypatch):
+@pytest.fixture
+def collections(monkeypatch):
+    """The full collections the server runs (``freeze_loaded_objects`` replaced by a recorder); the
+    objects a load froze are unfrozen afterwards."""
+    ran: list[float] = []
+    monkeypatch.setattr(server_module, "freeze_loaded_objects", lambda: ran.append(time.monotonic()))
+    yield ran
+    gc.unfreeze()
+
+
+def test_cold_serve_collects_garbage_before_first_answer(tmp_path, monkeypatch, collections):
     ws_path = _workspace(tmp_path)
-    collections = []
-    monkeypatch.setattr(server_module, "freeze_loaded_objects", lambda: collections.append(time.monotonic()))
     monkeypatch.setattr(server_module, "DEFERRED_DELAY", 0.0)
-    try:
-        server = create_server(ws_path)
-        assert collections == []  # loaded and frozen, not collected, before any answer
-        assert gc.get_freeze_count() > 0
+    server = create_server(ws_path)
+    assert collections == []  # loaded and frozen, not collected, before any answer
+    assert gc.get_freeze_count() > 0
 
-        async def two_answers():
-            async with Client(server) as client:
-                for q in ("customer city", "customer name"):
-                    assert not (await client.call_tool("browse", {"q": q})).is_error
+    async def two_answers():
+        async with Client(server) as client:
+            for q in ("customer city", "customer name"):
+                assert not (await client.call_tool("browse", {"q": q})).is_error
 
-        anyio.run(two_answers)
-        deadline = time.monotonic() + 20
-        while not collections and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.2)
-        assert len(collections) == 1  # once, after the first answer
-    finally:
-        gc.unfreeze()
+    anyio.run(two_answers)
+    deadline = time.monotonic() + 20
+    while not collections and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    assert len(collections) == 1  # once, after the first answer
 
 
-def test_reload_collects_at_once(tmp_path, monkeypatch):
-    ws_path = _workspace(tmp_path)
-    collections = []
-    monkeypatch.setattr(server_module, "freeze_loaded_objects", lambda: collections.append(1))
-    try:
-        provider = ToolsProvider(workspace=ws_path)
-        assert collections == []
-        provider.run_deferred()  # the first load's collection, when asked
-        provider.run_deferred()  # once
-        assert collections == [1]
-        provider._load(previous=provider.tools)  # a reload: no answer waits for it
-        assert collections == [1, 1]
-    finally:
-        gc.unfreeze()
+def test_reload_collects_at_once(tmp_path, collections):
+    provider = ToolsProvider(workspace=_workspace(tmp_path))
+    assert collections == []
+    provider.run_deferred()  # the first load's collection, when asked
+    provider.run_deferred()  # once
+    assert len(collections) == 1
+    provider._load(previous=provider.tools)  # a reload: no answer waits for it
+    assert len(collections) == 2
 
 
-def test_reload_before_the_first_answer_drops_the_pending_collection(tmp_path, monkeypatch):
-    ws_path = _workspace(tmp_path)
-    collections = []
-    monkeypatch.setattr(server_module, "freeze_loaded_objects", lambda: collections.append(1))
-    try:
-        provider = ToolsProvider(workspace=ws_path)
-        provider._load(previous=provider.tools)  # e.g. `verified add` committed before the first call
-        provider.answered()
-        provider.run_deferred()
-        assert collections == [1]  # the reload's; the first load's was not run on top of it
-    finally:
-        gc.unfreeze()
+def test_reload_before_the_first_answer_drops_the_pending_collection(tmp_path, collections):
+    provider = ToolsProvider(workspace=_workspace(tmp_path))
+    provider._load(previous=provider.tools)  # e.g. `verified add` committed before the first call
+    provider.answered()
+    provider.run_deferred()
+    assert len(collections) == 1  # the reload's; the first load's was not run on top of it
