@@ -1026,7 +1026,9 @@ def _complete_replace(path: Path, journal: dict, marker: Path) -> None:
 
 def finish_interrupted_replace(path: Path, *, locked: bool = False) -> bool:
     """Finish a replacement of the workspace files of ``path`` that a killed process left half done
-    (its journal, :func:`replace_files`); returns whether there was one.
+    (its journal, :func:`replace_files`); returns whether there was one. Without a journal, the temp
+    entries a killed writer left in a complete workspace are removed (a build killed while it
+    assembled its new workspace or wrote its journal), unless a writer holds the lock.
 
     Takes ``path``'s writer lock (a live replacing process holds it, so its journal is left to it)
     unless ``locked`` (the caller holds it).
@@ -1038,6 +1040,8 @@ def finish_interrupted_replace(path: Path, *, locked: bool = False) -> bool:
     journals = [(m, j) for m in (path / _init_marker_name(pid) for pid in _init_markers(path))
                 if (j := _read_journal(m)) is not None]
     if not journals:
+        if not locked:
+            _remove_killed_writers_leftovers(path)
         return False
     if locked:
         for marker, journal in journals:
@@ -1058,6 +1062,43 @@ def finish_interrupted_replace(path: Path, *, locked: bool = False) -> bool:
     finally:
         lock.__exit__(None, None, None)
     return True
+
+
+def _remove_killed_writers_leftovers(path: Path) -> None:
+    """Delete the temp files and folders a killed writer left in the complete workspace ``path``:
+    a build killed while it assembled its new workspace (``.new.<pid>.tmp``, as big as a workspace)
+    or while it wrote its journal (the journal's own temp file, before the rename that makes it a
+    journal), a killed ``init``'s marker. Only the writer holding the lock writes such entries in a
+    workspace's own folder, so once this process holds the lock they are leftovers. Nothing happens
+    when a writer holds the lock (the entries are its own), the folder is read-only, or the folder
+    has no ``config.json`` (a half-made folder, whose init marker says whose base.trig it is)."""
+    if not (path / CONFIG_FILE).is_file():
+        return
+    if not any(_is_temp_entry(e) for e in _entries(path)):
+        return
+    try:
+        lock = WriterLock(path / LOCK_FILE, timeout_s=0).__enter__()
+    except WorkspaceError:
+        return
+    try:
+        if any(_read_journal(path / _init_marker_name(pid)) is not None for pid in _init_markers(path)):
+            return  # a replacement journal appeared meanwhile: the next open finishes it
+        for entry in _entries(path):
+            if not _is_temp_entry(entry):
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+    except OSError:
+        pass  # (a read-only folder: the leftovers stay, and nothing else changes)
+    finally:
+        lock.__exit__(None, None, None)
+
+
+def _is_temp_entry(entry: Path) -> bool:
+    """A hidden temp file or folder (``.<…>.tmp``), the names every writer here gives its temp entries."""
+    return entry.name.startswith(".") and entry.name.endswith(TMP_SUFFIX)
 
 
 def _empty_or_unfinished(path: Path) -> bool:
@@ -1379,7 +1420,7 @@ def _entries(path: Path) -> list[Path]:
 def _is_leftover(entry: Path) -> bool:
     """A temp file or folder of a crashed writer (also a killed build's staging folder), a lock, a
     base.trig without its config, or an empty folder of a workspace."""
-    if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+    if _is_temp_entry(entry):
         return True
     return entry.name in (*PLACED_FILES, LOCK_FILE) and entry.name != "config.json" and (
         not entry.is_dir() or not any(entry.iterdir()))
