@@ -306,7 +306,9 @@ def column_kind(table: TableInfo, col: ColumnInfo, profile: ColumnProfile | None
 def _definition(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnProfile | None) -> str:
     what = {"Identifier": "identifier", "Metric": "numeric measure", "Dimension": "attribute",
             "Category": "category", "TimeDimension": "time attribute"}[kind]
-    text = f"The {what} {col.name} of table {table.name}"
+    # a column named by its kind's own word ("category") is not called "the category category"
+    same = [w.lower() for w in split_identifier(col.name)] == what.split()
+    text = f"The {'column' if same else what} {col.name} of table {table.name}"
     if col.declared_type:
         text += f" ({col.declared_type})"
     if col.references:
