@@ -27,7 +27,8 @@ non-null values of ``A.x`` (at most :data:`DEFAULT_LEFT_VALUES` of them) that oc
            (SELECT COUNT("Stadium_ID") FROM "stadium") AS right_rows
 
 A composite key is one candidate with all its column pairs, probed on the whole tuple
-(:func:`tuple_inclusion_sql`: a left tuple counts when some right row holds every value of it).
+(:func:`tuple_inclusion_sql`: a left tuple counts when some right row holds every value of it): a
+declared one, or a composite primary key and another table holding columns of all its names.
 
 Discovery looks at base tables (and files), not views. Discovered candidates are kept when the
 ratio reaches ``min_inclusion`` and the right values are unique (a many-to-one join); declared keys
@@ -383,6 +384,42 @@ def _name_candidates(source: BaseSource, declared: set[tuple[str, str, str, str]
     return [c for p, kept in found.items() if p not in reverse_declared for c in kept]
 
 
+def _composite_candidates(source: BaseSource, declared: set[tuple[str, str, str, str]]) -> list[JoinCandidate]:
+    """Name-based candidates for composite primary keys: a key ``(a, b, …)`` of one table against
+    every other table holding a column of each key column's own name (:func:`normalized_name`) with
+    a compatible type, one candidate per such table, probed on the whole tuple like a declared
+    composite key (``sale_return.(store_id, sale_no) → sale_line.(store_id, sale_no)``). Before,
+    only single-column keys were candidates, so a table referencing a composite key it does not
+    declare was joined on one of its columns alone, through a table both reference.
+
+    Not a table whose own primary key is those same columns (a sibling keyed alike, such as per-year
+    copies of one table, is no reference), nor a reference the source declares. In table order."""
+    tables = [t for t in source.tables() if t.kind != "view"]
+    names = {t.name: {normalized_name(c.name): c for c in t.columns} for t in tables}
+    out: list[JoinCandidate] = []
+    for right in tables:
+        if len(right.primary_key) < 2:
+            continue
+        keys = [right.column(k) for k in right.primary_key]
+        wanted = [normalized_name(k.name) for k in keys]
+        if len(set(wanted)) != len(wanted) or not all(wanted):
+            continue
+        for left in tables:
+            columns = names[left.name]
+            if left.name == right.name or not all(w in columns for w in wanted):
+                continue
+            if {normalized_name(c) for c in left.primary_key} == set(wanted):
+                continue
+            child = [columns[w] for w in wanted]
+            if not all(_compatible(a, b) for a, b in zip(child, keys, strict=True)):
+                continue
+            if all((left.name, a.name, right.name, b.name) in declared for a, b in zip(child, keys, strict=True)):
+                continue
+            out.append(JoinCandidate(left.name, tuple(c.name for c in child), right.name,
+                                     tuple(k.name for k in keys), declared=False, origin="source", name_score=1.0))
+    return out
+
+
 class _NameIndex:
     """The columns of some tables indexed by normalized name (:func:`normalized_name`), for scoring a
     key against every column with one :func:`name_score` per distinct name.
@@ -480,7 +517,8 @@ def discover_joins(
     left_values: int = DEFAULT_LEFT_VALUES,
     timeout_ms: int = 5000,
 ) -> list[JoinCandidate]:
-    """Declared foreign keys and name-suggested joins, measured by inclusion-ratio probes.
+    """Declared foreign keys and name-suggested joins (single-column keys, and composite primary keys
+    against tables holding columns of all their names), measured by inclusion-ratio probes.
 
     Args:
         source: an open tabular source (documents sources give ``[]``).
@@ -503,7 +541,8 @@ def discover_joins(
         return []
     declared = declared_joins(source)
     ids = {(c.child, a, c.parent, b) for c in declared for a, b in c.pairs()}
-    candidates = _one_per_pair(_unique_targets(source, _name_candidates(source, ids), timeout_ms))
+    candidates = _one_per_pair(_unique_targets(source, _name_candidates(source, ids), timeout_ms)
+                               + _composite_candidates(source, ids))
     if not _declares_keys(source):
         taken = {_ident(c) for c in candidates}
         candidates += [c for c in _value_candidates(source, min_inclusion, timeout_ms)
