@@ -28,6 +28,13 @@ from evoonto.tools.sqlcheck.probes import DataProbe
 __all__ = ["CheckContext"]
 
 
+#: The types of a date or time literal (``DATE '…'``, ``'…'::timestamp``) whose text the value and
+#: range rules read as they read a plain string literal.
+_TEMPORAL_TYPES = (exp.DataType.Type.DATE, exp.DataType.Type.DATE32, exp.DataType.Type.DATETIME,
+                   exp.DataType.Type.DATETIME64, exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPTZ,
+                   exp.DataType.Type.TIMESTAMPLTZ, exp.DataType.Type.TIMESTAMPNTZ, exp.DataType.Type.TIME)
+
+
 def _merges_columns(scope: Scope | None) -> bool:
     """True when a join of the scope merges same-named columns (``USING`` or ``NATURAL``)."""
     select_node = scope.expression if scope is not None else None
@@ -526,8 +533,14 @@ class CheckContext:
         return hits[0] if len(hits) == 1 else None
 
     def _string(self, node: exp.Expression) -> str | None:
+        """The text of a string literal (also of a date or time literal, ``DATE '2019-06-01'``,
+        ``'2019-06-01'::date``, ``CAST('…' AS TIMESTAMP)``, except on SQLite, where such a cast gives
+        a number), or of a double-quoted name SQLite reads as a string; else None."""
         if isinstance(node, exp.Literal) and node.is_string:
             return node.this
+        if (isinstance(node, exp.Cast) and self.dialect != "sqlite" and isinstance(node.this, exp.Literal)
+                and node.this.is_string and node.to.is_type(*_TEMPORAL_TYPES)):
+            return node.this.this
         if isinstance(node, exp.Column) and id(node) in self.string_columns:
             return node.name
         return None
