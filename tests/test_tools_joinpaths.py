@@ -311,7 +311,7 @@ def test_partial_key_join_offers_no_answer_changing_suggestion(air):
                  if f.kind == "partial_key_join"]
     assert partial.suggestion is None
     assert "time_hour" in partial.message  # the whole key, as information
-    assert "changes the answer" in partial.message
+    assert "can change the answer" in partial.message
 
 
 def test_half_of_a_composite_key_is_reported(air):

@@ -921,8 +921,8 @@ def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None, probe: Any
                 "partial_key_join", "Warning",
                 f"{lt.name} and {rt.name} are joined on {written}, part of their key "
                 f"({whole.condition(dialect, left_alias=left_alias, right_alias=right_alias)}): each row meets every "
-                "row that shares only this part (the whole key joins fewer rows; joining on it changes the answer, "
-                "so it is no drop-in fix)",
+                "row that shares only this part (the whole key can join fewer rows, so joining on it can change the "
+                "answer: it is no drop-in fix; not checked against the data)",
                 suggestion=None,
                 start=start, end=end, subject=f"{lt.name}-{rt.name}"))
         elif not matching:
@@ -1135,7 +1135,7 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
                     f"{agg.sql(dialect=dialect)} per group of {', '.join(f'{ref.name}.{c}' for c in by)} counts "
                     f"{ref.name} rows once per matching {joined} row (the statement uses nothing of {joined} but "
                     f"the join): right if the question counts {joined} rows per group; {ref.name} rows are counted "
-                    f"by COUNT(DISTINCT <a key of {ref.name}>), which gives another answer",
+                    f"by COUNT(DISTINCT <a key of {ref.name}>), which can give another answer",
                     suggestion=None, start=start, end=end, subject=ref.name))
             elif counted is not None:
                 ref, other, _by = counted
@@ -1147,7 +1147,7 @@ def _fan_traps(graph: JoinGraph, scope: Scope, tables: dict[str, TableRef],
                     f"{agg.sql(dialect=dialect)} counts {ref.name} rows once per matching {joined} row (the join to "
                     f"{joined} repeats them and the statement uses nothing of {joined} but the join): right if the "
                     f"question counts {joined} rows; {ref.name} rows are counted by COUNT(DISTINCT <a key of "
-                    f"{ref.name}>) or an EXISTS filter, which gives another answer",
+                    f"{ref.name}>) or an EXISTS filter, which can give another answer",
                     suggestion=None, start=start, end=end, subject=ref.name))
             continue
         columns = _value_columns(arg)
