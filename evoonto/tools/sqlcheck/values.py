@@ -56,6 +56,23 @@ def _alternative(node: exp.Expression, cmp: exp.Expr) -> bool:
     return False
 
 
+def _matches_none(ctx: CheckContext, place: tuple[str, str], cmp: exp.Expr) -> bool:
+    """True when ``cmp`` is an ``IN`` list of literals of which a probe finds no value in ``place``
+    (one probe of the whole list): every alternative is absent, so the condition matches no row."""
+    if not isinstance(cmp, exp.In) or ctx.probe is None or not cmp.expressions:
+        return False
+    literals = []
+    for item in cmp.expressions:
+        text = ctx._string(item)
+        if text is not None:
+            literals.append(ctx.probe.literal(text))
+        elif _is_numeral(item):
+            literals.append(item.sql(dialect=ctx.dialect))
+        else:
+            return False
+    return ctx.probe.holds(place[0], f"{ctx.probe.column(place[1])} IN ({', '.join(literals)})") is False
+
+
 def check_values(ctx: CheckContext) -> None:
     """``unseen_value`` / ``value_case`` / ``value_elsewhere`` / ``type_mismatch``: literals compared
     with a column (``=``, ``<>``, ``IN``, ``LIKE``) against what the column can hold: its type
@@ -167,10 +184,13 @@ def check_value(ctx: CheckContext, place: tuple[str, str], value: str, node: exp
         near = near[:SUGGESTIONS]
         ctx.contradicted.add(place)
         dead = _alternative(node, cmp)
+        none_match = dead and not negated and _matches_none(ctx, place, cmp)
+        dead = dead and not none_match
         severity: Severity = "Warning" if negated or dead else "Violation"
         detail = (f"; it holds {_quote(spellings[0])} (comparisons are case-sensitive)" if spellings
                   else f"; {_quote(value)} is a value of {', '.join(others)}" if others else "")
-        alternative = " (one alternative of several; the others may match)" if dead and not negated else ""
+        alternative = " (one alternative of several; the others may match)" if dead and not negated else \
+            " (no other value of its IN list is held either: the condition matches no row)" if none_match else ""
         suggestion = ", ".join(_quote(v) for v in near) or ", ".join(others) or None
         if negated:
             # the comparison excludes rows (or only pairs them in an outer join): it excludes none,
