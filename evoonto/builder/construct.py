@@ -401,7 +401,11 @@ def construct(verified: Verified, schema: SourceSchema, iris: IriFactory, at: da
         iri = iris.constraint(f"{schema.id}.{c.slug}")
         if not b.claim(iri, f"Constraint {c.slug} ({c.rule}: {c.condition})", "constraint", c.slug):
             continue
-        ev = b.evidence(vc.probe, summary=f"{_count(vc.probe)} rows checked for {c.rule} rule on {c.table}.{c.column}")
+        # a domain rule's probe counts the rows breaking it; the other rules' count the rows checked
+        summary = (f"{_count(vc.probe):,} rows of {c.table} break the domain rule on {c.table}.{c.column} "
+                   "(whole table)" if c.rule == "domain"
+                   else f"{_count(vc.probe):,} rows checked for {c.rule} rule on {c.table}.{c.column}")
+        ev = b.evidence(vc.probe, summary=summary)
         b.out.constraints.append(Constraint(
             iri, constrains=targets, condition=c.condition,
             trigger_keywords=list(c.triggers), severity=c.severity, comment=c.comment, evidence=[ev],

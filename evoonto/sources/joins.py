@@ -67,6 +67,7 @@ from evoonto.sources.base import (
 )
 from evoonto.sources.guard import SqlTemplate
 from evoonto.sources.probe import run_probe
+from evoonto.sources.profiling import share_text
 from evoonto.sources.quoting import quote_identifier
 
 __all__ = ["JoinCandidate", "discover_joins", "declared_joins", "name_score", "exact_reference_names",
@@ -708,7 +709,7 @@ def _measure(source, iris, candidate: JoinCandidate, left_values: int, timeout_m
     n_left, matched, n_right, right_rows = (int(v or 0) for v in run.rows[0])
     inclusion = matched / n_left if n_left else None
     unique = "unique" if n_right == right_rows else "not unique"
-    share = f"{inclusion:.0%}" if inclusion is not None else "n/a"
+    share = share_text(inclusion) if inclusion is not None else "n/a"
     capped = n_left >= left_values  # the first left_values distinct values only: a sample, said so
     summary = (f"inclusion {share}: {matched:,} of {n_left:,} distinct {candidate.child}."
                f"{left_column} values occur in {candidate.parent}.{right_column} "

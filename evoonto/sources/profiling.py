@@ -77,6 +77,7 @@ from evoonto.sources.guard import SqlTemplate
 from evoonto.sources.probe import ProbeRun, run_probe
 
 __all__ = [
+    "share_text",
     "ColumnProfile",
     "GroupStatistics",
     "group_statistics",
@@ -587,19 +588,30 @@ def _result(run: ProbeRun) -> QueryResult:
     return run.result
 
 
+def share_text(fraction: float) -> str:
+    """A share as a whole percentage that never rounds a non-zero share to "0%" or a partial one to
+    "100%": ``0.0`` -> ``"0%"``, ``0.0027`` -> ``"<1%"``, ``0.42`` -> ``"42%"``, ``0.998`` -> ``">99%"``."""
+    text = f"{fraction:.0%}"
+    if fraction > 0 and text == "0%":
+        return "<1%"
+    if fraction < 1 and text == "100%":
+        return ">99%"
+    return text
+
+
 def _summary(total, null_fraction, distinct, low, high, kind, sampled, table_rows, method=WHOLE_TABLE) -> str:
     """``"6 rows, 0% null, 6 distinct, 25..52, integer"`` for a whole table; on a sample every count and
     bound says it is the sample's: ``"sample of 10,000 of 336,776 rows (tablesample system): 0% null,
     12 distinct in the sample, seen 1..12, integer"``."""
     show = lambda t: t if len(t) <= 40 else t[:39] + "…"  # noqa: E731
     if not sampled:
-        parts = [f"{total:,} rows", f"{null_fraction:.0%} null", f"{distinct:,} distinct"]
+        parts = [f"{total:,} rows", f"{share_text(null_fraction)} null", f"{distinct:,} distinct"]
         if low is not None:
             parts.append(f"{show(low)}..{show(high)}")
         parts.append(kind)
         return ", ".join(parts)
     of = f" of {table_rows:,}" if table_rows is not None else " of an uncounted table's"
-    parts = [f"{null_fraction:.0%} null", f"{distinct:,} distinct in the sample"]
+    parts = [f"{share_text(null_fraction)} null", f"{distinct:,} distinct in the sample"]
     if low is not None:
         parts.append(f"seen {show(low)}..{show(high)}")
     parts.append(kind)

@@ -26,6 +26,7 @@ from sqlglot import exp
 
 from evoonto.errors import ConfigurationError
 from evoonto.lexicon import Lexicon
+from evoonto.sources.profiling import share_text
 from evoonto.text import QUERY_WORDS, STOP_WORDS, adjective_bases, normalize, tokenize
 from evoonto.text import words as question_words
 from evoonto.tools.findings import Finding
@@ -269,7 +270,7 @@ def check_question(ctx: CheckContext, question: str) -> list[Finding]:
             if count.this is node and not naming and col_facts is not None and (col_facts.nulls or 0) > 0:
                 where = f"{table}.{column}"
                 ctx.add("count_skips_nulls", "Warning",
-                         f"COUNT({where}) skips the {col_facts.nulls:.0%} of rows where it is NULL, and no "
+                         f"COUNT({where}) skips the {share_text(col_facts.nulls)} of rows where it is NULL, and no "
                          "word of the question names it", "COUNT(*), or COUNT of a key column", node.this,
                          where)
                 found.append(ctx.findings.pop())
