@@ -30,6 +30,10 @@ Kinds (severity):
   source, one the source's table does have (the catalog is older than the data) is a Warning, and a
   column whose facts a drift patch marked stale and that the source lost is a Violation
   (:mod:`~evoonto.tools.sqlcheck.catalog`).
+- ``name_case`` (Violation): on PostgreSQL, a table or column name that matches the catalog only
+  ignoring case (``FROM DailyKpi`` reads ``dailykpi``; ``"SALE_LINE"`` is not ``sale_line``); the
+  suggestion is the name quoted as the catalog has it. A source reached through SQLAlchemy is read in
+  its backend's dialect when it can be opened.
 - ``ambiguous_column`` (Violation): an unqualified column that two tables of the same FROM clause
   both have (the database refuses it); the suggestion lists the qualified names. Joins with
   ``USING``/``NATURAL`` merge such columns and are not reported.
@@ -103,7 +107,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError
 
-from evoonto.errors import ToolArgumentError
+from evoonto.catalog import SourceSchema
+from evoonto.errors import SourceError, ToolArgumentError
 from evoonto.sources.quoting import dialect_of_kind
 from evoonto.tools.findings import Finding, balanced_span, has_violation
 from evoonto.tools.joinpaths import check_joins
@@ -198,7 +203,9 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
         raise ToolArgumentError(f"check_sql: unknown source {str(source)[:60]!r}; use one of "
                                 f"{', '.join(sorted(facts.sources)) or 'none (the catalog has no table)'}")
     first = facts.sources.get(source) if source else None
-    read = dialect_of_kind(first.kind if first else _only_kind(facts), dialect)
+    only = first or (next(iter(facts.sources.values())) if len(facts.sources) == 1 else None)
+    read = (_source_dialect(only, sources, dialect) if only is not None
+            else dialect_of_kind(_only_kind(facts), dialect))
     try:
         statements = [s for s in sqlglot.parse(sql, read=read) if s is not None]
     except (ParseError, SqlglotError) as exc:
@@ -215,7 +222,7 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
     schema = first or _pick_source(facts, statement)
     if schema is None:
         return []
-    read_dialect = dialect_of_kind(schema.kind, dialect)
+    read_dialect = _source_dialect(schema, sources, dialect)
     ctx = CheckContext(facts, schema, statement, sql, read_dialect, probe_for(sources, schema.id, read_dialect))
     ctx.question, ctx.question_rules = question, question_rules
     if ctx.resolve_names():
@@ -223,6 +230,22 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
             rule(ctx)
     return [replace(f, start=s, end=e) if (s, e) != (f.start, f.end) else f
             for f in ctx.findings for s, e in [balanced_span(sql, f.start, f.end)]]
+
+
+def _source_dialect(schema: SourceSchema, sources: SourceLookup | None, dialect: str | None) -> str | None:
+    """The sqlglot dialect the SQL for ``schema`` is read in: ``dialect`` when given, else that of its
+    kind (SQLite, DuckDB for files), else, for a database reached through SQLAlchemy (whose catalog
+    records no backend), the open source's own (``postgres`` for a PostgreSQL URL) when it can be
+    opened, else sqlglot's generic SQL."""
+    read = dialect_of_kind(schema.kind, dialect)
+    if read is not None or dialect is not None or sources is None:
+        return read
+    try:
+        source = sources(schema.id) if callable(sources) else sources.get(schema.id)
+    except SourceError:
+        return None
+    found = getattr(source, "dialect", None) if source is not None else None
+    return found if isinstance(found, str) else None
 
 
 def finding_counts(findings: Iterable[Finding | dict[str, Any]]) -> dict[str, int]:

@@ -13,11 +13,13 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from rapidfuzz import fuzz, process
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from evoonto.catalog import SourceSchema, TableInfo
 from evoonto.sources.joins import type_family
+from evoonto.sources.quoting import quote_identifier
 from evoonto.text import normalize
 from evoonto.tools.findings import Finding, Severity
 from evoonto.tools.findings import node_span as _span
@@ -27,6 +29,9 @@ from evoonto.tools.sqlcheck.probes import DataProbe
 
 __all__ = ["CheckContext"]
 
+
+#: The dialects whose names :meth:`CheckContext.check_name_case` checks, as a message names them.
+_DIALECT_NAMES = {"postgres": "PostgreSQL", "redshift": "Redshift"}
 
 #: The types of a date or time literal (``DATE '…'``, ``'…'::timestamp``) whose text the value and
 #: range rules read as they read a plain string literal.
@@ -368,7 +373,9 @@ class CheckContext:
         functions are skipped. Adds to :attr:`findings`; raises nothing."""
         if node.args.get("db") or not node.name:
             return  # schema-qualified or table function: not in a single-schema catalog
-        if self.table(node.name) is not None:
+        info = self.table(node.name)
+        if info is not None:
+            self.check_name_case(node.this, info.name, "table")
             return
         names = [t.name for t in self.schema.tables]
         labelled = {label: t for (sid, t), labels in self.facts.table_labels.items() if sid == self.schema.id
@@ -488,10 +495,34 @@ class CheckContext:
             select_node = select_node.find_ancestor(exp.Select)
         return False
 
+    def check_name_case(self, ident: Any, name: str, what: str) -> None:
+        """``name_case`` (Violation) on PostgreSQL (and Redshift), which folds an unquoted name to lower
+        case and reads a quoted one as written, when the name the database reads for ``ident`` is not
+        the catalog's ``name`` exactly: ``FROM DailyKpi`` reads ``dailykpi`` where the table is
+        ``"DailyKpi"``, ``"SALE_LINE"`` is not ``sale_line``. The name walk matches names ignoring
+        case, which the database does not. The suggestion is the name quoted as the catalog has it (the
+        same table or column: it changes nothing but the spelling). Not on Snowflake or Oracle, which
+        fold to upper case: SQLAlchemy reports their names in lower case, not as stored. Raises nothing."""
+        if not isinstance(ident, exp.Identifier) or self.dialect not in _DIALECT_NAMES:
+            return
+        dialect = Dialect.get_or_raise(self.dialect)
+        if dialect.normalization_strategy != NormalizationStrategy.LOWERCASE:
+            return
+        read = dialect.normalize_identifier(ident.copy()).this
+        if read == name:
+            return
+        how = "reads a double-quoted name as written" if ident.quoted else "folds an unquoted name to lower case"
+        written = quote_identifier(name, self.dialect)
+        self.add("name_case", "Violation",
+                 f"{_DIALECT_NAMES.get(self.dialect, self.dialect)} {how}: {ident.sql(dialect=self.dialect)} is "
+                 f"{read!r}, and the {what} is {name!r}, so the database refuses it; write {written}",
+                 written, ident, name)
+
     def note(self, table: str, column: str, in_condition: bool, node: exp.Column) -> None:
         """Record that ``node`` resolved to ``table.column``: into :attr:`used`, into :attr:`restricted`
         when it appears in a condition (``in_condition``), and into :attr:`places` unless it is a join
         key. Raises nothing."""
+        self.check_name_case(node.this, column, "column")
         self.used.add((table, column))
         if in_condition:
             self.restricted.add(column.casefold())

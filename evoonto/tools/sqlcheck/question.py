@@ -270,8 +270,8 @@ def check_question(ctx: CheckContext, question: str) -> list[Finding]:
             if count.this is node and not naming and col_facts is not None and (col_facts.nulls or 0) > 0:
                 where = f"{table}.{column}"
                 ctx.add("count_skips_nulls", "Warning",
-                         f"COUNT({where}) skips the {share_text(col_facts.nulls or 0.0)} of rows where it is NULL, and no "
-                         "word of the question names it", "COUNT(*), or COUNT of a key column", node.this,
+                         f"COUNT({where}) skips the {share_text(col_facts.nulls or 0.0)} of rows where it is NULL, "
+                         "and no word of the question names it", "COUNT(*), or COUNT of a key column", node.this,
                          where)
                 found.append(ctx.findings.pop())
                 reported.add(key)
