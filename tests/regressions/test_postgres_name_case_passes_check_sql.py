@@ -25,7 +25,8 @@ def kpi(tmp_path_factory):
     with sqlite3.connect(path) as con:
         con.execute('CREATE TABLE "DailyKpi" ("KpiDay" TEXT, "Region" TEXT, value REAL)')
         con.execute("CREATE TABLE sale_line (id INTEGER PRIMARY KEY, channel TEXT)")
-        con.executemany('INSERT INTO "DailyKpi" VALUES (?, ?, ?)', [(f"2020-01-{d:02d}", "North", d) for d in range(1, 9)])
+        con.executemany('INSERT INTO "DailyKpi" VALUES (?, ?, ?)',
+                        [(f"2020-01-{d:02d}", "North", d) for d in range(1, 9)])
         con.executemany("INSERT INTO sale_line VALUES (?, ?)", [(i, "retail") for i in range(1, 9)])
     return Ontology.from_graphs(build([path], None, validate=False).graphs)
 
