@@ -303,7 +303,8 @@ def column_kind(table: TableInfo, col: ColumnInfo, profile: ColumnProfile | None
     return "Dimension"
 
 
-def _definition(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnProfile | None) -> str:
+def _definition(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnProfile | None,
+                keys: Sequence[tuple[tuple[str, ...], str, tuple[str, ...]]] = ()) -> str:
     what = {"Identifier": "identifier", "Metric": "numeric measure", "Dimension": "attribute",
             "Category": "category", "TimeDimension": "time attribute"}[kind]
     # a column named by its kind's own word ("category") is not called "the category category"
@@ -312,7 +313,14 @@ def _definition(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnPro
     if col.declared_type:
         text += f" ({col.declared_type})"
     if col.references:
-        text += "; references " + ", ".join(f"{t}.{c}" for t, c in col.references)
+        # a column of a composite key (``keys``: the table's foreign keys, :func:`foreign_keys`) is
+        # named with the whole key: half of it references no row by itself
+        composite = {ref: cols for cols, ref, _r in keys if len(cols) > 1 and col.name in cols}
+        whole = [(ref, cols, ref_cols) for cols, ref, ref_cols in keys if ref in composite and cols == composite[ref]]
+        single = [f"{t}.{c}" for t, c in col.references if t not in composite]
+        parts = [f"{ref} ({', '.join(ref_cols)}) together with {', '.join(c for c in cols if c != col.name)}"
+                 for ref, cols, ref_cols in whole]
+        text += "; references " + ", ".join(single + parts)
     if profile is not None and profile.vocabulary and len(profile.vocabulary) <= DEFINITION_VALUES:
         # a sample's values are said to be a sample's: the table may hold others
         lead = (DEFINITION_VALUES_LEAD if profile.whole_table
@@ -396,13 +404,14 @@ def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], C
             labels=table_labels(table.name), definition=_entity_definition(table), aggregation="COUNT",
         ))
         numeric = []
+        keys = foreign_keys(table, schema.tables)
         for col in table.columns:
             profile = profiles.get((table.name, col.name))
             kind = column_kind(table, col, profile)
             proposal.terms.append(TermCandidate(
                 slug=term_slug(table.name, col.name), kind=kind, table=table.name, column=col.name,
                 labels=column_labels(table.name, col.name, qualify=schema.kind != "files"),
-                definition=_definition(table, col, kind, profile),
+                definition=_definition(table, col, kind, profile, keys),
                 aggregation=default_aggregation(kind, col.name, profile),
             ))
             if profile is not None and _is_value_term_column(kind, profile):
@@ -413,7 +422,7 @@ def schema_candidates(schema: SourceSchema, profiles: Mapping[tuple[str, str], C
                 numeric.append(col.name)
             proposal.constraints.extend(_constraint_candidates(table, col, kind, profile, tables))
         # one candidate per declared key, a composite key whole (all its column pairs)
-        for columns, ref_table, ref_columns in foreign_keys(table, schema.tables):
+        for columns, ref_table, ref_columns in keys:
             proposal.joins.append(JoinCandidate(table.name, columns, ref_table, ref_columns, declared=True))
         if len(numeric) >= 3:
             proposal.derivations.append(DerivationCandidate(table.name, tuple(numeric[:12])))
