@@ -17,7 +17,8 @@ probe path and compares what they observe now with what the Evidence recorded:
 - column Evidence of a sample (``evo:wholeTable false``): the sample is not taken again (another
   sample, or the same seeded sample after PostgreSQL moved rows, sees other rows: that is no change).
   What a sample can support is checked on the whole table instead: every value it recorded still
-  occurs, and the table's minimum..maximum still covers the range the sample saw;
+  occurs, the table's minimum..maximum still covers the range the sample saw, and the sample's null
+  share is one a sample of its size could show of the table's (:func:`sample_share_differs`);
 - verified queries: their result (``evo:valueDigest`` of the rows, numbers compared to 10
   significant digits, row order ignored) and row count, never the text of their summary;
 - documentation Evidence (an ``evo:DocumentReading``, whose query is a description, not SQL): the
@@ -49,6 +50,7 @@ Example::
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +65,8 @@ from evoonto.namespaces import EVO
 if TYPE_CHECKING:
     from evoonto.sources.base import Source
 
-__all__ = ["DriftFinding", "DriftReport", "check_drift", "drift_patch", "run_drift", "STALE_KINDS"]
+__all__ = ["DriftFinding", "DriftReport", "check_drift", "drift_patch", "run_drift", "sample_share_differs",
+           "STALE_KINDS", "SAMPLE_SHARE_Z"]
 
 #: Finding kinds that invalidate Evidence (the others are reported only).
 STALE_KINDS = ("missing_table", "missing_column", "query_failed", "changed")
@@ -75,6 +78,10 @@ _NAMED_SOURCE = re.compile(r"^([A-Za-z0-9_.\-]+)=(.+)$")
 RERUN_LIMIT = 20_001
 #: Values of a sampled Evidence looked up per whole-table query.
 _VALUES_PER_QUERY = 500
+#: How many standard errors a sample's null share may lie from the whole table's before the table is
+#: said to have changed (binomial sampling, normal approximation; 4 gives a false alarm about once in
+#: 16,000 unchanged columns).
+SAMPLE_SHARE_Z = 4.0
 
 _PROFILE_COLUMNS = ("v", "n")
 
@@ -684,7 +691,9 @@ def _sampled_column(ev: _Evidence, tables: Mapping[str, Any], dialect: str | Non
 def _check_sample(ev: _Evidence, source: Any, target: tuple[Any, str], dialect: str | None,
                   timeout_ms: int) -> list[str]:
     """What the whole table now contradicts among the claims a sampled column Evidence can support:
-    each recorded value occurs in the table, and the table's range covers the range the sample saw.
+    each recorded value occurs in the table, the table's range covers the range the sample saw, and
+    the sample's null share is one a sample of its size could show of the table's share now
+    (:func:`sample_share_differs`).
 
     Args:
         target: ``(table, column name)`` from :func:`_sampled_column`.
@@ -693,15 +702,22 @@ def _check_sample(ev: _Evidence, source: Any, target: tuple[Any, str], dialect: 
         _Unchecked: a check timed out.
     """
     from evoonto.errors import QueryTimeout
-    from evoonto.sources.profiling import value_sort_key, value_text
+    from evoonto.sources.profiling import share_text, value_sort_key, value_text
     from evoonto.sources.quoting import quote_identifier, quote_literal
 
     table, column = target
     col, name = quote_identifier(column, dialect), quote_identifier(table.name, dialect)
     out: list[str] = []
     try:
+        row = source.run(f"SELECT MIN({col}), MAX({col}), COUNT(*), COUNT({col}) FROM {name}", limit=1,
+                         timeout_ms=timeout_ms).rows
+        if row and ev.null_fraction is not None and ev.rows:
+            total, filled = int(row[0][2] or 0), int(row[0][3] or 0)
+            if total and sample_share_differs(ev.null_fraction, ev.rows, (total - filled) / total):
+                out.append(f"null share: the sample saw {share_text(ev.null_fraction)} of its {ev.rows:,} rows null; "
+                           f"the whole table now has {share_text((total - filled) / total)} "
+                           f"({total - filled:,} of {total:,} rows)")
         if ev.low is not None and ev.high is not None:
-            row = source.run(f"SELECT MIN({col}), MAX({col}) FROM {name}", limit=1, timeout_ms=timeout_ms).rows
             low, high = (value_text(row[0][0]), value_text(row[0][1])) if row else (None, None)
             if low is None or high is None:
                 out.append(f"range: the sample saw {ev.low}..{ev.high}; the table now holds no value")
@@ -725,6 +741,18 @@ def _check_sample(ev: _Evidence, source: Any, target: tuple[Any, str], dialect: 
     except SourceError as exc:
         out.append(f"the whole-table check fails: {first_line(exc)}")
     return out
+
+
+def sample_share_differs(observed: float, rows: int, share: float, z: float = SAMPLE_SHARE_Z) -> bool:
+    """Whether a sample of ``rows`` rows showing the share ``observed`` (0..1) is implausible when the
+    table's share is ``share``: more than ``z`` standard errors of a binomial sample apart (normal
+    approximation), or any difference of a whole row when ``share`` is exactly 0 or 1 (a table with no
+    null cannot give a sample one). False for an empty sample."""
+    if rows <= 0:
+        return False
+    if share <= 0.0 or share >= 1.0:
+        return abs(observed - share) * rows >= 0.5
+    return abs(observed - share) > z * math.sqrt(share * (1 - share) / rows)
 
 
 def _readings(location: str | None, source: Source) -> dict[str, str]:
