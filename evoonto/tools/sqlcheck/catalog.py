@@ -32,7 +32,8 @@ def check_catalog_currency(ctx: CheckContext) -> None:
             ctx.findings[index] = replace(
                 finding, severity="Warning",
                 message=f"{finding.message}; but the source's {holders[0]} has it now: the catalog is out of date "
-                        "(run evoonto drift, or rebuild)", suggestion=None)
+                        "(rebuild the workspace to add it: `evoonto drift` marks what changed but adds no column)",
+                suggestion=None)
     stale = ctx.facts.stale_columns
     if not stale:
         return
