@@ -639,7 +639,14 @@ def _compare(ev: _Evidence, run, row_tolerance: float) -> list[str]:
         value = run.scalar(None)
         if ev.rows is not None and isinstance(value, int) and not isinstance(value, bool) \
                 and _differs(ev.rows, value, row_tolerance):
-            out.append(f"count: {ev.rows:,} -> {value:,}")
+            # what was counted is the Evidence's summary (a join's inclusion names both sides)
+            what = f" ({_clipped(ev.summary)})" if ev.summary else ""
+            out.append(f"count: {ev.rows:,} -> {value:,}{what}")
+            row: tuple = tuple(run.rows[0]) if run.rows else ()
+            if cols[:2] == ("left_values", "matched") and len(row) > 1 and isinstance(row[1], int):
+                out.append(f"inclusion now: {row[1]:,} of {value:,} distinct values occur on the referenced side")
+            elif len(row) > 1:  # (rows, rows that join) of a join's probe, and the like: all of it
+                out.append(f"the probe's row now: {', '.join(f'{v:,}' if isinstance(v, int) else str(v) for v in row)}")
         return out
     truncated = bool(run.result is not None and run.result.truncated) and "total_rows" not in cols
     stats = group_statistics(run.columns, run.rows)
@@ -741,6 +748,14 @@ def _check_sample(ev: _Evidence, source: Any, target: tuple[Any, str], dialect: 
     except SourceError as exc:
         out.append(f"the whole-table check fails: {first_line(exc)}")
     return out
+
+
+#: Characters of an Evidence summary a drift finding quotes.
+SUMMARY_CHARS = 160
+
+
+def _clipped(text: str) -> str:
+    return text if len(text) <= SUMMARY_CHARS else text[:SUMMARY_CHARS - 1] + "…"
 
 
 def sample_share_differs(observed: float, rows: int, share: float, z: float = SAMPLE_SHARE_Z) -> bool:
