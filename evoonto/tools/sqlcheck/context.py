@@ -20,7 +20,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 from evoonto.catalog import SourceSchema, TableInfo
 from evoonto.sources.joins import type_family
 from evoonto.sources.quoting import quote_identifier
-from evoonto.text import normalize
+from evoonto.text import normalize, split_identifier
 from evoonto.tools.findings import Finding, Severity
 from evoonto.tools.findings import node_span as _span
 from evoonto.tools.joinpaths import TableRef
@@ -131,12 +131,23 @@ def _pick_source(facts: CheckFacts, statement: exp.Query) -> SourceSchema | None
                key=lambda s: (sum(1 for t in s.tables if t.name.casefold() in names), s.id == min(facts.sources)))
 
 
-def _nearest(query: str, choices: Iterable[str], n: int = SUGGESTIONS, cutoff: float = 60.0) -> list[str]:
+def _name_score(query: str, choice: str, **_kwargs: Any) -> float:
+    """How alike two names are, 0..100: their :func:`rapidfuzz.fuzz.ratio` (a misspelling, ``custmer``
+    for ``customer``), or 90 when they share a whole word (``total`` and ``total_price``). Not
+    ``WRatio``'s partial matches: ``total`` scored 72 against ``postal_code`` for sharing ``tal``."""
+    words = set(split_identifier(query.casefold()))
+    shared = words & set(split_identifier(choice.casefold()))
+    return max(fuzz.ratio(query.casefold(), choice.casefold()), 90.0 if shared else 0.0)
+
+
+def _nearest(query: str, choices: Iterable[str], n: int = SUGGESTIONS, cutoff: float = 70.0) -> list[str]:
+    """The names of ``choices`` nearest ``query`` (:func:`_name_score` ≥ ``cutoff``), exact matches
+    ignoring case first, at most ``n``."""
     pool = list(dict.fromkeys(choices))
     if not pool:
         return []
     exact = [c for c in pool if c.casefold() == query.casefold()]
-    found = process.extract(query.casefold(), {i: c.casefold() for i, c in enumerate(pool)}, scorer=fuzz.WRatio,
+    found = process.extract(query, {i: c for i, c in enumerate(pool)}, scorer=_name_score,
                             limit=n + len(exact), score_cutoff=cutoff)
     ranked = exact + [pool[key] for _c, _s, key in found if pool[key] not in exact]
     return ranked[:n]
