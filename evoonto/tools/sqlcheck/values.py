@@ -8,6 +8,7 @@ sample, or an offline check with no source) gives a Warning that says what was s
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 
 from sqlglot import exp
@@ -104,6 +105,8 @@ def check_values(ctx: CheckContext) -> None:
                 if col_facts is not None and (col_facts.complete or ctx.probe is not None):
                     check_value(ctx, place, value_node.name, value_node, col_facts, negative, cmp)
         values = [v for v in values if not _is_numeral(v)]
+        if not isinstance(cmp, exp.Like) and check_impossible_dates(ctx, place, values):
+            continue
         if check_literal_type(ctx, place, values, negative, like=isinstance(cmp, exp.Like)):
             continue
         if isinstance(cmp, exp.Like):
@@ -115,6 +118,45 @@ def check_values(ctx: CheckContext) -> None:
             if col_facts is None and ctx.probe is None:
                 continue  # nothing seen, nothing to ask: no claim
             check_value(ctx, place, value, value_node, col_facts, negative, cmp)
+
+
+_ISO_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[ T].*)?$")
+
+
+def _impossible_date(text: str) -> bool:
+    """Whether ``text`` is written as an ISO date (``YYYY-MM-DD``, a time may follow) that no calendar
+    has (``2012-10-32``, ``2023-02-29``)."""
+    m = _ISO_DAY.match(text.strip())
+    if m is None:
+        return False
+    try:
+        _dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return True
+    return False
+
+
+def check_impossible_dates(ctx: CheckContext, place: tuple[str, str], values: list[exp.Expression]) -> bool:
+    """``type_mismatch`` (Violation) when a column declared as a date or timestamp is compared with a
+    date no calendar has (``returned_on = '2012-10-32'``): PostgreSQL and DuckDB refuse it before
+    reading a row. Not on SQLite, whose dates are text (the value rules report a text no row holds).
+    True when one was reported."""
+    if ctx.dialect == "sqlite":
+        return False
+    info = ctx.table(place[0])
+    column = info.column(place[1]) if info is not None else None
+    if column is None or not any(t in column.declared_type.upper() for t in ("DATE", "TIMESTAMP")):
+        return False
+    reported = False
+    for node in values:
+        text = ctx._string(node)
+        if text is not None and _impossible_date(text):
+            ctx.contradicted.add(place)
+            ctx.add("type_mismatch", "Violation",
+                    f"{_quote(text)} is no calendar date, and {place[0]}.{place[1]} holds {column.declared_type} "
+                    "values: the database refuses the comparison", None, node, f"{place[0]}.{place[1]}")
+            reported = True
+    return reported
 
 
 def check_literal_type(ctx: CheckContext, place: tuple[str, str], values: list[exp.Expression], negated: bool, *,
