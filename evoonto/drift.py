@@ -17,8 +17,8 @@ probe path and compares what they observe now with what the Evidence recorded:
 - column Evidence of a sample (``evo:wholeTable false``): the sample is not taken again (another
   sample, or the same seeded sample after PostgreSQL moved rows, sees other rows: that is no change).
   What a sample can support is checked on the whole table instead: every value it recorded still
-  occurs, the table's minimum..maximum still covers the range the sample saw, and the sample's null
-  share is one a sample of its size could show of the table's (:func:`sample_share_differs`);
+  occurs, the table's minimum..maximum still covers the range the sample saw, and a random sample's
+  null share is one a sample of its size could show of the table's (:func:`sample_share_differs`);
 - verified queries: their result (``evo:valueDigest`` of the rows, numbers compared to 10
   significant digits, row order ignored) and row count, never the text of their summary;
 - documentation Evidence (an ``evo:DocumentReading``, whose query is a description, not SQL): the
@@ -61,6 +61,7 @@ from rdflib.namespace import PROV, SKOS, XSD
 
 from evoonto.errors import EvoontoError, SourceError, first_line
 from evoonto.namespaces import EVO
+from evoonto.sources.base import RESERVOIR, TABLESAMPLE_BERNOULLI
 
 if TYPE_CHECKING:
     from evoonto.sources.base import Source
@@ -78,6 +79,9 @@ _NAMED_SOURCE = re.compile(r"^([A-Za-z0-9_.\-]+)=(.+)$")
 RERUN_LIMIT = 20_001
 #: Values of a sampled Evidence looked up per whole-table query.
 _VALUES_PER_QUERY = 500
+#: The sampling methods (``evo:samplingMethod``) that draw rows at random, whose null share
+#: :func:`sample_share_differs` may judge: PostgreSQL's ``TABLESAMPLE BERNOULLI``, DuckDB's reservoir.
+RANDOM_SAMPLES = frozenset({TABLESAMPLE_BERNOULLI, RESERVOIR})
 #: How many standard errors a sample's null share may lie from the whole table's before the table is
 #: said to have changed (binomial sampling, normal approximation; 4 gives a false alarm about once in
 #: 16,000 unchanged columns).
@@ -213,6 +217,7 @@ class _Evidence:
     high: str | None = None
     samples: set[str] = field(default_factory=set)
     whole_table: bool | None = None
+    sampling_method: str | None = None  # evo:samplingMethod
     digest: str | None = None
     summary: str | None = None
     reading: bool = False      # the probe is an evo:DocumentReading (its query is not SQL)
@@ -575,7 +580,7 @@ def _finding(kind, sid, table, column, detail, evidence: list[_Evidence], mappin
 
 def _read_evidence(ontology) -> list[_Evidence]:
     rows = ontology.query("""
-        SELECT ?ev ?query ?src ?rows ?nulls ?distinct ?low ?high ?whole ?digest ?summary ?reading WHERE {
+        SELECT ?ev ?query ?src ?rows ?nulls ?distinct ?low ?high ?whole ?method ?digest ?summary ?reading WHERE {
           GRAPH evog:content {
             ?ev a evo:Evidence ; prov:wasGeneratedBy ?probe .
             ?probe evo:query ?query .
@@ -586,6 +591,7 @@ def _read_evidence(ontology) -> list[_Evidence]:
             OPTIONAL { ?ev evo:minValue ?low }
             OPTIONAL { ?ev evo:maxValue ?high }
             OPTIONAL { ?ev evo:wholeTable ?whole }
+            OPTIONAL { ?ev evo:samplingMethod ?method }
             OPTIONAL { ?ev evo:valueDigest ?digest }
             OPTIONAL { ?ev evo:summary ?summary }
             OPTIONAL { ?probe a ?reading . FILTER(?reading = evo:DocumentReading) }
@@ -612,6 +618,7 @@ def _read_evidence(ontology) -> list[_Evidence]:
             high=str(row["high"]) if row.get("high") is not None else None,
             samples=samples.get(iri, set()),
             whole_table=None if whole is None else whole.toPython() is True,
+            sampling_method=str(row["method"]) if row.get("method") is not None else None,
             digest=str(row["digest"]) if row.get("digest") is not None else None,
             summary=str(row["summary"]) if row.get("summary") is not None else None,
             reading=row.get("reading") is not None, verified=iri in verified)
@@ -698,9 +705,9 @@ def _sampled_column(ev: _Evidence, tables: Mapping[str, Any], dialect: str | Non
 def _check_sample(ev: _Evidence, source: Any, target: tuple[Any, str], dialect: str | None,
                   timeout_ms: int) -> list[str]:
     """What the whole table now contradicts among the claims a sampled column Evidence can support:
-    each recorded value occurs in the table, the table's range covers the range the sample saw, and
-    the sample's null share is one a sample of its size could show of the table's share now
-    (:func:`sample_share_differs`).
+    each recorded value occurs in the table, the table's range covers the range the sample saw, and,
+    for a random sample (:data:`RANDOM_SAMPLES`), its null share is one a sample of its size could
+    show of the table's share now (:func:`sample_share_differs`).
 
     Args:
         target: ``(table, column name)`` from :func:`_sampled_column`.
@@ -718,7 +725,9 @@ def _check_sample(ev: _Evidence, source: Any, target: tuple[Any, str], dialect: 
     try:
         row = source.run(f"SELECT MIN({col}), MAX({col}), COUNT(*), COUNT({col}) FROM {name}", limit=1,
                          timeout_ms=timeout_ms).rows
-        if row and ev.null_fraction is not None and ev.rows:
+        # a random sample only: a spread one (rowid stride, first rows, random pages) can see a share
+        # the table never had (every other row null, a stride of 20: the sample sees none)
+        if row and ev.null_fraction is not None and ev.rows and ev.sampling_method in RANDOM_SAMPLES:
             total, filled = int(row[0][2] or 0), int(row[0][3] or 0)
             if total and sample_share_differs(ev.null_fraction, ev.rows, (total - filled) / total):
                 out.append(f"null share: the sample saw {share_text(ev.null_fraction)} of its {ev.rows:,} rows null; "

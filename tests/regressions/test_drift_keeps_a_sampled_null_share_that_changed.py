@@ -1,8 +1,10 @@
 """After half of a column's rows were set to NULL, ``drift`` found nothing on its sampled Evidence
 ("sample of 9,982 of 250,000 rows: 1% null" stayed in force, unmarked, with the table 49% null; PostgreSQL
-review): drift checked only that a sample's values still occur and that its range still fits. The
-sample's null share is now compared with the whole table's: a difference a sample of its size could not
-show (more than SAMPLE_SHARE_Z standard errors) marks the Evidence changed."""
+review): drift checked only that a sample's values still occur and that its range still fits. A random
+sample's null share (TABLESAMPLE BERNOULLI, DuckDB's reservoir) is now compared with the whole table's:
+a difference a sample of its size could not show (more than SAMPLE_SHARE_Z standard errors) marks the
+Evidence changed. A spread sample (rowid stride, first rows) is not judged so: a stride of 20 over a
+ledger whose every other row is null sees no null in an unchanged table (review of the first fix)."""
 
 from __future__ import annotations
 
@@ -26,21 +28,9 @@ def test_sample_share_differs():
 
 
 @pytest.fixture()
-def sampled(tmp_path, monkeypatch):
+def small_samples(monkeypatch):
     monkeypatch.setitem(profile.__kwdefaults__, "sample_threshold", 1_000)
     monkeypatch.setitem(profile.__kwdefaults__, "sample_rows", 500)
-    path = tmp_path / "shop.sqlite"
-    with sqlite3.connect(path) as con:
-        con.execute("CREATE TABLE sale (id INTEGER PRIMARY KEY, status TEXT)")
-        rng = random.Random(7)
-        con.executemany("INSERT INTO sale VALUES (?, ?)",
-                        [(i, None if rng.random() < 0.02 else rng.choice(("open", "paid", "void")))
-                         for i in range(1, 4001)])
-    onto = Ontology.from_graphs(build([path], None, validate=False).graphs)
-    summaries = [r["s"] for r in onto.query("SELECT ?s WHERE { ?e a evo:Evidence ; evo:summary ?s ; "
-                                            "evo:wholeTable false }")]
-    assert any(s.startswith("sample of") and "open..void" in s and " 0% null" not in s for s in summaries), summaries
-    return path, onto
 
 
 def _null_share_findings(onto, path) -> list:
@@ -52,15 +42,41 @@ def _null_share_findings(onto, path) -> list:
     return [f for f in report.findings if "null share" in f.detail]
 
 
-def test_unchanged_sampled_column_has_no_null_share_drift(sampled):
-    path, onto = sampled
-    assert _null_share_findings(onto, path) == []
+def _write_csv(folder, rows) -> None:
+    folder.mkdir(exist_ok=True)
+    (folder / "sale.csv").write_text("id,status\n" + "".join(f"{i},{s or ''}\n" for i, s in rows), encoding="utf-8")
 
 
-def test_null_share_change_is_drift_on_a_sampled_column(sampled):
-    path, onto = sampled
-    with sqlite3.connect(path) as con:
-        con.execute("UPDATE sale SET status = NULL WHERE id <= 2000")
-    found = _null_share_findings(onto, path)
+@pytest.fixture()
+def reservoir(tmp_path, small_samples):
+    rng = random.Random(7)
+    rows = [(i, None if rng.random() < 0.02 else rng.choice(("open", "paid", "void"))) for i in range(1, 4001)]
+    folder = tmp_path / "shop"
+    _write_csv(folder, rows)
+    result = build([folder], None, validate=False)
+    onto = Ontology.from_graphs(result.graphs, base_iri=result.base_iri)
+    methods = {str(r["m"]) for r in onto.query("SELECT ?m WHERE { ?e evo:wholeTable false ; evo:samplingMethod ?m }")}
+    assert methods == {"reservoir"}, methods
+    return folder, onto, rows
+
+
+def test_unchanged_random_sample_has_no_null_share_drift(reservoir):
+    folder, onto, _rows = reservoir
+    assert _null_share_findings(onto, folder) == []
+
+
+def test_null_share_change_is_drift_on_a_random_sample(reservoir):
+    folder, onto, rows = reservoir
+    _write_csv(folder, [(i, None if i <= 2000 else s) for i, s in rows])
+    found = _null_share_findings(onto, folder)
     assert [(f.kind, f.column) for f in found] == [("changed", "status")], found
     assert "the whole table now has 5" in found[0].detail and "of 4,000 rows)" in found[0].detail, found[0].detail
+
+
+def test_spread_sample_of_an_unchanged_ledger_is_no_drift(tmp_path, small_samples):
+    path = tmp_path / "ledger.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE ledger (id INTEGER PRIMARY KEY, fee_code TEXT)")
+        con.executemany("INSERT INTO ledger VALUES (?, ?)", [(i, None if i % 2 == 0 else "F1") for i in range(1, 4001)])
+    onto = Ontology.from_graphs(build([path], None, validate=False).graphs)
+    assert _null_share_findings(onto, path) == []
