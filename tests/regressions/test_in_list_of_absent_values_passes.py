@@ -46,3 +46,16 @@ def test_negated_in_list_of_absent_values_stays_a_warning(sales):
     findings = [f for f in check_sql(sales, "SELECT COUNT(*) FROM sale WHERE channel NOT IN ('telex', 'pigeon')")
                 if f.kind == "unseen_value"]
     assert findings and all(f.severity == "Warning" for f in findings), findings
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT COUNT(*) FROM sale WHERE channel IN ('telex', 'pigeon') OR amount > 3",
+    "SELECT SUM(CASE WHEN channel IN ('telex', 'pigeon') THEN amount ELSE 0 END) FROM sale",
+    "SELECT channel IN ('telex', 'pigeon') AS odd, COUNT(*) FROM sale GROUP BY 1",
+    "SELECT COUNT(*) FROM sale WHERE channel IN ('telex') OR amount > 3",
+])
+def test_in_list_that_is_itself_an_alternative_stays_a_warning(sales, sql):
+    """Review of the first fix: an IN list under OR, in a CASE branch or computed in the SELECT list
+    filters nothing by itself; a value no row holds there is a Warning, as before."""
+    findings = [f for f in check_sql(sales, sql) if f.kind == "unseen_value"]
+    assert findings and all(f.severity == "Warning" for f in findings), findings

@@ -49,6 +49,12 @@ def _alternative(node: exp.Expression, cmp: exp.Expr) -> bool:
     alternative does not make the query wrong."""
     if isinstance(cmp, exp.In) and len(cmp.expressions) > 1:
         return True
+    return _alternative_in_context(cmp)
+
+
+def _alternative_in_context(cmp: exp.Expr) -> bool:
+    """True when the comparison itself is one alternative of a condition: under ``OR`` in its own
+    SELECT, or the condition of a ``CASE`` branch."""
     select = cmp.find_ancestor(exp.Select)
     for kind in (exp.Or, exp.If):
         ancestor = cmp.find_ancestor(kind)
@@ -58,9 +64,15 @@ def _alternative(node: exp.Expression, cmp: exp.Expr) -> bool:
 
 
 def _matches_none(ctx: CheckContext, place: tuple[str, str], cmp: exp.Expr) -> bool:
-    """True when ``cmp`` is an ``IN`` list of literals of which a probe finds no value in ``place``
-    (one probe of the whole list): every alternative is absent, so the condition matches no row."""
+    """True when ``cmp`` is an ``IN`` list of literals filtering rows (in a WHERE, HAVING or JOIN
+    condition, not itself one alternative under ``OR`` or a ``CASE`` branch, nor a value the SELECT
+    list computes) of which a probe finds no value in ``place`` (one probe of the whole list): every
+    alternative is absent, so the condition matches no row."""
     if not isinstance(cmp, exp.In) or ctx.probe is None or not cmp.expressions:
+        return False
+    condition = cmp.find_ancestor(exp.Where, exp.Having, exp.Join)
+    if _alternative_in_context(cmp) or condition is None \
+            or condition.find_ancestor(exp.Select) is not cmp.find_ancestor(exp.Select):
         return False
     literals = []
     for item in cmp.expressions:
