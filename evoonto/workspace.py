@@ -1065,16 +1065,18 @@ def finish_interrupted_replace(path: Path, *, locked: bool = False) -> bool:
 
 
 def _remove_killed_writers_leftovers(path: Path) -> None:
-    """Delete the temp files and folders a killed writer left in the complete workspace ``path``:
-    a build killed while it assembled its new workspace (``.new.<pid>.tmp``, as big as a workspace)
-    or while it wrote its journal (the journal's own temp file, before the rename that makes it a
-    journal), a killed ``init``'s marker. Only the writer holding the lock writes such entries in a
-    workspace's own folder, so once this process holds the lock they are leftovers. Nothing happens
-    when a writer holds the lock (the entries are its own), the folder is read-only, or the folder
-    has no ``config.json`` (a half-made folder, whose init marker says whose base.trig it is)."""
+    """Delete the temp entries a killed build left in the complete workspace ``path``: its staging
+    folder (``.new.<pid>.tmp``, as big as a workspace), the folder it moves the old files to
+    (``.old.<pid>.tmp``), its journal's temp file before the rename that makes it a journal
+    (``..<pid>.init.tmp.<pid>.tmp``) and a killed init's marker (``.<pid>.init.tmp``), each only when
+    its process is gone. Nothing else is touched: other writers (feedback, an evolution's hold-out, an
+    export, a nested workspace being built) write temp files here without the lock. Nothing happens
+    when a writer holds the lock, the folder is read-only, or the folder has no ``config.json`` (a
+    half-made folder, whose init marker says whose base.trig it is)."""
     if not (path / CONFIG_FILE).is_file():
         return
-    if not any(_is_temp_entry(e) for e in _entries(path)):
+    leftovers = [e for e in _entries(path) if _killed_writers_entry(e.name)]
+    if not leftovers:
         return
     try:
         lock = WriterLock(path / LOCK_FILE, timeout_s=0).__enter__()
@@ -1083,9 +1085,7 @@ def _remove_killed_writers_leftovers(path: Path) -> None:
     try:
         if any(_read_journal(path / _init_marker_name(pid)) is not None for pid in _init_markers(path)):
             return  # a replacement journal appeared meanwhile: the next open finishes it
-        for entry in _entries(path):
-            if not _is_temp_entry(entry):
-                continue
+        for entry in leftovers:
             if entry.is_dir() and not entry.is_symlink():
                 shutil.rmtree(entry, ignore_errors=True)
             else:
@@ -1094,6 +1094,22 @@ def _remove_killed_writers_leftovers(path: Path) -> None:
         pass  # (a read-only folder: the leftovers stay, and nothing else changes)
     finally:
         lock.__exit__(None, None, None)
+
+
+#: The temp entries a build or an init writes in a workspace's own folder, with the process id in them.
+_KILLED_WRITER_NAMES = (re.compile(r"^\.(?:new|old)\.(\d+)\.tmp$"),
+                        re.compile(r"^\.\.(\d+)\.init\.tmp\.(\d+)\.tmp$"),
+                        re.compile(r"^\.(\d+)\.init\.tmp$"))
+
+
+def _killed_writers_entry(name: str) -> bool:
+    """Whether ``name`` is a temp entry of a build or init (:data:`_KILLED_WRITER_NAMES`) whose
+    processes are all gone."""
+    for pattern in _KILLED_WRITER_NAMES:
+        m = pattern.match(name)
+        if m is not None:
+            return not any(process_alive(int(pid)) for pid in m.groups())
+    return False
 
 
 def _is_temp_entry(entry: Path) -> bool:

@@ -65,3 +65,24 @@ def test_half_made_folder_keeps_its_init_marker(tmp_path):
     (path / "base.trig").write_text("# a built base\n")
     assert describe_workspace(path) is None
     assert marker.exists()
+
+
+def test_open_leaves_temp_files_of_writers_that_take_no_lock(tmp_path):
+    """Review of the first fix: opening a workspace deleted every hidden ``.tmp`` entry, also those of
+    writers that take no lock (a feedback record, an evolution's hold-out, a nested workspace being
+    built) and a user's own: a verdict was lost. Only a build's or an init's entries of dead processes go."""
+    import os
+
+    path = tmp_path / "ws"
+    Workspace.init(path, base_iri="http://example.org/k/", name="k")
+    live = os.getpid()
+    kept = [path / f".feedback.jsonl.{live}.140234.tmp", path / f".verified_holdout.json.{live}.tmp",
+            path / f".inner.{live}.init.tmp", path / ".notes.tmp", path / f".new.{live}.tmp"]
+    for entry in kept[:2] + kept[3:4]:
+        entry.write_text("x")
+    for folder in kept[2:3] + kept[4:]:
+        folder.mkdir()
+    dead = _leave_killed_build(path, _dead_pid())
+    Workspace.open(path)
+    assert all(p.exists() for p in kept), [p.name for p in kept if not p.exists()]
+    assert not [p for p in dead if p.exists()]
