@@ -59,3 +59,15 @@ def test_sqlalchemy_source_is_read_in_its_backend_dialect():
     assert _source_dialect(schema, {"db": SimpleNamespace(dialect="postgres")}, None) == "postgres"
     assert _source_dialect(schema, None, None) is None  # offline: sqlglot's generic SQL
     assert _source_dialect(schema, {"db": SimpleNamespace(dialect="postgres")}, "mysql") == "mysql"
+
+
+@pytest.mark.parametrize("sql", [
+    'SELECT "Region" AS region FROM "DailyKpi" ORDER BY region',
+    'SELECT "Region" AS region, COUNT(*) FROM "DailyKpi" GROUP BY region',
+    'SELECT "KpiDay" kpiday FROM "DailyKpi" ORDER BY KPIDAY',
+    'SELECT "Region" AS "REGION" FROM "DailyKpi" ORDER BY "REGION"',
+])
+def test_output_alias_is_not_the_column(kpi, sql):
+    """Review of the first fix: ORDER BY / GROUP BY name the select's alias, which PostgreSQL reads
+    before the column; they were flagged as the column written in the wrong case."""
+    assert [f for f in check_sql(kpi, sql, dialect="postgres") if f.kind == "name_case"] == []

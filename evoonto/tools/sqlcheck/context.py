@@ -533,7 +533,8 @@ class CheckContext:
         """Record that ``node`` resolved to ``table.column``: into :attr:`used`, into :attr:`restricted`
         when it appears in a condition (``in_condition``), and into :attr:`places` unless it is a join
         key. Raises nothing."""
-        self.check_name_case(node.this, column, "column")
+        if node.table or not self._is_output_alias(node, node.name):  # (ORDER BY region: the alias)
+            self.check_name_case(node.this, column, "column")
         self.used.add((table, column))
         if in_condition:
             self.restricted.add(column.casefold())
