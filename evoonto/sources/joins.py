@@ -393,8 +393,11 @@ def _composite_candidates(source: BaseSource, declared: set[tuple[str, str, str,
     only single-column keys were candidates, so a table referencing a composite key it does not
     declare was joined on one of its columns alone, through a table both reference.
 
-    Not a table whose own primary key is those same columns (a sibling keyed alike, such as per-year
-    copies of one table, is no reference), nor a reference the source declares. In table order."""
+    Not a table whose own primary key is those same columns or has the same columns as the key's
+    table (a sibling keyed alike, such as per-year copies of one table, declared with a key or made
+    without one), nor one whose own single-column primary key is among them (``orders.id`` is the
+    order, not a document's id: ``orders.(id, version)`` is no reference to ``doc_version.(id,
+    version)``), nor a reference the source declares. In table order."""
     tables = [t for t in source.tables() if t.kind != "view"]
     names = {t.name: {normalized_name(c.name): c for c in t.columns} for t in tables}
     out: list[JoinCandidate] = []
@@ -409,7 +412,10 @@ def _composite_candidates(source: BaseSource, declared: set[tuple[str, str, str,
             columns = names[left.name]
             if left.name == right.name or not all(w in columns for w in wanted):
                 continue
-            if {normalized_name(c) for c in left.primary_key} == set(wanted):
+            own_key = {normalized_name(c) for c in left.primary_key}
+            if own_key == set(wanted) or (len(own_key) == 1 and own_key <= set(wanted)):
+                continue
+            if set(columns) == set(names[right.name]):  # a copy of the key's table
                 continue
             child = [columns[w] for w in wanted]
             if not all(_compatible(a, b) for a, b in zip(child, keys, strict=True)):

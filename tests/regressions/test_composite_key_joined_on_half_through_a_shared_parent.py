@@ -73,3 +73,32 @@ def test_metric_by_a_dimension_of_the_referencing_table_joins_on_the_whole_key(s
     truth = _rows(path, "SELECT r.reason, SUM(l.amount) FROM sale_line l JOIN sale_return r "
                         "ON l.store_id = r.store_id AND l.sale_no = r.sale_no GROUP BY r.reason ORDER BY r.reason")
     assert got == truth, (answer["sql"], got, truth)
+
+
+def test_no_composite_join_from_a_tables_own_key_or_from_a_copy(tmp_path):
+    """Review of the first fix: ``orders.(id, version)`` was joined to ``doc_version.(id, version)``
+    (``orders.id`` is the order's own key) and a per-year copy made without a key
+    (``CREATE TABLE sale_2018 AS …``) to the copy that has one."""
+    from evoonto.sources import open_source
+    from evoonto.sources.joins import discover_joins
+
+    path = tmp_path / "docs.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE doc_version (id INTEGER, version INTEGER, body TEXT, PRIMARY KEY (id, version));
+            CREATE TABLE orders (id INTEGER PRIMARY KEY, version INTEGER, total REAL);
+            CREATE TABLE sale_2019 (store_id INTEGER, sale_no INTEGER, amount REAL, PRIMARY KEY (store_id, sale_no));
+            INSERT INTO doc_version VALUES (1, 1, 'a'), (2, 1, 'b'), (3, 2, 'c');
+            INSERT INTO orders VALUES (1, 1, 5.0), (2, 1, 6.0), (3, 2, 7.0);
+            INSERT INTO sale_2019 VALUES (1, 1, 1.0), (1, 2, 2.0);
+            CREATE TABLE sale_2018 AS SELECT * FROM sale_2019;
+        """)
+    source = open_source(path)
+    try:
+        from evoonto.iris import IriFactory
+
+        joins = discover_joins(source, IriFactory("https://example.org/docs/"))
+    finally:
+        source.close()
+    composite = [j.condition() for j in joins if len(j.child_columns) > 1]
+    assert composite == [], composite
