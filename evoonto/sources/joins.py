@@ -88,7 +88,8 @@ _COUNT_DISTINCT = SqlTemplate("SELECT COUNT(DISTINCT {col}), COUNT({col}) FROM {
 _DISTINCT = SqlTemplate("SELECT DISTINCT {col} FROM {table} WHERE {col} IS NOT NULL")
 _DISTINCT_SAMPLE = SqlTemplate(f"SELECT DISTINCT {{col}} FROM {{table}} WHERE {{col}} IS NOT NULL LIMIT {VALUE_SAMPLE}")
 _UNIQUE = SqlTemplate("SELECT COUNT(DISTINCT {col}) = COUNT({col}) FROM {table}")
-_GENERIC = {"id", "code", "key", "no", "num", "number", "name", "type", "value", "date", "year"}
+#: Column-name words too generic to tell two columns apart (``id``, ``name``, ``date``).
+GENERIC_NAME_WORDS = frozenset({"id", "code", "key", "no", "num", "number", "name", "type", "value", "date", "year"})
 _ID_LIKE = re.compile(r"(id|code|key|no|num|number)$")
 
 
@@ -192,15 +193,15 @@ def name_score(left_column: str, right_table: str, right_column: str, *, right_i
     table, single = _norm(right_table), _singular(_norm(right_table))
     if not x or not y:
         return 0.0
-    if x == y and y not in _GENERIC:
+    if x == y and y not in GENERIC_NAME_WORDS:
         return 1.0
     if x in (table + y, single + y) or (right_is_key and x in (table + "id", single + "id")):
         return 1.0
-    if y not in _GENERIC and len(y) >= 4 and x.endswith(y):
+    if y not in GENERIC_NAME_WORDS and len(y) >= 4 and x.endswith(y):
         return 0.9
     if right_is_key and len(x) >= 3 and (table.endswith(x) or x.endswith(single) or x.endswith(table)):
         return 0.85
-    if y in _GENERIC or len(y) < 4:
+    if y in GENERIC_NAME_WORDS or len(y) < 4:
         return 0.0
     ratio = fuzz.ratio(x, y) / 100.0
     return ratio if ratio >= 0.9 else 0.0
@@ -225,7 +226,7 @@ def exact_reference_names(right_table: str, right_column: str, *, right_is_key: 
         return frozenset()
     table, single = _norm(right_table), _singular(_norm(right_table))
     names = {table + y, single + y}
-    if y not in _GENERIC:
+    if y not in GENERIC_NAME_WORDS:
         names.add(y)
     if right_is_key:
         names |= {table + "id", single + "id"}
@@ -455,7 +456,7 @@ class _NameIndex:
             return cached
         suffix: dict[str, float] = {}
         fuzzy: dict[str, float] = {}
-        if y not in _GENERIC:
+        if y not in GENERIC_NAME_WORDS:
             if y in self.positions:
                 suffix[y] = 1.0
             if len(y) >= 4:

@@ -43,3 +43,16 @@ def test_unknown_total_suggests_no_postal_code(shop):
     [found] = [f for f in check_sql(shop, "SELECT SUM(total) FROM invoice_line") if f.kind == "unknown_column"]
     assert "postal_code" not in (found.suggestion or ""), found
     assert found.suggestion == "invoice.total", found
+
+
+def test_generic_shared_word_does_not_outrank_a_misspelling():
+    """Review of the first fix: a shared ``id`` scored like a shared meaningful word, so ``cust_id``
+    suggested ``invoice_id`` before ``customer_id``; and suggestions were listed in schema order."""
+    assert _nearest("cust_id", ["invoice_id", "customer_id"]) == ["customer_id"]
+    assert _nearest("trk_id", ["invoice_line_id", "invoice_id", "track_id"]) == ["track_id"]
+    assert _nearest("billing_cty", ["billing_address", "billing_city"])[0] == "billing_city"
+
+
+def test_suggestions_listed_nearest_first(shop):
+    [found] = [f for f in check_sql(shop, "SELECT invoice_idd FROM invoice_line") if f.kind == "unknown_column"]
+    assert (found.suggestion or "").startswith("invoice_line.invoice_id"), found

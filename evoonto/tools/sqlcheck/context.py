@@ -18,7 +18,7 @@ from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from evoonto.catalog import SourceSchema, TableInfo
-from evoonto.sources.joins import type_family
+from evoonto.sources.joins import GENERIC_NAME_WORDS, type_family
 from evoonto.sources.quoting import quote_identifier
 from evoonto.text import normalize, split_identifier
 from evoonto.tools.findings import Finding, Severity
@@ -133,11 +133,12 @@ def _pick_source(facts: CheckFacts, statement: exp.Query) -> SourceSchema | None
 
 def _name_score(query: str, choice: str, **_kwargs: Any) -> float:
     """How alike two names are, 0..100: their :func:`rapidfuzz.fuzz.ratio` (a misspelling, ``custmer``
-    for ``customer``), or 90 when they share a whole word (``total`` and ``total_price``). Not
+    for ``customer``), or 80 when they share a whole word that tells columns apart (``total`` and
+    ``total_price``; not ``id`` or ``name``, :data:`~evoonto.sources.joins.GENERIC_NAME_WORDS`). Not
     ``WRatio``'s partial matches: ``total`` scored 72 against ``postal_code`` for sharing ``tal``."""
-    words = set(split_identifier(query.casefold()))
+    words = {w for w in split_identifier(query.casefold()) if len(w) >= 3 and w not in GENERIC_NAME_WORDS}
     shared = words & set(split_identifier(choice.casefold()))
-    return max(fuzz.ratio(query.casefold(), choice.casefold()), 90.0 if shared else 0.0)
+    return max(fuzz.ratio(query.casefold(), choice.casefold()), 80.0 if shared else 0.0)
 
 
 def _nearest(query: str, choices: Iterable[str], n: int = SUGGESTIONS, cutoff: float = 70.0) -> list[str]:
@@ -483,11 +484,14 @@ class CheckContext:
         tables = [info for _a, info in candidates if info is not None]
         pool = [f"{t.name}.{c.name}" for t in tables for c in t.columns]
         near = _nearest(name, [p.split(".", 1)[1] for p in pool])
-        suggestion = [p for p in pool if p.split(".", 1)[1] in near][:SUGGESTIONS]
+        # nearest first (then schema order among columns of one name), not in schema order
+        suggestion = sorted((p for p in pool if p.split(".", 1)[1] in near),
+                            key=lambda p: near.index(p.split(".", 1)[1]))[:SUGGESTIONS]
         if not suggestion:
             pool = [f"{t.name}.{c.name}" for t in self.schema.tables for c in t.columns]
             near = _nearest(name, [p.split(".", 1)[1] for p in pool])
-            suggestion = [p for p in pool if p.split(".", 1)[1] in near][:SUGGESTIONS]
+            suggestion = sorted((p for p in pool if p.split(".", 1)[1] in near),
+                                key=lambda p: near.index(p.split(".", 1)[1]))[:SUGGESTIONS]
         scope_names = ", ".join(t.name for t in tables) or "the FROM clause"
         quoted = node.this.args.get("quoted")
         as_string = ("" if not quoted else " (SQLite would read the double-quoted name as a string)"
