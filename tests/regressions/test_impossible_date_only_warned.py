@@ -40,3 +40,18 @@ def test_sqlite_text_dates_are_not_judged_as_dates(tmp_path):
     onto = Ontology.from_graphs(build([path], None, validate=False).graphs)
     assert not [f for f in check_sql(onto, "SELECT value FROM daily WHERE day = '2020-01-32'")
                 if f.kind == "type_mismatch"]
+
+
+def test_impossible_date_in_a_range_is_a_violation(tmp_path):
+    """Review of the first fix: BETWEEN '2020-02-01' AND '2020-02-30' and < '2020-02-30' passed."""
+    data = tmp_path / "kpis"
+    data.mkdir()
+    (data / "daily.csv").write_text("day,value\n" + "".join(f"2020-01-{d:02d},{d}\n" for d in range(1, 29)),
+                                    encoding="utf-8")
+    result = build([data], None, validate=False)
+    onto = Ontology.from_graphs(result.graphs, base_iri=result.base_iri)
+    for sql in ("SELECT value FROM daily WHERE day BETWEEN '2020-02-01' AND '2020-02-30'",
+                "SELECT value FROM daily WHERE day < '2020-02-30'",
+                "SELECT value FROM daily WHERE '2020-02-30' > day"):
+        found = [f.kind for f in check_sql(onto, sql) if f.severity == "Violation"]
+        assert found == ["type_mismatch"], (sql, found)

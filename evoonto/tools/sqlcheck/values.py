@@ -90,7 +90,15 @@ def check_values(ctx: CheckContext) -> None:
     """``unseen_value`` / ``value_case`` / ``value_elsewhere`` / ``type_mismatch``: literals compared
     with a column (``=``, ``<>``, ``IN``, ``LIKE``) against what the column can hold: its type
     (:func:`check_literal_type`), then its values (:func:`check_value`). A value the Evidence did not
-    see is probed in the data, in any column (a high-cardinality column too)."""
+    see is probed in the data, in any column (a high-cardinality column too). A date no calendar has
+    compared with a date column by ``<``, ``>=``, ``BETWEEN`` … is reported as by ``=``."""
+    for cmp in ctx.statement.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between):
+        bounds = [cmp.args.get("low"), cmp.args.get("high")] if isinstance(cmp, exp.Between) else [cmp.expression]
+        if isinstance(cmp.this, exp.Column) and (place := ctx._resolve(cmp.this)) is not None:
+            check_impossible_dates(ctx, place, [b for b in bounds if b is not None])
+        elif isinstance(cmp.expression, exp.Column) and not isinstance(cmp, exp.Between) \
+                and (place := ctx._resolve(cmp.expression)) is not None:
+            check_impossible_dates(ctx, place, [cmp.this])
     for cmp in ctx.statement.find_all(exp.EQ, exp.NEQ, exp.In, exp.Like):
         negative = _negated(cmp)
         if isinstance(cmp, exp.In):
