@@ -522,8 +522,7 @@ def _value_pattern(values: list[Any], kind: str, texts: list[str]) -> str | None
     if kind in ("date", "datetime", "time", "blob"):
         return kind
     lowered = {t.lower() for t in texts}
-    # integers are a flag only when both 0 and 1 occur: a quantity that is always 1 is no boolean
-    if len(lowered) <= 2 and lowered <= _BOOLEAN_WORDS and (kind != "integer" or lowered == {"0", "1"}):
+    if len(lowered) <= 2 and lowered <= _BOOLEAN_WORDS and (kind != "integer" or lowered <= {"0", "1"}):
         return "boolean"
     if kind == "integer":
         if all(isinstance(v, (int, str)) and re.fullmatch(r"(1[6-9]|20)\d\d", str(v).strip()) for v in values):
