@@ -307,8 +307,9 @@ def _definition(table: TableInfo, col: ColumnInfo, kind: str, profile: ColumnPro
                 keys: Sequence[tuple[tuple[str, ...], str, tuple[str, ...]]] = ()) -> str:
     what = {"Identifier": "identifier", "Metric": "numeric measure", "Dimension": "attribute",
             "Category": "category", "TimeDimension": "time attribute"}[kind]
-    # a column named by its kind's own word ("category") is not called "the category category"
-    same = [w.lower() for w in split_identifier(col.name)] == what.split()
+    # a column named by its kind's own word ("category", "measure") is not called "the category category"
+    named = [w.lower() for w in split_identifier(col.name)]
+    same = bool(named) and what.split()[-len(named):] == named
     text = f"The {'column' if same else what} {col.name} of table {table.name}"
     if col.declared_type:
         text += f" ({col.declared_type})"

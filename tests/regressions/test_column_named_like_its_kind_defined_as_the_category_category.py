@@ -35,3 +35,9 @@ def test_other_columns_keep_their_kind_word():
     assert _definition(table, table.columns[0], "Category", None).startswith(
         "The category category_code of table products")
     assert _definition(table, table.columns[1], "Category", None).startswith("The category kind of table")
+
+
+def test_column_named_like_the_last_word_of_its_kind():
+    """Review of the first fix: a Metric column named ``measure`` was still "The numeric measure measure"."""
+    table = _table("readings", _column("measure", "REAL"))
+    assert _definition(table, table.columns[0], "Metric", None) == "The column measure of table readings (REAL)."
