@@ -722,18 +722,22 @@ def _check_sample(ev: _Evidence, source: Any, target: tuple[Any, str], dialect: 
     table, column = target
     col, name = quote_identifier(column, dialect), quote_identifier(table.name, dialect)
     out: list[str] = []
+    # a random sample's null share only: a spread one (rowid stride, first rows, random pages) can see
+    # a share the table never had (every other row null, a stride of 20: the sample sees none)
+    judged = ((ev.null_fraction, ev.rows) if ev.null_fraction is not None and ev.rows
+              and ev.sampling_method in RANDOM_SAMPLES else None)
+    ranged = ev.low is not None and ev.high is not None
     try:
         row = source.run(f"SELECT MIN({col}), MAX({col}), COUNT(*), COUNT({col}) FROM {name}", limit=1,
-                         timeout_ms=timeout_ms).rows
-        # a random sample only: a spread one (rowid stride, first rows, random pages) can see a share
-        # the table never had (every other row null, a stride of 20: the sample sees none)
-        if row and ev.null_fraction is not None and ev.rows and ev.sampling_method in RANDOM_SAMPLES:
+                         timeout_ms=timeout_ms).rows if judged or ranged else []
+        if row and judged:
+            observed, rows = judged
             total, filled = int(row[0][2] or 0), int(row[0][3] or 0)
-            if total and sample_share_differs(ev.null_fraction, ev.rows, (total - filled) / total):
-                out.append(f"null share: the sample saw {share_text(ev.null_fraction)} of its {ev.rows:,} rows null; "
+            if total and sample_share_differs(observed, rows, (total - filled) / total):
+                out.append(f"null share: the sample saw {share_text(observed)} of its {rows:,} rows null; "
                            f"the whole table now has {share_text((total - filled) / total)} "
                            f"({total - filled:,} of {total:,} rows)")
-        if ev.low is not None and ev.high is not None:
+        if ranged:
             low, high = (value_text(row[0][0]), value_text(row[0][1])) if row else (None, None)
             if low is None or high is None:
                 out.append(f"range: the sample saw {ev.low}..{ev.high}; the table now holds no value")

@@ -1112,11 +1112,6 @@ def _killed_writers_entry(name: str) -> bool:
     return False
 
 
-def _is_temp_entry(entry: Path) -> bool:
-    """A hidden temp file or folder (``.<…>.tmp``), the names every writer here gives its temp entries."""
-    return entry.name.startswith(".") and entry.name.endswith(TMP_SUFFIX)
-
-
 def _empty_or_unfinished(path: Path) -> bool:
     """True for an empty folder, or one an ``init`` killed before writing config.json left behind
     (only the workspace layout: empty patches/trajectories/runs folders, temp files, and a base.trig
@@ -1436,7 +1431,7 @@ def _entries(path: Path) -> list[Path]:
 def _is_leftover(entry: Path) -> bool:
     """A temp file or folder of a crashed writer (also a killed build's staging folder), a lock, a
     base.trig without its config, or an empty folder of a workspace."""
-    if _is_temp_entry(entry):
+    if entry.name.startswith(".") and entry.name.endswith(".tmp"):
         return True
     return entry.name in (*PLACED_FILES, LOCK_FILE) and entry.name != "config.json" and (
         not entry.is_dir() or not any(entry.iterdir()))

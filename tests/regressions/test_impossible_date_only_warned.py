@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from evoonto.builder import build
 from evoonto.ontology import Ontology
 from evoonto.tools.sqlcheck import check_sql
@@ -18,13 +20,19 @@ def test_impossible_dates():
     assert not _impossible_date("2024-02-29") and not _impossible_date("2012-10-31") and not _impossible_date("north")
 
 
-def test_impossible_date_on_a_date_column_is_a_violation(tmp_path):
-    data = tmp_path / "kpis"
+@pytest.fixture(scope="module")
+def daily(tmp_path_factory):
+    """A CSV folder (DuckDB) whose ``day`` column is typed DATE."""
+    data = tmp_path_factory.mktemp("kpis") / "kpis"
     data.mkdir()
     (data / "daily.csv").write_text("day,value\n" + "".join(f"2020-01-{d:02d},{d}\n" for d in range(1, 29)),
                                     encoding="utf-8")
     result = build([data], None, validate=False)
-    onto = Ontology.from_graphs(result.graphs, base_iri=result.base_iri)
+    return Ontology.from_graphs(result.graphs, base_iri=result.base_iri)
+
+
+def test_impossible_date_on_a_date_column_is_a_violation(daily):
+    onto = daily
     found = [f for f in check_sql(onto, "SELECT value FROM daily WHERE day = '2020-01-32'")
              if f.severity == "Violation"]
     assert [f.kind for f in found] == ["type_mismatch"], found
@@ -42,14 +50,9 @@ def test_sqlite_text_dates_are_not_judged_as_dates(tmp_path):
                 if f.kind == "type_mismatch"]
 
 
-def test_impossible_date_in_a_range_is_a_violation(tmp_path):
+def test_impossible_date_in_a_range_is_a_violation(daily):
     """Review of the first fix: BETWEEN '2020-02-01' AND '2020-02-30' and < '2020-02-30' passed."""
-    data = tmp_path / "kpis"
-    data.mkdir()
-    (data / "daily.csv").write_text("day,value\n" + "".join(f"2020-01-{d:02d},{d}\n" for d in range(1, 29)),
-                                    encoding="utf-8")
-    result = build([data], None, validate=False)
-    onto = Ontology.from_graphs(result.graphs, base_iri=result.base_iri)
+    onto = daily
     for sql in ("SELECT value FROM daily WHERE day BETWEEN '2020-02-01' AND '2020-02-30'",
                 "SELECT value FROM daily WHERE day < '2020-02-30'",
                 "SELECT value FROM daily WHERE '2020-02-30' > day"):

@@ -222,7 +222,7 @@ def check_sql(ontology_or_tools: Any, sql: str, *, source: str | None = None,
     schema = first or _pick_source(facts, statement)
     if schema is None:
         return []
-    read_dialect = _source_dialect(schema, sources, dialect)
+    read_dialect = read if schema is only else _source_dialect(schema, sources, dialect)
     ctx = CheckContext(facts, schema, statement, sql, read_dialect, probe_for(sources, schema.id, read_dialect))
     ctx.question, ctx.question_rules = question, question_rules
     if ctx.resolve_names():

@@ -141,6 +141,14 @@ def _name_score(query: str, choice: str, **_kwargs: Any) -> float:
     return max(fuzz.ratio(query.casefold(), choice.casefold()), 80.0 if shared else 0.0)
 
 
+def _nearest_columns(name: str, tables: Iterable[TableInfo]) -> list[str]:
+    """``table.column`` of the columns of ``tables`` whose name is nearest ``name`` (:func:`_nearest`),
+    nearest first, then in schema order among columns of one name."""
+    pool = [(t.name, c.name) for t in tables for c in t.columns]
+    near = _nearest(name, [c for _t, c in pool])
+    return [f"{t}.{c}" for t, c in sorted((p for p in pool if p[1] in near), key=lambda p: near.index(p[1]))]
+
+
 def _nearest(query: str, choices: Iterable[str], n: int = SUGGESTIONS, cutoff: float = 70.0) -> list[str]:
     """The names of ``choices`` nearest ``query`` (:func:`_name_score` ≥ ``cutoff``), exact matches
     ignoring case first, at most ``n``."""
@@ -482,16 +490,8 @@ class CheckContext:
                 self.literals.add(normalize(name))
             return
         tables = [info for _a, info in candidates if info is not None]
-        pool = [f"{t.name}.{c.name}" for t in tables for c in t.columns]
-        near = _nearest(name, [p.split(".", 1)[1] for p in pool])
-        # nearest first (then schema order among columns of one name), not in schema order
-        suggestion = sorted((p for p in pool if p.split(".", 1)[1] in near),
-                            key=lambda p: near.index(p.split(".", 1)[1]))[:SUGGESTIONS]
-        if not suggestion:
-            pool = [f"{t.name}.{c.name}" for t in self.schema.tables for c in t.columns]
-            near = _nearest(name, [p.split(".", 1)[1] for p in pool])
-            suggestion = sorted((p for p in pool if p.split(".", 1)[1] in near),
-                                key=lambda p: near.index(p.split(".", 1)[1]))[:SUGGESTIONS]
+        suggestion = (_nearest_columns(name, tables)
+                      or _nearest_columns(name, self.schema.tables))[:SUGGESTIONS]
         scope_names = ", ".join(t.name for t in tables) or "the FROM clause"
         quoted = node.this.args.get("quoted")
         as_string = ("" if not quoted else " (SQLite would read the double-quoted name as a string)"
@@ -529,7 +529,7 @@ class CheckContext:
         how = "reads a double-quoted name as written" if ident.quoted else "folds an unquoted name to lower case"
         written = quote_identifier(name, self.dialect)
         self.add("name_case", "Violation",
-                 f"{_DIALECT_NAMES.get(self.dialect, self.dialect)} {how}: {ident.sql(dialect=self.dialect)} is "
+                 f"{_DIALECT_NAMES[self.dialect]} {how}: {ident.sql(dialect=self.dialect)} is "
                  f"{read!r}, and the {what} is {name!r}, so the database refuses it; write {written}",
                  written, ident, name)
 

@@ -157,7 +157,7 @@ def _impossible_date(text: str) -> bool:
 
 
 def check_impossible_dates(ctx: CheckContext, place: tuple[str, str], values: list[exp.Expression]) -> bool:
-    """``type_mismatch`` (Violation) when a column declared as a date or timestamp is compared with a
+    """``type_mismatch`` (Violation) when a column declared as a date or time type is compared with a
     date no calendar has (``returned_on = '2012-10-32'``): PostgreSQL and DuckDB refuse it before
     reading a row. Not on SQLite, whose dates are text (the value rules report a text no row holds).
     True when one was reported."""
@@ -165,7 +165,7 @@ def check_impossible_dates(ctx: CheckContext, place: tuple[str, str], values: li
         return False
     info = ctx.table(place[0])
     column = info.column(place[1]) if info is not None else None
-    if column is None or not any(t in column.declared_type.upper() for t in ("DATE", "TIMESTAMP")):
+    if column is None or type_family(column.declared_type) != "time":
         return False
     reported = False
     for node in values:
