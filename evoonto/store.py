@@ -423,6 +423,54 @@ def iter_localized_quads(quads: Iterable[ox.Quad], base_iri: str) -> Iterator[ox
     return iter_renamed_graphs(quads, lambda g: local_graph_iri(g, base_iri))
 
 
+#: what, anywhere in a TriG text, could start a token that spans lines (a long string) or is not an
+#: IRI although it starts with ``<`` (an RDF 1.2 triple term): their presence turns the shortcut of
+#: :func:`load_localized_trig` off
+_SPANNING_TOKENS = (b'"""', b"'''", b"<<")
+
+
+def load_localized_trig(data: bytes, base_iri: str) -> OxigraphStore | None:
+    """The store of the TriG ``data`` with its workspace graph names localized (``<base>graph/X`` ->
+    ``evog:X``), the same as loading :func:`iter_localized_quads` of it, but parsed and loaded by
+    pyoxigraph alone: at 3.7 million quads (70,000 columns) renaming each quad in Python cost 10 of
+    the 23 CPU s of opening a workspace.
+
+    The graph names are localized in the text before it is parsed, which is the same as renaming
+    the parsed quads only when every occurrence of ``<base>graph/`` in the text is a graph label.
+    That is taken as shown only for the layout pyoxigraph's TriG serializer writes (every workspace
+    file evoonto writes): each occurrence starts a line that reads exactly ``<base>graph/X> {``.
+    Such a line is a graph label: no token spans lines there (no long string, checked; a short
+    string, a comment and an IRI end at the line's end), and ``<`` that is not ``<<`` (checked)
+    starts an IRI, which ``{`` can follow only as a graph label. Any other text (a hand-edited file,
+    a literal quoting a graph IRI, a prefixed or relative graph name) returns None, as does text that
+    does not parse or a graph name still under ``<base>graph/`` afterwards: the caller then loads it
+    quad by quad, which also reports a malformed file with its line.
+
+    Args:
+        data: the bytes of a TriG file.
+        base_iri: the workspace's base IRI (:func:`evoonto.namespaces.workspace_graph_prefix`).
+    Returns:
+        A new :class:`OxigraphStore`, or None when the shortcut does not apply.
+    """
+    from evoonto.namespaces import EVOG, workspace_graph_prefix
+
+    published = workspace_graph_prefix(base_iri)
+    marker = b"<" + published.encode()
+    if marker not in data or any(token in data for token in _SPANNING_TOKENS):
+        return None
+    label = re.compile(rb"^" + re.escape(marker) + rb"[^\x00-\x20<>\"{}|^`\\]*> \{\r?$", re.M)
+    if sum(1 for _ in label.finditer(data)) != data.count(marker):
+        return None
+    engine = ox.Store()
+    try:
+        engine.load(data.replace(marker, b"<" + str(EVOG).encode()), format=ox.RdfFormat.TRIG)
+    except (SyntaxError, OSError, ValueError):
+        return None
+    if any(isinstance(g, ox.NamedNode) and g.value.startswith(published) for g in engine.named_graphs()):
+        return None
+    return OxigraphStore(engine)
+
+
 def serialize_ox(quads: Iterable[ox.Quad], fmt: ox.RdfFormat = ox.RdfFormat.TRIG) -> bytes:
     """pyoxigraph quads serialized in ``fmt`` (TriG by default) with :data:`FILE_PREFIXES`; the quads
     are read as they are written (an iterator is not made into a list first)."""
