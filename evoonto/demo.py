@@ -469,7 +469,8 @@ def _step_evolve(state: _State) -> list[str]:
              f"({len(plan.validation)} questions), candidate vs parent, accepted iff mean gain ≥ tau = {GATE_TAU} "
              f"and the default Bayesian gate supports it (P(net gain | V) ≥ {1 - GateConfig().alpha:g}, no "
              f"evidence of more than {100 * GateConfig().regression_budget:g} regressions per 100 questions); "
-             f"answer size counts: equal score with more tokens is rejected, with fewer accepted"]
+             f"answer size counts: equal score with more tokens is rejected, with at least "
+             f"{100 * GateConfig().token_saving:g}% fewer accepted"]
 
     def on_round(r: RoundRecord) -> None:
         scores = ("" if r.parent_score is None else
@@ -478,8 +479,11 @@ def _step_evolve(state: _State) -> list[str]:
             scores += f" (+{r.statistics['screen_fixed']} failed source task(s) fixed)"
         if "parent_tokens" in r.statistics:
             scores += f", tokens {r.statistics['parent_tokens']:.0f} -> {r.statistics['candidate_tokens']:.0f}"
+        why = ""
+        if r.decision == "rejected" and r.reason:  # the gate's words, without the numbers printed above
+            why = f"; why: {r.reason.split(': gain ', 1)[0]}"
         lines.append(f"round {r.round}: {r.decision:<8} [{r.level}] {r.signature[:70]}{scores}"
-                     f" (version {r.version})")
+                     f" (version {r.version}){why}")
 
     with open_source(str(state.data.database)) as src:
         sources = {state.data.db_id: src}

@@ -427,6 +427,11 @@ def iter_localized_quads(quads: Iterable[ox.Quad], base_iri: str) -> Iterator[ox
 #: IRI although it starts with ``<`` (an RDF 1.2 triple term): their presence turns the shortcut of
 #: :func:`load_localized_trig` off
 _SPANNING_TOKENS = (b'"""', b"'''", b"<<")
+#: a line that ends a statement where pyoxigraph's TriG serializer writes one before a graph label:
+#: the ``}`` closing a graph block, or a whole ``@prefix p: <IRI> .`` directive
+_STATEMENT_END = rb"(?:\}|@prefix [^\s<>]*: <[^\x00-\x20<>\"{}|^`\\]*> \.)\r?\n"
+#: the name of a workspace graph after ``<base>graph/`` as evoonto writes it (``content``, ``tools``)
+_GRAPH_NAME = rb"[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*"
 
 
 def load_localized_trig(data: bytes, base_iri: str) -> OxigraphStore | None:
@@ -438,13 +443,17 @@ def load_localized_trig(data: bytes, base_iri: str) -> OxigraphStore | None:
     The graph names are localized in the text before it is parsed, which is the same as renaming
     the parsed quads only when every occurrence of ``<base>graph/`` in the text is a graph label.
     That is taken as shown only for the layout pyoxigraph's TriG serializer writes (every workspace
-    file evoonto writes): each occurrence starts a line that reads exactly ``<base>graph/X> {``.
-    Such a line is a graph label: no token spans lines there (no long string, checked; a short
-    string, a comment and an IRI end at the line's end), and ``<`` that is not ``<<`` (checked)
-    starts an IRI, which ``{`` can follow only as a graph label. Any other text (a hand-edited file,
-    a literal quoting a graph IRI, a prefixed or relative graph name) returns None, as does text that
-    does not parse or a graph name still under ``<base>graph/`` afterwards: the caller then loads it
-    quad by quad, which also reports a malformed file with its line.
+    file evoonto writes): each occurrence starts a line that reads exactly ``<base>graph/X> {``
+    (``X`` letters, digits, ``_``, ``-`` and ``/``), and the line before it is the file's start, a
+    ``}`` or a whole ``@prefix p: <IRI> .`` directive. No token spans lines there (no long string,
+    checked; a short string, a comment and an IRI end at the line's end), so the line before ends a
+    statement and the ``<`` that starts the line (not ``<<``, checked) starts the IRI of the next
+    one, which ``{`` can follow only as a graph label (a ``PREFIX`` or ``BASE`` whose IRI is on the
+    next line is refused by the rule on the line before). Any other text (a hand-edited file, a
+    literal quoting a graph IRI, a prefixed or relative graph name) returns None, as does a base IRI
+    that is not a valid IRI prefix, text that does not parse or a graph name still under
+    ``<base>graph/`` afterwards: the caller then loads it quad by quad, which also reports a
+    malformed file with its line.
 
     Args:
         data: the bytes of a TriG file.
@@ -458,7 +467,11 @@ def load_localized_trig(data: bytes, base_iri: str) -> OxigraphStore | None:
     marker = b"<" + published.encode()
     if marker not in data or any(token in data for token in _SPANNING_TOKENS):
         return None
-    label = re.compile(rb"^" + re.escape(marker) + rb"[^\x00-\x20<>\"{}|^`\\]*> \{\r?$", re.M)
+    try:  # the prefix with a name after it is an IRI (so is the local one: the rewrite keeps validity)
+        ox.NamedNode(published + "x")
+    except ValueError:
+        return None
+    label = re.compile(rb"(?:\A|^" + _STATEMENT_END + rb")" + re.escape(marker) + _GRAPH_NAME + rb"> \{\r?$", re.M)
     if sum(1 for _ in label.finditer(data)) != data.count(marker):
         return None
     engine = ox.Store()

@@ -91,3 +91,38 @@ def test_malformed_file_still_names_its_line(concert_workspace: Path, tmp_path: 
     assert load_localized_trig((path / BASE_FILE).read_bytes(), base_iri) is None
     with pytest.raises(RDFParseError, match=rf"line {broken + 1}\b"):
         Workspace.open(path)
+
+
+@pytest.mark.parametrize("directive", ["PREFIX g:", "prefix g: # a comment .", "BASE", "base # note"])
+def test_a_directive_whose_iri_is_on_the_next_line_is_not_a_graph_label(
+        concert_workspace: Path, tmp_path: Path, directive: str) -> None:
+    """Review of the shortcut: ``PREFIX g:`` or ``BASE`` with its IRI on the next line makes that
+    line read like a graph label (``<base>graph/x> {`` then opens a default-graph block); rewritten,
+    ``g:`` (or the base) was bound to the local graph namespace and ``g:s`` read as another IRI."""
+    path = _copy(concert_workspace, tmp_path)
+    data, base_iri = _base(path)
+    graphs = workspace_graph_prefix(base_iri)
+    prefix = directive.lower().startswith("prefix")
+    subject, meant = ("g:s", f"{graphs}contents") if prefix else ("<s>", f"{graphs}s")
+    extra = f"{directive}\n<{graphs}content> {{\n}}\n<{graphs}content> {{\n\t{subject} <urn:x:p> \"x\" .\n}}\n"
+    (path / BASE_FILE).write_bytes(data + extra.encode())
+    data = (path / BASE_FILE).read_bytes()
+    assert load_localized_trig(data, base_iri) is None
+    expected = _quad_by_quad(path, data, base_iri)
+    assert any(q.subject.value == meant for q in expected)  # bound to the published namespace
+    assert set(Workspace.open(path).ontology.store.ox.quads_for_pattern(None, None, None, None)) == expected
+
+
+def test_a_name_that_is_no_iri_before_the_rewrite_still_fails_as_before(tmp_path: Path) -> None:
+    """Review of the shortcut: with a base IRI ending in ``#`` the label ``<base#graph/tools#x>`` is not
+    an IRI (two ``#``); rewritten it was one, and the file loaded where it used to fail to parse."""
+    base_iri = "https://example.org/evoonto/d#"
+    text = f"<{workspace_graph_prefix(base_iri)}tools#x> {{\n\t<urn:x:s> <urn:x:p> \"x\" .\n}}\n"
+    assert load_localized_trig(text.encode(), base_iri) is None
+    with pytest.raises(RDFParseError):
+        _quad_by_quad_file(tmp_path, text, base_iri)
+
+
+def _quad_by_quad_file(tmp_path: Path, text: str, base_iri: str) -> set:
+    (tmp_path / BASE_FILE).write_text(text)
+    return _quad_by_quad(tmp_path, text.encode(), base_iri)
