@@ -464,24 +464,55 @@ def load_localized_trig(data: bytes, base_iri: str) -> OxigraphStore | None:
     from evoonto.namespaces import EVOG, workspace_graph_prefix
 
     published = workspace_graph_prefix(base_iri)
-    marker = b"<" + published.encode()
+    try:
+        marker = b"<" + published.encode()
+    except UnicodeEncodeError:  # a lone surrogate read from config.json
+        return None
     if marker not in data or any(token in data for token in _SPANNING_TOKENS):
         return None
     try:  # the prefix with a name after it is an IRI (so is the local one: the rewrite keeps validity)
         ox.NamedNode(published + "x")
     except ValueError:
         return None
-    label = re.compile(rb"(?:\A|^" + _STATEMENT_END + rb")" + re.escape(marker) + _GRAPH_NAME + rb"> \{\r?$", re.M)
-    if sum(1 for _ in label.finditer(data)) != data.count(marker):
+    if not all(_is_graph_label_line(data, at, marker) for at in _occurrences(data, marker)):
         return None
     engine = ox.Store()
     try:
         engine.load(data.replace(marker, b"<" + str(EVOG).encode()), format=ox.RdfFormat.TRIG)
-    except (SyntaxError, OSError, ValueError):
+    except (SyntaxError, OSError, ValueError, MemoryError):  # MemoryError: a token over the parser's 16 MiB
         return None
     if any(isinstance(g, ox.NamedNode) and g.value.startswith(published) for g in engine.named_graphs()):
         return None
     return OxigraphStore(engine)
+
+
+def _occurrences(data: bytes, text: bytes) -> Iterator[int]:
+    """The offsets at which ``text`` occurs in ``data``, overlapping ones too."""
+    at = data.find(text)
+    while at >= 0:
+        yield at
+        at = data.find(text, at + 1)
+
+
+_STATEMENT_END_LINE = re.compile(_STATEMENT_END)
+#: the longest graph label line taken as one (pyoxigraph refuses a token over 16 MiB: a rewrite that
+#: shortens or lengthens a label near that size would change whether the file loads)
+_LABEL_LINE_MAX = 4096
+
+
+def _is_graph_label_line(data: bytes, at: int, marker: bytes) -> bool:
+    """Whether ``marker`` at offset ``at`` of ``data`` starts a line ``<marker>NAME> {`` (NAME as
+    :data:`_GRAPH_NAME`) that is the first line or follows a line of :data:`_STATEMENT_END`."""
+    end = data.find(b"\n", at, at + _LABEL_LINE_MAX + 1)
+    line = data[at:end if end >= 0 else at + _LABEL_LINE_MAX + 1]
+    if len(line) > _LABEL_LINE_MAX or re.fullmatch(re.escape(marker) + _GRAPH_NAME + rb"> \{\r?", line) is None:
+        return False
+    if at == 0:
+        return True
+    if data[at - 1:at] != b"\n":
+        return False
+    start = data.rfind(b"\n", 0, at - 1) + 1
+    return _STATEMENT_END_LINE.fullmatch(data, start, at) is not None
 
 
 def serialize_ox(quads: Iterable[ox.Quad], fmt: ox.RdfFormat = ox.RdfFormat.TRIG) -> bytes:

@@ -126,3 +126,17 @@ def test_a_name_that_is_no_iri_before_the_rewrite_still_fails_as_before(tmp_path
 def _quad_by_quad_file(tmp_path: Path, text: str, base_iri: str) -> set:
     (tmp_path / BASE_FILE).write_text(text)
     return _quad_by_quad(tmp_path, text.encode(), base_iri)
+
+
+@pytest.mark.parametrize("base_iri", ["https://example.org/evoonto/a/", "http://e/"])
+def test_a_label_near_the_parsers_token_limit_loads_as_before(base_iri: str) -> None:
+    """Review of the shortcut: pyoxigraph refuses a token over 16 MiB; rewriting a label that long
+    could make it fit (loaded where it failed) or overflow (raised MemoryError instead of falling back)."""
+    name = b"a" * (16 * 1024 * 1024 - 40)
+    text = b"<" + workspace_graph_prefix(base_iri).encode() + name + b"> {\n<urn:x:s> <urn:x:p> <urn:x:o> .\n}\n"
+    assert load_localized_trig(text, base_iri) is None
+
+
+def test_a_base_iri_that_cannot_be_encoded_loads_as_before() -> None:
+    text = b'<http://e/graph/content> {\n<urn:x:s> <urn:x:p> "x" .\n}\n'
+    assert load_localized_trig(text, "http://e/\ud800/") is None
