@@ -158,6 +158,7 @@ def gather_documents(ontology: Any) -> list[Document]:
             docs[iri] = Document(iri, kind)
         elif KINDS.index(kind) < KINDS.index(doc.kind):
             doc.kind = kind
+    predicates: dict[str, str] = {}  # predicate IRI -> its local name (read once, not per row)
     # their literal fields, read without the type pattern and kept for the records above (joined in
     # the query, the 706,000 rows of a 70,000-column index cost 3.5 CPU s more)
     for row in _rows(ontology, """
@@ -173,7 +174,10 @@ def gather_documents(ontology: Any) -> list[Document]:
         doc = docs.get(iri)
         if doc is None:
             continue
-        pred, obj = local_name(row["p"]), row["o"]
+        pred = predicates.get(row["p"])
+        if pred is None:
+            pred = predicates[row["p"]] = local_name(row["p"])
+        obj = row["o"]
         if pred == "deprecated":
             if obj.lower() in ("true", "1"):
                 deprecated.add(iri)
