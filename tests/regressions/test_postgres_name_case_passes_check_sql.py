@@ -71,3 +71,14 @@ def test_output_alias_is_not_the_column(kpi, sql):
     """Review of the first fix: ORDER BY / GROUP BY name the select's alias, which PostgreSQL reads
     before the column; they were flagged as the column written in the wrong case."""
     assert [f for f in check_sql(kpi, sql, dialect="postgres") if f.kind == "name_case"] == []
+
+
+def test_postgres_name_case_in_join_using_is_a_violation(kpi):
+    """``USING (KpiDay)`` is a list of bare identifiers to sqlglot, not columns: the name walk never saw
+    it, and check_sql passed SQL that PostgreSQL refuses (column "kpiday" does not exist)."""
+    sql = 'SELECT a.value FROM "DailyKpi" a JOIN "DailyKpi" b USING (KpiDay)'
+    found = [f for f in check_sql(kpi, sql, dialect="postgres") if f.kind == "name_case"]
+    assert [(f.severity, f.subject, f.suggestion) for f in found] == [("Violation", "KpiDay", '"KpiDay"')], found
+    quoted = 'SELECT a.value FROM "DailyKpi" a JOIN "DailyKpi" b USING ("KpiDay")'
+    assert [f for f in check_sql(kpi, quoted, dialect="postgres") if f.kind == "name_case"] == []
+    assert [f for f in check_sql(kpi, sql) if f.kind == "name_case"] == []  # SQLite: case-insensitive

@@ -382,6 +382,8 @@ class CheckContext:
             found = owner.get(id(node))
             if found is not None:
                 self.check_column(node, found, ctes)
+        for join in self.statement.find_all(exp.Join):
+            self.check_using_names(join)
         for node in self.statement.find_all(exp.Literal):
             if node.is_string and not _negated(node):
                 self.literals.add(normalize(node.this))
@@ -532,6 +534,25 @@ class CheckContext:
                  f"{_DIALECT_NAMES[self.dialect]} {how}: {ident.sql(dialect=self.dialect)} is "
                  f"{read!r}, and the {what} is {name!r}, so the database refuses it; write {written}",
                  written, ident, name)
+
+    def check_using_names(self, join: exp.Join) -> None:
+        """``name_case`` for the columns of ``JOIN … USING (KpiDay)``: sqlglot gives them as bare
+        identifiers, not columns, so the column walk never saw them (PostgreSQL review). A name is
+        checked against the catalog's spelling when the catalog tables of the join's SELECT that have
+        the column (ignoring case) all spell it the same; otherwise it is left alone. Raises nothing."""
+        names = join.args.get("using") or []
+        select = join.find_ancestor(exp.Select)
+        if not names or select is None:
+            return
+        tables = [info for tbl in select.find_all(exp.Table)
+                  if not tbl.args.get("db") and (info := self.table(tbl.name)) is not None]
+        for ident in names:
+            if not isinstance(ident, exp.Identifier):
+                continue
+            spelled = {col.name for info in tables for col in info.columns
+                       if col.name.casefold() == ident.name.casefold()}
+            if len(spelled) == 1:
+                self.check_name_case(ident, spelled.pop(), "column")
 
     def note(self, table: str, column: str, in_condition: bool, node: exp.Column) -> None:
         """Record that ``node`` resolved to ``table.column``: into :attr:`used`, into :attr:`restricted`
