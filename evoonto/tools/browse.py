@@ -52,7 +52,7 @@ import logging
 import math
 import re
 import weakref
-from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -1087,28 +1087,8 @@ def question_phrases(q: str) -> list[str]:
 _DATE_TYPE = re.compile(r"DATE|TIME", re.IGNORECASE)
 
 
-def _stored_value_words(index: SearchIndex, found: Iterable[Any], uncovered: list[str], approximate: list[str],
-                        hits: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
-    """``uncovered`` and ``approximate`` without the words that a stored value of ``found`` (value
-    index hits: ``phrase``, ``match``, ``location``) spells as written or normalised; the Term mapping
-    each such value's column is added to ``hits``."""
-    covered: set[str] = set()
-    for hit in found:
-        if hit.match not in ("exact", "normalized"):
-            continue  # a close spelling is another value, maybe ('Atlantis' is not 'Atlanta')
-        tokens = set(tokenize(hit.phrase))
-        words = [w for w in (*uncovered, *approximate) if (t := tokenize(w)) and set(t) <= tokens]
-        if not words:
-            continue
-        covered.update(words)
-        terms = [index.documents[i].iri for i in index.documents_at(hit.location)
-                 if index.documents[i].kind == "term"]
-        hits += [{"id": iri} for iri in terms[:1] if all(h["id"] != iri for h in hits)]
-    return [w for w in uncovered if w not in covered], [w for w in approximate if w not in covered]
-
-
 def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3,
-             id_of=lambda iri: iri, stored_values: Callable[[str], Iterable[Any]] | None = None) -> dict[str, Any]:
+             id_of=lambda iri: iri) -> dict[str, Any]:
     """What the ontology covers of a question, phrase by phrase, so an agent can ask or abstain.
 
     Each phrase of :func:`question_phrases` is browsed (``kind="any"``, ``n`` hits); a word of the
@@ -1119,12 +1099,6 @@ def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3
     the question is ``supported`` when every phrase is, ``unavailable`` when none is covered at all
     (or it has no concept phrase), else ``partial``. A month's name ("opened in March") is covered
     when the ontology maps a date or time column (the first one is added to the phrase's ids).
-
-    The ontology keeps a sample of each column's values, so a value it does not hold may still be
-    in the data: with ``stored_values`` (the value index's lookup, :meth:`ValueIndex.value_hits`,
-    which reads the sources' distinct values), a word no hit covers is covered when a stored value
-    spelled as the phrase writes it (exactly, or with case, accents and punctuation folded; never a
-    close spelling) contains it, and the Term of that column joins the phrase's ids.
 
     Returns:
         ``{"status", "phrases": [{"phrase", "status", "ids", "uncovered", "approximate"}]}``
@@ -1169,8 +1143,6 @@ def coverage(index: SearchIndex, settings: BrowseSettings, q: str, *, n: int = 3
                 approximate.append(word)  # only a close spelling is ('Atlantis' -> 'Atlanta'): another thing, maybe
             else:
                 uncovered.append(word)
-        if stored_values is not None and (uncovered or approximate):
-            uncovered, approximate = _stored_value_words(index, stored_values(phrase), uncovered, approximate, hits)
         words = len(phrase.split())
         status = ("unavailable" if not hits or len(uncovered) == words
                   else "partial" if uncovered or approximate else "supported")

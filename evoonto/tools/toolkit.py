@@ -388,10 +388,7 @@ class OntologyTools:
             ToolArgumentError: empty or > 20,000-character question.
         """
         built = self.built
-        values = self.value_index
-        stored = None if values is None else (lambda phrase: values.value_hits(phrase, limit=5))
-        return cap_phrases(_coverage(built.index, built.settings.browse, q, id_of=built.codec.to_id,
-                                     stored_values=stored))
+        return cap_phrases(_coverage(built.index, built.settings.browse, q, id_of=built.codec.to_id))
 
     def resolve(self, ids: Any, *, expand: Any = EXPANSIONS, depth: Any = 1) -> ResolveAnswer:
         """Records with linked objects; see :meth:`evoonto.tools.resolve.Resolver.resolve`.
@@ -737,9 +734,9 @@ COVERAGE_DESCRIPTION = (
     "it maps to, or none.\n\n"
     "q: the question.\n"
     "Returns JSON {status, phrases: [{phrase, status, ids, uncovered, approximate}]}; status is supported "
-    "(every word of every phrase is in the records it maps to or in a stored value of the data), partial or "
-    "unavailable: on partial or unavailable, ask the user or check the data rather than guess (the records "
-    "hold a sample of each column's values). approximate: words only a "
+    "(every word of every phrase is in the records it maps to), partial or unavailable: on partial or "
+    "unavailable, ask the user or check the data rather than guess (the records hold a sample of each "
+    "column's values: a value they miss may still be stored). approximate: words only a "
     "close spelling of which the records hold (maybe a typo, maybe another thing: 'Atlantis' vs 'Atlanta')."
 )
 
