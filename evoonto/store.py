@@ -429,7 +429,7 @@ def iter_localized_quads(quads: Iterable[ox.Quad], base_iri: str) -> Iterator[ox
 _SPANNING_TOKENS = (b'"""', b"'''", b"<<")
 #: a line that ends a statement where pyoxigraph's TriG serializer writes one before a graph label:
 #: the ``}`` closing a graph block, or a whole ``@prefix p: <IRI> .`` directive
-_STATEMENT_END = rb"(?:\}|@prefix [^\s<>]*: <[^\x00-\x20<>\"{}|^`\\]*> \.)\r?\n"
+_STATEMENT_END_LINE = re.compile(rb"(?:\}|@prefix [^\s<>]*: <[^\x00-\x20<>\"{}|^`\\]*> \.)\r?\n")
 #: the name of a workspace graph after ``<base>graph/`` as evoonto writes it (``content``, ``tools``)
 _GRAPH_NAME = rb"[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*"
 
@@ -437,8 +437,8 @@ _GRAPH_NAME = rb"[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*"
 def load_localized_trig(data: bytes, base_iri: str) -> OxigraphStore | None:
     """The store of the TriG ``data`` with its workspace graph names localized (``<base>graph/X`` ->
     ``evog:X``), the same as loading :func:`iter_localized_quads` of it, but parsed and loaded by
-    pyoxigraph alone: at 3.7 million quads (70,000 columns) renaming each quad in Python cost 10 of
-    the 23 CPU s of opening a workspace.
+    pyoxigraph alone: at 3.7 million quads (70,000 columns) renaming each quad in Python cost about 10 of
+    the 21 CPU s of opening a workspace.
 
     The graph names are localized in the text before it is parsed, which is the same as renaming
     the parsed quads only when every occurrence of ``<base>graph/`` in the text is a graph label.
@@ -494,7 +494,6 @@ def _occurrences(data: bytes, text: bytes) -> Iterator[int]:
         at = data.find(text, at + 1)
 
 
-_STATEMENT_END_LINE = re.compile(_STATEMENT_END)
 #: the longest graph label line taken as one (pyoxigraph refuses a token over 16 MiB: a rewrite that
 #: shortens or lengthens a label near that size would change whether the file loads)
 _LABEL_LINE_MAX = 4096
@@ -502,7 +501,7 @@ _LABEL_LINE_MAX = 4096
 
 def _is_graph_label_line(data: bytes, at: int, marker: bytes) -> bool:
     """Whether ``marker`` at offset ``at`` of ``data`` starts a line ``<marker>NAME> {`` (NAME as
-    :data:`_GRAPH_NAME`) that is the first line or follows a line of :data:`_STATEMENT_END`."""
+    :data:`_GRAPH_NAME`) that is the first line or follows a line of :data:`_STATEMENT_END_LINE`."""
     end = data.find(b"\n", at, at + _LABEL_LINE_MAX + 1)
     line = data[at:end if end >= 0 else at + _LABEL_LINE_MAX + 1]
     if len(line) > _LABEL_LINE_MAX or re.fullmatch(re.escape(marker) + _GRAPH_NAME + rb"> \{\r?", line) is None:
