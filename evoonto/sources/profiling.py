@@ -127,7 +127,11 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("integer", re.compile(r"^[-+]?\d+$")),
     ("decimal", re.compile(r"^[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$")),
 ]
-_BOOLEAN_WORDS = {"true", "false", "t", "f", "yes", "no", "y", "n", "0", "1"}
+#: The two spellings of a two-valued column, case-folded: the values a column must show (both of one
+#: pair) for its pattern to be ``boolean``. One value alone (a column of 1s) shows a constant in what
+#: was read, not a flag: a quantity that is always 1 in a sample, or a version column, is no boolean.
+_BOOLEAN_PAIRS = (frozenset({"true", "false"}), frozenset({"t", "f"}), frozenset({"yes", "no"}),
+                  frozenset({"y", "n"}), frozenset({"0", "1"}))
 _CODE = re.compile(r"^(?=.*[A-Z0-9])[A-Z0-9][A-Za-z0-9_\-./]{0,23}$")
 _MATCH_SHARE = 0.9
 
@@ -521,8 +525,9 @@ def _value_pattern(values: list[Any], kind: str, texts: list[str]) -> str | None
         return None
     if kind in ("date", "datetime", "time", "blob"):
         return kind
-    lowered = {t.lower() for t in texts}
-    if len(lowered) <= 2 and lowered <= _BOOLEAN_WORDS and (kind != "integer" or lowered <= {"0", "1"}):
+    lowered = frozenset(t.lower() for t in texts)
+    # the database's own boolean type, or both values of one two-valued pair seen (see _BOOLEAN_PAIRS)
+    if kind == "boolean" or lowered in _BOOLEAN_PAIRS:
         return "boolean"
     if kind == "integer":
         if all(isinstance(v, (int, str)) and re.fullmatch(r"(1[6-9]|20)\d\d", str(v).strip()) for v in values):
