@@ -62,10 +62,15 @@ __all__ = ["Cardinality", "JoinEdge", "JoinPath", "JoinGraph", "TableRef", "chec
 Cardinality = Literal["1:1", "N:1", "1:N", "N:M"]
 
 #: Preference between edges of equal hop count: declared keys first, then probed, then anything else.
-ORIGIN_RANK: dict[str, int] = {"foreign_key": 0, "probe": 1, "verified_query": 2, "shared_key": 3, "name": 4}
+ORIGIN_RANK: dict[str, int] = {"foreign_key": 0, "probe": 1, "verified_query": 2, "shared_key": 3, "name": 4,
+                               "shared_name": 5}
 #: Cost of one hop by origin in path search (default 1): an unverified name match counts as one and a
 #: half hops, so among paths of equal length the verified one wins, but one name hop beats two verified ones.
-ORIGIN_COST: dict[str, float] = {"name": 1.5}
+ORIGIN_COST: dict[str, float] = {"name": 1.5, "shared_name": 1.5}
+#: Origins of the shortcut edges :meth:`JoinGraph.add_shared_key_edges` derives (one hop standing for
+#: the two through the key both columns share): ``shared_key`` when both references are known joins,
+#: ``shared_name`` when one of them is only a name match (a shortcut is no surer than its references).
+SHORTCUT_ORIGINS = ("shared_key", "shared_name")
 #: sqlglot dialect of each catalog source kind (``evo:sourceKind``) when none is given.
 
 
@@ -90,8 +95,9 @@ class JoinEdge:
         origin: where the edge comes from (``"foreign_key"``: a declared key, left references
             right; ``"probe"``: a builder association backed by an inclusion probe;
             ``"shared_key"``: both columns reference the same key; ``"name"``: named like a key of
-            the other table, not verified; ``"verified_query"`` or any other name for later
-            sources of joins). :data:`ORIGIN_RANK` orders them.
+            the other table, not verified; ``"shared_name"``: both columns reference the same key,
+            at least one of them only by its name, not verified; ``"verified_query"`` or any other
+            name for later sources of joins). :data:`ORIGIN_RANK` orders them.
         left_unique, right_unique: whether the columns are unique on that side (a whole primary
             key, or Evidence of as many distinct values as rows).
         evidence: ids (IRIs) of the Evidence records backing the edge, sorted.
@@ -389,14 +395,16 @@ class JoinGraph:
         """Add ``origin="shared_key"`` edges between two columns that reference the same unique key
         (``city.CountryCode`` and ``countrylanguage.CountryCode`` both join ``country.Code``): joining
         them directly gives the rows the two-hop join through the key gives. Evidence is that of the
-        two references. Not when one of the two is a column of the key's own table (a self-reference
+        two references. When either reference is only a name match (``origin="name"``), the edge is
+        ``origin="shared_name"``, ranked below the name matches it comes from: two guesses do not
+        make a known join. Not when one of the two is a column of the key's own table (a self-reference
         such as ``Employee.ReportsTo``): ``Customer.SupportRepId = Employee.ReportsTo`` pairs a
         customer with the employees reporting to their rep, a relation nobody declared, next to the
         declared ``Customer.SupportRepId = Employee.EmployeeId`` between the same two tables.
         Returns how many were added."""
         by_target: dict[tuple[str, str, str], list[JoinEdge]] = {}
         for edge in list(self._edges.values()):
-            if edge.origin == "shared_key" or len(edge.left_columns) != 1:
+            if edge.origin in SHORTCUT_ORIGINS or len(edge.left_columns) != 1:
                 continue
             for e in (edge, edge.reversed()):
                 if e.right_unique and not e.left_unique or e.right_unique and e.origin == "foreign_key":
@@ -413,8 +421,10 @@ class JoinGraph:
                     key = (a.source, frozenset({_pair((a.left, a.left_columns[0]), (b.left, b.left_columns[0]))}))
                     if key in self._edges:
                         continue
+                    guessed = "name" in (a.origin, b.origin)
                     self.add_edge(JoinEdge(a.source, a.left, a.left_columns, b.left, b.left_columns,
-                                           origin="shared_key", evidence=a.evidence + b.evidence))
+                                           origin="shared_name" if guessed else "shared_key",
+                                           evidence=a.evidence + b.evidence))
                     added += 1
         return added
 

@@ -965,7 +965,7 @@ class _Compiler:
         joins, ``taken``). Routes are read without the shared-key shortcuts (a shared-key hop stands for
         the two hops through the key it shares); routes that differ only in which of two known joins
         between the same two tables they take are left to the two-joins question."""
-        from evoonto.tools.joinpaths import ORIGIN_COST, TableRef
+        from evoonto.tools.joinpaths import ORIGIN_COST, SHORTCUT_ORIGINS, TableRef
 
         src = self.source or ""
         goal = TableRef(src, table)
@@ -995,7 +995,7 @@ class _Compiler:
                 break
             for edge in self.graph.adjacent(here):
                 there = TableRef(src, edge.right)
-                if edge.origin == "shared_key" or there in done:
+                if edge.origin in SHORTCUT_ORIGINS or there in done:
                     continue
                 c = here_cost + ORIGIN_COST.get(edge.origin, 1.0)
                 if c < cost.get(there, math.inf) - 1e-9:
