@@ -45,7 +45,16 @@ import rdflib
 from rdflib import URIRef
 
 from evoonto.errors import SourceError
-from evoonto.records import CATALOG_RECORD_TYPES, Column, Document, Passage, Source, Table, _python
+from evoonto.records import (
+    CATALOG_RECORD_TYPES,
+    Column,
+    Document,
+    ForeignKeyDefinition,
+    Passage,
+    Source,
+    Table,
+    _python,
+)
 from evoonto.store import OxigraphStore
 
 __all__ = ["Catalog", "SourceSchema", "TableInfo", "ColumnInfo", "DocumentInfo", "Queryable", "CATALOG_QUERY",
@@ -104,11 +113,26 @@ class ColumnInfo:
         return self.name
 
 
+@dataclass(frozen=True, order=True)
+class KeyGroup:
+    """A declared foreign key as the catalog records it (a ``csvw:ForeignKey``): ``columns``, the
+    names of the table's columns that form it, in ordinal order; ``ref_table``, the name of the
+    table it references; ``iri``, the record's IRI; ``stale``, whether a drift check found the key
+    no longer declared by the source (``prov:invalidatedAtTime`` on the record)."""
+
+    columns: tuple[str, ...]
+    ref_table: str
+    iri: URIRef
+    stale: bool = False
+
+
 @dataclass(frozen=True)
 class TableInfo:
     """One table: ``name``, catalog ``iri``, ``row_count`` (``None`` if unknown), ``columns`` in
-    ordinal order, ``source_id`` / ``source_iri`` of its source, ``is_view`` (``evo:isView``) and,
-    for a view, ``reads``: the names of the tables it reads (``evo:readsTable``), sorted."""
+    ordinal order, ``source_id`` / ``source_iri`` of its source, ``is_view`` (``evo:isView``), for
+    a view ``reads``: the names of the tables it reads (``evo:readsTable``), sorted, and
+    ``key_groups``: the declared foreign keys the catalog groups (:class:`KeyGroup`), sorted (empty
+    in a catalog written before keys were grouped; see :func:`foreign_keys`)."""
 
     name: str
     iri: URIRef
@@ -118,6 +142,7 @@ class TableInfo:
     source_iri: URIRef | None = None
     is_view: bool = False
     reads: tuple[str, ...] = ()
+    key_groups: tuple[KeyGroup, ...] = ()
 
     def column(self, name: str) -> ColumnInfo | None:
         """The column called ``name`` (exact match first, then case-insensitive), or ``None``."""
@@ -129,21 +154,48 @@ class TableInfo:
         return tuple(c.name for c in self.columns if c.primary_key)
 
 
+def key_group_pairs(table: TableInfo, group: KeyGroup) -> tuple[tuple[str, str], ...] | None:
+    """``((column, referenced column), ...)`` of ``group``, a key of ``table``: each column's one
+    reference (``evo:references``) into the group's table; None when a column has none there or
+    several (a column in two keys to two columns of the same table cannot be paired)."""
+    pairs: list[tuple[str, str]] = []
+    for name in group.columns:
+        column = table.column(name)
+        targets = [c for t, c in (column.references if column is not None else ()) if t == group.ref_table]
+        if len(targets) != 1:
+            return None
+        pairs.append((name, targets[0]))
+    return tuple(pairs) or None
+
+
 def foreign_keys(table: TableInfo, tables: Iterable[TableInfo]) -> list[tuple[tuple[str, ...], str, tuple[str, ...]]]:
     """The declared foreign keys of one catalog table as ``(columns, referenced table, referenced
     columns)``, a composite key kept whole (same length, pairwise), in column order.
 
-    The catalog records each referencing column's target (``evo:references``), not which columns
-    form one key: the columns of ``table`` that reference distinct columns of one table, which
-    together are that table's whole (composite) primary key, are one key; every other reference is
-    a key of its own. ``tables``: the tables of the same source (the referenced ones are looked up
-    by name, case-insensitively). Raises nothing."""
+    The catalog records each referencing column's target (``evo:references``) and, for a declared
+    key, which columns form it (:attr:`TableInfo.key_groups`): a group whose every column references
+    exactly one column of its referenced table is one key (:func:`key_group_pairs`); a group a drift
+    check marked stale (the source no longer declares it) is no key, and its references are no keys
+    either. The references no group explains (joins the builder discovered, a catalog written before
+    keys were grouped) are read as before: the columns of ``table`` that reference distinct columns
+    of one table, which together are that table's whole (composite) primary key, are one key; every
+    other reference is a key of its own. ``tables``: the tables of the same source (the referenced
+    ones are looked up by name, case-insensitively). Raises nothing."""
     by_name = {t.name.casefold(): t for t in tables}
+    keys: list[tuple[tuple[str, ...], str, tuple[str, ...]]] = []
+    grouped: set[tuple[str, str, str]] = set()  # (column, referenced table, referenced column) of a group
+    for group in table.key_groups:
+        paired = key_group_pairs(table, group)
+        if paired is None:
+            continue
+        grouped.update((a, group.ref_table, b) for a, b in paired)
+        if not group.stale:
+            keys.append((tuple(a for a, _b in paired), group.ref_table, tuple(b for _a, b in paired)))
     by_target: dict[str, list[tuple[str, str]]] = {}
     for column in table.columns:
         for ref_table, ref_column in column.references:
-            by_target.setdefault(ref_table, []).append((column.name, ref_column))
-    keys: list[tuple[tuple[str, ...], str, tuple[str, ...]]] = []
+            if (column.name, ref_table, ref_column) not in grouped:
+                by_target.setdefault(ref_table, []).append((column.name, ref_column))
     for ref_table, pairs in by_target.items():
         target = by_name.get(ref_table.casefold())
         key = {c.casefold() for c in target.primary_key} if target is not None else set()
@@ -359,6 +411,22 @@ def read_catalog(source: rdflib.Graph | Queryable) -> Catalog:
 _CATALOGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def _key_groups(keys: list[ForeignKeyDefinition], columns: list[ColumnInfo],
+                table_names: dict[URIRef, str]) -> tuple[KeyGroup, ...]:
+    """:attr:`TableInfo.key_groups` of one table from its ``csvw:ForeignKey`` records: each key whose
+    columns are all columns of the table (``columns``, in ordinal order) and whose referenced table is
+    a table of the same source (``table_names``: IRI -> name); other keys are left out."""
+    position = {c.iri: i for i, c in enumerate(columns)}
+    groups = set()
+    for fk in keys:
+        ref_table = table_names.get(fk.referenced_table)
+        if ref_table is None or not fk.columns or any(c not in position for c in fk.columns):
+            continue
+        groups.add(KeyGroup(tuple(columns[i].name for i in sorted({position[c] for c in fk.columns})), ref_table,
+                            fk.iri, stale=fk.invalidated_at is not None))
+    return tuple(sorted(groups))
+
+
 def catalog_from_rows(source: rdflib.Graph | Queryable) -> Catalog:
     """:func:`read_catalog` without its memo of an Ontology's catalog: ``source`` is queried every time.
 
@@ -375,6 +443,9 @@ def catalog_from_rows(source: rdflib.Graph | Queryable) -> Catalog:
     passages_of: dict[URIRef, list[Passage]] = defaultdict(list)
     for p in by_type[Passage]:
         passages_of[p.document].append(p)
+    keys_of: dict[URIRef, list[ForeignKeyDefinition]] = defaultdict(list)
+    for fk in by_type[ForeignKeyDefinition]:
+        keys_of[fk.table].append(fk)
 
     sources = []
     for src in by_type[Source]:
@@ -382,6 +453,7 @@ def catalog_from_rows(source: rdflib.Graph | Queryable) -> Catalog:
         # names of the columns of this source, for references
         tables_here = [t for t in by_type[Table] if t.source == src.iri]
         column_names = {c.iri: (t.name, c.name) for t in tables_here for c in columns_of[t.iri]}
+        table_names = {x.iri: x.name for x in tables_here}
         tables = []
         for t in tables_here:
             cols = [ColumnInfo(
@@ -393,10 +465,10 @@ def catalog_from_rows(source: rdflib.Graph | Queryable) -> Catalog:
                 view_of=column_names.get(c.view_of) if c.view_of is not None else None,
             ) for c in columns_of[t.iri]]
             cols.sort(key=lambda c: (c.ordinal, c.name))
-            table_names = {x.iri: x.name for x in tables_here}
             tables.append(TableInfo(name=t.name, iri=t.iri, row_count=t.row_count, columns=tuple(cols),
                                     source_id=source_id, source_iri=src.iri, is_view=bool(t.is_view),
-                                    reads=tuple(sorted(table_names[r] for r in t.reads if r in table_names))))
+                                    reads=tuple(sorted(table_names[r] for r in t.reads if r in table_names)),
+                                    key_groups=_key_groups(keys_of[t.iri], cols, table_names)))
         tables.sort(key=lambda t: (t.name, str(t.iri)))
         documents = tuple(sorted((
             DocumentInfo(d.iri, d.title or "",

@@ -7,8 +7,10 @@ probe path and compares what they observe now with what the Evidence recorded:
 
 - the catalog: tables and columns of the workspace catalog missing from the source (a dropped column,
   a renamed table), tables and columns the source has but the catalog does not (reported, nothing
-  invalidated; a new table with exactly a missing table's columns is named as a possible rename), and
-  changed row counts (``evo:rowCount``);
+  invalidated; a new table with exactly a missing table's columns is named as a possible rename),
+  changed row counts (``evo:rowCount``), and declared foreign keys of the catalog
+  (``csvw:ForeignKey``) the source no longer declares (the key's record is marked stale, so the
+  join graph and ``check_sql`` stop offering it);
 - column Evidence (the profiling query of :func:`evoonto.sources.profiling.column_probe_sql`): rows
   observed, null fraction, distinct count, minimum / maximum and the value set (values that appeared
   or disappeared among the recorded ``evo:sampleValue`` s);
@@ -70,7 +72,7 @@ __all__ = ["DriftFinding", "DriftReport", "check_drift", "drift_patch", "run_dri
            "STALE_KINDS", "SAMPLE_SHARE_Z"]
 
 #: Finding kinds that invalidate Evidence (the others are reported only).
-STALE_KINDS = ("missing_table", "missing_column", "query_failed", "changed")
+STALE_KINDS = ("missing_table", "missing_column", "query_failed", "changed", "dropped_key")
 
 _NAMED_SOURCE = re.compile(r"^([A-Za-z0-9_.\-]+)=(.+)$")
 
@@ -95,8 +97,9 @@ class DriftFinding:
     """One change between the recorded observations and the source.
 
     Attributes:
-        kind: ``missing_table`` | ``missing_column`` | ``query_failed`` | ``changed`` (these
-            invalidate) or ``new_table`` | ``new_column`` | ``row_count`` (reported only).
+        kind: ``missing_table`` | ``missing_column`` | ``query_failed`` | ``changed`` |
+            ``dropped_key`` (a declared foreign key of the catalog the source no longer declares)
+            (these invalidate) or ``new_table`` | ``new_column`` | ``row_count`` (reported only).
         source_id: the source; table, column: where (``None`` when not known).
         detail: one line for people, e.g. ``"values: +'Atlantis' -'France'; rows: 6 -> 7"``.
         evidence: IRIs of the Evidence it invalidates (sorted).
@@ -262,6 +265,7 @@ def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 
     missing_tables: dict[str, set[str]] = {}
     missing_columns: dict[str, set[tuple[str, str]]] = {}
     unchecked_tables: dict[str, set[str]] = {}  # source id -> casefolded names of tables present but unreadable
+    dropped_keys: list[tuple[str, str, Any, str]] = []  # (source id, table, KeyGroup, detail)
     for schema in catalog.sources:
         src = sources.get(schema.id)
         if src is None or not schema.tables:
@@ -295,6 +299,7 @@ def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 
                 if col.name.casefold() not in {c.name.casefold() for c in known.columns}:
                     report.findings.append(DriftFinding("new_column", schema.id, known.name, col.name,
                                                         "column not in the catalog"))
+            dropped_keys += _dropped_keys(schema.id, known, now, list(tables.values()))
             if (known.row_count is not None and now.row_count is not None
                     and _differs(known.row_count, now.row_count, row_tolerance)):
                 report.findings.append(DriftFinding("row_count", schema.id, known.name, None,
@@ -390,7 +395,14 @@ def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 
                                          index.mappings_at(sid, table, column), index, stale, already))
     changed_findings = [_finding(kind, sid, table, column, detail, [ev], [], index, stale, already)
                         for ev, kind, sid, table, column, detail in sorted(changed, key=lambda c: str(c[0].iri))]
-    report.findings = missing_findings + changed_findings + report.findings
+    key_findings = []
+    for sid, table, group, detail in dropped_keys:  # the key's own catalog record goes stale
+        if index.is_stale(group.iri):
+            already.add(str(group.iri))
+        else:
+            stale.setdefault(str(group.iri), f"dropped key: {detail}")
+        key_findings.append(DriftFinding("dropped_key", sid, table, None, detail, (), (str(group.iri),)))
+    report.findings = missing_findings + changed_findings + key_findings + report.findings
     report.stale = stale
     report.already_stale = len(already - set(stale))
     report.ended = when
@@ -563,6 +575,30 @@ class _Index:
 
     def is_stale(self, node: URIRef) -> bool:
         return (node, PROV.wasInvalidatedBy, None) in self.content
+
+
+def _dropped_keys(sid: str, known: Any, now: Any, live_tables: list[Any]) -> list[tuple[str, str, Any, str]]:
+    """The declared foreign keys of catalog table ``known`` (its :class:`~evoonto.catalog.KeyGroup` s
+    not already stale) that the source's table ``now`` (one of ``live_tables``) no longer declares,
+    pairwise and case-insensitively; each as ``(source id, table, group, detail)``."""
+    from evoonto.catalog import key_group_pairs
+    from evoonto.sources.base import resolve_foreign_key
+
+    declared = []
+    for fk in now.foreign_keys:
+        resolved = resolve_foreign_key(now, fk, live_tables)
+        if resolved:
+            declared.append({(a.casefold(), t.casefold(), b.casefold()) for a, t, b in resolved})
+    out = []
+    for group in known.key_groups:
+        pairs = None if group.stale else key_group_pairs(known, group)
+        if pairs is None:
+            continue
+        if {(a.casefold(), group.ref_table.casefold(), b.casefold()) for a, b in pairs} not in declared:
+            detail = (f"the key {known.name}({', '.join(a for a, _ in pairs)}) -> {group.ref_table}"
+                      f"({', '.join(b for _, b in pairs)}) is no longer declared by the source")
+            out.append((sid, known.name, group, detail))
+    return out
 
 
 def _finding(kind, sid, table, column, detail, evidence: list[_Evidence], mappings, index: _Index,

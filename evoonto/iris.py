@@ -19,6 +19,7 @@ import functools
 import hashlib
 import re
 import unicodedata
+from typing import Iterable
 from urllib.parse import quote, urlsplit
 
 from rdflib import URIRef
@@ -129,6 +130,11 @@ class IriFactory:
     def column(self, src: str, table: str, column: str) -> URIRef:
         """``B source/{src}/table/{table}/column/{column}`` (a ``csvw:Column``)."""
         return self._iri("source", src, "table", table, "column", column)
+
+    def foreign_key(self, src: str, table: str, ref_table: str, columns: Iterable[str]) -> URIRef:
+        """``B source/{src}/table/{table}/foreignKey/{ref_table}/{column}/…`` (a ``csvw:ForeignKey`` of
+        ``table``: its columns, in key order, referencing ``ref_table``)."""
+        return self._iri("source", src, "table", table, "foreignKey", ref_table, *columns)
 
     def document(self, src: str, name: str) -> URIRef:
         """``B source/{src}/document/{name}`` (an ``evo:Document``)."""

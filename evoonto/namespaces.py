@@ -66,12 +66,15 @@ class EVO(DefinedNamespace):
     derivedFrom: URIRef  # derived from
     exercises: URIRef  # exercises
     fieldWeight: URIRef  # field weight
+    foreignKeyOf: URIRef  # foreign key of
     hasMapping: URIRef  # has mapping
+    keyColumn: URIRef  # key column
     mapsTerm: URIRef  # maps term
     ofPatch: URIRef  # of patch
     parameter: URIRef  # parameter
     partOf: URIRef  # part of
     readsTable: URIRef  # reads table
+    referencedTable: URIRef  # referenced table
     references: URIRef  # references
     restoresVersion: URIRef  # restores version
     severity: URIRef  # severity

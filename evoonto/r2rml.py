@@ -51,7 +51,7 @@ import rdflib
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
-from evoonto.catalog import TableInfo, read_catalog
+from evoonto.catalog import TableInfo, foreign_keys, read_catalog
 
 if TYPE_CHECKING:
     from evoonto.ontology import Ontology
@@ -242,19 +242,18 @@ def _triples_map(graph: rdflib.Graph, m: _TableMap, base: str) -> None:
 
 def _whole_key(child: Any, parent: Any, tables: dict) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """``(child columns, parent columns)`` of the composite key ``child`` -> ``parent`` belongs to:
-    the columns of the child's table that reference the parent table and together cover the parent
-    table's whole multi-column primary key (the catalog's ``evo:references``); None for a join on a
-    single-column key (or when ``child`` references no such key)."""
+    the multi-column foreign key of the child's table (:func:`evoonto.catalog.foreign_keys`, which
+    keeps each declared key whole) that pairs ``child`` with ``parent``; None for a join on a
+    single-column key (or when ``child`` references no such key). ``tables``: catalog tables by IRI."""
     child_table, parent_table = tables.get(child.table_iri), tables.get(parent.table_iri)
-    if child_table is None or parent_table is None or len(parent_table.primary_key) < 2:
+    if child_table is None or parent_table is None:
         return None
-    pairs = [(c.name, ref_col) for c in child_table.columns for ref_table, ref_col in c.references
-             if ref_table == parent_table.name]
-    key = {k.casefold() for k in parent_table.primary_key}
-    if len(pairs) != len(key) or {b.casefold() for _a, b in pairs} != key \
-            or (child.name, parent.name) not in pairs:
-        return None
-    return tuple(a for a, _b in pairs), tuple(b for _a, b in pairs)
+    same_source = [t for t in tables.values() if t.source_iri == child_table.source_iri]
+    for columns, ref_table, ref_columns in foreign_keys(child_table, same_source):
+        if len(columns) > 1 and ref_table == parent_table.name \
+                and (child.name, parent.name) in zip(columns, ref_columns, strict=True):
+            return columns, ref_columns
+    return None
 
 
 def to_r2rml(ontology: Ontology) -> bytes:

@@ -849,6 +849,41 @@ class Column(_Record):
 
 
 @dataclass
+class ForeignKeyDefinition(_Record):
+    """A declared foreign key of a table (``csvw:ForeignKey``, linked from the table's ``csvw:Schema``
+    by ``csvw:foreignKey``): which columns of the table form one key together. Each column's own
+    ``evo:references`` names the column it points at; this record keeps a composite key whole where
+    the references alone cannot (a table with two composite keys into the same table, such as an
+    origin and a destination each keyed by code and country).
+
+    Attributes:
+        iri: ``IriFactory.foreign_key(source, table, referenced table, columns)``; table: the
+        referencing Table IRI (``evo:foreignKeyOf``; not ``dcterms:isPartOf``, which names a table's
+        columns); referenced_table: the Table IRI the key points
+        at (``evo:referencedTable``); columns: the key's Column IRIs (``evo:keyColumn``, one or more);
+        invalidated_at: when a drift check found the source no longer declares the key
+        (``prov:invalidatedAtTime``, written by the drift patch), else None.
+    """
+
+    iri: URIRef
+    table: URIRef
+    referenced_table: URIRef
+    columns: list[URIRef] = field(default_factory=list)
+    invalidated_at: _dt.datetime | None = None
+
+    RDF_TYPE: ClassVar[URIRef] = CSVW.ForeignKey
+    FIELDS: ClassVar[tuple[_Field, ...]] = (
+        _f("table", EVO.foreignKeyOf, "iri", required=True),
+        _f("referenced_table", EVO.referencedTable, "iri", required=True),
+        _f("columns", EVO.keyColumn, "iri", many=True, required=True),
+        _f("invalidated_at", PROV.invalidatedAtTime, "datetime"),
+    )
+
+    def _extra_triples(self) -> list[tuple]:
+        return [(table_schema_of(self.table), CSVW.foreignKey, URIRef(str(self.iri)))]
+
+
+@dataclass
 class Document(_Record):
     """A document of a documents source (``evo:Document``): ``source`` (``dcterms:isPartOf``), ``title``."""
 
@@ -883,7 +918,7 @@ class Passage(_Record):
 
 #: Record class of each catalog node type, by its rdf:type (sources, tables, columns, documents, passages).
 CATALOG_RECORD_TYPES: dict[URIRef, type[_Record]] = {
-    cls.RDF_TYPE: cls for cls in (Source, Table, Column, Document, Passage)
+    cls.RDF_TYPE: cls for cls in (Source, Table, Column, ForeignKeyDefinition, Document, Passage)
 }
 
 
@@ -926,7 +961,7 @@ def replace(record, **changes):
 __all__ = [
     "Term", "Mapping", "Constraint", "Evidence", "describes_whole_table", "ProbeActivity", "Relation",
     "VerifiedQuery", "RecordError",
-    "Source", "Table", "Column", "Document", "Passage", "CATALOG_RECORD_TYPES",
+    "Source", "Table", "Column", "ForeignKeyDefinition", "Document", "Passage", "CATALOG_RECORD_TYPES",
     "TERM_KINDS", "SEVERITIES", "DIRECT_PROPERTIES", "RECORD_TYPES", "direct_properties",
     "records_to_graph", "records_to_store", "replace", "definition_value_list", "definition_listed_values",
 ]

@@ -153,7 +153,7 @@ def test_catalog_records_write_exactly_what_harvest_writes(tmp_path, iris, docum
     from rdflib.compare import isomorphic
     from rdflib.namespace import RDF
 
-    from evoonto.records import CATALOG_RECORD_TYPES, Column, Source, Table, records_to_graph
+    from evoonto.records import CATALOG_RECORD_TYPES, Column, ForeignKeyDefinition, Source, Table, records_to_graph
 
     graph = _harvested(tmp_path, iris, documents)
     records = [cls.from_graph(graph, node) for rdf_type, cls in CATALOG_RECORD_TYPES.items()
@@ -161,7 +161,7 @@ def test_catalog_records_write_exactly_what_harvest_writes(tmp_path, iris, docum
     assert len(records) > 3
     assert isomorphic(records_to_graph(records), graph)
     if not documents:
-        assert {type(r) for r in records} == {Source, Table, Column}
+        assert {type(r) for r in records} == {Source, Table, Column, ForeignKeyDefinition}
         singer = Table.from_graph(graph, iris.table("concert_singer", "singer"))
         assert singer.name == "singer" and singer.row_count == 6
         assert singer.source == iris.source("concert_singer")

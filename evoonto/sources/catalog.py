@@ -9,6 +9,9 @@ columns, DCTERMS for names and containment, ``evo:`` for what those lack)::
           csvw:tableSchema <tbl/schema> .   # <tbl/schema> a csvw:Schema ; csvw:column <col> …
     <col> a csvw:Column ; csvw:name "Singer_ID" ; dcterms:isPartOf <tbl> ;
           evo:declaredType "INT" ; evo:primaryKey true ; evo:references <other col> ; evo:ordinal 0 .
+    <tbl/schema> csvw:foreignKey <fk> .   # each declared key: which columns form it
+    <fk> a csvw:ForeignKey ; evo:foreignKeyOf <tbl> ; evo:referencedTable <other tbl> ;
+         evo:keyColumn <col>, … .
 
 A view is a ``csvw:Table`` with ``evo:isView true``, ``evo:readsTable`` for each table or view its
 defining query reads, and ``evo:viewColumnOf`` from each view column that passes a column of those
@@ -46,7 +49,7 @@ from rdflib import Literal
 from rdflib.namespace import DCAT, DCTERMS, RDF, XSD
 
 from evoonto.namespaces import CSVW, EVO, bind_prefixes
-from evoonto.records import distribution_triples, table_schema_triples
+from evoonto.records import ForeignKeyDefinition, distribution_triples, table_schema_triples
 from evoonto.sources.base import BaseSource, resolve_foreign_key, warn
 
 __all__ = ["harvest", "view_lineage", "view_sql"]
@@ -107,7 +110,7 @@ def harvest(source: BaseSource, iris, *, graph: rdflib.Graph | None = None, join
             g.add((col, EVO.ordinal, Literal(column.ordinal, datatype=XSD.integer)))
         for fk in table.foreign_keys:
             pairs = resolve_foreign_key(table, fk, tables)
-            if pairs is None:
+            if not pairs:
                 warn(
                     f"source {source.id!r}: foreign key {table.name}({', '.join(fk.columns)}) -> "
                     f"{fk.ref_table} names a missing table or column; skipped"
@@ -119,6 +122,14 @@ def harvest(source: BaseSource, iris, *, graph: rdflib.Graph | None = None, join
                     EVO.references,
                     iris.column(source.id, ref_table, ref_column),
                 ))
+            # which columns form this one key (their references alone cannot tell two composite keys
+            # into the same table apart)
+            key_columns = [column_name for column_name, _ref_table, _ref_column in pairs]
+            ForeignKeyDefinition(
+                iri=iris.foreign_key(source.id, table.name, pairs[0][1], key_columns),
+                table=tbl, referenced_table=iris.table(source.id, pairs[0][1]),
+                columns=[iris.column(source.id, table.name, name) for name in key_columns],
+            ).to_graph(g)
     for join in joins:
         for child_column, parent_column in join.pairs():
             g.add((

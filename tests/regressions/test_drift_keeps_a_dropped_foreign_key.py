@@ -1,0 +1,74 @@
+"""A foreign key the source no longer declares kept judging SQL after ``evoonto drift``.
+
+The catalog recorded each declared key only as its columns' ``evo:references``, which drift never
+compared with the source: after ``ALTER TABLE`` dropped a key, the join graph still offered it as a
+declared join (rank 0, no Evidence needed) and ``check_sql`` kept judging joins by it. Drift now
+compares every declared key of the catalog (``csvw:ForeignKey``) with the keys the source declares,
+reports a ``dropped_key`` finding, and marks the key's record stale (``prov:invalidatedAtTime``),
+after which the key is no declared join.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from evoonto.cli import main
+from evoonto.drift import run_drift
+from evoonto.tools.joinpaths import JoinGraph
+from evoonto.workspace import Workspace
+
+
+def _flights(path):
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE airport (code TEXT, country TEXT, name TEXT, PRIMARY KEY (code, country));
+            CREATE TABLE flight (id INTEGER PRIMARY KEY,
+                                 origin_code TEXT, origin_country TEXT, dest_code TEXT, dest_country TEXT,
+                                 FOREIGN KEY (origin_code, origin_country) REFERENCES airport (code, country),
+                                 FOREIGN KEY (dest_code, dest_country) REFERENCES airport (code, country));
+            INSERT INTO airport VALUES ('SFO', 'US', 'San Francisco'), ('CDG', 'FR', 'Paris'),
+                                       ('LHR', 'GB', 'London');
+            INSERT INTO flight VALUES (1, 'SFO', 'US', 'CDG', 'FR'), (2, 'CDG', 'FR', 'LHR', 'GB');
+        """)
+    return path
+
+
+def _drop_origin_key(path):
+    with sqlite3.connect(path) as con:  # SQLite drops a key by rebuilding the table
+        con.executescript("""
+            CREATE TABLE flight_new (id INTEGER PRIMARY KEY,
+                                     origin_code TEXT, origin_country TEXT, dest_code TEXT, dest_country TEXT,
+                                     FOREIGN KEY (dest_code, dest_country) REFERENCES airport (code, country));
+            INSERT INTO flight_new SELECT * FROM flight;
+            DROP TABLE flight;
+            ALTER TABLE flight_new RENAME TO flight;
+        """)
+
+
+def _declared(ws) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    graph = JoinGraph.from_ontology(Workspace.open(ws).ontology)
+    return sorted((e.left_columns, e.right_columns) for e in graph.edges if e.origin == "foreign_key")
+
+
+def test_drift_marks_a_dropped_foreign_key_stale(tmp_path):
+    db, ws = _flights(tmp_path / "flights.sqlite"), tmp_path / "ws"
+    assert main(["build", "--source", str(db), "-w", str(ws), "--no-progress"]) == 0
+    assert _declared(ws) == [(("dest_code", "dest_country"), ("code", "country")),
+                             (("origin_code", "origin_country"), ("code", "country"))]
+    _drop_origin_key(db)
+    report = run_drift(ws)
+    dropped = [f for f in report.findings if f.kind == "dropped_key"]
+    assert len(dropped) == 1 and dropped[0].invalidates, report.findings
+    assert "origin_code, origin_country" in dropped[0].detail and "no longer declared" in dropped[0].detail
+    assert report.version is not None  # the marking was committed
+    assert _declared(ws) == [(("dest_code", "dest_country"), ("code", "country"))]
+    # the next check finds the key already marked and marks nothing new
+    again = run_drift(ws)
+    assert not [f for f in again.findings if f.kind == "dropped_key"] and not again.stale, again.findings
+
+
+def test_drift_finds_no_dropped_key_when_keys_are_unchanged(tmp_path):
+    db, ws = _flights(tmp_path / "flights.sqlite"), tmp_path / "ws"
+    assert main(["build", "--source", str(db), "-w", str(ws), "--no-progress"]) == 0
+    report = run_drift(ws, mark=False)
+    assert not [f for f in report.findings if f.kind == "dropped_key"], report.findings
