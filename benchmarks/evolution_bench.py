@@ -213,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="replace the questions by N verified queries per database from the training fold "
                              "(their SQL is the team's knowledge; no other gold reaches evolution)")
     parser.add_argument("--db", nargs="*", default=None, help="only these databases")
-    parser.add_argument("--fold", default=None, help="only the round that holds out this fold (A or B)")
+    parser.add_argument("--fold", default=None, choices=("A", "B"),
+                        help="only the round that holds out this fold")
     parser.add_argument("--no-ablation", action="store_true", help="skip the no-gate ablation")
     parser.add_argument("--no-screen", action="store_true",
                         help="ablation: do not screen alternatives on their own failed tasks (both runs)")
