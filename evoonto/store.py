@@ -269,6 +269,24 @@ class OxigraphStore:
         except (SyntaxError, OSError, ValueError, TypeError) as exc:
             raise QueryError(f"SPARQL query failed: {sparql_error(exc, sparql)}") from exc
 
+    def select_values(self, sparql: str) -> "SelectRows":
+        """Run a SPARQL 1.1 SELECT over the union of the named graphs (standard prefixes predeclared)
+        and return its rows as plain strings: each bound value's lexical form (an IRI's text, a
+        literal's lexical value), without making an rdflib term per value (:meth:`query` does).
+
+        Returns:
+            :class:`SelectRows` (``list[dict[str, str]]``, unbound variables left out).
+        Raises:
+            QueryError: the query is malformed, fails or is not a SELECT.
+        """
+        try:
+            result = self.ox.query(sparql, prefixes=PREFIXES, use_default_graph_as_union=True)
+        except (SyntaxError, OSError, ValueError, TypeError) as exc:
+            raise QueryError(f"SPARQL query failed: {sparql_error(exc, sparql)}") from exc
+        if not isinstance(result, ox.QuerySolutions):
+            raise QueryError("select_values needs a SELECT query")
+        return solution_rows(result, lambda term: term.value)
+
     def update(self, sparql: str) -> None:
         """Run a SPARQL 1.1 Update (standard prefixes predeclared). Raises QueryError."""
         self._touch()
