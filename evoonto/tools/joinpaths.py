@@ -279,8 +279,9 @@ class JoinGraph:
                 if table.primary_key:
                     graph.mark_unique(ref, table.primary_key)
                     graph.primary_keys.setdefault(ref, set()).add(frozenset(c.casefold() for c in table.primary_key))
+            by_name = {t.name.casefold(): t for t in src.tables}  # once per source, not per table
             for table in src.tables:
-                for edge in _foreign_key_edges(src.id, table, {t.name.casefold(): t for t in src.tables}):
+                for edge in _foreign_key_edges(src.id, table, by_name):
                     graph.add_edge(edge)
         return graph
 
@@ -366,7 +367,9 @@ class JoinGraph:
                 tables_with.setdefault(normalized_name(column), set()).add(table)
         added = 0
         for right, keys in sorted(self.unique.items()):
-            for key in sorted(k for k in keys if len(k) == 1):
+            # by the key's column name: frozensets compare by inclusion, so sorting them kept the
+            # set's hash order, and which key linked a table first changed from process to process
+            for key in sorted((k for k in keys if len(k) == 1), key=sorted):
                 (key_column,) = key
                 right_column = self._column(right, key_column)
                 is_pk = key in self.primary_keys.get(right, ())
@@ -410,18 +413,22 @@ class JoinGraph:
                 if e.right_unique and not e.left_unique or e.right_unique and e.origin == "foreign_key":
                     by_target.setdefault((e.source, e.right, e.right_columns[0]), []).append(e)
         added = 0
-        for refs in by_target.values():
+        for group in by_target.values():
+            # a reference from a view, or from the key's own table (see above), pairs with none: left
+            # out once here, not per pair (every reference of a group has the same right side)
+            refs = [r for r in group if r.left != r.right and TableRef(r.source, r.left) not in self.views]
+            ends = [(r.left.casefold(), r.left_columns[0].casefold()) for r in refs]
             for i, a in enumerate(refs):
-                for b in refs[i + 1:]:
-                    if a.left == b.left or TableRef(a.source, a.left) in self.views \
-                            or TableRef(b.source, b.left) in self.views:
+                for j in range(i + 1, len(refs)):
+                    b = refs[j]
+                    if a.left == b.left:
                         continue
-                    if a.right in (a.left, b.left):  # one side is the key's own table (see above)
-                        continue
-                    key = (a.source, frozenset({_pair((a.left, a.left_columns[0]), (b.left, b.left_columns[0]))}))
-                    if key in self._edges:
-                        continue
+                    fa, fb = ends[i], ends[j]
+                    key = (a.source, frozenset({(fa, fb) if fa <= fb else (fb, fa)}))  # as _pair makes it
                     guessed = "name" in (a.origin, b.origin)
+                    known = self._edges.get(key)
+                    if known is not None and (guessed or known.origin != "shared_name"):
+                        continue  # (a shortcut of two known references upgrades one made from a guess)
                     self.add_edge(JoinEdge(a.source, a.left, a.left_columns, b.left, b.left_columns,
                                            origin="shared_name" if guessed else "shared_key",
                                            evidence=a.evidence + b.evidence))

@@ -62,3 +62,33 @@ def test_shortcut_between_declared_references_stays_a_shared_key(tmp_path):
     origins = {frozenset((e.left, e.right)): e.origin for e in graph.edges}
     assert origins[frozenset(("orders", "payments"))] == "shared_key"
     assert "payments" in table_joins(graph)["orders"]
+
+
+def _two_keys_named_alike(path):
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE region (CountryCode TEXT PRIMARY KEY, name TEXT);
+            CREATE TABLE a_other (id INTEGER PRIMARY KEY, CountryCode TEXT REFERENCES region(CountryCode));
+            CREATE TABLE country (Code TEXT PRIMARY KEY, name TEXT);
+            CREATE TABLE city (id INTEGER PRIMARY KEY, name TEXT, CountryCode TEXT REFERENCES country(Code));
+            CREATE TABLE lang (id INTEGER PRIMARY KEY, language TEXT, CountryCode TEXT REFERENCES country(Code));
+            INSERT INTO region VALUES ('NL', 'Europe'), ('DE', 'Europe');  -- no 'FR': no probe to region
+            INSERT INTO a_other VALUES (1, 'NL'), (2, 'NL');
+            INSERT INTO country VALUES ('NL', 'Netherlands'), ('FR', 'France');
+            INSERT INTO city VALUES (1, 'Amsterdam', 'NL'), (2, 'Utrecht', 'NL'), (3, 'Paris', 'FR');
+            INSERT INTO lang VALUES (1, 'Dutch', 'NL'), (2, 'Frisian', 'NL'), (3, 'French', 'FR');
+        """)
+    return path
+
+
+def test_shortcut_of_two_declared_keys_is_not_hidden_by_a_guessed_one(tmp_path):
+    """city.CountryCode and lang.CountryCode both declare a key to country.Code; both are also named
+    like region's key, which holds no 'FR' (so only their names join them to it). The shortcut made
+    through region (name guesses) came first and kept the shared_key shortcut through country out (a
+    pair already linked was skipped)."""
+    ontology = Ontology.from_graphs(build([_two_keys_named_alike(tmp_path / "geo.sqlite")], None,
+                                          validate=False).graphs)
+    graph = JoinGraph.from_ontology(ontology)
+    origins = {frozenset((e.left, e.right)): e.origin for e in graph.edges}
+    assert origins[frozenset(("city", "lang"))] == "shared_key"
+    assert "lang" in table_joins(graph)["city"]
