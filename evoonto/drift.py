@@ -9,8 +9,10 @@ probe path and compares what they observe now with what the Evidence recorded:
   a renamed table), tables and columns the source has but the catalog does not (reported, nothing
   invalidated; a new table with exactly a missing table's columns is named as a possible rename),
   changed row counts (``evo:rowCount``), and declared foreign keys of the catalog
-  (``csvw:ForeignKey``) the source no longer declares (the key's record is marked stale, so the
-  join graph and ``check_sql`` stop offering it);
+  (``csvw:ForeignKey``) the source no longer declares (the key's record is marked stale: the join
+  graph and ``check_sql`` no longer take it for a declared key; a join an inclusion probe saw the
+  rows make stays a probed join). A catalog written before keys were recorded has no such records:
+  its keys are not compared, and the report's notes say so;
 - column Evidence (the profiling query of :func:`evoonto.sources.profiling.column_probe_sql`): rows
   observed, null fraction, distinct count, minimum / maximum and the value set (values that appeared
   or disappeared among the recorded ``evo:sampleValue`` s);
@@ -99,7 +101,8 @@ class DriftFinding:
     Attributes:
         kind: ``missing_table`` | ``missing_column`` | ``query_failed`` | ``changed`` |
             ``dropped_key`` (a declared foreign key of the catalog the source no longer declares)
-            (these invalidate) or ``new_table`` | ``new_column`` | ``row_count`` (reported only).
+            (these invalidate) or ``new_table`` | ``new_column`` | ``row_count`` |
+            ``restored_key`` (a key marked stale that the source declares again) (reported only).
         source_id: the source; table, column: where (``None`` when not known).
         detail: one line for people, e.g. ``"values: +'Atlantis' -'France'; rows: 6 -> 7"``.
         evidence: IRIs of the Evidence it invalidates (sorted).
@@ -266,6 +269,7 @@ def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 
     missing_columns: dict[str, set[tuple[str, str]]] = {}
     unchecked_tables: dict[str, set[str]] = {}  # source id -> casefolded names of tables present but unreadable
     dropped_keys: list[tuple[str, str, Any, str]] = []  # (source id, table, KeyGroup, detail)
+    restored_keys: list[tuple[str, str, Any, str]] = []
     for schema in catalog.sources:
         src = sources.get(schema.id)
         if src is None or not schema.tables:
@@ -299,11 +303,19 @@ def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 
                 if col.name.casefold() not in {c.name.casefold() for c in known.columns}:
                     report.findings.append(DriftFinding("new_column", schema.id, known.name, col.name,
                                                         "column not in the catalog"))
-            dropped_keys += _dropped_keys(schema.id, known, now, list(tables.values()))
+            dropped, restored = _key_changes(schema.id, known, now, list(tables.values()))
+            dropped_keys += dropped
+            restored_keys += restored
             if (known.row_count is not None and now.row_count is not None
                     and _differs(known.row_count, now.row_count, row_tolerance)):
                 report.findings.append(DriftFinding("row_count", schema.id, known.name, None,
                                                     f"rows: {known.row_count:,} -> {now.row_count:,}"))
+        declaring = sum(1 for t in tables.values() if t.foreign_keys)
+        if declaring and not any(t.key_groups for t in schema.tables):
+            report.notes.append(f"source {schema.id!r}: the catalog records no declared key of this source "
+                                f"(written before evoonto recorded keys, or none were declared then) and "
+                                f"{declaring} table(s) declare keys now: keys are not compared; build the "
+                                "workspace again to record them")
         for key, now in sorted(tables.items()):
             if key in catalogued:
                 continue
@@ -402,6 +414,7 @@ def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 
         else:
             stale.setdefault(str(group.iri), f"dropped key: {detail}")
         key_findings.append(DriftFinding("dropped_key", sid, table, None, detail, (), (str(group.iri),)))
+    key_findings += [DriftFinding("restored_key", sid, table, None, detail) for sid, table, _g, detail in restored_keys]
     report.findings = missing_findings + changed_findings + key_findings + report.findings
     report.stale = stale
     report.already_stale = len(already - set(stale))
@@ -577,28 +590,39 @@ class _Index:
         return (node, PROV.wasInvalidatedBy, None) in self.content
 
 
-def _dropped_keys(sid: str, known: Any, now: Any, live_tables: list[Any]) -> list[tuple[str, str, Any, str]]:
-    """The declared foreign keys of catalog table ``known`` (its :class:`~evoonto.catalog.KeyGroup` s
-    not already stale) that the source's table ``now`` (one of ``live_tables``) no longer declares,
-    pairwise and case-insensitively; each as ``(source id, table, group, detail)``."""
+def _key_changes(sid: str, known: Any, now: Any, live_tables: list[Any]) -> tuple[list, list]:
+    """How the declared foreign keys of catalog table ``known`` (its
+    :class:`~evoonto.catalog.KeyGroup` s) compare with those the source's table ``now`` (one of
+    ``live_tables``) declares, case-insensitively: ``(dropped, restored)``, each a list of ``(source
+    id, table, group, detail)``. Dropped: a key not already stale that the source no longer declares
+    (pairwise, column to column). Restored: a key a drift check marked stale that the source
+    declares again (same columns, same referenced table); its record stays stale (reported only)."""
     from evoonto.catalog import key_group_pairs
     from evoonto.sources.base import resolve_foreign_key
 
-    declared = []
+    declared, declared_columns = [], set()
     for fk in now.foreign_keys:
         resolved = resolve_foreign_key(now, fk, live_tables)
         if resolved:
             declared.append({(a.casefold(), t.casefold(), b.casefold()) for a, t, b in resolved})
-    out = []
+            declared_columns.add((frozenset(a.casefold() for a, _t, _b in resolved), resolved[0][1].casefold()))
+    dropped, restored = [], []
     for group in known.key_groups:
-        pairs = None if group.stale else key_group_pairs(known, group)
+        if group.stale:
+            if (frozenset(c.casefold() for c in group.columns), group.ref_table.casefold()) in declared_columns:
+                restored.append((sid, known.name, group,
+                                 f"the key {known.name}({', '.join(group.columns)}) -> {group.ref_table}, marked "
+                                 "stale by an earlier check, is declared again; its record stays stale until "
+                                 "the workspace is built again (or that check's patch is rolled back)"))
+            continue
+        pairs = key_group_pairs(known, group)
         if pairs is None:
             continue
         if {(a.casefold(), group.ref_table.casefold(), b.casefold()) for a, b in pairs} not in declared:
-            detail = (f"the key {known.name}({', '.join(a for a, _ in pairs)}) -> {group.ref_table}"
-                      f"({', '.join(b for _, b in pairs)}) is no longer declared by the source")
-            out.append((sid, known.name, group, detail))
-    return out
+            dropped.append((sid, known.name, group,
+                            f"the key {known.name}({', '.join(a for a, _ in pairs)}) -> {group.ref_table}"
+                            f"({', '.join(b for _, b in pairs)}) is no longer declared by the source"))
+    return dropped, restored
 
 
 def _finding(kind, sid, table, column, detail, evidence: list[_Evidence], mappings, index: _Index,

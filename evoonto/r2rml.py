@@ -145,6 +145,7 @@ def r2rml_graph(ontology: Ontology) -> tuple[rdflib.Graph, list[str]]:
         else:
             column_terms.setdefault(row["col"], []).append(URIRef(row["t"]))
     join_columns: set[tuple[URIRef, URIRef]] = set()
+    keys_of: dict = {}  # table IRI -> its foreign keys (see _whole_keys)
     for row in ontology.query(
             "SELECT ?a ?b ?ca ?cb WHERE { ?r a evo:Relation ; evo:joinCondition ?jc ; owl:annotatedSource ?a ; "
             "owl:annotatedTarget ?b . ?a evo:hasMapping ?ma . ?ma evo:column ?ca . "
@@ -155,19 +156,21 @@ def r2rml_graph(ontology: Ontology) -> tuple[rdflib.Graph, list[str]]:
         if (row["a"], row["cb"]) in join_columns:
             continue
         join_columns.add((row["a"], row["cb"]))
-        key = _whole_key(child, parent, tables)
-        if key is None:
+        keys = _whole_keys(child, parent, tables, keys_of)
+        if not keys:
             maps[child.table_iri].joins.append((URIRef(row["a"]), (child.name,), maps[parent.table_iri].node,
                                                 (parent.name,)))
             continue
-        # part of a composite key: the whole key is one join (once per child/parent table pair)
-        entry = (URIRef(row["a"]), key[0], maps[parent.table_iri].node, key[1])
-        known = [j for j in maps[child.table_iri].joins if j[1:] == entry[1:]]
-        if not known:
-            maps[child.table_iri].joins.append(entry)
-        elif child.name == key[0][0]:  # the key's first column names the predicate
-            joins = maps[child.table_iri].joins
-            joins[joins.index(known[0])] = entry
+        # part of a composite key: the whole key is one join (once per key; a column in two keys to
+        # the same table, such as a season in both home and away keys, is part of both joins)
+        for key in keys:
+            entry = (URIRef(row["a"]), key[0], maps[parent.table_iri].node, key[1])
+            known = [j for j in maps[child.table_iri].joins if j[1:] == entry[1:]]
+            if not known:
+                maps[child.table_iri].joins.append(entry)
+            elif child.name == key[0][0]:  # the key's first column names the predicate
+                joins = maps[child.table_iri].joins
+                joins[joins.index(known[0])] = entry
     joined_terms = {(term, child) for m in maps.values() for term, cols, _, _ in m.joins for child in cols}
     joined_columns = {(m.table.iri, child) for m in maps.values() for _, cols, _, _ in m.joins for child in cols}
     for col_iri, terms in column_terms.items():
@@ -240,20 +243,21 @@ def _triples_map(graph: rdflib.Graph, m: _TableMap, base: str) -> None:
             graph.add((cond, RR.parent, Literal(sql_identifier(parent))))
 
 
-def _whole_key(child: Any, parent: Any, tables: dict) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """``(child columns, parent columns)`` of the composite key ``child`` -> ``parent`` belongs to:
-    the multi-column foreign key of the child's table (:func:`evoonto.catalog.foreign_keys`, which
-    keeps each declared key whole) that pairs ``child`` with ``parent``; None for a join on a
-    single-column key (or when ``child`` references no such key). ``tables``: catalog tables by IRI."""
+def _whole_keys(child: Any, parent: Any, tables: dict, keys_of: dict) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """``(child columns, parent columns)`` of each composite key ``child`` -> ``parent`` belongs to:
+    the multi-column foreign keys of the child's table (:func:`evoonto.catalog.foreign_keys`, which
+    keeps each declared key whole) that pair ``child`` with ``parent``; empty for a join on a
+    single-column key. ``tables``: catalog tables by IRI; ``keys_of``: the foreign keys found so
+    far, by table IRI (filled here: each table's keys are read once per export)."""
     child_table, parent_table = tables.get(child.table_iri), tables.get(parent.table_iri)
     if child_table is None or parent_table is None:
-        return None
-    same_source = [t for t in tables.values() if t.source_iri == child_table.source_iri]
-    for columns, ref_table, ref_columns in foreign_keys(child_table, same_source):
-        if len(columns) > 1 and ref_table == parent_table.name \
-                and (child.name, parent.name) in zip(columns, ref_columns, strict=True):
-            return columns, ref_columns
-    return None
+        return []
+    if child_table.iri not in keys_of:
+        same_source = [t for t in tables.values() if t.source_iri == child_table.source_iri]
+        keys_of[child_table.iri] = foreign_keys(child_table, same_source)
+    return [(columns, ref_columns) for columns, ref_table, ref_columns in keys_of[child_table.iri]
+            if len(columns) > 1 and ref_table == parent_table.name
+            and (child.name, parent.name) in zip(columns, ref_columns, strict=True)]
 
 
 def to_r2rml(ontology: Ontology) -> bytes:

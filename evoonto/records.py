@@ -194,7 +194,8 @@ def _python(kind: str, node: rdflib.term.Node) -> Any:
     if kind == "float":
         return float(node.toPython()) if isinstance(node, Literal) else float(str(node))
     if kind == "bool":
-        return bool(_value(node))
+        value = _value(node)  # an untyped (or ill-typed) "false" or "0" is text: false, not a non-empty string
+        return value.strip().lower() in ("true", "1") if isinstance(value, str) else bool(value)
     if kind == "datetime":
         value = _value(node)
         return value if isinstance(value, _dt.datetime) else str(node)

@@ -130,6 +130,8 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
 #: The two spellings of a two-valued column, case-folded: the values a column must show (both of one
 #: pair) for its pattern to be ``boolean``. One value alone (a column of 1s) shows a constant in what
 #: was read, not a flag: a quantity that is always 1 in a sample, or a version column, is no boolean.
+#: How a column declared boolean stores its values (SQLite has no boolean storage class: 1 and 0).
+_BOOLEAN_STORED = frozenset({"0", "1", "true", "false", "t", "f"})
 _BOOLEAN_PAIRS = (frozenset({"true", "false"}), frozenset({"t", "f"}), frozenset({"yes", "no"}),
                   frozenset({"y", "n"}), frozenset({"0", "1"}))
 _CODE = re.compile(r"^(?=.*[A-Z0-9])[A-Z0-9][A-Za-z0-9_\-./]{0,23}$")
@@ -330,6 +332,9 @@ def profile_column(
     top = texts[:top_k]
     kind = infer_type(raw_values)
     pattern = _value_pattern(raw_values, kind, [t for t, _ in texts])  # = value_pattern(raw_values)
+    if pattern != "boolean" and texts and re.fullmatch(r"\s*(bool|boolean)\s*", column.declared_type or "", re.I) \
+            and {t.lower() for t, _ in texts if t is not None} <= _BOOLEAN_STORED:
+        pattern = "boolean"  # declared boolean (SQLite keeps 1 / 0): one value seen is still a flag
     numeric = pattern in NUMERIC_PATTERNS
     vocabulary: tuple[str, ...] = ()
     if (complete and texts and len(texts) <= vocabulary_cap and not numeric and pattern not in ("year", "blob")

@@ -941,9 +941,10 @@ def _pickled(value: Any) -> bytes:
 
 def _index_chunks(index: SearchIndex) -> list[bytes]:
     """A cached index file, as the byte chunks written one after the other (joined, the 245 MB of a
-    70,000-column index cost 1.1 CPU s of copying for nothing): a header (magic, :data:`INDEX_FORMAT`, the number of documents, the
-    index's state without its documents and texts, with its :class:`SchemaLayout` as a dict of plain
-    fields, and the byte sizes of the sections that follow), then the documents as plain tuples
+    70,000-column index cost 1.1 CPU s of copying for nothing): a header (magic,
+    :data:`INDEX_FORMAT`, the number of documents, the index's state without its documents and
+    texts, with its :class:`SchemaLayout` as a dict of plain fields, and the byte sizes of the
+    sections that follow), then the documents as plain tuples
     (:data:`_DOCUMENT_FIELDS`) in chunks of :data:`_CHUNK`, then the texts (``{text: tokens}``); each
     section is its own pickle, so a reader decodes a section only when it is used."""
     state = index.__getstate__()

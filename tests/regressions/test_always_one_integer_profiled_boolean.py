@@ -34,3 +34,15 @@ def test_always_one_integer_column_is_profiled_as_integer(tmp_path: Path):
         profiles = {p.column: p for p in profile(src, IRIS)}
     assert profiles["quantity"].pattern == "integer"
     assert profiles["shipped"].pattern == "boolean"
+
+
+def test_declared_boolean_column_of_ones_stays_boolean(tmp_path: Path):
+    """SQLite keeps a BOOLEAN column as 1 / 0: declared boolean, one value seen is still a flag."""
+    db = tmp_path / "flags.sqlite"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE account (id INTEGER PRIMARY KEY, active BOOLEAN, level INTEGER)")
+        con.executemany("INSERT INTO account VALUES (?, 1, 1)", [(i,) for i in range(1, 11)])
+    with open_source(db) as src:
+        profiles = {p.column: p for p in profile(src, IRIS)}
+    assert profiles["active"].pattern == "boolean"
+    assert profiles["level"].pattern == "integer"

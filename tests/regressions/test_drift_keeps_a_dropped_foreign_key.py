@@ -72,3 +72,58 @@ def test_drift_finds_no_dropped_key_when_keys_are_unchanged(tmp_path):
     assert main(["build", "--source", str(db), "-w", str(ws), "--no-progress"]) == 0
     report = run_drift(ws, mark=False)
     assert not [f for f in report.findings if f.kind == "dropped_key"], report.findings
+
+
+def _restore_origin_key(path):
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE flight_new (id INTEGER PRIMARY KEY,
+                                     origin_code TEXT, origin_country TEXT, dest_code TEXT, dest_country TEXT,
+                                     FOREIGN KEY (origin_code, origin_country) REFERENCES airport (code, country),
+                                     FOREIGN KEY (dest_code, dest_country) REFERENCES airport (code, country));
+            INSERT INTO flight_new SELECT * FROM flight;
+            DROP TABLE flight;
+            ALTER TABLE flight_new RENAME TO flight;
+        """)
+
+
+def test_stale_key_is_no_key_role_and_a_restored_key_is_reported(tmp_path):
+    from evoonto.catalog import read_catalog
+
+    db, ws = _flights(tmp_path / "flights.sqlite"), tmp_path / "ws"
+    assert main(["build", "--source", str(db), "-w", str(ws), "--no-progress"]) == 0
+    _drop_origin_key(db)
+    run_drift(ws)
+    flight = read_catalog(Workspace.open(ws).ontology).sources[0].table("flight")
+    # the stale key's columns no longer reference the airport (check_sql's key roles read them)
+    assert flight.column("origin_code").references == () and flight.column("origin_country").references == ()
+    assert flight.column("dest_code").references == (("airport", "code"),)
+    _restore_origin_key(db)
+    report = run_drift(ws, mark=False)
+    restored = [f for f in report.findings if f.kind == "restored_key"]
+    assert len(restored) == 1 and not restored[0].invalidates and "declared again" in restored[0].detail
+
+
+def test_catalog_without_key_records_says_keys_are_not_compared(tmp_path):
+    """A workspace whose catalog has no csvw:ForeignKey record (built before keys were recorded)."""
+    from evoonto.namespaces import CSVW
+
+    db, ws = _flights(tmp_path / "flights.sqlite"), tmp_path / "ws"
+    assert main(["build", "--source", str(db), "-w", str(ws), "--no-progress"]) == 0
+    space = Workspace.open(ws)
+    onto = space.ontology
+    catalog = onto.graph("catalog")
+    for fk in list(catalog.subjects(None, CSVW.ForeignKey)):
+        catalog.remove((fk, None, None))
+        catalog.remove((None, None, fk))
+    from evoonto.drift import check_drift
+    from evoonto.ontology import Ontology
+    from evoonto.sources import open_source
+
+    graphs = {name: onto.graph(name) for name in ("vocab", "shapes", "content", "tools", "history")}
+    older = Ontology.from_graphs({**graphs, "catalog": catalog})
+    _drop_origin_key(db)
+    with open_source(db, source_id="flights") as src:
+        report = check_drift(older, {"flights": src})
+    assert not [f for f in report.findings if f.kind == "dropped_key"]
+    assert any("keys are not compared" in note for note in report.notes), report.notes

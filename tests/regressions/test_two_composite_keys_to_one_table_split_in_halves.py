@@ -82,3 +82,55 @@ def test_r2rml_joins_each_composite_key_whole(tmp_path):
              for ref in graph.subjects(RR.parentTriplesMap, None)]
     assert sorted(joins) == [[("dest_code", "code"), ("dest_country", "country")],
                              [("origin_code", "code"), ("origin_country", "country")]]
+
+
+def _paths(path):
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE edge (src TEXT, dst TEXT, w REAL, PRIMARY KEY (src, dst));
+            CREATE TABLE path (id INTEGER PRIMARY KEY, n1 TEXT, n2 TEXT, n3 TEXT,
+                               FOREIGN KEY (n1, n2) REFERENCES edge (src, dst),
+                               FOREIGN KEY (n2, n3) REFERENCES edge (src, dst));
+            INSERT INTO edge VALUES ('a', 'b', 1.0), ('b', 'c', 2.0), ('c', 'a', 0.5);
+            INSERT INTO path VALUES (1, 'a', 'b', 'c'), (2, 'b', 'c', 'a');
+        """)
+    return path
+
+
+def test_two_composite_keys_sharing_a_column_stay_whole(tmp_path):
+    """path(n1, n2) and path(n2, n3) both reference edge(src, dst): n2 references two columns of
+    edge, and the pairing of each key is the one that gives its columns distinct targets."""
+    ontology = Ontology.from_graphs(build([_paths(tmp_path / "paths.sqlite")], None, validate=False).graphs)
+    schema = read_catalog(ontology).sources[0]
+    path = next(t for t in schema.tables if t.name == "path")
+    assert sorted(foreign_keys(path, schema.tables)) == [
+        (("n1", "n2"), "edge", ("src", "dst")), (("n2", "n3"), "edge", ("src", "dst"))]
+    graph = JoinGraph.from_ontology(ontology)
+    assert not [e for e in graph.edges if e.origin == "foreign_key" and len(e.left_columns) == 1]
+
+
+def _games(path):
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE team_season (team TEXT, season INTEGER, coach TEXT, PRIMARY KEY (team, season));
+            CREATE TABLE game (id INTEGER PRIMARY KEY, season INTEGER, home TEXT, away TEXT,
+                               FOREIGN KEY (home, season) REFERENCES team_season (team, season),
+                               FOREIGN KEY (away, season) REFERENCES team_season (team, season));
+            INSERT INTO team_season VALUES ('ajax', 2020, 'x'), ('psv', 2020, 'y'), ('ajax', 2021, 'z'),
+                                           ('psv', 2021, 'w');
+            INSERT INTO game VALUES (1, 2020, 'ajax', 'psv'), (2, 2021, 'psv', 'ajax');
+        """)
+    return path
+
+
+def test_r2rml_joins_both_keys_sharing_a_column(tmp_path):
+    """game(home, season) and game(away, season) both reference team_season(team, season): the
+    export kept only the first key for the season column they share."""
+    from evoonto.r2rml import RR, r2rml_graph
+
+    ontology = Ontology.from_graphs(build([_games(tmp_path / "games.sqlite")], None, validate=False).graphs)
+    graph, _notes = r2rml_graph(ontology)
+    joins = [sorted((str(graph.value(c, RR.child)), str(graph.value(c, RR.parent)))
+                    for c in graph.objects(ref, RR.joinCondition))
+             for ref in graph.subjects(RR.parentTriplesMap, None)]
+    assert sorted(joins) == [[("away", "team"), ("season", "season")], [("home", "team"), ("season", "season")]]
