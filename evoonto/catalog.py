@@ -55,6 +55,7 @@ from evoonto.records import (
     Source,
     Table,
     _python,
+    boolean_text,
 )
 from evoonto.store import OxigraphStore
 
@@ -378,7 +379,7 @@ def _field_value(kind: str, value: Any) -> Any:
     if kind == "float":
         return float(value)
     if kind == "bool":
-        return value.strip().lower() in ("true", "1")
+        return boolean_text(value)
     return str(value)
 
 

@@ -184,6 +184,12 @@ def _value(node: rdflib.term.Node) -> Any:
     return node.toPython() if isinstance(node, Literal) else str(node)
 
 
+def boolean_text(text: str) -> bool:
+    """Whether the lexical form ``text`` of a boolean reads as true: ``true`` or ``1``, any case and
+    surrounding space (``xsd:boolean``'s true forms); anything else, ``"false"`` included, is false."""
+    return text.strip().lower() in ("true", "1")
+
+
 def _python(kind: str, node: rdflib.term.Node) -> Any:
     if kind == "iri":
         return node
@@ -195,7 +201,7 @@ def _python(kind: str, node: rdflib.term.Node) -> Any:
         return float(node.toPython()) if isinstance(node, Literal) else float(str(node))
     if kind == "bool":
         value = _value(node)  # an untyped (or ill-typed) "false" or "0" is text: false, not a non-empty string
-        return value.strip().lower() in ("true", "1") if isinstance(value, str) else bool(value)
+        return boolean_text(value) if isinstance(value, str) else bool(value)
     if kind == "datetime":
         value = _value(node)
         return value if isinstance(value, _dt.datetime) else str(node)

@@ -127,11 +127,11 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("integer", re.compile(r"^[-+]?\d+$")),
     ("decimal", re.compile(r"^[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$")),
 ]
+#: How a column declared boolean stores its values (SQLite has no boolean storage class: 1 and 0).
+_BOOLEAN_STORED = frozenset({"0", "1", "true", "false", "t", "f"})
 #: The two spellings of a two-valued column, case-folded: the values a column must show (both of one
 #: pair) for its pattern to be ``boolean``. One value alone (a column of 1s) shows a constant in what
 #: was read, not a flag: a quantity that is always 1 in a sample, or a version column, is no boolean.
-#: How a column declared boolean stores its values (SQLite has no boolean storage class: 1 and 0).
-_BOOLEAN_STORED = frozenset({"0", "1", "true", "false", "t", "f"})
 _BOOLEAN_PAIRS = (frozenset({"true", "false"}), frozenset({"t", "f"}), frozenset({"yes", "no"}),
                   frozenset({"y", "n"}), frozenset({"0", "1"}))
 _CODE = re.compile(r"^(?=.*[A-Z0-9])[A-Z0-9][A-Za-z0-9_\-./]{0,23}$")

@@ -163,7 +163,11 @@ def _foreign_key_edges(source: str, table: Any, tables: dict[str, Any]) -> list[
 
 
 def _pair(a: tuple[str, str], b: tuple[str, str]) -> tuple[tuple[str, str], tuple[str, str]]:
-    fa, fb = (a[0].casefold(), a[1].casefold()), (b[0].casefold(), b[1].casefold())
+    return _ordered_pair((a[0].casefold(), a[1].casefold()), (b[0].casefold(), b[1].casefold()))
+
+
+def _ordered_pair(fa: tuple[str, str], fb: tuple[str, str]) -> tuple[tuple[str, str], tuple[str, str]]:
+    """Two case-folded ``(table, column)`` ends in the one order :func:`_pair` keys an edge by."""
     return (fa, fb) if fa <= fb else (fb, fa)
 
 
@@ -423,8 +427,7 @@ class JoinGraph:
                     b = refs[j]
                     if a.left == b.left:
                         continue
-                    fa, fb = ends[i], ends[j]
-                    key = (a.source, frozenset({(fa, fb) if fa <= fb else (fb, fa)}))  # as _pair makes it
+                    key = (a.source, frozenset({_ordered_pair(ends[i], ends[j])}))  # as _pair makes it
                     guessed = "name" in (a.origin, b.origin)
                     known = self._edges.get(key)
                     if known is not None and (guessed or known.origin != "shared_name"):

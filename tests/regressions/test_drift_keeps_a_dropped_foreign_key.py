@@ -10,39 +10,12 @@ after which the key is no declared join.
 
 from __future__ import annotations
 
-import sqlite3
+from fixtures.keys_support import flights_db, redeclare_flight
 
 from evoonto.cli import main
 from evoonto.drift import run_drift
 from evoonto.tools.joinpaths import JoinGraph
 from evoonto.workspace import Workspace
-
-
-def _flights(path):
-    with sqlite3.connect(path) as con:
-        con.executescript("""
-            CREATE TABLE airport (code TEXT, country TEXT, name TEXT, PRIMARY KEY (code, country));
-            CREATE TABLE flight (id INTEGER PRIMARY KEY,
-                                 origin_code TEXT, origin_country TEXT, dest_code TEXT, dest_country TEXT,
-                                 FOREIGN KEY (origin_code, origin_country) REFERENCES airport (code, country),
-                                 FOREIGN KEY (dest_code, dest_country) REFERENCES airport (code, country));
-            INSERT INTO airport VALUES ('SFO', 'US', 'San Francisco'), ('CDG', 'FR', 'Paris'),
-                                       ('LHR', 'GB', 'London');
-            INSERT INTO flight VALUES (1, 'SFO', 'US', 'CDG', 'FR'), (2, 'CDG', 'FR', 'LHR', 'GB');
-        """)
-    return path
-
-
-def _drop_origin_key(path):
-    with sqlite3.connect(path) as con:  # SQLite drops a key by rebuilding the table
-        con.executescript("""
-            CREATE TABLE flight_new (id INTEGER PRIMARY KEY,
-                                     origin_code TEXT, origin_country TEXT, dest_code TEXT, dest_country TEXT,
-                                     FOREIGN KEY (dest_code, dest_country) REFERENCES airport (code, country));
-            INSERT INTO flight_new SELECT * FROM flight;
-            DROP TABLE flight;
-            ALTER TABLE flight_new RENAME TO flight;
-        """)
 
 
 def _declared(ws) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -51,11 +24,11 @@ def _declared(ws) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
 
 
 def test_drift_marks_a_dropped_foreign_key_stale(tmp_path):
-    db, ws = _flights(tmp_path / "flights.sqlite"), tmp_path / "ws"
+    db, ws = flights_db(tmp_path / "flights.sqlite"), tmp_path / "ws"
     assert main(["build", "--source", str(db), "-w", str(ws), "--no-progress"]) == 0
     assert _declared(ws) == [(("dest_code", "dest_country"), ("code", "country")),
                              (("origin_code", "origin_country"), ("code", "country"))]
-    _drop_origin_key(db)
+    redeclare_flight(db, origin_key=False)
     report = run_drift(ws)
     dropped = [f for f in report.findings if f.kind == "dropped_key"]
     assert len(dropped) == 1 and dropped[0].invalidates, report.findings
@@ -68,37 +41,24 @@ def test_drift_marks_a_dropped_foreign_key_stale(tmp_path):
 
 
 def test_drift_finds_no_dropped_key_when_keys_are_unchanged(tmp_path):
-    db, ws = _flights(tmp_path / "flights.sqlite"), tmp_path / "ws"
+    db, ws = flights_db(tmp_path / "flights.sqlite"), tmp_path / "ws"
     assert main(["build", "--source", str(db), "-w", str(ws), "--no-progress"]) == 0
     report = run_drift(ws, mark=False)
     assert not [f for f in report.findings if f.kind == "dropped_key"], report.findings
 
 
-def _restore_origin_key(path):
-    with sqlite3.connect(path) as con:
-        con.executescript("""
-            CREATE TABLE flight_new (id INTEGER PRIMARY KEY,
-                                     origin_code TEXT, origin_country TEXT, dest_code TEXT, dest_country TEXT,
-                                     FOREIGN KEY (origin_code, origin_country) REFERENCES airport (code, country),
-                                     FOREIGN KEY (dest_code, dest_country) REFERENCES airport (code, country));
-            INSERT INTO flight_new SELECT * FROM flight;
-            DROP TABLE flight;
-            ALTER TABLE flight_new RENAME TO flight;
-        """)
-
-
 def test_stale_key_is_no_key_role_and_a_restored_key_is_reported(tmp_path):
     from evoonto.catalog import read_catalog
 
-    db, ws = _flights(tmp_path / "flights.sqlite"), tmp_path / "ws"
+    db, ws = flights_db(tmp_path / "flights.sqlite"), tmp_path / "ws"
     assert main(["build", "--source", str(db), "-w", str(ws), "--no-progress"]) == 0
-    _drop_origin_key(db)
+    redeclare_flight(db, origin_key=False)
     run_drift(ws)
     flight = read_catalog(Workspace.open(ws).ontology).sources[0].table("flight")
     # the stale key's columns no longer reference the airport (check_sql's key roles read them)
     assert flight.column("origin_code").references == () and flight.column("origin_country").references == ()
     assert flight.column("dest_code").references == (("airport", "code"),)
-    _restore_origin_key(db)
+    redeclare_flight(db, origin_key=True)
     report = run_drift(ws, mark=False)
     restored = [f for f in report.findings if f.kind == "restored_key"]
     assert len(restored) == 1 and not restored[0].invalidates and "declared again" in restored[0].detail
@@ -108,7 +68,7 @@ def test_catalog_without_key_records_says_keys_are_not_compared(tmp_path):
     """A workspace whose catalog has no csvw:ForeignKey record (built before keys were recorded)."""
     from evoonto.namespaces import CSVW
 
-    db, ws = _flights(tmp_path / "flights.sqlite"), tmp_path / "ws"
+    db, ws = flights_db(tmp_path / "flights.sqlite"), tmp_path / "ws"
     assert main(["build", "--source", str(db), "-w", str(ws), "--no-progress"]) == 0
     space = Workspace.open(ws)
     onto = space.ontology
@@ -122,7 +82,7 @@ def test_catalog_without_key_records_says_keys_are_not_compared(tmp_path):
 
     graphs = {name: onto.graph(name) for name in ("vocab", "shapes", "content", "tools", "history")}
     older = Ontology.from_graphs({**graphs, "catalog": catalog})
-    _drop_origin_key(db)
+    redeclare_flight(db, origin_key=False)
     with open_source(db, source_id="flights") as src:
         report = check_drift(older, {"flights": src})
     assert not [f for f in report.findings if f.kind == "dropped_key"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 
 import rdflib
+from fixtures.keys_support import flights_db
 
 from evoonto.builder import build
 from evoonto.catalog import foreign_keys, read_catalog
@@ -22,23 +23,8 @@ from evoonto.ontology import Ontology
 from evoonto.tools.joinpaths import JoinGraph
 
 
-def _flights(path):
-    with sqlite3.connect(path) as con:
-        con.executescript("""
-            CREATE TABLE airport (code TEXT, country TEXT, name TEXT, PRIMARY KEY (code, country));
-            CREATE TABLE flight (id INTEGER PRIMARY KEY,
-                                 origin_code TEXT, origin_country TEXT, dest_code TEXT, dest_country TEXT,
-                                 FOREIGN KEY (origin_code, origin_country) REFERENCES airport (code, country),
-                                 FOREIGN KEY (dest_code, dest_country) REFERENCES airport (code, country));
-            INSERT INTO airport VALUES ('SFO', 'US', 'San Francisco'), ('SFO', 'ZZ', 'Elsewhere'),
-                                       ('CDG', 'FR', 'Paris');
-            INSERT INTO flight VALUES (1, 'SFO', 'US', 'CDG', 'FR'), (2, 'CDG', 'FR', 'SFO', 'US');
-        """)
-    return path
-
-
 def _ontology(tmp_path):
-    return Ontology.from_graphs(build([_flights(tmp_path / "flights.sqlite")], None, validate=False).graphs)
+    return Ontology.from_graphs(build([flights_db(tmp_path / "flights.sqlite")], None, validate=False).graphs)
 
 
 def test_two_composite_keys_to_one_table_stay_whole(tmp_path):
@@ -73,15 +59,19 @@ def test_catalog_written_before_keys_were_grouped_reads_as_before(tmp_path):
     assert any(EVO.references == p for _s, p, _o in catalog)
 
 
-def test_r2rml_joins_each_composite_key_whole(tmp_path):
+def _r2rml_joins(ontology) -> list[list[tuple[str, str]]]:
+    """Each join of the ontology's R2RML export as its sorted ``(child, parent)`` column pairs."""
     from evoonto.r2rml import RR, r2rml_graph
 
-    graph, _notes = r2rml_graph(_ontology(tmp_path))
-    joins = [sorted((str(graph.value(c, RR.child)), str(graph.value(c, RR.parent)))
-                    for c in graph.objects(ref, RR.joinCondition))
-             for ref in graph.subjects(RR.parentTriplesMap, None)]
-    assert sorted(joins) == [[("dest_code", "code"), ("dest_country", "country")],
-                             [("origin_code", "code"), ("origin_country", "country")]]
+    graph, _notes = r2rml_graph(ontology)
+    return sorted(sorted((str(graph.value(c, RR.child)), str(graph.value(c, RR.parent)))
+                         for c in graph.objects(ref, RR.joinCondition))
+                  for ref in graph.subjects(RR.parentTriplesMap, None))
+
+
+def test_r2rml_joins_each_composite_key_whole(tmp_path):
+    assert _r2rml_joins(_ontology(tmp_path)) == [[("dest_code", "code"), ("dest_country", "country")],
+                                                 [("origin_code", "code"), ("origin_country", "country")]]
 
 
 def _paths(path):
@@ -126,11 +116,6 @@ def _games(path):
 def test_r2rml_joins_both_keys_sharing_a_column(tmp_path):
     """game(home, season) and game(away, season) both reference team_season(team, season): the
     export kept only the first key for the season column they share."""
-    from evoonto.r2rml import RR, r2rml_graph
-
     ontology = Ontology.from_graphs(build([_games(tmp_path / "games.sqlite")], None, validate=False).graphs)
-    graph, _notes = r2rml_graph(ontology)
-    joins = [sorted((str(graph.value(c, RR.child)), str(graph.value(c, RR.parent)))
-                    for c in graph.objects(ref, RR.joinCondition))
-             for ref in graph.subjects(RR.parentTriplesMap, None)]
-    assert sorted(joins) == [[("away", "team"), ("season", "season")], [("home", "team"), ("season", "season")]]
+    assert _r2rml_joins(ontology) == [[("away", "team"), ("season", "season")],
+                                      [("home", "team"), ("season", "season")]]
