@@ -78,19 +78,24 @@ class _Built:
     def table_joins(self) -> TableJoins:
         """Table -> the tables it joins by a declared, probed, verified or shared key, each with the
         table's own columns in those joins (both directions; joins guessed from names alone are left out;
-        :func:`~evoonto.tools.joinpaths.table_joins` of :meth:`join_graph`); built on first use.
+        :func:`~evoonto.tools.joinpaths.known_table_joins`: of :meth:`join_graph` when it is built, else of
+        the graph without name guesses); built on first use.
         With an index cache the joins are read from / written to ``<workspace>/cache/joins/``
         (keyed by the version's content fingerprint), so a new process does not build the join
         graph (about 70 CPU s at 70,000 columns) to answer a compact browse."""
         if self._table_joins is None:
-            from evoonto.tools.joinpaths import read_table_joins, table_joins, table_joins_file, write_table_joins
+            from evoonto.tools.joinpaths import (known_table_joins, read_table_joins, table_joins_file,
+                                                 write_table_joins)
 
             path = None
             if self._index_cache is not None:
                 path = table_joins_file(self._index_cache.folder.parent / "joins", self._index_cache.fingerprint)
                 self._table_joins = read_table_joins(path)
             if self._table_joins is None:
-                self._table_joins = table_joins(self.join_graph())
+                ontology = self._ontology()
+                if ontology is None:  # pragma: no cover - callers hold the ontology while they use its tools
+                    raise ReferenceError("the ontology of these tools no longer exists")
+                self._table_joins = known_table_joins(ontology)
                 if path is not None:
                     write_table_joins(path, self._table_joins)
         return self._table_joins
