@@ -121,6 +121,7 @@ class EVO(DefinedNamespace):
     primaryKey: URIRef  # primary key
     query: URIRef  # query
     question: URIRef  # question
+    refutesJoin: URIRef  # refutes join
     replacedCharacters: URIRef  # replaced characters
     responseBudget: URIRef  # response budget
     rowCount: URIRef  # row count

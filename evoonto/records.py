@@ -490,6 +490,8 @@ class Evidence(_Record):
             was read (``evo:wholeTable``: only then are the distinct count, bounds and vocabulary
             facts of the table; see :func:`describes_whole_table`); value_digest: digest of every
             value and its count, or of a query's whole result (``evo:valueDigest``, for drift).
+        refutes_join: the join condition (quoted SQL) a name-suggested join candidate's inclusion
+            probe contradicted (``evo:refutesJoin``; see :data:`evoonto.sources.joins.REFUTED_BELOW`).
     """
 
     iri: URIRef
@@ -508,6 +510,7 @@ class Evidence(_Record):
     table_rows: int | None = None
     whole_table: bool | None = None
     value_digest: str | None = None
+    refutes_join: str | None = None
 
     RDF_TYPE: ClassVar[URIRef] = EVO.Evidence
     FIELDS: ClassVar[tuple[_Field, ...]] = (
@@ -526,6 +529,7 @@ class Evidence(_Record):
         _f("table_rows", EVO.tableRows, "int"),
         _f("whole_table", EVO.wholeTable, "bool"),
         _f("value_digest", EVO.valueDigest, "text"),
+        _f("refutes_join", EVO.refutesJoin, "text"),
     )
 
 

@@ -38,6 +38,7 @@ from evoonto.fileio import record_lines
 from evoonto.iris import IriFactory
 from evoonto.lexicon import Lexicon
 from evoonto.namespaces import bind_prefixes
+from evoonto.records import records_to_graph
 from evoonto.store import OxigraphStore
 from evoonto.tools.settings import answer_settings_triples
 from evoonto.workspace import (
@@ -48,7 +49,7 @@ from evoonto.workspace import (
 if TYPE_CHECKING:
     from evoonto.builder.verified import VerifiedItem
     from evoonto.sources.base import BaseSource
-    from evoonto.sources.joins import JoinCandidate
+    from evoonto.sources.joins import JoinCandidate, JoinDiscovery
     from evoonto.validation import ValidationReport
 
 __all__ = ["BuildResult", "StoreGraphs", "SourceReport", "build", "build_clock", "make_proposer", "write_workspace",
@@ -509,7 +510,8 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             _step(progress, src.id, "profile")
             mine = [q for q in questions if q.db_id in (None, src.id)]
             proposal = chosen.propose(schema, profiles, mine)
-            proposal.joins.extend(_discovered_joins(src, iris))
+            discovery = _discovered_joins(src, iris)
+            proposal.joins.extend(j for j in discovery.joins if not j.declared)
             _drop_view_passthrough(proposal, schema)
             fold_families(proposal, schema)  # tables of one shape: one family Term (issue 19)
             intake = _documentation(location, src, schema, iris, clock) if documentation else None
@@ -522,6 +524,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             built = construct(verified, schema, iris, clock)
             rejected.extend(built.rejected)
             content.add_construction(built)
+            content.add(records_to_graph(_refuted_join_records(discovery.refuted, schema.kind)))
             doc_counts = intake.record(content.graph(), documented) if intake is not None else {}
             counts = {**built.counts(), **{k: v for k, v in doc_counts.items() if v}}
             if proposal.concepts:  # concepts for workload phrases that name no Term (issue 18.3)
@@ -607,13 +610,34 @@ def _warn_unmatched_questions(questions: Sequence[Question], source_ids: Sequenc
          f"folder name without extension)")
 
 
-def _discovered_joins(src: BaseSource, iris: IriFactory) -> list[JoinCandidate]:
-    """Undeclared joins suggested by names and value overlap (source layer); verify re-probes them."""
-    from evoonto.sources.joins import discover_joins
+def _discovered_joins(src: BaseSource, iris: IriFactory) -> JoinDiscovery:
+    """Joins suggested by names and value overlap (source layer: :func:`~evoonto.sources.joins.probe_joins`,
+    declared keys unmeasured); verify re-probes the undeclared ones it keeps, and the ones the data
+    refuted are recorded (:func:`_refuted_join_records`)."""
+    from evoonto.sources.joins import JoinDiscovery, probe_joins
 
     if src.kind == "documents":
-        return []
-    return [j for j in discover_joins(src, iris, measure_declared=False) if not j.declared]
+        return JoinDiscovery([], [])
+    return probe_joins(src, iris, measure_declared=False)
+
+
+def _refuted_join_records(refuted: Sequence[JoinCandidate], kind: str | None) -> list[Any]:
+    """The Evidence of each name-suggested join the data refuted, with ``evo:refutesJoin`` (its
+    condition, quoted for the source's dialect as ``evo:joinCondition`` is written), and its probe:
+    the join graph does not guess those joins from the names
+    (:meth:`~evoonto.tools.joinpaths.JoinGraph.add_name_edges`)."""
+    from dataclasses import replace
+
+    from evoonto.sources.quoting import dialect_of_kind
+
+    dialect = dialect_of_kind(kind)
+    records: list[Any] = []
+    for join in refuted:
+        if join.evidence is not None:
+            records.append(replace(join.evidence, refutes_join=join.condition(dialect, quoted=True)))
+            if join.probe is not None:
+                records.append(join.probe)
+    return records
 
 
 def _drop_view_passthrough(proposal: Any, schema: Any) -> None:

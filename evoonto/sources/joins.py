@@ -70,8 +70,9 @@ from evoonto.sources.probe import run_probe
 from evoonto.sources.profiling import share_text
 from evoonto.sources.quoting import quote_identifier
 
-__all__ = ["JoinCandidate", "discover_joins", "declared_joins", "name_score", "exact_reference_names",
-           "normalized_name", "inclusion_sql", "tuple_inclusion_sql", "type_family"]
+__all__ = ["JoinCandidate", "JoinDiscovery", "REFUTED_BELOW", "discover_joins", "probe_joins", "declared_joins",
+           "name_score", "exact_reference_names", "normalized_name", "inclusion_sql", "tuple_inclusion_sql",
+           "type_family"]
 
 #: Distinct left-side values checked per candidate.
 DEFAULT_LEFT_VALUES = 10_000
@@ -515,6 +516,28 @@ def _one_per_pair(candidates: list[JoinCandidate]) -> list[JoinCandidate]:
     return kept
 
 
+#: A discovered candidate the data *refutes*: fewer than this share of the child's distinct values
+#: (those its probe read) occur in the parent. Below the bar of a kept join (``min_inclusion``) and
+#: well below it: a key with orphan rows (80% found) is not refuted, a name no value agrees with is.
+REFUTED_BELOW = 0.5
+
+
+@dataclass(frozen=True)
+class JoinDiscovery:
+    """What :func:`probe_joins` found.
+
+    Attributes:
+        joins: what :func:`discover_joins` returns (declared keys, then the kept discovered joins).
+        refuted: discovered candidates whose probe saw fewer than :data:`REFUTED_BELOW` of the child's
+            distinct values in the parent, each with its measurement and Evidence; a name-suggested
+            join the rows do not make (``transactions_1k.CustomerID`` -> ``customers.CustomerID``
+            when no customer id of the transactions is a customer's), in probe order.
+    """
+
+    joins: list[JoinCandidate]
+    refuted: list[JoinCandidate]
+
+
 def discover_joins(
     source: BaseSource,
     iris,
@@ -527,6 +550,7 @@ def discover_joins(
 ) -> list[JoinCandidate]:
     """Declared foreign keys and name-suggested joins (single-column keys, and composite primary keys
     against tables holding columns of all their names), measured by inclusion-ratio probes.
+    (:func:`probe_joins` also returns the candidates the data refuted.)
 
     Args:
         source: an open tabular source (documents sources give ``[]``).
@@ -543,10 +567,27 @@ def discover_joins(
         and name score. A probe that fails leaves its candidate unmeasured (declared) or drops it
         (discovered), with a :class:`SourceWarning`.
     """
+    return probe_joins(source, iris, min_inclusion=min_inclusion, measure_declared=measure_declared,
+                       max_probes=max_probes, left_values=left_values, timeout_ms=timeout_ms).joins
+
+
+def probe_joins(
+    source: BaseSource,
+    iris,
+    *,
+    min_inclusion: float = 0.9,
+    measure_declared: bool = True,
+    max_probes: int = DEFAULT_MAX_PROBES,
+    left_values: int = DEFAULT_LEFT_VALUES,
+    timeout_ms: int = 5000,
+) -> JoinDiscovery:
+    """:func:`discover_joins` with the candidates the data refuted (:class:`JoinDiscovery`); the same
+    arguments, probes and errors.
+    """
     if not 0.0 <= min_inclusion <= 1.0:
         raise SourceError(f"min_inclusion must be in [0, 1], got {min_inclusion!r}")
     if source.kind == "documents":
-        return []
+        return JoinDiscovery([], [])
     declared = declared_joins(source)
     ids = {(c.child, a, c.parent, b) for c in declared for a, b in c.pairs()}
     candidates = _one_per_pair(_unique_targets(source, _name_candidates(source, ids), timeout_ms)
@@ -562,18 +603,28 @@ def discover_joins(
             results.append(candidate)
             continue
         results.append(_measure(source, iris, candidate, left_values, timeout_ms) or candidate)
-    kept = []
+    kept, refuted = [], []
+    supported = {_columns_pair(c) for c in results}  # pairs some measurement or declaration backs
     for candidate in discovered:
         measured = _measure(source, iris, candidate, left_values, timeout_ms)
-        if (
-            measured is not None
-            and measured.inclusion is not None
-            and measured.inclusion >= min_inclusion
-            and measured.parent_unique
-        ):
+        if measured is None or measured.inclusion is None:
+            continue
+        if measured.inclusion >= min_inclusion and measured.parent_unique:
             kept.append(measured)
+        if measured.inclusion >= REFUTED_BELOW:
+            supported.add(_columns_pair(measured))
+        else:
+            refuted.append(measured)
     kept.sort(key=lambda c: (-(c.inclusion or 0.0), -c.name_score, c.condition()))
-    return results + kept
+    # a join is one condition in both directions: when the other direction of a refuted candidate
+    # was measured and most of its values do occur (all orders' customers among the customers, not
+    # all customers among the orders), the data does not refute the join
+    return JoinDiscovery(results + kept, [c for c in refuted if _columns_pair(c) not in supported])
+
+
+def _columns_pair(candidate: JoinCandidate) -> frozenset:
+    """The column pairs of a join, direction-free (``{(table, column), (table, column)}`` per pair)."""
+    return frozenset(frozenset({(candidate.child, a), (candidate.parent, b)}) for a, b in candidate.pairs())
 
 
 def _unique_targets(source: BaseSource, candidates: list[JoinCandidate], timeout_ms: int) -> list[JoinCandidate]:
