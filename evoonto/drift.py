@@ -29,6 +29,8 @@ probe path and compares what they observe now with what the Evidence recorded:
   statement is read again from its document (data dictionary, dbt file, tables.json, the
   database's comments) and compared with the recorded one;
 - other Evidence (counts, inclusion probes): the first value of the result against ``evo:rowsObserved``;
+  the Evidence of a refuted join (``evo:refutesJoin``: no value its probe read matched) is stale as
+  soon as some value matches;
 - any Evidence whose query now fails (its table or column is gone, or the engine refuses it).
 
 :func:`drift_patch` turns the findings into one Content patch (W3C PROV-O invalidation): a drift
@@ -228,6 +230,7 @@ class _Evidence:
     summary: str | None = None
     reading: bool = False      # the probe is an evo:DocumentReading (its query is not SQL)
     verified: bool = False     # the Evidence of a verified query's execution
+    refutes_join: bool = False  # evo:refutesJoin: its claim is that no value it read matched
 
 
 def check_drift(ontology: Any, sources: Mapping[str, Any], *, timeout_ms: int = 5000,
@@ -640,7 +643,8 @@ def _finding(kind, sid, table, column, detail, evidence: list[_Evidence], mappin
 
 def _read_evidence(ontology) -> list[_Evidence]:
     rows = ontology.query("""
-        SELECT ?ev ?query ?src ?rows ?nulls ?distinct ?low ?high ?whole ?method ?digest ?summary ?reading WHERE {
+        SELECT ?ev ?query ?src ?rows ?nulls ?distinct ?low ?high ?whole ?method ?digest ?summary ?reading ?refutes
+        WHERE {
           GRAPH evog:content {
             ?ev a evo:Evidence ; prov:wasGeneratedBy ?probe .
             ?probe evo:query ?query .
@@ -654,6 +658,7 @@ def _read_evidence(ontology) -> list[_Evidence]:
             OPTIONAL { ?ev evo:samplingMethod ?method }
             OPTIONAL { ?ev evo:valueDigest ?digest }
             OPTIONAL { ?ev evo:summary ?summary }
+            OPTIONAL { ?ev evo:refutesJoin ?refutes }
             OPTIONAL { ?probe a ?reading . FILTER(?reading = evo:DocumentReading) }
           }
         }""", default_union=False)
@@ -681,7 +686,8 @@ def _read_evidence(ontology) -> list[_Evidence]:
             sampling_method=str(row["method"]) if row.get("method") is not None else None,
             digest=str(row["digest"]) if row.get("digest") is not None else None,
             summary=str(row["summary"]) if row.get("summary") is not None else None,
-            reading=row.get("reading") is not None, verified=iri in verified)
+            reading=row.get("reading") is not None, verified=iri in verified,
+            refutes_join=row.get("refutes") is not None)
     return sorted(out.values(), key=lambda e: str(e.iri))
 
 
@@ -704,6 +710,13 @@ def _compare(ev: _Evidence, run, row_tolerance: float) -> list[str]:
         return out
     if cols[:2] != _PROFILE_COLUMNS:  # a count / inclusion probe: its first value is rows observed
         value = run.scalar(None)
+        first: tuple = tuple(run.rows[0]) if run.rows else ()
+        if ev.refutes_join and cols[:2] == ("left_values", "matched") and len(first) > 1 \
+                and isinstance(first[1], int) and first[1] > 0:
+            # the refutation says no value matched: any match now and the join is no longer refuted
+            out.append(f"the refuted join matches now: {first[1]:,} of {first[0]:,} distinct values occur on the "
+                       f"referenced side ({_clipped(ev.summary) if ev.summary else 'inclusion probe'})")
+            return out
         if ev.rows is not None and isinstance(value, int) and not isinstance(value, bool) \
                 and _differs(ev.rows, value, row_tolerance):
             # what was counted is the Evidence's summary (a join's inclusion names both sides)

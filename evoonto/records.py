@@ -490,8 +490,9 @@ class Evidence(_Record):
             was read (``evo:wholeTable``: only then are the distinct count, bounds and vocabulary
             facts of the table; see :func:`describes_whole_table`); value_digest: digest of every
             value and its count, or of a query's whole result (``evo:valueDigest``, for drift).
-        refutes_join: the join condition (quoted SQL) a name-suggested join candidate's inclusion
-            probe contradicted (``evo:refutesJoin``; see :data:`evoonto.sources.joins.REFUTED_BELOW`).
+        refutes_join: the join condition (quoted SQL) of a name-suggested join candidate whose inclusion
+            probe matched none of the values it read (``evo:refutesJoin``; see
+            :class:`evoonto.sources.joins.JoinDiscovery`).
     """
 
     iri: URIRef

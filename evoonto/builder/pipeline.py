@@ -510,7 +510,7 @@ def _build(sources: Sequence[Any] | str | Path, workload: str | Path | Iterable[
             _step(progress, src.id, "profile")
             mine = [q for q in questions if q.db_id in (None, src.id)]
             proposal = chosen.propose(schema, profiles, mine)
-            discovery = _discovered_joins(src, iris)
+            discovery = _discovered_joins(src, iris, clock)
             proposal.joins.extend(j for j in discovery.joins if not j.declared)
             _drop_view_passthrough(proposal, schema)
             fold_families(proposal, schema)  # tables of one shape: one family Term (issue 19)
@@ -610,15 +610,15 @@ def _warn_unmatched_questions(questions: Sequence[Question], source_ids: Sequenc
          f"folder name without extension)")
 
 
-def _discovered_joins(src: BaseSource, iris: IriFactory) -> JoinDiscovery:
+def _discovered_joins(src: BaseSource, iris: IriFactory, at: datetime | None = None) -> JoinDiscovery:
     """Joins suggested by names and value overlap (source layer: :func:`~evoonto.sources.joins.probe_joins`,
     declared keys unmeasured); verify re-probes the undeclared ones it keeps, and the ones the data
-    refuted are recorded (:func:`_refuted_join_records`)."""
+    refuted are recorded (:func:`_refuted_join_records`); ``at`` stamps the probes (the build's clock)."""
     from evoonto.sources.joins import JoinDiscovery, probe_joins
 
     if src.kind == "documents":
         return JoinDiscovery([], [])
-    return probe_joins(src, iris, measure_declared=False)
+    return probe_joins(src, iris, measure_declared=False, at=at)
 
 
 def _refuted_join_records(refuted: Sequence[JoinCandidate], kind: str | None) -> list[Any]:

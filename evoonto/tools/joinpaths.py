@@ -303,13 +303,16 @@ class JoinGraph:
         ``evo:joinCondition`` whose condition names
         catalog columns (``table.column = table.column``, AND-joined), with its Evidence, and the
         joins of verified queries (``evo:joinUsed``, origin ``verified_query``, the query as evidence).
-        The joins a probe refuted (non-stale Evidence with ``evo:refutesJoin``) are :attr:`refuted`.
+        The joins a probe refuted (Evidence with ``evo:refutesJoin``, neither stale nor deprecated, in
+        the source its probe used) are :attr:`refuted`.
 
         ``name_guesses=False`` leaves out the joins guessed from names alone (:meth:`add_name_edges`
         and the ``shared_name`` shortcuts made from them): every other edge is the same as in the
         whole graph (a guess is added only between tables no other edge links, and a shortcut of two
-        known references outranks a guess over the same columns), so :func:`table_joins` of either
-        graph is the same; at 70,000 columns the guesses cost about 2 of the graph's 6 CPU s.
+        known references replaces a guess over the same columns), so :func:`table_joins` of either
+        graph is the same (but for a table with two columns whose names differ only in case, whose
+        joins may be listed under either spelling); at 70,000 columns the guesses cost about 2 of
+        the graph's 6 CPU s.
         """
         from evoonto.catalog import read_catalog
         from evoonto.tools.sparql import select
@@ -344,9 +347,13 @@ class JoinGraph:
             for edge in graph._parse_condition(row["cond"], names):  # joins verified queries write
                 graph.add_edge(replace(edge, origin="verified_query", evidence=(row["q"],)))
         for row in select(ontology, """
-                SELECT DISTINCT ?cond WHERE { ?e a evo:Evidence ; evo:refutesJoin ?cond .
-                  FILTER NOT EXISTS { ?e prov:invalidatedAtTime ?stale } }"""):
-            graph.refuted.update((edge.source, edge.pairs) for edge in graph._parse_condition(row["cond"], names))
+                SELECT DISTINCT ?cond ?id WHERE { ?e a evo:Evidence ; evo:refutesJoin ?cond .
+                  OPTIONAL { ?e prov:wasGeneratedBy/prov:used/dcterms:identifier ?id }
+                  FILTER NOT EXISTS { ?e prov:invalidatedAtTime ?stale }
+                  FILTER NOT EXISTS { ?e owl:deprecated true } }"""):
+            # of the probed source only (two sources may have tables of the same names)
+            graph.refuted.update((edge.source, edge.pairs) for edge in graph._parse_condition(row["cond"], names)
+                                 if row.get("id") in (None, edge.source))
         if name_guesses:
             graph.add_name_edges()
         graph.add_shared_key_edges()
@@ -424,7 +431,7 @@ class JoinGraph:
         two references. When either reference is only a name match (``origin="name"``), the edge is
         ``origin="shared_name"``, ranked below the name matches it comes from: two guesses do not
         make a known join; a shortcut of two known references over the same columns as a name match
-        makes that edge a ``shared_key`` (the guess is then backed by both references). Not when one of
+        or a ``shared_name`` shortcut replaces it (a ``shared_key`` with the two references' evidence). Not when one of
         the two is a column of the key's own table (a self-reference
         such as ``Employee.ReportsTo``): ``Customer.SupportRepId = Employee.ReportsTo`` pairs a
         customer with the employees reporting to their rep, a relation nobody declared, next to the
@@ -452,7 +459,9 @@ class JoinGraph:
                     origin = "shared_name" if "name" in (a.origin, b.origin) else "shared_key"
                     known = self._edges.get(key)
                     if known is not None and ORIGIN_RANK.get(known.origin, len(ORIGIN_RANK)) <= ORIGIN_RANK[origin]:
-                        continue  # (a shortcut of two known references upgrades a guess over the same columns)
+                        continue
+                    if known is not None:  # a shortcut of two known references replaces a guess over the same
+                        del self._edges[key]  # columns (its direction and evidence are the references')
                     self.add_edge(JoinEdge(a.source, a.left, a.left_columns, b.left, b.left_columns,
                                            origin=origin, evidence=a.evidence + b.evidence))
                     added += 1
@@ -1005,8 +1014,8 @@ def _check_scope(graph: JoinGraph, scope: Scope, dialect: str | None, probe: Any
                 findings.append(Finding(
                     "unknown_join", "Warning",
                     f"no known join relates {lt.name} and {rt.name} on {written}"
-                    + ("; the builder's inclusion probe found fewer than half of the one side's values on the "
-                       "other (Evidence with evo:refutesJoin): the join may match few or no rows" if refuted else ""),
+                    + ("; the builder's inclusion probe found none of the one side's values on the other "
+                       "(Evidence with evo:refutesJoin): the join may match no row" if refuted else ""),
                     suggestion=hint, start=start, end=end, subject=f"{lt.name}-{rt.name}"))
         fl, fr = left_alias.casefold(), right_alias.casefold()
         l_unique = graph.is_unique(lt, sides.get(fl, ()))
