@@ -722,11 +722,11 @@ def _compare(ev: _Evidence, run, row_tolerance: float) -> list[str]:
             # what was counted is the Evidence's summary (a join's inclusion names both sides)
             what = f" ({_clipped(ev.summary)})" if ev.summary else ""
             out.append(f"count: {ev.rows:,} -> {value:,}{what}")
-            row: tuple = tuple(run.rows[0]) if run.rows else ()
-            if cols[:2] == ("left_values", "matched") and len(row) > 1 and isinstance(row[1], int):
-                out.append(f"inclusion now: {row[1]:,} of {value:,} distinct values occur on the referenced side")
-            elif len(row) > 1:  # (rows, rows that join) of a join's probe, and the like: all of it
-                out.append(f"the probe's row now: {', '.join(f'{v:,}' if isinstance(v, int) else str(v) for v in row)}")
+            if cols[:2] == ("left_values", "matched") and len(first) > 1 and isinstance(first[1], int):
+                out.append(f"inclusion now: {first[1]:,} of {value:,} distinct values occur on the referenced side")
+            elif len(first) > 1:  # (rows, rows that join) of a join's probe, and the like: all of it
+                shown = ", ".join(f"{v:,}" if isinstance(v, int) else str(v) for v in first)
+                out.append(f"the probe's row now: {shown}")
         return out
     truncated = bool(run.result is not None and run.result.truncated) and "total_rows" not in cols
     stats = group_statistics(run.columns, run.rows)

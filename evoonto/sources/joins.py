@@ -254,6 +254,12 @@ def _compatible(a: ColumnInfo, b: ColumnInfo) -> bool:
     return fa == fb or "any" in (fa, fb)
 
 
+def _compared_as_text(source: BaseSource, a: ColumnInfo, b: ColumnInfo) -> bool:
+    """Whether an inclusion probe compares columns ``a`` and ``b`` as text: columns of two type
+    families, except on SQLite (its type affinity already compares ``'1'`` and ``1`` as equal)."""
+    return source.dialect != "sqlite" and not _compatible(a, b)
+
+
 def inclusion_sql(source: BaseSource, left: TableInfo, left_column: ColumnInfo, right: TableInfo,
                   right_column: ColumnInfo, *, left_values: int = DEFAULT_LEFT_VALUES) -> str:
     """The inclusion-ratio probe of ``left.left_column → right.right_column`` (module docstring).
@@ -261,10 +267,9 @@ def inclusion_sql(source: BaseSource, left: TableInfo, left_column: ColumnInfo, 
     Columns of different type families are compared as text, except on SQLite (its type
     affinity already compares ``'1'`` and ``1`` as equal).
     """
-    dialect = source.dialect
-    cast = dialect != "sqlite" and not _compatible(left_column, right_column)
+    cast = _compared_as_text(source, left_column, right_column)
     return _inclusion_template(cast, int(left_values)).render(
-        dialect, lx=left_column.name, ry=right_column.name, left=left.name, right=right.name)
+        source.dialect, lx=left_column.name, ry=right_column.name, left=left.name, right=right.name)
 
 
 def tuple_inclusion_sql(source: BaseSource, left: TableInfo, left_columns: list[ColumnInfo], right: TableInfo,
@@ -274,8 +279,7 @@ def tuple_inclusion_sql(source: BaseSource, left: TableInfo, left_columns: list[
     distinct non-null right tuples and right rows with no null key column (equal counts: the right
     side is unique). Columns paired across type families are compared as text (not on SQLite)."""
     dialect = source.dialect
-    casts = tuple(dialect != "sqlite" and not _compatible(a, b) for a, b in zip(left_columns, right_columns,
-                                                                                 strict=True))
+    casts = tuple(_compared_as_text(source, a, b) for a, b in zip(left_columns, right_columns, strict=True))
     names = {"left": left.name, "right": right.name,
              **{f"lx{i}": c.name for i, c in enumerate(left_columns)},
              **{f"ry{i}": c.name for i, c in enumerate(right_columns)}}
@@ -625,12 +629,10 @@ def probe_joins(
 
 def _compared_natively(source: BaseSource, candidate: JoinCandidate) -> bool:
     """Whether the inclusion probe of ``candidate`` compared its columns as a join on the database
-    does: no pair cast to text (:func:`inclusion_sql` casts columns of two type families, except on
-    SQLite), so "no value matched" is what the join itself finds."""
-    if source.dialect == "sqlite":
-        return True
+    does: no pair cast to text (:func:`_compared_as_text`), so "no value matched" is what the join
+    itself finds."""
     left, right = source.table(candidate.child), source.table(candidate.parent)
-    return all(_compatible(left.column(a), right.column(b)) for a, b in candidate.pairs())
+    return not any(_compared_as_text(source, left.column(a), right.column(b)) for a, b in candidate.pairs())
 
 
 def _probe_order(candidates: list[JoinCandidate]) -> list[JoinCandidate]:

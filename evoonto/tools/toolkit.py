@@ -75,6 +75,13 @@ class _Built:
         self._table_joins: TableJoins | None = None
         self._index_cache = index_cache
 
+    def _live_ontology(self) -> Any:
+        """The ontology these were derived from (held weakly). Raises ReferenceError once it is gone."""
+        ontology = self._ontology()
+        if ontology is None:  # pragma: no cover - callers hold the ontology while they use its tools
+            raise ReferenceError("the ontology of these tools no longer exists")
+        return ontology
+
     def table_joins(self) -> TableJoins:
         """Table -> the tables it joins by a declared, probed, verified or shared key, each with the
         table's own columns in those joins (both directions; joins guessed from names alone are left out;
@@ -92,10 +99,7 @@ class _Built:
                 path = table_joins_file(self._index_cache.folder.parent / "joins", self._index_cache.fingerprint)
                 self._table_joins = read_table_joins(path)
             if self._table_joins is None:
-                ontology = self._ontology()
-                if ontology is None:  # pragma: no cover - callers hold the ontology while they use its tools
-                    raise ReferenceError("the ontology of these tools no longer exists")
-                self._table_joins = known_table_joins(ontology)
+                self._table_joins = known_table_joins(self._live_ontology())
                 if path is not None:
                     write_table_joins(path, self._table_joins)
         return self._table_joins
@@ -106,9 +110,7 @@ class _Built:
         :func:`~evoonto.sources.quoting.dialect_of_kind`), read once per version."""
         from evoonto.sources.quoting import dialect_of_kind
 
-        ontology = self._ontology()
-        if ontology is None:  # pragma: no cover - callers hold the ontology while they use its tools
-            raise ReferenceError("the ontology of these tools no longer exists")
+        ontology = self._live_ontology()
         rows = select(ontology, "SELECT ?id ?kind WHERE { ?s a dcat:Dataset ; dcterms:identifier ?id . "
                                      "OPTIONAL { ?s evo:sourceKind ?kind } }")
         return {str(r["id"]): dialect_of_kind(r.get("kind")) for r in rows}
@@ -118,9 +120,7 @@ class _Built:
         first use, shared with ``check_sql``). Raises ReferenceError once the ontology is gone."""
         from evoonto.tools.joinpaths import join_graph_of
 
-        ontology = self._ontology()
-        if ontology is None:  # pragma: no cover - callers hold the ontology while they use its tools
-            raise ReferenceError("the ontology of these tools no longer exists")
+        ontology = self._live_ontology()
         return join_graph_of(ontology)
 
 

@@ -52,7 +52,7 @@ def _joined(graph: JoinGraph, a: str, b: str) -> list[str]:
 
 def test_join_refuted_by_its_probe_is_not_guessed_from_names(tmp_path):
     result = build([_shop(tmp_path / "shop.sqlite")], None)
-    assert result.validation is None or result.validation.conforms
+    assert result.validation is not None and result.validation.conforms
     content = result.graphs["content"]
     refutations = [str(o) for o in content.objects(None, EVO.refutesJoin)]
     assert len(refutations) == 1 and "transactions" in refutations[0] and "customers" in refutations[0]
