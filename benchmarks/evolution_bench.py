@@ -372,6 +372,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name} − Initial (held-out strict recall): {gain:+.2f} points at {100 * saving:.1f}% fewer tokens "
               f"(target: ≥ +5 points at no more tokens, or no loss at ≥ 25% fewer tokens: "
               f"{'met' if met else 'not met'})")
+        lost = [(qid, r) for qid, r in sorted(results[name].items())
+                if results["initial"][qid].strict and not r.strict]
+        if lost:  # which held-out questions the evolved versions lost, and what they miss
+            print(f"{name}: {len(lost)} held-out question(s) lost strict recall: " + "; ".join(
+                f"{qid} misses {', '.join(map(str, (*r.missing_columns, *r.missing_values))) or 'nothing'}"
+                for qid, r in lost[:10]))
         if results["nogate"]:
             diff = 100 * (_strict(results["nogate"]) - _strict(results[name]))
             print(f"No-gate − {name}: {diff:+.2f} points (target ≤ 0)")

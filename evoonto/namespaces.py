@@ -99,6 +99,7 @@ class EVO(DefinedNamespace):
     field: URIRef  # field
     filter: URIRef  # filter
     fingerprint: URIRef  # fingerprint
+    fullLinesMatchedOnly: URIRef  # full lines for matches only
     fuzzyWeight: URIRef  # fuzzy weight
     grain: URIRef  # grain
     hitsPerColumn: URIRef  # hits per column

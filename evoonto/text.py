@@ -110,11 +110,24 @@ def _segments(run: str) -> list[str]:
         nxt = run[i + 1] if i + 1 < len(run) else ""
         if (prev.isdigit() != ch.isdigit()
                 or (prev.islower() and ch.isupper())
-                or (prev.isupper() and ch.isupper() and nxt.islower())):
+                # "HTTPServer" -> HTTP | Server, but an acronym's plural stays whole ("SMEs", "IDs")
+                or (prev.isupper() and ch.isupper() and nxt.islower() and not _plural_tail(run, i + 1))):
             out.append(run[start:i])
             start = i
     out.append(run[start:])
     return out
+
+
+def _plural_tail(run: str, at: int) -> bool:
+    """True when ``run`` ends at ``at`` with the plural ``s`` of an acronym (``SMEs``, ``IDs``)."""
+    return at == len(run) - 1 and run[at] == "s"
+
+
+def acronym_singular(word: str) -> str:
+    """An acronym's plural read as the acronym: ``"SMEs"`` → ``"SME"``, ``"IDs"`` → ``"ID"``; any
+    other word unchanged. English writes the plural of an upper-case acronym with a lower-case
+    ``s``, which neither case-folding nor the Snowball stemmer undoes (``smes`` stays ``smes``)."""
+    return word[:-1] if len(word) >= 3 and word[-1] == "s" and word[:-1].isupper() else word
 
 
 def _trailing_letters(piece: str) -> int:
@@ -186,7 +199,7 @@ def stem(word: str) -> str:
 def _tokenize_chunk(chunk: str, drop: frozenset[str], stemmed: bool) -> tuple[str, ...]:
     tokens = []
     for part in split_identifier(_POSSESSIVE.sub("", chunk)):
-        token = part.casefold()
+        token = acronym_singular(part).casefold()
         if token and token not in drop:
             tokens.append(stem(token) if stemmed else token)
     return tuple(tokens)
@@ -204,7 +217,8 @@ def tokenize(text: str, *, stop_words: frozenset[str] = STOP_WORDS, stemmed: boo
     ``'s`` dropped, ``stop_words`` removed, then stemmed with :func:`stem` (unless ``stemmed=False``).
 
     ``"Singer_ID"`` → ``["singer", "id"]``; ``"totalRevenue2024"`` → ``["total", "revenu", "2024"]``;
-    ``"the singer's age in district A11"`` → ``["singer", "age", "district", "a11"]``.
+    ``"the singer's age in district A11"`` → ``["singer", "age", "district", "a11"]``; an acronym's
+    plural is the acronym: ``"customer IDs"`` → ``["custom", "id"]`` (:func:`acronym_singular`).
 
     Args:
         text: prose or identifiers (any length).

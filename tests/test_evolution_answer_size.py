@@ -92,9 +92,12 @@ def test_compact_served_answer_gets_budget_candidates_not_result_counts():
     assert ("browse.answerBudget", 1500) in settings and ("browse.answerBudget", 2000) in settings
     assert not any(name == "browse.defaultResults" for name, _ in settings)
     savings = propose(attribute(Signature("answer_size", "answer-size", None, ("q2",)), view), view)
-    assert [(c.aim, c.edits[0].value) for c in savings] == [("cost", 500), ("cost", 750), ("cost", 900)]
+    # first the saving that follows each question (full lines for its matches only), then budgets
+    assert [(c.aim, c.edits[0].setting, c.edits[0].value) for c in savings] == [
+        ("cost", "browse.fullLinesMatchedOnly", 1), ("cost", "browse.answerBudget", 500),
+        ("cost", "browse.answerBudget", 750), ("cost", "browse.answerBudget", 900)]
     ctx = EditContext(view, IRIS)
-    added = savings[0].compile(ctx).additions["tools"]
+    added = savings[1].compile(ctx).additions["tools"]
     assert any(p == EVO._NS["answerBudget"] and int(o) == 500 for _, p, o in added)
 
 

@@ -262,7 +262,8 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
     * ``unnamed_value`` → the questions' phrase for the value as a synonym of the value's Term, or,
       for a column without value Terms, the probed value as a new value Term named by the phrase
       (:func:`_value_name_candidates`; needs ``iris``, and ``prober`` for the new Term).
-    * ``answer_size`` → a saving (``aim="cost"``): a smaller compact budget, or fewer verbose hits.
+    * ``answer_size`` → a saving (``aim="cost"``): full lines only for a question's matches
+      (``browse.fullLinesMatchedOnly``), a smaller compact budget, or fewer verbose hits.
     * ``missing_value`` → Evidence of the probed value on the Term(s) of the column that holds it
       (a new Term for the column when none maps it); for a quoted part of a value, Evidence of the
       stored value that contains it, without a synonym.
@@ -366,6 +367,13 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
         # a saving: the same answers in fewer characters (the gate accepts it only when no outcome
         # of V changes and the mean answer shrinks)
         fmt, budget = view.answer_settings
+        if fmt == "compact" and not view.browse_flag("fullLinesMatchedOnly"):
+            # first, the saving that follows each question: full lines only for what it matched
+            # (a key or column its table brought in is named in its table's line), where a smaller
+            # budget cuts every answer alike, the matches a long question needs included
+            out.append(Candidate(sid, "browse gives full lines only to the candidates a question matched (was: "
+                                      "every candidate that fits)", "tool",
+                                 (SetToolSetting("browse.fullLinesMatchedOnly", 1),), reason, aim="cost"))
         if fmt == "compact":
             for factor in SAVING_STEPS:
                 smaller = max(int(budget * factor), 200)

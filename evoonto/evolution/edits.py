@@ -417,7 +417,8 @@ class AddMinedRecords(Edit):
 # ---------------------------------------------------------------- tool level
 
 #: Scalar tool settings: name -> (settings node name, class, property, kind). ``count`` values are
-#: integers ≥ 1; ``limit`` values integers ≥ 0 (0 = no limit); ``fraction`` values numbers in [0, 1].
+#: integers ≥ 1; ``limit`` values integers ≥ 0 (0 = no limit); ``fraction`` values numbers in [0, 1];
+#: ``flag`` values 0 or 1, written as ``xsd:boolean``.
 _SETTINGS = {
     "browse.defaultResults": ("browse", EVO.BrowseSettings, EVO.defaultResults, "count"),
     "browse.maxResults": ("browse", EVO.BrowseSettings, EVO.maxResults, "count"),
@@ -426,6 +427,7 @@ _SETTINGS = {
     # the compact answer's character budget (evo:answerBudget; the vocabulary may not declare it yet,
     # so the IRI is built from the namespace rather than the generated DefinedNamespace)
     "browse.answerBudget": ("browse", EVO.BrowseSettings, EVO._NS["answerBudget"], "budget"),
+    "browse.fullLinesMatchedOnly": ("browse", EVO.BrowseSettings, EVO.fullLinesMatchedOnly, "flag"),
     "resolve.responseBudget": ("resolve", EVO.ResolveSettings, EVO.responseBudget, "count"),
     "resolve.evidenceBudget": ("resolve", EVO.ResolveSettings, EVO.evidenceBudget, "count"),
 }
@@ -442,8 +444,9 @@ class SetToolSetting(Edit):
     """Set one browse/resolve setting: the counts ``browse.defaultResults``, ``browse.maxResults``,
     ``resolve.responseBudget`` (characters), ``resolve.evidenceBudget`` (integers ≥ 1), the limit
     ``browse.hitsPerColumn`` (integer ≥ 0, 0 = no collapsing), the compact answer's budget
-    ``browse.answerBudget`` (characters, integer ≥ 200) or the fraction ``browse.fuzzyWeight``
-    (a number in [0, 1]; see :class:`evoonto.tools.settings.BrowseSettings`)."""
+    ``browse.answerBudget`` (characters, integer ≥ 200), the fraction ``browse.fuzzyWeight``
+    (a number in [0, 1]) or the flag ``browse.fullLinesMatchedOnly`` (0 or 1, written as
+    ``xsd:boolean``; see :class:`evoonto.tools.settings.BrowseSettings`)."""
 
     setting: str
     value: float
@@ -466,13 +469,16 @@ class SetToolSetting(Edit):
             raise EditError(f"tool setting {self.setting} must be an integer ≥ 200 (characters)")
         if kind == "fraction" and not 0 <= number <= 1:
             raise EditError(f"tool setting {self.setting} must be a number from 0 to 1")
+        if kind == "flag" and number not in (0, 1):
+            raise EditError(f"tool setting {self.setting} must be 0 (false) or 1 (true)")
         node = settings_node(ctx.view, name, cls)
         out = Compiled()
         if node is None:
             node = ctx.iris.tools(name)
             out.add("tools", (node, RDF.type, cls))
         out.remove("tools", *[(node, pred, o) for o in ctx.view.tools.objects(node, pred)])
-        out.add("tools", (node, pred, Literal(number if kind == "fraction" else int(number))))
+        value = bool(number) if kind == "flag" else number if kind == "fraction" else int(number)
+        out.add("tools", (node, pred, Literal(value)))
         return out
 
     def describe(self):

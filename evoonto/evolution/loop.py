@@ -35,6 +35,7 @@ an atomic write and nothing else is written.
 from __future__ import annotations
 
 import gc
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Hashable, Protocol
 
@@ -306,6 +307,10 @@ class Member:
     ``screened``: the screen's evidence per alternative (``(state(), screen_key(alternative))`` ->
     ``(fixed, broken, gain)`` on its diagnosed tasks, against the version it was screened on), which the gate
     uses when V is silent (:func:`evoonto.evolution.gate.neutral_decision`).
+    ``unchanged``: the savings (``aim="cost"``) whose screen changed nothing for this member (every
+    outcome and every answer size the same: its seen answers already fit the smaller budget), keyed
+    like ``screened``; such a member neither takes nor blocks a saving the others move to in step
+    (:func:`savings_in_step`).
     """
 
     key: str
@@ -318,6 +323,7 @@ class Member:
     recorded_version: int | None = field(default=None, repr=False)
     screened: dict = field(default_factory=dict, repr=False)
     fixed: dict = field(default_factory=dict, repr=False)
+    unchanged: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if self.recorded is not None and self.recorded_version is None:
@@ -435,7 +441,9 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
                 result.screened_out += 1
                 return False
 
-            proposals = savings_in_step(proposals, contexts, admit)
+            proposals = savings_in_step(proposals, contexts, admit,
+                                        lambda member, candidate: (member.state(), screen_key(candidate))
+                                        in member.unchanged)
             chosen = _batch(proposals, contexts, config.batch_size, avoid_level, admit=admit)
         if not chosen:
             result.stop_reason = "no-candidates"
@@ -472,7 +480,7 @@ def prune(member: Member, keep: tuple) -> int:
     (memory in proportion to the rounds). Returns the number of entries dropped."""
     dropped = 0
     # cache keys are (kind, state, backbone key); screen evidence keys are (state, candidate key)
-    for store, at in ((member.cache, 1), (member.screened, 0), (member.fixed, 0)):
+    for store, at in ((member.cache, 1), (member.screened, 0), (member.fixed, 0), (member.unchanged, 0)):
         for key in [k for k in store if isinstance(k, tuple) and len(k) > at and k[at] not in keep]:
             del store[key]
             dropped += 1
@@ -492,7 +500,8 @@ def proposal_order(alternatives: list[Candidate], frequency: int, rank: int, mem
     return (all(c.aim == "cost" for c in alternatives), -frequency, rank, member_key)
 
 
-def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Member, Candidate], bool]) -> list[tuple]:
+def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Member, Candidate], bool],
+                    unchanged: Callable[[Member, Candidate], bool] = lambda member, candidate: False) -> list[tuple]:
     """Savings move in step across the members (issue 29): a smaller answer is taken by every
     member that proposes one, at the same step, or by none.
 
@@ -505,6 +514,16 @@ def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Mem
     lost theirs. In step, the threshold is the largest over all members' seen questions, so the
     expected loss falls with the group's size instead of each member's.
 
+    A step is one kind of saving at one rank (the first, second, … smaller budget; full lines
+    for a question's matches only), in the order the alternatives name them; a member whose
+    alternatives hold no such saving (it took it in an earlier round) is not part of that step.
+    A member the step leaves unchanged (``unchanged``: its screen saw every outcome and every
+    answer size stay the same, because its seen answers already fit the smaller budget) neither
+    takes the step nor blocks it: its seen questions agree with the step, and it has nothing to
+    save there. Before, one small schema whose whole answer fit in nine tenths of the budget
+    refused the 0.9 step for every member (the step saved it nothing), and on one fold of
+    bird_synth_dev no saving was taken at all.
+
     Args:
         proposals: the round's sorted proposals ``(…, member, alternatives)``; a proposal whose
             alternatives all have ``aim="cost"`` is a saving, its alternatives in the order tried
@@ -512,9 +531,11 @@ def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Mem
             largest saving first; fewer verbose results: the mildest first).
         contexts: member key -> the member's EditContext.
         admit: the screen (True when the member may take the alternative).
+        unchanged: True when the member's screen of the alternative changed nothing (asked after
+            ``admit``, or for an alternative tried before).
     Returns:
-        the proposals with every saving cut to the first step that all saving members admit, or
-        without savings when no step passes for all of them.
+        the proposals with every saving cut to the first step that every saving member admits or
+        is unchanged by (and at least one admits), or without savings when no step passes.
     """
     savings: list[tuple] = []
     rest: list[tuple] = []
@@ -522,18 +543,31 @@ def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Mem
         (savings if p[-1] and all(c.aim == "cost" for c in p[-1]) else rest).append(p)
     if len(savings) < 2:
         return proposals
-    for step in range(max(len(p[-1]) for p in savings)):
+    # a step is one kind of saving at one rank (the k-th smaller budget, the full-lines flag): a
+    # member that proposes no such saving (it took the flag already) neither takes nor blocks it
+    steps: dict[tuple, dict[int, Candidate]] = {}
+    latest: dict[tuple, int] = defaultdict(int)  # step -> the latest position any member lists it at
+    for k, p in enumerate(savings):
+        ranks: dict[tuple, int] = defaultdict(int)
+        for position, alternative in enumerate(p[-1]):
+            kind = tuple(e.setting if isinstance(e, SetToolSetting) else type(e).__name__ for e in alternative.edits)
+            steps.setdefault((kind, ranks[kind]), {})[k] = alternative
+            latest[(kind, ranks[kind])] = max(latest[(kind, ranks[kind])], position)
+            ranks[kind] += 1
+    # in the members' own order: a step no member lists after another comes first
+    for _, step in sorted(steps.items(), key=lambda item: latest[item[0]]):
         picked = []
-        for p in savings:
-            member, alternatives = p[-2], p[-1]
-            if step >= len(alternatives):
+        for k, p in enumerate(savings):
+            member, alternative = p[-2], step.get(k)
+            if alternative is None:
+                continue
+            if _untried(alternative, contexts[member.key], member.seen) and admit(member, alternative):
+                picked.append((*p[:-1], [alternative]))
+            elif not unchanged(member, alternative):
                 break
-            alternative = alternatives[step]
-            if not _untried(alternative, contexts[member.key], member.seen) or not admit(member, alternative):
-                break
-            picked.append((*p[:-1], [alternative]))
         else:
-            return rest + picked
+            if picked:
+                return rest + picked
     return rest
 
 
@@ -644,6 +678,9 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
                    and sum(sizes.values()) < sum(parent_tokens.get(q, 0) for q in sizes))
         if broken == 0 and smaller:
             return True
+        if (fixed == 0 and broken == 0 and sizes is not None and parent_tokens is not None
+                and all(parent_tokens.get(q) == n for q, n in sizes.items())):
+            member.unchanged[(member.state(), screen_key(candidate))] = True
     elif sum(diffs) > 1e-12:
         return True
     member.seen.add(fingerprint)

@@ -90,6 +90,14 @@ class OntologyView:
         except (TypeError, ValueError):
             return default
 
+    def browse_flag(self, name: str) -> bool:
+        """A boolean browse setting of the tools graph (``evo:<name>``, e.g. ``fullLinesMatchedOnly``),
+        read as the tool layer reads it (:func:`evoonto.records.boolean_text`); False when absent."""
+        from evoonto.records import boolean_text
+
+        value = self._tools_value(name)
+        return value is not None and boolean_text(str(value))
+
     @property
     def answer_settings(self) -> tuple[str, int]:
         """(format, budget in characters) of browse's default answer in this version: the tools

@@ -463,7 +463,7 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
         return compact_answer(index, ranked, matched, kind=kind, id_of=id_of, limit=limit,
                               budget=settings.answer_budget if budget is None else budget,
                               value_hits=value_hits, query_tokens=tokens, words_said=query_words(q, context),
-                              joins=joins)
+                              joins=joins, full_lines_matched_only=settings.full_lines_matched_only)
     ranked, token_set = rank(index, settings, tokens, kind, shortlist=max(SHORTLIST, n), fallback=fallback,
                              context_tokens=weak)
     ranked = collapse_by_column(ranked, index.documents, settings.hits_per_column)
@@ -680,7 +680,8 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                    budget: int, id_of=lambda iri: iri, limit: int | None = None,
                    value_hits: Iterable[tuple[str, str, float] | tuple[str, str, float, bool]] = (),
                    query_tokens: Iterable[str] = (), words_said: Collection[str] | None = None,
-                   joins: Mapping[str, Collection[str]] | None = None) -> list[dict[str, Any]]:
+                   joins: Mapping[str, Collection[str]] | None = None,
+                   full_lines_matched_only: bool = False) -> list[dict[str, Any]]:
     """The compact answer of a ranked list, best first, within ``budget`` characters of compact JSON.
 
     Stage one groups the hits by the column (or table) they map: the column's own Term stands for
@@ -696,6 +697,10 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     to :data:`HEAD_SHARE` of the budget for full lines (at most ``limit`` full lines in all), also
     after a prior-only candidate was named tersely; every other candidate is named in a per-table
     line ``"t"("a", "b", …)`` (id: the table's Term), in score order, while the answer fits.
+    With ``full_lines_matched_only`` (``evo:fullLinesMatchedOnly``), a candidate no query word or
+    value matched (a key or column its table's prior brought in) never gets a full line, also when
+    everything would fit: it is named in its table's line, and the matches after it keep their
+    full lines (the answer is only as long as the question's matches need).
     Returns:
         ``[{id, kind, label}]``; at least one entry when anything matched.
     """
@@ -939,7 +944,10 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
             continue
         # past the head, a full line fits only within the share: once the answer has reached it, no
         # full line can be taken any more (its cost is at least 1), so none is built
-        if (head or (group["matched"] and size < share)) and (limit is None or full < limit):
+        # only matches take full lines (full_lines_matched_only): a prior-only candidate is named
+        # tersely without ending the head, so the matches after it still get theirs
+        terse_only = full_lines_matched_only and bool(out) and not group["matched"]
+        if not terse_only and (head or (group["matched"] and size < share)) and (limit is None or full < limit):
             values = list(dict.fromkeys(group.get("found", []) + most_words_first(group["values"])))
             partial = most_words_first(v for v in group.get("partial", ()) if v not in values)
             label = compact_line(doc, location, values, partial)
@@ -966,7 +974,7 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                 size += cost
                 tail_left = left
                 continue
-        head = False
+        head = head and terse_only
         if not location or "." not in location:
             continue  # tables and records without a column: named by their columns in the tail
         table, _dot, column = location.partition(".")

@@ -8,7 +8,8 @@ The settings are RDF so a Tool-level patch can change them (architecture.md §3,
         evo:defaultResults 8 ; evo:maxResults 50 ;
         evo:fuzzyWeight 0.3 ;                                              # a number in [0, 1]
         evo:hitsPerColumn 1 ;                                              # 0 / absent: no collapsing
-        evo:answerFormat "compact" ; evo:answerBudget 6000 .               # DEFAULT_ANSWER_POLICY; characters
+        evo:answerFormat "compact" ; evo:answerBudget 6000 ;               # DEFAULT_ANSWER_POLICY; characters
+        evo:fullLinesMatchedOnly false .                                   # compact: full lines while all fits
     <B tools/browse/weight/prefLabel> evo:field "prefLabel" ; evo:weight 3.0 .
     <B tools/resolve> a evo:ResolveSettings ; evo:responseBudget 6000 ; evo:evidenceBudget 3 .
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from evoonto.records import boolean_text
 from evoonto.tools.sparql import local_name, select
 
 #: Searchable document fields and their default BM25 weights. ``value`` holds Evidence values
@@ -96,7 +98,11 @@ class BrowseSettings:
     ``answer_format`` (``evo:answerFormat``, one of :data:`ANSWER_FORMATS`) is the format when the
     caller names none; ``answer_budget`` (``evo:answerBudget``, characters of compact JSON, ≥ 200)
     bounds a compact answer when the caller gives no budget; both default to
-    :data:`DEFAULT_ANSWER_POLICY` (see :meth:`answer_policy`)."""
+    :data:`DEFAULT_ANSWER_POLICY` (see :meth:`answer_policy`). ``full_lines_matched_only``
+    (``evo:fullLinesMatchedOnly``, default False) gives a compact answer's full lines only to the
+    candidates a query word or value matched; the keys and columns their tables brought in are
+    named in their table's line (a smaller answer on a schema that fits the budget; a saving the
+    evolution loop may propose, :mod:`evoonto.evolution.candidates`)."""
 
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     default_results: int = 8
@@ -105,6 +111,7 @@ class BrowseSettings:
     hits_per_column: int = 0
     answer_format: str = DEFAULT_ANSWER_POLICY.format
     answer_budget: int = DEFAULT_ANSWER_POLICY.budget
+    full_lines_matched_only: bool = False
 
     def answer_policy(self) -> AnswerPolicy:
         """The answer this version serves when the caller names no format or budget."""
@@ -200,6 +207,7 @@ def load_settings(ontology: Any) -> ToolSettings:
         answer_format=(str(scalars["answerFormat"]) if str(scalars.get("answerFormat")) in ANSWER_FORMATS
                        else default.answer_format),
         answer_budget=min(max(_number(scalars.get("answerBudget"), int) or default.answer_budget, 200), 200_000),
+        full_lines_matched_only=boolean_text(str(scalars.get("fullLinesMatchedOnly", ""))),
     )
     rdefault = ResolveSettings()
     evidence = _number(scalars.get("evidenceBudget"), int)

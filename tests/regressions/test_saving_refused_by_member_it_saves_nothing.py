@@ -1,0 +1,120 @@
+"""Regression (issue 29): a saving moved in step across the databases (every member takes it or
+none), and a member whose whole answer already fit nine tenths of the budget refused the 0.9 step,
+because the step saved it nothing. With the 0.5 and 0.75 steps refused by members a smaller answer
+changes, no saving was taken at all on one fold of bird_synth_dev (tokens 1,620 -> 1,620).
+
+A member the step leaves unchanged (every outcome and answer size the same) now neither takes nor
+blocks it (:func:`evoonto.evolution.loop.savings_in_step`), and a step is one kind of saving at one
+rank, so a member that took the full-lines saving in an earlier round walks its budgets in step with
+members that took it too, not one rank behind them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import evoonto.evolution.loop as loop
+from evoonto.evolution.candidates import Candidate
+from evoonto.evolution.edits import SetToolSetting
+
+
+@dataclass
+class _Member:
+    key: str
+    seen: set = field(default_factory=set)
+
+
+def _saving(setting: str, value: int) -> Candidate:
+    return Candidate("answer_size:*:answer-size", f"set {setting} {value}", "tool",
+                     (SetToolSetting(setting, value),), aim="cost")
+
+
+def _budgets(*values: int) -> list[Candidate]:
+    return [_saving("browse.answerBudget", v) for v in values]
+
+
+def _taken(out) -> list[tuple[str, str, float]]:
+    return [(p[-2].key, p[-1][0].edits[0].setting, p[-1][0].edits[0].value) for p in out]
+
+
+def test_saving_refused_by_member_it_saves_nothing(monkeypatch):
+    monkeypatch.setattr(loop, "_untried", lambda candidate, ctx, seen: True)
+    a, b, c = _Member("a"), _Member("b"), _Member("c")
+    proposals = [(True, 0, 0, m.key, m, _budgets(3000, 4500, 5400)) for m in (a, b, c)]
+    contexts = {m.key: None for m in (a, b, c)}
+    # a's seen questions break at 3000 and 4500; c's whole answers fit 5400 already: the screen
+    # refuses c's 5400 (it saves nothing) and records it unchanged
+    refused = {("a", 3000), ("a", 4500), ("c", 5400)}
+    unchanged = {("c", 5400)}
+
+    def admit(m, cand):
+        return (m.key, cand.edits[0].value) not in refused
+
+    def same(m, cand):
+        return (m.key, cand.edits[0].value) in unchanged
+
+    # before: c's refusal of a step that changes nothing for it blocked the others too
+    assert loop.savings_in_step(proposals, contexts, admit) == []
+    # now a and b take 5400, c neither takes nor blocks it
+    out = loop.savings_in_step(proposals, contexts, admit, same)
+    assert _taken(out) == [("a", "browse.answerBudget", 5400), ("b", "browse.answerBudget", 5400)]
+    # a member whose refusal changed an outcome still blocks the step for everyone
+    assert loop.savings_in_step(proposals, contexts, lambda m, cand: admit(m, cand) and m.key != "b", same) == []
+    # a step every member is unchanged by is no saving: nothing is taken
+    assert loop.savings_in_step(proposals, contexts, lambda m, cand: False, lambda m, cand: True) == []
+
+
+def test_members_walk_budgets_in_step_after_one_took_the_full_lines_saving(monkeypatch):
+    monkeypatch.setattr(loop, "_untried", lambda candidate, ctx, seen: True)
+    a, b = _Member("a"), _Member("b")
+    flag = _saving("browse.fullLinesMatchedOnly", 1)
+    # a took the full-lines saving last round; b did not: its first alternative is that saving
+    proposals = [(True, 0, 0, "a", a, _budgets(3000, 4500)), (True, 0, 0, "b", b, [flag, *_budgets(3000, 4500)])]
+    contexts = {"a": None, "b": None}
+    # b's seen questions keep their outcomes only without the full-lines saving; both admit 3000:
+    # the same rank of the same saving for both (the ranks used to be counted across kinds)
+    out = loop.savings_in_step(proposals, contexts, lambda m, cand: cand is not flag)
+    assert _taken(out) == [("a", "browse.answerBudget", 3000), ("b", "browse.answerBudget", 3000)]
+    # b admits the full-lines saving: it takes it alone (a has no such alternative and is not part of it)
+    out = loop.savings_in_step(proposals, contexts, lambda m, cand: True)
+    assert _taken(out) == [("b", "browse.fullLinesMatchedOnly", 1)]
+
+
+class _SizedBackbone:
+    """Every question passes; its answer is ``need`` characters, or the served budget when smaller
+    (tokens = characters / 4), as a compact answer that fills its budget."""
+
+    key = ("sized",)
+
+    def __init__(self, need: int):
+        self.need = need
+
+    def run(self, ontology, questions):
+        from evoonto.evolution.trajectories import Event, TaskTrajectory
+        from evoonto.evolution.view import OntologyView
+
+        _, budget = OntologyView(ontology).answer_settings
+        chars = min(self.need, budget)
+        return ({q.id: 1.0 for q in questions},
+                [TaskTrajectory(q.id, q.text, "toy", [Event("browse", {"q": q.text}, [])], passed=True, score=1.0,
+                                tokens=chars // 4) for q in questions])
+
+
+def test_the_screen_records_a_saving_that_changes_nothing():
+    """loop.screen marks a saving that changes nothing in ``Member.unchanged`` (evolve_group passes
+    that to savings_in_step), and not a saving that shrinks the answers."""
+    from evoonto.evolution.edits import EditContext
+    from evoonto.evolution.view import OntologyView
+    from fixtures.evolution_toy import IRIS, FakeWorkspace, ToyQuestion, toy_ontology
+
+    questions = [ToyQuestion("q1", "How many singers are there?"), ToyQuestion("q2", "Name the concerts.")]
+    tasks = tuple(q.id for q in questions)
+    for need, budget, unchanged in ((2000, 3000, True), (5000, 3000, False)):
+        ws = FakeWorkspace(toy_ontology(answer_format="compact"))  # served budget: the default, 6,000
+        member = loop.Member("toy", ws, questions, [])
+        ctx = EditContext(OntologyView(ws.ontology), IRIS)
+        saving = Candidate("answer_size:*:answer-size", f"budget {budget}", "tool",
+                           (SetToolSetting("browse.answerBudget", budget),), tasks=tasks, aim="cost")
+        admitted = loop.screen(member, saving, ctx, _SizedBackbone(need))
+        assert admitted is not unchanged
+        assert ((member.state(), loop.screen_key(saving)) in member.unchanged) is unchanged
