@@ -307,10 +307,10 @@ class Member:
     ``screened``: the screen's evidence per alternative (``(state(), screen_key(alternative))`` ->
     ``(fixed, broken, gain)`` on its diagnosed tasks, against the version it was screened on), which the gate
     uses when V is silent (:func:`evoonto.evolution.gate.neutral_decision`).
-    ``unchanged``: the savings (``aim="cost"``) whose screen changed nothing for this member (every
-    outcome and every answer size the same: its seen answers already fit the smaller budget), keyed
-    like ``screened``; such a member neither takes nor blocks a saving the others move to in step
-    (:func:`savings_in_step`).
+    ``saves_nothing``: the savings (``aim="cost"``) whose screen kept every outcome of this member
+    but did not shrink its answers (they fit the smaller budget already, or fill the budget either
+    way), keyed like ``screened``; such a member neither takes nor blocks a saving the others move
+    to in step (:func:`savings_in_step`).
     """
 
     key: str
@@ -323,7 +323,7 @@ class Member:
     recorded_version: int | None = field(default=None, repr=False)
     screened: dict = field(default_factory=dict, repr=False)
     fixed: dict = field(default_factory=dict, repr=False)
-    unchanged: dict = field(default_factory=dict, repr=False)
+    saves_nothing: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if self.recorded is not None and self.recorded_version is None:
@@ -443,7 +443,7 @@ def evolve_group(members: list[Member], *, backbone: Backbone, evolver: Evolver,
 
             proposals = savings_in_step(proposals, contexts, admit,
                                         lambda member, candidate: (member.state(), screen_key(candidate))
-                                        in member.unchanged)
+                                        in member.saves_nothing)
             chosen = _batch(proposals, contexts, config.batch_size, avoid_level, admit=admit)
         if not chosen:
             result.stop_reason = "no-candidates"
@@ -480,7 +480,7 @@ def prune(member: Member, keep: tuple) -> int:
     (memory in proportion to the rounds). Returns the number of entries dropped."""
     dropped = 0
     # cache keys are (kind, state, backbone key); screen evidence keys are (state, candidate key)
-    for store, at in ((member.cache, 1), (member.screened, 0), (member.fixed, 0), (member.unchanged, 0)):
+    for store, at in ((member.cache, 1), (member.screened, 0), (member.fixed, 0), (member.saves_nothing, 0)):
         for key in [k for k in store if isinstance(k, tuple) and len(k) > at and k[at] not in keep]:
             del store[key]
             dropped += 1
@@ -501,7 +501,8 @@ def proposal_order(alternatives: list[Candidate], frequency: int, rank: int, mem
 
 
 def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Member, Candidate], bool],
-                    unchanged: Callable[[Member, Candidate], bool] = lambda member, candidate: False) -> list[tuple]:
+                    saves_nothing: Callable[[Member, Candidate], bool] = lambda member, candidate: False
+                    ) -> list[tuple]:
     """Savings move in step across the members (issue 29): a smaller answer is taken by every
     member that proposes one, at the same step, or by none.
 
@@ -517,12 +518,12 @@ def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Mem
     A step is one kind of saving at one rank (the first, second, … smaller budget; full lines
     for a question's matches only), in the order the alternatives name them; a member whose
     alternatives hold no such saving (it took it in an earlier round) is not part of that step.
-    A member the step leaves unchanged (``unchanged``: its screen saw every outcome and every
-    answer size stay the same, because its seen answers already fit the smaller budget) neither
-    takes the step nor blocks it: its seen questions agree with the step, and it has nothing to
-    save there. Before, one small schema whose whole answer fit in nine tenths of the budget
-    refused the 0.9 step for every member (the step saved it nothing), and on one fold of
-    bird_synth_dev no saving was taken at all.
+    A member the step saves nothing (``saves_nothing``: its screen kept every outcome, but its
+    answers did not shrink: they fit the smaller budget already, or fill the budget with or without
+    the full-lines saving) neither takes the step nor blocks it: its seen questions agree with the
+    step, and it has nothing to save there. Before, one small schema whose whole answer fit in nine
+    tenths of the budget refused the 0.9 step for every member, and on one fold of bird_synth_dev no
+    saving was taken at all.
 
     Args:
         proposals: the round's sorted proposals ``(…, member, alternatives)``; a proposal whose
@@ -531,11 +532,11 @@ def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Mem
             largest saving first; fewer verbose results: the mildest first).
         contexts: member key -> the member's EditContext.
         admit: the screen (True when the member may take the alternative).
-        unchanged: True when the member's screen of the alternative changed nothing (asked after
-            ``admit``, or for an alternative tried before).
+        saves_nothing: True when the member's screen of the alternative kept every outcome but
+            saved nothing (asked after ``admit``, or for an alternative tried before).
     Returns:
         the proposals with every saving cut to the first step that every saving member admits or
-        is unchanged by (and at least one admits), or without savings when no step passes.
+        saves nothing by (and at least one admits), or without savings when no step passes.
     """
     savings: list[tuple] = []
     rest: list[tuple] = []
@@ -563,7 +564,7 @@ def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Mem
                 continue
             if _untried(alternative, contexts[member.key], member.seen) and admit(member, alternative):
                 picked.append((*p[:-1], [alternative]))
-            elif not unchanged(member, alternative):
+            elif not saves_nothing(member, alternative):
                 break
         else:
             if picked:
@@ -678,9 +679,8 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
                    and sum(sizes.values()) < sum(parent_tokens.get(q, 0) for q in sizes))
         if broken == 0 and smaller:
             return True
-        if (fixed == 0 and broken == 0 and sizes is not None and parent_tokens is not None
-                and all(parent_tokens.get(q) == n for q, n in sizes.items())):
-            member.unchanged[(member.state(), screen_key(candidate))] = True
+        if broken == 0 and sizes is not None and parent_tokens is not None:
+            member.saves_nothing[(member.state(), screen_key(candidate))] = True  # kept every outcome
     elif sum(diffs) > 1e-12:
         return True
     member.seen.add(fingerprint)

@@ -926,6 +926,7 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
     tails: dict[str, dict[str, Any]] = {}  # table -> its tail entry
     listed: dict[str, dict[str, str]] = {}  # table -> {a column's bare name: how its line names it}
     valued: set[tuple] = set()  # member_value of the family members' columns named with their values
+    overhead_paid: set[str] = set()  # tables whose line a prior-only candidate opened while full lines go on
 
     def member_value(group: dict[str, Any]) -> tuple | None:
         # (family, column, the values the query named in it) of a column of a family's table:
@@ -1036,6 +1037,13 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                 tail["label"] = f"{tail['label'][:-1]}, {name})"
                 in_line[bare] = name
             size += cost
+            if terse_only and not lazy:
+                # named in its table's line while full lines go on: what is left to name tersely
+                # no longer counts it (nor, once, its table line's overhead)
+                tail_left -= tail_cost.get(id(group), 0)
+                if table not in overhead_paid:
+                    overhead_paid.add(table)
+                    tail_left -= table_overhead(table)
             if repeated is not None and name != bare:
                 valued.add(repeated)
         if full_stop:

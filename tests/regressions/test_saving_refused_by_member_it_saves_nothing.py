@@ -3,8 +3,8 @@ none), and a member whose whole answer already fit nine tenths of the budget ref
 because the step saved it nothing. With the 0.5 and 0.75 steps refused by members a smaller answer
 changes, no saving was taken at all on one fold of bird_synth_dev (tokens 1,620 -> 1,620).
 
-A member the step leaves unchanged (every outcome and answer size the same) now neither takes nor
-blocks it (:func:`evoonto.evolution.loop.savings_in_step`), and a step is one kind of saving at one
+A member the step saves nothing (its screen kept every outcome but its answers did not shrink) now
+neither takes nor blocks it (:func:`evoonto.evolution.loop.savings_in_step`), and a step is one kind of saving at one
 rank, so a member that took the full-lines saving in an earlier round walks its budgets in step with
 members that took it too, not one rank behind them.
 """
@@ -43,15 +43,15 @@ def test_saving_refused_by_member_it_saves_nothing(monkeypatch):
     proposals = [(True, 0, 0, m.key, m, _budgets(3000, 4500, 5400)) for m in (a, b, c)]
     contexts = {m.key: None for m in (a, b, c)}
     # a's seen questions break at 3000 and 4500; c's whole answers fit 5400 already: the screen
-    # refuses c's 5400 (it saves nothing) and records it unchanged
+    # refuses c's 5400 (it saves nothing) and records that it kept every outcome
     refused = {("a", 3000), ("a", 4500), ("c", 5400)}
-    unchanged = {("c", 5400)}
+    nothing = {("c", 5400)}
 
     def admit(m, cand):
         return (m.key, cand.edits[0].value) not in refused
 
     def same(m, cand):
-        return (m.key, cand.edits[0].value) in unchanged
+        return (m.key, cand.edits[0].value) in nothing
 
     # before: c's refusal of a step that changes nothing for it blocked the others too
     assert loop.savings_in_step(proposals, contexts, admit) == []
@@ -60,7 +60,7 @@ def test_saving_refused_by_member_it_saves_nothing(monkeypatch):
     assert _taken(out) == [("a", "browse.answerBudget", 5400), ("b", "browse.answerBudget", 5400)]
     # a member whose refusal changed an outcome still blocks the step for everyone
     assert loop.savings_in_step(proposals, contexts, lambda m, cand: admit(m, cand) and m.key != "b", same) == []
-    # a step every member is unchanged by is no saving: nothing is taken
+    # a step that saves no member anything is no saving: nothing is taken
     assert loop.savings_in_step(proposals, contexts, lambda m, cand: False, lambda m, cand: True) == []
 
 
@@ -81,40 +81,45 @@ def test_members_walk_budgets_in_step_after_one_took_the_full_lines_saving(monke
 
 
 class _SizedBackbone:
-    """Every question passes; its answer is ``need`` characters, or the served budget when smaller
-    (tokens = characters / 4), as a compact answer that fills its budget."""
+    """Each answer is ``need`` characters, or the served budget when smaller (tokens = characters /
+    4), as a compact answer that fills its budget; a question passes while its budget is at least
+    ``critical`` characters (where its gold column sits)."""
 
     key = ("sized",)
 
-    def __init__(self, need: int):
-        self.need = need
+    def __init__(self, need: int, critical: int):
+        self.need, self.critical = need, critical
 
     def run(self, ontology, questions):
         from evoonto.evolution.trajectories import Event, TaskTrajectory
         from evoonto.evolution.view import OntologyView
 
         _, budget = OntologyView(ontology).answer_settings
-        chars = min(self.need, budget)
-        return ({q.id: 1.0 for q in questions},
-                [TaskTrajectory(q.id, q.text, "toy", [Event("browse", {"q": q.text}, [])], passed=True, score=1.0,
-                                tokens=chars // 4) for q in questions])
+        chars, passed = min(self.need, budget), budget >= self.critical
+        return ({q.id: float(passed) for q in questions},
+                [TaskTrajectory(q.id, q.text, "toy", [Event("browse", {"q": q.text}, [])], passed=passed,
+                                score=float(passed), tokens=chars // 4) for q in questions])
 
 
 def test_the_screen_records_a_saving_that_changes_nothing():
-    """loop.screen marks a saving that changes nothing in ``Member.unchanged`` (evolve_group passes
-    that to savings_in_step), and not a saving that shrinks the answers."""
+    """loop.screen marks a saving that keeps every outcome but saves nothing in
+    ``Member.saves_nothing`` (evolve_group passes that to savings_in_step), and not one that shrinks
+    the answers or one that changes an outcome."""
     from evoonto.evolution.edits import EditContext
     from evoonto.evolution.view import OntologyView
     from fixtures.evolution_toy import IRIS, FakeWorkspace, ToyQuestion, toy_ontology
 
     questions = [ToyQuestion("q1", "How many singers are there?"), ToyQuestion("q2", "Name the concerts.")]
     tasks = tuple(q.id for q in questions)
-    for need, budget, unchanged in ((2000, 3000, True), (5000, 3000, False)):
+    # (answer size, budget the outcome needs) -> (admitted, saves nothing); 6,000 -> 3,000 characters
+    cases = {(2000, 2000): (False, True),   # the answers fit 3,000 already: kept, nothing saved
+             (5000, 2000): (True, False),   # smaller answers, every outcome kept: a saving
+             (5000, 4000): (False, False)}  # an outcome lost: refused, and it blocks the step
+    for (need, critical), (admit, nothing) in cases.items():
         ws = FakeWorkspace(toy_ontology(answer_format="compact"))  # served budget: the default, 6,000
         member = loop.Member("toy", ws, questions, [])
         ctx = EditContext(OntologyView(ws.ontology), IRIS)
-        saving = Candidate("answer_size:*:answer-size", f"budget {budget}", "tool",
-                           (SetToolSetting("browse.answerBudget", budget),), tasks=tasks, aim="cost")
-        admitted = loop.screen(member, saving, ctx, _SizedBackbone(need))
-        assert admitted is not unchanged
-        assert ((member.state(), loop.screen_key(saving)) in member.unchanged) is unchanged
+        saving = Candidate("answer_size:*:answer-size", "budget 3000", "tool",
+                           (SetToolSetting("browse.answerBudget", 3000),), tasks=tasks, aim="cost")
+        assert loop.screen(member, saving, ctx, _SizedBackbone(need, critical)) is admit
+        assert ((member.state(), loop.screen_key(saving)) in member.saves_nothing) is nothing
