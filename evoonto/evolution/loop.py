@@ -634,8 +634,10 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
     replay another agent's run, so those candidates go to the gate unscreened. A candidate that
     does not compile or apply is screened out. Parent scores come from the same in-memory copy path
     as the candidate's (see :func:`_same_path_copy`) and are cached per parent version. Screened-out
-    candidates are added to ``member.seen`` so they are not proposed again in this run; they are not
-    gated and not recorded in the history (they never became patches).
+    candidates are added to ``member.seen`` so they are not proposed again in this run (except a
+    saving that kept every outcome and saved nothing, ``Member.saves_nothing``: it is screened again
+    at the member's next version); they are not gated and not recorded in the history (they never
+    became patches).
 
     Args:
         member: the workspace and its trajectory questions.
@@ -680,7 +682,11 @@ def screen(member: Member, candidate: Candidate, ctx: EditContext, backbone: Bac
         if broken == 0 and smaller:
             return True
         if broken == 0 and sizes is not None and parent_tokens is not None:
-            member.saves_nothing[(member.state(), screen_key(candidate))] = True  # kept every outcome
+            # kept every outcome, saved nothing: recorded for this version only and not marked as
+            # tried, so the alternative is screened again once the member's version changes (a
+            # fingerprint in ``seen`` outlives the version and would block the step from then on)
+            member.saves_nothing[(member.state(), screen_key(candidate))] = True
+            return False
     elif sum(diffs) > 1e-12:
         return True
     member.seen.add(fingerprint)

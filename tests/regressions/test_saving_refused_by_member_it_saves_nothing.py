@@ -123,3 +123,41 @@ def test_the_screen_records_a_saving_that_changes_nothing():
                            (SetToolSetting("browse.answerBudget", 3000),), tasks=tasks, aim="cost")
         assert loop.screen(member, saving, ctx, _SizedBackbone(need, critical)) is admit
         assert ((member.state(), loop.screen_key(saving)) in member.saves_nothing) is nothing
+
+
+def test_a_member_that_saved_nothing_is_screened_again_at_its_next_version():
+    """A saving that saved one member nothing was marked as tried (``Member.seen``, a fingerprint of
+    the compiled triples, the same at every version) while the record that it saved nothing is per
+    version: once the member accepted any other patch, the record was pruned, the alternative was
+    never screened again, and the member blocked the step for every member for the rest of the run."""
+    from evoonto.evolution.edits import EditContext
+    from evoonto.evolution.view import OntologyView
+    from fixtures.evolution_toy import IRIS, FakeWorkspace, ToyQuestion, toy_ontology
+
+    questions = [ToyQuestion("q1", "How many singers are there?")]
+    members = {k: loop.Member(k, FakeWorkspace(toy_ontology(answer_format="compact")), questions, []) for k in "abc"}
+    backbones = {"a": _SizedBackbone(5000, 1000), "b": _SizedBackbone(5000, 1000),
+                 "c": _SizedBackbone(2000, 1000)}  # c's answers fit 3,000 characters already
+
+    def one_round():
+        contexts = {k: EditContext(OntologyView(m.workspace.ontology), IRIS) for k, m in members.items()}
+        for m in members.values():
+            loop.prune(m, keep=(m.state(),))
+        proposals = [(True, 0, 0, k, m, [Candidate("answer_size:*:answer-size", "budget 3000", "tool",
+                                                   (SetToolSetting("browse.answerBudget", 3000),), tasks=("q1",),
+                                                   aim="cost")])
+                     for k, m in members.items()]
+        out = loop.savings_in_step(proposals, contexts,
+                                   lambda m, c: loop.screen(m, c, contexts[m.key], backbones[m.key]),
+                                   lambda m, c: (m.state(), loop.screen_key(c)) in m.saves_nothing)
+        return [(p[-2].key, p[-1][0].edits[0].value) for p in out]
+
+    assert one_round() == [("a", 3000), ("b", 3000)]
+    # the round went to another candidate; c accepts an unrelated Tool patch, so its version changes
+    c = members["c"]
+    more = Candidate("shallow_retrieval:*:browse-depth", "more results", "tool",
+                     (SetToolSetting("browse.defaultResults", 9),))
+    c.workspace.commit(loop.to_patch(more, EditContext(OntologyView(c.workspace.ontology), IRIS)), metadata={})
+    assert one_round() == [("a", 3000), ("b", 3000)]
+    assert list(c.saves_nothing) == [(c.state(), loop.screen_key(
+        Candidate("answer_size:*:answer-size", "budget 3000", "tool", (SetToolSetting("browse.answerBudget", 3000),))))]
