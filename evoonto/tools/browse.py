@@ -993,7 +993,7 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
         else:
             family = representative.get(table, table)
             shown_tables = asked.get(family, (family,))
-        named = False  # named in at least one table line
+        in_a_line = False  # named in at least one table line
         for shown_table in shown_tables:
             tail = tails.get(shown_table)
             if tail is None:
@@ -1038,10 +1038,10 @@ def compact_answer(index: SearchIndex, ranked: list[tuple[float, int]], matched:
                 tail["label"] = f"{tail['label'][:-1]}, {name})"
                 in_line[bare] = name
             size += cost
-            named = True
+            in_a_line = True
             if repeated is not None and name != bare:
                 valued.add(repeated)
-        if named and terse_only and not lazy:
+        if in_a_line and terse_only and not lazy:
             # named tersely while full lines go on: what is left to name tersely no longer counts
             # it (once, though a family's column is named in each member line the query asks for),
             # nor, once per table, its table line's overhead
