@@ -551,7 +551,7 @@ def savings_in_step(proposals: list[tuple], contexts: dict, admit: Callable[[Mem
     for k, p in enumerate(savings):
         ranks: dict[tuple, int] = defaultdict(int)
         for position, alternative in enumerate(p[-1]):
-            kind = tuple(e.setting if isinstance(e, SetToolSetting) else type(e).__name__ for e in alternative.edits)
+            kind = tuple(_setting_slot(e) or type(e).__name__ for e in alternative.edits)
             steps.setdefault((kind, ranks[kind]), {})[k] = alternative
             latest[(kind, ranks[kind])] = max(latest[(kind, ranks[kind])], position)
             ranks[kind] += 1
