@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import rdflib
@@ -26,9 +26,9 @@ from evoonto.errors import EvoontoError
 from evoonto.evolution import text as tx
 from evoonto.evolution.attribute import Attribution
 from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote, AddMinedRecords, AddRelation,
-                                     AddRelationType, AddSynonym, AddTerm, Compiled, Edit, EditContext,
+                                     AddRelationType, AddSynonym, AddTerm, AddValueTerm, Compiled, Edit, EditContext,
                                      EditError, SetFieldWeight, SetToolSetting)
-from evoonto.evolution.probes import ValueProber
+from evoonto.evolution.probes import ValueHit, ValueProber
 from evoonto.evolution.view import OntologyView, TermInfo
 from evoonto.iris import IriFactory
 from evoonto.lexicon import Lexicon
@@ -169,18 +169,32 @@ def _graph(triples) -> rdflib.Graph:
 
 
 def merge(candidates: list[Candidate]) -> Candidate:
-    """One candidate holding the edits of several same-level candidates (deduplicated, in order)."""
+    """One candidate holding the edits of several same-level candidates (deduplicated, in order;
+    two value Terms of one stored value become one, with the labels of both)."""
     if not candidates:
         raise CandidateError("nothing to merge")
     if len(candidates) == 1:
         return candidates[0]
     level = candidates[0].level
-    edits, seen = [], set()
+    edits: list[Edit] = []
+    seen: set[str] = set()
+    value_terms: dict[tuple, tuple[int, AddValueTerm]] = {}  # one per stored value: where in ``edits``
     for c in candidates:
         for e in c.edits:
-            if repr(e) not in seen:
-                seen.add(repr(e))
-                edits.append(e)
+            if repr(e) in seen:
+                continue
+            seen.add(repr(e))
+            if isinstance(e, AddValueTerm):
+                key = (e.source_id, e.table, e.column, e.value)
+                if key in value_terms:  # the same value found by two words: one Term with both
+                    at, first = value_terms[key]
+                    joined = replace(first, alt_labels=tuple(dict.fromkeys((*first.alt_labels, *e.alt_labels))),
+                                     hidden_labels=tuple(dict.fromkeys((*first.hidden_labels, *e.hidden_labels))))
+                    edits[at] = joined
+                    value_terms[key] = (at, joined)
+                    continue
+                value_terms[key] = (len(edits), e)
+            edits.append(e)
     sig = " | ".join(dict.fromkeys(c.signature for c in candidates))
     text = f"{len(edits)} edits: " + "; ".join(e.describe() for e in edits[:3]) + ("; …" if len(edits) > 3 else "")
     aim = "cost" if all(c.aim == "cost" for c in candidates) else "score"
@@ -248,9 +262,12 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
             now: _dt.datetime | None = None) -> list[Candidate]:
     """Offline patch writer: candidates for one attributed signature, best first.
 
-    * ``unlinked_phrase`` → the word's value found by a probe: Evidence (+ synonym) on that column's
-      Term; else a synonym on the Terms the word refers to by the lexicon's cue words and synonym sets
-      (*youngest* → age), one candidate per target Term; never from spelling likeness alone.
+    * ``unlinked_phrase`` → the word (or its singular) stored whole, found by a probe: Evidence of
+      the value on that column's Term; else a cue target of the word stored whole as a value
+      (*fastest* → 'Speed' in an attribute-name column): the word as the value Term's hidden label
+      (:func:`_cue_value_candidates`); and a synonym on the Terms the word refers to by the lexicon's
+      cue words and synonym sets (*youngest* → age), one candidate per target Term; never from
+      spelling likeness alone.
     * ``unused_column`` → Evidence of the probed literal the tasks' SQL compared the column with, or
       a synonym joining a question word that linked to nothing with the column the tasks' own SQL
       (or feedback note) used (:func:`_unused_column_candidates`).
@@ -290,12 +307,17 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
     if sig.kind == "unlinked_phrase" and src:
         terms = view.terms_of(src)
         if prober is not None and len(sig.key) >= 3:
-            for hit in prober.find(src, sig.key, view.columns)[:1]:
+            # the word itself stored whole (or its singular: "masters" finds 'Master'): Evidence of the
+            # value; the stored spelling is the value's name, so no synonym
+            hits = prober.find(src, sig.key, view.columns, inflected=True)[:1]
+            for hit in hits:
                 targets = _column_terms(view, src, hit.table, hit.column)
                 c = _evidence_candidate(sid, reason, src, (hit.table, hit.column, hit.value, hit.query, hit.rows),
-                                        targets, sig.key)
+                                        targets, None)
                 if c:
                     out.append(c)
+            if not hits and iris is not None:
+                out.extend(_cue_value_candidates(sig, reason, view, prober, iris, lexicon, max_alternatives))
         for _score, term, why in _rank_terms_for_word(sig.key, terms, lexicon)[:max_alternatives]:
             out.append(Candidate(sid, f"add synonym {sig.key!r} to {term.pref_labels[:1] or [term.iri]} ({why})",
                                  "content", (AddSynonym(str(term.iri), sig.key),), reason))
@@ -587,7 +609,6 @@ def _value_name_candidates(sig, reason: str, view: OntologyView, iris: IriFactor
     Returns [] when there is no phrase, the Term has the label already, or no probe finds the value.
     """
     from evoonto.builder.propose import term_slug
-    from evoonto.evolution.edits import AddValueTerm
 
     phrase = sig.detail("phrase")
     table, column, value = sig.detail("table"), sig.detail("column"), sig.detail("value")
@@ -608,11 +629,57 @@ def _value_name_candidates(sig, reason: str, view: OntologyView, iris: IriFactor
     hits = [h for h in prober.find(sig.source_id, value, columns) if h.value == value][:1]
     if not hits:
         return []
-    hit = hits[0]
-    evidence = AddEvidence(sig.source_id, hit.query, (hit.value,), (), rows_observed=hit.rows)
-    edits = (evidence, AddValueTerm(sig.source_id, table, column, value, (phrase,), str(evidence.iri(iris))))
-    return [Candidate(sig.id, f"add the value {table}.{column} = {value!r} as a Term named {phrase!r} {why}",
-                      "content", edits, reason + f"; the questions name it {phrase!r}; a probe found it stored")]
+    return [_new_value_term(sig.id, reason + f"; the questions name it {phrase!r}; a probe found it stored",
+                            f"named {phrase!r} {why}", iris, hits[0], alt_labels=(phrase,))]
+
+
+def _new_value_term(sig_id: str, reason: str, why: str, iris: IriFactory, hit: ValueHit, *,
+                    alt_labels: tuple[str, ...] = (), hidden_labels: tuple[str, ...] = ()) -> Candidate:
+    """A candidate adding the probed value ``hit`` as a value Term (:class:`AddValueTerm`) with the
+    Evidence of the probe that found it stored; ``why`` ends the intervention's description."""
+    evidence = AddEvidence(hit.source_id, hit.query, (hit.value,), (), rows_observed=hit.rows)
+    edits = (evidence, AddValueTerm(hit.source_id, hit.table, hit.column, hit.value, alt_labels,
+                                    str(evidence.iri(iris)), hidden_labels=hidden_labels))
+    return Candidate(sig_id, f"add the value {hit.table}.{hit.column} = {hit.value!r} as a Term {why}", "content",
+                     edits, reason)
+
+
+def _cue_value_candidates(sig, reason: str, view: OntologyView, prober: ValueProber, iris: IriFactory,
+                          lexicon: Lexicon, max_alternatives: int) -> list[Candidate]:
+    """A question word that points at an attribute the data stores as a *value* (an attribute column
+    of an entity–attribute–value table: *fastest* → the row whose attribute name is 'Speed').
+
+    The lexicon's cue targets of the word (:meth:`~evoonto.lexicon.Lexicon.cue_targets`:
+    *fastest* → ``speed``) are probed as whole stored values (read-only, case-insensitive, no prefix
+    or look-alike). Each value found becomes findable by the word as a ``skos:hiddenLabel``: the
+    word points at the value but is not its name, so the answer shows the stored value. On the value
+    Term the builder made, when there is one; else on a new value Term with the probe's Evidence.
+    Returns [] when the word has no cue target or no target is stored whole.
+    """
+    from evoonto.builder.propose import term_slug
+
+    word, src = sig.key, sig.source_id
+    columns = [c for c in view.columns if c.source_id == src]
+    out: list[Candidate] = []
+    for target in lexicon.cue_targets(word):
+        if len(target) < 3:
+            continue
+        for hit in prober.find(src, target, columns)[:1]:
+            why = f"found by {word!r} (a cue word of {target!r}; a probe found {hit.value!r} stored whole)"
+            because = reason + f"; {word!r} points at {target!r}, stored as a value of {hit.table}.{hit.column}"
+            term = iris.term(src, term_slug(hit.table, hit.column, hit.value))
+            if (term, rdflib.RDF.type, EVO.Term) in view.content:
+                if normalize(word) in {normalize(str(o)) for p in (SKOS.altLabel, SKOS.hiddenLabel, SKOS.prefLabel)
+                                       for o in view.content.objects(term, p)}:
+                    continue
+                out.append(Candidate(sig.id, f"add hidden label {word!r} to the value {hit.table}.{hit.column} = "
+                                             f"{hit.value!r}, {why}", "content",
+                                     (AddSynonym(str(term), word, hidden=True),), because))
+            else:
+                out.append(_new_value_term(sig.id, because, why, iris, hit, hidden_labels=(word,)))
+        if len(out) >= max_alternatives:
+            break
+    return out[:max_alternatives]
 
 
 def _current_weights(view: OntologyView) -> dict[str, float]:

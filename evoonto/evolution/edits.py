@@ -181,10 +181,12 @@ class AddTerm(Edit):
 class AddValueTerm(Edit):
     """A value Term for the rows where ``table.column = value``, as the builder writes one
     (:func:`evoonto.builder.propose.value_term`: Category, label the value, hidden label
-    ``table.column = value``; its Mapping filters the column on the value), with ``alt_labels`` too,
-    backed by ``evidence`` (an Evidence IRI that must exist or be added in the same patch: the probe
-    that found the value stored). For a column whose every row holds another value (a lookup
-    table's names), which the builder gives no value Terms."""
+    ``table.column = value``; its Mapping filters the column on the value), with ``alt_labels`` too
+    (other names of the value) and ``hidden_labels`` (``skos:hiddenLabel``: words that point at the
+    value without naming it, found by search but never shown as its name, such as a cue word:
+    *fastest* for the attribute 'Speed'), backed by ``evidence`` (an Evidence IRI that must exist or
+    be added in the same patch: the probe that found the value stored). For a column whose every row
+    holds another value (a lookup table's names), which the builder gives no value Terms."""
 
     source_id: str
     table: str
@@ -192,6 +194,7 @@ class AddValueTerm(Edit):
     value: str
     alt_labels: tuple[str, ...] = ()
     evidence: str | None = None
+    hidden_labels: tuple[str, ...] = ()
     op: ClassVar[str] = "add_value_term"
 
     def compile(self, ctx):
@@ -207,7 +210,8 @@ class AddValueTerm(Edit):
         n = int(stable_key(iri, length=6), 16) % 9973 + 2
         m_iri = ctx.iris.mapping(self.source_id, self.table, self.column, n)
         alts = list(dict.fromkeys([*cand.labels.alt, *self.alt_labels]))
-        term = Term(iri, cand.labels.pref, kinds=[cand.kind], alt_labels=alts, hidden_labels=list(cand.labels.hidden),
+        hidden = list(dict.fromkeys([*cand.labels.hidden, *self.hidden_labels]))
+        term = Term(iri, cand.labels.pref, kinds=[cand.kind], alt_labels=alts, hidden_labels=hidden,
                     definition=cand.definition, scheme=ctx.iris.scheme(), mappings=[m_iri], evidence=ev)
         mapping = Mapping(m_iri, iri, col.source_iri, col.table_iri, col.iri, aggregation="COUNT",
                           filter=f"{quote_identifier(self.column)} = {quote_literal(self.value)}",
@@ -218,6 +222,8 @@ class AddValueTerm(Edit):
 
     def describe(self):
         names = f" named {', '.join(map(repr, self.alt_labels))}" if self.alt_labels else ""
+        if self.hidden_labels:
+            names += f" found by {', '.join(map(repr, self.hidden_labels))}"
         return f"add value Term {self.source_id}.{self.table}.{self.column} = {self.value!r}{names}"
 
 

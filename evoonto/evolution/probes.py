@@ -21,6 +21,7 @@ from evoonto.evolution.view import ColumnInfo
 from evoonto.sources.base import QueryResult
 from evoonto.sources.probe import run_probe
 from evoonto.sources.quoting import column_as_text, quote_identifier, quote_literal
+from evoonto.text import singularize
 
 if TYPE_CHECKING:
     from evoonto.sources.base import Source
@@ -66,19 +67,21 @@ class ValueProber:
             source per value (cost bound).
 
     ``find(source_id, value, columns)`` returns :class:`ValueHit` s: stored values equal to ``value``
-    case-insensitively, nothing else. A value that merely shares its first letters with the question's
-    word (``LIKE 'co%'`` → a title "Contact"; the code ``NEW`` for *Newark*) is not evidence that the
-    word means it, so no prefix or look-alike match is probed. ``find_containing`` is for a literal
+    case-insensitively (with ``inflected=True``, a plural word's regular singular too), nothing
+    else. A value that merely shares its first letters with the question's word (``LIKE 'co%'`` →
+    a title "Contact"; the code ``NEW`` for *Newark*) is not evidence that the word means it, so no
+    prefix or look-alike match is probed. ``find_containing`` is for a literal
     the question quotes as part of a value: the stored values holding it as a whole word. Probes
-    that fail (timeouts, refused statements) are skipped. Results are cached per (source, value).
-    ``queries`` counts the probes run.
+    that fail (timeouts, refused statements) are skipped. Results are cached per (source, column,
+    value) for ``find`` and per (source, text) for ``find_containing``. ``queries`` counts the probes run.
     """
 
     def __init__(self, sources: Mapping[str, Source], *, timeout_ms: int = 2000, max_columns: int = 200):
         self.sources = dict(sources)
         self.timeout_ms = timeout_ms
         self.max_columns = max_columns
-        self._cache: dict[tuple[str, str], list[ValueHit]] = {}
+        self._cache: dict[tuple[str, str], list[ValueHit]] = {}  # find_containing, per (source, text)
+        self._column_hits: dict[tuple, ValueHit | None] = {}  # find, per (source, table, column, forms)
         self.queries = 0
 
     def _run(self, source, sql: str) -> list:
@@ -88,16 +91,23 @@ class ValueProber:
         except EvoontoError:
             return []
 
-    def find(self, source_id: str, value: str, columns: list[ColumnInfo]) -> list[ValueHit]:
-        """Columns of ``source_id`` (among ``columns``) whose stored values match ``value``."""
-        key = (source_id, normalize(value))
-        if key in self._cache:
-            return self._cache[key]
+    def find(self, source_id: str, value: str, columns: list[ColumnInfo], *,
+             inflected: bool = False) -> list[ValueHit]:
+        """Columns of ``source_id`` (among ``columns``) whose stored values equal ``value``
+        case-insensitively, one hit per column (the most frequent spelling).
+
+        ``inflected=True`` (for a word of a question, not a literal of SQL): a plural word also
+        finds its regular singular stored whole (:func:`evoonto.text.singularize`: "Masters" finds
+        'Master'); the hit's ``value`` is then the stored singular. Never a prefix or look-alike.
+        """
+        text = value.strip()
+        forms = [text]
+        if inflected and not text.replace(".", "", 1).isdigit() and singularize(text) != text:
+            forms.append(singularize(text))
+        wanted = [normalize(form) for form in forms]  # the word itself first, then its singular
         source = self.sources.get(source_id)
         hits: list[ValueHit] = []
-        text = value.strip()
         if source is None or not text:
-            self._cache[key] = hits
             return hits
         numeric = text.replace(".", "", 1).isdigit()
         probed = 0
@@ -110,29 +120,41 @@ class ValueProber:
             if probed >= self.max_columns:
                 break
             probed += 1
-            dialect = source.dialect
-            c, t = quote_identifier(col.column, dialect), quote_identifier(col.table, dialect)
-            literal = quote_literal(text, dialect)
-            if numeric:
-                cond = f"{column_as_text(col.column, dialect)} = {literal}"
-            else:
-                cond = f"LOWER({column_as_text(col.column, dialect)}) = LOWER({literal})"
-            sql = f"SELECT {c}, COUNT(*) FROM {t} WHERE {cond} GROUP BY {c} ORDER BY COUNT(*) DESC LIMIT 50"
-            rows = self._run(source, sql)
-            best = None
-            for row in rows:
-                stored, n = _value_and_count(row)
-                if stored is None:
-                    continue
-                stored_text = str(stored)
-                if normalize(stored_text) != normalize(text):
-                    continue  # e.g. case folding of the database differs from Python's: not the value
-                best = ValueHit(source_id, col.table, col.column, stored_text, sql, n)
-                break
+            # cached per column: a caller that asks about one column gets that column's answer,
+            # never a hit another caller's wider question found elsewhere
+            key = (source_id, col.table, col.column, *wanted)
+            if key not in self._column_hits:
+                self._column_hits[key] = self._probe_column(source, source_id, col, text, forms, numeric)
+            best = self._column_hits[key]
             if best is not None:
                 hits.append(best)
-        self._cache[key] = hits
         return hits
+
+    def _probe_column(self, source: Source, source_id: str, col: ColumnInfo, text: str, forms: list[str],
+                      numeric: bool) -> ValueHit | None:
+        """One read-only probe of ``col`` for ``forms`` (see :meth:`find`); None when not stored."""
+        dialect = source.dialect
+        c, t = quote_identifier(col.column, dialect), quote_identifier(col.table, dialect)
+        if numeric:
+            cond = f"{column_as_text(col.column, dialect)} = {quote_literal(text, dialect)}"
+        elif len(forms) == 1:
+            cond = f"LOWER({column_as_text(col.column, dialect)}) = LOWER({quote_literal(text, dialect)})"
+        else:
+            listed = ", ".join(f"LOWER({quote_literal(form, dialect)})" for form in forms)
+            cond = f"LOWER({column_as_text(col.column, dialect)}) IN ({listed})"
+        sql = f"SELECT {c}, COUNT(*) FROM {t} WHERE {cond} GROUP BY {c} ORDER BY COUNT(*) DESC LIMIT 50"
+        wanted = [normalize(form) for form in forms]
+        best = None
+        for row in self._run(source, sql):
+            stored, n = _value_and_count(row)
+            if stored is None:
+                continue
+            stored_text = str(stored)
+            if normalize(stored_text) not in wanted:
+                continue  # e.g. case folding of the database differs from Python's: not the value
+            if best is None or wanted.index(normalize(stored_text)) < wanted.index(normalize(best.value)):
+                best = ValueHit(source_id, col.table, col.column, stored_text, sql, n)
+        return best
 
     def find_containing(self, source_id: str, text: str, columns: list[ColumnInfo]) -> list[ValueHit]:
         """Text columns of ``source_id`` (among ``columns``) whose stored values contain ``text`` as a

@@ -494,11 +494,15 @@ def browse(index: SearchIndex, settings: BrowseSettings, q: str, *, kind: str = 
 
 
 def value_words(doc: Document, value: str, location: str | None) -> set[str]:
-    """The tokens that name a value Term's value itself: the value's own words and those of its
-    alternative labels (a documented meaning such as ``female`` for ``'F'``, :mod:`evoonto.builder`),
-    less the words of its table and column, which every value Term of the column carries."""
+    """The tokens that name a value Term's value itself: the value's own words, those of its
+    alternative labels (a documented meaning such as ``female`` for ``'F'``, :mod:`evoonto.builder`)
+    and those of its hidden labels (a word that points at the value without naming it, such as
+    *fastest* for the attribute ``'Speed'``, :mod:`evoonto.evolution`), less the words of its table
+    and column, which every value Term of the column carries (the builder's hidden label
+    ``table.column = value`` adds nothing else)."""
     value_tokens = set(tokenize(value))
-    own = value_tokens | set(tokenize(" ".join(doc.fields.get("altLabel", ()))))
+    labels = (*doc.fields.get("altLabel", ()), *doc.fields.get("hiddenLabel", ()))
+    own = value_tokens | set(tokenize(" ".join(labels)))
     if location is None:
         return own
     return own - (set(tokenize(location.replace(".", " "))) - value_tokens)
