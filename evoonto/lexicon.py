@@ -201,6 +201,25 @@ class Lexicon:
                 out[target] = None
         return tuple(out)
 
+    def place_names(self, phrase: str) -> tuple[str, ...]:
+        """The other names of the country ``phrase`` names: its demonym (*French*), its name
+        (*France*) or another spelling of it (*United States of America*, *USA*).
+
+        Knowledge from the ``countryinfo`` package's country records (MIT; name, alternative
+        spellings and demonym of 250 countries and territories). Returns, for every country the
+        phrase names (a demonym may be shared: *Dominican*), its name and alternative spellings of
+        three or more characters (two-letter codes such as 'FR' say too little on their own), then
+        its demonym, without the phrase itself; ``()`` for a phrase that names no country. Matching
+        is case-insensitive and whole-phrase: *Fren* names nothing.
+        """
+        key = normalize(phrase)
+        out: dict[str, None] = {}
+        for names in _country_names().get(key, ()):
+            for name in names:
+                if normalize(name) != key:
+                    out[name] = None
+        return tuple(out)
+
     def related_stems(self, word: str) -> set[str]:
         """Stems of the data words ``word`` may refer to: its cue targets, and the single-word members
         of every synonym set in which one phrase contains ``word`` (by stem)."""
@@ -265,6 +284,26 @@ def _parse(text: str, name: str) -> list[tuple[str, tuple[str, ...]]]:
                                      f"(expected one of {', '.join(CONCEPT_OPERATIONS)})")
         rows.append((kind, cells))
     return rows
+
+
+@functools.lru_cache(maxsize=1)
+def _country_names() -> dict[str, list[tuple[str, ...]]]:
+    """``{normalized name, spelling or demonym: [names of each country it names]}`` from
+    ``countryinfo`` (read once; about 0.05 s). Each country's names: its name, its alternative
+    spellings of three or more characters, its demonym."""
+    from countryinfo import CountryInfo
+
+    index: dict[str, list[tuple[str, ...]]] = {}
+    for record in CountryInfo.all().values():
+        name = str(record.get("name") or "").strip()
+        if not name:
+            continue
+        spellings = [str(x).strip() for x in record.get("altSpellings") or () if len(str(x).strip()) >= 3]
+        demonym = str(record.get("demonym") or "").strip()
+        names = tuple(dict.fromkeys([name, *spellings, *([demonym] if demonym else [])]))
+        for known in names:
+            index.setdefault(normalize(known), []).append(names)
+    return index
 
 
 @functools.lru_cache(maxsize=1)

@@ -28,7 +28,7 @@ from evoonto.evolution.attribute import Attribution
 from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote, AddMinedRecords, AddRelation,
                                      AddRelationType, AddSynonym, AddTerm, AddValueTerm, Compiled, Edit, EditContext,
                                      EditError, SetFieldWeight, SetToolSetting)
-from evoonto.evolution.probes import ValueHit, ValueProber
+from evoonto.evolution.probes import PLACE_NAMES_PROBED, ValueHit, ValueProber
 from evoonto.evolution.view import OntologyView, TermInfo
 from evoonto.iris import IriFactory
 from evoonto.lexicon import Lexicon
@@ -188,8 +188,8 @@ def merge(candidates: list[Candidate]) -> Candidate:
                 key = (e.source_id, e.table, e.column, e.value)
                 if key in value_terms:  # the same value found by two words: one Term with both
                     at, first = value_terms[key]
-                    joined = replace(first, alt_labels=tuple(dict.fromkeys((*first.alt_labels, *e.alt_labels))),
-                                     hidden_labels=tuple(dict.fromkeys((*first.hidden_labels, *e.hidden_labels))))
+                    joined = replace(first, alt_labels=_labels_once(first.alt_labels, e.alt_labels),
+                                     hidden_labels=_labels_once(first.hidden_labels, e.hidden_labels))
                     edits[at] = joined
                     value_terms[key] = (at, joined)
                     continue
@@ -202,6 +202,14 @@ def merge(candidates: list[Candidate]) -> Candidate:
     tasks = tuple(sorted({t for c in candidates if c.aim == aim for t in c.tasks}))
     return Candidate(sig, text, level, tuple(edits), candidates[0].reason,
                      max(c.frequency for c in candidates), tasks, aim)
+
+
+def _labels_once(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
+    """The labels of ``first`` then ``second``, each once (case-folded: 'French' and 'french' are one)."""
+    out: dict[str, str] = {}
+    for label in (*first, *second):
+        out.setdefault(normalize(label), label)
+    return tuple(out.values())
 
 
 # ---------------------------------------------------------------- offline writers
@@ -263,11 +271,12 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
     """Offline patch writer: candidates for one attributed signature, best first.
 
     * ``unlinked_phrase`` → the word (or its singular) stored whole, found by a probe: Evidence of
-      the value on that column's Term; else a cue target of the word stored whole as a value
-      (*fastest* → 'Speed' in an attribute-name column): the word as the value Term's hidden label
-      (:func:`_cue_value_candidates`); and a synonym on the Terms the word refers to by the lexicon's
-      cue words and synonym sets (*youngest* → age), one candidate per target Term; never from
-      spelling likeness alone.
+      the value on that column's Term; else a value the word points at, stored whole under another
+      name (a cue target: *fastest* → 'Speed' in an attribute-name column; a country's demonym:
+      *french* → 'France'): the word as the value Term's hidden label
+      (:func:`_pointer_value_candidates`); and a synonym on the Terms the word refers to by the
+      lexicon's cue words and synonym sets (*youngest* → age), one candidate per target Term; never
+      from spelling likeness alone.
     * ``unused_column`` → Evidence of the probed literal the tasks' SQL compared the column with, or
       a synonym joining a question word that linked to nothing with the column the tasks' own SQL
       (or feedback note) used (:func:`_unused_column_candidates`).
@@ -283,7 +292,8 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
       (``browse.fullLinesMatchedOnly``), a smaller compact budget, or fewer verbose hits.
     * ``missing_value`` → Evidence of the probed value on the Term(s) of the column that holds it
       (a new Term for the column when none maps it); for a quoted part of a value, Evidence of the
-      stored value that contains it, without a synonym.
+      stored value that contains it, without a synonym; for a place stored under another of its
+      names ("United States" → 'usa'), the question's name as the value Term's hidden label.
     * ``unknown_column`` → a hidden label with the wrong name on the closest real column's Term.
     * ``guessed_join`` → an Association between the two tables' Entity Terms with the join condition.
     * ``shallow_retrieval`` → a larger answer budget (compact served format) or more results by
@@ -317,14 +327,23 @@ def propose(attribution: Attribution, view: OntologyView, *, prober: ValueProber
                 if c:
                     out.append(c)
             if not hits and iris is not None:
-                out.extend(_cue_value_candidates(sig, reason, view, prober, iris, lexicon, max_alternatives))
+                out.extend(_pointer_value_candidates(sig, reason, view, prober, iris, lexicon, max_alternatives))
         for _score, term, why in _rank_terms_for_word(sig.key, terms, lexicon)[:max_alternatives]:
             out.append(Candidate(sid, f"add synonym {sig.key!r} to {term.pref_labels[:1] or [term.iri]} ({why})",
                                  "content", (AddSynonym(str(term.iri), sig.key),), reason))
     elif sig.kind == "missing_value" and src:
         for table, column, value, query, rows in sig.detail("hits", ())[:max_alternatives]:
             targets = _column_terms(view, src, table, column)
-            if targets:
+            if sig.detail("place"):
+                # stored under another name of the place the question names ('usa' for "United
+                # States"): the question's name points at the stored value, it is not the column's name
+                if iris is not None:
+                    hit = ValueHit(src, table, column, value, query, rows)
+                    c = _hidden_name_candidate(sid, reason, view, iris, hit, sig.detail("surface"),
+                                               "a name of the same country")
+                    if c:
+                        out.append(c)
+            elif targets:
                 # a quoted part of the stored value is not another name of it: no synonym then
                 c = _evidence_candidate(sid, reason, src, (table, column, value, query, rows), targets,
                                         None if sig.detail("contained") else sig.detail("surface"))
@@ -644,42 +663,54 @@ def _new_value_term(sig_id: str, reason: str, why: str, iris: IriFactory, hit: V
                      edits, reason)
 
 
-def _cue_value_candidates(sig, reason: str, view: OntologyView, prober: ValueProber, iris: IriFactory,
-                          lexicon: Lexicon, max_alternatives: int) -> list[Candidate]:
-    """A question word that points at an attribute the data stores as a *value* (an attribute column
-    of an entity–attribute–value table: *fastest* → the row whose attribute name is 'Speed').
+def _pointer_value_candidates(sig, reason: str, view: OntologyView, prober: ValueProber, iris: IriFactory,
+                              lexicon: Lexicon, max_alternatives: int) -> list[Candidate]:
+    """A question word that points at a value stored under another name.
 
-    The lexicon's cue targets of the word (:meth:`~evoonto.lexicon.Lexicon.cue_targets`:
-    *fastest* → ``speed``) are probed as whole stored values (read-only, case-insensitive, no prefix
-    or look-alike). Each value found becomes findable by the word as a ``skos:hiddenLabel``: the
-    word points at the value but is not its name, so the answer shows the stored value. On the value
-    Term the builder made, when there is one; else on a new value Term with the probe's Evidence.
-    Returns [] when the word has no cue target or no target is stored whole.
+    * a cue word of an attribute the data stores as a *value* (an attribute column of an
+      entity–attribute–value table): *fastest* → the lexicon's cue target ``speed``
+      (:meth:`~evoonto.lexicon.Lexicon.cue_targets`) → the stored 'Speed';
+    * a country's demonym or other name: *french* → 'France', *United States* → 'usa'
+      (:meth:`~evoonto.lexicon.Lexicon.place_names`, at most :data:`PLACE_NAMES_PROBED` names).
+
+    The targets are probed as whole stored values (read-only, case-insensitive, never a prefix or
+    look-alike: the probe and the word must agree). Each value found becomes findable by the word as
+    a ``skos:hiddenLabel`` (the word points at the value; it is not its name), so the answer shows
+    the stored value: on the value Term the builder made, when there is one, else on a new value
+    Term with the probe's Evidence (:func:`_hidden_name_candidate`). Returns [] when the word has no
+    target or none is stored whole.
     """
-    from evoonto.builder.propose import term_slug
-
     word, src = sig.key, sig.source_id
     columns = [c for c in view.columns if c.source_id == src]
+    targets = [(t, f"a cue word of {t!r}") for t in lexicon.cue_targets(word) if len(t) >= 3]
+    targets += [(t, "a name of the same country") for t in lexicon.place_names(word)[:PLACE_NAMES_PROBED]]
     out: list[Candidate] = []
-    for target in lexicon.cue_targets(word):
-        if len(target) < 3:
-            continue
+    for target, relation in targets:
         for hit in prober.find(src, target, columns)[:1]:
-            why = f"found by {word!r} (a cue word of {target!r}; a probe found {hit.value!r} stored whole)"
-            because = reason + f"; {word!r} points at {target!r}, stored as a value of {hit.table}.{hit.column}"
-            term = iris.term(src, term_slug(hit.table, hit.column, hit.value))
-            if (term, rdflib.RDF.type, EVO.Term) in view.content:
-                if normalize(word) in {normalize(str(o)) for p in (SKOS.altLabel, SKOS.hiddenLabel, SKOS.prefLabel)
-                                       for o in view.content.objects(term, p)}:
-                    continue
-                out.append(Candidate(sig.id, f"add hidden label {word!r} to the value {hit.table}.{hit.column} = "
-                                             f"{hit.value!r}, {why}", "content",
-                                     (AddSynonym(str(term), word, hidden=True),), because))
-            else:
-                out.append(_new_value_term(sig.id, because, why, iris, hit, hidden_labels=(word,)))
+            c = _hidden_name_candidate(sig.id, reason, view, iris, hit, word, relation)
+            if c is not None:
+                out.append(c)
         if len(out) >= max_alternatives:
             break
     return out[:max_alternatives]
+
+
+def _hidden_name_candidate(sig_id: str, reason: str, view: OntologyView, iris: IriFactory, hit: ValueHit,
+                           word: str, relation: str) -> Candidate | None:
+    """``word`` as a hidden label of the stored value ``hit`` (see :func:`_pointer_value_candidates`);
+    ``relation`` says how the word points at it. None when the value's Term has the word already."""
+    from evoonto.builder.propose import term_slug
+
+    why = f"({relation}; a probe found {hit.value!r} stored whole)"
+    because = reason + f"; {word!r} points at {hit.value!r}, stored in {hit.table}.{hit.column}"
+    term = iris.term(hit.source_id, term_slug(hit.table, hit.column, hit.value))
+    if (term, rdflib.RDF.type, EVO.Term) not in view.content:
+        return _new_value_term(sig_id, because, f"found by {word!r} {why}", iris, hit, hidden_labels=(word,))
+    if normalize(word) in {normalize(str(o)) for p in (SKOS.altLabel, SKOS.hiddenLabel, SKOS.prefLabel)
+                           for o in view.content.objects(term, p)}:
+        return None
+    return Candidate(sig_id, f"add hidden label {word!r} to the value {hit.table}.{hit.column} = {hit.value!r} {why}",
+                     "content", (AddSynonym(str(term), word, hidden=True),), because)
 
 
 def _current_weights(view: OntologyView) -> dict[str, float]:

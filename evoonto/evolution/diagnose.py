@@ -11,7 +11,8 @@ Signature kinds:
 ``missing_value``     a value the question names, absent from every Evidence, found in the source by a
                       new probe (the probe hits travel in ``details``); a value it quotes that no
                       column stores as a whole, also in the stored values that contain it
-                      (``contained`` in ``details``)
+                      (``contained`` in ``details``); a place stored under another of its names
+                      ("United States" → 'usa'; ``place`` in ``details``)
 ``unnamed_value``     the task's verified SQL (``reference_sql``) compares a column with a text value
                       that no word of the question states and the tools never showed: the question
                       names it in other words ("villains" for ``alignment = 'Bad'``); key:
@@ -58,9 +59,10 @@ from typing import Iterable
 from rdflib import RDF
 
 from evoonto.evolution import text as tx
-from evoonto.evolution.probes import ValueProber
+from evoonto.evolution.probes import PLACE_NAMES_PROBED, ValueProber
 from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
+from evoonto.lexicon import Lexicon
 from evoonto.namespaces import EVO
 from evoonto.text import normalize
 from evoonto.tools.browse import collapse_key
@@ -437,7 +439,7 @@ def _value_phrases(groups: dict, trajectories: list[TaskTrajectory], view: Ontol
 
 def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
              prober: ValueProber | None = None, min_frequency: int = 1,
-             kinds: Iterable[str] = KINDS) -> list[Signature]:
+             kinds: Iterable[str] = KINDS, lexicon: Lexicon | None = None) -> list[Signature]:
     """Find recurrent failure signatures in the failed trajectories.
 
     Args:
@@ -447,10 +449,13 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
             diagnosed.
         min_frequency: drop signatures seen in fewer failed tasks.
         kinds: the signature kinds to look for.
+        lexicon: the place names a ``missing_value`` probe also tries
+            (:meth:`~evoonto.lexicon.Lexicon.place_names`; default: the packaged lexicon).
     Returns:
         Signatures sorted by frequency (descending), then kind and key (deterministic).
     """
     kinds = set(kinds)
+    lexicon = lexicon or Lexicon.packaged()
     groups: dict[tuple, dict] = {}
 
     def add(kind, key, src, traj, **details):
@@ -544,15 +549,23 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
                 if normalize(value) in view.evidence_values:
                     continue
                 hits = prober.find(src, value, view.columns)
-                contained = False
+                contained = place = False
                 if not hits and normalize(value) in quoted:
                     # a quoted part of a value ("having 'Hey' in its name"): the stored values holding it
                     hits = prober.find_containing(src, value, view.columns)
                     contained = bool(hits)
+                if not hits and normalize(value) not in quoted:
+                    # a place stored under another of its names ("United States" → 'usa', "French" →
+                    # 'France'): the first name a probe finds stored whole
+                    for name in lexicon.place_names(value)[:PLACE_NAMES_PROBED]:
+                        hits = prober.find(src, name, view.columns)
+                        if hits:
+                            place = True
+                            break
                 if hits:
                     add("missing_value", normalize(value), src, traj,
                         hits=tuple((h.table, h.column, h.value, h.query, h.rows) for h in hits[:3]),
-                        surface=value, contained=contained)
+                        surface=value, contained=contained, place=place)
         if "guessed_join" in kinds:
             for sql in _sqls(traj):
                 for cond in _join_conditions(sql):

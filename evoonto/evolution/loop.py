@@ -699,17 +699,21 @@ def screen_key(candidate: Candidate) -> tuple:
 
 
 def screen_evidence(chosen: list[tuple[Member, Candidate]]) -> ScreenEvidence | None:
-    """``(fixed, broken, gain)`` on the diagnosed tasks, summed over a round's alternatives, or None
-    when any of them was not screened against the member's current version (no evidence for that
-    part, so none for the whole candidate)."""
-    fixed = broken = 0
+    """``(fixed, broken, gain)`` on the diagnosed tasks of a round's alternatives, or None when any
+    of them was not screened against the member's current version (no evidence for that part, so
+    none for the whole candidate). ``fixed`` counts distinct tasks (two alternatives that fix one
+    task, such as two names of one value, fixed one); ``broken`` and ``gain`` are summed."""
+    fixed_ids: set[tuple] = set()
+    broken = 0
     gain = 0.0
     for member, candidate in chosen:
-        evidence = member.screened.get((member.state(), screen_key(candidate)))
+        key = (member.state(), screen_key(candidate))
+        evidence = member.screened.get(key)
         if evidence is None:
             return None
-        fixed, broken, gain = fixed + evidence[0], broken + evidence[1], gain + evidence[2]
-    return fixed, broken, gain
+        fixed_ids.update((member.key, task) for task in member.fixed.get(key, ()))
+        broken, gain = broken + evidence[1], gain + evidence[2]
+    return len(fixed_ids), broken, gain
 
 
 def _untried(candidate: Candidate, ctx: EditContext, seen: set) -> bool:

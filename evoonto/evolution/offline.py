@@ -39,7 +39,7 @@ class OfflineEvolver:
 
     def propose(self, trajectories, view: OntologyView, ctx: EditContext) -> list[list[Candidate]]:
         """One list of candidate alternatives per signature, most frequent signature first."""
-        signatures = diagnose(trajectories, view, prober=self.prober, kinds=self.kinds)
+        signatures = diagnose(trajectories, view, prober=self.prober, kinds=self.kinds, lexicon=self.lexicon)
         self.last_signatures = signatures
         out = []
         for sig in signatures[: self.max_signatures]:

@@ -26,6 +26,11 @@ from evoonto.text import singularize
 if TYPE_CHECKING:
     from evoonto.sources.base import Source
 
+#: Other names of a place probed per question word (:meth:`evoonto.lexicon.Lexicon.place_names`: the
+#: country's name and spellings first, then the territories that share its demonym): a bound on the
+#: read-only probes a demonym such as *French* costs.
+PLACE_NAMES_PROBED = 8
+
 _NUMERIC = ("INT", "REAL", "FLOA", "DOUB", "NUM", "DEC", "BOOL")
 
 
