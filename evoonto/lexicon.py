@@ -42,7 +42,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from evoonto.errors import ConfigurationError
-from evoonto.text import adjective_bases, normalize, stem
+from evoonto.text import adjective_bases, common_english_word, normalize, stem
 
 __all__ = ["Lexicon", "LexiconConcept", "CONCEPT_OPERATIONS", "WORKSPACE_FILE", "PACKAGED_FILES"]
 
@@ -203,20 +203,26 @@ class Lexicon:
 
     def place_names(self, phrase: str) -> tuple[str, ...]:
         """The other names of the country ``phrase`` names: its demonym (*French*), its name
-        (*France*) or another spelling of it (*United States of America*, *USA*).
+        (*France*) or another spelling of it (*United States of America*).
 
         Knowledge from the ``countryinfo`` package's country records (MIT; name, alternative
-        spellings and demonym of 250 countries and territories). Returns, for every country the
-        phrase names (a demonym may be shared: *Dominican*), its name and alternative spellings of
-        three or more characters (two-letter codes such as 'FR' say too little on their own), then
-        its demonym, without the phrase itself; ``()`` for a phrase that names no country. Matching
-        is case-insensitive and whole-phrase: *Fren* names nothing.
+        spellings and demonym of 250 countries and territories). A phrase that names several
+        (a shared demonym: *American*, *Indian*, *French*) gives the most populous first (United
+        States, India, France, then the territories). For each country: its name, its other
+        spellings, its demonym, then its codes of three capitals ('USA', 'FRA'; two-letter codes
+        are left out), without the phrase itself (compared case-insensitively, accents kept:
+        *Reunion* still offers 'Réunion'). Codes and one-word spellings that are common English
+        words ('Island' for Iceland) are offered but not looked up: *guy* or *island* names no
+        country; a code is looked up only when the phrase writes it in capitals (*USA*). ``()``
+        for a phrase that names no country; matching is whole-phrase (*Fren* names nothing).
         """
-        key = normalize(phrase)
+        asked = phrase.strip().casefold()
+        # a code is looked up only as the question writes it, in capitals ("USA", not "usa")
+        key = phrase.strip() if phrase.strip().isupper() and len(phrase.strip()) <= 3 else normalize(phrase)
         out: dict[str, None] = {}
         for names in _country_names().get(key, ()):
             for name in names:
-                if normalize(name) != key:
+                if name.casefold() != asked:
                     out[name] = None
         return tuple(out)
 
@@ -288,22 +294,34 @@ def _parse(text: str, name: str) -> list[tuple[str, tuple[str, ...]]]:
 
 @functools.lru_cache(maxsize=1)
 def _country_names() -> dict[str, list[tuple[str, ...]]]:
-    """``{normalized name, spelling or demonym: [names of each country it names]}`` from
-    ``countryinfo`` (read once; about 0.05 s). Each country's names: its name, its alternative
-    spellings of three or more characters, its demonym."""
+    """``{normalized name, spelling or demonym: [names of each country it names, most populous
+    first]}`` from ``countryinfo`` (read once; about 0.05 s); see :meth:`Lexicon.place_names`."""
     from countryinfo import CountryInfo
 
-    index: dict[str, list[tuple[str, ...]]] = {}
+    def code(text: str) -> bool:
+        return len(text) <= 3 and text.isupper()
+
+    def looked_up(text: str) -> bool:
+        # a one-word spelling that is a common English word ('Island' for Iceland) or a code
+        # ('GUY', 'ARM') names other things too: offered as a name to probe, never looked up
+        return " " in text or not (code(text) or common_english_word(text.casefold()))
+
+    index: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     for record in CountryInfo.all().values():
         name = str(record.get("name") or "").strip()
         if not name:
             continue
         spellings = [str(x).strip() for x in record.get("altSpellings") or () if len(str(x).strip()) >= 3]
         demonym = str(record.get("demonym") or "").strip()
-        names = tuple(dict.fromkeys([name, *spellings, *([demonym] if demonym else [])]))
-        for known in names:
-            index.setdefault(normalize(known), []).append(names)
-    return index
+        names = tuple(dict.fromkeys([name, *(x for x in spellings if not code(x)), *([demonym] if demonym else []),
+                                     *(x for x in spellings if code(x))]))
+        population = int(record.get("population") or 0)
+        for known in {name, demonym, *(x for x in spellings if looked_up(x))} - {""}:
+            index.setdefault(normalize(known), []).append((population, names))
+        for known in (x for x in spellings if code(x)):  # keyed in capitals: see place_names
+            index.setdefault(known, []).append((population, names))
+    return {key: [names for _population, names in sorted(found, key=lambda x: -x[0])]
+            for key, found in index.items()}
 
 
 @functools.lru_cache(maxsize=1)

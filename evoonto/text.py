@@ -34,7 +34,7 @@ import Stemmer
 
 __all__ = [
     "STOP_WORDS", "QUERY_WORDS", "QUESTION_STOP_WORDS", "normalize", "split_identifier", "tokenize",
-    "stem", "singularize", "pluralize", "adjective_bases", "words",
+    "stem", "singularize", "pluralize", "adjective_bases", "words", "common_english_word",
 ]
 
 _SPACE = re.compile(r"\s+")
@@ -266,6 +266,15 @@ def singularize(word: str) -> str:
     if len(low) > 3 and low.endswith("s") and not low.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
+
+
+def common_english_word(word: str) -> bool:
+    """Whether ``word`` (lower-case) is one of the common English words of wordfreq's ``small``
+    list (a frequency of about one per million words or more): ``count``, ``code``, ``date``,
+    ``temp`` are; ``visib``, ``dewp``, ``cust`` are not."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en", wordlist="small") > 0
 
 
 def adjective_bases(word: str) -> list[str]:

@@ -28,8 +28,8 @@ from evoonto.evolution.attribute import Attribution
 from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote, AddMinedRecords, AddRelation,
                                      AddRelationType, AddSynonym, AddTerm, AddValueTerm, Compiled, Edit, EditContext,
                                      EditError, SetFieldWeight, SetToolSetting)
-from evoonto.evolution.probes import PLACE_NAMES_PROBED, ValueHit, ValueProber
-from evoonto.evolution.view import OntologyView, TermInfo
+from evoonto.evolution.probes import PLACE_NAMES_PROBED, ValueHit, ValueProber, numeric_column
+from evoonto.evolution.view import ColumnInfo, OntologyView, TermInfo
 from evoonto.iris import IriFactory
 from evoonto.lexicon import Lexicon
 from evoonto.text import normalize
@@ -667,11 +667,13 @@ def _pointer_value_candidates(sig, reason: str, view: OntologyView, prober: Valu
                               lexicon: Lexicon, max_alternatives: int) -> list[Candidate]:
     """A question word that points at a value stored under another name.
 
-    * a cue word of an attribute the data stores as a *value* (an attribute column of an
-      entity–attribute–value table): *fastest* → the lexicon's cue target ``speed``
-      (:meth:`~evoonto.lexicon.Lexicon.cue_targets`) → the stored 'Speed';
+    * a cue word of an attribute the data stores as a *value*: *fastest* → the lexicon's cue target
+      ``speed`` (:meth:`~evoonto.lexicon.Lexicon.cue_targets`) → the stored 'Speed', probed only in
+      the name columns of attribute tables (:func:`attribute_name_columns`: a song titled 'Time' is
+      no target of *latest*);
     * a country's demonym or other name: *french* → 'France', *United States* → 'usa'
-      (:meth:`~evoonto.lexicon.Lexicon.place_names`, at most :data:`PLACE_NAMES_PROBED` names).
+      (:meth:`~evoonto.lexicon.Lexicon.place_names`, most populous country first, at most
+      :data:`PLACE_NAMES_PROBED` names): the first name a probe finds stored whole, one place per word.
 
     The targets are probed as whole stored values (read-only, case-insensitive, never a prefix or
     look-alike: the probe and the word must agree). Each value found becomes findable by the word as
@@ -681,18 +683,53 @@ def _pointer_value_candidates(sig, reason: str, view: OntologyView, prober: Valu
     target or none is stored whole.
     """
     word, src = sig.key, sig.source_id
-    columns = [c for c in view.columns if c.source_id == src]
-    targets = [(t, f"a cue word of {t!r}") for t in lexicon.cue_targets(word) if len(t) >= 3]
-    targets += [(t, "a name of the same country") for t in lexicon.place_names(word)[:PLACE_NAMES_PROBED]]
     out: list[Candidate] = []
-    for target, relation in targets:
-        for hit in prober.find(src, target, columns)[:1]:
-            c = _hidden_name_candidate(sig.id, reason, view, iris, hit, word, relation)
+    attribute_names = attribute_name_columns(view, src)
+    for target in (t for t in lexicon.cue_targets(word) if len(t) >= 3):
+        for hit in prober.find(src, target, attribute_names)[:1]:
+            c = _hidden_name_candidate(sig.id, reason, view, iris, hit, word, f"a cue word of {target!r}")
             if c is not None:
                 out.append(c)
-        if len(out) >= max_alternatives:
-            break
+    columns = [c for c in view.columns if c.source_id == src]
+    for name in lexicon.place_names(word)[:PLACE_NAMES_PROBED]:
+        hits = prober.find(src, name, columns)[:1]
+        for hit in hits:
+            c = _hidden_name_candidate(sig.id, reason, view, iris, hit, word, "a name of the same country")
+            if c is not None:
+                out.append(c)
+        if hits:
+            break  # the first name stored whole (the most populous country's first): one place per word
     return out[:max_alternatives]
+
+
+def attribute_name_columns(view: OntologyView, source_id: str) -> list[ColumnInfo]:
+    """The name columns of the attribute tables of ``source_id``: the tables of an
+    entity–attribute–value layout, where attributes are rows ('Speed', 'Strength') instead of columns.
+
+    A table qualifies when its only non-key text column names its rows (a lookup table: a key and
+    one name), and another table refers to it by a foreign key and holds a numeric non-key column
+    beside that reference (the value of the attribute for an entity: ``hero_attribute(hero_id,
+    attribute_id, attribute_value)``). Keys are primary-key columns and columns that refer to
+    another table. Returns the qualifying name columns, in catalog order."""
+    columns = [c for c in view.columns if c.source_id == source_id]
+    by_table: dict[str, list[ColumnInfo]] = {}
+    for c in columns:
+        by_table.setdefault(c.table, []).append(c)
+
+    def key(c: ColumnInfo) -> bool:
+        return c.primary_key or bool(c.references)
+
+    out: list[ColumnInfo] = []
+    for table, cols in by_table.items():
+        names = [c for c in cols if not key(c) and not numeric_column(c)]
+        if len(names) != 1 or any(not key(c) and numeric_column(c) for c in cols):
+            continue
+        valued = any(table.lower() in {ref[0].lower() for ref in c.references}
+                     and any(not key(o) and numeric_column(o) for o in by_table[c.table])
+                     for c in columns if c.table != table)
+        if valued:
+            out.append(names[0])
+    return out
 
 
 def _hidden_name_candidate(sig_id: str, reason: str, view: OntologyView, iris: IriFactory, hit: ValueHit,

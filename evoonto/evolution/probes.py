@@ -34,6 +34,13 @@ PLACE_NAMES_PROBED = 8
 _NUMERIC = ("INT", "REAL", "FLOA", "DOUB", "NUM", "DEC", "BOOL")
 
 
+def numeric_column(column: ColumnInfo) -> bool:
+    """Whether the column's declared type is a number or a boolean (the probes compare such a
+    column with a number, never with text)."""
+    return any(t in column.declared_type.upper() for t in _NUMERIC)
+
+
+
 @dataclass(frozen=True)
 class ValueHit:
     """A value found by a probe: where (source id, table, column), the stored spelling, the query."""
@@ -104,6 +111,7 @@ class ValueProber:
         ``inflected=True`` (for a word of a question, not a literal of SQL): a plural word also
         finds its regular singular stored whole (:func:`evoonto.text.singularize`: "Masters" finds
         'Master'); the hit's ``value`` is then the stored singular. Never a prefix or look-alike.
+        Hits of the word itself come first, in column order, then those of its singular.
         """
         text = value.strip()
         forms = [text]
@@ -119,7 +127,7 @@ class ValueProber:
         for col in columns:
             if col.source_id != source_id:
                 continue
-            is_num_col = any(t in col.declared_type.upper() for t in _NUMERIC)
+            is_num_col = numeric_column(col)
             if is_num_col != numeric and not (numeric and not col.declared_type):
                 continue
             if probed >= self.max_columns:
@@ -127,12 +135,15 @@ class ValueProber:
             probed += 1
             # cached per column: a caller that asks about one column gets that column's answer,
             # never a hit another caller's wider question found elsewhere
-            key = (source_id, col.table, col.column, *wanted)
+            key = (source_id, col.table, col.column, *(form.casefold() for form in forms))  # as the SQL asks
             if key not in self._column_hits:
                 self._column_hits[key] = self._probe_column(source, source_id, col, text, forms, numeric)
             best = self._column_hits[key]
             if best is not None:
                 hits.append(best)
+        # the word itself stored in any column before its singular in another ('Williams' in
+        # last_name before 'William' in first_name); column order within each
+        hits.sort(key=lambda hit: wanted.index(normalize(hit.value)))
         return hits
 
     def _probe_column(self, source: Source, source_id: str, col: ColumnInfo, text: str, forms: list[str],

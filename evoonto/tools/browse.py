@@ -58,6 +58,7 @@ import numpy as np
 
 from evoonto.errors import ToolArgumentError
 from evoonto.records import DEFINITION_KEY_LEAD, DEFINITION_LINK_LEAD
+from evoonto.text import common_english_word
 from evoonto.tools.index import KINDS, Document, SearchIndex, tokenize, value_of
 from evoonto.tools.settings import ANSWER_FORMATS, BrowseSettings
 
@@ -222,15 +223,6 @@ def compounds(index: SearchIndex, text: str) -> list[str]:
 #: sorted, and each with its index token.
 _ABBREVIATION_WORDS: "weakref.WeakKeyDictionary[SearchIndex, tuple[list[str], dict[str, str]]]" = \
     weakref.WeakKeyDictionary()
-
-
-def common_english_word(word: str) -> bool:
-    """Whether ``word`` (lower-case) is one of the common English words of wordfreq's ``small``
-    list (a frequency of about one per million words or more): ``count``, ``code``, ``date``,
-    ``temp`` are; ``visib``, ``dewp``, ``cust`` are not."""
-    from wordfreq import zipf_frequency
-
-    return zipf_frequency(word, "en", wordlist="small") > 0
 
 
 

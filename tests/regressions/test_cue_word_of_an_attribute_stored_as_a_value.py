@@ -35,12 +35,13 @@ from evoonto.tools.toolkit import OntologyTools
 def _attributes(path: Path) -> Path:
     with sqlite3.connect(path) as con:
         con.execute("CREATE TABLE attribute (id INTEGER PRIMARY KEY, attribute_name TEXT)")
-        con.execute("CREATE TABLE hero (id INTEGER PRIMARY KEY, hero_name TEXT)")
+        con.execute("CREATE TABLE hero (id INTEGER PRIMARY KEY, hero_name TEXT, theme_song TEXT)")
         con.execute("CREATE TABLE hero_attribute (hero_id INTEGER REFERENCES hero(id), "
                     "attribute_id INTEGER REFERENCES attribute(id), attribute_value INTEGER)")
         con.executemany("INSERT INTO attribute VALUES (?, ?)",
                         [(1, "Intelligence"), (2, "Strength"), (3, "Speed"), (4, "Durability")])
-        con.executemany("INSERT INTO hero VALUES (?, ?)", [(i, f"Hero {i}") for i in range(20)])
+        con.executemany("INSERT INTO hero VALUES (?, ?, ?)", [(i, f"Hero {i}", ("Time", "Date", "Age")[i % 3])
+                                                              for i in range(20)])
         con.executemany("INSERT INTO hero_attribute VALUES (?, ?, ?)",
                         [(h, a, (h * 7 + a * 13) % 100) for h in range(20) for a in range(1, 5)])
     return path
@@ -128,3 +129,16 @@ def test_two_cue_words_of_one_value_make_one_value_term(heroes):
     assert why is None, why
     for question in ("Which hero was the fastest?", "Which hero was the slowest?"):
         assert any("= 'Speed'" in line for line in _speed_line(OntologyTools(patched), question)), question
+
+
+def test_cue_target_in_an_ordinary_text_column_is_no_value_of_it(heroes):
+    """'latest' points at date/year/time: the theme songs 'Time' and 'Date' are stored whole, but in
+    a column of an ordinary table, not in an attribute table's names: no candidate."""
+    from evoonto.evolution.candidates import attribute_name_columns
+
+    onto, prober = heroes
+    assert [(c.table, c.column) for c in attribute_name_columns(OntologyView(onto), "heroes")] == \
+        [("attribute", "attribute_name")]
+    for question in ("Which hero is the latest?", "Which hero is the oldest?"):
+        _sigs, cands, _ctx = _candidates(onto, prober, question)
+        assert not [c for c in cands if "cue word of" in c.intervention], [c.intervention for c in cands]

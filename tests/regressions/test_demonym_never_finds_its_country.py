@@ -41,6 +41,14 @@ def test_place_names_of_a_demonym_and_a_name():
     # whole phrases only, and two-letter codes are not names it offers
     assert lexicon.place_names("Fren") == () and lexicon.place_names("singer") == ()
     assert all(len(name) >= 3 for name in lexicon.place_names("Germany"))
+    # a shared demonym gives the most populous country first, its codes after its names
+    assert lexicon.place_names("american")[:3] == ("United States", "United States of America", "USA")
+    assert lexicon.place_names("Indian")[0] == "India"
+    # a spelling that is a common word, or a code written in lower case, names no country
+    assert lexicon.place_names("island") == () and lexicon.place_names("guy") == ()
+    assert lexicon.place_names("usa") == () and "United States" in lexicon.place_names("USA")
+    # accents are kept apart from the phrase: "Reunion" still offers the stored 'Réunion'
+    assert "Réunion" in lexicon.place_names("Reunion")
 
 
 def _db(path: Path) -> Path:

@@ -47,10 +47,10 @@ def test_plural_word_misses_its_singular_value(prober):
 
 
 def test_stored_word_itself_comes_before_its_singular(prober):
-    # 'Masters' is stored in title, 'Master' in summary: each column answers with what it holds,
-    # and a column holding both would answer with the word itself
+    # 'Masters' is stored in title, 'Master' in summary: the word itself comes first although its
+    # column comes later (a surname 'Williams' before a first name 'William')
     found = prober.find("degrees", "Masters", _columns("summary", "title"), inflected=True)
-    assert [(h.column, h.value) for h in found] == [("summary", "Master"), ("title", "Masters")]
+    assert [(h.column, h.value) for h in found] == [("title", "Masters"), ("summary", "Master")]
 
 
 def test_probe_cache_answers_per_column(prober):
