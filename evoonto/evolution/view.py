@@ -17,7 +17,7 @@ from rdflib.namespace import SKOS
 from evoonto.builder.labels import normalize
 from evoonto.catalog import Catalog, ColumnInfo, read_catalog
 from evoonto.namespaces import EVO
-from evoonto.records import TERM_KINDS
+from evoonto.records import TERM_KINDS, boolean_text
 
 __all__ = ["OntologyView", "TermInfo", "ColumnInfo"]  # ColumnInfo: the catalog's (evoonto.catalog)
 
@@ -148,7 +148,7 @@ class OntologyView:
             info.pref_labels = sorted(str(x) for x in g.objects(t, SKOS.prefLabel))
             info.alt_labels = sorted(str(x) for x in g.objects(t, SKOS.altLabel))
             info.hidden_labels = sorted(str(x) for x in g.objects(t, SKOS.hiddenLabel))
-            info.deprecated = any(str(x).lower() in ("true", "1") for x in g.objects(t, OWL.deprecated))
+            info.deprecated = any(boolean_text(str(x)) for x in g.objects(t, OWL.deprecated))
             for m in sorted(g.objects(t, EVO.hasMapping)):
                 info.mappings.append(m)
                 node = g.value(m, EVO.column) or g.value(m, EVO.table)

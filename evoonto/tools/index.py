@@ -41,7 +41,7 @@ import numpy as np
 
 from evoonto.errors import WorkspaceError, first_line
 from evoonto.memory import paused_cyclic_gc
-from evoonto.records import DEFINITION_VALUES_TAIL
+from evoonto.records import DEFINITION_VALUES_TAIL, boolean_text
 from evoonto.text import stem, tokenize
 from evoonto.tools.settings import DEFAULT_WEIGHTS
 from evoonto.tools.sparql import KIND_CLASSES, local_name, select
@@ -179,7 +179,7 @@ def gather_documents(ontology: Any) -> list[Document]:
             pred = predicates[row["p"]] = local_name(row["p"])
         obj = row["o"]
         if pred == "deprecated":
-            if obj.lower() in ("true", "1"):
+            if boolean_text(obj):
                 deprecated.add(iri)
         elif pred == "valueDistribution":
             for key in distribution_keys(obj):
@@ -239,7 +239,7 @@ def _add_mapping_locations(ontology: Any, docs: dict[str, Document]) -> dict[str
                 term.add("column", name)
             if location and location not in term.locations:
                 term.locations.append(location)
-            if row.get("computed", "").lower() in ("true", "1"):
+            if boolean_text(row.get("computed", "")):
                 term.computed = True
         if mdoc is not None and "term" in row:
             mdoc.add("prefLabel", _labels(docs, row["term"]))
@@ -267,7 +267,7 @@ def _add_column_types(ontology: Any, docs: dict[str, Document]) -> None:
         location = f"{row['table']}.{row['column']}"
         if row.get("type"):
             doc.types.setdefault(location, row["type"])
-        if str(row.get("pk", "")).lower() in ("true", "1") or int(row.get("refs") or 0) > 0:
+        if boolean_text(str(row.get("pk", ""))) or int(row.get("refs") or 0) > 0:
             doc.keys.add(location)
         if row.get("ordinal"):
             try:

@@ -29,6 +29,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Iterable
 
 from evoonto.errors import ToolArgumentError
+from evoonto.records import boolean_text
 from evoonto.tools.results import ResolveAnswer, ResolveError
 from evoonto.tools.settings import ResolveSettings
 from evoonto.tools.sparql import KIND_CLASSES, RDF_TYPE, XSD, check_iri, iri_ref, local_name, select
@@ -150,7 +151,7 @@ def _typed(lexical: str, datatype: str | None) -> Any:
     except ValueError:
         return lexical
     if datatype == XSD + "boolean":
-        return lexical in ("true", "1")
+        return boolean_text(lexical)
     return lexical
 
 
@@ -194,7 +195,7 @@ class _Graph:
     def _add(self, rows: list[dict[str, str]]) -> None:
         for row in rows:
             pred = "types" if row["p"] == RDF_TYPE else local_name(row["p"])
-            is_iri = row.get("iri") in ("true", "1")
+            is_iri = boolean_text(str(row.get("iri") or ""))
             entry = (row["o"] if is_iri else _typed(row["o"], row.get("dt")), is_iri)
             seen = self._seen[row["s"]]
             if (pred, entry) not in seen:

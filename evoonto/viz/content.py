@@ -23,7 +23,8 @@ from rdflib.term import Node
 from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS
 
 from evoonto.namespaces import EVO, SSSOM
-from evoonto.records import TERM_KINDS  # from general to specific (a Term typed Dimension and Category is a Category)
+# TERM_KINDS: from general to specific (a Term typed Dimension and Category is a Category)
+from evoonto.records import TERM_KINDS, boolean_text
 from evoonto.viz.names import IriNamer, cut, distribution_text, humanize, literal_text, local_name, pick_literal
 
 #: Node families, in the order nodes are listed.
@@ -306,7 +307,7 @@ class ContentGraph:
             node = self.nodes[i]
             pairs = self._props[iri]
             node["label"] = self._label(iri, node["family"])
-            node["deprecated"] = any(p == _DEPRECATED and str(o).lower() in ("true", "1") for p, o in pairs)
+            node["deprecated"] = any(p == _DEPRECATED and boolean_text(str(o)) for p, o in pairs)
             node["search"] = sorted({cut(str(o), 200) for p, o in pairs
                                      if p in _LABEL_PROPS and isinstance(o, Literal)} - {node["label"]})
             extra: list[tuple[str, Any]] = []

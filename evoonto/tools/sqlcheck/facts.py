@@ -16,6 +16,7 @@ from typing import Any
 
 from evoonto.catalog import SourceSchema, read_catalog
 from evoonto.ontology import Ontology
+from evoonto.records import boolean_text
 from evoonto.sources.guard import MAX_STATEMENT_CHARS
 from evoonto.text import normalize, tokenize
 from evoonto.tools.findings import Severity
@@ -197,7 +198,7 @@ def _read_facts(ontology: Any) -> CheckFacts:
             if years[key] is not None:
                 dates[key] = (str(row["lo"]).strip(), str(row["hi"]).strip())
         observed.setdefault(key, _int(row.get("ro")))
-        if str(row.get("wt", "")).lower() in ("true", "1"):
+        if boolean_text(str(row.get("wt", ""))):
             whole.add(key)
         if "v" in row:
             values.add(row["v"])
