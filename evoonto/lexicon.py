@@ -210,11 +210,12 @@ class Lexicon:
         (a shared demonym: *American*, *Indian*, *French*) gives the most populous first (United
         States, India, France, then the territories). For each country: its name, its other
         spellings, its demonym, then its codes of three capitals ('USA', 'FRA'; two-letter codes
-        are left out), without the phrase itself (compared case-insensitively, accents kept:
-        *Reunion* still offers 'Réunion'). Codes and one-word spellings that are common English
-        words ('Island' for Iceland) are offered but not looked up: *guy* or *island* names no
-        country; a code is looked up only when the phrase writes it in capitals (*USA*). ``()``
-        for a phrase that names no country; matching is whole-phrase (*Fren* names nothing).
+        are too short to probe for), without the phrase itself (compared case-insensitively,
+        accents kept: *Reunion* still offers 'Réunion'). One-word spellings that are common
+        English words ('Island' for Iceland) are never looked up, and a code of two or three
+        letters only when the phrase writes it in capitals (*USA*, *UK*): *guy* or *island*
+        names no country. ``()`` for a phrase that names no country;
+        matching is whole-phrase (*Fren* names nothing).
         """
         asked = phrase.strip().casefold()
         # a code is looked up only as the question writes it, in capitals ("USA", not "usa")
@@ -311,14 +312,15 @@ def _country_names() -> dict[str, list[tuple[str, ...]]]:
         name = str(record.get("name") or "").strip()
         if not name:
             continue
-        spellings = [str(x).strip() for x in record.get("altSpellings") or () if len(str(x).strip()) >= 3]
+        every = [str(x).strip() for x in record.get("altSpellings") or ()]
+        spellings = [x for x in every if len(x) >= 3]
         demonym = str(record.get("demonym") or "").strip()
         names = tuple(dict.fromkeys([name, *(x for x in spellings if not code(x)), *([demonym] if demonym else []),
                                      *(x for x in spellings if code(x))]))
         population = int(record.get("population") or 0)
         for known in {name, demonym, *(x for x in spellings if looked_up(x))} - {""}:
             index.setdefault(normalize(known), []).append((population, names))
-        for known in (x for x in spellings if code(x)):  # keyed in capitals: see place_names
+        for known in (x for x in every if code(x) and len(x) >= 2):  # keyed in capitals: see place_names
             index.setdefault(known, []).append((population, names))
     return {key: [names for _population, names in sorted(found, key=lambda x: -x[0])]
             for key, found in index.items()}

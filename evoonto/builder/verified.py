@@ -62,6 +62,7 @@ from evoonto.sources.guard import MAX_STATEMENT_CHARS, check_read_only
 from evoonto.errors import ReadOnlyViolation, WorkloadError
 from evoonto.fileio import record_lines
 from evoonto.iris import IriFactory, slugify, stable_key
+from evoonto.lexicon import Lexicon
 from evoonto.namespaces import EVO, bind_prefixes
 from evoonto.records import Constraint, Evidence, Mapping as MappingRecord, ProbeActivity, Relation, Term
 from evoonto.records import VerifiedQuery as VerifiedQueryRecord
@@ -675,6 +676,14 @@ def _runs(question: str, explained: set[str]) -> list[str]:
     return [" ".join(r[:MAX_PHRASE_WORDS]) for r in runs if r]
 
 
+def names_filtered_value(phrase: str, analysis: _Analysis, lexicon: Lexicon | None = None) -> bool:
+    """Whether ``phrase`` is another name of a text value the query compares a column with: a
+    country's demonym or other name (:meth:`~evoonto.lexicon.Lexicon.place_names`: "american" for
+    ``Country = 'USA'``)."""
+    names = {n.casefold() for n in (lexicon or Lexicon.packaged()).place_names(phrase)}
+    return bool(names) and any(str(value).casefold() in names for _column, value in analysis.values)
+
+
 def _sub_phrases(run: str) -> list[str]:
     parts = run.split()
     return [" ".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)]
@@ -694,17 +703,30 @@ def _best_phrase(runs_per_query: Sequence[Sequence[str]]) -> str | None:
     return max(counts, key=lambda p: (counts[p], len(p.split()), -order[p]))
 
 
-def value_phrase(runs_per_query: Sequence[Sequence[str]], others: Iterable[str] = ()) -> str | None:
+def value_phrase(runs_per_query: Sequence[Sequence[str]], others: Iterable[str] = (), *,
+                 value: str | None = None, lexicon: Lexicon | None = None) -> str | None:
     """The phrase a value goes by in the questions of the verified queries that filter on it without
-    stating it (``runs_per_query``: each question's unexplained runs, :func:`_runs`): the only run of
-    a single question, or the phrase that most of two or more questions share (ties: the longer,
-    then the earlier); never a phrase that one of ``others`` (questions of verified queries that do
-    not filter on the value) contains as words. None when no phrase qualifies: which of several
-    leftover phrases of one question names the value would be a guess."""
+    stating it (``runs_per_query``: each question's unexplained runs, :func:`_runs`): first, a phrase
+    that general knowledge says names ``value`` (a country's demonym or other name,
+    :meth:`~evoonto.lexicon.Lexicon.place_names`: "american" for 'USA'), the one most questions use;
+    else the only run of a single question, or the phrase that most of two or more questions share
+    (ties: the longer, then the earlier); never a phrase that one of ``others`` (questions of verified
+    queries that do not filter on the value) contains as words. None when no phrase qualifies: which
+    of several leftover phrases of one question names the value would be a guess ("spent" in "which
+    American customers spent the most" is none of the value's names)."""
     others = [f" {' '.join(words(q.lower()))} " for q in others]
 
     def contradicted(phrase: str) -> bool:
         return any(f" {phrase} " in other for other in others)
+
+    if value is not None:
+        lexicon = lexicon or Lexicon.packaged()
+        wanted = value.strip().casefold()
+        naming = [[p for run in runs for p in _sub_phrases(run)
+                   if not contradicted(p) and wanted in {n.casefold() for n in lexicon.place_names(p)}]
+                  for runs in runs_per_query]
+        if any(naming):
+            return _best_phrase(naming)
 
     if len(runs_per_query) == 1:
         runs = runs_per_query[0]
@@ -938,7 +960,10 @@ class _Miner:
         names: dict[str, str] = {}
         for expression in sorted(by_expression):
             uses = by_expression[expression]
-            runs = [self._runs(iri, item.question, analysis, True, naming=agg_use)
+            # a phrase that names a value the query filters on ("United States" for Country = 'USA')
+            # names that filter, not the measure
+            runs = [[r for r in self._runs(iri, item.question, analysis, True, naming=agg_use)
+                     if not names_filtered_value(r, analysis)]
                     for item, iri, agg_use, analysis in uses]
             phrase = _best_phrase(runs)
             if phrase is None:
@@ -1066,7 +1091,7 @@ class _Miner:
             others = [item.question for item, _iri, analysis in kept
                       if ((table, column), value) not in analysis.values]
             phrase = value_phrase([self._runs(iri, item.question, analysis, False) for item, iri, analysis in group],
-                                  others)
+                                  others, value=value)
             if phrase is None:
                 continue
             self.graph.add((target, SKOS.altLabel, Literal(phrase, lang="en")))

@@ -170,7 +170,8 @@ def _graph(triples) -> rdflib.Graph:
 
 def merge(candidates: list[Candidate]) -> Candidate:
     """One candidate holding the edits of several same-level candidates (deduplicated, in order;
-    two value Terms of one stored value become one, with the labels of both)."""
+    two value Terms of one stored value become one, with the labels of both; a label one Term gets
+    twice, in another case or as both an alternative and a hidden label, is added once: the first)."""
     if not candidates:
         raise CandidateError("nothing to merge")
     if len(candidates) == 1:
@@ -179,11 +180,16 @@ def merge(candidates: list[Candidate]) -> Candidate:
     edits: list[Edit] = []
     seen: set[str] = set()
     value_terms: dict[tuple, tuple[int, AddValueTerm]] = {}  # one per stored value: where in ``edits``
+    labelled: set[tuple[str, str]] = set()  # (Term, label) a batched synonym adds: once, whatever the case
     for c in candidates:
         for e in c.edits:
             if repr(e) in seen:
                 continue
             seen.add(repr(e))
+            if isinstance(e, AddSynonym):
+                if (e.term, normalize(e.label)) in labelled:
+                    continue  # 'French' after 'french' on one Term (an altLabel already covers a hidden one)
+                labelled.add((e.term, normalize(e.label)))
             if isinstance(e, AddValueTerm):
                 key = (e.source_id, e.table, e.column, e.value)
                 if key in value_terms:  # the same value found by two words: one Term with both
@@ -746,8 +752,10 @@ def _hidden_name_candidate(sig_id: str, reason: str, view: OntologyView, iris: I
     if normalize(word) in {normalize(str(o)) for p in (SKOS.altLabel, SKOS.hiddenLabel, SKOS.prefLabel)
                            for o in view.content.objects(term, p)}:
         return None
+    # the probe that found the value stored backs the new label (Evidence derived from the Term)
+    evidence = AddEvidence(hit.source_id, hit.query, (hit.value,), (str(term),), rows_observed=hit.rows)
     return Candidate(sig_id, f"add hidden label {word!r} to the value {hit.table}.{hit.column} = {hit.value!r} {why}",
-                     "content", (AddSynonym(str(term), word, hidden=True),), because)
+                     "content", (evidence, AddSynonym(str(term), word, hidden=True)), because)
 
 
 def _current_weights(view: OntologyView) -> dict[str, float]:

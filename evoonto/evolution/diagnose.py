@@ -433,7 +433,7 @@ def _value_phrases(groups: dict, trajectories: list[TaskTrajectory], view: Ontol
                     runs[t.task_id] = unstated[target]  # a passed task naming the same value: support
             elif target not in filtered:
                 others.append(t.question)
-        details["phrase"] = value_phrase([runs[task] for task in sorted(runs)], others)
+        details["phrase"] = value_phrase([runs[task] for task in sorted(runs)], others, value=details["value"])
         details["phrases"] = tuple(sorted(details["phrases"].items()))
 
 

@@ -885,7 +885,9 @@ def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None =
     level just rejected) when such an alternative exists. A signature whose first untried
     alternative is already in the batch for the same member (e.g. one Tool setting answering several
     signatures) takes no place in the ``batch_size`` signatures. ``admit(member, alternative)``
-    (the screen) may refuse an alternative; the signature's next alternative is tried instead."""
+    (the screen) may refuse an alternative; the signature's next alternative is tried instead. A
+    batch is all fixes or all savings (one ``aim``): a saving bundled with a fix of the same level
+    would let a larger budget ride on the tokens the saving frees."""
     if avoid_level is not None:
         others = [p for p in proposals
                   if any(a.level != avoid_level and _untried(a, contexts[p[-2].key], p[-2].seen) for a in p[-1])]
@@ -894,11 +896,13 @@ def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None =
     chosen: list[tuple[Member, Candidate]] = []
     taken: set[tuple] = set()  # (member, edits) already in the batch: a signature they cover takes no slot
     settings: set[tuple] = set()  # (member, setting) a batched edit sets: one value per setting and batch
-    level = None
+    level = aim = None
     for *_, member, alternatives in proposals:
         for alt in alternatives:
             if level is not None and alt.level != level:
                 break
+            if aim is not None and alt.aim != aim:
+                continue
             if not _untried(alt, contexts[member.key], member.seen):
                 continue
             key = (member.key, tuple(repr(e) for e in alt.edits))
@@ -912,7 +916,7 @@ def _batch(proposals, contexts: dict, batch_size: int, avoid_level: str | None =
             taken.add(key)
             settings |= slots
             chosen.append((member, alt))
-            level = alt.level
+            level, aim = alt.level, alt.aim
             break
         if len(chosen) >= batch_size:
             break

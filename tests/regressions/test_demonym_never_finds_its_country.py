@@ -115,3 +115,25 @@ def test_a_name_no_country_has_writes_nothing(music):
     # a country the data does not store: the probe and the word must agree
     cands, _ctx = _candidates(onto, prober, "What is the average age of Italian singers?", "unlinked_phrase")
     assert cands == []
+
+
+def test_two_cases_of_one_word_label_a_value_once_with_evidence(music):
+    """'French' (a capitalised literal) and 'french' (an unlinked word) of one question: the batch
+    adds one hidden label, and the probe that found 'France' stored is recorded as Evidence of it."""
+    from evoonto.evolution.candidates import merge
+    from evoonto.evolution.edits import AddEvidence, AddSynonym, AddValueTerm
+
+    onto, prober = music
+    question = "What is the average age of French singers?"
+    first, ctx = _candidates(onto, prober, question, "unlinked_phrase")
+    second, _ctx = _candidates(onto, prober, question, "missing_value")
+    merged = merge([first[0], second[0]])
+    labels = [e for e in merged.edits if isinstance(e, AddSynonym)] + \
+        [e for e in merged.edits if isinstance(e, AddValueTerm)]
+    written = [label for e in labels for label in (getattr(e, "hidden_labels", ()) or (e.label,))]
+    assert [w.lower() for w in written] == ["french"], merged.edits
+    assert any(isinstance(e, AddEvidence) and e.sample_values == ("France",) for e in merged.edits)
+    patched, why = validate_candidate(onto, to_patch(merged, ctx))
+    assert why is None, why
+    # besides the builder's own hidden label ``singer.country = France``
+    assert {w.lower() for w in _hidden_labels(patched, "France")} - {"singer.country = france"} == {"french"}
