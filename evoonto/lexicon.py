@@ -214,8 +214,8 @@ class Lexicon:
         accents kept: *Reunion* still offers 'Réunion'). One-word spellings that are common
         English words ('Island' for Iceland) are never looked up, and a code of two or three
         letters only when the phrase writes it in capitals (*USA*, *UK*): *guy* or *island*
-        names no country. ``()`` for a phrase that names no country;
-        matching is whole-phrase (*Fren* names nothing).
+        names no country. ``()`` for a phrase that names no country; matching is whole-phrase
+        (*Fren* names nothing).
         """
         asked = phrase.strip().casefold()
         # a code is looked up only as the question writes it, in capitals ("USA", not "usa")

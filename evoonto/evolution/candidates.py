@@ -28,7 +28,7 @@ from evoonto.evolution.attribute import Attribution
 from evoonto.evolution.edits import (LEVEL_TARGETS, AddEvidence, AddManifestNote, AddMinedRecords, AddRelation,
                                      AddRelationType, AddSynonym, AddTerm, AddValueTerm, Compiled, Edit, EditContext,
                                      EditError, SetFieldWeight, SetToolSetting)
-from evoonto.evolution.probes import PLACE_NAMES_PROBED, ValueHit, ValueProber, numeric_column
+from evoonto.evolution.probes import ValueHit, ValueProber, numeric_column
 from evoonto.evolution.view import ColumnInfo, OntologyView, TermInfo
 from evoonto.iris import IriFactory
 from evoonto.lexicon import Lexicon
@@ -678,8 +678,8 @@ def _pointer_value_candidates(sig, reason: str, view: OntologyView, prober: Valu
       the name columns of attribute tables (:func:`attribute_name_columns`: a song titled 'Time' is
       no target of *latest*);
     * a country's demonym or other name: *french* → 'France', *United States* → 'usa'
-      (:meth:`~evoonto.lexicon.Lexicon.place_names`, most populous country first, at most
-      :data:`PLACE_NAMES_PROBED` names): the first name a probe finds stored whole, one place per word.
+      (:meth:`~evoonto.evolution.probes.ValueProber.find_place`): the first name a probe finds
+      stored whole, one place per word.
 
     The targets are probed as whole stored values (read-only, case-insensitive, never a prefix or
     look-alike: the probe and the word must agree). Each value found becomes findable by the word as
@@ -690,21 +690,17 @@ def _pointer_value_candidates(sig, reason: str, view: OntologyView, prober: Valu
     """
     word, src = sig.key, sig.source_id
     out: list[Candidate] = []
-    attribute_names = attribute_name_columns(view, src)
-    for target in (t for t in lexicon.cue_targets(word) if len(t) >= 3):
+    targets = [t for t in lexicon.cue_targets(word) if len(t) >= 3]
+    attribute_names = attribute_name_columns(view, src) if targets else []
+    for target in targets:
         for hit in prober.find(src, target, attribute_names)[:1]:
             c = _hidden_name_candidate(sig.id, reason, view, iris, hit, word, f"a cue word of {target!r}")
             if c is not None:
                 out.append(c)
-    columns = [c for c in view.columns if c.source_id == src]
-    for name in lexicon.place_names(word)[:PLACE_NAMES_PROBED]:
-        hits = prober.find(src, name, columns)[:1]
-        for hit in hits:
-            c = _hidden_name_candidate(sig.id, reason, view, iris, hit, word, "a name of the same country")
-            if c is not None:
-                out.append(c)
-        if hits:
-            break  # the first name stored whole (the most populous country's first): one place per word
+    for hit in prober.find_place(src, word, view.columns, lexicon)[:1]:
+        c = _hidden_name_candidate(sig.id, reason, view, iris, hit, word, "a name of the same country")
+        if c is not None:
+            out.append(c)
     return out[:max_alternatives]
 
 
@@ -725,15 +721,15 @@ def attribute_name_columns(view: OntologyView, source_id: str) -> list[ColumnInf
     def key(c: ColumnInfo) -> bool:
         return c.primary_key or bool(c.references)
 
+    valued = {table for table, cols in by_table.items() if any(not key(c) and numeric_column(c) for c in cols)}
+    # (referenced table, referring table) for every reference from a table that holds a value
+    referred = {(ref[0].lower(), c.table) for c in columns if c.table in valued for ref in c.references}
     out: list[ColumnInfo] = []
     for table, cols in by_table.items():
         names = [c for c in cols if not key(c) and not numeric_column(c)]
-        if len(names) != 1 or any(not key(c) and numeric_column(c) for c in cols):
+        if len(names) != 1 or table in valued:
             continue
-        valued = any(table.lower() in {ref[0].lower() for ref in c.references}
-                     and any(not key(o) and numeric_column(o) for o in by_table[c.table])
-                     for c in columns if c.table != table)
-        if valued:
+        if any(target == table.lower() and source != table for target, source in referred):
             out.append(names[0])
     return out
 

@@ -59,7 +59,7 @@ from typing import Iterable
 from rdflib import RDF
 
 from evoonto.evolution import text as tx
-from evoonto.evolution.probes import PLACE_NAMES_PROBED, ValueProber
+from evoonto.evolution.probes import ValueProber
 from evoonto.evolution.trajectories import TaskTrajectory
 from evoonto.evolution.view import OntologyView
 from evoonto.lexicon import Lexicon
@@ -556,12 +556,9 @@ def diagnose(trajectories: Iterable[TaskTrajectory], view: OntologyView, *,
                     contained = bool(hits)
                 if not hits and normalize(value) not in quoted:
                     # a place stored under another of its names ("United States" → 'usa', "French" →
-                    # 'France'): the first name a probe finds stored whole
-                    for name in lexicon.place_names(value)[:PLACE_NAMES_PROBED]:
-                        hits = prober.find(src, name, view.columns)
-                        if hits:
-                            place = True
-                            break
+                    # 'France')
+                    hits = prober.find_place(src, value, view.columns, lexicon)
+                    place = bool(hits)
                 if hits:
                     add("missing_value", normalize(value), src, traj,
                         hits=tuple((h.table, h.column, h.value, h.query, h.rows) for h in hits[:3]),

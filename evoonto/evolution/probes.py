@@ -21,6 +21,7 @@ from evoonto.evolution.view import ColumnInfo
 from evoonto.sources.base import QueryResult
 from evoonto.sources.probe import run_probe
 from evoonto.sources.quoting import column_as_text, quote_identifier, quote_literal
+from evoonto.lexicon import Lexicon
 from evoonto.text import singularize
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ def numeric_column(column: ColumnInfo) -> bool:
     """Whether the column's declared type is a number or a boolean (the probes compare such a
     column with a number, never with text)."""
     return any(t in column.declared_type.upper() for t in _NUMERIC)
-
 
 
 @dataclass(frozen=True)
@@ -114,15 +114,15 @@ class ValueProber:
         Hits of the word itself come first, in column order, then those of its singular.
         """
         text = value.strip()
+        numeric = text.replace(".", "", 1).isdigit()
         forms = [text]
-        if inflected and not text.replace(".", "", 1).isdigit() and singularize(text) != text:
+        if inflected and not numeric and singularize(text) != text:
             forms.append(singularize(text))
         wanted = [normalize(form) for form in forms]  # the word itself first, then its singular
         source = self.sources.get(source_id)
         hits: list[ValueHit] = []
         if source is None or not text:
             return hits
-        numeric = text.replace(".", "", 1).isdigit()
         probed = 0
         for col in columns:
             if col.source_id != source_id:
@@ -145,6 +145,17 @@ class ValueProber:
         # last_name before 'William' in first_name); column order within each
         hits.sort(key=lambda hit: wanted.index(normalize(hit.value)))
         return hits
+
+    def find_place(self, source_id: str, phrase: str, columns: list[ColumnInfo],
+                   lexicon: Lexicon) -> list[ValueHit]:
+        """The hits of the first other name of the place ``phrase`` names that is stored whole
+        (:meth:`find`, exact): ``lexicon.place_names(phrase)`` in its order (the most populous country
+        first), at most :data:`PLACE_NAMES_PROBED` names; ``[]`` when none is stored."""
+        for name in lexicon.place_names(phrase)[:PLACE_NAMES_PROBED]:
+            hits = self.find(source_id, name, columns)
+            if hits:
+                return hits
+        return []
 
     def _probe_column(self, source: Source, source_id: str, col: ColumnInfo, text: str, forms: list[str],
                       numeric: bool) -> ValueHit | None:
