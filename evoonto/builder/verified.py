@@ -676,12 +676,11 @@ def _runs(question: str, explained: set[str]) -> list[str]:
     return [" ".join(r[:MAX_PHRASE_WORDS]) for r in runs if r]
 
 
-def names_filtered_value(phrase: str, analysis: _Analysis, lexicon: Lexicon | None = None) -> bool:
-    """Whether ``phrase`` is another name of a text value the query compares a column with: a
-    country's demonym or other name (:meth:`~evoonto.lexicon.Lexicon.place_names`: "american" for
-    ``Country = 'USA'``)."""
+def names_a_value(phrase: str, values: Iterable[str], lexicon: Lexicon | None = None) -> bool:
+    """Whether ``phrase`` is another name of one of the text ``values``: a country's demonym or
+    other name (:meth:`~evoonto.lexicon.Lexicon.place_names`: "american" for 'USA')."""
     names = {n.casefold() for n in (lexicon or Lexicon.packaged()).place_names(phrase)}
-    return bool(names) and any(str(value).casefold() in names for _column, value in analysis.values)
+    return bool(names) and any(str(value).strip().casefold() in names for value in values)
 
 
 def _sub_phrases(run: str) -> list[str]:
@@ -720,10 +719,8 @@ def value_phrase(runs_per_query: Sequence[Sequence[str]], others: Iterable[str] 
         return any(f" {phrase} " in other for other in others)
 
     if value is not None:
-        lexicon = lexicon or Lexicon.packaged()
-        wanted = value.strip().casefold()
         naming = [[p for run in runs for p in _sub_phrases(run)
-                   if not contradicted(p) and wanted in {n.casefold() for n in lexicon.place_names(p)}]
+                   if not contradicted(p) and names_a_value(p, [value], lexicon)]
                   for runs in runs_per_query]
         if any(naming):
             return _best_phrase(naming)
@@ -963,7 +960,7 @@ class _Miner:
             # a phrase that names a value the query filters on ("United States" for Country = 'USA')
             # names that filter, not the measure
             runs = [[r for r in self._runs(iri, item.question, analysis, True, naming=agg_use)
-                     if not names_filtered_value(r, analysis)]
+                     if not names_a_value(r, [value for _column, value in analysis.values])]
                     for item, iri, agg_use, analysis in uses]
             phrase = _best_phrase(runs)
             if phrase is None:

@@ -5,7 +5,7 @@ ask about "American customers" and "the United States". ``evoonto verified add``
 name of the value 'USA' (the leftover verb two questions share) and a metric Term "United states" =
 ``SUM(Invoice.Total)`` with the alternative name "american". The value is now named by the phrase
 that names it (``value_phrase(value=)``), and a phrase that names a filtered value never names a
-metric (``names_filtered_value``).
+metric (``names_a_value``).
 """
 
 from __future__ import annotations
